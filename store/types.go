@@ -1,0 +1,200 @@
+package store
+
+import (
+	"errors"
+	"time"
+)
+
+// Sentinel errors. Callers test them with errors.Is; the wrapped message
+// names the turn, operation or file involved.
+var (
+	// ErrNoStore means the root holds no .osfoundry/checkpoints folder and
+	// the store was opened without Options.Create.
+	ErrNoStore = errors.New("store: no checkpoint store here")
+	// ErrUnknownTurn means no turn or operation has the id asked for.
+	ErrUnknownTurn = errors.New("store: no such turn")
+	// ErrRewound means a rewind was asked for a turn that is already rewound.
+	ErrRewound = errors.New("store: turn is already rewound")
+	// ErrNothingToUndo means no rewind is left to undo.
+	ErrNothingToUndo = errors.New("store: nothing to undo")
+	// ErrNothingToRedo means no undone rewind is left to redo.
+	ErrNothingToRedo = errors.New("store: nothing to redo")
+	// ErrNewerTurn means an undo or redo would overwrite what a newer active
+	// turn wrote; pass force to do it anyway.
+	ErrNewerTurn = errors.New("store: a newer turn wrote these paths")
+	// ErrOutsideRoot means a path lies outside the project root.
+	ErrOutsideRoot = errors.New("store: path is outside the root")
+	// ErrCorrupt means a record or blob failed its check.
+	ErrCorrupt = errors.New("store: damaged")
+)
+
+// Kind says what an entry of the log is.
+type Kind string
+
+// Entry kinds.
+const (
+	KindAgent  Kind = "agent"
+	KindRewind Kind = "rewind"
+	KindUndo   Kind = "undo"
+	KindRedo   Kind = "redo"
+)
+
+// State is an entry's standing.
+type State string
+
+// Entry states.
+const (
+	StateActive  State = "active"  // a turn whose changes stand, or an operation in effect
+	StateRewound State = "rewound" // a turn undone by a rewind still in effect
+	StateUndone  State = "undone"  // a rewind later undone
+)
+
+// ImageKind says what a path held at some moment.
+type ImageKind string
+
+// Image kinds. The first three are the seed format's "pre" kinds.
+const (
+	ImageContent ImageKind = "content" // a regular file; bytes in a blob
+	ImageAbsent  ImageKind = "absent"  // no file
+	ImageSkipped ImageKind = "skipped" // a file too large to keep (Reason says why)
+	ImageLink    ImageKind = "symlink" // a symbolic link (Link holds its target)
+)
+
+// Image is what one path held at one moment: before the agent's write
+// (a pre-image), after it (a post-image), or before an operation.
+type Image struct {
+	Kind   ImageKind `json:"kind"`
+	SHA256 string    `json:"sha256,omitempty"` // hex SHA-256 of the bytes (content, and skipped when hashed)
+	Size   int64     `json:"bytes,omitempty"`
+	Mode   uint32    `json:"mode,omitempty"`   // permission bits; 0 when unknown (seed stores)
+	Link   string    `json:"link,omitempty"`   // symlink target
+	Reason string    `json:"reason,omitempty"` // why skipped
+	Kept   bool      `json:"kept,omitempty"`   // bytes are in a blob (content under the size limit)
+}
+
+// Source names where an agent turn came from, as the agent itself knows it.
+type Source struct {
+	Agent   string `json:"agent,omitempty"`
+	Session string `json:"session,omitempty"`
+	Prompt  string `json:"prompt,omitempty"`
+}
+
+// Entry is one line of the log: an agent turn or an operation.
+type Entry struct {
+	ID    string    // "3", "fix-login.2", "op-4"
+	Kind  Kind      //
+	Label string    // a turn's label (raw: escape before showing)
+	At    time.Time // when its first record was committed
+	State State     //
+	Files int       // paths the turn captured, or the operation touched
+	// HandEdited counts the entry's paths changed since the agent wrote them
+	// (see Status). It is -1 when the log was read without disk status.
+	HandEdited int
+	Source     *Source  // agent turns fed by hooks
+	Head       string   // git HEAD commit when the turn began, if any
+	Target     string   // operations: the turn rewound to, or the op undone/redone
+	Turns      []string // operations: the turns rewound (or brought back)
+}
+
+// Status is how one path of a turn stands against the disk now.
+type Status string
+
+// File statuses, in the order SPEC's show --json takes the first match.
+const (
+	StatusSkipped     Status = "skipped"
+	StatusMissingBlob Status = "missing_blob" // also a blob that fails its hash
+	StatusHandEdited  Status = "hand_edited"
+	StatusCreated     Status = "created"
+	StatusDeleted     Status = "deleted"
+	StatusModified    Status = "modified"
+	StatusUnchanged   Status = "unchanged"
+	StatusUnknown     Status = ""
+)
+
+// File is one path of a turn.
+type File struct {
+	Path string // relative to the root, '/' separated
+	Pre  Image  // before the agent's first write in this turn
+	// Post is what the agent left (from seal), nil when never sealed.
+	Post *Image
+	// Status against the disk now; StatusUnknown if not computed.
+	Status Status
+	// Reason explains skipped and missing_blob statuses.
+	Reason string
+	// Disk is what the path holds now (filled with Status).
+	Disk Image
+}
+
+// TurnMeta is what a capture knows of its turn beyond the id.
+type TurnMeta struct {
+	Label  string
+	Source *Source
+}
+
+// Action is what an operation will do to one path.
+type Action string
+
+// Plan actions.
+const (
+	ActRestore Action = "restore" // write bytes (or a link) back
+	ActDelete  Action = "delete"  // remove the file
+	ActKeep    Action = "keep"    // already as wanted; nothing written
+	ActFail    Action = "fail"    // cannot be restored (Reason says why)
+)
+
+// Step is one path of a plan.
+type Step struct {
+	Path       string
+	Do         Action
+	Reason     string // for ActFail
+	HandEdited bool   // the disk differs from what the agent (or last op) left
+	Now        Image  // what the path holds now (kept before anything changes)
+	Want       Image  // what it will hold
+}
+
+// Plan is what a rewind, undo or redo will do. Plans are computed without
+// the lock; Apply recomputes them under it.
+type Plan struct {
+	Kind     Kind     // rewind, undo or redo
+	Target   string   // the turn rewound to, or the op undone/redone
+	Turns    []string // turns that will be rewound (rewind, redo) or brought back (undo)
+	Steps    []Step
+	Warnings []string // e.g. a capture in flight, git HEAD moved since the turn
+	Force    bool
+}
+
+// Failure is a path an operation could not put back.
+type Failure struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Result is what an applied (or dry-run) operation did.
+type Result struct {
+	Op         string    `json:"op"`
+	Restored   []string  `json:"restored"`
+	Deleted    []string  `json:"deleted"`
+	Failed     []Failure `json:"failed"`
+	HandEdited []string  `json:"hand_edited"`
+	Applied    bool      `json:"applied"`
+}
+
+// Finding is one damaged record or blob found by Verify.
+type Finding struct {
+	File   string // path of the damaged file, relative to the store folder
+	Reason string
+}
+
+// PruneOptions chooses the turns Prune drops. Zero values keep everything.
+type PruneOptions struct {
+	Keep      int           // keep the newest N turns
+	OlderThan time.Duration // drop turns older than this
+	DryRun    bool
+}
+
+// PruneResult says what Prune dropped (or would).
+type PruneResult struct {
+	Turns      []string
+	Blobs      int
+	BytesFreed int64
+}
