@@ -1,0 +1,83 @@
+// Package keymap holds ckpt's key bindings: one KeyMap, its defaults, and the
+// help it reports. The terminal UI disables bindings that cannot act in its
+// current state, so help shows only what a key press would do.
+package keymap
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every binding of the terminal UI.
+type KeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+
+	NextPane key.Binding
+	PrevPane key.Binding
+	Open     key.Binding
+	Back     key.Binding
+
+	NextHunk   key.Binding
+	PrevHunk   key.Binding
+	DiffMode   key.Binding
+	SideBySide key.Binding
+
+	Rewind  key.Binding
+	Undo    key.Binding
+	Redo    key.Binding
+	Confirm key.Binding
+	Force   key.Binding
+
+	Filter key.Binding
+	Help   key.Binding
+	Quit   key.Binding
+}
+
+// Default returns the bindings SPEC.md lists, plus the diff view's extras.
+func Default() KeyMap {
+	return KeyMap{
+		Up:       key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u", "b"), key.WithHelp("pgup/b", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "space"), key.WithHelp("pgdn/space", "page down")),
+		Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g/home", "top")),
+		Bottom:   key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G/end", "bottom")),
+
+		NextPane: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
+		PrevPane: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
+		Open:     key.NewBinding(key.WithKeys("enter", "l", "right"), key.WithHelp("enter", "open")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+
+		NextHunk:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next hunk")),
+		PrevHunk:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous hunk")),
+		DiffMode:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "kept→disk / agent's write / since agent")),
+		SideBySide: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "side by side")),
+
+		Rewind:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind to selected turn")),
+		Undo:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo latest rewind")),
+		Redo:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "redo")),
+		Confirm: key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "confirm")),
+		Force:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force")),
+
+		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp is the one-line help: the keys a newcomer needs first.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.NextPane, k.Open, k.Rewind, k.Undo, k.Redo, k.Confirm, k.Back, k.Filter, k.Help, k.Quit}
+}
+
+// FullHelp is every binding, grouped: moving, the diff, operations, the rest.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.NextPane, k.PrevPane, k.Open, k.Back, k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide},
+		{k.Rewind, k.Undo, k.Redo, k.Confirm, k.Force},
+		{k.Filter, k.Help, k.Quit},
+	}
+}
