@@ -1,0 +1,300 @@
+// Package diffview turns two versions of a file into a diff ready to draw:
+// unified or side by side, with line numbers on both sides and hunk headers.
+// It is pure rendering — bytes in, styled lines out — and knows nothing of
+// the store or of the terminal program that shows it.
+//
+// Computing a diff (Compute) is the expensive part and is meant to run off
+// the UI goroutine; the result is immutable and safe to share. Drawing a row
+// (Line) is cheap, so a viewer draws only the rows on screen.
+package diffview
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// DefaultMaxBytes is the size above which a side is summarised, not diffed.
+const DefaultMaxBytes = 8 << 20
+
+// DefaultContext is the number of unchanged lines shown around a change.
+const DefaultContext = 3
+
+// Options tunes Compute.
+type Options struct {
+	// Context is the number of unchanged lines around each change;
+	// 0 means DefaultContext, a negative value means none.
+	Context int
+	// MaxBytes is the size limit of either side; 0 means DefaultMaxBytes.
+	MaxBytes int64
+}
+
+// RowKind says what a row of a diff shows.
+type RowKind uint8
+
+// Row kinds.
+const (
+	RowContext RowKind = iota // a line both sides share
+	RowDel                    // a line only the old side has
+	RowAdd                    // a line only the new side has
+	RowHunk                   // a hunk header: @@ -a,b +c,d @@
+	RowNote                   // a sentence about the diff (binary, too large, no changes)
+	RowNoEOL                  // "\ No newline at end of file" after the row before
+)
+
+// Row is one line of a diff.
+type Row struct {
+	Kind RowKind
+	Old  int    // line number on the old side, 0 when none
+	New  int    // line number on the new side, 0 when none
+	Text string // the line without its newline, raw (escaped when drawn)
+}
+
+// Pair is one line of the side-by-side layout. A side with Kind RowNote and
+// empty Text is blank.
+type Pair struct {
+	Left, Right Row
+}
+
+// Diff is a computed diff. Its fields are read-only once Compute returns.
+type Diff struct {
+	OldSize, NewSize int64
+	// Binary is set when either side holds a NUL byte or is not UTF-8.
+	Binary bool
+	// TooLarge is set when either side is over the size limit.
+	TooLarge bool
+	// Added and Deleted count changed lines.
+	Added, Deleted int
+
+	rows      []Row
+	pairs     []Pair
+	hunks     []int // index in rows of each hunk header
+	pairHunks []int // index in pairs of each hunk header
+	numWidth  int   // digits of the largest line number
+}
+
+// Compute diffs old against new by lines. It never diffs binary or invalid
+// UTF-8 text, nor sides over the size limit: those give a one-line summary.
+func Compute(old, new []byte, opt Options) *Diff {
+	if opt.MaxBytes <= 0 {
+		opt.MaxBytes = DefaultMaxBytes
+	}
+	ctx := opt.Context
+	if ctx == 0 {
+		ctx = DefaultContext
+	} else if ctx < 0 {
+		ctx = 0
+	}
+	d := &Diff{OldSize: int64(len(old)), NewSize: int64(len(new))}
+	switch {
+	case d.OldSize > opt.MaxBytes || d.NewSize > opt.MaxBytes:
+		d.TooLarge = true
+		d.note(fmt.Sprintf("too large to diff: %s → %s (limit %s)",
+			Bytes(d.OldSize), Bytes(d.NewSize), Bytes(opt.MaxBytes)))
+		return d
+	case isBinary(old) || isBinary(new):
+		d.Binary = true
+		switch {
+		case bytes.Equal(old, new):
+			d.note(fmt.Sprintf("binary, %d bytes, no changes", d.NewSize))
+		case len(old) == 0:
+			d.note(fmt.Sprintf("binary, %d bytes", d.NewSize))
+		default:
+			d.note(fmt.Sprintf("binary, %d bytes (was %d bytes)", d.NewSize, d.OldSize))
+		}
+		return d
+	case bytes.Equal(old, new):
+		d.note("no changes")
+		return d
+	}
+	d.build(lineOps(string(old), string(new)), ctx)
+	return d
+}
+
+func isBinary(b []byte) bool {
+	return bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b)
+}
+
+func (d *Diff) note(s string) {
+	r := Row{Kind: RowNote, Text: s}
+	d.rows = []Row{r}
+	d.pairs = []Pair{{Left: r}}
+	d.numWidth = 1
+}
+
+// op is one line of the edit script.
+type op struct {
+	kind  RowKind // RowContext, RowDel or RowAdd
+	text  string
+	noEOL bool // the line is its file's last and has no newline
+}
+
+// lineOps runs go-diff in line mode: each distinct line becomes one rune, so
+// the diff costs O(lines), not O(bytes). DiffTimeout 0 means an exact diff.
+func lineOps(a, b string) []op {
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 0
+	ca, cb, lines := dmp.DiffLinesToChars(a, b)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
+	ops := make([]op, 0, 64)
+	for _, df := range diffs {
+		var k RowKind
+		switch df.Type {
+		case diffmatchpatch.DiffEqual:
+			k = RowContext
+		case diffmatchpatch.DiffDelete:
+			k = RowDel
+		case diffmatchpatch.DiffInsert:
+			k = RowAdd
+		}
+		t := df.Text
+		for len(t) > 0 {
+			i := strings.IndexByte(t, '\n')
+			if i < 0 {
+				ops = append(ops, op{kind: k, text: t, noEOL: true})
+				break
+			}
+			ops = append(ops, op{kind: k, text: t[:i]})
+			t = t[i+1:]
+		}
+	}
+	return ops
+}
+
+// build groups the edit script into hunks with ctx lines of context.
+func (d *Diff) build(ops []op, ctx int) {
+	// oldAt and newAt are the line numbers each side is at when op i comes.
+	oldAt := make([]int, len(ops))
+	newAt := make([]int, len(ops))
+	o, n := 1, 1
+	var changes []int
+	for i, p := range ops {
+		oldAt[i], newAt[i] = o, n
+		switch p.kind {
+		case RowContext:
+			o++
+			n++
+		case RowDel:
+			o++
+			d.Deleted++
+			changes = append(changes, i)
+		case RowAdd:
+			n++
+			d.Added++
+			changes = append(changes, i)
+		}
+	}
+	d.numWidth = max(digits(o), digits(n))
+	if len(changes) == 0 { // only a difference the line split hides
+		d.note("no changes")
+		return
+	}
+	for ci := 0; ci < len(changes); {
+		start := max(changes[ci]-ctx, 0)
+		end := changes[ci]
+		// Take in the next change while the context between them is at
+		// most 2*ctx lines, so hunks never overlap.
+		for ci < len(changes) && changes[ci]-end <= 2*ctx+1 {
+			end = changes[ci]
+			ci++
+		}
+		end = min(end+ctx, len(ops)-1)
+		d.hunk(ops[start:end+1], oldAt[start:end+1], newAt[start:end+1])
+	}
+}
+
+// hunk appends one hunk's header and rows, in both layouts.
+func (d *Diff) hunk(ops []op, oldAt, newAt []int) {
+	var oLen, nLen int
+	for _, p := range ops {
+		if p.kind != RowAdd {
+			oLen++
+		}
+		if p.kind != RowDel {
+			nLen++
+		}
+	}
+	oStart, nStart := oldAt[0], newAt[0]
+	if oLen == 0 { // unified convention: an empty range names the line before
+		oStart--
+	}
+	if nLen == 0 {
+		nStart--
+	}
+	h := Row{Kind: RowHunk, Text: fmt.Sprintf("@@ -%s +%s @@", rangeOf(oStart, oLen), rangeOf(nStart, nLen))}
+	d.hunks = append(d.hunks, len(d.rows))
+	d.rows = append(d.rows, h)
+	d.pairHunks = append(d.pairHunks, len(d.pairs))
+	d.pairs = append(d.pairs, Pair{Left: h, Right: h})
+
+	var dels, adds []Row
+	flush := func() {
+		for i := 0; i < max(len(dels), len(adds)); i++ {
+			p := Pair{Left: Row{Kind: RowNote}, Right: Row{Kind: RowNote}}
+			if i < len(dels) {
+				p.Left = dels[i]
+			}
+			if i < len(adds) {
+				p.Right = adds[i]
+			}
+			d.pairs = append(d.pairs, p)
+		}
+		dels, adds = dels[:0], adds[:0]
+	}
+	for i, p := range ops {
+		r := Row{Kind: p.kind, Text: p.text}
+		if p.kind != RowAdd {
+			r.Old = oldAt[i]
+		}
+		if p.kind != RowDel {
+			r.New = newAt[i]
+		}
+		d.rows = append(d.rows, r)
+		if p.noEOL {
+			d.rows = append(d.rows, Row{Kind: RowNoEOL, Text: `\ No newline at end of file`})
+		}
+		switch p.kind {
+		case RowDel:
+			dels = append(dels, r)
+		case RowAdd:
+			adds = append(adds, r)
+		default:
+			flush()
+			d.pairs = append(d.pairs, Pair{Left: r, Right: r})
+		}
+	}
+	flush()
+}
+
+func rangeOf(start, n int) string {
+	if n == 1 {
+		return fmt.Sprint(start)
+	}
+	return fmt.Sprintf("%d,%d", start, n)
+}
+
+func digits(n int) int {
+	d := 1
+	for n >= 10 {
+		n /= 10
+		d++
+	}
+	return d
+}
+
+// Bytes formats a size for people: 512 B, 6.0 KiB, 9.0 MiB.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}

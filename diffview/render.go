@@ -1,0 +1,192 @@
+package diffview
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Layout is how a diff is drawn.
+type Layout uint8
+
+// Layouts.
+const (
+	Unified    Layout = iota // one column, old and new line numbers side by side
+	SideBySide               // old on the left, new on the right
+)
+
+// TabWidth is the number of columns a tab stop spans.
+const TabWidth = 4
+
+// Styles colours a diff. The zero value draws plain text.
+type Styles struct {
+	Context lipgloss.Style
+	Add     lipgloss.Style
+	Del     lipgloss.Style
+	Hunk    lipgloss.Style
+	Note    lipgloss.Style
+	LineNo  lipgloss.Style
+	Sep     lipgloss.Style
+}
+
+// DefaultStyles are the colours ckpt uses. Every row also carries a sign
+// (+, -, space) or a header, so the diff reads without colour.
+func DefaultStyles() Styles {
+	return Styles{
+		Add:    lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		Del:    lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
+		Hunk:   lipgloss.NewStyle().Foreground(lipgloss.Color("6")).Bold(true),
+		Note:   lipgloss.NewStyle().Italic(true),
+		LineNo: lipgloss.NewStyle().Faint(true),
+		Sep:    lipgloss.NewStyle().Faint(true),
+	}
+}
+
+// Len is the number of rows the diff has in layout l.
+func (d *Diff) Len(l Layout) int {
+	if l == SideBySide {
+		return len(d.pairs)
+	}
+	return len(d.rows)
+}
+
+// Hunks returns the row index of each hunk header in layout l, in order.
+// The slice is shared: do not change it.
+func (d *Diff) Hunks(l Layout) []int {
+	if l == SideBySide {
+		return d.pairHunks
+	}
+	return d.hunks
+}
+
+// Rows returns the unified rows. The slice is shared: do not change it.
+func (d *Diff) Rows() []Row { return d.rows }
+
+// Render draws every row of the diff, each exactly width cells wide.
+func (d *Diff) Render(width int, l Layout, st Styles) []string {
+	out := make([]string, d.Len(l))
+	for i := range out {
+		out[i] = d.Line(i, width, l, st)
+	}
+	return out
+}
+
+// Line draws row i in layout l, exactly width cells wide (padded with
+// spaces, or cut with "…"). Text is escaped: a file's bytes cannot reach
+// the terminal as control sequences.
+func (d *Diff) Line(i, width int, l Layout, st Styles) string {
+	if width <= 0 || i < 0 || i >= d.Len(l) {
+		return ""
+	}
+	if l == SideBySide {
+		p := d.pairs[i]
+		if p.Left.Kind == RowHunk || (p.Left.Kind == RowNote && p.Left.Text != "") {
+			return d.full(p.Left, width, st)
+		}
+		lw := (width - 1) / 2
+		rw := width - 1 - lw
+		if lw <= 0 {
+			return d.half(p.Right, width, st, false)
+		}
+		return d.half(p.Left, lw, st, true) + st.Sep.Render("│") + d.half(p.Right, rw, st, false)
+	}
+	r := d.rows[i]
+	switch r.Kind {
+	case RowHunk, RowNote:
+		return d.full(r, width, st)
+	}
+	nums := pad(num(r.Old), d.numWidth) + " " + pad(num(r.New), d.numWidth) + " "
+	return d.body(nums, r, width, st)
+}
+
+// full draws a header or note across the whole width.
+func (d *Diff) full(r Row, width int, st Styles) string {
+	s := fit(clean(r.Text), width)
+	if r.Kind == RowHunk {
+		return st.Hunk.Render(s)
+	}
+	return st.Note.Render(s)
+}
+
+// half draws one side of a side-by-side row.
+func (d *Diff) half(r Row, width int, st Styles, left bool) string {
+	if r.Kind == RowNote && r.Text == "" {
+		return strings.Repeat(" ", width)
+	}
+	n := r.New
+	if left {
+		n = r.Old
+	}
+	return d.body(pad(num(n), d.numWidth)+" ", r, width, st)
+}
+
+// body draws line numbers, a sign and the text, cut to width.
+func (d *Diff) body(nums string, r Row, width int, st Styles) string {
+	nw := ansi.StringWidth(nums)
+	if nw >= width {
+		return st.LineNo.Render(fit(nums, width))
+	}
+	sign, style := "  ", st.Context
+	switch r.Kind {
+	case RowAdd:
+		sign, style = "+ ", st.Add
+	case RowDel:
+		sign, style = "- ", st.Del
+	case RowNoEOL:
+		sign, style = "", st.Note
+	}
+	return st.LineNo.Render(nums) + style.Render(fit(sign+clean(r.Text), width-nw))
+}
+
+// clean expands tabs and escapes what the terminal would act on.
+func clean(s string) string {
+	if strings.IndexByte(s, '\t') >= 0 {
+		var b strings.Builder
+		col := 0
+		for {
+			i := strings.IndexByte(s, '\t')
+			if i < 0 {
+				break
+			}
+			seg := Escape(s[:i])
+			b.WriteString(seg)
+			col += ansi.StringWidth(seg)
+			n := TabWidth - col%TabWidth
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			s = s[i+1:]
+		}
+		b.WriteString(Escape(s))
+		return b.String()
+	}
+	return Escape(s)
+}
+
+// fit cuts s (plain text) to width cells, or pads it with spaces.
+func fit(s string, width int) string {
+	w := ansi.StringWidth(s)
+	if w > width {
+		s = ansi.Truncate(s, width, "…")
+		w = ansi.StringWidth(s)
+	}
+	if w < width {
+		s += strings.Repeat(" ", width-w)
+	}
+	return s
+}
+
+func num(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func pad(s string, width int) string {
+	if len(s) >= width {
+		return s
+	}
+	return strings.Repeat(" ", width-len(s)) + s
+}
