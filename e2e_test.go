@@ -1,0 +1,971 @@
+package main
+
+// Whole-program tests: they build the ckpt binary once and drive it through
+// the surface SPEC.md describes (commands, flags, JSON, exit codes), the way
+// an agent's hook or a user at a shell would.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// ckptBin is the binary built by TestMain.
+var ckptBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ckpt-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	ckptBin = filepath.Join(dir, "ckpt")
+	build := exec.Command("go", "build", "-o", ckptBin, ".")
+	build.Stdout = os.Stderr
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: building ckpt:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// ckptRun is one finished run of the binary.
+type ckptRun struct {
+	Args     []string
+	Stdout   string
+	Stderr   string
+	Code     int  // exit code; -1 when killed by a signal
+	Killed   bool // ended by SIGKILL
+	Duration time.Duration
+}
+
+func (r ckptRun) String() string {
+	return fmt.Sprintf("ckpt %s: exit %d (killed %v)\nstdout:\n%s\nstderr:\n%s",
+		strings.Join(r.Args, " "), r.Code, r.Killed, r.Stdout, r.Stderr)
+}
+
+// ckptCall says how to run the binary: the project root (exported as
+// CKPT_ROOT), the working directory (the root when empty), extra
+// environment and standard input (empty, never a terminal, when nil).
+type ckptCall struct {
+	Root  string
+	Dir   string
+	Env   []string
+	Stdin []byte
+}
+
+// ckptTimeout bounds every run so that a lock that is never released shows
+// as a failure instead of a hung test.
+const ckptTimeout = 3 * time.Minute
+
+// ckptEnv is the environment for a run: the test's own, without any ckpt or
+// git settings that could leak in from the caller's shell.
+func ckptEnv(root string, extra []string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "CKPT_") || strings.HasPrefix(kv, "GIT_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	if root != "" {
+		env = append(env, "CKPT_ROOT="+root)
+	}
+	env = append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	return append(env, extra...)
+}
+
+// ckptCommand prepares a run without starting it.
+func ckptCommand(ctx context.Context, c ckptCall, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, ckptBin, args...)
+	cmd.Dir = c.Dir
+	if cmd.Dir == "" {
+		cmd.Dir = c.Root
+	}
+	cmd.Env = ckptEnv(c.Root, c.Env)
+	if c.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
+	return cmd
+}
+
+// ckptDo runs the binary and reports how it ended; it fails the test only
+// when the binary could not be started at all.
+func ckptDo(t testing.TB, c ckptCall, args ...string) ckptRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), ckptTimeout)
+	defer cancel()
+	cmd := ckptCommand(ctx, c, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := ckptRun{Args: args, Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(start)}
+	r.Code, r.Killed = exitStatus(t, err, cmd)
+	if ctx.Err() != nil {
+		t.Fatalf("ckpt %s did not finish within %v\n%s", strings.Join(args, " "), ckptTimeout, r)
+	}
+	return r
+}
+
+// exitStatus turns cmd.Wait's error into an exit code.
+func exitStatus(t testing.TB, err error, cmd *exec.Cmd) (code int, killed bool) {
+	t.Helper()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("running %v: %v", cmd.Args, err)
+	}
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ok && ws.Signaled() {
+		return -1, ws.Signal() == syscall.SIGKILL
+	}
+	return cmd.ProcessState.ExitCode(), false
+}
+
+// ckpt runs the binary on root with the root as working directory.
+func ckpt(t testing.TB, root string, args ...string) ckptRun {
+	t.Helper()
+	return ckptDo(t, ckptCall{Root: root}, args...)
+}
+
+// ckptOK runs the binary and fails the test unless it exits 0.
+func ckptOK(t testing.TB, root string, args ...string) ckptRun {
+	t.Helper()
+	r := ckpt(t, root, args...)
+	if r.Code != 0 {
+		t.Fatalf("want exit 0\n%s", r)
+	}
+	return r
+}
+
+// ckptCode runs the binary and fails the test unless it exits with want.
+func ckptCode(t testing.TB, root string, want int, args ...string) ckptRun {
+	t.Helper()
+	r := ckpt(t, root, args...)
+	if r.Code != want {
+		t.Fatalf("want exit %d\n%s", want, r)
+	}
+	return r
+}
+
+// --- JSON shapes of SPEC.md ---
+
+// logEntry is one element of `log --json`.
+type logEntry struct {
+	Turn       string   `json:"turn"`
+	Label      string   `json:"label"`
+	At         string   `json:"at"`
+	Kind       string   `json:"kind"`
+	State      string   `json:"state"`
+	Files      int      `json:"files"`
+	HandEdited int      `json:"hand_edited"`
+	Target     string   `json:"target"`
+	Turns      []string `json:"turns"`
+	Source     *struct {
+		Agent   string `json:"agent"`
+		Session string `json:"session"`
+		Prompt  string `json:"prompt"`
+	} `json:"source"`
+}
+
+// showFile is one element of `show --json`'s files.
+type showFile struct {
+	Path   string `json:"path"`
+	Pre    string `json:"pre"`
+	Status string `json:"status"`
+}
+
+// showResult is `show --json`.
+type showResult struct {
+	Turn  string     `json:"turn"`
+	Files []showFile `json:"files"`
+}
+
+// opResult is `rewind|undo|redo --json`.
+type opResult struct {
+	Op       string   `json:"op"`
+	Restored []string `json:"restored"`
+	Deleted  []string `json:"deleted"`
+	Failed   []struct {
+		Path   string `json:"path"`
+		Reason string `json:"reason"`
+	} `json:"failed"`
+	HandEdited []string `json:"hand_edited"`
+	Applied    bool     `json:"applied"`
+}
+
+func (o opResult) failedPaths() []string {
+	var ps []string
+	for _, f := range o.Failed {
+		ps = append(ps, f.Path)
+	}
+	sort.Strings(ps)
+	return ps
+}
+
+// atLayout is SPEC's fixed layout for `at`.
+const atLayout = "2006-01-02T15:04:05.000000000Z"
+
+var atPattern = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$`)
+
+// decodeJSON decodes out of r's stdout, failing the test with the run.
+func decodeJSON(t testing.TB, r ckptRun, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(r.Stdout), v); err != nil {
+		t.Fatalf("decoding JSON: %v\n%s", err, r)
+	}
+}
+
+// ckptLog runs `log --json` and decodes it, checking every entry's keys.
+func ckptLog(t testing.TB, root string) []logEntry {
+	t.Helper()
+	r := ckptOK(t, root, "log", "--json")
+	var raw []map[string]json.RawMessage
+	decodeJSON(t, r, &raw)
+	for i, e := range raw {
+		for _, k := range []string{"turn", "label", "at", "kind", "state", "files", "hand_edited"} {
+			if _, ok := e[k]; !ok {
+				t.Fatalf("log --json entry %d lacks %q\n%s", i, k, r)
+			}
+		}
+		if !bytes.HasPrefix(e["turn"], []byte(`"`)) {
+			t.Fatalf("log --json entry %d: turn is %s, want a string", i, e["turn"])
+		}
+	}
+	var es []logEntry
+	decodeJSON(t, r, &es)
+	for _, e := range es {
+		if !atPattern.MatchString(e.At) {
+			t.Fatalf("log --json: turn %s at %q, want layout %s", e.Turn, e.At, atLayout)
+		}
+	}
+	return es
+}
+
+// findEntry returns the log entry with id, failing the test if none.
+func findEntry(t testing.TB, es []logEntry, id string) logEntry {
+	t.Helper()
+	for _, e := range es {
+		if e.Turn == id {
+			return e
+		}
+	}
+	t.Fatalf("log has no entry %q: %+v", id, es)
+	return logEntry{}
+}
+
+// ckptShow runs `show TURN --json` and decodes it.
+func ckptShow(t testing.TB, root, turn string) showResult {
+	t.Helper()
+	r := ckptOK(t, root, "show", turn, "--json")
+	var s showResult
+	decodeJSON(t, r, &s)
+	if s.Turn != turn {
+		t.Fatalf("show %s --json: turn %q", turn, s.Turn)
+	}
+	return s
+}
+
+// statuses maps path → status of a show result.
+func (s showResult) statuses() map[string]string {
+	m := map[string]string{}
+	for _, f := range s.Files {
+		m[f.Path] = f.Status
+	}
+	return m
+}
+
+// ckptOp runs an operation with --json and decodes its result; wantCode
+// is the exit code it must end with.
+func ckptOp(t testing.TB, root string, wantCode int, args ...string) opResult {
+	t.Helper()
+	r := ckptCode(t, root, wantCode, append(args, "--json")...)
+	var raw map[string]json.RawMessage
+	decodeJSON(t, r, &raw)
+	for _, k := range []string{"op", "restored", "deleted", "failed", "hand_edited", "applied"} {
+		if _, ok := raw[k]; !ok {
+			t.Fatalf("%s --json lacks %q\n%s", args[0], k, r)
+		}
+	}
+	var o opResult
+	decodeJSON(t, r, &o)
+	return o
+}
+
+// --- the folder as bytes ---
+
+// fsEntry is what one path of a folder holds.
+type fsEntry struct {
+	Kind byte        // 'f' file, 'd' folder, 'l' symlink
+	Perm fs.FileMode // permission bits (files and folders)
+	Data string      // file bytes or link target
+}
+
+func (e fsEntry) String() string {
+	switch e.Kind {
+	case 'd':
+		return fmt.Sprintf("folder %v", e.Perm)
+	case 'l':
+		return fmt.Sprintf("link → %q", e.Data)
+	}
+	return fmt.Sprintf("file %v %d bytes sha256 %.12s", e.Perm, len(e.Data), sha256hex([]byte(e.Data)))
+}
+
+// skipInSnapshot names the top-level entries a snapshot leaves out: git's
+// own folder and ckpt's store.
+var skipInSnapshot = map[string]bool{".git": true, ".osfoundry": true}
+
+// snapshotDir reads every file, folder and link under root (paths relative,
+// '/' separated), leaving out .git and .osfoundry.
+func snapshotDir(t testing.TB, root string) map[string]fsEntry {
+	t.Helper()
+	snap := map[string]fsEntry{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == root {
+			return nil
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
+		if skipInSnapshot[rel] {
+			return filepath.SkipDir
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			snap[rel] = fsEntry{Kind: 'l', Data: target}
+		case info.IsDir():
+			snap[rel] = fsEntry{Kind: 'd', Perm: info.Mode().Perm()}
+		case info.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			snap[rel] = fsEntry{Kind: 'f', Perm: info.Mode().Perm(), Data: string(b)}
+		default:
+			return fmt.Errorf("%s: unexpected file type %v", p, info.Mode())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("snapshot of %s: %v", root, err)
+	}
+	return snap
+}
+
+// snapshotDiff lists the paths where got differs from want, each with what
+// was wanted and what was found.
+func snapshotDiff(want, got map[string]fsEntry) []string {
+	var out []string
+	for p, w := range want {
+		g, ok := got[p]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s: missing (want %v)", p, w))
+		case g != w:
+			out = append(out, fmt.Sprintf("%s: got %v, want %v", p, g, w))
+		}
+	}
+	for p, g := range got {
+		if _, ok := want[p]; !ok {
+			out = append(out, fmt.Sprintf("%s: unexpected %v", p, g))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// diffPaths is snapshotDiff reduced to the paths.
+func diffPaths(want, got map[string]fsEntry) []string {
+	var ps []string
+	for _, d := range snapshotDiff(want, got) {
+		ps = append(ps, d[:strings.Index(d, ":")])
+	}
+	return ps
+}
+
+// filesOnly drops the folders of a snapshot.
+func filesOnly(s map[string]fsEntry) map[string]fsEntry {
+	out := map[string]fsEntry{}
+	for p, e := range s {
+		if e.Kind != 'd' {
+			out[p] = e
+		}
+	}
+	return out
+}
+
+// requireSnapshot fails the test when root differs from want.
+func requireSnapshot(t testing.TB, root string, want map[string]fsEntry, what string) {
+	t.Helper()
+	if d := snapshotDiff(want, snapshotDir(t, root)); len(d) > 0 {
+		t.Fatalf("%s: folder differs:\n  %s", what, strings.Join(d, "\n  "))
+	}
+}
+
+// writeFiles writes name → content under root (creating folders), 0644.
+func writeFiles(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func writeFile(t testing.TB, root, name, content string) {
+	t.Helper()
+	writeFiles(t, root, map[string]string{name: content})
+}
+
+func readFile(t testing.TB, root, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func removeFile(t testing.TB, root, name string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(root, filepath.FromSlash(name))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// copyTree copies src to dst (which must not exist), keeping modes and links.
+func copyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a %s %s: %v\n%s", src, dst, err, out)
+	}
+}
+
+func sha256hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// storeDir is the store folder of a project root.
+func storeDir(root string) string {
+	return filepath.Join(root, ".osfoundry", "checkpoints")
+}
+
+// blobFile finds the blob holding content in root's store: the compressed
+// `<sha>.zst` or a raw seed blob `<sha>`.
+func blobFile(t testing.TB, root, content string) string {
+	t.Helper()
+	sum := sha256hex([]byte(content))
+	var found []string
+	filepath.WalkDir(storeDir(root), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (d.Name() == sum || d.Name() == sum+".zst") {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) != 1 {
+		t.Fatalf("want one blob for sha256 %s in the store, found %v", sum, found)
+	}
+	return found[0]
+}
+
+// mustContain fails when s lacks any of subs.
+func mustContain(t testing.TB, what, s string, subs ...string) {
+	t.Helper()
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			t.Errorf("%s: want %q in:\n%s", what, sub, s)
+		}
+	}
+}
+
+func sorted(ss []string) []string {
+	out := append([]string(nil), ss...)
+	sort.Strings(out)
+	return out
+}
+
+func equalSets(a, b []string) bool {
+	a, b = sorted(a), sorted(b)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// --- the command line's contract ---
+
+func TestVersionAndUsage(t *testing.T) {
+	root := t.TempDir()
+	r := ckptOK(t, root, "--version")
+	if strings.TrimSpace(r.Stdout) == "" {
+		t.Errorf("--version printed nothing\n%s", r)
+	}
+	for _, args := range [][]string{
+		{"no-such-command"},
+		{"capture", "a.txt"},        // no --turn
+		{"seal", "a.txt"},           // no --turn
+		{"show"},                    // no turn
+		{"rewind"},                  // no turn
+		{"log", "--no-such-flag"},   // unknown flag
+		{"rewind", "1", "--bogus"},  // unknown flag
+		{"capture", "--turn"},       // flag without its value
+		{"prune", "--keep", "many"}, // not a number
+	} {
+		if r := ckpt(t, root, args...); r.Code != 2 {
+			t.Errorf("want usage exit 2\n%s", r)
+		}
+	}
+	if exists(filepath.Join(root, ".osfoundry")) {
+		t.Errorf("usage errors created a store")
+	}
+}
+
+func TestReadOnlyCommandsCreateNoStore(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "a.txt", "a\n")
+	for _, args := range [][]string{{"log"}, {"log", "--json"}, {"show", "1"}, {"show", "1", "--json"},
+		{"diff", "1"}, {"verify"}, {"rewind", "1", "--dry-run"}, {"undo", "--dry-run"}} {
+		r := ckpt(t, root, args...)
+		if r.Killed || r.Code < 0 {
+			t.Errorf("crashed\n%s", r)
+		}
+		if exists(filepath.Join(root, ".osfoundry")) {
+			t.Fatalf("%v created a store", args)
+		}
+	}
+}
+
+func TestStoreCreatedPrivateAndIgnored(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{".env": "SECRET=1\n", "a.txt": "a\n"})
+	ckptOK(t, root, "capture", "--turn", "1", "--label", "first", ".env", "a.txt")
+	writeFile(t, root, ".env", "SECRET=2\n")
+	ckptOK(t, root, "seal", "--turn", "1", ".env", "a.txt")
+
+	gi, err := os.ReadFile(filepath.Join(root, ".osfoundry", ".gitignore"))
+	if err != nil {
+		t.Fatalf("store has no .osfoundry/.gitignore: %v", err)
+	}
+	if strings.TrimSpace(string(gi)) != "*" {
+		t.Errorf(".osfoundry/.gitignore holds %q, want *", gi)
+	}
+	n := 0
+	filepath.WalkDir(storeDir(root), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		switch {
+		case d.IsDir() && info.Mode().Perm() != 0o700:
+			t.Errorf("store folder %s has mode %v, want 0700", p, info.Mode().Perm())
+		case info.Mode().IsRegular() && info.Mode().Perm() != 0o600:
+			t.Errorf("store file %s has mode %v, want 0600", p, info.Mode().Perm())
+		}
+		n++
+		return nil
+	})
+	if n < 2 {
+		t.Errorf("store folder holds %d entries after a capture", n)
+	}
+	// The secret's pre-image is kept (that is why the store is private).
+	blobFile(t, root, "SECRET=1\n")
+}
+
+// project is a small folder with the states a test moves it through.
+type project struct {
+	root string
+}
+
+func newProject(t *testing.T, files map[string]string) project {
+	t.Helper()
+	p := project{root: t.TempDir()}
+	writeFiles(t, p.root, files)
+	return p
+}
+
+// turn captures paths for turn id, lets edit change the folder the way an
+// agent would, then seals the same paths.
+func (p project) turn(t *testing.T, id, label string, paths []string, edit func()) {
+	t.Helper()
+	args := []string{"capture", "--turn", id}
+	if label != "" {
+		args = append(args, "--label", label)
+	}
+	ckptOK(t, p.root, append(args, paths...)...)
+	edit()
+	ckptOK(t, p.root, append([]string{"seal", "--turn", id}, paths...)...)
+}
+
+func TestLogJSON(t *testing.T) {
+	p := newProject(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	p.turn(t, "1", "first turn", []string{"a.txt", "new.txt"}, func() {
+		writeFiles(t, p.root, map[string]string{"a.txt": "a1\n", "new.txt": "n\n"})
+	})
+	p.turn(t, "fix-login", "second \x1b[2J turn", []string{"b.txt"}, func() {
+		writeFile(t, p.root, "b.txt", "b1\n")
+	})
+	es := ckptLog(t, p.root)
+	if len(es) != 2 {
+		t.Fatalf("log --json: %d entries, want 2: %+v", len(es), es)
+	}
+	if es[0].Turn != "fix-login" || es[1].Turn != "1" {
+		t.Errorf("log --json order %q, %q; want newest first: fix-login, 1", es[0].Turn, es[1].Turn)
+	}
+	if es[0].At < es[1].At {
+		t.Errorf("at %q of the newer turn sorts before %q", es[0].At, es[1].At)
+	}
+	for _, e := range es {
+		if e.Kind != "agent" || e.State != "active" || e.HandEdited != 0 {
+			t.Errorf("turn %s: kind %q state %q hand_edited %d; want agent active 0", e.Turn, e.Kind, e.State, e.HandEdited)
+		}
+		at, err := time.Parse(atLayout, e.At)
+		if err != nil || time.Since(at) > time.Hour || time.Until(at) > time.Minute {
+			t.Errorf("turn %s: at %q is not a UTC time of this run (%v)", e.Turn, e.At, err)
+		}
+	}
+	if es[1].Label != "first turn" || es[1].Files != 2 || es[0].Files != 1 {
+		t.Errorf("labels/files: %+v", es)
+	}
+	if es[0].Label != "second \x1b[2J turn" {
+		t.Errorf("JSON label %q, want the raw label", es[0].Label)
+	}
+	// The text log escapes control characters: no raw ESC reaches a terminal.
+	if r := ckptOK(t, p.root, "log"); strings.ContainsRune(r.Stdout, 0x1b) || !strings.Contains(r.Stdout, "fix-login") {
+		t.Errorf("text log shows a raw escape or lacks a turn:\n%q", r.Stdout)
+	}
+
+	// A change made after the agent's write counts as hand_edited.
+	writeFile(t, p.root, "b.txt", "b by hand\n")
+	es = ckptLog(t, p.root)
+	if e := findEntry(t, es, "fix-login"); e.HandEdited != 1 {
+		t.Errorf("after editing b.txt by hand: turn fix-login hand_edited %d, want 1", e.HandEdited)
+	}
+	if e := findEntry(t, es, "1"); e.HandEdited != 0 {
+		t.Errorf("turn 1 hand_edited %d, want 0", e.HandEdited)
+	}
+}
+
+func TestShowStatuses(t *testing.T) {
+	const big = 9 << 20 // over the default 8 MiB limit
+	p := newProject(t, map[string]string{
+		"mod.txt":  "mod 0\n",
+		"gone.txt": "gone 0\n",
+		"same.txt": "same 0\n",
+		"hand.txt": "hand 0\n",
+		"lost.txt": "lost 0\n",
+		"big.bin":  strings.Repeat("x", big),
+	})
+	paths := []string{"mod.txt", "new.txt", "gone.txt", "same.txt", "hand.txt", "lost.txt", "big.bin"}
+	p.turn(t, "1", "statuses", paths, func() {
+		writeFiles(t, p.root, map[string]string{
+			"mod.txt": "mod 1\n", "new.txt": "new 1\n", "hand.txt": "hand 1\n",
+			"lost.txt": "lost 1\n", "big.bin": strings.Repeat("y", big),
+		})
+		removeFile(t, p.root, "gone.txt")
+	})
+	writeFile(t, p.root, "hand.txt", "hand 2, after the agent\n")
+	if err := os.Remove(blobFile(t, p.root, "lost 0\n")); err != nil {
+		t.Fatal(err)
+	}
+
+	s := ckptShow(t, p.root, "1")
+	want := map[string]string{
+		"mod.txt":  "modified",
+		"new.txt":  "created",
+		"gone.txt": "deleted",
+		"same.txt": "unchanged",
+		"hand.txt": "hand_edited",
+		"lost.txt": "missing_blob",
+		"big.bin":  "skipped",
+	}
+	wantPre := map[string]string{"new.txt": "absent", "big.bin": "skipped"}
+	got := s.statuses()
+	for path, st := range want {
+		if got[path] != st {
+			t.Errorf("show 1 --json: %s status %q, want %q", path, got[path], st)
+		}
+	}
+	if len(s.Files) != len(want) {
+		t.Errorf("show 1 --json lists %d files, want %d: %+v", len(s.Files), len(want), s.Files)
+	}
+	for _, f := range s.Files {
+		pre := wantPre[f.Path]
+		if pre == "" {
+			pre = "content"
+		}
+		if f.Pre != pre {
+			t.Errorf("show 1 --json: %s pre %q, want %q", f.Path, f.Pre, pre)
+		}
+	}
+	if e := findEntry(t, ckptLog(t, p.root), "1"); e.HandEdited != 1 || e.Files != len(paths) {
+		t.Errorf("log: turn 1 files %d hand_edited %d, want %d and 1", e.Files, e.HandEdited, len(paths))
+	}
+
+	// A rewind over the missing blob and the skipped file restores the rest
+	// and fails those two with a reason.
+	o := ckptOp(t, p.root, 3, "rewind", "1", "--yes")
+	if !equalSets(o.failedPaths(), []string{"big.bin", "lost.txt"}) {
+		t.Errorf("rewind failed %v, want big.bin and lost.txt", o.Failed)
+	}
+	for _, f := range o.Failed {
+		if strings.TrimSpace(f.Reason) == "" {
+			t.Errorf("failed %s without a reason", f.Path)
+		}
+	}
+	if !equalSets(o.HandEdited, []string{"hand.txt"}) {
+		t.Errorf("rewind hand_edited %v, want [hand.txt]", o.HandEdited)
+	}
+	for name, content := range map[string]string{"mod.txt": "mod 0\n", "gone.txt": "gone 0\n", "hand.txt": "hand 0\n", "same.txt": "same 0\n", "lost.txt": "lost 1\n"} {
+		if got := readFile(t, p.root, name); got != content {
+			t.Errorf("after rewind %s holds %q, want %q", name, got, content)
+		}
+	}
+	if exists(filepath.Join(p.root, "new.txt")) {
+		t.Errorf("after rewind new.txt still exists")
+	}
+}
+
+func TestDiff(t *testing.T) {
+	p := newProject(t, map[string]string{"a.txt": "one\ntwo\nthree\n", "b.txt": "bee\n"})
+	p.turn(t, "1", "", []string{"a.txt", "b.txt"}, func() {
+		writeFiles(t, p.root, map[string]string{"a.txt": "one\nTWO\nthree\n", "b.txt": "bee\n"})
+	})
+	r := ckptOK(t, p.root, "diff", "1", "a.txt")
+	mustContain(t, "diff 1 a.txt", r.Stdout, "a.txt", "-two", "+TWO")
+	r = ckptOK(t, p.root, "diff", "1")
+	mustContain(t, "diff 1", r.Stdout, "-two", "+TWO")
+}
+
+// rewindProject is a folder after two sealed agent turns and one change by
+// hand, with the snapshots of each stage.
+type rewindProject struct {
+	project
+	s0, s1, s2 map[string]fsEntry // before turn 1, after turn 1, now
+}
+
+func newRewindProject(t *testing.T) rewindProject {
+	p := rewindProject{project: newProject(t, map[string]string{
+		"a.txt": "a 0\n", "b.txt": "b 0\n", "keep.txt": "untouched\n", "run.sh": "#!/bin/sh\necho 0\n",
+	})}
+	if err := os.Chmod(filepath.Join(p.root, "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.s0 = snapshotDir(t, p.root)
+	p.turn(t, "1", "add the widget", []string{"a.txt", "n1/new.txt"}, func() {
+		writeFiles(t, p.root, map[string]string{"a.txt": "a 1\n", "n1/new.txt": "new 1\n"})
+	})
+	p.s1 = snapshotDir(t, p.root)
+	p.turn(t, "2", "polish", []string{"b.txt", "run.sh"}, func() {
+		writeFiles(t, p.root, map[string]string{"b.txt": "b 2\n", "run.sh": "#!/bin/sh\necho 2\n"})
+		if err := os.Chmod(filepath.Join(p.root, "run.sh"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	writeFile(t, p.root, "a.txt", "a by hand\n")
+	p.s2 = snapshotDir(t, p.root)
+	return p
+}
+
+// with returns s with the entries of paths taken from src.
+func with(s, src map[string]fsEntry, paths ...string) map[string]fsEntry {
+	out := map[string]fsEntry{}
+	for k, v := range s {
+		out[k] = v
+	}
+	for _, p := range paths {
+		if e, ok := src[p]; ok {
+			out[p] = e
+		} else {
+			delete(out, p)
+		}
+	}
+	return out
+}
+
+func TestRewindPlanChangesNothing(t *testing.T) {
+	p := newRewindProject(t)
+	r := ckptCode(t, p.root, 4, "rewind", "1", "--dry-run")
+	requireSnapshot(t, p.root, p.s2, "rewind --dry-run")
+	mustContain(t, "rewind 1 --dry-run plan", r.Stdout+r.Stderr, "a.txt", "b.txt")
+
+	// No terminal and no --yes: the plan is printed and nothing changes.
+	r = ckptCode(t, p.root, 4, "rewind", "1")
+	requireSnapshot(t, p.root, p.s2, "rewind without --yes and without a terminal")
+	mustContain(t, "rewind 1 plan", r.Stdout+r.Stderr, "a.txt", "b.txt")
+
+	o := ckptOp(t, p.root, 4, "rewind", "1", "--dry-run")
+	if o.Applied {
+		t.Errorf("rewind --dry-run --json says applied")
+	}
+	if !equalSets(o.HandEdited, []string{"a.txt"}) {
+		t.Errorf("dry-run plan hand_edited %v, want [a.txt]", o.HandEdited)
+	}
+	requireSnapshot(t, p.root, p.s2, "rewind --dry-run --json")
+	for _, e := range ckptLog(t, p.root) {
+		if e.Kind != "agent" || e.State != "active" {
+			t.Errorf("after plans only, log has %+v", e)
+		}
+	}
+	ckptCode(t, p.root, 4, "undo", "--dry-run")
+	ckptCode(t, p.root, 1, "undo", "--yes") // nothing to undo
+}
+
+func TestRewindUndoRedo(t *testing.T) {
+	p := newRewindProject(t)
+
+	// rewind 2: b.txt and run.sh (with its executable bit) come back.
+	o := ckptOp(t, p.root, 0, "rewind", "2", "--yes")
+	afterOp1 := with(p.s2, p.s0, "b.txt", "run.sh")
+	requireSnapshot(t, p.root, afterOp1, "rewind 2")
+	if o.Op != "op-1" || !o.Applied || !equalSets(o.Restored, []string{"b.txt", "run.sh"}) || len(o.Failed) != 0 {
+		t.Errorf("rewind 2 --json: %+v", o)
+	}
+	es := ckptLog(t, p.root)
+	if e := findEntry(t, es, "2"); e.State != "rewound" {
+		t.Errorf("turn 2 state %q after its rewind", e.State)
+	}
+	if e := findEntry(t, es, "op-1"); e.Kind != "rewind" || e.State != "active" || e.Target != "2" || !equalSets(e.Turns, []string{"2"}) {
+		t.Errorf("log op-1: %+v", e)
+	}
+	if es[0].Turn != "op-1" {
+		t.Errorf("log newest entry is %q, want op-1", es[0].Turn)
+	}
+
+	// A rewound turn cannot be rewound again.
+	r := ckptCode(t, p.root, 1, "rewind", "2", "--yes")
+	if !strings.Contains(strings.ToLower(r.Stderr), "rewound") {
+		t.Errorf("refusal does not say the turn is rewound:\n%s", r)
+	}
+	requireSnapshot(t, p.root, afterOp1, "refused rewind")
+
+	// rewind 1 also keeps the change made by hand, and removes the folder
+	// the turn created.
+	o = ckptOp(t, p.root, 0, "rewind", "1", "--yes")
+	requireSnapshot(t, p.root, p.s0, "rewind 1")
+	if o.Op != "op-2" || !equalSets(o.HandEdited, []string{"a.txt"}) || !equalSets(o.Deleted, []string{"n1/new.txt"}) {
+		t.Errorf("rewind 1 --json: %+v", o)
+	}
+
+	// undo walks back newest first, bringing the hand edit back.
+	o = ckptOp(t, p.root, 0, "undo", "--yes")
+	requireSnapshot(t, p.root, afterOp1, "undo of op-2")
+	if o.Op != "op-3" {
+		t.Errorf("undo --json op %q, want op-3", o.Op)
+	}
+	es = ckptLog(t, p.root)
+	if e := findEntry(t, es, "op-3"); e.Kind != "undo" || e.Target != "op-2" {
+		t.Errorf("log op-3: %+v", e)
+	}
+	if e := findEntry(t, es, "op-2"); e.State != "undone" {
+		t.Errorf("op-2 state %q after its undo", e.State)
+	}
+	if e := findEntry(t, es, "1"); e.State != "active" {
+		t.Errorf("turn 1 state %q after the undo of its rewind", e.State)
+	}
+	ckptOp(t, p.root, 0, "undo", "--yes")
+	requireSnapshot(t, p.root, p.s2, "undo of op-1")
+	if r := ckptCode(t, p.root, 1, "undo", "--yes"); !strings.Contains(strings.ToLower(r.Stderr), "nothing to undo") {
+		t.Errorf("third undo:\n%s", r)
+	}
+
+	// redo re-applies the most recently undone rewind: op-1.
+	o = ckptOp(t, p.root, 0, "redo", "--yes")
+	requireSnapshot(t, p.root, afterOp1, "redo")
+	if e := findEntry(t, ckptLog(t, p.root), o.Op); e.Kind != "redo" || e.Target != "op-1" {
+		t.Errorf("log %s: %+v, want a redo of op-1", o.Op, e)
+	}
+	// op-2 is still undone and could be redone, but a new rewind empties
+	// the redo stack.
+	ckptOp(t, p.root, 0, "rewind", "1", "--yes")
+	requireSnapshot(t, p.root, p.s0, "second rewind 1")
+	if r := ckptCode(t, p.root, 1, "redo", "--yes"); !strings.Contains(strings.ToLower(r.Stderr), "nothing to redo") {
+		t.Errorf("redo after a new rewind:\n%s", r)
+	}
+	ckptOp(t, p.root, 0, "undo", "--yes")
+	requireSnapshot(t, p.root, afterOp1, "undo of the second rewind 1")
+	ckptOp(t, p.root, 0, "undo", "--yes") // the redo
+	requireSnapshot(t, p.root, p.s2, "undo of the redo")
+	if r := ckptOK(t, p.root, "verify"); r.Code != 0 {
+		t.Errorf("verify:\n%s", r)
+	}
+}
+
+func TestUndoRefusedOverNewerTurn(t *testing.T) {
+	p := newRewindProject(t)
+	ckptOp(t, p.root, 0, "rewind", "1", "--yes")
+	requireSnapshot(t, p.root, p.s0, "rewind 1")
+
+	// Turn 1 is rewound: a capture naming it starts turn 1.2, same label.
+	p.turn(t, "1", "", []string{"a.txt"}, func() { writeFile(t, p.root, "a.txt", "a 1.2\n") })
+	es := ckptLog(t, p.root)
+	t12 := findEntry(t, es, "1.2")
+	if t12.State != "active" || t12.Label != "add the widget" || t12.Kind != "agent" {
+		t.Errorf("log 1.2: %+v, want an active agent turn labelled like turn 1", t12)
+	}
+	if s := ckptShow(t, p.root, "1.2"); len(s.Files) != 1 || s.Files[0].Path != "a.txt" {
+		t.Errorf("show 1.2: %+v", s)
+	}
+	now := snapshotDir(t, p.root)
+
+	// Undoing the rewind would overwrite a.txt, which turn 1.2 wrote.
+	r := ckptCode(t, p.root, 1, "undo", "--yes")
+	if !regexp.MustCompile(`\b1\.2\b`).MatchString(r.Stderr) {
+		t.Errorf("refused undo does not name turn 1.2:\n%s", r)
+	}
+	requireSnapshot(t, p.root, now, "refused undo")
+	ckptOp(t, p.root, 0, "undo", "--yes", "--force")
+	requireSnapshot(t, p.root, p.s2, "forced undo")
+
+	// Rewound again, turn 1 takes the next free id: 1.3.
+	ckptOp(t, p.root, 0, "rewind", "1", "--yes")
+	p.turn(t, "1", "", []string{"keep.txt"}, func() { writeFile(t, p.root, "keep.txt", "changed\n") })
+	findEntry(t, ckptLog(t, p.root), "1.3")
+}
