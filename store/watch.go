@@ -1,0 +1,186 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// watchDir tells of changes under dir: see watchPaths.
+func watchDir(ctx context.Context, dir string, every time.Duration) (<-chan struct{}, error) {
+	return watchPaths(ctx, every, []string{dir}, nil)
+}
+
+// watchPaths sends on the returned channel whenever something under one of
+// trees (with its subfolders) or directly in one of dirs may have changed,
+// until ctx ends; then it closes the channel. The channel holds one signal:
+// signals sent while the reader is busy merge into one.
+//
+// It watches with fsnotify, adding subfolders as they appear, and also polls
+// a fingerprint (names, sizes, modification times) every `every` where
+// fsnotify fails, and ten times less often where it works, to catch what a
+// watcher misses (network file systems, a full event queue). Polling skips
+// folders named "blobs": blobs are content-addressed and written before the
+// record that names them, which the poll sees. At least one tree or dir
+// must exist.
+func watchPaths(ctx context.Context, every time.Duration, trees, dirs []string) (<-chan struct{}, error) {
+	if every <= 0 {
+		every = time.Second
+	}
+	var have int
+	for _, d := range append(append([]string(nil), trees...), dirs...) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			have++
+		}
+	}
+	if have == 0 {
+		return nil, fmt.Errorf("watch: none of %q is a folder", append(append([]string(nil), trees...), dirs...))
+	}
+
+	w, err := fsnotify.NewWatcher()
+	if err == nil {
+		for _, t := range trees {
+			if err = addTree(w, t); err != nil {
+				break
+			}
+		}
+		for _, d := range dirs {
+			if err != nil {
+				break
+			}
+			if _, serr := os.Stat(d); serr == nil {
+				err = w.Add(d)
+			}
+		}
+		if err != nil {
+			w.Close()
+			w = nil
+		}
+	} else {
+		w = nil
+	}
+
+	out := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case out <- struct{}{}:
+		default:
+		}
+	}
+	poll := every
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w != nil {
+		poll = 10 * every
+		events, errs = w.Events, w.Errors
+	}
+	go func() {
+		defer close(out)
+		if w != nil {
+			defer w.Close()
+		}
+		tick := time.NewTicker(poll)
+		defer tick.Stop()
+		last := fingerprint(trees, dirs)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-events:
+				if !ok {
+					events = nil
+					continue
+				}
+				if ev.Has(fsnotify.Create) && inTree(ev.Name, trees) {
+					if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+						_ = addTree(w, ev.Name)
+					}
+				}
+				signal()
+			case _, ok := <-errs:
+				if !ok {
+					errs = nil
+					continue
+				}
+				signal() // events were lost: something may have changed
+			case <-tick.C:
+				if fp := fingerprint(trees, dirs); fp != last {
+					last = fp
+					signal()
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// addTree watches dir and every folder under it.
+func addTree(w *fsnotify.Watcher, dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil // a folder that vanished or cannot be read
+		}
+		if d.IsDir() {
+			return w.Add(p)
+		}
+		return nil
+	})
+}
+
+func inTree(p string, trees []string) bool {
+	for _, t := range trees {
+		if rel, err := filepath.Rel(t, p); err == nil && rel != ".." && !filepath.IsAbs(rel) &&
+			(len(rel) < 3 || rel[:3] != ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// fingerprint hashes the names, sizes and modification times of what the
+// watch covers.
+func fingerprint(trees, dirs []string) uint64 {
+	h := fnv.New64a()
+	add := func(p string, fi fs.FileInfo) {
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%o\n", p, fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+	}
+	for _, t := range trees {
+		_ = filepath.WalkDir(t, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && d.Name() == "blobs" && p != t {
+				if fi, err := d.Info(); err == nil {
+					add(p, fi) // its own time still moves when a blob is added
+				}
+				return filepath.SkipDir
+			}
+			if fi, err := d.Info(); err == nil {
+				add(p, fi)
+			}
+			return nil
+		})
+	}
+	for _, d := range dirs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			fmt.Fprintf(h, "%s\x00gone\n", d)
+			continue
+		}
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil {
+				add(filepath.Join(d, e.Name()), fi)
+			}
+		}
+	}
+	return h.Sum64()
+}
