@@ -1,0 +1,522 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// captured is what one path held when a capture or seal looked at it.
+type captured struct {
+	rel  string
+	img  Image
+	dirs []string
+	err  error
+}
+
+// rels maps caller paths to root-relative ones, in order, without
+// duplicates; the first bad path is the error.
+func (s *Store) rels(paths []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		rel, err := s.Rel(p)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[rel] {
+			seen[rel] = true
+			out = append(out, rel)
+		}
+	}
+	return out, nil
+}
+
+// look reads each path's current state and keeps its bytes as a blob when
+// under the size limit (any size when keepAll), using every core. It then
+// makes the new blobs durable with one barrier for a batch, or an fsync per
+// blob for a few.
+func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, error) {
+	out := make([]captured, len(rels))
+	var mu sync.Mutex
+	var wrote []string
+	work := make(chan int)
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(rels))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				c := captured{rel: rels[i]}
+				img, data, err := s.readDisk(c.rel)
+				switch {
+				case err != nil:
+					c.err = err
+				case img.Kind == ImageContent && img.Size > s.maxBlob && !keepAll:
+					img.Kind = ImageSkipped
+					img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
+				case img.Kind == ImageContent:
+					var w bool
+					w, c.err = s.putBlob(img.SHA256, data)
+					img.Kind, img.Kept = ImageContent, c.err == nil
+					if w {
+						mu.Lock()
+						wrote = append(wrote, img.SHA256)
+						mu.Unlock()
+					}
+				case img.Kind == ImageAbsent:
+					c.dirs = s.missingDirs(c.rel)
+				case img.Kind == ImageOther:
+					c.err = errf("%s %s", c.rel, img.Reason)
+				}
+				c.img = img
+				out[i] = c
+			}
+		}()
+	}
+	for i := range rels {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for range wrote {
+		fp.hit()
+	}
+	if err := s.syncBlobs(wrote); err != nil {
+		return nil, err
+	}
+	for _, c := range out {
+		if c.err != nil {
+			return nil, c.err
+		}
+	}
+	return out, nil
+}
+
+// syncBlobs makes freshly written blobs durable before any record names
+// them.
+func (s *Store) syncBlobs(sums []string) error {
+	if len(sums) == 0 {
+		return nil
+	}
+	if len(sums) > 8 {
+		if err := syncFS(s.dir); err != nil {
+			return errf("sync %s: %w", s.path("blobs"), err)
+		}
+		return nil
+	}
+	for _, sum := range sums {
+		f, err := s.dir.Open("blobs/" + sum + ".zst")
+		if err == nil {
+			err = f.Sync()
+			f.Close()
+		}
+		if err != nil {
+			return errf("sync blob %s: %w", sum[:12], err)
+		}
+	}
+	return syncDir(s.dir, "blobs")
+}
+
+// missingDirs lists the folders above rel that do not exist yet, outermost
+// first: a rewind removes them again if they are left empty.
+func (s *Store) missingDirs(rel string) []string {
+	var dirs []string
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		if _, err := s.root.Lstat(d); err == nil {
+			break
+		}
+		dirs = append([]string{d}, dirs...)
+	}
+	return dirs
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// readTurnFile parses one turn file for a writer holding the lock, cutting
+// a torn last record so the next append starts on a clean line.
+func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
+	name := turnFileName(id)
+	data, err := s.dir.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, errf("read %s: %w", s.path(name), err)
+	}
+	res := decodeRecords(data)
+	if res.torn && cut {
+		f, err := s.dir.OpenFile(name, os.O_WRONLY, 0)
+		if err == nil {
+			err = f.Truncate(res.good)
+			if err == nil {
+				err = f.Sync()
+			}
+			f.Close()
+		}
+		if err != nil {
+			return nil, false, errf("cut the torn record at the end of %s: %w", s.path(name), err)
+		}
+	}
+	t := newTurn(id)
+	for i := range res.recs {
+		t.apply(&res.recs[i])
+	}
+	return t, t.at != 0, nil
+}
+
+// incarnation finds the turn a capture naming id goes to: id itself, or,
+// when id was rewound, the first of id.2, id.3, … that is not. Caller
+// holds the lock.
+func (s *Store) incarnation(id string) (string, error) {
+	ops, err := s.readOps()
+	if err != nil {
+		return "", err
+	}
+	v := newView()
+	v.replay(ops)
+	for k := 1; ; k++ {
+		cand := id
+		if k > 1 {
+			cand = id + "." + strconv.Itoa(k)
+		}
+		if !v.rewound[cand] {
+			return cand, nil
+		}
+	}
+}
+
+// Capture keeps the current bytes of paths before an agent writes them,
+// for turn (a new turn starts if none has that id). The first capture of a
+// path in a turn wins; later ones are ignored. It returns the turn id used:
+// T.2 (then T.3 …) when T was already rewound. It reads and writes only
+// that turn's records, so it costs the same whatever the store's size.
+func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, error) {
+	if turn == "" {
+		return "", errf("capture: empty turn id")
+	}
+	rels, err := s.rels(paths)
+	if err != nil {
+		return "", errf("capture: %w", err)
+	}
+	if err := s.ensureDirs(); err != nil {
+		return "", err
+	}
+	fp := newFailpoint("capture")
+	bl, err := s.flock("blobs.lock", unix.LOCK_SH)
+	if err != nil {
+		return "", err
+	}
+	defer bl.unlock()
+	// Skip paths the turn already holds before doing the expensive part;
+	// the check is repeated under the lock.
+	if t, ok, _ := s.readTurnFile(turn, false); ok {
+		rels = without(rels, t.byPath)
+	}
+	seen, err := s.look(rels, false, fp)
+	if err != nil {
+		return "", errf("capture: %w", err)
+	}
+	l, err := s.lock()
+	if err != nil {
+		return "", err
+	}
+	defer l.unlock()
+	id, err := s.incarnation(turn)
+	if err != nil {
+		return "", err
+	}
+	t, exists, err := s.readTurnFile(id, true)
+	if err != nil {
+		return "", err
+	}
+	now := time.Now().UnixNano()
+	var buf []byte
+	if !exists {
+		buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now})
+		t = newTurn(id)
+	}
+	for _, c := range seen {
+		if _, ok := t.byPath[c.rel]; ok {
+			continue
+		}
+		img := c.img
+		buf = appendRecord(buf, &record{R: "pre", Path: c.rel, Img: &img, Dirs: c.dirs, At: now})
+	}
+	if len(buf) == 0 {
+		return id, nil
+	}
+	if err := s.appendTurn(id, buf, !exists); err != nil {
+		return "", err
+	}
+	fp.hit()
+	return id, nil
+}
+
+func without(rels []string, have map[string]*tfile) []string {
+	var out []string
+	for _, r := range rels {
+		if _, ok := have[r]; !ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (s *Store) appendTurn(id string, buf []byte, created bool) error {
+	name := turnFileName(id)
+	if err := appendDurable(s.dir, name, buf); err != nil {
+		return errf("append to %s: %w", s.path(name), err)
+	}
+	if created {
+		if err := syncDir(s.dir, "turns"); err != nil {
+			return errf("sync %s: %w", s.path("turns"), err)
+		}
+	}
+	return nil
+}
+
+// NewTurn starts a turn with the next short numeric id ("1", "2", …).
+func (s *Store) NewTurn(meta TurnMeta) (string, error) {
+	if err := s.ensureDirs(); err != nil {
+		return "", err
+	}
+	l, err := s.lock()
+	if err != nil {
+		return "", err
+	}
+	defer l.unlock()
+	n := s.lastNumber()
+	for {
+		n++
+		id := strconv.Itoa(n)
+		if _, exists, err := s.readTurnFile(id, false); err != nil || exists {
+			continue
+		}
+		buf := appendRecord(nil, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: time.Now().UnixNano()})
+		if err := s.appendTurn(id, buf, true); err != nil {
+			return "", err
+		}
+		writeFileAtomic(s.dir, "seq", []byte(id+"\n"), 0o600, false)
+		return id, nil
+	}
+}
+
+// lastNumber is the highest numeric turn id handed out: from the seq file,
+// or, when it is missing, from the turn files and the seed index.
+func (s *Store) lastNumber() int {
+	if b, err := s.dir.ReadFile("seq"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			return n
+		}
+	}
+	n := 0
+	ents, _ := fs.ReadDir(s.dir.FS(), "turns")
+	for _, e := range ents {
+		if k, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".log")); err == nil && k > n {
+			n = k
+		}
+	}
+	if seed, err := s.parseSeed(); err == nil {
+		for _, t := range seed {
+			if k, err := strconv.Atoi(t.id); err == nil && k > n {
+				n = k
+			}
+		}
+	}
+	return n
+}
+
+// Seal records what the agent left at paths after its write: the hash,
+// and the bytes as a blob when under the size limit. Each path must have
+// been captured in the turn.
+func (s *Store) Seal(turn string, paths []string) error {
+	rels, err := s.rels(paths)
+	if err != nil {
+		return errf("seal: %w", err)
+	}
+	if err := s.ensureDirs(); err != nil {
+		return err
+	}
+	bl, err := s.flock("blobs.lock", unix.LOCK_SH)
+	if err != nil {
+		return err
+	}
+	defer bl.unlock()
+	seen, err := s.look(rels, false, newFailpoint("seal"))
+	if err != nil {
+		return errf("seal: %w", err)
+	}
+	l, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer l.unlock()
+	id, err := s.incarnation(turn)
+	if err != nil {
+		return err
+	}
+	t, exists, err := s.readTurnFile(id, true)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return errf("seal: turn %s has no capture: %w", turn, ErrUnknownTurn)
+	}
+	now := time.Now().UnixNano()
+	var buf []byte
+	for _, c := range seen {
+		if _, ok := t.byPath[c.rel]; !ok {
+			return errf("seal: %s was not captured in turn %s", c.rel, id)
+		}
+		img := c.img
+		buf = appendRecord(buf, &record{R: "post", Path: c.rel, Img: &img, At: now})
+	}
+	if len(buf) == 0 {
+		return nil
+	}
+	return s.appendTurn(id, buf, false)
+}
+
+// Write captures path, writes data to it (keeping its mode, or 0644 for a
+// new file), and seals it. It returns the turn id used.
+func (s *Store) Write(turn string, meta TurnMeta, p string, data []byte) (string, error) {
+	id, err := s.Capture(turn, meta, []string{p})
+	if err != nil {
+		return "", err
+	}
+	rel, _ := s.Rel(p)
+	perm := os.FileMode(0o644)
+	if fi, err := s.root.Lstat(rel); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
+	}
+	if d := path.Dir(rel); d != "." {
+		if err := s.root.MkdirAll(d, 0o755); err != nil {
+			return id, errf("write %s: %w", rel, err)
+		}
+	}
+	if err := writeFileAtomic(s.root, rel, data, perm, true); err != nil {
+		return id, errf("write %s: %w", rel, err)
+	}
+	s.root.Chmod(rel, perm)
+	return id, s.Seal(id, []string{rel})
+}
+
+// Remove captures paths, deletes them, and seals them.
+func (s *Store) Remove(turn string, meta TurnMeta, paths []string) (string, error) {
+	id, err := s.Capture(turn, meta, paths)
+	if err != nil {
+		return "", err
+	}
+	rels, _ := s.rels(paths)
+	var firstErr error
+	for _, rel := range rels {
+		if err := s.root.Remove(rel); err != nil && firstErr == nil {
+			firstErr = errf("remove %s: %w", rel, err)
+		}
+	}
+	if err := s.Seal(id, rels); err != nil {
+		return id, err
+	}
+	return id, firstErr
+}
+
+// SessionTurn returns the open turn recorded for an agent session key.
+func (s *Store) SessionTurn(key string) (string, bool) {
+	b, err := s.dir.ReadFile(sessionFile(key))
+	if err != nil {
+		return "", false
+	}
+	id := strings.TrimSpace(string(b))
+	return id, id != ""
+}
+
+// SetSessionTurn records the open turn for an agent session key.
+func (s *Store) SetSessionTurn(key, turn string) error {
+	if err := s.dir.Mkdir("sessions", 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return errf("create %s: %w", s.path("sessions"), err)
+	}
+	if err := writeFileAtomic(s.dir, sessionFile(key), []byte(turn+"\n"), 0o600, false); err != nil {
+		return errf("record session turn in %s: %w", s.path(sessionFile(key)), err)
+	}
+	return nil
+}
+
+func sessionFile(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return "sessions/" + hex.EncodeToString(h[:12])
+}
+
+// errLogMax bounds the error log; past it the older half is dropped.
+const errLogMax = 256 << 10
+
+// LogError appends a line to the store's bounded error log. Hooks, which
+// must stay silent, report through it; `ckpt log` and the UI show it.
+func (s *Store) LogError(format string, args ...any) {
+	msg := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " ")
+	line := time.Now().UTC().Format(time.RFC3339) + " " + msg + "\n"
+	f, err := s.dir.OpenFile("errors.log", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	f.Write([]byte(line))
+	fi, err := f.Stat()
+	f.Close()
+	if err == nil && fi.Size() > errLogMax {
+		if l, ok, _ := s.tryLock(); ok {
+			data, err := s.dir.ReadFile("errors.log")
+			if err == nil && len(data) > errLogMax/2 {
+				data = data[len(data)-errLogMax/2:]
+				if i := strings.IndexByte(string(data), '\n'); i >= 0 {
+					data = data[i+1:]
+				}
+				writeFileAtomic(s.dir, "errors.log", data, 0o600, false)
+			}
+			l.unlock()
+		}
+	}
+}
+
+// Errors returns the error log's lines, oldest first.
+func (s *Store) Errors() ([]string, error) {
+	f, err := s.dir.Open("errors.log")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errf("read %s: %w", s.path("errors.log"), err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, errf("read %s: %w", s.path("errors.log"), err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines, nil
+}

@@ -1,0 +1,174 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+)
+
+// readDisk returns what rel holds now. Content bytes are returned only
+// when withBytes is set or the caller needs them kept; a symlink is read as
+// a link, never followed.
+func (s *Store) readDisk(rel string) (Image, []byte, error) {
+	fi, err := s.root.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return Image{Kind: ImageAbsent}, nil, nil
+	}
+	if err != nil {
+		return Image{}, nil, errf("%s: %w", rel, err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := s.root.Readlink(rel)
+		if err != nil {
+			return Image{}, nil, errf("%s: %w", rel, err)
+		}
+		return Image{Kind: ImageLink, Link: target}, nil, nil
+	case fi.Mode().IsRegular():
+		data, err := s.root.ReadFile(rel)
+		if err != nil {
+			return Image{}, nil, errf("%s: %w", rel, err)
+		}
+		img := Image{Kind: ImageContent, SHA256: hashHex(data), Size: int64(len(data)), Mode: uint32(fi.Mode().Perm())}
+		return img, data, nil
+	default:
+		return Image{Kind: ImageOther, Reason: fmt.Sprintf("is a %s, not a file", kindWord(fi.Mode()))}, nil, nil
+	}
+}
+
+func kindWord(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	}
+	return "device"
+}
+
+// ReadDisk returns what the root-relative path holds now, and its bytes.
+func (s *Store) ReadDisk(rel string) (Image, []byte, error) {
+	rel, err := s.Rel(rel)
+	if err != nil {
+		return Image{}, nil, err
+	}
+	return s.readDisk(rel)
+}
+
+// sameBytes reports whether two images hold the same thing, ignoring the
+// mode (a mode change alone is not a change of bytes).
+func sameBytes(a, b Image) bool {
+	bytesKind := func(k ImageKind) bool { return k == ImageContent || k == ImageSkipped }
+	if bytesKind(a.Kind) && bytesKind(b.Kind) {
+		// A skipped image still carries the hash of what it did not keep.
+		return a.SHA256 != "" && a.SHA256 == b.SHA256
+	}
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case ImageLink:
+		return a.Link == b.Link
+	case ImageAbsent:
+		return true
+	}
+	return false
+}
+
+// statEntry is what the stat cache remembers of one path.
+type statEntry struct {
+	Size  int64  `json:"s"`
+	Mtime int64  `json:"m"`
+	Ctime int64  `json:"c"`
+	Ino   uint64 `json:"i"`
+	Mode  uint32 `json:"o"`
+	SHA   string `json:"h"`
+	When  int64  `json:"w"` // when the bytes were hashed
+}
+
+// statCache spares hashing unchanged files on every log. An entry is
+// trusted when size, mtime, ctime, inode and mode match and the file was
+// last modified well before it was hashed: as in git's racy-clean rule, a
+// file written in the same clock tick as its hashing could change without
+// its stat changing, so such entries are hashed again.
+type statCache struct {
+	loaded  bool
+	entries map[string]statEntry
+	dirty   bool
+}
+
+// racyWindow covers coarse file-system timestamps.
+const racyWindow = int64(2 * time.Second)
+
+const statCacheFile = "statcache.json"
+
+func (s *Store) loadStats() {
+	if s.stats.loaded {
+		return
+	}
+	s.stats.loaded = true
+	s.stats.entries = map[string]statEntry{}
+	data, err := s.dir.ReadFile(statCacheFile)
+	if err == nil {
+		// A damaged cache is only a slower log: start afresh.
+		if json.Unmarshal(data, &s.stats.entries) != nil {
+			s.stats.entries = map[string]statEntry{}
+		}
+	}
+}
+
+// saveStats writes the cache if it changed. Last writer wins; it is a
+// cache, so a lost update costs only hashing again.
+func (s *Store) saveStats() {
+	if !s.stats.dirty {
+		return
+	}
+	data, err := json.Marshal(s.stats.entries)
+	if err == nil && writeFileAtomic(s.dir, statCacheFile, data, 0o600, false) == nil {
+		s.stats.dirty = false
+	}
+}
+
+// diskState returns what rel holds now without its bytes, hashing only
+// when the stat cache cannot vouch for it. Caller holds s.mu.
+func (s *Store) diskState(rel string) Image {
+	s.loadStats()
+	fi, err := s.root.Lstat(rel)
+	if err != nil || !fi.Mode().IsRegular() {
+		img, _, err := s.readDisk(rel)
+		if err != nil {
+			return Image{Kind: ImageOther, Reason: err.Error()}
+		}
+		delete(s.stats.entries, rel)
+		return img
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	e := statEntry{Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode().Perm())}
+	if st != nil {
+		e.Ino = uint64(st.Ino)
+		e.Ctime = ctimeOf(st)
+	}
+	if c, ok := s.stats.entries[rel]; ok && c.Size == e.Size && c.Mtime == e.Mtime &&
+		c.Ctime == e.Ctime && c.Ino == e.Ino && c.Mode == e.Mode && c.When-e.Mtime > racyWindow {
+		return Image{Kind: ImageContent, SHA256: c.SHA, Size: c.Size, Mode: c.Mode}
+	}
+	e.When = time.Now().UnixNano()
+	img, _, err := s.readDisk(rel)
+	if err != nil {
+		return Image{Kind: ImageOther, Reason: err.Error()}
+	}
+	if img.Kind == ImageContent && img.Size == e.Size {
+		e.SHA = img.SHA256
+		s.stats.entries[rel] = e
+		s.stats.dirty = true
+	}
+	return img
+}
+
+var _ = os.ModePerm

@@ -1,0 +1,121 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// failpoint kills the process after the k-th counted file operation of a
+// phase, so tests can check that nothing is left half-done. It is set with
+// CKPT_FAILPOINT=phase:k (phases: apply, capture) and costs a comparison
+// when unset.
+type failpoint struct {
+	phase string
+	at    int
+	n     int
+}
+
+func newFailpoint(phase string) *failpoint {
+	v := os.Getenv("CKPT_FAILPOINT")
+	p, k, ok := strings.Cut(v, ":")
+	if !ok || p != phase {
+		return &failpoint{}
+	}
+	at, err := strconv.Atoi(k)
+	if err != nil || at <= 0 {
+		return &failpoint{}
+	}
+	return &failpoint{phase: phase, at: at}
+}
+
+// hit counts one file operation.
+func (f *failpoint) hit() {
+	if f.at == 0 {
+		return
+	}
+	f.n++
+	if f.n == f.at {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // the signal is on its way
+	}
+}
+
+// writeFileAtomic writes data to name inside r through a temporary file in
+// the same folder, renamed into place; sync fsyncs the file before the
+// rename (the caller syncs the folder or the file system).
+func writeFileAtomic(r *os.Root, name string, data []byte, perm os.FileMode, sync bool) error {
+	tmp := path.Join(path.Dir(name), ".tmp-"+randHex(8))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = r.Rename(tmp, name)
+	}
+	if err != nil {
+		r.Remove(tmp)
+	}
+	return err
+}
+
+// syncDir fsyncs a folder so a rename or create in it is durable.
+func syncDir(r *os.Root, name string) error {
+	f, err := r.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// appendDurable appends data to name (creating it) and fsyncs it.
+func appendDurable(r *os.Root, name string, data []byte) error {
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	// One write: a killed process never leaves half of it.
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// isHex64 reports whether s is 64 lowercase hex digits: a blob name.
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -1,0 +1,457 @@
+package store
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// turn is one agent turn as read from the store.
+type turn struct {
+	id     string
+	label  string
+	at     int64
+	source *Source
+	head   string
+	seed   bool // from index.json
+	files  []*tfile
+	byPath map[string]*tfile
+}
+
+// tfile is one path of a turn.
+type tfile struct {
+	path    string // root-relative; the raw entry when refused
+	pre     Image
+	post    *Image
+	postAt  int64
+	preAt   int64
+	dirs    []string // folders that did not exist at capture (pre absent)
+	refused string   // why the entry cannot be used
+}
+
+func newTurn(id string) *turn { return &turn{id: id, byPath: map[string]*tfile{}} }
+
+// apply adds one turn-file record; the first pre of a path wins.
+func (t *turn) apply(r *record) {
+	switch r.R {
+	case "turn":
+		if t.at == 0 {
+			t.id, t.label, t.at, t.source, t.head = r.ID, r.Label, r.At, r.Source, r.Head
+		}
+	case "pre":
+		if r.Img == nil || r.Path == "" {
+			return
+		}
+		if _, ok := t.byPath[r.Path]; ok {
+			return
+		}
+		f := &tfile{path: r.Path, pre: *r.Img, dirs: r.Dirs, preAt: r.At}
+		t.files = append(t.files, f)
+		t.byPath[r.Path] = f
+	case "post":
+		if f, ok := t.byPath[r.Path]; ok && r.Img != nil && r.At >= f.postAt {
+			img := *r.Img
+			f.post, f.postAt = &img, r.At
+		}
+	}
+}
+
+// opRec is one operation from ops.log.
+type opRec struct {
+	id        string
+	n         int
+	kind      Kind
+	target    string
+	turns     []string
+	at        int64
+	steps     int
+	rmdirs    []string
+	done      bool
+	recovered bool
+}
+
+// turnFile is the cached parse of one turn file; appended records are read
+// from size onward, so a refresh reads only what is new.
+type turnFile struct {
+	size int64
+	t    *turn
+	torn bool
+	bad  []int
+}
+
+type cache struct {
+	files    map[string]*turnFile
+	seedSize int64
+	seedMod  int64
+	seed     []*turn
+	seedErr  error
+	steps    map[string][]record // op id → steps (immutable once written)
+}
+
+// view is the store as one consistent picture.
+type view struct {
+	turns   []*turn // oldest first
+	byID    map[string]*turn
+	ops     []*opRec
+	opByID  map[string]*opRec
+	rewound map[string]bool
+	opState map[string]State
+	undo    []application // top is last
+	redo    []application
+	seedErr error
+}
+
+// application is a rewind in effect (via the rewind itself or a redo), or
+// one undone (via an undo).
+type application struct {
+	rewind *opRec
+	via    *opRec
+}
+
+// turnFileName maps a turn id to its file. Plain ids keep their name;
+// others are hex-encoded so no id can name a path.
+func turnFileName(id string) string {
+	ok := id != "" && len(id) <= 100 && id[0] != '.'
+	for i := 0; ok && i < len(id); i++ {
+		c := id[i]
+		ok = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_'
+	}
+	if ok {
+		return "turns/" + id + ".log"
+	}
+	return "turns/%" + hex.EncodeToString([]byte(id)) + ".log"
+}
+
+// load reads what changed since the last load and returns the store as one
+// picture. Caller holds s.mu.
+func (s *Store) load() (*view, error) {
+	if s.cache.files == nil {
+		s.cache.files = map[string]*turnFile{}
+		s.cache.steps = map[string][]record{}
+	}
+	s.loadSeed()
+	ents, err := fs.ReadDir(s.dir.FS(), "turns")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, errf("read %s: %w", s.path("turns"), err)
+	}
+	seen := map[string]bool{}
+	for _, e := range ents {
+		name := "turns/" + e.Name()
+		if !strings.HasSuffix(name, ".log") {
+			continue
+		}
+		seen[name] = true
+		if err := s.refreshTurnFile(name); err != nil {
+			return nil, err
+		}
+	}
+	for name := range s.cache.files {
+		if !seen[name] {
+			delete(s.cache.files, name)
+		}
+	}
+	ops, err := s.readOps()
+	if err != nil {
+		return nil, err
+	}
+	return s.buildView(ops), nil
+}
+
+func (s *Store) refreshTurnFile(name string) error {
+	fi, err := s.dir.Lstat(name)
+	if err != nil {
+		return errf("read %s: %w", s.path(name), err)
+	}
+	c := s.cache.files[name]
+	if c != nil && fi.Size() == c.size && !c.torn {
+		return nil
+	}
+	from := int64(0)
+	if c != nil && fi.Size() > c.size && !c.torn {
+		from = c.size
+	} else {
+		c = &turnFile{t: newTurn("")}
+	}
+	f, err := s.dir.Open(name)
+	if err != nil {
+		return errf("read %s: %w", s.path(name), err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, from, fi.Size()-from))
+	if err != nil {
+		return errf("read %s: %w", s.path(name), err)
+	}
+	res := decodeRecords(data)
+	for i := range res.recs {
+		c.t.apply(&res.recs[i])
+	}
+	c.size = from + res.good
+	c.torn = res.torn
+	c.bad = append(c.bad, res.bad...)
+	s.cache.files[name] = c
+	return nil
+}
+
+// seedEntry is a turn of the seed format's index.json.
+type seedEntry struct {
+	Turn  json.RawMessage `json:"turn"`
+	Label string          `json:"label"`
+	At    int64           `json:"at"`
+	Files []struct {
+		Path any `json:"path"`
+		Pre  struct {
+			Kind   string `json:"kind"`
+			SHA256 string `json:"sha256"`
+			Bytes  int64  `json:"bytes"`
+			Reason string `json:"reason"`
+		} `json:"pre"`
+	} `json:"files"`
+}
+
+func (s *Store) loadSeed() {
+	fi, err := s.dir.Lstat("index.json")
+	if err != nil {
+		s.cache.seed, s.cache.seedErr = nil, nil
+		return
+	}
+	if fi.Size() == s.cache.seedSize && fi.ModTime().UnixNano() == s.cache.seedMod {
+		return
+	}
+	s.cache.seedSize, s.cache.seedMod = fi.Size(), fi.ModTime().UnixNano()
+	s.cache.seed, s.cache.seedErr = s.parseSeed()
+}
+
+func (s *Store) parseSeed() ([]*turn, error) {
+	data, err := s.dir.ReadFile("index.json")
+	if err != nil {
+		return nil, errf("read %s: %w", s.path("index.json"), err)
+	}
+	var entries []seedEntry
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, errf("%s is not a JSON array of turns: %v: %w", s.path("index.json"), err, ErrCorrupt)
+	}
+	var turns []*turn
+	for i, e := range entries {
+		id := seedID(e.Turn)
+		if id == "" {
+			id = strconv.Itoa(i + 1)
+		}
+		t := newTurn(id)
+		t.label, t.at, t.seed = e.Label, e.At, true
+		for _, f := range e.Files {
+			raw, _ := f.Path.(string)
+			tf := &tfile{path: raw}
+			rel, err := s.Rel(raw)
+			switch {
+			case raw == "":
+				tf.path, tf.refused = fmt.Sprint(f.Path), "path is not a string"
+			case err != nil:
+				tf.refused = "outside the root: refused"
+				if errors.Is(err, ErrOutsideRoot) && strings.Contains(err.Error(), "inside the checkpoint store") {
+					tf.refused = "inside the checkpoint store: refused"
+				}
+			default:
+				tf.path = rel
+			}
+			switch ImageKind(f.Pre.Kind) {
+			case ImageContent:
+				tf.pre = Image{Kind: ImageContent, SHA256: f.Pre.SHA256, Size: f.Pre.Bytes, Kept: true}
+			case ImageAbsent:
+				tf.pre = Image{Kind: ImageAbsent}
+			case ImageSkipped:
+				tf.pre = Image{Kind: ImageSkipped, Reason: f.Pre.Reason, Size: f.Pre.Bytes}
+			default:
+				tf.pre = Image{Kind: ImageKind(f.Pre.Kind)}
+				if tf.refused == "" {
+					tf.refused = fmt.Sprintf("unknown pre kind %q", f.Pre.Kind)
+				}
+			}
+			key := tf.path
+			if tf.refused != "" {
+				key = "\x00" + strconv.Itoa(len(t.files))
+			}
+			if _, dup := t.byPath[key]; dup {
+				continue
+			}
+			t.byPath[key] = tf
+			t.files = append(t.files, tf)
+		}
+		turns = append(turns, t)
+	}
+	return turns, nil
+}
+
+func seedID(raw json.RawMessage) string {
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		return str
+	}
+	var n json.Number
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&n) == nil {
+		return n.String()
+	}
+	return ""
+}
+
+// readOps parses ops.log. It is small: one line per operation and one per
+// completion; an operation's steps live in ops/<id>.steps.
+func (s *Store) readOps() ([]*opRec, error) {
+	data, err := s.dir.ReadFile("ops.log")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errf("read %s: %w", s.path("ops.log"), err)
+	}
+	res := decodeRecords(data)
+	var ops []*opRec
+	byID := map[string]*opRec{}
+	for _, r := range res.recs {
+		switch r.R {
+		case "op":
+			n, _ := strconv.Atoi(strings.TrimPrefix(r.ID, "op-"))
+			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, steps: r.Steps, rmdirs: r.Rmdirs}
+			ops = append(ops, o)
+			byID[o.id] = o
+		case "done":
+			if o := byID[r.ID]; o != nil {
+				o.done, o.recovered = true, r.Recovered
+			}
+		}
+	}
+	return ops, nil
+}
+
+func (s *Store) buildView(ops []*opRec) *view {
+	v := newView()
+	v.seedErr = s.cache.seedErr
+	for _, t := range s.cache.seed {
+		v.byID[t.id] = t
+		v.turns = append(v.turns, t)
+	}
+	for _, c := range s.cache.files {
+		t := c.t
+		if t.id == "" {
+			continue
+		}
+		if seed, ok := v.byID[t.id]; ok && seed.seed {
+			// A capture naming a seed turn's id adds to that turn.
+			m := newTurn(seed.id)
+			*m = *seed
+			m.byPath = map[string]*tfile{}
+			m.files = append([]*tfile(nil), seed.files...)
+			for k, f := range seed.byPath {
+				m.byPath[k] = f
+			}
+			for _, f := range t.files {
+				if _, ok := m.byPath[f.path]; !ok {
+					m.files = append(m.files, f)
+					m.byPath[f.path] = f
+				}
+			}
+			v.byID[t.id] = m
+			for i, x := range v.turns {
+				if x == seed {
+					v.turns[i] = m
+				}
+			}
+			continue
+		}
+		v.byID[t.id] = t
+		v.turns = append(v.turns, t)
+	}
+	sort.SliceStable(v.turns, func(i, j int) bool {
+		a, b := v.turns[i], v.turns[j]
+		if a.at != b.at {
+			return a.at < b.at
+		}
+		return a.id < b.id
+	})
+	v.replay(ops)
+	return v
+}
+
+// replay walks the operations in order to find which turns stand rewound
+// and the undo and redo stacks.
+func (v *view) replay(ops []*opRec) {
+	for _, o := range ops {
+		v.ops = append(v.ops, o)
+		v.opByID[o.id] = o
+		if !o.done {
+			continue
+		}
+		switch o.kind {
+		case KindRewind:
+			for _, t := range o.turns {
+				v.rewound[t] = true
+			}
+			v.undo = append(v.undo, application{rewind: o, via: o})
+			v.redo = nil
+			v.opState[o.id] = StateActive
+		case KindUndo:
+			if n := len(v.undo); n > 0 {
+				a := v.undo[n-1]
+				v.undo = v.undo[:n-1]
+				for _, t := range a.rewind.turns {
+					v.rewound[t] = false
+				}
+				v.redo = append(v.redo, application{rewind: a.rewind, via: o})
+				v.opState[a.rewind.id] = StateUndone
+			}
+			v.opState[o.id] = StateActive
+		case KindRedo:
+			if n := len(v.redo); n > 0 {
+				a := v.redo[n-1]
+				v.redo = v.redo[:n-1]
+				for _, t := range a.rewind.turns {
+					v.rewound[t] = true
+				}
+				v.undo = append(v.undo, application{rewind: a.rewind, via: o})
+				v.opState[a.rewind.id] = StateActive
+			}
+			v.opState[o.id] = StateActive
+		}
+	}
+}
+
+func newView() *view {
+	return &view{byID: map[string]*turn{}, opByID: map[string]*opRec{}, rewound: map[string]bool{}, opState: map[string]State{}}
+}
+
+// steps reads an operation's steps file (cached: it never changes once
+// the operation is logged). Caller holds s.mu.
+func (s *Store) steps(id string) ([]record, error) {
+	if st, ok := s.cache.steps[id]; ok {
+		return st, nil
+	}
+	name := "ops/" + id + ".steps"
+	data, err := s.dir.ReadFile(name)
+	if err != nil {
+		return nil, errf("read %s: %w", s.path(name), err)
+	}
+	res := decodeRecords(data)
+	if res.torn || len(res.bad) > 0 {
+		return nil, errf("%s is damaged: %w", s.path(name), ErrCorrupt)
+	}
+	s.cache.steps[id] = res.recs
+	return res.recs, nil
+}
+
+func (v *view) state(t *turn) State {
+	if v.rewound[t.id] {
+		return StateRewound
+	}
+	return StateActive
+}
+
+var _ = os.O_RDONLY

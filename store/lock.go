@@ -1,0 +1,70 @@
+package store
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// Two flock files order the store's writers. "lock" is taken exclusively
+// by every writer of records. "blobs.lock" is held shared by captures from
+// before they write blobs until their records name them, and exclusively
+// by prune, so prune never deletes a blob a capture is about to name.
+// Whoever takes both takes blobs.lock first.
+type lockFile struct{ f *os.File }
+
+func (s *Store) flock(name string, how int) (*lockFile, error) {
+	f, err := s.dir.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, errf("lock %s: %w", s.path(name), err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), how)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, errf("lock %s: %w", s.path(name), err)
+	}
+	return &lockFile{f}, nil
+}
+
+// lock takes the store's exclusive lock, waiting for it.
+func (s *Store) lock() (*lockFile, error) { return s.flock("lock", unix.LOCK_EX) }
+
+// tryLock takes the exclusive lock without waiting; ok is false if
+// another process holds it.
+func (s *Store) tryLock() (*lockFile, bool, error) {
+	l, err := s.flock("lock", unix.LOCK_EX|unix.LOCK_NB)
+	if err != nil {
+		if errorsIsWouldBlock(err) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return l, true, nil
+}
+
+func errorsIsWouldBlock(err error) bool {
+	for e := err; e != nil; {
+		if e == unix.EWOULDBLOCK {
+			return true
+		}
+		u, ok := e.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		e = u.Unwrap()
+	}
+	return false
+}
+
+func (l *lockFile) unlock() {
+	if l == nil {
+		return
+	}
+	unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	l.f.Close()
+}

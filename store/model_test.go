@@ -1,0 +1,1430 @@
+package store_test
+
+// TestModel drives a store with seeded random sequences of agent turns, hand
+// edits, rewinds, undos and redos, and after every step compares the real
+// folder (and the store's own account of it) with an in-memory model that
+// never calls store code. The model is written from SPEC.md's rules:
+//
+//   - the first capture of a path in a turn wins;
+//   - rewinding turn T undoes T and every later active turn, each path
+//     getting its oldest pre-image among them; folders those turns created
+//     and the rewind leaves empty are removed;
+//   - before a rewind, undo or redo changes anything it keeps the current
+//     state of every path it touches, so an undo restores exactly the folder
+//     before the rewind (changes since the agent included) and a redo
+//     re-applies it;
+//   - undo reverts the newest rewind not yet undone, redo re-applies the most
+//     recently undone one, a new rewind empties the redo stack, and an undo
+//     or redo that would overwrite what a newer active turn wrote is refused
+//     unless forced;
+//   - a path's expected bytes are what the last committed step left there
+//     (the newest seal of an active turn, or the newest operation that wrote
+//     it); a path whose disk bytes differ is hand_edited;
+//   - files whose bytes already match are not rewritten (their mtime stays),
+//     and the executable bit is kept and restored.
+//
+// Replay a failing sequence with
+//
+//	go test ./store -run TestModel -model.seed=N [-model.steps=K]
+//
+// (or CKPT_MODEL_SEED=N CKPT_MODEL_STEPS=K go test ./store -run TestModel).
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ckpt/store"
+)
+
+var (
+	flagModelSeed  = flag.Uint64("model.seed", 0, "TestModel: run only this seed (or $CKPT_MODEL_SEED)")
+	flagModelSteps = flag.Int("model.steps", 0, "TestModel: steps per seed (or $CKPT_MODEL_STEPS)")
+)
+
+func TestModel(t *testing.T) {
+	seeds := []uint64{1, 2, 3, 4, rand.Uint64()}
+	steps := 1000
+	if testing.Short() {
+		seeds = []uint64{1, rand.Uint64()}
+		steps = 200
+	}
+	replay := false
+	if v := os.Getenv("CKPT_MODEL_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("CKPT_MODEL_SEED=%q: %v", v, err)
+		}
+		seeds, replay = []uint64{n}, true
+	}
+	if *flagModelSeed != 0 {
+		seeds, replay = []uint64{*flagModelSeed}, true
+	}
+	if v := os.Getenv("CKPT_MODEL_STEPS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("CKPT_MODEL_STEPS=%q: %v", v, err)
+		}
+		steps = n
+	}
+	if *flagModelSteps > 0 {
+		steps = *flagModelSteps
+	}
+
+	var mu sync.Mutex
+	total := map[string]int{}
+	t.Run("seeds", func(t *testing.T) {
+		for _, seed := range seeds {
+			t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+				t.Parallel()
+				t.Logf("seed %d, %d steps; replay: go test ./store -run TestModel -model.seed=%d -model.steps=%d",
+					seed, steps, seed, steps)
+				h := newHarness(t, seed, steps)
+				h.run()
+				mu.Lock()
+				for k, v := range h.cov {
+					total[k] += v
+				}
+				mu.Unlock()
+			})
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	keys := slices.Sorted(maps.Keys(total))
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s=%d", k, total[k])
+	}
+	t.Logf("coverage:%s", b.String())
+	if replay || testing.Short() {
+		return
+	}
+	// The sequences must actually reach every rule they claim to check.
+	for _, k := range coverageKeys {
+		if total[k] == 0 {
+			t.Errorf("no step exercised %q over %d seeds of %d steps", k, len(seeds), steps)
+		}
+	}
+}
+
+// coverageKeys are events every full run must reach at least once.
+var coverageKeys = []string{
+	"turn", "turn-newturn", "turn-capture", "turn-api", "repeat-write", "create", "delete",
+	"capture-only", "new-dirs", "exec-bit", "hand-edit", "hand-same-size", "hand-delete",
+	"hand-create", "rewind", "rewind-hand-edited", "rewind-keep", "rewind-unchanged-files",
+	"rewind-removed-dir", "rewind-multi-turn", "err-rewound", "err-unknown-turn",
+	"undo", "undo-refused-newer", "undo-forced", "undo-nothing", "redo", "redo-forced",
+	"redo-after-rewind-refused", "redo-nothing", "undo-after-redo", "turn-dot-2", "reopen",
+	"mode-only-hand-edit",
+}
+
+// ---------------------------------------------------------------------------
+// The model. Nothing below this line down to the harness calls store code.
+
+// img is what a path holds in the model: a regular file with bytes and
+// permission bits, or nothing.
+type img struct {
+	exists bool
+	data   string
+	mode   fs.FileMode
+}
+
+func (a img) sameBytes(b img) bool { return a.exists == b.exists && a.data == b.data }
+func (a img) same(b img) bool      { return a.sameBytes(b) && a.mode == b.mode }
+
+func (a img) String() string {
+	if !a.exists {
+		return "absent"
+	}
+	return fmt.Sprintf("%q %v", abbrev(a.data), a.mode)
+}
+
+func abbrev(s string) string {
+	if len(s) > 40 {
+		return fmt.Sprintf("%s…(%d bytes, sha %s)", s[:24], len(s), sum(s)[:12])
+	}
+	return s
+}
+
+func sum(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+type mturn struct {
+	id, label string
+	seq       int
+	rewound   bool
+	paths     []string       // in order of first capture
+	pre       map[string]img // first capture wins
+	post      map[string]img // newest seal
+	sealSeq   map[string]int
+	made      []string // folders missing when the turn first captured a path beneath them
+	successor bool     // a capture naming this rewound turn started id.2
+}
+
+// mrewind is one rewind and its later undos and redos.
+type mrewind struct {
+	op, target string
+	turns      []*mturn
+	paths      []string
+	want       map[string]img
+	made       []string
+	before     map[string]img // the paths before the newest application (rewind or redo)
+	removed    []string       // folders the newest application removed
+	appliedSeq int            // newest application
+	undoneSeq  int            // newest undo
+	applyOp    string         // op id of the newest application
+	undoOp     string         // op id of the newest undo
+	everUndone bool
+}
+
+type opWrite struct {
+	seq int
+	img img
+}
+
+type mop struct {
+	kind store.Kind
+	rw   *mrewind
+	seq  int
+}
+
+type model struct {
+	files  map[string]img
+	dirs   map[string]bool
+	turns  []*mturn // oldest first
+	byID   map[string]*mturn
+	seq    int
+	writes map[string][]opWrite // what operations wrote, per path
+	undo   []*mrewind           // in effect, newest last
+	redo   []*mrewind           // undone, most recently undone last
+	ops    map[string]*mop
+	// redoCleared is set when a rewind emptied a non-empty redo stack, and
+	// reset by the next redo attempt.
+	redoCleared bool
+}
+
+func newModel() *model {
+	return &model{
+		files:  map[string]img{},
+		dirs:   map[string]bool{},
+		byID:   map[string]*mturn{},
+		writes: map[string][]opWrite{},
+		ops:    map[string]*mop{},
+	}
+}
+
+func (m *model) tick() int { m.seq++; return m.seq }
+
+func (m *model) disk(p string) img { return m.files[p] }
+
+func (m *model) mkdirAll(dir string) {
+	for d := dir; d != "." && d != ""; d = path.Dir(d) {
+		m.dirs[d] = true
+	}
+}
+
+func (m *model) set(p string, v img) {
+	if v.exists {
+		m.mkdirAll(path.Dir(p))
+		m.files[p] = v
+		return
+	}
+	delete(m.files, p)
+}
+
+// missingDirs lists p's ancestor folders that do not exist.
+func (m *model) missingDirs(p string) []string {
+	var out []string
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if !m.dirs[d] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (m *model) empty(d string) bool {
+	for f := range m.files {
+		if strings.HasPrefix(f, d+"/") {
+			return false
+		}
+	}
+	for e := range m.dirs {
+		if strings.HasPrefix(e, d+"/") {
+			return false
+		}
+	}
+	return true
+}
+
+// prune removes the folders of made that are empty, deepest first.
+func (m *model) prune(made []string) []string {
+	ds := slices.Clone(made)
+	slices.SortFunc(ds, func(a, b string) int {
+		if c := strings.Count(b, "/") - strings.Count(a, "/"); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	ds = slices.Compact(ds)
+	var removed []string
+	for _, d := range ds {
+		if m.dirs[d] && m.empty(d) {
+			delete(m.dirs, d)
+			removed = append(removed, d)
+		}
+	}
+	return removed
+}
+
+func (m *model) newTurn(id, label string) *mturn {
+	t := &mturn{id: id, label: label, seq: m.tick(), pre: map[string]img{}, post: map[string]img{}, sealSeq: map[string]int{}}
+	m.turns = append(m.turns, t)
+	m.byID[id] = t
+	return t
+}
+
+func (m *model) capture(t *mturn, p string) {
+	if _, ok := t.pre[p]; ok {
+		return
+	}
+	t.paths = append(t.paths, p)
+	t.pre[p] = m.disk(p)
+	for _, d := range m.missingDirs(p) {
+		if !slices.Contains(t.made, d) {
+			t.made = append(t.made, d)
+		}
+	}
+}
+
+func (m *model) seal(t *mturn, p string) {
+	t.post[p] = m.disk(p)
+	t.sealSeq[p] = m.tick()
+}
+
+// expected is what the last committed step left at p: the newest seal of an
+// active turn or the newest operation that wrote it.
+func (m *model) expected(p string) (img, bool) {
+	best, found := -1, false
+	var v img
+	for _, t := range m.turns {
+		if s, ok := t.sealSeq[p]; ok && !t.rewound && s > best {
+			best, v, found = s, t.post[p], true
+		}
+	}
+	for _, w := range m.writes[p] {
+		if w.seq > best {
+			best, v, found = w.seq, w.img, true
+		}
+	}
+	return v, found
+}
+
+func (m *model) handEdited(p string) bool {
+	e, ok := m.expected(p)
+	return ok && !e.sameBytes(m.disk(p))
+}
+
+// status is what Files(turn, true) must say of p, as a set of acceptable
+// answers (a change of mode alone may be reported either way).
+func (m *model) status(t *mturn, p string) []store.Status {
+	d, pre := m.disk(p), t.pre[p]
+	switch {
+	case m.handEdited(p):
+		return []store.Status{store.StatusHandEdited}
+	case !pre.exists && d.exists:
+		return []store.Status{store.StatusCreated}
+	case pre.exists && !d.exists:
+		return []store.Status{store.StatusDeleted}
+	case !pre.exists && !d.exists:
+		return []store.Status{store.StatusUnchanged}
+	case pre.data != d.data:
+		return []store.Status{store.StatusModified}
+	case pre.mode != d.mode:
+		return []store.Status{store.StatusModified, store.StatusUnchanged}
+	}
+	return []store.Status{store.StatusUnchanged}
+}
+
+// planRewind is what rewinding t does: the turns it rewinds, each path's
+// oldest pre-image among them, and the folders they created.
+func (m *model) planRewind(t *mturn) *mrewind {
+	r := &mrewind{target: t.id, want: map[string]img{}}
+	for _, u := range m.turns {
+		if u.seq < t.seq || u.rewound {
+			continue
+		}
+		r.turns = append(r.turns, u)
+		for _, p := range u.paths {
+			if _, ok := r.want[p]; !ok {
+				r.want[p] = u.pre[p]
+				r.paths = append(r.paths, p)
+			}
+		}
+		r.made = append(r.made, u.made...)
+	}
+	slices.Sort(r.paths)
+	return r
+}
+
+// newer lists the active turns begun after seq that captured one of paths.
+func (m *model) newer(paths []string, seq int) []string {
+	var out []string
+	for _, u := range m.turns {
+		if u.rewound || u.seq <= seq {
+			continue
+		}
+		for _, p := range u.paths {
+			if slices.Contains(paths, p) {
+				out = append(out, u.id)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (m *model) snapshot(paths []string) map[string]img {
+	s := map[string]img{}
+	for _, p := range paths {
+		s[p] = m.disk(p)
+	}
+	return s
+}
+
+func (m *model) write(p string, v img, seq int) {
+	m.set(p, v)
+	m.writes[p] = append(m.writes[p], opWrite{seq, v})
+}
+
+// applyRewind carries out r (a fresh rewind or a redo of it).
+func (m *model) applyRewind(r *mrewind, op string, redo bool) {
+	seq := m.tick()
+	r.before = m.snapshot(r.paths)
+	for _, p := range r.paths {
+		m.write(p, r.want[p], seq)
+	}
+	r.removed = m.prune(r.made)
+	for _, u := range r.turns {
+		u.rewound = true
+	}
+	r.appliedSeq, r.applyOp = seq, op
+	m.undo = append(m.undo, r)
+	kind := store.KindRewind
+	if redo {
+		kind = store.KindRedo
+		m.redo = m.redo[:len(m.redo)-1]
+	} else {
+		r.op = op
+		if len(m.redo) > 0 {
+			m.redoCleared = true
+		}
+		m.redo = nil
+	}
+	m.ops[op] = &mop{kind: kind, rw: r, seq: seq}
+}
+
+// applyUndo undoes the newest rewind in effect.
+func (m *model) applyUndo(op string) *mrewind {
+	r := m.undo[len(m.undo)-1]
+	m.undo = m.undo[:len(m.undo)-1]
+	seq := m.tick()
+	for _, p := range r.paths {
+		m.write(p, r.before[p], seq)
+	}
+	// The folder before the rewind, exactly: folders it removed come back.
+	for _, d := range r.removed {
+		m.mkdirAll(d)
+	}
+	for _, u := range r.turns {
+		u.rewound = false
+	}
+	r.undoneSeq, r.undoOp, r.everUndone = seq, op, true
+	m.redo = append(m.redo, r)
+	m.ops[op] = &mop{kind: store.KindUndo, rw: r, seq: seq}
+	return r
+}
+
+// ---------------------------------------------------------------------------
+// The harness: random steps against the store and the model side by side.
+
+// pool is the set of paths the sequences touch. The first group exists at
+// the start; folders new*/ and lib/x/ do not.
+var pool = []string{
+	"a.txt", "b.go", "run.sh", "README", "notes.md", ".env",
+	"src/main.go", "src/util.go", "src/build.sh",
+	"lib/keep.txt", "lib/x/y.txt", "lib/x/z/w.txt",
+	"new1/a.txt", "new1/deep/b.txt", "new1/deep/c.sh",
+	"new2/p/q/r.txt", "new2/p/s.txt", "new3/only.txt",
+}
+
+var initial = map[string]img{
+	"a.txt":        {true, "alpha\n", 0o644},
+	"b.go":         {true, "package b\n\nfunc B() {}\n", 0o644},
+	"run.sh":       {true, "#!/bin/sh\necho run\n", 0o755},
+	".env":         {true, "SECRET=1\n", 0o600},
+	"src/main.go":  {true, "package main\n\nfunc main() {}\n", 0o644},
+	"src/build.sh": {true, "#!/bin/sh\ngo build\n", 0o755},
+	"lib/keep.txt": {true, "", 0o644},
+}
+
+type harness struct {
+	t       *testing.T
+	seed    uint64
+	steps   int
+	rng     *rand.Rand
+	root    string
+	s       *store.Store
+	m       *model
+	step    int
+	hist    []string
+	cov     map[string]int
+	nextC   int
+	touched map[string]bool
+	notes   []string
+	umask   fs.FileMode
+}
+
+func newHarness(t *testing.T, seed uint64, steps int) *harness {
+	h := &harness{
+		t: t, seed: seed, steps: steps,
+		rng:  rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		root: t.TempDir(),
+		m:    newModel(),
+		cov:  map[string]int{},
+	}
+	for _, p := range slices.Sorted(maps.Keys(initial)) {
+		v := initial[p]
+		h.diskWrite(p, v)
+		h.m.set(p, v)
+	}
+	h.open(true)
+	t.Cleanup(func() {
+		if h.s != nil {
+			h.s.Close()
+		}
+	})
+	return h
+}
+
+func (h *harness) open(create bool) {
+	s, err := store.Open(h.root, store.Options{Create: create, Notify: func(msg string) {
+		h.notes = append(h.notes, msg)
+	}})
+	if err != nil {
+		h.fatalf("Open(create=%v): %v", create, err)
+	}
+	h.s = s
+}
+
+func (h *harness) logf(format string, args ...any) {
+	h.hist = append(h.hist, fmt.Sprintf("step %d: ", h.step)+fmt.Sprintf(format, args...))
+}
+
+func (h *harness) fatalf(format string, args ...any) {
+	h.t.Helper()
+	tail := h.hist
+	if len(tail) > 40 {
+		tail = tail[len(tail)-40:]
+	}
+	h.t.Fatalf("seed %d, step %d: %s\n\nlast steps:\n  %s\n\nreplay: go test ./store -run TestModel -model.seed=%d -model.steps=%d",
+		h.seed, h.step, fmt.Sprintf(format, args...), strings.Join(tail, "\n  "), h.seed, h.step)
+}
+
+func (h *harness) abs(p string) string { return filepath.Join(h.root, filepath.FromSlash(p)) }
+
+func (h *harness) diskWrite(p string, v img) {
+	if err := os.MkdirAll(filepath.Dir(h.abs(p)), 0o755); err != nil {
+		h.fatalf("mkdir for %s: %v", p, err)
+	}
+	if err := os.WriteFile(h.abs(p), []byte(v.data), v.mode); err != nil {
+		h.fatalf("write %s: %v", p, err)
+	}
+	if err := os.Chmod(h.abs(p), v.mode); err != nil {
+		h.fatalf("chmod %s: %v", p, err)
+	}
+}
+
+func (h *harness) diskRemove(p string) {
+	if err := os.Remove(h.abs(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		h.fatalf("remove %s: %v", p, err)
+	}
+}
+
+func (h *harness) run() {
+	for h.step = 1; h.step <= h.steps; h.step++ {
+		h.touched = map[string]bool{}
+		switch n := h.rng.IntN(100); {
+		case n < 34:
+			h.agentTurn()
+		case n < 49:
+			h.handEdits()
+		case n < 65:
+			h.rewind()
+		case n < 79:
+			h.undo()
+		case n < 91:
+			h.redo()
+		case n < 95:
+			h.captureRewound()
+		case n < 97:
+			h.logf("reopen the store")
+			if err := h.s.Close(); err != nil {
+				h.fatalf("Close: %v", err)
+			}
+			h.s = nil
+			h.open(false)
+			h.cov["reopen"]++
+		default:
+			id := fmt.Sprintf("nosuch%d", h.step)
+			h.logf("rewind unknown turn %s", id)
+			h.expectErr(store.ErrUnknownTurn, "PlanRewind("+id+")", func() (*store.Plan, error) { return h.s.PlanRewind(id) })
+			h.cov["err-unknown-turn"]++
+		}
+		h.check()
+	}
+	if fs, err := h.s.Verify(); err != nil || len(fs) > 0 {
+		h.fatalf("Verify at the end: %v %v", fs, err)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Steps.
+
+func (h *harness) content(p string) string {
+	cur := h.m.disk(p)
+	switch h.rng.IntN(8) {
+	case 0:
+		return []string{"", "same\n", "package x\n"}[h.rng.IntN(3)]
+	case 1, 2:
+		if cur.exists && len(cur.data) > 0 {
+			return mutateSameSize(h.rng, cur.data)
+		}
+	}
+	var b strings.Builder
+	for range h.rng.IntN(12) {
+		fmt.Fprintf(&b, "line %d of %s: %x\n", h.rng.IntN(1000), p, h.rng.Uint32())
+	}
+	return b.String()
+}
+
+// mutateSameSize changes a few bytes of s, keeping its length.
+func mutateSameSize(rng *rand.Rand, s string) string {
+	b := []byte(s)
+	for range 1 + rng.IntN(3) {
+		i := rng.IntN(len(b))
+		b[i] = 'a' + byte((int(b[i])+1+rng.IntN(25))%26)
+	}
+	out := string(b)
+	if out == s {
+		b[0] ^= 1
+		out = string(b)
+	}
+	return out
+}
+
+func (h *harness) parentExists(p string) bool {
+	d := path.Dir(p)
+	return d == "." || h.m.dirs[d]
+}
+
+func (h *harness) newMode(p string) fs.FileMode {
+	if strings.HasSuffix(p, ".sh") || h.rng.IntN(7) == 0 {
+		return 0o755
+	}
+	return 0o644
+}
+
+// agentWriteImg is what the agent's own write (Capture → write → Seal)
+// leaves: existing files keep their mode, now and then flipping the
+// executable bit.
+func (h *harness) agentWriteImg(p string) img {
+	cur := h.m.disk(p)
+	mode := h.newMode(p)
+	if cur.exists {
+		mode = cur.mode
+		if h.rng.IntN(10) == 0 {
+			mode ^= 0o111
+		}
+	}
+	return img{true, h.content(p), mode}
+}
+
+func (h *harness) agentTurn() { h.agentTurnAs("", "") }
+
+// agentTurnAs runs one agent turn. With id empty it picks a way to start a
+// fresh turn; otherwise it captures under id and expects the store to answer
+// with wantID.
+func (h *harness) agentTurnAs(id, wantID string) {
+	label := fmt.Sprintf("turn at step %d", h.step)
+	style := h.rng.IntN(4) // 0 NewTurn, 1 fresh id, 2 Write/Remove, 3 mixed
+	if id != "" {
+		label = h.m.byID[id].label
+		style = 1 + h.rng.IntN(3)
+	}
+	meta := store.TurnMeta{Label: label}
+	var mt *mturn
+	switch {
+	case id != "":
+	case style == 0:
+		got, err := h.s.NewTurn(meta)
+		if err != nil {
+			h.fatalf("NewTurn: %v", err)
+		}
+		if got == "" || h.m.byID[got] != nil {
+			h.fatalf("NewTurn returned %q, not a fresh id", got)
+		}
+		id, wantID = got, got
+		mt = h.m.newTurn(id, label)
+		h.cov["turn-newturn"]++
+	default:
+		h.nextC++
+		id = fmt.Sprintf("c%d", h.nextC)
+		wantID = id
+	}
+	h.cov["turn"]++
+	switch style {
+	case 1:
+		h.cov["turn-capture"]++
+	case 2:
+		h.cov["turn-api"]++
+	}
+	var desc []string
+	// started checks the id a capture answered with and starts the model's
+	// turn at the first record.
+	started := func(got string, call string) {
+		if got != wantID {
+			h.fatalf("%s answered turn %q, want %q", call, got, wantID)
+		}
+		if mt == nil {
+			mt = h.m.newTurn(wantID, label)
+		}
+		h.touched[wantID] = true
+	}
+	written := map[string]bool{}
+	for round := range 1 + h.rng.IntN(3) {
+		var paths []string
+		for range 1 + h.rng.IntN(4) {
+			p := pool[h.rng.IntN(len(pool))]
+			if round > 0 && len(written) > 0 && h.rng.IntN(2) == 0 {
+				p = slices.Sorted(maps.Keys(written))[h.rng.IntN(len(written))]
+			}
+			if !slices.Contains(paths, p) {
+				paths = append(paths, p)
+			}
+		}
+		useAPI := style == 2 || (style == 3 && h.rng.IntN(2) == 0)
+		if useAPI {
+			for _, p := range paths {
+				cur := h.m.disk(p)
+				if cur.exists && h.rng.IntN(4) == 0 || !h.parentExists(p) && false {
+					got, err := h.s.Remove(id, meta, []string{p})
+					if err != nil {
+						h.fatalf("Remove(%s, %s): %v", id, p, err)
+					}
+					started(got, "Remove")
+					h.m.capture(mt, p)
+					h.m.set(p, img{})
+					h.m.seal(mt, p)
+					desc = append(desc, "rm "+p)
+					h.cov["delete"]++
+				} else {
+					v := img{true, h.content(p), h.newMode(p)}
+					if cur.exists {
+						v.mode = cur.mode
+					} else {
+						v.mode = apiNewMode
+					}
+					if len(h.m.missingDirs(p)) > 0 {
+						h.cov["new-dirs"]++
+					}
+					got, err := h.s.Write(id, meta, p, []byte(v.data))
+					if err != nil {
+						h.fatalf("Write(%s, %s): %v", id, p, err)
+					}
+					started(got, "Write")
+					h.m.capture(mt, p)
+					h.m.set(p, v)
+					h.m.seal(mt, p)
+					desc = append(desc, fmt.Sprintf("write %s=%s", p, v))
+					if !cur.exists {
+						h.cov["create"]++
+					}
+				}
+				if written[p] {
+					h.cov["repeat-write"]++
+				}
+				written[p] = true
+			}
+			continue
+		}
+		got, err := h.s.Capture(id, meta, paths)
+		if err != nil {
+			h.fatalf("Capture(%s, %v): %v", id, paths, err)
+		}
+		started(got, "Capture")
+		var acted []string
+		for _, p := range paths {
+			if len(h.m.missingDirs(p)) > 0 {
+				h.cov["new-dirs"]++
+			}
+			h.m.capture(mt, p)
+			cur := h.m.disk(p)
+			switch n := h.rng.IntN(10); {
+			case n == 0 && h.parentExists(p):
+				// Captured, then the agent's write never came: no seal.
+				desc = append(desc, "capture-only "+p)
+				h.cov["capture-only"]++
+				continue
+			case n < 3 && cur.exists:
+				h.diskRemove(p)
+				h.m.set(p, img{})
+				desc = append(desc, "rm "+p)
+				h.cov["delete"]++
+			default:
+				v := h.agentWriteImg(p)
+				if !cur.exists {
+					h.cov["create"]++
+				}
+				if v.mode&0o111 != 0 {
+					h.cov["exec-bit"]++
+				}
+				h.diskWrite(p, v)
+				h.m.set(p, v)
+				desc = append(desc, fmt.Sprintf("write %s=%s", p, v))
+			}
+			if written[p] {
+				h.cov["repeat-write"]++
+			}
+			written[p] = true
+			acted = append(acted, p)
+		}
+		if len(acted) > 0 {
+			if err := h.s.Seal(id, acted); err != nil {
+				h.fatalf("Seal(%s, %v): %v", id, acted, err)
+			}
+			for _, p := range acted {
+				h.m.seal(mt, p)
+			}
+		}
+	}
+	h.logf("agent turn %s (style %d): %s", wantID, style, strings.Join(desc, "; "))
+}
+
+// apiNewMode is the mode Store.Write gives a file it creates.
+const apiNewMode fs.FileMode = 0o644
+
+// captureRewound captures under the id of a rewound turn T, which must start
+// a new turn T.2 with T's label.
+func (h *harness) captureRewound() {
+	var cands []*mturn
+	for _, t := range h.m.turns {
+		if t.rewound && !t.successor && !strings.Contains(t.id, ".") {
+			cands = append(cands, t)
+		}
+	}
+	if len(cands) == 0 {
+		h.agentTurn()
+		return
+	}
+	t := cands[h.rng.IntN(len(cands))]
+	t.successor = true
+	h.cov["turn-dot-2"]++
+	h.agentTurnAs(t.id, t.id+".2")
+}
+
+func (h *harness) handEdits() {
+	var desc []string
+	for range 1 + h.rng.IntN(3) {
+		files := slices.Sorted(maps.Keys(h.m.files))
+		var absent []string
+		for _, p := range pool {
+			if !h.m.disk(p).exists && h.parentExists(p) {
+				absent = append(absent, p)
+			}
+		}
+		n := h.rng.IntN(10)
+		switch {
+		case n < 5 && len(files) > 0:
+			p := files[h.rng.IntN(len(files))]
+			v := h.m.disk(p)
+			if len(v.data) > 0 && h.rng.IntN(2) == 0 {
+				v.data = mutateSameSize(h.rng, v.data)
+				h.cov["hand-same-size"]++
+			} else {
+				v.data += fmt.Sprintf("hand edit at step %d\n", h.step)
+			}
+			h.diskWrite(p, v)
+			h.m.set(p, v)
+			desc = append(desc, fmt.Sprintf("edit %s=%s", p, v))
+		case n < 7 && len(files) > 0:
+			p := files[h.rng.IntN(len(files))]
+			h.diskRemove(p)
+			h.m.set(p, img{})
+			desc = append(desc, "rm "+p)
+			h.cov["hand-delete"]++
+		case n < 9 && len(absent) > 0:
+			p := absent[h.rng.IntN(len(absent))]
+			v := img{true, fmt.Sprintf("made by hand at step %d\n", h.step), 0o644}
+			h.diskWrite(p, v)
+			h.m.set(p, v)
+			desc = append(desc, fmt.Sprintf("create %s=%s", p, v))
+			h.cov["hand-create"]++
+		case len(files) > 0:
+			p := files[h.rng.IntN(len(files))]
+			v := h.m.disk(p)
+			v.mode ^= 0o111
+			if err := os.Chmod(h.abs(p), v.mode); err != nil {
+				h.fatalf("chmod %s: %v", p, err)
+			}
+			h.m.set(p, v)
+			desc = append(desc, fmt.Sprintf("chmod %s %v", p, v.mode))
+			h.cov["mode-only-hand-edit"]++
+		}
+	}
+	h.cov["hand-edit"]++
+	h.logf("hand edits: %s", strings.Join(desc, "; "))
+}
+
+// expectErr runs plan (and Apply, if the plan is made) and wants err.
+func (h *harness) expectErr(want error, what string, plan func() (*store.Plan, error)) {
+	h.t.Helper()
+	p, err := plan()
+	if err == nil {
+		var res *store.Result
+		res, err = h.s.Apply(p, nil)
+		if err == nil {
+			h.fatalf("%s: applied (%+v), want %v", what, res, want)
+		}
+	}
+	if !errors.Is(err, want) {
+		h.fatalf("%s: error %v, want %v", what, err, want)
+	}
+}
+
+func (h *harness) rewind() {
+	if len(h.m.turns) == 0 {
+		h.agentTurn()
+		return
+	}
+	t := h.m.turns[h.rng.IntN(len(h.m.turns))]
+	if t.rewound {
+		h.logf("rewind %s (already rewound)", t.id)
+		h.expectErr(store.ErrRewound, "PlanRewind("+t.id+")", func() (*store.Plan, error) { return h.s.PlanRewind(t.id) })
+		h.cov["err-rewound"]++
+		return
+	}
+	r := h.m.planRewind(t)
+	h.logf("rewind %s: turns %v, paths %v", t.id, turnIDs(r.turns), r.paths)
+	p, err := h.s.PlanRewind(t.id)
+	if err != nil {
+		h.fatalf("PlanRewind(%s): %v", t.id, err)
+	}
+	h.checkPlan(p, store.KindRewind, turnIDs(r.turns), r.paths, r.want)
+	if len(r.turns) > 1 {
+		h.cov["rewind-multi-turn"]++
+	}
+	res := h.applyAndCheck(p, r.paths, r.want, func(op string) { h.m.applyRewind(r, op, false) })
+	if len(r.removed) > 0 {
+		h.cov["rewind-removed-dir"]++
+	}
+	h.logf("  → %s restored %v deleted %v removed folders %v", res.Op, res.Restored, res.Deleted, r.removed)
+	h.cov["rewind"]++
+}
+
+func (h *harness) undo() {
+	if len(h.m.undo) == 0 {
+		h.logf("undo (nothing to undo)")
+		h.expectErr(store.ErrNothingToUndo, "PlanUndo(false)", func() (*store.Plan, error) { return h.s.PlanUndo(false) })
+		h.cov["undo-nothing"]++
+		return
+	}
+	r := h.m.undo[len(h.m.undo)-1]
+	force := h.rng.IntN(10) == 0
+	if newer := h.m.newer(r.paths, r.appliedSeq); len(newer) > 0 {
+		h.logf("undo %s refused: newer turns %v wrote its paths", r.op, newer)
+		h.expectErr(store.ErrNewerTurn, "PlanUndo(false)", func() (*store.Plan, error) { return h.s.PlanUndo(false) })
+		h.cov["undo-refused-newer"]++
+		if h.rng.IntN(3) == 0 {
+			return
+		}
+		force = true
+		h.cov["undo-forced"]++
+	}
+	if r.applyOp != r.op {
+		h.cov["undo-after-redo"]++
+	}
+	h.logf("undo %s (force %v): turns %v back, paths %v", r.op, force, turnIDs(r.turns), r.paths)
+	p, err := h.s.PlanUndo(force)
+	if err != nil {
+		h.fatalf("PlanUndo(%v): %v", force, err)
+	}
+	h.checkPlan(p, store.KindUndo, turnIDs(r.turns), r.paths, r.before)
+	res := h.applyAndCheck(p, r.paths, r.before, func(op string) { h.m.applyUndo(op) })
+	h.logf("  → %s restored %v deleted %v", res.Op, res.Restored, res.Deleted)
+	h.cov["undo"]++
+}
+
+func (h *harness) redo() {
+	cleared := h.m.redoCleared
+	h.m.redoCleared = false
+	if len(h.m.redo) == 0 {
+		h.logf("redo (nothing to redo; a rewind emptied the stack: %v)", cleared)
+		h.expectErr(store.ErrNothingToRedo, "PlanRedo(false)", func() (*store.Plan, error) { return h.s.PlanRedo(false) })
+		if cleared {
+			h.cov["redo-after-rewind-refused"]++
+		} else {
+			h.cov["redo-nothing"]++
+		}
+		return
+	}
+	r := h.m.redo[len(h.m.redo)-1]
+	force := h.rng.IntN(10) == 0
+	if newer := h.m.newer(r.paths, r.undoneSeq); len(newer) > 0 {
+		h.logf("redo %s refused: newer turns %v wrote its paths", r.op, newer)
+		h.expectErr(store.ErrNewerTurn, "PlanRedo(false)", func() (*store.Plan, error) { return h.s.PlanRedo(false) })
+		h.cov["redo-refused-newer"]++
+		if h.rng.IntN(3) == 0 {
+			return
+		}
+		force = true
+		h.cov["redo-forced"]++
+	}
+	h.logf("redo %s (force %v): turns %v, paths %v", r.op, force, turnIDs(r.turns), r.paths)
+	p, err := h.s.PlanRedo(force)
+	if err != nil {
+		h.fatalf("PlanRedo(%v): %v", force, err)
+	}
+	h.checkPlan(p, store.KindRedo, turnIDs(r.turns), r.paths, r.want)
+	res := h.applyAndCheck(p, r.paths, r.want, func(op string) { h.m.applyRewind(r, op, true) })
+	h.logf("  → %s restored %v deleted %v removed folders %v", res.Op, res.Restored, res.Deleted, r.removed)
+	h.cov["redo"]++
+}
+
+func turnIDs(ts []*mturn) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.id)
+	}
+	return out
+}
+
+// predictAction is what a step must do to turn now into want; a change of
+// mode alone may be done either way.
+func predictAction(now, want img) []store.Action {
+	switch {
+	case !want.exists && now.exists:
+		return []store.Action{store.ActDelete}
+	case !want.exists:
+		return []store.Action{store.ActKeep}
+	case !now.exists || now.data != want.data:
+		return []store.Action{store.ActRestore}
+	case now.mode != want.mode:
+		return []store.Action{store.ActRestore, store.ActKeep}
+	}
+	return []store.Action{store.ActKeep}
+}
+
+func (h *harness) checkPlan(p *store.Plan, kind store.Kind, turns, paths []string, want map[string]img) {
+	h.t.Helper()
+	if p.Kind != kind {
+		h.fatalf("plan kind %q, want %q", p.Kind, kind)
+	}
+	if got, w := sortedCopy(p.Turns), sortedCopy(turns); !slices.Equal(got, w) {
+		h.fatalf("%s plan turns %v, want %v", kind, got, w)
+	}
+	var got []string
+	for _, st := range p.Steps {
+		got = append(got, st.Path)
+	}
+	if g := sortedCopy(got); !slices.Equal(g, paths) {
+		h.fatalf("%s plan paths %v, want %v", kind, g, paths)
+	}
+	for _, st := range p.Steps {
+		now, w := h.m.disk(st.Path), want[st.Path]
+		if err := imageMatches(st.Now, now); err != nil {
+			h.fatalf("%s plan step %s: Now %+v: %v", kind, st.Path, st.Now, err)
+		}
+		if err := imageMatches(st.Want, w); err != nil {
+			h.fatalf("%s plan step %s: Want %+v: %v", kind, st.Path, st.Want, err)
+		}
+		if acts := predictAction(now, w); !slices.Contains(acts, st.Do) {
+			h.fatalf("%s plan step %s: do %q (%s), want %v (now %s, want %s)", kind, st.Path, st.Do, st.Reason, acts, now, w)
+		}
+		if he := h.m.handEdited(st.Path); st.HandEdited != he {
+			e, ok := h.m.expected(st.Path)
+			h.fatalf("%s plan step %s: hand_edited %v, want %v (disk %s, expected %s (%v))", kind, st.Path, st.HandEdited, he, now, e, ok)
+		}
+	}
+}
+
+// applyAndCheck applies p after giving every file an old mtime, updates the
+// model through apply(opID), and checks the result and that files whose
+// state the operation did not change kept their mtime.
+func (h *harness) applyAndCheck(p *store.Plan, paths []string, want map[string]img, apply func(op string)) *store.Result {
+	h.t.Helper()
+	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC).Add(time.Duration(h.step) * time.Second)
+	for f := range h.m.files {
+		if err := os.Chtimes(h.abs(f), old, old); err != nil {
+			h.fatalf("chtimes %s: %v", f, err)
+		}
+	}
+	before := maps.Clone(h.m.files)
+	var handEdited, restored, deleted []string
+	keeps := 0
+	for _, q := range paths {
+		if h.m.handEdited(q) {
+			handEdited = append(handEdited, q)
+		}
+		switch acts := predictAction(h.m.disk(q), want[q]); {
+		case len(acts) > 1:
+			// either way
+		case acts[0] == store.ActRestore:
+			restored = append(restored, q)
+		case acts[0] == store.ActDelete:
+			deleted = append(deleted, q)
+		default:
+			keeps++
+		}
+	}
+	last := -1
+	res, err := h.s.Apply(p, func(done, total int) {
+		if done < last || done > total || total != len(paths) {
+			h.t.Errorf("seed %d step %d: progress(%d, %d) after %d, %d paths", h.seed, h.step, done, total, last, len(paths))
+		}
+		last = done
+	})
+	if err != nil {
+		h.fatalf("Apply(%s %s): %v", p.Kind, p.Target, err)
+	}
+	if !res.Applied || !strings.HasPrefix(res.Op, "op-") || h.m.ops[res.Op] != nil {
+		h.fatalf("Apply result %+v: want applied with a new op-N id", res)
+	}
+	if len(res.Failed) > 0 {
+		h.fatalf("Apply failed paths: %+v", res.Failed)
+	}
+	if got := sortedCopy(res.HandEdited); !slices.Equal(got, handEdited) {
+		h.fatalf("Apply hand_edited %v, want %v", got, handEdited)
+	}
+	if len(handEdited) > 0 && p.Kind == store.KindRewind {
+		h.cov["rewind-hand-edited"]++
+	}
+	if keeps > 0 && p.Kind == store.KindRewind {
+		h.cov["rewind-keep"]++
+	}
+	for _, c := range []struct {
+		name      string
+		got, want []string
+	}{{"restored", res.Restored, restored}, {"deleted", res.Deleted, deleted}} {
+		got := sortedCopy(c.got)
+		for _, q := range c.want {
+			if !slices.Contains(got, q) {
+				h.fatalf("Apply %s %v lacks %s (%s → %s)", c.name, got, q, h.m.disk(q), want[q])
+			}
+		}
+		for _, q := range got {
+			if !slices.Contains(paths, q) {
+				h.fatalf("Apply %s %v names %s, not in the plan", c.name, got, q)
+			}
+			if acts := predictAction(h.m.disk(q), want[q]); len(acts) == 1 && !slices.Contains(c.want, q) {
+				h.fatalf("Apply %s %s, which needed %v (%s → %s)", c.name, q, acts, h.m.disk(q), want[q])
+			}
+		}
+	}
+	apply(res.Op)
+	h.checkDisk()
+	// Files the operation left as they were must not have been rewritten.
+	unchanged := 0
+	for f, v := range h.m.files {
+		if b, ok := before[f]; !ok || !b.same(v) {
+			continue
+		}
+		fi, err := os.Lstat(h.abs(f))
+		if err != nil {
+			h.fatalf("stat %s: %v", f, err)
+		}
+		if !fi.ModTime().Equal(old) {
+			h.fatalf("%s %s: %s was rewritten though its bytes already matched (mtime %v, want %v)",
+				p.Kind, res.Op, f, fi.ModTime(), old)
+		}
+		if slices.Contains(paths, f) {
+			unchanged++
+		}
+	}
+	if unchanged > 0 {
+		h.cov["rewind-unchanged-files"]++
+	}
+	return res
+}
+
+func sortedCopy(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// imageMatches checks a store image against the model's.
+func imageMatches(si store.Image, v img) error {
+	if !v.exists {
+		if si.Kind != store.ImageAbsent {
+			return fmt.Errorf("kind %q, want absent", si.Kind)
+		}
+		return nil
+	}
+	if si.Kind != store.ImageContent {
+		return fmt.Errorf("kind %q, want content %s", si.Kind, v)
+	}
+	if si.SHA256 != sum(v.data) {
+		return fmt.Errorf("sha256 %s, want that of %s", si.SHA256, v)
+	}
+	if si.Size != int64(len(v.data)) {
+		return fmt.Errorf("size %d, want %d", si.Size, len(v.data))
+	}
+	if si.Mode != 0 && fs.FileMode(si.Mode).Perm() != v.mode {
+		return fmt.Errorf("mode %v, want %v", fs.FileMode(si.Mode).Perm(), v.mode)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Checks after every step.
+
+func (h *harness) check() {
+	h.t.Helper()
+	h.checkDisk()
+	if len(h.notes) > 0 {
+		h.fatalf("Open reported an interrupted operation: %q", h.notes)
+	}
+	h.checkLog()
+	every := h.step%25 == 0 || h.step == h.steps
+	for _, t := range h.m.turns {
+		if every || h.touched[t.id] || h.rng.IntN(len(h.m.turns)) < 2 {
+			h.checkFiles(t, every)
+		}
+	}
+	if h.step%100 == 0 {
+		if fs, err := h.s.Verify(); err != nil || len(fs) > 0 {
+			h.fatalf("Verify: %v %v", fs, err)
+		}
+	}
+}
+
+// checkDisk compares the folder (minus .osfoundry) with the model.
+func (h *harness) checkDisk() {
+	h.t.Helper()
+	files := map[string]img{}
+	dirs := map[string]bool{}
+	err := filepath.WalkDir(h.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(h.root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		switch {
+		case rel == ".":
+			return nil
+		case rel == ".osfoundry":
+			return filepath.SkipDir
+		case d.IsDir():
+			dirs[rel] = true
+			return nil
+		case !d.Type().IsRegular():
+			return fmt.Errorf("%s: unexpected %v", rel, d.Type())
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		files[rel] = img{true, string(b), fi.Mode().Perm()}
+		return nil
+	})
+	if err != nil {
+		h.fatalf("walk: %v", err)
+	}
+	var diffs []string
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if w, ok := h.m.files[p]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: on disk %s, model: absent", p, files[p]))
+		} else if !w.same(files[p]) {
+			diffs = append(diffs, fmt.Sprintf("%s: on disk %s, model %s", p, files[p], w))
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(h.m.files)) {
+		if _, ok := files[p]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: absent on disk, model %s", p, h.m.files[p]))
+		}
+	}
+	for _, d := range slices.Sorted(maps.Keys(dirs)) {
+		if !h.m.dirs[d] {
+			diffs = append(diffs, fmt.Sprintf("folder %s/ on disk, not in the model", d))
+		}
+	}
+	for _, d := range slices.Sorted(maps.Keys(h.m.dirs)) {
+		if !dirs[d] {
+			diffs = append(diffs, fmt.Sprintf("folder %s/ in the model, not on disk", d))
+		}
+	}
+	if len(diffs) > 0 {
+		h.fatalf("folder differs from the model:\n  %s", strings.Join(diffs, "\n  "))
+	}
+}
+
+func (h *harness) checkLog() {
+	h.t.Helper()
+	es, err := h.s.Log(true)
+	if err != nil {
+		h.fatalf("Log(true): %v", err)
+	}
+	// The log is newest first: turns by their first record, operations in
+	// the order they were applied.
+	type ev struct {
+		id  string
+		seq int
+	}
+	var want []ev
+	for _, t := range h.m.turns {
+		want = append(want, ev{t.id, t.seq})
+	}
+	for id, o := range h.m.ops {
+		want = append(want, ev{id, o.seq})
+	}
+	slices.SortFunc(want, func(a, b ev) int { return b.seq - a.seq })
+	var gotIDs, wantIDs []string
+	for _, e := range es {
+		gotIDs = append(gotIDs, e.ID)
+	}
+	for _, e := range want {
+		wantIDs = append(wantIDs, e.id)
+	}
+	if !slices.Equal(gotIDs, wantIDs) {
+		h.fatalf("Log ids %v, want %v", gotIDs, wantIDs)
+	}
+	for _, e := range es {
+		if t := h.m.byID[e.ID]; t != nil {
+			state := store.StateActive
+			if t.rewound {
+				state = store.StateRewound
+			}
+			he := 0
+			for _, p := range t.paths {
+				if h.m.handEdited(p) {
+					he++
+				}
+			}
+			if e.Kind != store.KindAgent || e.State != state || e.Files != len(t.paths) || e.HandEdited != he || e.Label != t.label {
+				h.fatalf("Log entry %s: kind %q state %q files %d hand_edited %d label %q; want agent %q %d %d %q",
+					e.ID, e.Kind, e.State, e.Files, e.HandEdited, e.Label, state, len(t.paths), he, t.label)
+			}
+			continue
+		}
+		o := h.m.ops[e.ID]
+		if e.Kind != o.kind {
+			h.fatalf("Log entry %s: kind %q, want %q", e.ID, e.Kind, o.kind)
+		}
+		if got, w := sortedCopy(e.Turns), sortedCopy(turnIDs(o.rw.turns)); !slices.Equal(got, w) {
+			h.fatalf("Log entry %s (%s): turns %v, want %v", e.ID, e.Kind, got, w)
+		}
+		if e.HandEdited < 0 {
+			h.fatalf("Log(true) entry %s: hand_edited %d", e.ID, e.HandEdited)
+		}
+		switch o.kind {
+		case store.KindRewind:
+			if e.Target != o.rw.target {
+				h.fatalf("Log entry %s: rewind target %q, want %q", e.ID, e.Target, o.rw.target)
+			}
+			inEffect := slices.Contains(h.m.undo, o.rw)
+			switch {
+			case !o.rw.everUndone && e.State != store.StateActive,
+				!inEffect && e.State != store.StateUndone:
+				h.fatalf("Log entry %s: rewind state %q (in effect %v, ever undone %v)", e.ID, e.State, inEffect, o.rw.everUndone)
+			}
+		case store.KindUndo, store.KindRedo:
+			if e.Target != o.rw.op && e.Target != o.rw.applyOp && e.Target != o.rw.undoOp {
+				h.fatalf("Log entry %s (%s): target %q, want the rewind %s or its newest redo/undo", e.ID, e.Kind, e.Target, o.rw.op)
+			}
+		}
+	}
+	if h.step%10 == 0 {
+		es, err := h.s.Log(false)
+		if err != nil {
+			h.fatalf("Log(false): %v", err)
+		}
+		for _, e := range es {
+			if e.HandEdited != -1 {
+				h.fatalf("Log(false) entry %s: hand_edited %d, want -1", e.ID, e.HandEdited)
+			}
+		}
+	}
+}
+
+func (h *harness) checkFiles(t *mturn, readBlobs bool) {
+	h.t.Helper()
+	fs, err := h.s.Files(t.id, true)
+	if err != nil {
+		h.fatalf("Files(%s): %v", t.id, err)
+	}
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Path)
+	}
+	if g, w := sortedCopy(got), sortedCopy(t.paths); !slices.Equal(g, w) {
+		h.fatalf("Files(%s) paths %v, want %v", t.id, g, w)
+	}
+	for _, f := range fs {
+		pre := t.pre[f.Path]
+		if err := imageMatches(f.Pre, pre); err != nil {
+			h.fatalf("Files(%s) %s: pre %+v: %v", t.id, f.Path, f.Pre, err)
+		}
+		if post, ok := t.post[f.Path]; !ok {
+			if f.Post != nil {
+				h.fatalf("Files(%s) %s: post %+v, want none (never sealed)", t.id, f.Path, *f.Post)
+			}
+		} else if f.Post == nil {
+			h.fatalf("Files(%s) %s: no post-image, want %s", t.id, f.Path, post)
+		} else if err := imageMatches(*f.Post, post); err != nil {
+			h.fatalf("Files(%s) %s: post %+v: %v", t.id, f.Path, *f.Post, err)
+		}
+		if err := imageMatches(f.Disk, h.m.disk(f.Path)); err != nil {
+			h.fatalf("Files(%s) %s: disk %+v: %v", t.id, f.Path, f.Disk, err)
+		}
+		if want := h.m.status(t, f.Path); !slices.Contains(want, f.Status) {
+			e, ok := h.m.expected(f.Path)
+			h.fatalf("Files(%s) %s: status %q, want %v (pre %s, disk %s, expected %s (%v))",
+				t.id, f.Path, f.Status, want, pre, h.m.disk(f.Path), e, ok)
+		}
+		if readBlobs && pre.exists {
+			b, err := h.s.ReadImage(f.Pre)
+			if err != nil || string(b) != pre.data {
+				h.fatalf("ReadImage(%s pre of %s) = %q, %v; want %s", t.id, f.Path, abbrev(string(b)), err, pre)
+			}
+		}
+	}
+}

@@ -1,0 +1,659 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// inFlightWindow is how recent an unsealed capture must be for a plan to
+// warn that the agent may be writing right now.
+const inFlightWindow = 2 * time.Minute
+
+// PlanRewind plans putting the folder back as it was before turn: the turn
+// and every later active turn are undone, each path getting its oldest
+// pre-image among them.
+func (s *Store) PlanRewind(turn string) (*Plan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	return s.planRewind(v, turn)
+}
+
+// PlanUndo plans undoing the newest rewind not yet undone. It fails with
+// ErrNewerTurn, naming the turn, when a newer active turn wrote one of its
+// paths, unless force.
+func (s *Store) PlanUndo(force bool) (*Plan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	return s.planUndo(v, force)
+}
+
+// PlanRedo plans re-applying the most recently undone rewind, with the
+// same refusal as PlanUndo.
+func (s *Store) PlanRedo(force bool) (*Plan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	return s.planRedo(v, force)
+}
+
+// wanted is one path's goal while a plan is built.
+type wanted struct {
+	path    string
+	img     Image
+	refused string
+	dirs    []string
+}
+
+func (s *Store) planRewind(v *view, id string) (*Plan, error) {
+	t := v.byID[id]
+	if t == nil {
+		return nil, errf("rewind %q: %w", id, ErrUnknownTurn)
+	}
+	if v.rewound[id] {
+		by := ""
+		for i := len(v.undo) - 1; i >= 0; i-- {
+			if contains(v.undo[i].rewind.turns, id) {
+				by = fmt.Sprintf(" by %s; `ckpt undo` brings it back", v.undo[i].rewind.id)
+				break
+			}
+		}
+		return nil, errf("turn %s is already rewound%s: %w", id, by, ErrRewound)
+	}
+	p := &Plan{Kind: KindRewind, Target: id}
+	var goals []wanted
+	seen := map[string]bool{}
+	start := 0
+	for i, tt := range v.turns {
+		if tt == t {
+			start = i
+		}
+	}
+	for _, tt := range v.turns[start:] {
+		if tt != t && v.rewound[tt.id] {
+			continue
+		}
+		p.Turns = append(p.Turns, tt.id)
+		for _, f := range tt.files {
+			if f.refused != "" {
+				goals = append(goals, wanted{path: f.path, refused: f.refused})
+				continue
+			}
+			if seen[f.path] {
+				continue
+			}
+			seen[f.path] = true
+			goals = append(goals, wanted{path: f.path, img: f.pre, dirs: f.dirs})
+		}
+	}
+	p.Steps = s.steps4(v, goals)
+	p.Warnings = s.warnings(v, t)
+	return p, nil
+}
+
+// steps4 turns goals into steps against the disk now.
+func (s *Store) steps4(v *view, goals []wanted) []Step {
+	exp := s.expected(v)
+	var steps []Step
+	for _, g := range goals {
+		st := Step{Path: g.path, Want: g.img}
+		if g.refused != "" {
+			st.Do, st.Reason = ActFail, g.refused
+			steps = append(steps, st)
+			continue
+		}
+		now, _, err := s.readDisk(g.path)
+		if err != nil {
+			st.Do, st.Reason = ActFail, err.Error()
+			steps = append(steps, st)
+			continue
+		}
+		st.Now = now
+		if e, ok := exp[g.path]; ok && !sameBytes(now, e.img) {
+			st.HandEdited = true
+		}
+		st.Do, st.Reason = s.decide(now, g.img)
+		steps = append(steps, st)
+	}
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Path < steps[j].Path })
+	return steps
+}
+
+// decide says what to do to turn now into want.
+func (s *Store) decide(now, want Image) (Action, string) {
+	if now.Kind == ImageOther {
+		return ActFail, "not touched: it " + now.Reason + " now"
+	}
+	switch want.Kind {
+	case ImageSkipped:
+		return ActFail, "not restored: its bytes were not kept (" + want.Reason + ")"
+	case ImageAbsent:
+		if now.Kind == ImageAbsent {
+			return ActKeep, ""
+		}
+		return ActDelete, ""
+	case ImageLink:
+		if sameBytes(now, want) {
+			return ActKeep, ""
+		}
+		return ActRestore, ""
+	case ImageContent:
+		if !isHex64(want.SHA256) {
+			return ActFail, fmt.Sprintf("not restored: blob name %q is not 64 hex digits", want.SHA256)
+		}
+		if sameBytes(now, want) {
+			if want.Mode != 0 && now.Mode != want.Mode {
+				return ActRestore, ""
+			}
+			return ActKeep, ""
+		}
+		if !s.hasBlob(want.SHA256) {
+			return ActFail, "not restored: its kept bytes (blob " + want.SHA256[:12] + ") are missing from the store"
+		}
+		return ActRestore, ""
+	}
+	return ActFail, fmt.Sprintf("not restored: unknown kind %q", want.Kind)
+}
+
+func (s *Store) warnings(v *view, t *turn) []string {
+	var w []string
+	if t.head != "" {
+		if now := gitHead(s.root); now != "" && now != t.head {
+			w = append(w, fmt.Sprintf("git HEAD moved since turn %s (%s → %s)", t.id, short(t.head), short(now)))
+		}
+	}
+	cut := time.Now().Add(-inFlightWindow).UnixNano()
+	for _, tt := range v.turns {
+		if v.rewound[tt.id] {
+			continue
+		}
+		for _, f := range tt.files {
+			if f.post == nil && f.preAt > cut && f.refused == "" {
+				w = append(w, fmt.Sprintf("turn %s captured %s but has not sealed it: the agent may be writing right now", tt.id, f.path))
+				return w
+			}
+		}
+	}
+	return w
+}
+
+func short(sha string) string {
+	if len(sha) > 8 {
+		return sha[:8]
+	}
+	return sha
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Store) planUndo(v *view, force bool) (*Plan, error) {
+	if len(v.undo) == 0 {
+		return nil, ErrNothingToUndo
+	}
+	a := v.undo[len(v.undo)-1]
+	recs, err := s.steps(a.via.id)
+	if err != nil {
+		return nil, errf("undo %s: %w", a.rewind.id, err)
+	}
+	var goals []wanted
+	for _, r := range recs {
+		if r.Img == nil || r.Do == ActFail {
+			continue
+		}
+		goals = append(goals, wanted{path: r.Path, img: *r.Img})
+	}
+	if err := newerTurn(v, a.via, goals, force, "undo"); err != nil {
+		return nil, err
+	}
+	p := &Plan{Kind: KindUndo, Target: a.rewind.id, Turns: a.rewind.turns, Force: force}
+	p.Steps = s.steps4(v, goals)
+	return p, nil
+}
+
+func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
+	if len(v.redo) == 0 {
+		return nil, ErrNothingToRedo
+	}
+	a := v.redo[len(v.redo)-1]
+	recs, err := s.steps(a.rewind.id)
+	if err != nil {
+		return nil, errf("redo %s: %w", a.rewind.id, err)
+	}
+	var goals []wanted
+	for _, r := range recs {
+		if r.Want == nil || r.Do == ActFail {
+			continue
+		}
+		goals = append(goals, wanted{path: r.Path, img: *r.Want})
+	}
+	if err := newerTurn(v, a.via, goals, force, "redo"); err != nil {
+		return nil, err
+	}
+	p := &Plan{Kind: KindRedo, Target: a.rewind.id, Turns: a.rewind.turns, Force: force}
+	p.Steps = s.steps4(v, goals)
+	return p, nil
+}
+
+// newerTurn refuses an undo or redo that would overwrite what an active
+// turn newer than op wrote.
+func newerTurn(v *view, op *opRec, goals []wanted, force bool, what string) error {
+	if force {
+		return nil
+	}
+	for _, t := range v.turns {
+		if t.at <= op.at || v.rewound[t.id] {
+			continue
+		}
+		for _, g := range goals {
+			if _, ok := t.byPath[g.path]; ok {
+				return errf("%s %s: turn %s wrote %s after it (--force to %s anyway): %w", what, op.id, t.id, g.path, what, ErrNewerTurn)
+			}
+		}
+	}
+	return nil
+}
+
+// Result is what the plan would do, for a dry run or a declined prompt.
+func (p *Plan) Result() *Result {
+	r := &Result{Restored: []string{}, Deleted: []string{}, Failed: []Failure{}, HandEdited: []string{}}
+	for _, st := range p.Steps {
+		switch st.Do {
+		case ActRestore:
+			r.Restored = append(r.Restored, st.Path)
+		case ActDelete:
+			r.Deleted = append(r.Deleted, st.Path)
+		case ActFail:
+			r.Failed = append(r.Failed, Failure{Path: st.Path, Reason: st.Reason})
+		}
+		if st.HandEdited {
+			r.HandEdited = append(r.HandEdited, st.Path)
+		}
+	}
+	return r
+}
+
+// Apply carries out a plan's kind and target under the store's lock,
+// recomputing the plan there (the disk or the store may have moved since
+// it was shown). It keeps the current bytes of every path first, logs the
+// operation, then changes the folder; a crash part-way is finished by the
+// next Open. progress, if not nil, is called after each path.
+func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) {
+	if err := s.ensureDirs(); err != nil {
+		return nil, err
+	}
+	l, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	var q *Plan
+	switch p.Kind {
+	case KindRewind:
+		q, err = s.planRewind(v, p.Target)
+	case KindUndo:
+		q, err = s.planUndo(v, p.Force)
+	case KindRedo:
+		q, err = s.planRedo(v, p.Force)
+	default:
+		err = errf("apply: unknown operation %q", p.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if q.Kind == KindUndo || q.Kind == KindRedo {
+		if want := p.Target; want != "" && want != q.Target {
+			return nil, errf("%s: the store changed since the plan (%s is now next, not %s)", q.Kind, q.Target, want)
+		}
+	}
+	fp := newFailpoint("apply")
+	n := 0
+	for _, o := range v.ops {
+		n = max(n, o.n)
+	}
+	id := "op-" + strconv.Itoa(n+1)
+	recs, bytesOf, err := s.prepare(q, fp)
+	if err != nil {
+		return nil, errf("%s: %w", q.Kind, err)
+	}
+	rmdirs := s.rmdirs(v, q)
+	var buf []byte
+	for i := range recs {
+		buf = appendRecord(buf, &recs[i])
+	}
+	stepsName := "ops/" + id + ".steps"
+	if err := writeFileAtomic(s.dir, stepsName, buf, 0o600, false); err != nil {
+		return nil, errf("%s: write %s: %w", q.Kind, s.path(stepsName), err)
+	}
+	fp.hit()
+	// One barrier makes the kept bytes and the steps durable before the
+	// operation is logged; from then on it can always be finished.
+	if err := syncFS(s.dir); err != nil {
+		return nil, errf("%s: sync %s: %w", q.Kind, s.path("."), err)
+	}
+	at := time.Now().UnixNano()
+	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Steps: len(recs), Rmdirs: rmdirs, At: at})
+	if err := appendDurable(s.dir, "ops.log", op); err != nil {
+		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)
+	}
+	fp.hit()
+	res := &Result{Op: id, Restored: []string{}, Deleted: []string{}, Failed: []Failure{}, HandEdited: []string{}, Applied: true}
+	for i, r := range recs {
+		err := s.applyStep(r, bytesOf[r.Path], fp)
+		switch {
+		case err != nil:
+			res.Failed = append(res.Failed, Failure{Path: r.Path, Reason: err.Error()})
+		case r.Do == ActFail:
+			res.Failed = append(res.Failed, Failure{Path: r.Path, Reason: r.Why})
+		case r.Do == ActRestore:
+			res.Restored = append(res.Restored, r.Path)
+		case r.Do == ActDelete:
+			res.Deleted = append(res.Deleted, r.Path)
+		}
+		if r.Hand {
+			res.HandEdited = append(res.HandEdited, r.Path)
+		}
+		if progress != nil {
+			progress(i+1, len(recs))
+		}
+	}
+	s.removeDirs(rmdirs, fp)
+	if err := s.finish(id, false); err != nil {
+		return res, err
+	}
+	fp.hit()
+	return res, nil
+}
+
+// prepare turns a plan into step records, keeping first the current bytes
+// of every path it will touch (at any size: a rewind must never lose a
+// byte) and checking the bytes it will write against their hashes. A
+// path whose kept bytes are damaged becomes a failed step.
+func (s *Store) prepare(p *Plan, fp *failpoint) ([]record, map[string][]byte, error) {
+	bytesOf := map[string][]byte{}
+	var recs []record
+	var budget int64 = 256 << 20
+	var nowPaths []string
+	for _, st := range p.Steps {
+		if st.Do == ActRestore || st.Do == ActDelete {
+			nowPaths = append(nowPaths, st.Path)
+		}
+	}
+	nows, err := s.look(nowPaths, true, fp)
+	if err != nil {
+		return nil, nil, err
+	}
+	nowOf := map[string]Image{}
+	for _, c := range nows {
+		nowOf[c.rel] = c.img
+	}
+	for _, st := range p.Steps {
+		now := st.Now
+		if img, ok := nowOf[st.Path]; ok {
+			now = img
+		}
+		want := st.Want
+		r := record{R: "step", Path: st.Path, Img: &now, Want: &want, Do: st.Do, Why: st.Reason, Hand: st.HandEdited}
+		if st.Do == ActRestore && want.Kind == ImageContent && !sameBytes(now, want) {
+			data, err := s.readBlob(want.SHA256)
+			if err != nil {
+				r.Do, r.Why = ActFail, "not restored: "+err.Error()
+			} else if int64(len(data)) <= budget {
+				budget -= int64(len(data))
+				bytesOf[st.Path] = data
+			}
+		}
+		if r.Do == ActRestore {
+			r.Dirs = s.missingDirs(st.Path)
+		}
+		recs = append(recs, r)
+	}
+	return recs, bytesOf, nil
+}
+
+// rmdirs lists the folders to remove, if left empty, after p: those the
+// rewound turns created, or those the operation being undone created.
+func (s *Store) rmdirs(v *view, p *Plan) []string {
+	set := map[string]bool{}
+	switch p.Kind {
+	case KindRewind:
+		for _, id := range p.Turns {
+			for _, f := range v.byID[id].files {
+				for _, d := range f.dirs {
+					set[d] = true
+				}
+			}
+		}
+	case KindUndo:
+		if len(v.undo) > 0 {
+			if recs, err := s.steps(v.undo[len(v.undo)-1].via.id); err == nil {
+				for _, r := range recs {
+					for _, d := range r.Dirs {
+						set[d] = true
+					}
+				}
+			}
+		}
+	case KindRedo:
+		if len(v.redo) > 0 {
+			set2 := v.redo[len(v.redo)-1].rewind.rmdirs
+			for _, d := range set2 {
+				set[d] = true
+			}
+		}
+	}
+	var out []string
+	for d := range set {
+		out = append(out, d)
+	}
+	// Deepest first, so a parent is tried after its children.
+	sort.Slice(out, func(i, j int) bool {
+		di, dj := strings.Count(out[i], "/"), strings.Count(out[j], "/")
+		if di != dj {
+			return di > dj
+		}
+		return out[i] > out[j]
+	})
+	return out
+}
+
+func (s *Store) removeDirs(dirs []string, fp *failpoint) {
+	for _, d := range dirs {
+		if rel, err := s.Rel(d); err == nil {
+			// Remove refuses a folder that is not empty, which is the point.
+			if s.root.Remove(rel) == nil {
+				fp.hit()
+			}
+		}
+	}
+}
+
+// tmpName is the fixed temporary name a step writes through, so that a
+// recovery can find and remove what a killed process left.
+func tmpName(rel string) string {
+	h := sha256.Sum256([]byte(rel))
+	return path.Join(path.Dir(rel), ".ckpt-tmp-"+hex.EncodeToString(h[:8]))
+}
+
+// applyStep puts one path in its wanted state. It is idempotent: a
+// recovery runs it again over a folder a killed process left part-way.
+func (s *Store) applyStep(r record, data []byte, fp *failpoint) error {
+	if r.Do != ActRestore && r.Do != ActDelete {
+		return nil
+	}
+	rel, err := s.Rel(r.Path)
+	if err != nil {
+		return err
+	}
+	tmp := tmpName(rel)
+	s.root.Remove(tmp)
+	now, _, err := s.readDisk(rel)
+	if err != nil {
+		return err
+	}
+	want := *r.Want
+	if now.Kind == ImageOther {
+		return errf("not touched: it %s now", now.Reason)
+	}
+	switch {
+	case r.Do == ActDelete:
+		if now.Kind == ImageAbsent {
+			return nil
+		}
+		if err := s.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return errf("delete: %w", err)
+		}
+		fp.hit()
+		return nil
+	case want.Kind == ImageContent && sameBytes(now, want):
+		if want.Mode != 0 && now.Mode != want.Mode {
+			if err := s.root.Chmod(rel, fs.FileMode(want.Mode)); err != nil {
+				return errf("set mode: %w", err)
+			}
+			fp.hit()
+		}
+		return nil
+	case want.Kind == ImageLink && sameBytes(now, want):
+		return nil
+	}
+	if d := path.Dir(rel); d != "." {
+		if err := s.root.MkdirAll(d, 0o755); err != nil {
+			return errf("create folder %s: %w", d, err)
+		}
+	}
+	switch want.Kind {
+	case ImageLink:
+		if err := s.root.Symlink(want.Link, tmp); err != nil {
+			return errf("restore link: %w", err)
+		}
+	case ImageContent:
+		if data == nil {
+			if data, err = s.readBlob(want.SHA256); err != nil {
+				return errf("not restored: %w", err)
+			}
+		}
+		perm := fs.FileMode(want.Mode)
+		if perm == 0 {
+			perm = 0o644
+			if now.Kind == ImageContent && now.Mode != 0 {
+				perm = fs.FileMode(now.Mode)
+			}
+		}
+		f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err != nil {
+			return errf("restore: %w", err)
+		}
+		_, err = f.Write(data)
+		if err == nil {
+			err = f.Chmod(perm) // the umask must not change the kept mode
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			s.root.Remove(tmp)
+			return errf("restore: %w", err)
+		}
+	default:
+		return errf("not restored: nothing kept for kind %q", want.Kind)
+	}
+	fp.hit()
+	if err := s.root.Rename(tmp, rel); err != nil {
+		s.root.Remove(tmp)
+		return errf("restore: %w", err)
+	}
+	fp.hit()
+	return nil
+}
+
+// finish makes the folder's changes durable and logs the operation done.
+func (s *Store) finish(id string, recovered bool) error {
+	if err := syncFS(s.root); err != nil {
+		return errf("sync %s: %w", s.rootPath, err)
+	}
+	done := appendRecord(nil, &record{R: "done", ID: id, Recovered: recovered, At: time.Now().UnixNano()})
+	if err := appendDurable(s.dir, "ops.log", done); err != nil {
+		return errf("append to %s: %w", s.path("ops.log"), err)
+	}
+	return nil
+}
+
+// recover finishes an operation that a killed process left logged but not
+// done. The steps and every byte they need were made durable before the
+// operation was logged, so it can always be carried forward; the folder
+// ends wholly as after the operation.
+func (s *Store) recover() error {
+	ops, err := s.readOps()
+	if err != nil || len(ops) == 0 || ops[len(ops)-1].done {
+		return err
+	}
+	// Another process may be applying it right now: the lock waits for it.
+	l, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer l.unlock()
+	ops, err = s.readOps()
+	if err != nil {
+		return err
+	}
+	for _, o := range ops {
+		if o.done {
+			continue
+		}
+		recs, err := s.steps(o.id)
+		var failed []string
+		if err != nil {
+			failed = append(failed, err.Error())
+		}
+		for _, r := range recs {
+			if err := s.applyStep(r, nil, &failpoint{}); err != nil {
+				failed = append(failed, r.Path+": "+err.Error())
+			}
+		}
+		s.removeDirs(o.rmdirs, &failpoint{})
+		if err := s.finish(o.id, true); err != nil {
+			return errf("finish interrupted %s %s: %w", o.kind, o.id, err)
+		}
+		msg := fmt.Sprintf("finished %s %s, which was interrupted: the folder is now as after it", o.kind, o.id)
+		if len(failed) > 0 {
+			msg += fmt.Sprintf(" (%d paths could not be restored: %s)", len(failed), strings.Join(failed, "; "))
+		}
+		s.LogError("%s", msg)
+		if s.notify != nil {
+			s.notify(msg)
+		}
+	}
+	return nil
+}

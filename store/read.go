@@ -1,0 +1,289 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// expectation is what the last committed step left at a path.
+type expectation struct {
+	img Image
+	at  int64
+}
+
+// expected maps each path to its expected bytes: the newest seal of an
+// active turn, or the newest rewind, undo or redo that wrote it. Caller
+// holds s.mu.
+func (s *Store) expected(v *view) map[string]expectation {
+	exp := map[string]expectation{}
+	put := func(p string, img Image, at int64) {
+		if e, ok := exp[p]; !ok || at >= e.at {
+			exp[p] = expectation{img, at}
+		}
+	}
+	for _, t := range v.turns {
+		if v.rewound[t.id] {
+			continue
+		}
+		for _, f := range t.files {
+			if f.post != nil && f.refused == "" {
+				put(f.path, *f.post, f.postAt)
+			}
+		}
+	}
+	for _, o := range v.ops {
+		if !o.done {
+			continue
+		}
+		steps, err := s.steps(o.id)
+		if err != nil {
+			continue
+		}
+		for _, st := range steps {
+			if st.Want != nil && st.Do != ActFail {
+				put(st.Path, *st.Want, o.at)
+			}
+		}
+	}
+	return exp
+}
+
+// status tells how one path of a turn stands against the disk now.
+func (s *Store) status(exp map[string]expectation, f *tfile) (Status, string, Image) {
+	if f.refused != "" {
+		return StatusRefused, f.refused, Image{}
+	}
+	if f.pre.Kind == ImageSkipped {
+		return StatusSkipped, "not kept: " + f.pre.Reason, Image{}
+	}
+	disk := s.diskState(f.path)
+	if f.pre.Kind == ImageContent && !s.hasBlob(f.pre.SHA256) {
+		why := "its kept bytes are missing from the store"
+		if !isHex64(f.pre.SHA256) {
+			why = fmt.Sprintf("blob name %q is not 64 hex digits", f.pre.SHA256)
+		}
+		return StatusMissingBlob, why, disk
+	}
+	if e, ok := exp[f.path]; ok && !sameBytes(disk, e.img) {
+		return StatusHandEdited, "changed since the agent wrote it", disk
+	}
+	switch {
+	case f.pre.Kind == ImageAbsent && disk.Kind != ImageAbsent:
+		return StatusCreated, "", disk
+	case f.pre.Kind != ImageAbsent && disk.Kind == ImageAbsent:
+		return StatusDeleted, "", disk
+	case !sameBytes(disk, f.pre):
+		return StatusModified, "", disk
+	}
+	return StatusUnchanged, "", disk
+}
+
+// Log lists turns and operations, newest first. withStatus compares the
+// disk (through the stat cache) to fill HandEdited; otherwise it is -1, so
+// a screen can show the log at once and the counts when they are ready.
+func (s *Store) Log(withStatus bool) ([]Entry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	var exp map[string]expectation
+	if withStatus {
+		exp = s.expected(v)
+		defer s.saveStats()
+	}
+	var out []Entry
+	for _, t := range v.turns {
+		e := Entry{ID: t.id, Kind: KindAgent, Label: t.label, At: time.Unix(0, t.at), State: v.state(t),
+			Files: len(t.files), HandEdited: -1, Source: t.source, Head: t.head}
+		if withStatus {
+			e.HandEdited = 0
+			for _, f := range t.files {
+				if st, _, _ := s.status(exp, f); st == StatusHandEdited {
+					e.HandEdited++
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	for _, o := range v.ops {
+		state := v.opState[o.id]
+		if !o.done {
+			state = StateActive
+		}
+		if state == "" {
+			state = StateActive
+		}
+		e := Entry{ID: o.id, Kind: o.kind, At: time.Unix(0, o.at), State: state, Files: o.steps,
+			Target: o.target, Turns: o.turns, Label: opLabel(o)}
+		if withStatus {
+			e.HandEdited = 0
+		} else {
+			e.HandEdited = -1
+		}
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.After(out[j].At) })
+	return out, nil
+}
+
+func opLabel(o *opRec) string {
+	n := len(o.turns)
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	switch o.kind {
+	case KindRewind:
+		return fmt.Sprintf("rewound %d turn%s to before %s", n, plural, o.target)
+	case KindUndo:
+		return fmt.Sprintf("undid %s: %d turn%s back", o.target, n, plural)
+	case KindRedo:
+		return fmt.Sprintf("redid %s: %d turn%s rewound again", o.target, n, plural)
+	}
+	return string(o.kind)
+}
+
+// Files lists a turn's paths in the order they were first captured;
+// withStatus compares each with the disk. For an operation id it lists
+// the paths the operation touched, with what each held before it.
+func (s *Store) Files(id string, withStatus bool) ([]File, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	t := v.byID[id]
+	if t == nil {
+		if o := v.opByID[id]; o != nil {
+			return s.opFiles(o, withStatus)
+		}
+		return nil, errf("%q: %w", id, ErrUnknownTurn)
+	}
+	var exp map[string]expectation
+	if withStatus {
+		exp = s.expected(v)
+		defer s.saveStats()
+	}
+	out := make([]File, 0, len(t.files))
+	for _, f := range t.files {
+		ff := File{Path: f.path, Pre: f.pre, Post: f.post}
+		if withStatus {
+			ff.Status, ff.Reason, ff.Disk = s.status(exp, f)
+		} else if f.refused != "" {
+			ff.Status, ff.Reason = StatusRefused, f.refused
+		}
+		out = append(out, ff)
+	}
+	return out, nil
+}
+
+func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {
+	steps, err := s.steps(o.id)
+	if err != nil {
+		return nil, err
+	}
+	var out []File
+	for _, st := range steps {
+		f := File{Path: st.Path}
+		if st.Img != nil {
+			f.Pre = *st.Img
+		}
+		if st.Want != nil {
+			w := *st.Want
+			f.Post = &w
+		}
+		if st.Do == ActFail {
+			f.Status, f.Reason = StatusSkipped, st.Why
+		} else if withStatus {
+			f.Disk = s.diskState(st.Path)
+			switch {
+			case f.Post != nil && !sameBytes(f.Disk, *f.Post):
+				f.Status, f.Reason = StatusHandEdited, "changed since the operation wrote it"
+			case sameBytes(f.Disk, f.Pre):
+				f.Status = StatusUnchanged
+			default:
+				f.Status = StatusModified
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// ReadImage returns the kept bytes of img, checked against their hash: a
+// file's content, a link's target, nothing for an absent file.
+func (s *Store) ReadImage(img Image) ([]byte, error) {
+	switch img.Kind {
+	case ImageContent:
+		return s.readBlob(img.SHA256)
+	case ImageLink:
+		return []byte(img.Link), nil
+	case ImageAbsent:
+		return nil, nil
+	case ImageSkipped:
+		return nil, errf("not kept: %s", img.Reason)
+	}
+	return nil, errf("nothing kept for a %q image", img.Kind)
+}
+
+// Size is the bytes the store's files occupy (their lengths, not blocks).
+func (s *Store) Size() (int64, error) {
+	var n int64
+	err := fs.WalkDir(s.dir.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return n, errf("size of %s: %w", s.path("."), err)
+	}
+	return n, nil
+}
+
+// maxWatchedDirs bounds the project folders Watch follows for disk
+// changes; beyond it the UI's periodic refresh catches them.
+const maxWatchedDirs = 512
+
+// Watch sends on the returned channel (signals merge while the reader is
+// busy) whenever the store, or a folder holding a path a turn touched, may
+// have changed, until ctx ends. It watches with fsnotify and polls where
+// that fails.
+func (s *Store) Watch(ctx context.Context) (<-chan struct{}, error) {
+	s.mu.Lock()
+	v, err := s.load()
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var dirs []string
+	for i := len(v.turns) - 1; i >= 0 && len(dirs) < maxWatchedDirs; i-- {
+		for _, f := range v.turns[i].files {
+			d := path.Dir(f.path)
+			if f.refused != "" || seen[d] {
+				continue
+			}
+			seen[d] = true
+			dirs = append(dirs, filepath.Join(s.rootPath, filepath.FromSlash(d)))
+		}
+	}
+	return watchPaths(ctx, time.Second, []string{filepath.Join(s.rootPath, storeDir)}, dirs)
+}

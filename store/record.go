@@ -1,0 +1,122 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"strconv"
+)
+
+// formatVersion is the version of the record format this package writes.
+const formatVersion = 1
+
+// FormatName names the store format in `ckpt --version`.
+const FormatName = "ckpt-store/1 (crc32c-framed JSON records, zstd blobs)"
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// record is one line of a turn file, the operations log or a steps file.
+// Field names are short because a big turn holds thousands of them.
+type record struct {
+	R string `json:"r"` // turn, pre, post; op, done; step
+
+	// turn header
+	V      int     `json:"v,omitempty"`
+	ID     string  `json:"id,omitempty"`
+	Label  string  `json:"label,omitempty"`
+	Source *Source `json:"source,omitempty"`
+	Head   string  `json:"head,omitempty"`
+
+	// pre, post, step
+	Path string   `json:"p,omitempty"`
+	Img  *Image   `json:"i,omitempty"`
+	Want *Image   `json:"w,omitempty"` // step: what the operation writes
+	Dirs []string `json:"dirs,omitempty"`
+	Do   Action   `json:"do,omitempty"`
+	Why  string   `json:"why,omitempty"`
+	Hand bool     `json:"hand,omitempty"`
+
+	// op
+	Kind   Kind     `json:"kind,omitempty"`
+	Target string   `json:"target,omitempty"`
+	Turns  []string `json:"turns,omitempty"`
+	Steps  int      `json:"steps,omitempty"`
+	Rmdirs []string `json:"rmdirs,omitempty"`
+
+	// done
+	Recovered bool `json:"recovered,omitempty"`
+
+	At int64 `json:"at,omitempty"` // Unix nanoseconds, assigned under the lock
+}
+
+// appendRecord frames r as "<crc32c hex> <json>\n" and appends it to buf.
+func appendRecord(buf []byte, r *record) []byte {
+	js, err := json.Marshal(r)
+	if err != nil {
+		// Only unsupported types fail, and record has none.
+		panic(fmt.Sprintf("store: encode record: %v", err))
+	}
+	buf = fmt.Appendf(buf, "%08x ", crc32.Checksum(js, castagnoli))
+	buf = append(buf, js...)
+	return append(buf, '\n')
+}
+
+// decodeResult is what decodeRecords found in a file's bytes.
+type decodeResult struct {
+	recs []record
+	// good is the length of the prefix that excludes a torn last record:
+	// a writer cuts the file there before it appends. Damaged lines in the
+	// middle stay (verify reports them; readers skip them).
+	good int64
+	// torn is set when bytes follow the good prefix (a partial or damaged
+	// last record).
+	torn bool
+	// bad lists damaged lines before the last one (1-based line numbers).
+	bad []int
+}
+
+// decodeRecords parses framed records. A damaged line in the middle is
+// skipped and reported; a damaged or unterminated last line is torn. It
+// never panics, whatever the input.
+func decodeRecords(data []byte) decodeResult {
+	var res decodeResult
+	line := 0
+	for off := 0; off < len(data); {
+		line++
+		nl := bytes.IndexByte(data[off:], '\n')
+		if nl < 0 {
+			res.torn = true
+			return res
+		}
+		r, ok := decodeLine(data[off : off+nl])
+		next := off + nl + 1
+		if !ok {
+			if next >= len(data) {
+				res.torn = true
+				return res
+			}
+			res.bad = append(res.bad, line)
+		} else {
+			res.recs = append(res.recs, r)
+		}
+		off = next
+		res.good = int64(off)
+	}
+	return res
+}
+
+func decodeLine(l []byte) (record, bool) {
+	var r record
+	if len(l) < 10 || l[8] != ' ' {
+		return r, false
+	}
+	want, err := strconv.ParseUint(string(l[:8]), 16, 32)
+	if err != nil || uint32(want) != crc32.Checksum(l[9:], castagnoli) {
+		return r, false
+	}
+	if err := json.Unmarshal(l[9:], &r); err != nil || r.R == "" {
+		return record{}, false
+	}
+	return r, true
+}

@@ -1,0 +1,215 @@
+package store
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// DefaultMaxBlob is the size over which a file's bytes are not kept.
+const DefaultMaxBlob = 8 << 20
+
+// storeDir is the store's folder, relative to the project root.
+const storeDir = ".osfoundry/checkpoints"
+
+// ImageOther is what a path holds when it is neither a file, a link nor
+// absent (a folder, a socket): ckpt never writes over one.
+const ImageOther ImageKind = "other"
+
+// StatusRefused is the status of an index entry whose path lies outside
+// the root (a hostile or foreign index); Reason says why.
+const StatusRefused Status = "refused"
+
+// Options tunes Open.
+type Options struct {
+	// Create makes the store if the root has none. Read-only commands leave
+	// it false so they never create a store.
+	Create bool
+	// MaxBlob is the size limit for kept bytes; 0 means DefaultMaxBlob.
+	MaxBlob int64
+	// Notify is told, in a sentence, of an interrupted operation that Open
+	// finished. Nil discards the sentence; it always goes to the store's
+	// error log as well.
+	Notify func(msg string)
+}
+
+// Store is an open checkpoint store. Its methods are safe for concurrent
+// use by goroutines; processes coordinate through the store's lock.
+type Store struct {
+	rootPath string   // absolute, symlinks resolved
+	root     *os.Root // the project
+	dir      *os.Root // the store folder
+	maxBlob  int64
+	notify   func(string)
+
+	mu    sync.Mutex // guards cache and stats
+	cache cache
+	stats statCache
+}
+
+// FindRoot walks up from start to the first directory holding
+// .osfoundry/checkpoints or a .git entry; failing both, start itself.
+func FindRoot(start string) string {
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return start
+	}
+	for d := abs; ; {
+		if fi, err := os.Stat(filepath.Join(d, storeDir)); err == nil && fi.IsDir() {
+			return d
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return abs
+		}
+		d = up
+	}
+}
+
+// Open opens the store of the project at root. With Options.Create it
+// makes the store (folders 0700, files 0600, and .osfoundry/.gitignore
+// holding "*"); otherwise a root without one gives ErrNoStore. Open
+// finishes an operation a killed process left half-done before it returns.
+func Open(root string, opt Options) (*Store, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, errf("open store: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	rt, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, errf("open project root %s: %w", abs, err)
+	}
+	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify}
+	s.cache.files = map[string]*turnFile{}
+	s.cache.steps = map[string][]record{}
+	if s.maxBlob <= 0 {
+		s.maxBlob = DefaultMaxBlob
+	}
+	fi, err := rt.Lstat(storeDir)
+	switch {
+	case err == nil && !fi.IsDir():
+		rt.Close()
+		return nil, errf("open store: %s is not a folder", filepath.Join(abs, storeDir))
+	case errors.Is(err, fs.ErrNotExist) && !opt.Create:
+		rt.Close()
+		return nil, errf("%s: %w", abs, ErrNoStore)
+	case errors.Is(err, fs.ErrNotExist):
+		if err := s.create(); err != nil {
+			rt.Close()
+			return nil, err
+		}
+	case err != nil:
+		rt.Close()
+		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
+	}
+	s.dir, err = rt.OpenRoot(storeDir)
+	if err != nil {
+		rt.Close()
+		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
+	}
+	if err := s.recover(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) create() error {
+	if err := s.root.MkdirAll(storeDir, 0o700); err != nil {
+		return errf("create store %s: %w", filepath.Join(s.rootPath, storeDir), err)
+	}
+	// MkdirAll leaves existing folders' modes alone; the store's own two
+	// must be private since they hold copies of secrets.
+	s.root.Chmod(".osfoundry", 0o700)
+	s.root.Chmod(storeDir, 0o700)
+	if _, err := s.root.Lstat(".osfoundry/.gitignore"); errors.Is(err, fs.ErrNotExist) {
+		if err := s.root.WriteFile(".osfoundry/.gitignore", []byte("*\n"), 0o600); err != nil {
+			return errf("create %s: %w", filepath.Join(s.rootPath, ".osfoundry/.gitignore"), err)
+		}
+	}
+	return nil
+}
+
+// ensureDirs makes the store's subfolders before a first write (seed
+// stores lack them).
+func (s *Store) ensureDirs() error {
+	for _, d := range []string{"blobs", "turns", "ops"} {
+		if err := s.dir.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return errf("create %s: %w", s.path(d), err)
+		}
+	}
+	if _, err := s.dir.Lstat("FORMAT"); errors.Is(err, fs.ErrNotExist) {
+		writeFileAtomic(s.dir, "FORMAT", []byte(FormatName+"\n"), 0o600, false)
+	}
+	return nil
+}
+
+// Close releases the store.
+func (s *Store) Close() error {
+	if s.dir != nil {
+		s.dir.Close()
+	}
+	return s.root.Close()
+}
+
+// Root is the project root's absolute path, symlinks resolved.
+func (s *Store) Root() string { return s.rootPath }
+
+// path names a file of the store for messages.
+func (s *Store) path(name string) string {
+	return filepath.Join(s.rootPath, storeDir, filepath.FromSlash(name))
+}
+
+// Rel turns p (absolute, or relative to the root) into a root-relative
+// slash path. It refuses with ErrOutsideRoot a path outside the root
+// (after resolving symlinks on both sides, all but the last element), the
+// root itself, and paths inside the store.
+func (s *Store) Rel(p string) (string, error) {
+	if p == "" {
+		return "", errf("empty path: %w", ErrOutsideRoot)
+	}
+	if filepath.IsAbs(p) {
+		dir, base := filepath.Split(filepath.Clean(p))
+		dir = resolvePrefix(filepath.Clean(dir))
+		rel, err := filepath.Rel(s.rootPath, filepath.Join(dir, base))
+		if err != nil {
+			return "", errf("%s: %w", p, ErrOutsideRoot)
+		}
+		p = rel
+	}
+	rel := path.Clean(filepath.ToSlash(p))
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/") {
+		return "", errf("%s: %w", p, ErrOutsideRoot)
+	}
+	if rel == ".osfoundry" || strings.HasPrefix(rel, ".osfoundry/") {
+		return "", errf("%s is inside the checkpoint store: %w", p, ErrOutsideRoot)
+	}
+	return rel, nil
+}
+
+// resolvePrefix resolves symlinks in the longest existing prefix of an
+// absolute path and appends the rest unchanged.
+func resolvePrefix(p string) string {
+	rest := ""
+	for d := p; ; {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest)
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+		d = up
+	}
+}

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package store
+
+import (
+	"os"
+	"syscall"
+)
+
+// syncFS falls back to sync(2) where syncfs is missing (macOS): one barrier
+// for the batch, as on Linux, though it flushes every file system.
+func syncFS(r *os.Root) error {
+	syscall.Sync()
+	return nil
+}

@@ -1,0 +1,226 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Verify checks every record and blob: each record's checksum, each
+// blob's bytes against its name, and that every blob a record names is
+// there. It returns one finding per damaged file (the error is for a store
+// it could not read at all). Verify changes nothing.
+func (s *Store) Verify() ([]Finding, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Finding
+	add := func(file, format string, args ...any) {
+		out = append(out, Finding{File: file, Reason: fmt.Sprintf(format, args...)})
+	}
+	refs := map[string][]string{} // blob → files naming it
+	ref := func(img *Image, file string) {
+		if img != nil && img.Kind == ImageContent && (img.Kept || img.SHA256 != "") {
+			refs[img.SHA256] = append(refs[img.SHA256], file)
+		}
+	}
+	checkRecords := func(name string) []record {
+		data, err := s.dir.ReadFile(name)
+		if err != nil {
+			add(name, "unreadable: %v", err)
+			return nil
+		}
+		res := decodeRecords(data)
+		for _, l := range res.bad {
+			add(name, "record on line %d is damaged (checksum or JSON)", l)
+		}
+		if res.torn {
+			add(name, "its last record is torn (%d bytes after the last whole record); the next capture cuts it", int64(len(data))-res.good)
+		}
+		return res.recs
+	}
+	turnEnts, err := fs.ReadDir(s.dir.FS(), "turns")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, errf("verify: read %s: %w", s.path("turns"), err)
+	}
+	for _, e := range turnEnts {
+		if !strings.HasSuffix(e.Name(), ".log") {
+			continue
+		}
+		name := "turns/" + e.Name()
+		recs := checkRecords(name)
+		if len(recs) > 0 && (recs[0].R != "turn" || recs[0].V > formatVersion) {
+			add(name, "does not start with a turn record of a known version")
+		}
+		for i := range recs {
+			if recs[i].R == "pre" && recs[i].Img != nil && !recs[i].Img.Kept {
+				continue
+			}
+			ref(recs[i].Img, name)
+		}
+	}
+	if _, err := s.dir.Lstat("ops.log"); err == nil {
+		for _, r := range checkRecords("ops.log") {
+			if r.R != "op" {
+				continue
+			}
+			name := "ops/" + r.ID + ".steps"
+			for _, st := range checkRecords(name) {
+				if st.Do != ActFail {
+					ref(st.Img, name)
+					ref(st.Want, name)
+				}
+			}
+		}
+	}
+	if seed, err := s.parseSeed(); err == nil {
+		for _, t := range seed {
+			for _, f := range t.files {
+				if f.pre.Kind == ImageContent {
+					if !isHex64(f.pre.SHA256) {
+						add("index.json", "turn %s names blob %q, which is not 64 hex digits", t.id, f.pre.SHA256)
+						continue
+					}
+					ref(&f.pre, "index.json")
+				}
+			}
+		}
+	} else if _, serr := s.dir.Lstat("index.json"); serr == nil {
+		add("index.json", "%v", err)
+	}
+	blobEnts, err := fs.ReadDir(s.dir.FS(), "blobs")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, errf("verify: read %s: %w", s.path("blobs"), err)
+	}
+	have := map[string]bool{}
+	for _, e := range blobEnts {
+		name := e.Name()
+		if strings.HasPrefix(name, ".tmp-") {
+			continue
+		}
+		sum := strings.TrimSuffix(name, ".zst")
+		if !isHex64(sum) || !e.Type().IsRegular() {
+			add("blobs/"+name, "not a blob: the name is not 64 hex digits (with .zst) or it is not a file")
+			continue
+		}
+		have[sum] = true
+		if _, err := s.readBlob(sum); err != nil {
+			add("blobs/"+name, "%v", strings.TrimPrefix(err.Error(), "store: "))
+		}
+	}
+	for sum, files := range refs {
+		if !isHex64(sum) || have[sum] {
+			continue
+		}
+		sort.Strings(files)
+		add("blobs/"+sum, "missing, named by %s", strings.Join(dedupe(files), ", "))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].File < out[j].File })
+	return out, nil
+}
+
+func dedupe(xs []string) []string {
+	var out []string
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Prune drops turns chosen by o — older than the newest Keep, or older
+// than OlderThan — and deletes the blobs nothing refers to any more. Blobs
+// named by operations' steps stay, so every kept rewind can be undone;
+// turns of the seed's index.json are never dropped (ckpt does not rewrite
+// that file).
+func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
+	bl, err := s.flock("blobs.lock", unix.LOCK_EX)
+	if err != nil {
+		return nil, err
+	}
+	defer bl.unlock()
+	l, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	res := &PruneResult{}
+	drop := map[string]bool{}
+	n := len(v.turns)
+	for i, t := range v.turns {
+		old := (o.Keep > 0 && i < n-o.Keep) ||
+			(o.OlderThan > 0 && time.Since(time.Unix(0, t.at)) > o.OlderThan)
+		if old && !t.seed {
+			drop[t.id] = true
+			res.Turns = append(res.Turns, t.id)
+		}
+	}
+	live := map[string]bool{}
+	keep := func(img *Image) {
+		if img != nil && img.Kind == ImageContent {
+			live[img.SHA256] = true
+		}
+	}
+	for _, t := range v.turns {
+		if drop[t.id] {
+			continue
+		}
+		for _, f := range t.files {
+			keep(&f.pre)
+			keep(f.post)
+		}
+	}
+	for _, op := range v.ops {
+		recs, err := s.steps(op.id)
+		if err != nil {
+			return nil, errf("prune: %w", err)
+		}
+		for i := range recs {
+			keep(recs[i].Img)
+			keep(recs[i].Want)
+		}
+	}
+	if !o.DryRun {
+		// Records go first: a crash then leaves unreferenced blobs, never
+		// records naming deleted ones.
+		for id := range drop {
+			name := turnFileName(id)
+			if err := s.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return res, errf("prune: remove %s: %w", s.path(name), err)
+			}
+		}
+	}
+	ents, err := fs.ReadDir(s.dir.FS(), "blobs")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, errf("prune: read %s: %w", s.path("blobs"), err)
+	}
+	for _, e := range ents {
+		sum := strings.TrimSuffix(e.Name(), ".zst")
+		if !isHex64(sum) || live[sum] {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		res.Blobs++
+		res.BytesFreed += fi.Size()
+		if !o.DryRun {
+			if err := s.dir.Remove("blobs/" + e.Name()); err != nil {
+				return res, errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
+			}
+		}
+	}
+	return res, nil
+}
