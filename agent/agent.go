@@ -1,0 +1,389 @@
+// Package agent adapts the hook systems of AI coding agents to the
+// checkpoint store: an agent's hook JSON comes in, store calls go out.
+//
+// # Events
+//
+// Every supported agent (Claude Code, Gemini CLI, Codex CLI, opencode) runs
+// `ckpt hook AGENT` with one JSON object on standard input. Each adapter
+// (one file per agent) turns that object into one of three actions:
+//
+//   - a user prompt starts a turn: store.NewTurn with the prompt's first line
+//     as label and the agent's own ids as source, recorded as the session's
+//     open turn (store.SetSessionTurn);
+//   - a pre-write event captures every path the tool call will touch, in the
+//     session's open turn (a turn is opened when there is none: the hooks
+//     were installed mid-session, or the agent sent no prompt event);
+//   - a post-write event seals those paths.
+//
+// A failed or denied call gets no post-write event (or one ckpt ignores):
+// its paths stay captured and unchanged, which is harmless.
+//
+// # Never in the agent's way
+//
+// Hook exits 0, writes nothing on standard error and nothing on standard
+// output except the reply an agent requires (Gemini CLI: `{}`). Panics are
+// recovered. Every error is written to the store's bounded error log
+// (store.LogError), which `ckpt log` and the UI show. Events ckpt has no use
+// for return before the store is opened, so they cost only the JSON decode.
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"unicode/utf8"
+
+	"ckpt/store"
+
+	"golang.org/x/sys/unix"
+)
+
+// maxEvent bounds what Hook reads from standard input. A Write event carries
+// the whole new file, so the bound is generous.
+const maxEvent = 64 << 20
+
+// maxLabel is the longest label, in characters, taken from a prompt.
+const maxLabel = 120
+
+// action is what a hook event asks of the store.
+type action int
+
+const (
+	ignore      action = iota // an event ckpt has no use for
+	startTurn                 // a user prompt
+	beforeWrite               // a tool is about to write paths
+	afterWrite                // a tool wrote paths
+)
+
+// event is an agent's hook JSON reduced to what ckpt needs.
+type event struct {
+	do      action
+	session string   // the agent's session id
+	prompt  string   // the agent's id for the prompt or turn, if any
+	text    string   // the prompt's text (startTurn)
+	cwd     string   // relative paths are relative to this
+	project string   // the agent's project dir, where it names one
+	paths   []string // as the agent gave them: absolute or relative to cwd
+}
+
+// adapter is one agent's side of ckpt.
+type adapter struct {
+	name  string
+	parse func(data []byte, getenv func(string) string) (event, error)
+	// reply is written on standard output after every call, whatever
+	// happened: the agent reads it as the hook's answer.
+	reply string
+	// install describes the agent's project config.
+	install installer
+}
+
+var adapters = map[string]*adapter{}
+
+func register(a *adapter) { adapters[a.name] = a }
+
+// Agents lists the agents ckpt has hooks for, in a stable order.
+func Agents() []string { return []string{"claude", "gemini", "codex", "opencode"} }
+
+// Known reports whether name is an agent ckpt has hooks for.
+func Known(name string) bool { return adapters[name] != nil }
+
+// HookOptions tunes Hook.
+type HookOptions struct {
+	// Root is the project root (--root). Empty: $CKPT_ROOT, then the root
+	// found from the agent's project dir or the event's cwd.
+	Root string
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Hook handles one hook call of agentName with the event JSON read from in,
+// writing the agent's expected reply (if any) to out. It never panics and
+// never writes anywhere else; the error it returns has already been logged
+// in the store when a store could be opened, and callers may ignore it.
+func Hook(agentName string, in io.Reader, out io.Writer, opt HookOptions) (err error) {
+	a := adapters[agentName]
+	if a == nil {
+		return fmt.Errorf("hook: unknown agent %q", agentName)
+	}
+	if a.reply != "" {
+		defer func() { _, _ = io.WriteString(out, a.reply) }()
+	}
+	getenv := opt.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	h := &hookCall{agent: a, opt: opt, getenv: getenv}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("hook %s: internal error: %v", a.name, r)
+			h.log("%v\n%s", err, debug.Stack())
+		}
+		if h.store != nil {
+			_ = h.store.Close()
+		}
+	}()
+	return h.run(in)
+}
+
+// hookCall is one run of Hook.
+type hookCall struct {
+	agent  *adapter
+	opt    HookOptions
+	getenv func(string) string
+	ev     event
+	store  *store.Store
+}
+
+func (h *hookCall) run(in io.Reader) error {
+	data, err := io.ReadAll(io.LimitReader(in, maxEvent))
+	if err != nil {
+		return h.fail(fmt.Errorf("hook %s: read the event: %w", h.agent.name, err))
+	}
+	ev, err := h.agent.parse(bytes.TrimSpace(data), h.getenv)
+	h.ev = ev
+	if err != nil {
+		return h.fail(fmt.Errorf("hook %s: %w", h.agent.name, err))
+	}
+	if ev.do == ignore {
+		return nil
+	}
+	s, err := store.Open(h.root(), store.Options{
+		Create: true,
+		// Open writes its sentences about interrupted operations to the
+		// error log itself; a hook has nobody else to tell.
+		Notify: func(string) {},
+	})
+	if err != nil {
+		return fmt.Errorf("hook %s: open the store: %w", h.agent.name, err)
+	}
+	h.store = s
+	switch ev.do {
+	case startTurn:
+		err = h.startTurn()
+	case beforeWrite:
+		err = h.beforeWrite()
+	case afterWrite:
+		err = h.afterWrite()
+	}
+	if err != nil {
+		h.log("%v", err)
+	}
+	return err
+}
+
+// fail logs err in the project's store when one exists already: an event
+// ckpt cannot read is no reason to create a store.
+func (h *hookCall) fail(err error) error {
+	if h.store == nil {
+		s, oerr := store.Open(h.root(), store.Options{Notify: func(string) {}})
+		if oerr != nil {
+			return err
+		}
+		h.store = s
+	}
+	h.log("%v", err)
+	return err
+}
+
+func (h *hookCall) log(format string, args ...any) {
+	if h.store != nil {
+		h.store.LogError(format, args...)
+	}
+}
+
+// root is --root, else $CKPT_ROOT, else the root found from the agent's
+// project dir, the event's cwd or the working directory.
+func (h *hookCall) root() string {
+	if h.opt.Root != "" {
+		return absPath(h.opt.Root, "")
+	}
+	if r := h.getenv("CKPT_ROOT"); r != "" {
+		return absPath(r, "")
+	}
+	start := h.ev.project
+	if start == "" {
+		start = h.ev.cwd
+	}
+	if start == "" {
+		start, _ = os.Getwd()
+	}
+	return store.FindRoot(absPath(start, ""))
+}
+
+// sessionKey names the agent session's open turn in the store.
+func (h *hookCall) sessionKey() string {
+	return h.agent.name + ":" + h.ev.session
+}
+
+func (h *hookCall) source() *store.Source {
+	return &store.Source{Agent: h.agent.name, Session: h.ev.session, Prompt: h.ev.prompt}
+}
+
+func (h *hookCall) startTurn() error {
+	meta := store.TurnMeta{Label: Label(h.ev.text), Source: h.source()}
+	turn, err := h.store.NewTurn(meta)
+	if err != nil {
+		return fmt.Errorf("hook %s: start a turn: %w", h.agent.name, err)
+	}
+	if err := h.store.SetSessionTurn(h.sessionKey(), turn); err != nil {
+		return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, turn, err)
+	}
+	return nil
+}
+
+func (h *hookCall) beforeWrite() error {
+	paths := h.paths()
+	if len(paths) == 0 {
+		return nil
+	}
+	turn, err := h.openTurn()
+	if err != nil {
+		return err
+	}
+	meta := store.TurnMeta{Source: h.source()}
+	used, err := h.store.Capture(turn, meta, paths)
+	if err != nil {
+		return fmt.Errorf("hook %s: capture %s in turn %s: %w", h.agent.name, strings.Join(paths, ", "), turn, err)
+	}
+	if used != "" && used != turn {
+		// The turn was rewound while the agent went on: its later writes
+		// belong to the continuation the store started.
+		if err := h.store.SetSessionTurn(h.sessionKey(), used); err != nil {
+			return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, used, err)
+		}
+	}
+	return nil
+}
+
+func (h *hookCall) afterWrite() error {
+	paths := h.paths()
+	if len(paths) == 0 {
+		return nil
+	}
+	turn, ok := h.store.SessionTurn(h.sessionKey())
+	if !ok {
+		return fmt.Errorf("hook %s: %s written with no turn open (no pre-write event seen); not sealed", h.agent.name, strings.Join(paths, ", "))
+	}
+	if err := h.store.Seal(turn, paths); err != nil {
+		return fmt.Errorf("hook %s: seal %s in turn %s: %w", h.agent.name, strings.Join(paths, ", "), turn, err)
+	}
+	return nil
+}
+
+// openTurn returns the session's open turn, opening one when there is none.
+// Parallel tool calls fire parallel hooks, so the look-up and the opening
+// happen under a lock, or two calls of one prompt could open two turns.
+func (h *hookCall) openTurn() (string, error) {
+	key := h.sessionKey()
+	if turn, ok := h.store.SessionTurn(key); ok {
+		return turn, nil
+	}
+	unlock := lockFile(filepath.Join(h.store.Root(), ".osfoundry", "hook.lock"))
+	defer unlock()
+	if turn, ok := h.store.SessionTurn(key); ok {
+		return turn, nil
+	}
+	label := h.agent.name + ": edits with no prompt seen"
+	turn, err := h.store.NewTurn(store.TurnMeta{Label: label, Source: h.source()})
+	if err != nil {
+		return "", fmt.Errorf("hook %s: open a turn: %w", h.agent.name, err)
+	}
+	if err := h.store.SetSessionTurn(key, turn); err != nil {
+		return "", fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, turn, err)
+	}
+	return turn, nil
+}
+
+// lockFile takes an exclusive lock on path, creating it. It returns the
+// unlock function; when the lock cannot be had it returns a no-op, since a
+// hook must go on (the worst outcome is a second turn for one prompt).
+func lockFile(path string) func() {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return func() {}
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		f.Close()
+	}
+}
+
+// paths turns the event's paths absolute, drops duplicates, and drops (and
+// logs) those outside the root.
+func (h *hookCall) paths() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range h.ev.paths {
+		if p == "" {
+			continue
+		}
+		abs := absPath(p, h.ev.cwd)
+		if _, err := h.store.Rel(abs); err != nil {
+			h.log("hook %s: %s ignored: %v", h.agent.name, abs, err)
+			continue
+		}
+		if !seen[abs] {
+			seen[abs] = true
+			out = append(out, abs)
+		}
+	}
+	return out
+}
+
+// absPath makes p absolute against base (the working directory when base
+// is empty) and cleans it. It does not resolve symlinks: the store compares
+// paths after resolving them.
+func absPath(p, base string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	if base == "" || !filepath.IsAbs(base) {
+		if wd, err := os.Getwd(); err == nil {
+			if base == "" {
+				base = wd
+			} else {
+				base = filepath.Join(wd, base)
+			}
+		}
+	}
+	return filepath.Join(base, p)
+}
+
+// Label is a turn's label from a prompt: its first non-blank line, trimmed,
+// at most 120 characters. Control characters are kept; every view escapes
+// them.
+func Label(prompt string) string {
+	line := ""
+	for _, l := range strings.Split(prompt, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			line = l
+			break
+		}
+	}
+	if !utf8.ValidString(line) {
+		line = strings.ToValidUTF8(line, "\uFFFD")
+	}
+	if utf8.RuneCountInString(line) > maxLabel {
+		r := []rune(line)
+		line = strings.TrimSpace(string(r[:maxLabel-1])) + "…"
+	}
+	if line == "" {
+		line = "(empty prompt)"
+	}
+	return line
+}

@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Gemini CLI runs hooks listed in .gemini/settings.json. It parses the
+// hook's standard output as JSON, so every call answers `{}`; its matchers
+// are unanchored regular expressions, so ckpt's are anchored, and its
+// timeouts are in milliseconds.
+func init() {
+	register(&adapter{
+		name:  "gemini",
+		parse: parseGemini,
+		reply: "{}\n",
+		install: jsonInstaller{
+			file: ".gemini/settings.json",
+			hooks: []hookSpec{
+				{event: "BeforeAgent", name: "ckpt-turn", timeout: 30000},
+				{event: "BeforeTool", matcher: geminiMatcher, name: "ckpt-pre", timeout: 30000},
+				{event: "AfterTool", matcher: geminiMatcher, name: "ckpt-post", timeout: 30000},
+			},
+		},
+	})
+}
+
+// geminiMatcher selects Gemini CLI's file-writing tools.
+const geminiMatcher = "^(write_file|replace)$"
+
+var geminiWriteTools = map[string]bool{"write_file": true, "replace": true}
+
+type geminiEvent struct {
+	HookEventName string          `json:"hook_event_name"`
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	Prompt        string          `json:"prompt"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	ToolResponse  json.RawMessage `json:"tool_response"`
+}
+
+func parseGemini(data []byte, getenv func(string) string) (event, error) {
+	var e geminiEvent
+	if err := json.Unmarshal(data, &e); err != nil {
+		return event{}, fmt.Errorf("decode the event: %w", err)
+	}
+	ev := event{session: e.SessionID, cwd: e.Cwd, project: getenv("GEMINI_PROJECT_DIR")}
+	switch e.HookEventName {
+	case "BeforeAgent":
+		ev.do, ev.text = startTurn, e.Prompt
+		return ev, nil
+	case "BeforeTool":
+		ev.do = beforeWrite
+	case "AfterTool":
+		if geminiFailed(e.ToolResponse) {
+			return ev, nil
+		}
+		ev.do = afterWrite
+	default:
+		return ev, nil
+	}
+	if !geminiWriteTools[e.ToolName] {
+		ev.do = ignore
+		return ev, nil
+	}
+	var in struct {
+		FilePath     string `json:"file_path"`
+		AbsolutePath string `json:"absolute_path"`
+	}
+	if len(e.ToolInput) > 0 {
+		if err := json.Unmarshal(e.ToolInput, &in); err != nil {
+			return ev, fmt.Errorf("%s %s: decode tool_input: %w", e.HookEventName, e.ToolName, err)
+		}
+	}
+	p := in.FilePath
+	if p == "" {
+		p = in.AbsolutePath
+	}
+	if p == "" {
+		return ev, fmt.Errorf("%s %s: tool_input names no file", e.HookEventName, e.ToolName)
+	}
+	ev.paths = []string{p}
+	return ev, nil
+}
+
+// geminiFailed reports whether a tool_response carries an error: the file
+// was left as it was, and the capture stays unsealed.
+func geminiFailed(resp json.RawMessage) bool {
+	var r struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if len(resp) == 0 || json.Unmarshal(resp, &r) != nil {
+		return false
+	}
+	e := bytes.TrimSpace(r.Error)
+	return len(e) > 0 && !bytes.Equal(e, []byte("null")) && !bytes.Equal(e, []byte(`""`)) && !bytes.Equal(e, []byte("false"))
+}

@@ -1,0 +1,262 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// installer adds ckpt's hooks to one agent's project config file and takes
+// them out again.
+type installer interface {
+	// path is the config file, relative to the project root.
+	path() string
+	// add returns the file's content with ckpt's hooks for the binary at
+	// exe; old is the current content (existed false: no file). It returns
+	// old itself when the hooks are there already.
+	add(agent string, old []byte, existed bool, exe string) ([]byte, error)
+	// remove returns the content without ckpt's hooks, keep false when the
+	// file should be deleted (install created it), or errNotInstalled.
+	remove(agent string, old []byte, exe string) (content []byte, keep bool, err error)
+}
+
+// errNotInstalled means the config holds none of ckpt's hooks.
+var errNotInstalled = errors.New("no ckpt hooks found")
+
+// InstallOptions tunes Install and Uninstall.
+type InstallOptions struct {
+	// Root is the project root, absolute.
+	Root string
+	// Exe is the absolute path of the ckpt binary the hooks will run.
+	Exe string
+	// DryRun computes the change and writes nothing.
+	DryRun bool
+}
+
+// Change is what Install or Uninstall did to an agent's config file, or
+// would do under DryRun.
+type Change struct {
+	Path    string // the config file, absolute
+	Old     []byte // its content before (nil when it did not exist)
+	Existed bool
+	New     []byte // its content after (nil when it is deleted)
+	Exists  bool   // whether the file exists after
+	Written bool   // false under DryRun, and when nothing changed
+}
+
+// Changed reports whether the file's bytes (or existence) change.
+func (c *Change) Changed() bool {
+	return c.Existed != c.Exists || !bytes.Equal(c.Old, c.New)
+}
+
+// Diff is the change as a unified diff, empty when nothing changes.
+func (c *Change) Diff(name string) string {
+	if !c.Changed() {
+		return ""
+	}
+	from, to := "a/"+name, "b/"+name
+	if !c.Existed {
+		from = "/dev/null"
+	}
+	if !c.Exists {
+		to = "/dev/null"
+	}
+	return unifiedDiff(from, to, string(c.Old), string(c.New))
+}
+
+// ConfigPath is the project config file install edits for agentName.
+func ConfigPath(agentName string) (string, error) {
+	a := adapters[agentName]
+	if a == nil {
+		return "", fmt.Errorf("unknown agent %q (want %s)", agentName, strings.Join(Agents(), ", "))
+	}
+	return a.install.path(), nil
+}
+
+// Install adds ckpt's hooks for agentName to its project config under
+// opt.Root, keeping everything already there. Installing twice is the same
+// as once. An unreadable, malformed or commented config is an error naming
+// the file, and nothing is written.
+func Install(agentName string, opt InstallOptions) (*Change, error) {
+	return edit(agentName, opt, true)
+}
+
+// Uninstall takes out exactly what Install put in: after Install then
+// Uninstall the file is byte for byte as before (deleted if Install made
+// it). ckpt's entries are recognised by their exact command.
+func Uninstall(agentName string, opt InstallOptions) (*Change, error) {
+	return edit(agentName, opt, false)
+}
+
+func edit(agentName string, opt InstallOptions, install bool) (*Change, error) {
+	rel, err := ConfigPath(agentName)
+	if err != nil {
+		return nil, err
+	}
+	inst := adapters[agentName].install
+	path := filepath.Join(opt.Root, filepath.FromSlash(rel))
+	c := &Change{Path: path}
+	old, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		c.Old, c.Existed = old, true
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if install {
+		c.New, err = inst.add(agentName, c.Old, c.Existed, opt.Exe)
+		c.Exists = true
+	} else {
+		if !c.Existed {
+			return nil, fmt.Errorf("%s: %w (the file does not exist)", path, errNotInstalled)
+		}
+		c.New, c.Exists, err = inst.remove(agentName, c.Old, opt.Exe)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if opt.DryRun || !c.Changed() {
+		return c, nil
+	}
+	if c.Exists {
+		err = writeFile(path, c.New)
+	} else {
+		err = os.Remove(path)
+		if err == nil {
+			removeEmptyDirs(filepath.Dir(path), opt.Root)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c.Written = true
+	return c, nil
+}
+
+// IsNotInstalled reports whether err says the config held no ckpt hooks.
+func IsNotInstalled(err error) bool { return errors.Is(err, errNotInstalled) }
+
+// writeFile replaces path's content atomically, keeping its permission bits
+// (0644 for a new file) and creating its folder.
+func writeFile(path string, data []byte) error {
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".ckpt-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// removeEmptyDirs removes dir and its parents while they are empty, up to
+// but not including root: the config folders install created.
+func removeEmptyDirs(dir, root string) {
+	root = filepath.Clean(root)
+	for dir = filepath.Clean(dir); dir != root && strings.HasPrefix(dir, root+string(filepath.Separator)); dir = filepath.Dir(dir) {
+		if os.Remove(dir) != nil {
+			return
+		}
+	}
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs quoting.
+func ShellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%,=", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// HookCommand is the command line an agent's config runs for agentName.
+func HookCommand(exe, agentName string) string {
+	return ShellQuote(exe) + " hook " + agentName
+}
+
+// unifiedDiff is a one-hunk unified diff of a and b: the lines between
+// their common head and tail, with three lines of context.
+func unifiedDiff(from, to, a, b string) string {
+	al, bl := splitLines(a), splitLines(b)
+	head := 0
+	for head < len(al) && head < len(bl) && al[head] == bl[head] {
+		head++
+	}
+	tail := 0
+	for tail < len(al)-head && tail < len(bl)-head && al[len(al)-1-tail] == bl[len(bl)-1-tail] {
+		tail++
+	}
+	const ctx = 3
+	s := max(head-ctx, 0)
+	ae, be := min(len(al)-tail+ctx, len(al)), min(len(bl)-tail+ctx, len(bl))
+	var w strings.Builder
+	fmt.Fprintf(&w, "--- %s\n+++ %s\n", from, to)
+	fmt.Fprintf(&w, "@@ -%s +%s @@\n", hunkRange(s, ae-s), hunkRange(s, be-s))
+	for i := s; i < head; i++ {
+		w.WriteString(" " + al[i])
+	}
+	for i := head; i < len(al)-tail; i++ {
+		w.WriteString("-" + al[i])
+	}
+	for i := head; i < len(bl)-tail; i++ {
+		w.WriteString("+" + bl[i])
+	}
+	for i := len(al) - tail; i < ae; i++ {
+		w.WriteString(" " + al[i])
+	}
+	return w.String()
+}
+
+func hunkRange(start, n int) string {
+	if n == 0 {
+		return fmt.Sprintf("%d,0", start)
+	}
+	return fmt.Sprintf("%d,%d", start+1, n)
+}
+
+// splitLines splits s after each newline; a last line without one gets the
+// diff convention's marker.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	} else {
+		lines[len(lines)-1] += "\n\\ No newline at end of file\n"
+	}
+	return lines
+}

@@ -1,0 +1,516 @@
+package agent
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const testExe = "/opt/ckpt tools/bin/ckpt"
+
+// configs are existing agent configs install must merge into.
+var configs = map[string]string{
+	"empty object":          "{}",
+	"empty object, lines":   "{\n}\n",
+	"other keys":            "{\n  \"model\": \"opus\",\n  \"permissions\": {\"allow\": [\"Bash(ls:*)\"]}\n}\n",
+	"empty hooks":           "{\"hooks\": {}}\n",
+	"empty hooks, lines":    "{\n  \"hooks\": {\n  }\n}\n",
+	"empty event arrays":    "{\"hooks\": {\"PreToolUse\": [], \"UserPromptSubmit\": [ ], \"BeforeTool\": [], \"AfterTool\": []}}",
+	"compact":               `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"echo hi"}]}]},"model":"x"}`,
+	"four spaces":           "{\n    \"hooks\": {\n        \"PreToolUse\": [\n            {\n                \"matcher\": \"Bash\",\n                \"hooks\": [{\"type\": \"command\", \"command\": \"./guard.sh\"}]\n            }\n        ]\n    }\n}",
+	"tabs":                  "{\n\t\"hooks\": {\n\t\t\"UserPromptSubmit\": [\n\t\t\t{\"hooks\": [{\"type\": \"command\", \"command\": \"date >> log\"}]}\n\t\t]\n\t},\n\t\"z\": 1\n}\n",
+	"crlf":                  "{\r\n  \"hooks\": {\r\n    \"PostToolUse\": [\r\n      {\"matcher\": \"Write\", \"hooks\": [{\"type\": \"command\", \"command\": \"fmt\"}]}\r\n    ]\r\n  }\r\n}\r\n",
+	"user hooks everywhere": userHooks,
+	"near miss command":     `{"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "'/opt/ckpt tools/bin/ckpt' hook claude --verbose"}]}], "BeforeTool": [{"hooks": [{"type": "command", "command": "ckpt hook gemini"}]}]}}`,
+	"duplicate keys":        `{"hooks": {"AfterTool": 1}, "hooks": {"PostToolUse": []}}`,
+	"unicode and escapes":   "{\"note\": \"caf\\u00e9 \\\"q\\\" } ]\", \"hooks\": {\"PreToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo \\\"}\\\"\"}]}]}}",
+}
+
+const userHooks = `{
+  "hooks": {
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "~/bin/remind"
+          }
+        ]
+      }
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "./scripts/guard.sh"
+          }
+        ]
+      }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "Write|Edit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "prettier --write"
+          }
+        ]
+      }
+    ],
+    "BeforeTool": [
+      {
+        "matcher": "^run_shell_command$",
+        "hooks": [
+          {
+            "name": "audit",
+            "type": "command",
+            "command": "./audit.sh"
+          }
+        ]
+      }
+    ],
+    "AfterTool": []
+  },
+  "statusLine": {
+    "type": "command",
+    "command": "ckpt status"
+  }
+}
+`
+
+var jsonAgents = []string{"claude", "gemini", "codex"}
+
+// hookCommands lists every (event, command) pair of a decoded config.
+func hookCommands(t *testing.T, data []byte) []string {
+	t.Helper()
+	var cfg struct {
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, data)
+	}
+	var out []string
+	for ev, raw := range cfg.Hooks {
+		var groups []struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		}
+		if json.Unmarshal(raw, &groups) != nil {
+			continue
+		}
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				out = append(out, ev+" "+g.Matcher+" "+h.Command)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func ourCommands(agentName string) []string {
+	var out []string
+	for _, h := range adapters[agentName].install.(jsonInstaller).hooks {
+		out = append(out, h.event+" "+h.matcher+" "+HookCommand(testExe, agentName))
+	}
+	return out
+}
+
+func writeConfig(t *testing.T, root, agentName, content string) string {
+	t.Helper()
+	rel, err := ConfigPath(agentName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestInstallRoundTrip(t *testing.T) {
+	for _, agentName := range jsonAgents {
+		for name, orig := range configs {
+			t.Run(agentName+"/"+name, func(t *testing.T) {
+				root := t.TempDir()
+				path := writeConfig(t, root, agentName, orig)
+				opt := InstallOptions{Root: root, Exe: testExe}
+
+				c, err := Install(agentName, opt)
+				if err != nil {
+					t.Fatalf("install: %v", err)
+				}
+				if !c.Written {
+					t.Fatalf("install wrote nothing")
+				}
+				installed := readFile(t, path)
+				want := append(hookCommands(t, []byte(orig)), ourCommands(agentName)...)
+				if name == "duplicate keys" {
+					// The first "hooks" is dead for every JSON reader.
+					want = ourCommands(agentName)
+				}
+				slices.Sort(want)
+				if got := hookCommands(t, installed); !slices.Equal(got, want) {
+					t.Fatalf("hooks after install:\n got %q\nwant %q\n%s", got, want, installed)
+				}
+				if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+					t.Errorf("mode after install = %v, want 0600 kept", fi.Mode().Perm())
+				}
+
+				c, err = Install(agentName, opt)
+				if err != nil {
+					t.Fatalf("second install: %v", err)
+				}
+				if c.Changed() || c.Written || string(readFile(t, path)) != string(installed) {
+					t.Fatalf("second install changed the file")
+				}
+
+				if _, err := Uninstall(agentName, opt); err != nil {
+					t.Fatalf("uninstall: %v\n%s", err, installed)
+				}
+				if got := string(readFile(t, path)); got != orig {
+					t.Fatalf("uninstall left\n%q\nwant\n%q\ninstalled was\n%s", got, orig, installed)
+				}
+				if _, err := Uninstall(agentName, opt); !IsNotInstalled(err) {
+					t.Fatalf("second uninstall: err %v, want not installed", err)
+				}
+			})
+		}
+	}
+}
+
+func TestInstallNewFile(t *testing.T) {
+	for _, agentName := range Agents() {
+		t.Run(agentName, func(t *testing.T) {
+			root := t.TempDir()
+			opt := InstallOptions{Root: root, Exe: testExe}
+			c, err := Install(agentName, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Existed || !c.Exists || !c.Written {
+				t.Fatalf("change = %+v", c)
+			}
+			data := readFile(t, c.Path)
+			if agentName != "opencode" {
+				if got, want := hookCommands(t, data), ourCommands(agentName); !slices.Equal(got, sorted(want)) {
+					t.Fatalf("hooks %q, want %q", got, want)
+				}
+			} else if !strings.Contains(string(data), `const CKPT = "/opt/ckpt tools/bin/ckpt"`) {
+				t.Fatalf("plugin does not name the binary:\n%s", data)
+			}
+			if c, err := Install(agentName, opt); err != nil || c.Changed() {
+				t.Fatalf("second install: %v, changed %v", err, c != nil && c.Changed())
+			}
+			if _, err := Uninstall(agentName, opt); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Lstat(c.Path); !os.IsNotExist(err) {
+				t.Fatalf("uninstall left the file install created: %v", err)
+			}
+			entries, _ := os.ReadDir(root)
+			if len(entries) != 0 {
+				t.Fatalf("uninstall left %v in the root", entries)
+			}
+		})
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+func TestInstallGeminiShape(t *testing.T) {
+	root := t.TempDir()
+	c, err := Install("gemini", InstallOptions{Root: root, Exe: "/usr/bin/ckpt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Name, Type, Command string
+				Timeout             int
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(c.New, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{"BeforeAgent", "BeforeTool", "AfterTool"} {
+		g := cfg.Hooks[ev]
+		if len(g) != 1 || len(g[0].Hooks) != 1 {
+			t.Fatalf("%s: %+v", ev, g)
+		}
+		h := g[0].Hooks[0]
+		if h.Command != "/usr/bin/ckpt hook gemini" || h.Type != "command" || h.Timeout != 30000 || !strings.HasPrefix(h.Name, "ckpt-") {
+			t.Errorf("%s hook = %+v", ev, h)
+		}
+		if ev != "BeforeAgent" && g[0].Matcher != "^(write_file|replace)$" {
+			t.Errorf("%s matcher %q is not anchored", ev, g[0].Matcher)
+		}
+	}
+}
+
+func TestUninstallKeepsLaterUserHooks(t *testing.T) {
+	root := t.TempDir()
+	orig := "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"a\"}]}\n    ]\n  }\n}\n"
+	path := writeConfig(t, root, "claude", orig)
+	opt := InstallOptions{Root: root, Exe: testExe}
+	if _, err := Install("claude", opt); err != nil {
+		t.Fatal(err)
+	}
+	// The user adds a hook of their own after ckpt's, and one inside
+	// ckpt's own group.
+	var cfg map[string]map[string][]map[string]any
+	if err := json.Unmarshal(readFile(t, path), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	pre := cfg["hooks"]["PreToolUse"]
+	pre = append(pre, map[string]any{"matcher": "Read", "hooks": []any{map[string]any{"type": "command", "command": "b"}}})
+	post := cfg["hooks"]["PostToolUse"]
+	post[0]["hooks"] = append(post[0]["hooks"].([]any), map[string]any{"type": "command", "command": "c"})
+	cfg["hooks"]["PreToolUse"] = pre
+	data, _ := json.MarshalIndent(cfg, "", "  ")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Uninstall("claude", opt); err != nil {
+		t.Fatal(err)
+	}
+	got := hookCommands(t, readFile(t, path))
+	want := []string{"PostToolUse " + claudeMatcher + " c", "PreToolUse Bash a", "PreToolUse Read b"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("after uninstall %q, want %q", got, want)
+	}
+}
+
+func TestInstallMalformed(t *testing.T) {
+	cases := map[string]string{
+		"truncated":          `{"hooks": {`,
+		"comments":           "// my settings\n{\"model\": \"x\"}\n",
+		"block comment":      "{\"model\": /* fast */ \"x\"}",
+		"trailing comma":     `{"model": "x",}`,
+		"not an object":      `[{"hooks": {}}]`,
+		"hooks not object":   `{"hooks": []}`,
+		"event not an array": `{"hooks": {"PreToolUse": {"matcher": "x"}, "BeforeTool": 3, "UserPromptSubmit": "x"}}`,
+		"empty file":         "",
+	}
+	for _, agentName := range jsonAgents {
+		for name, content := range cases {
+			for _, dry := range []bool{false, true} {
+				t.Run(agentName+"/"+name, func(t *testing.T) {
+					root := t.TempDir()
+					path := writeConfig(t, root, agentName, content)
+					_, err := Install(agentName, InstallOptions{Root: root, Exe: testExe, DryRun: dry})
+					if err == nil {
+						t.Fatalf("install accepted %q", content)
+					}
+					if !strings.Contains(err.Error(), path) {
+						t.Errorf("error %q does not name %s", err, path)
+					}
+					if name == "comments" && !strings.Contains(err.Error(), "comments") {
+						t.Errorf("error %q does not say comments", err)
+					}
+					if got := string(readFile(t, path)); got != content {
+						t.Fatalf("file changed to %q", got)
+					}
+					if _, err := Uninstall(agentName, InstallOptions{Root: root, Exe: testExe}); err == nil {
+						t.Fatalf("uninstall accepted %q", content)
+					}
+					if got := string(readFile(t, path)); got != content {
+						t.Fatalf("uninstall changed the file to %q", got)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestInstallDryRun(t *testing.T) {
+	for _, agentName := range Agents() {
+		t.Run(agentName, func(t *testing.T) {
+			root := t.TempDir()
+			c, err := Install(agentName, InstallOptions{Root: root, Exe: testExe, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Written {
+				t.Fatal("dry run says written")
+			}
+			if _, err := os.Lstat(c.Path); !os.IsNotExist(err) {
+				t.Fatalf("dry run created %s", c.Path)
+			}
+			rel, _ := ConfigPath(agentName)
+			d := c.Diff(rel)
+			if !strings.HasPrefix(d, "--- /dev/null\n+++ b/"+rel+"\n@@ -0,0 +1,") || !strings.Contains(d, "+") || !strings.Contains(d, "ckpt tools/bin/ckpt") {
+				t.Fatalf("diff:\n%s", d)
+			}
+			// Real install, then a dry-run uninstall: shows the removal, keeps the file.
+			if _, err := Install(agentName, InstallOptions{Root: root, Exe: testExe}); err != nil {
+				t.Fatal(err)
+			}
+			before := readFile(t, c.Path)
+			u, err := Uninstall(agentName, InstallOptions{Root: root, Exe: testExe, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.Written || u.Exists || string(readFile(t, c.Path)) != string(before) {
+				t.Fatalf("dry-run uninstall: %+v", u)
+			}
+			if d := u.Diff(rel); !strings.Contains(d, "+++ /dev/null") {
+				t.Fatalf("uninstall diff:\n%s", d)
+			}
+		})
+	}
+}
+
+func TestInstallDryRunDiffExisting(t *testing.T) {
+	root := t.TempDir()
+	orig := userHooks
+	path := writeConfig(t, root, "claude", orig)
+	c, err := Install("claude", InstallOptions{Root: root, Exe: "/usr/local/bin/ckpt", DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(readFile(t, path)) != orig {
+		t.Fatal("dry run wrote the file")
+	}
+	d := c.Diff(".claude/settings.local.json")
+	var plus, minus int
+	for _, l := range strings.Split(d, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			plus++
+		case strings.HasPrefix(l, "-"):
+			minus++
+		}
+	}
+	if plus == 0 || !strings.Contains(d, `"command": "/usr/local/bin/ckpt hook claude"`) {
+		t.Fatalf("diff adds nothing of ckpt's:\n%s", d)
+	}
+	// Lines of the user's that the diff shows as removed must come back
+	// as added: nothing of theirs is dropped.
+	if minus > plus {
+		t.Fatalf("diff removes more than it adds:\n%s", d)
+	}
+}
+
+func TestOpencodePlugin(t *testing.T) {
+	root := t.TempDir()
+	opt := InstallOptions{Root: root, Exe: testExe}
+	c, err := Install("opencode", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isOurPlugin(readFile(t, c.Path)) {
+		t.Fatal("install wrote a plugin it does not recognise")
+	}
+	// A newer binary path rewrites the plugin in place.
+	c2, err := Install("opencode", InstallOptions{Root: root, Exe: "/usr/bin/ckpt"})
+	if err != nil || !c2.Written || !strings.Contains(string(c2.New), `"/usr/bin/ckpt"`) {
+		t.Fatalf("reinstall with a new path: %v %+v", err, c2)
+	}
+	// An edited plugin is the user's: uninstall leaves it.
+	edited := strings.Replace(string(readFile(t, c.Path)), "quiet()", "quiet() ", 1)
+	if err := os.WriteFile(c.Path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Uninstall("opencode", opt); err == nil || !strings.Contains(err.Error(), c.Path) {
+		t.Fatalf("uninstall of an edited plugin: %v", err)
+	}
+	if _, err := Install("opencode", opt); err == nil {
+		t.Fatal("install overwrote a plugin that is not ckpt's")
+	}
+	if string(readFile(t, c.Path)) != edited {
+		t.Fatal("edited plugin changed")
+	}
+	// The user's other plugins stay.
+	other := filepath.Join(root, ".opencode", "plugins", "mine.ts")
+	if err := os.WriteFile(other, []byte("export const Mine = async () => ({})\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.Path, renderPlugin(testExe), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Uninstall("opencode", opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatalf("uninstall touched the user's plugin: %v", err)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"/usr/local/bin/ckpt": "/usr/local/bin/ckpt",
+		"/opt/my tools/ckpt":  "'/opt/my tools/ckpt'",
+		"/home/o'neil/ckpt":   `'/home/o'\''neil/ckpt'`,
+		"/x/$HOME/ckpt":       "'/x/$HOME/ckpt'",
+	} {
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzInstallRoundTrip: for any JSON object config, install gives valid
+// JSON holding ckpt's hooks, and uninstall gives back the exact bytes.
+func FuzzInstallRoundTrip(f *testing.F) {
+	for _, c := range configs {
+		f.Add(c, uint8(0))
+	}
+	f.Add(`{"a":[1,2,{"b":null}],"hooks":{"PreToolUse":[{"hooks":[]}]}}`, uint8(1))
+	f.Add("  {  \"hooks\" :  { \"BeforeAgent\" : [ ] }  }  ", uint8(2))
+	f.Fuzz(func(t *testing.T, orig string, which uint8) {
+		root, err := parseConfig([]byte(orig))
+		if err != nil || root == nil {
+			t.Skip()
+		}
+		agentName := jsonAgents[int(which)%len(jsonAgents)]
+		inst := adapters[agentName].install.(jsonInstaller)
+		if _, _, err := inst.remove(agentName, []byte(orig), testExe); !IsNotInstalled(err) {
+			t.Skip() // holds ckpt's hooks already
+		}
+		out, err := inst.add(agentName, []byte(orig), true, testExe)
+		if err != nil {
+			return // a config whose hooks are not objects and arrays
+		}
+		if !json.Valid(out) {
+			t.Fatalf("install made invalid JSON from %q:\n%s", orig, out)
+		}
+		again, err := inst.add(agentName, out, true, testExe)
+		if err != nil || string(again) != string(out) {
+			t.Fatalf("second install changed %q", out)
+		}
+		back, keep, err := inst.remove(agentName, out, testExe)
+		if err != nil || !keep || string(back) != orig {
+			t.Fatalf("round trip of %q: keep %v err %v\ngot %q", orig, keep, err, back)
+		}
+	})
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

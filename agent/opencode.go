@@ -1,0 +1,157 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// opencode has no command hooks: a plugin file in .opencode/plugins/ runs
+// inside it. ckpt's plugin (written by install) pipes each relevant event,
+// reduced to the fields below, to `ckpt hook opencode` with Bun's $, and
+// waits for it, so the capture happens before the tool writes.
+func init() {
+	register(&adapter{
+		name:    "opencode",
+		parse:   parseOpencode,
+		install: pluginInstaller{file: ".opencode/plugins/ckpt.ts"},
+	})
+}
+
+// opencodeEvent is what ckpt's plugin sends (see pluginSource).
+type opencodeEvent struct {
+	Event     string          `json:"event"` // chat.message, tool.execute.before, tool.execute.after
+	Directory string          `json:"directory"`
+	SessionID string          `json:"sessionID"`
+	MessageID string          `json:"messageID"`
+	CallID    string          `json:"callID"`
+	Tool      string          `json:"tool"`
+	Text      string          `json:"text"`
+	Args      json.RawMessage `json:"args"`
+}
+
+func parseOpencode(data []byte, _ func(string) string) (event, error) {
+	var e opencodeEvent
+	if err := json.Unmarshal(data, &e); err != nil {
+		return event{}, fmt.Errorf("decode the event: %w", err)
+	}
+	ev := event{session: e.SessionID, prompt: e.MessageID, cwd: e.Directory, project: e.Directory}
+	switch e.Event {
+	case "chat.message":
+		ev.do, ev.text = startTurn, e.Text
+		return ev, nil
+	case "tool.execute.before":
+		ev.do = beforeWrite
+	case "tool.execute.after":
+		ev.do = afterWrite
+	default:
+		return ev, nil
+	}
+	var args struct {
+		FilePath  string `json:"filePath"`
+		PatchText string `json:"patchText"`
+	}
+	if len(e.Args) > 0 {
+		if err := json.Unmarshal(e.Args, &args); err != nil {
+			return ev, fmt.Errorf("%s %s: decode args: %w", e.Event, e.Tool, err)
+		}
+	}
+	switch e.Tool {
+	case "write", "edit", "multiedit":
+		if args.FilePath == "" {
+			return ev, fmt.Errorf("%s %s: args name no file", e.Event, e.Tool)
+		}
+		ev.paths = []string{args.FilePath}
+	case "patch", "apply_patch":
+		p, err := patchOrError(args.PatchText)
+		if err != nil {
+			return ev, fmt.Errorf("%s %s: %w", e.Event, e.Tool, err)
+		}
+		ev.paths = p
+	default:
+		ev.do = ignore
+	}
+	return ev, nil
+}
+
+// pluginSource is the plugin file install writes, with the ckpt binary's
+// path as a JSON (hence JavaScript) string literal. The file is recognised
+// as ckpt's only when it is exactly this text for some path.
+const pluginSource = `// ckpt: keeps what opencode's file tools are about to change, turn by turn,
+// so that ` + "`ckpt`" + ` can show and rewind it. Written by ` + "`ckpt install opencode`" + `;
+// ` + "`ckpt uninstall opencode`" + ` removes it (an edited copy is left alone).
+const CKPT = %s
+const FILE_TOOLS = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
+
+export const CkptPlugin = async ({ $, directory }) => {
+  const pending = new Map()
+  // ckpt exits 0 and prints nothing; a failure here must never stop a tool.
+  const send = async (event) => {
+    try {
+      const body = new Response(JSON.stringify({ directory, ...event }))
+      await $` + "`${CKPT} hook opencode < ${body}`" + `.quiet().nothrow()
+    } catch {}
+  }
+  return {
+    "chat.message": async (input, output) => {
+      const text = (output?.parts ?? [])
+        .filter((p) => p?.type === "text" && !p.synthetic)
+        .map((p) => p.text)
+        .join("\n")
+      await send({ event: "chat.message", sessionID: input?.sessionID, messageID: input?.messageID ?? output?.message?.id, text })
+    },
+    "tool.execute.before": async (input, output) => {
+      if (!FILE_TOOLS.has(input?.tool)) return
+      pending.set(input.callID, output?.args)
+      await send({ event: "tool.execute.before", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args: output?.args })
+    },
+    "tool.execute.after": async (input) => {
+      if (!FILE_TOOLS.has(input?.tool)) return
+      const args = input.args ?? pending.get(input.callID)
+      pending.delete(input.callID)
+      await send({ event: "tool.execute.after", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args })
+    },
+  }
+}
+`
+
+// renderPlugin is the plugin file for the ckpt binary at exe.
+func renderPlugin(exe string) []byte {
+	lit, _ := json.Marshal(exe)
+	return []byte(fmt.Sprintf(pluginSource, lit))
+}
+
+// isOurPlugin reports whether data is exactly a plugin file install wrote,
+// for whatever binary path.
+func isOurPlugin(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		if lit, ok := strings.CutPrefix(line, "const CKPT = "); ok {
+			var exe string
+			if json.Unmarshal([]byte(lit), &exe) != nil {
+				return false
+			}
+			return bytes.Equal(data, renderPlugin(exe))
+		}
+	}
+	return false
+}
+
+// pluginInstaller writes and removes ckpt's opencode plugin file.
+type pluginInstaller struct{ file string }
+
+func (p pluginInstaller) path() string { return p.file }
+
+func (p pluginInstaller) add(name string, old []byte, existed bool, exe string) ([]byte, error) {
+	if existed && !isOurPlugin(old) {
+		return nil, fmt.Errorf("exists and was not written by ckpt install; left alone")
+	}
+	return renderPlugin(exe), nil
+}
+
+func (p pluginInstaller) remove(name string, old []byte, exe string) ([]byte, bool, error) {
+	if !isOurPlugin(old) {
+		return nil, false, fmt.Errorf("was not written by ckpt install (or was edited since); left alone")
+	}
+	return nil, false, nil
+}
