@@ -169,8 +169,8 @@ func ckptCode(t testing.TB, root string, want int, args ...string) ckptRun {
 
 // --- JSON shapes of SPEC.md ---
 
-// logEntry is one element of `log --json`.
-type logEntry struct {
+// logRow is one element of `log --json`.
+type logRow struct {
 	Turn       string   `json:"turn"`
 	Label      string   `json:"label"`
 	At         string   `json:"at"`
@@ -187,21 +187,21 @@ type logEntry struct {
 	} `json:"source"`
 }
 
-// showFile is one element of `show --json`'s files.
-type showFile struct {
+// showRow is one element of `show --json`'s files.
+type showRow struct {
 	Path   string `json:"path"`
 	Pre    string `json:"pre"`
 	Status string `json:"status"`
 }
 
-// showResult is `show --json`.
-type showResult struct {
-	Turn  string     `json:"turn"`
-	Files []showFile `json:"files"`
+// showDoc is `show --json`.
+type showDoc struct {
+	Turn  string    `json:"turn"`
+	Files []showRow `json:"files"`
 }
 
-// opResult is `rewind|undo|redo --json`.
-type opResult struct {
+// opDoc is `rewind|undo|redo --json`.
+type opDoc struct {
 	Op       string   `json:"op"`
 	Restored []string `json:"restored"`
 	Deleted  []string `json:"deleted"`
@@ -213,7 +213,7 @@ type opResult struct {
 	Applied    bool     `json:"applied"`
 }
 
-func (o opResult) failedPaths() []string {
+func (o opDoc) failedPaths() []string {
 	var ps []string
 	for _, f := range o.Failed {
 		ps = append(ps, f.Path)
@@ -222,10 +222,10 @@ func (o opResult) failedPaths() []string {
 	return ps
 }
 
-// atLayout is SPEC's fixed layout for `at`.
-const atLayout = "2006-01-02T15:04:05.000000000Z"
+// wantAtLayout is SPEC's fixed layout for `at`.
+const wantAtLayout = "2006-01-02T15:04:05.000000000Z"
 
-var atPattern = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$`)
+var wantAtPattern = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$`)
 
 // decodeJSON decodes out of r's stdout, failing the test with the run.
 func decodeJSON(t testing.TB, r ckptRun, v any) {
@@ -236,7 +236,7 @@ func decodeJSON(t testing.TB, r ckptRun, v any) {
 }
 
 // ckptLog runs `log --json` and decodes it, checking every entry's keys.
-func ckptLog(t testing.TB, root string) []logEntry {
+func ckptLog(t testing.TB, root string) []logRow {
 	t.Helper()
 	r := ckptOK(t, root, "log", "--json")
 	var raw []map[string]json.RawMessage
@@ -251,18 +251,18 @@ func ckptLog(t testing.TB, root string) []logEntry {
 			t.Fatalf("log --json entry %d: turn is %s, want a string", i, e["turn"])
 		}
 	}
-	var es []logEntry
+	var es []logRow
 	decodeJSON(t, r, &es)
 	for _, e := range es {
-		if !atPattern.MatchString(e.At) {
-			t.Fatalf("log --json: turn %s at %q, want layout %s", e.Turn, e.At, atLayout)
+		if !wantAtPattern.MatchString(e.At) {
+			t.Fatalf("log --json: turn %s at %q, want layout %s", e.Turn, e.At, wantAtLayout)
 		}
 	}
 	return es
 }
 
 // findEntry returns the log entry with id, failing the test if none.
-func findEntry(t testing.TB, es []logEntry, id string) logEntry {
+func findEntry(t testing.TB, es []logRow, id string) logRow {
 	t.Helper()
 	for _, e := range es {
 		if e.Turn == id {
@@ -270,14 +270,14 @@ func findEntry(t testing.TB, es []logEntry, id string) logEntry {
 		}
 	}
 	t.Fatalf("log has no entry %q: %+v", id, es)
-	return logEntry{}
+	return logRow{}
 }
 
 // ckptShow runs `show TURN --json` and decodes it.
-func ckptShow(t testing.TB, root, turn string) showResult {
+func ckptShow(t testing.TB, root, turn string) showDoc {
 	t.Helper()
 	r := ckptOK(t, root, "show", turn, "--json")
-	var s showResult
+	var s showDoc
 	decodeJSON(t, r, &s)
 	if s.Turn != turn {
 		t.Fatalf("show %s --json: turn %q", turn, s.Turn)
@@ -286,7 +286,7 @@ func ckptShow(t testing.TB, root, turn string) showResult {
 }
 
 // statuses maps path → status of a show result.
-func (s showResult) statuses() map[string]string {
+func (s showDoc) statuses() map[string]string {
 	m := map[string]string{}
 	for _, f := range s.Files {
 		m[f.Path] = f.Status
@@ -296,7 +296,7 @@ func (s showResult) statuses() map[string]string {
 
 // ckptOp runs an operation with --json and decodes its result; wantCode
 // is the exit code it must end with.
-func ckptOp(t testing.TB, root string, wantCode int, args ...string) opResult {
+func ckptOp(t testing.TB, root string, wantCode int, args ...string) opDoc {
 	t.Helper()
 	r := ckptCode(t, root, wantCode, append(args, "--json")...)
 	var raw map[string]json.RawMessage
@@ -306,28 +306,28 @@ func ckptOp(t testing.TB, root string, wantCode int, args ...string) opResult {
 			t.Fatalf("%s --json lacks %q\n%s", args[0], k, r)
 		}
 	}
-	var o opResult
+	var o opDoc
 	decodeJSON(t, r, &o)
 	return o
 }
 
 // --- the folder as bytes ---
 
-// fsEntry is what one path of a folder holds.
-type fsEntry struct {
+// fsNode is what one path of a folder holds.
+type fsNode struct {
 	Kind byte        // 'f' file, 'd' folder, 'l' symlink
 	Perm fs.FileMode // permission bits (files and folders)
 	Data string      // file bytes or link target
 }
 
-func (e fsEntry) String() string {
+func (e fsNode) String() string {
 	switch e.Kind {
 	case 'd':
 		return fmt.Sprintf("folder %v", e.Perm)
 	case 'l':
 		return fmt.Sprintf("link → %q", e.Data)
 	}
-	return fmt.Sprintf("file %v %d bytes sha256 %.12s", e.Perm, len(e.Data), sha256hex([]byte(e.Data)))
+	return fmt.Sprintf("file %v %d bytes sha256 %.12s", e.Perm, len(e.Data), hexSHA256([]byte(e.Data)))
 }
 
 // skipInSnapshot names the top-level entries a snapshot leaves out: git's
@@ -336,9 +336,9 @@ var skipInSnapshot = map[string]bool{".git": true, ".osfoundry": true}
 
 // snapshotDir reads every file, folder and link under root (paths relative,
 // '/' separated), leaving out .git and .osfoundry.
-func snapshotDir(t testing.TB, root string) map[string]fsEntry {
+func snapshotDir(t testing.TB, root string) map[string]fsNode {
 	t.Helper()
-	snap := map[string]fsEntry{}
+	snap := map[string]fsNode{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -360,15 +360,15 @@ func snapshotDir(t testing.TB, root string) map[string]fsEntry {
 			if err != nil {
 				return err
 			}
-			snap[rel] = fsEntry{Kind: 'l', Data: target}
+			snap[rel] = fsNode{Kind: 'l', Data: target}
 		case info.IsDir():
-			snap[rel] = fsEntry{Kind: 'd', Perm: info.Mode().Perm()}
+			snap[rel] = fsNode{Kind: 'd', Perm: info.Mode().Perm()}
 		case info.Mode().IsRegular():
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err
 			}
-			snap[rel] = fsEntry{Kind: 'f', Perm: info.Mode().Perm(), Data: string(b)}
+			snap[rel] = fsNode{Kind: 'f', Perm: info.Mode().Perm(), Data: string(b)}
 		default:
 			return fmt.Errorf("%s: unexpected file type %v", p, info.Mode())
 		}
@@ -382,7 +382,7 @@ func snapshotDir(t testing.TB, root string) map[string]fsEntry {
 
 // snapshotDiff lists the paths where got differs from want, each with what
 // was wanted and what was found.
-func snapshotDiff(want, got map[string]fsEntry) []string {
+func snapshotDiff(want, got map[string]fsNode) []string {
 	var out []string
 	for p, w := range want {
 		g, ok := got[p]
@@ -403,7 +403,7 @@ func snapshotDiff(want, got map[string]fsEntry) []string {
 }
 
 // diffPaths is snapshotDiff reduced to the paths.
-func diffPaths(want, got map[string]fsEntry) []string {
+func diffPaths(want, got map[string]fsNode) []string {
 	var ps []string
 	for _, d := range snapshotDiff(want, got) {
 		ps = append(ps, d[:strings.Index(d, ":")])
@@ -412,8 +412,8 @@ func diffPaths(want, got map[string]fsEntry) []string {
 }
 
 // filesOnly drops the folders of a snapshot.
-func filesOnly(s map[string]fsEntry) map[string]fsEntry {
-	out := map[string]fsEntry{}
+func filesOnly(s map[string]fsNode) map[string]fsNode {
+	out := map[string]fsNode{}
 	for p, e := range s {
 		if e.Kind != 'd' {
 			out[p] = e
@@ -423,15 +423,15 @@ func filesOnly(s map[string]fsEntry) map[string]fsEntry {
 }
 
 // requireSnapshot fails the test when root differs from want.
-func requireSnapshot(t testing.TB, root string, want map[string]fsEntry, what string) {
+func requireSnapshot(t testing.TB, root string, want map[string]fsNode, what string) {
 	t.Helper()
 	if d := snapshotDiff(want, snapshotDir(t, root)); len(d) > 0 {
 		t.Fatalf("%s: folder differs:\n  %s", what, strings.Join(d, "\n  "))
 	}
 }
 
-// writeFiles writes name → content under root (creating folders), 0644.
-func writeFiles(t testing.TB, root string, files map[string]string) {
+// writeTexts writes name → content under root (creating folders), 0644.
+func writeTexts(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
@@ -444,12 +444,12 @@ func writeFiles(t testing.TB, root string, files map[string]string) {
 	}
 }
 
-func writeFile(t testing.TB, root, name, content string) {
+func writeText(t testing.TB, root, name, content string) {
 	t.Helper()
-	writeFiles(t, root, map[string]string{name: content})
+	writeTexts(t, root, map[string]string{name: content})
 }
 
-func readFile(t testing.TB, root, name string) string {
+func readText(t testing.TB, root, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
 	if err != nil {
@@ -458,14 +458,14 @@ func readFile(t testing.TB, root, name string) string {
 	return string(b)
 }
 
-func removeFile(t testing.TB, root, name string) {
+func removePath(t testing.TB, root, name string) {
 	t.Helper()
 	if err := os.Remove(filepath.Join(root, filepath.FromSlash(name))); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func exists(p string) bool {
+func pathExists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
 }
@@ -478,13 +478,13 @@ func copyTree(t testing.TB, src, dst string) {
 	}
 }
 
-func sha256hex(b []byte) string {
+func hexSHA256(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
 
-// storeDir is the store folder of a project root.
-func storeDir(root string) string {
+// storeFolder is the store folder of a project root.
+func storeFolder(root string) string {
 	return filepath.Join(root, ".osfoundry", "checkpoints")
 }
 
@@ -492,9 +492,9 @@ func storeDir(root string) string {
 // `<sha>.zst` or a raw seed blob `<sha>`.
 func blobFile(t testing.TB, root, content string) string {
 	t.Helper()
-	sum := sha256hex([]byte(content))
+	sum := hexSHA256([]byte(content))
 	var found []string
-	filepath.WalkDir(storeDir(root), func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(storeFolder(root), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && (d.Name() == sum || d.Name() == sum+".zst") {
 			found = append(found, p)
 		}
@@ -506,8 +506,8 @@ func blobFile(t testing.TB, root, content string) string {
 	return found[0]
 }
 
-// mustContain fails when s lacks any of subs.
-func mustContain(t testing.TB, what, s string, subs ...string) {
+// wantSubstrings fails when s lacks any of subs.
+func wantSubstrings(t testing.TB, what, s string, subs ...string) {
 	t.Helper()
 	for _, sub := range subs {
 		if !strings.Contains(s, sub) {
@@ -516,14 +516,14 @@ func mustContain(t testing.TB, what, s string, subs ...string) {
 	}
 }
 
-func sorted(ss []string) []string {
+func sortedCopy(ss []string) []string {
 	out := append([]string(nil), ss...)
 	sort.Strings(out)
 	return out
 }
 
-func equalSets(a, b []string) bool {
-	a, b = sorted(a), sorted(b)
+func sameSet(a, b []string) bool {
+	a, b = sortedCopy(a), sortedCopy(b)
 	if len(a) != len(b) {
 		return false
 	}
@@ -558,21 +558,21 @@ func TestVersionAndUsage(t *testing.T) {
 			t.Errorf("want usage exit 2\n%s", r)
 		}
 	}
-	if exists(filepath.Join(root, ".osfoundry")) {
+	if pathExists(filepath.Join(root, ".osfoundry")) {
 		t.Errorf("usage errors created a store")
 	}
 }
 
 func TestReadOnlyCommandsCreateNoStore(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "a.txt", "a\n")
+	writeText(t, root, "a.txt", "a\n")
 	for _, args := range [][]string{{"log"}, {"log", "--json"}, {"show", "1"}, {"show", "1", "--json"},
 		{"diff", "1"}, {"verify"}, {"rewind", "1", "--dry-run"}, {"undo", "--dry-run"}} {
 		r := ckpt(t, root, args...)
 		if r.Killed || r.Code < 0 {
 			t.Errorf("crashed\n%s", r)
 		}
-		if exists(filepath.Join(root, ".osfoundry")) {
+		if pathExists(filepath.Join(root, ".osfoundry")) {
 			t.Fatalf("%v created a store", args)
 		}
 	}
@@ -580,9 +580,9 @@ func TestReadOnlyCommandsCreateNoStore(t *testing.T) {
 
 func TestStoreCreatedPrivateAndIgnored(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{".env": "SECRET=1\n", "a.txt": "a\n"})
+	writeTexts(t, root, map[string]string{".env": "SECRET=1\n", "a.txt": "a\n"})
 	ckptOK(t, root, "capture", "--turn", "1", "--label", "first", ".env", "a.txt")
-	writeFile(t, root, ".env", "SECRET=2\n")
+	writeText(t, root, ".env", "SECRET=2\n")
 	ckptOK(t, root, "seal", "--turn", "1", ".env", "a.txt")
 
 	gi, err := os.ReadFile(filepath.Join(root, ".osfoundry", ".gitignore"))
@@ -593,7 +593,7 @@ func TestStoreCreatedPrivateAndIgnored(t *testing.T) {
 		t.Errorf(".osfoundry/.gitignore holds %q, want *", gi)
 	}
 	n := 0
-	filepath.WalkDir(storeDir(root), func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(storeFolder(root), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			t.Error(err)
 			return nil
@@ -619,21 +619,21 @@ func TestStoreCreatedPrivateAndIgnored(t *testing.T) {
 	blobFile(t, root, "SECRET=1\n")
 }
 
-// project is a small folder with the states a test moves it through.
-type project struct {
+// testProject is a small folder with the states a test moves it through.
+type testProject struct {
 	root string
 }
 
-func newProject(t *testing.T, files map[string]string) project {
+func newTestProject(t *testing.T, files map[string]string) testProject {
 	t.Helper()
-	p := project{root: t.TempDir()}
-	writeFiles(t, p.root, files)
+	p := testProject{root: t.TempDir()}
+	writeTexts(t, p.root, files)
 	return p
 }
 
 // turn captures paths for turn id, lets edit change the folder the way an
 // agent would, then seals the same paths.
-func (p project) turn(t *testing.T, id, label string, paths []string, edit func()) {
+func (p testProject) turn(t *testing.T, id, label string, paths []string, edit func()) {
 	t.Helper()
 	args := []string{"capture", "--turn", id}
 	if label != "" {
@@ -645,12 +645,12 @@ func (p project) turn(t *testing.T, id, label string, paths []string, edit func(
 }
 
 func TestLogJSON(t *testing.T) {
-	p := newProject(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	p := newTestProject(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	p.turn(t, "1", "first turn", []string{"a.txt", "new.txt"}, func() {
-		writeFiles(t, p.root, map[string]string{"a.txt": "a1\n", "new.txt": "n\n"})
+		writeTexts(t, p.root, map[string]string{"a.txt": "a1\n", "new.txt": "n\n"})
 	})
 	p.turn(t, "fix-login", "second \x1b[2J turn", []string{"b.txt"}, func() {
-		writeFile(t, p.root, "b.txt", "b1\n")
+		writeText(t, p.root, "b.txt", "b1\n")
 	})
 	es := ckptLog(t, p.root)
 	if len(es) != 2 {
@@ -666,7 +666,7 @@ func TestLogJSON(t *testing.T) {
 		if e.Kind != "agent" || e.State != "active" || e.HandEdited != 0 {
 			t.Errorf("turn %s: kind %q state %q hand_edited %d; want agent active 0", e.Turn, e.Kind, e.State, e.HandEdited)
 		}
-		at, err := time.Parse(atLayout, e.At)
+		at, err := time.Parse(wantAtLayout, e.At)
 		if err != nil || time.Since(at) > time.Hour || time.Until(at) > time.Minute {
 			t.Errorf("turn %s: at %q is not a UTC time of this run (%v)", e.Turn, e.At, err)
 		}
@@ -683,7 +683,7 @@ func TestLogJSON(t *testing.T) {
 	}
 
 	// A change made after the agent's write counts as hand_edited.
-	writeFile(t, p.root, "b.txt", "b by hand\n")
+	writeText(t, p.root, "b.txt", "b by hand\n")
 	es = ckptLog(t, p.root)
 	if e := findEntry(t, es, "fix-login"); e.HandEdited != 1 {
 		t.Errorf("after editing b.txt by hand: turn fix-login hand_edited %d, want 1", e.HandEdited)
@@ -695,7 +695,7 @@ func TestLogJSON(t *testing.T) {
 
 func TestShowStatuses(t *testing.T) {
 	const big = 9 << 20 // over the default 8 MiB limit
-	p := newProject(t, map[string]string{
+	p := newTestProject(t, map[string]string{
 		"mod.txt":  "mod 0\n",
 		"gone.txt": "gone 0\n",
 		"same.txt": "same 0\n",
@@ -705,13 +705,13 @@ func TestShowStatuses(t *testing.T) {
 	})
 	paths := []string{"mod.txt", "new.txt", "gone.txt", "same.txt", "hand.txt", "lost.txt", "big.bin"}
 	p.turn(t, "1", "statuses", paths, func() {
-		writeFiles(t, p.root, map[string]string{
+		writeTexts(t, p.root, map[string]string{
 			"mod.txt": "mod 1\n", "new.txt": "new 1\n", "hand.txt": "hand 1\n",
 			"lost.txt": "lost 1\n", "big.bin": strings.Repeat("y", big),
 		})
-		removeFile(t, p.root, "gone.txt")
+		removePath(t, p.root, "gone.txt")
 	})
-	writeFile(t, p.root, "hand.txt", "hand 2, after the agent\n")
+	writeText(t, p.root, "hand.txt", "hand 2, after the agent\n")
 	if err := os.Remove(blobFile(t, p.root, "lost 0\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -752,7 +752,7 @@ func TestShowStatuses(t *testing.T) {
 	// A rewind over the missing blob and the skipped file restores the rest
 	// and fails those two with a reason.
 	o := ckptOp(t, p.root, 3, "rewind", "1", "--yes")
-	if !equalSets(o.failedPaths(), []string{"big.bin", "lost.txt"}) {
+	if !sameSet(o.failedPaths(), []string{"big.bin", "lost.txt"}) {
 		t.Errorf("rewind failed %v, want big.bin and lost.txt", o.Failed)
 	}
 	for _, f := range o.Failed {
@@ -760,39 +760,39 @@ func TestShowStatuses(t *testing.T) {
 			t.Errorf("failed %s without a reason", f.Path)
 		}
 	}
-	if !equalSets(o.HandEdited, []string{"hand.txt"}) {
+	if !sameSet(o.HandEdited, []string{"hand.txt"}) {
 		t.Errorf("rewind hand_edited %v, want [hand.txt]", o.HandEdited)
 	}
 	for name, content := range map[string]string{"mod.txt": "mod 0\n", "gone.txt": "gone 0\n", "hand.txt": "hand 0\n", "same.txt": "same 0\n", "lost.txt": "lost 1\n"} {
-		if got := readFile(t, p.root, name); got != content {
+		if got := readText(t, p.root, name); got != content {
 			t.Errorf("after rewind %s holds %q, want %q", name, got, content)
 		}
 	}
-	if exists(filepath.Join(p.root, "new.txt")) {
+	if pathExists(filepath.Join(p.root, "new.txt")) {
 		t.Errorf("after rewind new.txt still exists")
 	}
 }
 
 func TestDiff(t *testing.T) {
-	p := newProject(t, map[string]string{"a.txt": "one\ntwo\nthree\n", "b.txt": "bee\n"})
+	p := newTestProject(t, map[string]string{"a.txt": "one\ntwo\nthree\n", "b.txt": "bee\n"})
 	p.turn(t, "1", "", []string{"a.txt", "b.txt"}, func() {
-		writeFiles(t, p.root, map[string]string{"a.txt": "one\nTWO\nthree\n", "b.txt": "bee\n"})
+		writeTexts(t, p.root, map[string]string{"a.txt": "one\nTWO\nthree\n", "b.txt": "bee\n"})
 	})
 	r := ckptOK(t, p.root, "diff", "1", "a.txt")
-	mustContain(t, "diff 1 a.txt", r.Stdout, "a.txt", "-two", "+TWO")
+	wantSubstrings(t, "diff 1 a.txt", r.Stdout, "a.txt", "-two", "+TWO")
 	r = ckptOK(t, p.root, "diff", "1")
-	mustContain(t, "diff 1", r.Stdout, "-two", "+TWO")
+	wantSubstrings(t, "diff 1", r.Stdout, "-two", "+TWO")
 }
 
 // rewindProject is a folder after two sealed agent turns and one change by
 // hand, with the snapshots of each stage.
 type rewindProject struct {
-	project
-	s0, s1, s2 map[string]fsEntry // before turn 1, after turn 1, now
+	testProject
+	s0, s1, s2 map[string]fsNode // before turn 1, after turn 1, now
 }
 
 func newRewindProject(t *testing.T) rewindProject {
-	p := rewindProject{project: newProject(t, map[string]string{
+	p := rewindProject{testProject: newTestProject(t, map[string]string{
 		"a.txt": "a 0\n", "b.txt": "b 0\n", "keep.txt": "untouched\n", "run.sh": "#!/bin/sh\necho 0\n",
 	})}
 	if err := os.Chmod(filepath.Join(p.root, "run.sh"), 0o755); err != nil {
@@ -800,23 +800,23 @@ func newRewindProject(t *testing.T) rewindProject {
 	}
 	p.s0 = snapshotDir(t, p.root)
 	p.turn(t, "1", "add the widget", []string{"a.txt", "n1/new.txt"}, func() {
-		writeFiles(t, p.root, map[string]string{"a.txt": "a 1\n", "n1/new.txt": "new 1\n"})
+		writeTexts(t, p.root, map[string]string{"a.txt": "a 1\n", "n1/new.txt": "new 1\n"})
 	})
 	p.s1 = snapshotDir(t, p.root)
 	p.turn(t, "2", "polish", []string{"b.txt", "run.sh"}, func() {
-		writeFiles(t, p.root, map[string]string{"b.txt": "b 2\n", "run.sh": "#!/bin/sh\necho 2\n"})
+		writeTexts(t, p.root, map[string]string{"b.txt": "b 2\n", "run.sh": "#!/bin/sh\necho 2\n"})
 		if err := os.Chmod(filepath.Join(p.root, "run.sh"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	})
-	writeFile(t, p.root, "a.txt", "a by hand\n")
+	writeText(t, p.root, "a.txt", "a by hand\n")
 	p.s2 = snapshotDir(t, p.root)
 	return p
 }
 
-// with returns s with the entries of paths taken from src.
-func with(s, src map[string]fsEntry, paths ...string) map[string]fsEntry {
-	out := map[string]fsEntry{}
+// withPaths returns s with the entries of paths taken from src.
+func withPaths(s, src map[string]fsNode, paths ...string) map[string]fsNode {
+	out := map[string]fsNode{}
 	for k, v := range s {
 		out[k] = v
 	}
@@ -834,18 +834,18 @@ func TestRewindPlanChangesNothing(t *testing.T) {
 	p := newRewindProject(t)
 	r := ckptCode(t, p.root, 4, "rewind", "1", "--dry-run")
 	requireSnapshot(t, p.root, p.s2, "rewind --dry-run")
-	mustContain(t, "rewind 1 --dry-run plan", r.Stdout+r.Stderr, "a.txt", "b.txt")
+	wantSubstrings(t, "rewind 1 --dry-run plan", r.Stdout+r.Stderr, "a.txt", "b.txt")
 
 	// No terminal and no --yes: the plan is printed and nothing changes.
 	r = ckptCode(t, p.root, 4, "rewind", "1")
 	requireSnapshot(t, p.root, p.s2, "rewind without --yes and without a terminal")
-	mustContain(t, "rewind 1 plan", r.Stdout+r.Stderr, "a.txt", "b.txt")
+	wantSubstrings(t, "rewind 1 plan", r.Stdout+r.Stderr, "a.txt", "b.txt")
 
 	o := ckptOp(t, p.root, 4, "rewind", "1", "--dry-run")
 	if o.Applied {
 		t.Errorf("rewind --dry-run --json says applied")
 	}
-	if !equalSets(o.HandEdited, []string{"a.txt"}) {
+	if !sameSet(o.HandEdited, []string{"a.txt"}) {
 		t.Errorf("dry-run plan hand_edited %v, want [a.txt]", o.HandEdited)
 	}
 	requireSnapshot(t, p.root, p.s2, "rewind --dry-run --json")
@@ -863,16 +863,16 @@ func TestRewindUndoRedo(t *testing.T) {
 
 	// rewind 2: b.txt and run.sh (with its executable bit) come back.
 	o := ckptOp(t, p.root, 0, "rewind", "2", "--yes")
-	afterOp1 := with(p.s2, p.s0, "b.txt", "run.sh")
+	afterOp1 := withPaths(p.s2, p.s0, "b.txt", "run.sh")
 	requireSnapshot(t, p.root, afterOp1, "rewind 2")
-	if o.Op != "op-1" || !o.Applied || !equalSets(o.Restored, []string{"b.txt", "run.sh"}) || len(o.Failed) != 0 {
+	if o.Op != "op-1" || !o.Applied || !sameSet(o.Restored, []string{"b.txt", "run.sh"}) || len(o.Failed) != 0 {
 		t.Errorf("rewind 2 --json: %+v", o)
 	}
 	es := ckptLog(t, p.root)
 	if e := findEntry(t, es, "2"); e.State != "rewound" {
 		t.Errorf("turn 2 state %q after its rewind", e.State)
 	}
-	if e := findEntry(t, es, "op-1"); e.Kind != "rewind" || e.State != "active" || e.Target != "2" || !equalSets(e.Turns, []string{"2"}) {
+	if e := findEntry(t, es, "op-1"); e.Kind != "rewind" || e.State != "active" || e.Target != "2" || !sameSet(e.Turns, []string{"2"}) {
 		t.Errorf("log op-1: %+v", e)
 	}
 	if es[0].Turn != "op-1" {
@@ -890,7 +890,7 @@ func TestRewindUndoRedo(t *testing.T) {
 	// the turn created.
 	o = ckptOp(t, p.root, 0, "rewind", "1", "--yes")
 	requireSnapshot(t, p.root, p.s0, "rewind 1")
-	if o.Op != "op-2" || !equalSets(o.HandEdited, []string{"a.txt"}) || !equalSets(o.Deleted, []string{"n1/new.txt"}) {
+	if o.Op != "op-2" || !sameSet(o.HandEdited, []string{"a.txt"}) || !sameSet(o.Deleted, []string{"n1/new.txt"}) {
 		t.Errorf("rewind 1 --json: %+v", o)
 	}
 
@@ -944,7 +944,7 @@ func TestUndoRefusedOverNewerTurn(t *testing.T) {
 	requireSnapshot(t, p.root, p.s0, "rewind 1")
 
 	// Turn 1 is rewound: a capture naming it starts turn 1.2, same label.
-	p.turn(t, "1", "", []string{"a.txt"}, func() { writeFile(t, p.root, "a.txt", "a 1.2\n") })
+	p.turn(t, "1", "", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "a 1.2\n") })
 	es := ckptLog(t, p.root)
 	t12 := findEntry(t, es, "1.2")
 	if t12.State != "active" || t12.Label != "add the widget" || t12.Kind != "agent" {
@@ -966,6 +966,6 @@ func TestUndoRefusedOverNewerTurn(t *testing.T) {
 
 	// Rewound again, turn 1 takes the next free id: 1.3.
 	ckptOp(t, p.root, 0, "rewind", "1", "--yes")
-	p.turn(t, "1", "", []string{"keep.txt"}, func() { writeFile(t, p.root, "keep.txt", "changed\n") })
+	p.turn(t, "1", "", []string{"keep.txt"}, func() { writeText(t, p.root, "keep.txt", "changed\n") })
 	findEntry(t, ckptLog(t, p.root), "1.3")
 }

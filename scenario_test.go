@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// git runs git in dir with a fixed identity and no user configuration.
-func git(t testing.TB, dir string, args ...string) string {
+// gitRun runs git in dir with a fixed identity and no user configuration.
+func gitRun(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=Site Owner", "-c", "user.email=owner@example.com",
 		"-c", "init.defaultBranch=main", "-c", "advice.detachedHead=false"}, args...)...)
@@ -36,16 +36,16 @@ func makeTinySite(t *testing.T, dir string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "init", "-q")
-	writeFiles(t, dir, map[string]string{
+	gitRun(t, dir, "init", "-q")
+	writeTexts(t, dir, map[string]string{
 		"index.html": "<!doctype html>\n<html>\n<head>\n<title>My site</title>\n<link rel=\"stylesheet\" href=\"style.css\">\n</head>\n<body>\n<h1>Welcome</h1>\n</body>\n</html>\n",
 		"style.css":  "body { font-family: sans-serif; }\nh1 { color: navy; }\n",
 		".gitignore": ".env\n",
 	})
-	git(t, dir, "add", "index.html", "style.css", ".gitignore")
-	git(t, dir, "commit", "-q", "-m", "the site")
+	gitRun(t, dir, "add", "index.html", "style.css", ".gitignore")
+	gitRun(t, dir, "commit", "-q", "-m", "the site")
 	// The user's work, none of it committed.
-	writeFiles(t, dir, map[string]string{
+	writeTexts(t, dir, map[string]string{
 		"index.html": "<!doctype html>\n<html>\n<head>\n<title>My site, now with a better title</title>\n<link rel=\"stylesheet\" href=\"style.css\">\n</head>\n<body>\n<h1>Welcome</h1>\n</body>\n</html>\n",
 		"notes.md":   "# notes\n- ask about the colours\n",
 		".env":       "API_KEY=user-secret-1234\n",
@@ -59,7 +59,7 @@ var agentTurnFiles = []string{"index.html", "style.css", "theme.css", ".env"}
 // creates theme.css and rewrites .env.
 func agentTurn(t *testing.T, dir string) {
 	t.Helper()
-	writeFiles(t, dir, map[string]string{
+	writeTexts(t, dir, map[string]string{
 		"index.html": "<!doctype html>\n<html>\n<head>\n<title>Restyled</title>\n<link rel=\"stylesheet\" href=\"theme.css\">\n</head>\n<body class=\"dark\">\n<h1>Welcome</h1>\n</body>\n</html>\n",
 		"style.css":  "body { font-family: serif; background: #111; }\nh1 { color: gold; }\n",
 		"theme.css":  ":root { --accent: gold; }\n",
@@ -67,14 +67,14 @@ func agentTurn(t *testing.T, dir string) {
 	})
 }
 
-// peer is one way of undoing the agent's turn: run does the whole turn
+// undoPeer is one way of undoing the agent's turn: run does the whole turn
 // (its own bookkeeping, the agent's edits, then the restore).
-type peer struct {
+type undoPeer struct {
 	name string
 	run  func(t *testing.T, dir string)
 }
 
-var fiveWayPeers = []peer{
+var fiveWayPeers = []undoPeer{
 	{"ckpt rewind 1 --yes", func(t *testing.T, dir string) {
 		ckptOK(t, dir, append([]string{"capture", "--turn", "1", "--label", "restyle the page"}, agentTurnFiles...)...)
 		agentTurn(t, dir)
@@ -83,25 +83,25 @@ var fiveWayPeers = []peer{
 	}},
 	{"git checkout -- .", func(t *testing.T, dir string) {
 		agentTurn(t, dir)
-		git(t, dir, "checkout", "--", ".")
+		gitRun(t, dir, "checkout", "--", ".")
 	}},
 	{"git stash -u", func(t *testing.T, dir string) {
 		agentTurn(t, dir)
-		git(t, dir, "stash", "-u", "-q")
+		gitRun(t, dir, "stash", "-u", "-q")
 	}},
 	{"git checkout -- . && git clean -fd", func(t *testing.T, dir string) {
 		agentTurn(t, dir)
-		git(t, dir, "checkout", "--", ".")
-		git(t, dir, "clean", "-fdq")
+		gitRun(t, dir, "checkout", "--", ".")
+		gitRun(t, dir, "clean", "-fdq")
 	}},
 	{"per-turn git stash create, then checkout + stash apply", func(t *testing.T, dir string) {
-		sha := strings.TrimSpace(git(t, dir, "stash", "create"))
+		sha := strings.TrimSpace(gitRun(t, dir, "stash", "create"))
 		if sha == "" {
 			t.Fatal("git stash create made no commit although index.html has changes")
 		}
 		agentTurn(t, dir)
-		git(t, dir, "checkout", "--", ".")
-		git(t, dir, "stash", "apply", "-q", sha)
+		gitRun(t, dir, "checkout", "--", ".")
+		gitRun(t, dir, "stash", "apply", "-q", sha)
 	}},
 }
 
@@ -119,17 +119,17 @@ func TestFiveWayScenario(t *testing.T) {
 	for i, p := range fiveWayPeers {
 		dir := filepath.Join(base, fmt.Sprintf("peer%d", i))
 		copyTree(t, site, dir)
-		statusBefore := git(t, dir, "status", "--porcelain", "-uall")
-		indexBefore := readFile(t, dir, ".git/index")
+		statusBefore := gitRun(t, dir, "status", "--porcelain", "-uall")
+		indexBefore := readText(t, dir, ".git/index")
 		p.run(t, dir)
 		rows = append(rows, row{p.name, diffPaths(before, snapshotDir(t, dir))})
 		if i == 0 {
 			// ckpt keeps away from git: its index and its view of the
 			// folder are as they were.
-			if readFile(t, dir, ".git/index") != indexBefore {
+			if readText(t, dir, ".git/index") != indexBefore {
 				t.Errorf("ckpt changed .git/index")
 			}
-			if s := git(t, dir, "status", "--porcelain", "-uall"); s != statusBefore {
+			if s := gitRun(t, dir, "status", "--porcelain", "-uall"); s != statusBefore {
 				t.Errorf("git status after ckpt's rewind:\n%s\nbefore the turn:\n%s", s, statusBefore)
 			}
 			if d := snapshotDiff(before, snapshotDir(t, dir)); len(d) > 0 {
@@ -151,13 +151,13 @@ func TestFiveWayScenario(t *testing.T) {
 			t.Errorf("%s restored the folder exactly; the scenario should show what it loses", r.name)
 		}
 		// An ignored file is invisible to every git method.
-		if !contains(r.wrong, ".env") {
+		if !hasString(r.wrong, ".env") {
 			t.Errorf("%s restored the ignored .env", r.name)
 		}
 	}
 }
 
-func contains(ss []string, s string) bool {
+func hasString(ss []string, s string) bool {
 	for _, x := range ss {
 		if x == s {
 			return true
@@ -182,8 +182,8 @@ type seedIndex []struct {
 	} `json:"files"`
 }
 
-// turnID is a seed turn id as ckpt shows it: always a string.
-func turnID(raw json.RawMessage) string {
+// seedTurnID is a seed turn id as ckpt shows it: always a string.
+func seedTurnID(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
@@ -198,7 +198,7 @@ func makeSeedProject(t *testing.T) (root string, idx seedIndex, indexJSON []byte
 	t.Helper()
 	root = filepath.Join(t.TempDir(), "seed site")
 	copyTree(t, filepath.Join("testdata", "seed", "disk"), root)
-	st := storeDir(root)
+	st := storeFolder(root)
 	if err := os.MkdirAll(filepath.Dir(st), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -230,13 +230,13 @@ func relSeedPath(root, p string) string {
 // from (every seed turn being active) leaves on disk: the oldest pre-image
 // of each path among that turn and the later ones. skipped names the paths
 // a rewind cannot restore.
-func seedRewindModel(t *testing.T, root string, idx seedIndex, from string) (want map[string]fsEntry, skipped []string) {
+func seedRewindModel(t *testing.T, root string, idx seedIndex, from string) (want map[string]fsNode, skipped []string) {
 	t.Helper()
 	want = filesOnly(snapshotDir(t, root))
 	seen := map[string]bool{}
 	on := false
 	for _, turn := range idx {
-		on = on || turnID(turn.Turn) == from
+		on = on || seedTurnID(turn.Turn) == from
 		if !on {
 			continue
 		}
@@ -254,7 +254,7 @@ func seedRewindModel(t *testing.T, root string, idx seedIndex, from string) (wan
 				}
 				e, ok := want[p]
 				if !ok {
-					e = fsEntry{Kind: 'f', Perm: 0o644}
+					e = fsNode{Kind: 'f', Perm: 0o644}
 				}
 				e.Data = string(b)
 				want[p] = e
@@ -273,12 +273,12 @@ func seedRewindModel(t *testing.T, root string, idx seedIndex, from string) (wan
 
 // sameFiles compares two snapshots by kind and bytes only: a seed store
 // keeps no modes, so a file it recreates has whatever mode ckpt chooses.
-func sameFiles(want, got map[string]fsEntry) []string {
-	strip := func(s map[string]fsEntry) map[string]fsEntry {
-		out := map[string]fsEntry{}
+func sameFiles(want, got map[string]fsNode) []string {
+	strip := func(s map[string]fsNode) map[string]fsNode {
+		out := map[string]fsNode{}
 		for p, e := range s {
 			if e.Kind != 'd' {
-				out[p] = fsEntry{Kind: e.Kind, Data: e.Data}
+				out[p] = fsNode{Kind: e.Kind, Data: e.Data}
 			}
 		}
 		return out
@@ -296,8 +296,8 @@ func TestSeedFixtureBlobsAreNamedByTheirHash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sha256hex(b) != e.Name() {
-			t.Errorf("fixture blob %s holds bytes hashing to %s", e.Name(), sha256hex(b))
+		if hexSHA256(b) != e.Name() {
+			t.Errorf("fixture blob %s holds bytes hashing to %s", e.Name(), hexSHA256(b))
 		}
 	}
 }
@@ -305,7 +305,7 @@ func TestSeedFixtureBlobsAreNamedByTheirHash(t *testing.T) {
 func TestSeedStoreReadAsItIs(t *testing.T) {
 	root, idx, indexJSON := makeSeedProject(t)
 	disk := snapshotDir(t, root)
-	blobsBefore := snapshotDir(t, filepath.Join(storeDir(root), "blobs"))
+	blobsBefore := snapshotDir(t, filepath.Join(storeFolder(root), "blobs"))
 
 	es := ckptLog(t, root)
 	if len(es) != len(idx) {
@@ -313,9 +313,9 @@ func TestSeedStoreReadAsItIs(t *testing.T) {
 	}
 	for i, e := range es {
 		turn := idx[len(idx)-1-i] // newest first
-		want := logEntry{
-			Turn: turnID(turn.Turn), Label: turn.Label, Kind: "agent", State: "active",
-			At: time.Unix(0, turn.At).UTC().Format(atLayout), Files: len(turn.Files),
+		want := logRow{
+			Turn: seedTurnID(turn.Turn), Label: turn.Label, Kind: "agent", State: "active",
+			At: time.Unix(0, turn.At).UTC().Format(wantAtLayout), Files: len(turn.Files),
 		}
 		got := e
 		got.Target, got.Turns, got.Source = "", nil, nil
@@ -341,14 +341,14 @@ func TestSeedStoreReadAsItIs(t *testing.T) {
 		}
 	}
 	r := ckptOK(t, root, "show", "fix-css")
-	mustContain(t, "show fix-css", r.Stdout, "style.css", "big.bin")
+	wantSubstrings(t, "show fix-css", r.Stdout, "style.css", "big.bin")
 
 	r = ckptOK(t, root, "diff", "1", "index.html")
-	mustContain(t, "diff 1 index.html", r.Stdout, "+<!-- include header.html -->", `+<link rel="stylesheet" href="style.css">`)
+	wantSubstrings(t, "diff 1 index.html", r.Stdout, "+<!-- include header.html -->", `+<link rel="stylesheet" href="style.css">`)
 	r = ckptOK(t, root, "diff", "3")
-	mustContain(t, "diff 3", r.Stdout, "-notes that turn 3 deleted", "+# New")
+	wantSubstrings(t, "diff 3", r.Stdout, "-notes that turn 3 deleted", "+# New")
 
-	if got, _ := os.ReadFile(filepath.Join(storeDir(root), "index.json")); string(got) != string(indexJSON) {
+	if got, _ := os.ReadFile(filepath.Join(storeFolder(root), "index.json")); string(got) != string(indexJSON) {
 		t.Errorf("read-only commands rewrote index.json")
 	}
 	requireSnapshot(t, root, disk, "read-only commands")
@@ -360,13 +360,13 @@ func TestSeedStoreReadAsItIs(t *testing.T) {
 			root, idx, indexJSON := makeSeedProject(t)
 			want, skipped := seedRewindModel(t, root, idx, from)
 			o := ckptOp(t, root, 3, "rewind", from, "--yes")
-			if !equalSets(o.failedPaths(), skipped) {
+			if !sameSet(o.failedPaths(), skipped) {
 				t.Errorf("rewind %s failed %+v, want only the skipped %v", from, o.Failed, skipped)
 			}
 			if d := sameFiles(want, snapshotDir(t, root)); len(d) > 0 {
 				t.Errorf("rewind %s:\n  %s", from, strings.Join(d, "\n  "))
 			}
-			if exists(filepath.Join(root, "docs")) {
+			if pathExists(filepath.Join(root, "docs")) {
 				t.Logf("note: rewind %s left the folder docs/ (a seed store does not say a turn created it)", from)
 			}
 			es := ckptLog(t, root)
@@ -382,10 +382,10 @@ func TestSeedStoreReadAsItIs(t *testing.T) {
 					t.Errorf("after rewind %s, turn %s is %q, want %q", from, e.Turn, e.State, wantState)
 				}
 			}
-			if got, _ := os.ReadFile(filepath.Join(storeDir(root), "index.json")); string(got) != string(indexJSON) {
+			if got, _ := os.ReadFile(filepath.Join(storeFolder(root), "index.json")); string(got) != string(indexJSON) {
 				t.Errorf("rewind rewrote the seed index.json; ckpt's own records are append-only")
 			}
-			if got := snapshotDir(t, filepath.Join(storeDir(root), "blobs")); len(snapshotDiff(blobsBefore, filesOnly(got))) > 0 {
+			if got := snapshotDir(t, filepath.Join(storeFolder(root), "blobs")); len(snapshotDiff(blobsBefore, filesOnly(got))) > 0 {
 				for _, d := range snapshotDiff(blobsBefore, got) {
 					if !strings.Contains(d, "unexpected") {
 						t.Errorf("seed blob changed: %s", d)
@@ -408,7 +408,7 @@ func TestHostileIndex(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "proj")
 	outside := filepath.Join(base, "outside")
-	writeFiles(t, outside, map[string]string{
+	writeTexts(t, outside, map[string]string{
 		"sentinel.txt": "sentinel: must never change\n",
 		"secret.txt":   "secret from outside the root\n",
 		"escape.txt":   "outside, reached through a link\n",
@@ -420,7 +420,7 @@ func TestHostileIndex(t *testing.T) {
 		}
 	}
 	evilName := "evil\x1b]0;owned\x07\x1b[2J.txt"
-	writeFiles(t, root, map[string]string{
+	writeTexts(t, root, map[string]string{
 		"good.txt":    "agent wrote this\n",
 		"created.txt": "agent made this\n",
 		"victim1.txt": "victim 1 as the agent left it\n",
@@ -431,19 +431,19 @@ func TestHostileIndex(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	blobs := filepath.Join(storeDir(root), "blobs")
+	blobs := filepath.Join(storeFolder(root), "blobs")
 	if err := os.MkdirAll(blobs, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	blob := func(content string) map[string]any {
-		sum := sha256hex([]byte(content))
+		sum := hexSHA256([]byte(content))
 		if err := os.WriteFile(filepath.Join(blobs, sum), []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return map[string]any{"kind": "content", "sha256": sum, "bytes": len(content)}
 	}
 	// A blob whose bytes do not match its name.
-	tamperedSum := sha256hex([]byte("victim 2 original\n"))
+	tamperedSum := hexSHA256([]byte("victim 2 original\n"))
 	if err := os.WriteFile(filepath.Join(blobs, tamperedSum), []byte("tampered bytes\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +472,7 @@ func TestHostileIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(storeDir(root), "index.json"), b, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(storeFolder(root), "index.json"), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	outsideBefore := snapshotDir(t, outside)
@@ -514,24 +514,24 @@ func TestHostileIndex(t *testing.T) {
 
 	r := ckptCode(t, root, 3, "rewind", "1", "--yes", "--json")
 	seen.WriteString(r.Stdout + r.Stderr)
-	var o opResult
+	var o opDoc
 	decodeJSON(t, r, &o)
 	if strings.Contains(seen.String(), "secret from outside") {
 		t.Errorf("ckpt showed the bytes of a file outside the root")
 	}
 	checkOutside("rewind")
 
-	if got := readFile(t, root, "good.txt"); got != "good.txt before the agent\n" {
+	if got := readText(t, root, "good.txt"); got != "good.txt before the agent\n" {
 		t.Errorf("good.txt holds %q after the rewind", got)
 	}
 	for _, n := range []string{"created.txt", evilName} {
-		if exists(filepath.Join(root, n)) {
+		if pathExists(filepath.Join(root, n)) {
 			t.Errorf("%q, created by the turn, survived the rewind", n)
 		}
 	}
 	for i, n := range []string{"victim1.txt", "victim2.txt", "victim3.txt"} {
 		want := fmt.Sprintf("victim %d as the agent left it\n", i+1)
-		if got := readFile(t, root, n); got != want {
+		if got := readText(t, root, n); got != want {
 			t.Errorf("%s holds %q after the rewind, want %q: a bad blob must never be written", n, got, want)
 		}
 	}
@@ -542,7 +542,7 @@ func TestHostileIndex(t *testing.T) {
 		t.Errorf("rewind failed %d entries, want 7 (4 outside the root, 3 bad blobs): %+v", len(o.Failed), o.Failed)
 	}
 	for _, n := range []string{"victim1.txt", "victim2.txt", "victim3.txt"} {
-		if !contains(o.failedPaths(), n) {
+		if !hasString(o.failedPaths(), n) {
 			t.Errorf("rewind did not report %s as failed: %+v", n, o.Failed)
 		}
 	}
@@ -551,7 +551,7 @@ func TestHostileIndex(t *testing.T) {
 			t.Errorf("failed %q without a reason", f.Path)
 		}
 	}
-	if !contains(o.Restored, "good.txt") || !contains(o.Deleted, "created.txt") {
+	if !hasString(o.Restored, "good.txt") || !hasString(o.Deleted, "created.txt") {
 		t.Errorf("rewind restored %v deleted %v; want good.txt and created.txt", o.Restored, o.Deleted)
 	}
 }
