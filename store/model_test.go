@@ -188,12 +188,15 @@ type mrewind struct {
 	made       []string
 	before     map[string]img // the paths before the newest application (rewind or redo)
 	removed    []string       // folders the newest application removed
+	created    []string       // folders the newest application created
 	appliedSeq int            // newest application
 	undoneSeq  int            // newest undo
 	applyOp    string         // op id of the newest application
 	undoOp     string         // op id of the newest undo
 	everUndone bool
 }
+
+var looseUndoDirs = os.Getenv("LOOSE") != ""
 
 type opWrite struct {
 	seq int
@@ -420,7 +423,11 @@ func (m *model) write(p string, v img, seq int) {
 func (m *model) applyRewind(r *mrewind, op string, redo bool) {
 	seq := m.tick()
 	r.before = m.snapshot(r.paths)
+	r.created = nil
 	for _, p := range r.paths {
+		if r.want[p].exists {
+			r.created = append(r.created, m.missingDirs(p)...)
+		}
 		m.write(p, r.want[p], seq)
 	}
 	r.removed = m.prune(r.made)
@@ -453,9 +460,13 @@ func (m *model) applyUndo(op string) *mrewind {
 	for _, p := range r.paths {
 		m.write(p, r.before[p], seq)
 	}
-	// The folder before the rewind, exactly: folders it removed come back.
-	for _, d := range r.removed {
-		m.mkdirAll(d)
+	// The folder before the rewind, exactly: folders it created and left
+	// empty go, folders it removed come back.
+	m.prune(r.created)
+	if !looseUndoDirs {
+		for _, d := range r.removed {
+			m.mkdirAll(d)
+		}
 	}
 	for _, u := range r.turns {
 		u.rewound = false
@@ -738,8 +749,10 @@ func (h *harness) agentTurnAs(id, wantID string) {
 				cur := h.m.disk(p)
 				if h.rng.IntN(4) == 0 && h.parentExists(p) {
 					got, err := h.s.Remove(id, meta, []string{p})
-					if err != nil {
-						h.fatalf("Remove(%s, %s): %v", id, p, err)
+					// Like rm, removing a missing file is an error, but
+					// the path is still captured and sealed.
+					if cur.exists && err != nil || !cur.exists && !errors.Is(err, fs.ErrNotExist) {
+						h.fatalf("Remove(%s, %s) of %s: %v", id, p, cur, err)
 					}
 					started(got, "Remove")
 					h.m.capture(mt, p)

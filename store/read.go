@@ -205,13 +205,11 @@ func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {
 			f.Status, f.Reason = StatusSkipped, st.Why
 		} else if withStatus {
 			f.Disk = s.diskState(st.Path)
-			switch {
-			case f.Post != nil && !sameBytes(f.Disk, *f.Post):
-				f.Status, f.Reason = StatusHandEdited, "changed since the operation wrote it"
-			case sameBytes(f.Disk, f.Pre):
+			// An operation's paths read against what it left there.
+			if f.Post != nil && sameBytes(f.Disk, *f.Post) {
 				f.Status = StatusUnchanged
-			default:
-				f.Status = StatusModified
+			} else {
+				f.Status, f.Reason = StatusModified, "changed since the operation"
 			}
 		}
 		out = append(out, f)
