@@ -196,8 +196,6 @@ type mrewind struct {
 	everUndone bool
 }
 
-var looseUndoDirs = os.Getenv("LOOSE") != ""
-
 type opWrite struct {
 	seq int
 	img img
@@ -463,10 +461,8 @@ func (m *model) applyUndo(op string) *mrewind {
 	// The folder before the rewind, exactly: folders it created and left
 	// empty go, folders it removed come back.
 	m.prune(r.created)
-	if !looseUndoDirs {
-		for _, d := range r.removed {
-			m.mkdirAll(d)
-		}
+	for _, d := range r.removed {
+		m.mkdirAll(d)
 	}
 	for _, u := range r.turns {
 		u.rewound = false
