@@ -1,0 +1,104 @@
+// Package store keeps what each file held before an AI coding agent wrote
+// it, and rewinds a folder to any turn, exactly, with every rewind undoable.
+//
+// It knows nothing of terminals; the command line, the terminal UI and the
+// agent hooks all stand on it.
+//
+// # Layout
+//
+// A project's store lives in <root>/.osfoundry/checkpoints (folders 0700,
+// files 0600, since it holds copies of secrets such as .env), beside
+// <root>/.osfoundry/.gitignore holding "*" so git never sees it:
+//
+//	FORMAT            one line naming the format ckpt writes
+//	lock              flock: every writer of records holds it exclusively
+//	blobs.lock        flock: held shared by captures, exclusively by prune
+//	index.json        a seed-format index (read, never written)
+//	blobs/<hex>.zst   kept bytes, zstd-compressed, named by the SHA-256 of
+//	                  the raw bytes; blobs/<hex> (raw) is the seed format's
+//	turns/<id>.log    one append-only record file per agent turn
+//	ops.log           append-only log of rewinds, undos and redos
+//	ops/op-N.steps    each operation's steps: before and after per path
+//	seq               the last short turn id handed out
+//	sessions/<key>    the open turn of each agent session (hooks)
+//	errors.log        bounded log of errors the hooks could not show
+//	statcache.json    size, mtime, ctime, inode and hash per path
+//
+// Turn ids made only of letters, digits, '.', '-' and '_' name their file
+// directly; any other id is hex-encoded after a '%'.
+//
+// # Records
+//
+// Every record file is a sequence of lines, each
+//
+//	<crc32c of the JSON, 8 hex digits> <one JSON object>\n
+//
+// and the JSON's "r" field says what the record is. A turn file starts with
+// {"r":"turn","v":1,"id","label","at","source","head"} (head is the git
+// commit at the time, to warn when the branch moved since), then holds
+// {"r":"pre","p":path,"i":image,"dirs":[…],"at"} — what path held before the
+// agent's first write in the turn (later pres of the same path are ignored:
+// the first capture wins; dirs are folders the file's absence implied and a
+// rewind removes again if left empty) — and {"r":"post","p","i","at"}: what
+// the agent left (the newest seal counts). An image is
+// {"kind":"content"|"absent"|"skipped"|"symlink","sha256","bytes","mode",
+// "link","reason","kept"}; content under the size limit is kept as a blob,
+// and a skipped file still carries its hash. Paths are relative to the root
+// with '/' separators. "at" is Unix nanoseconds, taken under the lock, so
+// turns sort by when their first record was committed.
+//
+// ops.log holds {"r":"op","id":"op-N","kind":"rewind"|"undo"|"redo",
+// "target","turns","steps","rmdirs","at"} when an operation begins and
+// {"r":"done","id","recovered"} when it ends. Its steps file holds one
+// {"r":"step","p","i":now,"w":want,"do":"restore"|"delete"|"keep"|"fail",
+// "why","hand","dirs"} per path.
+//
+// # Appending, and a torn last record
+//
+// A writer takes the lock, reads only its own turn's file, cuts a torn last
+// record (an unterminated line or one failing its checksum) back to the
+// last whole one, appends its records in one write, and fsyncs. So a
+// capture costs the same in a store of 600,000 entries as in an empty one,
+// and a record is never glued onto half of another. A damaged record in
+// the middle of a file is skipped by readers and reported by Verify.
+// The first record's "v" is the format version; readers refuse versions
+// they do not know.
+//
+// # Durability
+//
+// Blobs are written to a temporary name and renamed, before the lock is
+// taken (they are content-addressed, so a duplicate is harmless); a batch
+// is made durable with one syncfs, a few with an fsync each, before any
+// record names them. An operation keeps the current bytes of every path it
+// will touch as blobs (at any size), writes its steps file, makes both
+// durable with one barrier, and only then logs {"r":"op"}. It then changes
+// the folder, each file through a fixed temporary name and a rename, syncs,
+// and logs {"r":"done"}. An operation logged but not done was interrupted:
+// the next Open takes the lock and carries it forward from its steps (each
+// step is idempotent), so the folder is wholly as after it, and says so
+// through Options.Notify and the error log.
+//
+// # State
+//
+// Turn and operation states are not stored: they follow from replaying
+// ops.log. A rewind marks its turns rewound and pushes itself on the undo
+// stack, emptying the redo stack; an undo pops it, brings its turns back
+// and pushes it on the redo stack; a redo moves it back. A capture naming a
+// rewound turn T goes to T.2 (then T.3 …).
+//
+// # Safety
+//
+// Every path from a record or an index is made relative to the root after
+// resolving symlinks, refused if it lands outside (or inside the store),
+// and every file operation on the project goes through an os.Root, so no
+// record can reach outside it. Blob names must be 64 hex digits and are
+// read only from blobs/; their bytes are checked against the name whenever
+// read. A symlink is kept and restored as a link, never followed.
+//
+// # Seed stores
+//
+// A store written by the seed design (index.json, a JSON array of turns
+// with absolute paths and numeric or string ids, and raw blobs) is read as
+// it is: its turns list, diff and rewind like ckpt's own, and ckpt's own
+// records are added beside it.
+package store
