@@ -1,0 +1,295 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ckpt/diffview"
+	"ckpt/store"
+)
+
+// Messages. Each names what happened; commands are the verbs that cause them.
+type (
+	logLoadedMsg struct {
+		entries    []store.Entry
+		withStatus bool
+		err        error
+	}
+	filesLoadedMsg struct {
+		turn       string
+		files      []store.File
+		withStatus bool
+		err        error
+	}
+	diffLoadedMsg struct {
+		seq  int
+		d    *diffview.Diff
+		note string
+		err  error
+	}
+	infoLoadedMsg struct {
+		size    int64
+		errs    []string
+		sizeErr error
+		errsErr error
+	}
+	planLoadedMsg struct {
+		kind  store.Kind
+		plan  *store.Plan
+		force bool
+		err   error
+	}
+	applyStartedMsg struct{ ch <-chan tea.Msg }
+	progressMsg     struct{ done, total int }
+	appliedMsg      struct {
+		plan *store.Plan
+		res  *store.Result
+		err  error
+	}
+	watchStartedMsg struct {
+		ch  <-chan struct{}
+		err error
+	}
+	storeChangedMsg struct{}
+	watchEndedMsg   struct{}
+	tickMsg         struct{}
+)
+
+func loadLog(st Store, withStatus bool) tea.Cmd {
+	return func() tea.Msg {
+		e, err := st.Log(withStatus)
+		return logLoadedMsg{entries: e, withStatus: withStatus, err: err}
+	}
+}
+
+func loadFiles(st Store, turn string, withStatus bool) tea.Cmd {
+	return func() tea.Msg {
+		f, err := st.Files(turn, withStatus)
+		return filesLoadedMsg{turn: turn, files: f, withStatus: withStatus, err: err}
+	}
+}
+
+func loadInfo(st Store) tea.Cmd {
+	return func() tea.Msg {
+		var m infoLoadedMsg
+		m.size, m.sizeErr = st.Size()
+		m.errs, m.errsErr = st.Errors()
+		return m
+	}
+}
+
+func planOp(st Store, kind store.Kind, target string, force bool) tea.Cmd {
+	return func() tea.Msg {
+		var p *store.Plan
+		var err error
+		switch kind {
+		case store.KindRewind:
+			p, err = st.PlanRewind(target)
+		case store.KindUndo:
+			p, err = st.PlanUndo(force)
+		case store.KindRedo:
+			p, err = st.PlanRedo(force)
+		}
+		return planLoadedMsg{kind: kind, plan: p, force: force, err: err}
+	}
+}
+
+// applyPlan runs the plan in a goroutine that reports progress on a
+// channel; waitApply reads it one message at a time.
+func applyPlan(st Store, p *store.Plan) tea.Cmd {
+	return func() tea.Msg {
+		ch := make(chan tea.Msg, 8)
+		go func() {
+			defer close(ch)
+			res, err := st.Apply(p, func(done, total int) {
+				select {
+				case ch <- progressMsg{done, total}:
+				default: // the screen is behind: skip a step, not the work
+				}
+			})
+			ch <- appliedMsg{plan: p, res: res, err: err}
+		}()
+		return applyStartedMsg{ch}
+	}
+}
+
+func waitApply(ch <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		msg, ok := <-ch
+		if !ok {
+			return appliedMsg{err: fmt.Errorf("apply: ended without a result")}
+		}
+		return msg
+	}
+}
+
+func startWatch(ctx context.Context, st Store) tea.Cmd {
+	return func() tea.Msg {
+		ch, err := st.Watch(ctx)
+		return watchStartedMsg{ch: ch, err: err}
+	}
+}
+
+// waitChange is the watch command, re-armed after each change.
+func waitChange(ch <-chan struct{}) tea.Cmd {
+	return func() tea.Msg {
+		if _, ok := <-ch; !ok {
+			return watchEndedMsg{}
+		}
+		return storeChangedMsg{}
+	}
+}
+
+func tick(d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// diffReq is what loadDiff needs: a copy, so the command shares nothing
+// with the model.
+type diffReq struct {
+	seq  int
+	turn string
+	file store.File
+	mode diffMode
+	max  int64
+}
+
+// loadDiff reads both sides and computes the diff, or takes it from the
+// cache when the same bytes were diffed before.
+func loadDiff(st Store, cache *diffCache, r diffReq) tea.Cmd {
+	return func() tea.Msg {
+		msg := diffLoadedMsg{seq: r.seq}
+		var old, new side
+		switch r.mode {
+		case modeDisk:
+			old = readKept(st, r.file.Pre, "kept")
+			new = readDisk(st, r.file.Path)
+		case modeAgent:
+			old = readKept(st, r.file.Pre, "kept")
+			new = readPost(st, r.file.Post)
+		case modeSince:
+			old = readPost(st, r.file.Post)
+			new = readDisk(st, r.file.Path)
+		}
+		for _, s := range []side{old, new} {
+			if s.err != nil {
+				msg.err = s.err
+				return msg
+			}
+			if s.note != "" {
+				msg.note = s.note
+				return msg
+			}
+		}
+		key := fmt.Sprintf("%s|%s|%d", old.id, new.id, r.max)
+		if d := cache.get(key); d != nil {
+			msg.d = d
+			return msg
+		}
+		msg.d = diffview.Compute(old.data, new.data, diffview.Options{MaxBytes: r.max})
+		cache.put(key, msg.d)
+		return msg
+	}
+}
+
+// side is one version of a file, ready to diff.
+type side struct {
+	id   string // identity for the cache: a hash, or a kind
+	data []byte
+	note string // why this side cannot be diffed
+	err  error
+}
+
+func readKept(st Store, img store.Image, what string) side {
+	switch img.Kind {
+	case store.ImageAbsent:
+		return side{id: "absent"}
+	case store.ImageSkipped:
+		return side{note: fmt.Sprintf("the %s bytes were not kept: %s", what, orUnknown(img.Reason))}
+	case store.ImageLink:
+		return side{id: "link:" + img.Link, data: []byte("symlink → " + img.Link + "\n")}
+	case store.ImageContent:
+		b, err := st.ReadImage(img)
+		if err != nil {
+			return side{err: fmt.Errorf("read the %s bytes: %w", what, err)}
+		}
+		return side{id: "sha:" + img.SHA256, data: b}
+	}
+	return side{note: fmt.Sprintf("the %s bytes are a %s, not a file", what, img.Kind)}
+}
+
+func readPost(st Store, img *store.Image) side {
+	if img == nil {
+		return side{note: "the agent's bytes were not recorded (the write was never sealed)"}
+	}
+	if img.Kind == store.ImageContent && !img.Kept {
+		return side{note: "the agent's bytes were not kept (over the size limit)"}
+	}
+	return readKept(st, *img, "agent's")
+}
+
+func readDisk(st Store, path string) side {
+	img, b, err := st.ReadDisk(path)
+	if err != nil {
+		return side{err: fmt.Errorf("read %s: %w", path, err)}
+	}
+	switch img.Kind {
+	case store.ImageAbsent:
+		return side{id: "absent"}
+	case store.ImageLink:
+		return side{id: "link:" + img.Link, data: []byte("symlink → " + img.Link + "\n")}
+	case store.ImageContent:
+		id := "sha:" + img.SHA256
+		if img.SHA256 == "" {
+			id = fmt.Sprintf("disk:%p", &b) // unknown hash: never reuse
+		}
+		return side{id: id, data: b}
+	case store.ImageSkipped:
+		return side{note: fmt.Sprintf("the file on disk is too large to read: %s", orUnknown(img.Reason))}
+	}
+	return side{note: fmt.Sprintf("%s is a %s on disk, not a file", path, img.Kind)}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "no reason recorded"
+	}
+	return s
+}
+
+// diffCache keeps the last few diffs by the identity of their two sides.
+// Commands use it from their goroutines, hence the lock.
+type diffCache struct {
+	mu    sync.Mutex
+	max   int
+	m     map[string]*diffview.Diff
+	order []string
+}
+
+func newDiffCache(n int) *diffCache {
+	return &diffCache{max: n, m: make(map[string]*diffview.Diff)}
+}
+
+func (c *diffCache) get(k string) *diffview.Diff {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[k]
+}
+
+func (c *diffCache) put(k string, d *diffview.Diff) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[k]; ok {
+		return
+	}
+	c.m[k] = d
+	c.order = append(c.order, k)
+	for len(c.order) > c.max {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+}

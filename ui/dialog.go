@@ -1,0 +1,198 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ckpt/diffview"
+	"ckpt/store"
+)
+
+// dialog is the preview of a rewind, undo or redo, then its progress.
+type dialog struct {
+	kind     store.Kind
+	target   string // the turn to rewind to (rewind only)
+	label    string
+	loading  bool
+	plan     *store.Plan
+	err      error
+	canForce bool
+	applying bool
+	ch       <-chan tea.Msg
+	done     int
+	total    int
+	top      int // scroll of the body
+	result   *store.Result
+}
+
+func (d *dialog) verb() string {
+	switch d.kind {
+	case store.KindUndo:
+		return "undo"
+	case store.KindRedo:
+		return "redo"
+	}
+	return "rewind"
+}
+
+// lines is the dialog's body, plain text (escaped) with a style per line.
+type styledLine struct {
+	text  string
+	style int // 0 plain, 1 dim, 2 warn, 3 fail, 4 good, 5 title
+}
+
+func (d *dialog) title() string {
+	switch d.kind {
+	case store.KindUndo:
+		if d.plan != nil && d.plan.Target != "" {
+			return "Undo " + diffview.Escape(d.plan.Target)
+		}
+		return "Undo the latest rewind"
+	case store.KindRedo:
+		if d.plan != nil && d.plan.Target != "" {
+			return "Redo " + diffview.Escape(d.plan.Target)
+		}
+		return "Redo"
+	}
+	t := "Rewind to before turn " + diffview.Escape(d.target)
+	if d.label != "" {
+		t += " — " + diffview.Escape(d.label)
+	}
+	return t
+}
+
+func (d *dialog) body() []styledLine {
+	var out []styledLine
+	add := func(style int, format string, args ...any) {
+		out = append(out, styledLine{fmt.Sprintf(format, args...), style})
+	}
+	switch {
+	case d.loading:
+		add(1, "planning…")
+		return out
+	case d.err != nil:
+		add(3, "%s", diffview.Escape(d.err.Error()))
+		if d.canForce {
+			add(0, "")
+			add(0, "A newer turn wrote some of these paths; %s would overwrite its work.", d.verb())
+			add(0, "Press f to %s anyway, esc to cancel.", d.verb())
+		}
+		return out
+	case d.result != nil:
+		r := d.result
+		add(4, "%s done: %d restored, %d deleted.", d.verb(), len(r.Restored), len(r.Deleted))
+		if len(r.Failed) > 0 {
+			add(3, "%d could not be put back:", len(r.Failed))
+			for _, f := range r.Failed {
+				add(3, "  %s — %s", diffview.Escape(f.Path), diffview.Escape(f.Reason))
+			}
+		}
+		return out
+	}
+	p := d.plan
+	ids := make([]string, len(p.Turns))
+	for i, t := range p.Turns {
+		ids[i] = diffview.Escape(t)
+	}
+	switch d.kind {
+	case store.KindUndo:
+		add(0, "Brings back %s: %s", plural(len(ids), "turn"), strings.Join(ids, ", "))
+	default:
+		add(0, "Undoes %s: %s", plural(len(ids), "turn"), strings.Join(ids, ", "))
+	}
+	var restore, del, keep, fail, hand int
+	for _, s := range p.Steps {
+		switch s.Do {
+		case store.ActRestore:
+			restore++
+		case store.ActDelete:
+			del++
+		case store.ActKeep:
+			keep++
+		case store.ActFail:
+			fail++
+		}
+		if s.HandEdited {
+			hand++
+		}
+	}
+	add(1, "%s: %d to restore, %d to delete, %d already right, %d cannot be restored",
+		plural(len(p.Steps), "file"), restore, del, keep, fail)
+	for _, w := range p.Warnings {
+		add(2, "⚠ %s", diffview.Escape(w))
+	}
+	add(0, "")
+	for _, s := range p.Steps {
+		path := diffview.Escape(s.Path)
+		switch s.Do {
+		case store.ActRestore:
+			add(0, "  restore  %s", path)
+		case store.ActDelete:
+			add(0, "  delete   %s", path)
+		case store.ActKeep:
+			add(1, "  keep     %s (already as it was)", path)
+		case store.ActFail:
+			add(3, "  cannot restore  %s — %s", path, diffview.Escape(orUnknown(s.Reason)))
+		default:
+			add(0, "  %-8s %s", diffview.Escape(string(s.Do)), path)
+		}
+		if s.HandEdited {
+			add(2, "      ! %s was changed since the agent wrote it: its current bytes are kept first, and undo brings them back.", path)
+		}
+	}
+	if hand > 0 {
+		add(0, "")
+		add(2, "%s changed since the agent wrote %s; %s keeps their current bytes so u can bring them back.",
+			plural(hand, "file"), them(hand), d.verb())
+	}
+	return out
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// resultStatus is the status line after an operation.
+func resultStatus(p *store.Plan, r *store.Result) string {
+	files := len(r.Restored) + len(r.Deleted)
+	var s string
+	switch p.Kind {
+	case store.KindUndo:
+		s = fmt.Sprintf("undid %s · %s — ctrl+r to redo", diffview.Escape(p.Target), plural(files, "file"))
+	case store.KindRedo:
+		s = fmt.Sprintf("redid %s · %s — u to undo", diffview.Escape(p.Target), plural(files, "file"))
+	default:
+		s = fmt.Sprintf("rewound %s · %s — u to undo", plural(len(p.Turns), "turn"), plural(files, "file"))
+	}
+	if len(r.Failed) > 0 {
+		s += fmt.Sprintf(" · %d could not be restored", len(r.Failed))
+	}
+	return s
+}
+
+// planError turns a planning error into a status line, or "" when the
+// dialog should show it.
+func planError(kind store.Kind, err error) string {
+	switch {
+	case errors.Is(err, store.ErrNothingToUndo):
+		return "nothing to undo"
+	case errors.Is(err, store.ErrNothingToRedo):
+		return "nothing to redo"
+	case errors.Is(err, store.ErrRewound):
+		return "that turn is already rewound — u undoes the rewind"
+	}
+	return ""
+}

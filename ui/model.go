@@ -1,0 +1,355 @@
+// Package ui is ckpt's terminal program: one root model with three panes
+// (turns, the selected turn's files, the selected file's diff), a preview
+// dialog for rewind, undo and redo, a filter, help and a status line.
+//
+// The model talks to the store through the Store interface, only from
+// commands: Update and View do no I/O. Diffs are computed off the UI
+// goroutine and cached per (kept bytes, disk bytes). The store's Watch is a
+// command re-armed after each message, backed by a polling tick.
+package ui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+
+	"ckpt/diffview"
+	"ckpt/keymap"
+	"ckpt/store"
+)
+
+// Options tunes the UI. The zero value is what ckpt runs with.
+type Options struct {
+	// Context ends the store watch; nil means the program's lifetime.
+	Context context.Context
+	// Keys are the bindings; the zero value means keymap.Default().
+	Keys *keymap.KeyMap
+	// Now is the clock for relative times; nil means time.Now.
+	Now func() time.Time
+	// Poll is the refresh tick, a fallback for what the watch misses; 0
+	// means one second, a negative value turns it off (tests).
+	Poll time.Duration
+	// NoWatch leaves the store's Watch alone (tests that drive refreshes).
+	NoWatch bool
+	// MaxDiffBytes is the size over which a diff is only summarised.
+	MaxDiffBytes int64
+}
+
+type pane int
+
+const (
+	paneTurns pane = iota
+	paneFiles
+	paneDiff
+)
+
+// diffMode is which two versions the diff pane compares.
+type diffMode int
+
+const (
+	modeDisk  diffMode = iota // kept bytes → disk now
+	modeAgent                 // kept bytes → what the agent wrote
+	modeSince                 // what the agent wrote → disk now
+	modeCount
+)
+
+func (d diffMode) String() string {
+	switch d {
+	case modeAgent:
+		return "the agent's write (kept → agent)"
+	case modeSince:
+		return "since the agent (agent → disk now)"
+	}
+	return "kept → disk now"
+}
+
+// list is a cursor over n rows drawn in a window of some height.
+type list struct{ cur, top int }
+
+func (l *list) move(delta, n int) {
+	l.cur = clamp(l.cur+delta, 0, n-1)
+}
+
+// clip keeps the cursor on screen in a window of h rows.
+func (l *list) clip(n, h int) {
+	l.cur = clamp(l.cur, 0, n-1)
+	if h <= 0 {
+		return
+	}
+	if l.cur < l.top {
+		l.top = l.cur
+	}
+	if l.cur >= l.top+h {
+		l.top = l.cur - h + 1
+	}
+	l.top = clamp(l.top, 0, max(n-h, 0))
+}
+
+// diffPane is the state of the diff pane.
+type diffPane struct {
+	turn, path string
+	mode       diffMode
+	seq        int            // the load this pane waits for
+	d          *diffview.Diff // nil until loaded
+	note       string         // why there is no diff (e.g. no agent bytes)
+	err        error
+	loading    bool
+	top        int
+	side       bool
+	sideSet    bool // the user chose the layout
+}
+
+// Model is the root model of the terminal UI.
+type Model struct {
+	st    Store
+	opt   Options
+	keys  keymap.KeyMap
+	sty   styles
+	help  help.Model
+	now   func() time.Time
+	cache *diffCache
+
+	width, height int
+
+	root        string
+	entries     []store.Entry // newest first
+	statusKnown bool          // HandEdited counts are filled in
+	shown       []int         // entries shown, after the filter
+	turns       list
+
+	filesTurn   string
+	files       []store.File
+	filesErr    error
+	filesStatus bool
+	fileList    list
+
+	focus pane
+	diff  diffPane
+
+	dlg *dialog
+
+	filter    string // the filter's text
+	filtering bool   // the filter line has the keyboard
+
+	showHelp bool
+
+	status   string // the last action
+	errText  string // the last error
+	size     int64
+	hookErrs []string
+
+	watching   bool
+	watchCh    <-chan struct{}
+	refreshing bool // a full refresh is in flight
+	pending    bool // a change came while refreshing
+	ticks      int
+	seq        int
+}
+
+// New makes the model and reads the log without disk status, so the first
+// frame shows the turns at once; Init asks for the rest.
+func New(st Store, opt Options) *Model {
+	if opt.Context == nil {
+		opt.Context = context.Background()
+	}
+	if opt.Poll == 0 {
+		opt.Poll = time.Second
+	}
+	if opt.MaxDiffBytes <= 0 {
+		opt.MaxDiffBytes = diffview.DefaultMaxBytes
+	}
+	m := &Model{
+		st:    st,
+		opt:   opt,
+		keys:  keymap.Default(),
+		sty:   defaultStyles(),
+		help:  help.New(),
+		now:   opt.Now,
+		cache: newDiffCache(24),
+		root:  st.Root(),
+	}
+	if opt.Keys != nil {
+		m.keys = *opt.Keys
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	m.help.Styles = m.sty.help
+
+	entries, err := st.Log(false)
+	m.setEntries(entries, false)
+	if err != nil {
+		m.errText = "read log: " + err.Error()
+	}
+	return m
+}
+
+// Init starts the disk status, the store size and errors, the watch and the
+// polling tick.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{
+		loadLog(m.st, true),
+		loadInfo(m.st),
+	}
+	m.refreshing = true
+	if c := m.selectTurn(true); c != nil {
+		cmds = append(cmds, c)
+	}
+	if !m.opt.NoWatch {
+		cmds = append(cmds, startWatch(m.opt.Context, m.st))
+	}
+	if m.opt.Poll > 0 {
+		cmds = append(cmds, tick(m.opt.Poll))
+	}
+	return tea.Batch(cmds...)
+}
+
+// setEntries takes a new log, keeping the cursor on the same entry.
+func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
+	var keep string
+	if e := m.selected(); e != nil {
+		keep = e.ID
+	}
+	if !withStatus && len(m.entries) > 0 {
+		// Keep the badges we had until fresh ones come.
+		old := make(map[string]int, len(m.entries))
+		for _, e := range m.entries {
+			old[e.ID] = e.HandEdited
+		}
+		for i := range entries {
+			if entries[i].HandEdited < 0 {
+				if h, ok := old[entries[i].ID]; ok {
+					entries[i].HandEdited = h
+				}
+			}
+		}
+	}
+	m.entries = entries
+	if withStatus {
+		m.statusKnown = true
+	}
+	m.applyFilter()
+	if keep != "" {
+		for i, idx := range m.shown {
+			if m.entries[idx].ID == keep {
+				m.turns.cur = i
+				break
+			}
+		}
+	}
+	m.turns.clip(len(m.shown), m.turnsHeight())
+}
+
+// applyFilter recomputes the shown entries from the filter text.
+func (m *Model) applyFilter() {
+	q := strings.ToLower(strings.TrimSpace(m.filter))
+	m.shown = m.shown[:0]
+	for i := range m.entries {
+		if q == "" || matches(&m.entries[i], q) {
+			m.shown = append(m.shown, i)
+		}
+	}
+}
+
+func matches(e *store.Entry, q string) bool {
+	if strings.Contains(strings.ToLower(e.ID), q) || strings.Contains(strings.ToLower(e.Label), q) {
+		return true
+	}
+	if e.Source != nil && (strings.Contains(strings.ToLower(e.Source.Agent), q) ||
+		strings.Contains(strings.ToLower(e.Source.Session), q)) {
+		return true
+	}
+	return strings.Contains(string(e.Kind), q) || strings.Contains(string(e.State), q)
+}
+
+// selected is the entry under the turns cursor, or nil.
+func (m *Model) selected() *store.Entry {
+	if m.turns.cur < 0 || m.turns.cur >= len(m.shown) {
+		return nil
+	}
+	return &m.entries[m.shown[m.turns.cur]]
+}
+
+// selectedFile is the file under the files cursor, or nil.
+func (m *Model) selectedFile() *store.File {
+	if m.fileList.cur < 0 || m.fileList.cur >= len(m.files) {
+		return nil
+	}
+	return &m.files[m.fileList.cur]
+}
+
+// selectTurn loads the files of the selected turn when it changed (or
+// always when force is set).
+func (m *Model) selectTurn(force bool) tea.Cmd {
+	e := m.selected()
+	if e == nil {
+		m.filesTurn, m.files, m.filesErr = "", nil, nil
+		m.diff = diffPane{side: m.diff.side, sideSet: m.diff.sideSet}
+		return nil
+	}
+	if e.ID == m.filesTurn && !force {
+		return nil
+	}
+	if e.ID != m.filesTurn {
+		m.filesTurn, m.files, m.filesErr, m.filesStatus = e.ID, nil, nil, false
+		m.fileList = list{}
+		m.diff = diffPane{side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode}
+	}
+	if e.Kind != store.KindAgent {
+		return nil // an operation: the files pane describes it
+	}
+	return tea.Sequence(loadFiles(m.st, e.ID, false), loadFiles(m.st, e.ID, true))
+}
+
+// selectFile loads the diff of the selected file when it changed.
+func (m *Model) selectFile(refresh bool) tea.Cmd {
+	f := m.selectedFile()
+	if f == nil {
+		m.diff = diffPane{side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode}
+		return nil
+	}
+	same := m.diff.turn == m.filesTurn && m.diff.path == f.Path
+	if same && !refresh {
+		return nil
+	}
+	if !same {
+		m.diff = diffPane{turn: m.filesTurn, path: f.Path, side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode}
+	}
+	m.seq++
+	m.diff.seq = m.seq
+	m.diff.loading = true
+	return loadDiff(m.st, m.cache, diffReq{
+		seq: m.seq, turn: m.filesTurn, file: *f, mode: m.diff.mode, max: m.opt.MaxDiffBytes,
+	})
+}
+
+// refresh reloads what the screen shows. A full refresh reads the log as
+// well; a light one only the selected turn's files and diff.
+func (m *Model) refresh(full bool) tea.Cmd {
+	var cmds []tea.Cmd
+	if full {
+		if m.refreshing {
+			m.pending = true
+		} else {
+			m.refreshing = true
+			cmds = append(cmds, tea.Sequence(loadLog(m.st, false), loadLog(m.st, true)), loadInfo(m.st))
+		}
+	}
+	if e := m.selected(); e != nil && e.Kind == store.KindAgent && e.ID == m.filesTurn {
+		cmds = append(cmds, loadFiles(m.st, e.ID, true))
+	}
+	return tea.Batch(cmds...)
+}
+
+func clamp(v, lo, hi int) int {
+	if v > hi {
+		v = hi
+	}
+	if v < lo {
+		v = lo
+	}
+	return v
+}

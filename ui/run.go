@@ -1,0 +1,31 @@
+package ui
+
+import (
+	"context"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+)
+
+// RunOptions tunes Run.
+type RunOptions struct {
+	// NoColor draws without colour (bold, faint and reverse remain), as
+	// NO_COLOR asks.
+	NoColor bool
+}
+
+// Run shows the UI on the terminal until the user quits, then leaves the
+// terminal as it found it.
+func Run(ctx context.Context, st Store, ro RunOptions) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if ro.NoColor {
+		opts = append(opts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	_, err := tea.NewProgram(New(st, Options{Context: ctx}), opts...).Run()
+	if err == tea.ErrProgramKilled && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,519 @@
+package ui
+
+import (
+	"errors"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"ckpt/keymap"
+	"ckpt/store"
+)
+
+// Update handles a message. It changes the model and returns commands; it
+// never calls the store itself.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		m.turns.clip(len(m.shown), m.turnsHeight())
+		m.fileList.clip(len(m.files), m.filesHeight())
+		m.clipDiff()
+		return m, nil
+
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+
+	case tea.MouseWheelMsg:
+		return m, m.wheel(msg)
+
+	case tea.MouseClickMsg:
+		return m, m.click(msg)
+
+	case logLoadedMsg:
+		if msg.withStatus {
+			m.refreshing = false
+		}
+		if msg.err != nil {
+			m.errText = "read log: " + msg.err.Error()
+			return m, m.afterRefresh(msg.withStatus)
+		}
+		m.setEntries(msg.entries, msg.withStatus)
+		return m, tea.Batch(m.selectTurn(false), m.afterRefresh(msg.withStatus))
+
+	case filesLoadedMsg:
+		if msg.turn != m.filesTurn {
+			return m, nil // the cursor moved on
+		}
+		if msg.err != nil {
+			m.filesErr = msg.err
+			return m, nil
+		}
+		if !msg.withStatus && m.filesStatus {
+			return m, nil // an older, poorer answer
+		}
+		return m, m.setFiles(msg.files, msg.withStatus)
+
+	case diffLoadedMsg:
+		if msg.seq != m.diff.seq {
+			return m, nil
+		}
+		m.diff.loading = false
+		m.diff.d, m.diff.note, m.diff.err = msg.d, msg.note, msg.err
+		m.clipDiff()
+		return m, nil
+
+	case infoLoadedMsg:
+		if msg.sizeErr == nil {
+			m.size = msg.size
+		}
+		if msg.errsErr == nil {
+			m.hookErrs = msg.errs
+		}
+		return m, nil
+
+	case planLoadedMsg:
+		return m, m.planLoaded(msg)
+
+	case applyStartedMsg:
+		if m.dlg != nil {
+			m.dlg.ch = msg.ch
+		}
+		return m, waitApply(msg.ch)
+
+	case progressMsg:
+		if m.dlg != nil && m.dlg.applying {
+			m.dlg.done, m.dlg.total = msg.done, msg.total
+			return m, waitApply(m.dlg.ch)
+		}
+		return m, nil
+
+	case appliedMsg:
+		return m, m.applied(msg)
+
+	case watchStartedMsg:
+		if msg.err != nil {
+			m.watching = false
+			return m, nil // the polling tick does the work
+		}
+		m.watching = true
+		m.watchCh = msg.ch
+		return m, waitChange(msg.ch)
+
+	case storeChangedMsg:
+		return m, tea.Batch(m.refresh(true), waitChange(m.watchCh))
+
+	case watchEndedMsg:
+		m.watching = false
+		return m, nil
+
+	case tickMsg:
+		m.ticks++
+		full := !m.watching || m.ticks%5 == 0
+		return m, tea.Batch(m.refresh(full), tick(m.opt.Poll))
+	}
+	return m, nil
+}
+
+// afterRefresh starts the next refresh when changes came during this one.
+func (m *Model) afterRefresh(withStatus bool) tea.Cmd {
+	if withStatus && m.pending {
+		m.pending = false
+		return m.refresh(true)
+	}
+	return nil
+}
+
+// setFiles takes a new file list, keeping the cursor on the same path and
+// reloading the diff when the selected file changed on disk.
+func (m *Model) setFiles(files []store.File, withStatus bool) tea.Cmd {
+	var keep string
+	var oldDisk store.Image
+	if f := m.selectedFile(); f != nil {
+		keep, oldDisk = f.Path, f.Disk
+	}
+	if !withStatus && m.filesStatus {
+		return nil
+	}
+	m.files, m.filesErr = files, nil
+	m.filesStatus = m.filesStatus || withStatus
+	if keep != "" {
+		for i, f := range files {
+			if f.Path == keep {
+				m.fileList.cur = i
+			}
+		}
+	}
+	m.fileList.clip(len(m.files), m.filesHeight())
+	f := m.selectedFile()
+	if f == nil {
+		return m.selectFile(false)
+	}
+	if f.Path == m.diff.path && m.diff.turn == m.filesTurn && withStatus && diskChanged(oldDisk, f.Disk) {
+		return m.selectFile(true)
+	}
+	return m.selectFile(false)
+}
+
+func diskChanged(a, b store.Image) bool {
+	if b.Kind == "" {
+		return false // not measured
+	}
+	return a.Kind != b.Kind || a.SHA256 != b.SHA256 || a.Size != b.Size || a.Link != b.Link
+}
+
+// bindings is the key map with what cannot act now disabled, so help shows
+// only live keys and key.Matches ignores the rest.
+func (m *Model) bindings() keymap.KeyMap {
+	k := m.keys
+	inDialog := m.dlg != nil
+	e := m.selected()
+	k.Confirm.SetEnabled(inDialog && m.dlg.plan != nil && !m.dlg.applying && m.dlg.result == nil && m.dlg.err == nil)
+	k.Force.SetEnabled(inDialog && m.dlg.canForce && !m.dlg.applying)
+	k.Open.SetEnabled(!inDialog && ((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files) > 0)))
+	k.Rewind.SetEnabled(!inDialog && e != nil && e.Kind == store.KindAgent && e.State == store.StateActive)
+	k.Undo.SetEnabled(!inDialog && m.hasOps())
+	k.Redo.SetEnabled(!inDialog && m.hasOps())
+	hunks := !inDialog && m.diff.d != nil && len(m.diff.d.Hunks(m.layout())) > 0
+	k.NextHunk.SetEnabled(hunks)
+	k.PrevHunk.SetEnabled(hunks)
+	k.DiffMode.SetEnabled(!inDialog && m.selectedFile() != nil)
+	k.SideBySide.SetEnabled(!inDialog && m.diff.d != nil)
+	k.Filter.SetEnabled(!inDialog)
+	k.NextPane.SetEnabled(!inDialog)
+	k.PrevPane.SetEnabled(!inDialog)
+	k.Back.SetEnabled(inDialog || m.showHelp || m.focus != paneTurns || m.filter != "")
+	return k
+}
+
+func (m *Model) hasOps() bool {
+	for i := range m.entries {
+		if m.entries[i].Kind != store.KindAgent {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.bindings()
+	if m.filtering {
+		return m.filterKey(msg)
+	}
+	if key.Matches(msg, k.Quit) && !(m.dlg != nil && m.dlg.applying) {
+		return tea.Quit
+	}
+	if m.dlg != nil {
+		return m.dialogKey(msg, k)
+	}
+	if m.showHelp {
+		if key.Matches(msg, k.Back, k.Help) {
+			m.showHelp = false
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Help):
+		m.showHelp = true
+		m.help.ShowAll = true
+		return nil
+	case key.Matches(msg, k.Filter):
+		m.filtering = true
+		m.focus = paneTurns
+		return nil
+	case key.Matches(msg, k.Rewind):
+		e := m.selected()
+		m.dlg = &dialog{kind: store.KindRewind, target: e.ID, label: e.Label, loading: true}
+		return planOp(m.st, store.KindRewind, e.ID, false)
+	case key.Matches(msg, m.keys.Rewind):
+		if e := m.selected(); e != nil && e.Kind != store.KindAgent {
+			m.status = "select an agent turn to rewind (this line is an operation)"
+		} else if e != nil && e.State != store.StateActive {
+			m.status = "turn " + e.ID + " is already rewound — u undoes the rewind"
+		}
+		return nil
+	case key.Matches(msg, k.Undo):
+		m.dlg = &dialog{kind: store.KindUndo, loading: true}
+		return planOp(m.st, store.KindUndo, "", false)
+	case key.Matches(msg, k.Redo):
+		m.dlg = &dialog{kind: store.KindRedo, loading: true}
+		return planOp(m.st, store.KindRedo, "", false)
+	case key.Matches(msg, m.keys.Undo, m.keys.Redo):
+		m.status = "nothing to undo or redo yet"
+		return nil
+	case key.Matches(msg, k.NextPane):
+		m.focus = (m.focus + 1) % 3
+		return nil
+	case key.Matches(msg, k.PrevPane):
+		m.focus = (m.focus + 2) % 3
+		return nil
+	case key.Matches(msg, k.Back):
+		switch {
+		case m.focus != paneTurns:
+			m.focus--
+		case m.filter != "":
+			m.filter = ""
+			m.setEntries(m.entries, m.statusKnown)
+			return m.selectTurn(false)
+		}
+		return nil
+	case key.Matches(msg, k.Open):
+		if m.focus == paneTurns {
+			m.focus = paneFiles
+		} else {
+			m.focus = paneDiff
+		}
+		return nil
+	case key.Matches(msg, k.DiffMode):
+		m.diff.mode = (m.diff.mode + 1) % modeCount
+		m.diff.top = 0
+		return m.selectFile(true)
+	case key.Matches(msg, k.SideBySide):
+		m.diff.side = !m.layoutSide()
+		m.diff.sideSet = true
+		m.diff.top = 0
+		return nil
+	case key.Matches(msg, k.NextHunk):
+		m.jumpHunk(1)
+		return nil
+	case key.Matches(msg, k.PrevHunk):
+		m.jumpHunk(-1)
+		return nil
+	}
+	return m.moveKey(msg, k)
+}
+
+// moveKey moves the cursor (or scrolls) in the focused pane.
+func (m *Model) moveKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
+	var delta int
+	switch {
+	case key.Matches(msg, k.Up):
+		delta = -1
+	case key.Matches(msg, k.Down):
+		delta = 1
+	case key.Matches(msg, k.PageUp):
+		delta = -max(m.paneHeight()-1, 1)
+	case key.Matches(msg, k.PageDown):
+		delta = max(m.paneHeight()-1, 1)
+	case key.Matches(msg, k.Top):
+		delta = -1 << 30
+	case key.Matches(msg, k.Bottom):
+		delta = 1 << 30
+	default:
+		return nil
+	}
+	return m.move(m.focus, delta)
+}
+
+func (m *Model) move(p pane, delta int) tea.Cmd {
+	switch p {
+	case paneTurns:
+		m.turns.move(delta, len(m.shown))
+		m.turns.clip(len(m.shown), m.turnsHeight())
+		return m.selectTurn(false)
+	case paneFiles:
+		m.fileList.move(delta, len(m.files))
+		m.fileList.clip(len(m.files), m.filesHeight())
+		return m.selectFile(false)
+	default:
+		m.diff.top += delta
+		m.clipDiff()
+		return nil
+	}
+}
+
+func (m *Model) paneHeight() int {
+	switch m.focus {
+	case paneTurns:
+		return m.turnsHeight()
+	case paneFiles:
+		return m.filesHeight()
+	}
+	return m.diffHeight()
+}
+
+func (m *Model) jumpHunk(dir int) {
+	if m.diff.d == nil {
+		return
+	}
+	hs := m.diff.d.Hunks(m.layout())
+	if dir > 0 {
+		for _, h := range hs {
+			if h > m.diff.top {
+				m.diff.top = h
+				m.clipDiff()
+				return
+			}
+		}
+		return
+	}
+	for i := len(hs) - 1; i >= 0; i-- {
+		if hs[i] < m.diff.top {
+			m.diff.top = hs[i]
+			m.clipDiff()
+			return
+		}
+	}
+}
+
+func (m *Model) clipDiff() {
+	n := 0
+	if m.diff.d != nil {
+		n = m.diff.d.Len(m.layout())
+	}
+	m.diff.top = clamp(m.diff.top, 0, max(n-1, 0))
+}
+
+// filterKey edits the filter line: typing narrows the turns at once,
+// enter keeps the filter, esc drops it.
+func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
+	before := m.filter
+	switch {
+	case msg.Code == tea.KeyEnter:
+		m.filtering = false
+		return nil
+	case key.Matches(msg, m.keys.Back):
+		m.filtering = false
+		m.filter = ""
+	case msg.Code == tea.KeyUp:
+		return m.move(paneTurns, -1)
+	case msg.Code == tea.KeyDown:
+		return m.move(paneTurns, 1)
+	case msg.Code == tea.KeyBackspace:
+		if r := []rune(m.filter); len(r) > 0 {
+			m.filter = string(r[:len(r)-1])
+		}
+	case msg.String() == "ctrl+u":
+		m.filter = ""
+	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+		if len(m.filter) < 200 {
+			m.filter += msg.Text
+		}
+	default:
+		return nil
+	}
+	if m.filter != before {
+		m.turns = list{}
+		m.setEntries(m.entries, m.statusKnown)
+		return m.selectTurn(false)
+	}
+	return nil
+}
+
+func (m *Model) dialogKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
+	d := m.dlg
+	switch {
+	case d.applying:
+		if key.Matches(msg, m.keys.Back) {
+			m.status = "an operation cannot be stopped halfway; it is finishing"
+		}
+		return nil
+	case key.Matches(msg, k.Confirm):
+		d.applying = true
+		d.total = len(d.plan.Steps)
+		return applyPlan(m.st, d.plan)
+	case key.Matches(msg, k.Force):
+		d.loading, d.err, d.canForce = true, nil, false
+		return planOp(m.st, d.kind, d.target, true)
+	case key.Matches(msg, m.keys.Back), d.result != nil && key.Matches(msg, m.keys.Confirm):
+		m.dlg = nil
+		return nil
+	case key.Matches(msg, k.Up):
+		d.top = max(d.top-1, 0)
+	case key.Matches(msg, k.Down):
+		d.top++
+	case key.Matches(msg, k.PageUp):
+		d.top = max(d.top-10, 0)
+	case key.Matches(msg, k.PageDown):
+		d.top += 10
+	}
+	return nil
+}
+
+func (m *Model) planLoaded(msg planLoadedMsg) tea.Cmd {
+	d := m.dlg
+	if d == nil || d.kind != msg.kind || !d.loading {
+		return nil // cancelled
+	}
+	d.loading = false
+	if msg.err != nil {
+		if s := planError(msg.kind, msg.err); s != "" {
+			m.dlg = nil
+			m.status = s
+			return nil
+		}
+		d.err = msg.err
+		d.canForce = errors.Is(msg.err, store.ErrNewerTurn) && !msg.force
+		return nil
+	}
+	d.plan = msg.plan
+	return nil
+}
+
+func (m *Model) applied(msg appliedMsg) tea.Cmd {
+	d := m.dlg
+	if d != nil {
+		d.applying = false
+	}
+	if msg.err != nil {
+		verb := "apply"
+		if msg.plan != nil {
+			verb = string(msg.plan.Kind)
+		}
+		m.errText = verb + ": " + msg.err.Error()
+		if d != nil {
+			d.err = msg.err
+		}
+		return m.refresh(true)
+	}
+	m.errText = ""
+	m.status = resultStatus(msg.plan, msg.res)
+	if d != nil {
+		if len(msg.res.Failed) > 0 {
+			d.result = msg.res // keep the dialog open to say what failed
+		} else {
+			m.dlg = nil
+		}
+	}
+	return m.refresh(true)
+}
+
+func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
+	delta := 0
+	switch msg.Button {
+	case tea.MouseWheelUp:
+		delta = -3
+	case tea.MouseWheelDown:
+		delta = 3
+	default:
+		return nil
+	}
+	if m.dlg != nil {
+		m.dlg.top = max(m.dlg.top+delta, 0)
+		return nil
+	}
+	p, _ := m.paneAt(msg.X, msg.Y)
+	if p != paneDiff {
+		delta /= 3
+	}
+	return m.move(p, delta)
+}
+
+func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
+	if m.dlg != nil || m.showHelp || msg.Button != tea.MouseLeft {
+		return nil
+	}
+	p, row := m.paneAt(msg.X, msg.Y)
+	m.focus = p
+	if row < 0 {
+		return nil
+	}
+	switch p {
+	case paneTurns:
+		return m.move(p, m.turns.top+row-m.turns.cur)
+	case paneFiles:
+		return m.move(p, m.fileList.top+row-m.fileList.cur)
+	}
+	return nil
+}

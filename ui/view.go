@@ -1,0 +1,656 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"ckpt/diffview"
+	"ckpt/store"
+)
+
+// Layout. The main area holds the panes (or a dialog, or help); under it
+// are the status line and the short help.
+
+const wideAt = 100 // narrower than this, an opened diff takes the width
+
+func (m *Model) mainHeight() int { return max(m.height-2, 1) }
+
+// zoomed: the diff pane has the whole width.
+func (m *Model) zoomed() bool { return m.focus == paneDiff && m.width < wideAt }
+
+func (m *Model) leftWidth() int {
+	if m.zoomed() {
+		return 0
+	}
+	if m.width < 60 {
+		return m.width
+	}
+	return clamp(m.width*2/5, 30, 64)
+}
+
+func (m *Model) diffWidth() int {
+	lw := m.leftWidth()
+	if lw == 0 {
+		return m.width
+	}
+	return max(m.width-lw-1, 0)
+}
+
+// turnsHeight is the rows of turns on screen (without title or filter).
+func (m *Model) turnsHeight() int {
+	h := m.mainHeight()*3/5 - 1
+	if m.filtering || m.filter != "" {
+		h--
+	}
+	return max(h, 1)
+}
+
+func (m *Model) filesTop() int {
+	return m.mainHeight() * 3 / 5
+}
+
+func (m *Model) filesHeight() int { return max(m.mainHeight()-m.filesTop()-1, 1) }
+
+func (m *Model) diffHeight() int { return max(m.mainHeight()-1, 1) }
+
+// layoutSide is whether the diff is drawn side by side: the user's choice,
+// or by default when the pane is wide enough for two readable halves.
+func (m *Model) layoutSide() bool {
+	if m.diff.sideSet {
+		return m.diff.side
+	}
+	return m.diffWidth() >= 120
+}
+
+func (m *Model) layout() diffview.Layout {
+	if m.layoutSide() {
+		return diffview.SideBySide
+	}
+	return diffview.Unified
+}
+
+// paneAt says which pane is at a screen cell, and which row of its list.
+func (m *Model) paneAt(x, y int) (pane, int) {
+	if y >= m.mainHeight() {
+		return m.focus, -1
+	}
+	lw := m.leftWidth()
+	if lw == 0 || x > lw {
+		return paneDiff, y - 1
+	}
+	if y < m.filesTop() {
+		off := 1
+		if m.filtering || m.filter != "" {
+			off = 2
+		}
+		return paneTurns, y - off
+	}
+	return paneFiles, y - m.filesTop() - 1
+}
+
+// View draws the screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "ckpt"
+	return v
+}
+
+func (m *Model) render() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	mainH := m.mainHeight()
+	var main []string
+	switch {
+	case m.dlg != nil:
+		main = m.dialogView(mainH)
+	case m.showHelp:
+		main = m.helpView(mainH)
+	default:
+		main = m.panesView(mainH)
+	}
+	lines := make([]string, 0, m.height)
+	lines = append(lines, main...)
+	if m.height >= 2 {
+		lines = append(lines, m.statusLine())
+	}
+	lines = append(lines, m.helpLine())
+	if len(lines) > m.height {
+		lines = lines[:m.height]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *Model) panesView(h int) []string {
+	lw, dw := m.leftWidth(), m.diffWidth()
+	var left []string
+	if lw > 0 {
+		left = append(left, m.turnsView(lw, m.filesTop())...)
+		left = append(left, m.filesView(lw, h-m.filesTop())...)
+	}
+	var right []string
+	if lw == 0 || lw < m.width {
+		right = m.diffView(dw, h)
+	}
+	out := make([]string, h)
+	sep := m.sty.sep.Render("│")
+	for i := range out {
+		switch {
+		case lw == 0:
+			out[i] = right[i]
+		case lw >= m.width:
+			out[i] = left[i]
+		default:
+			out[i] = left[i] + sep + right[i]
+		}
+	}
+	return out
+}
+
+func (m *Model) title(text string, w int, focused bool) string {
+	s := fit(" "+text, w)
+	if focused {
+		return m.sty.titleFocus.Render(s)
+	}
+	return m.sty.title.Render(s)
+}
+
+// turnsView draws the turns pane in h rows of width w.
+func (m *Model) turnsView(w, h int) []string {
+	out := make([]string, 0, h)
+	n := fmt.Sprintf("Turns (%d)", len(m.entries))
+	if len(m.shown) != len(m.entries) {
+		n = fmt.Sprintf("Turns (%d of %d)", len(m.shown), len(m.entries))
+	}
+	out = append(out, m.title(n, w, m.focus == paneTurns))
+	if m.filtering || m.filter != "" {
+		if m.filtering {
+			out = append(out, fit(" /"+diffview.Escape(m.filter)+"▏", w))
+		} else {
+			out = append(out, m.sty.dim.Render(fit(" filter: "+diffview.Escape(m.filter)+" (esc clears)", w)))
+		}
+	}
+	rows := h - len(out)
+	if len(m.entries) == 0 {
+		out = append(out, m.sty.dim.Render(fit(" no turns yet — they appear here as the agent works", w)))
+	} else if len(m.shown) == 0 {
+		out = append(out, m.sty.dim.Render(fit(" no turn matches the filter", w)))
+	}
+	idW := 1
+	end := min(m.turns.top+rows, len(m.shown))
+	for i := m.turns.top; i < end; i++ {
+		idW = max(idW, ansi.StringWidth(diffview.Escape(m.entries[m.shown[i]].ID)))
+	}
+	idW = min(idW, 8)
+	undoable := m.undoableOp()
+	for i := m.turns.top; i < end; i++ {
+		e := &m.entries[m.shown[i]]
+		out = append(out, m.turnRow(e, w, idW, i == m.turns.cur, e.ID == undoable))
+	}
+	for len(out) < h {
+		out = append(out, strings.Repeat(" ", w))
+	}
+	return out[:h]
+}
+
+// undoableOp is the id of the operation u would undo: the newest rewind
+// or redo still in effect.
+func (m *Model) undoableOp() string {
+	for i := range m.entries {
+		e := &m.entries[i]
+		if (e.Kind == store.KindRewind || e.Kind == store.KindRedo) && e.State == store.StateActive {
+			return e.ID
+		}
+	}
+	return ""
+}
+
+type seg struct {
+	text  string
+	style lipgloss.Style
+}
+
+func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
+	mark := " "
+	label := diffview.Escape(e.Label)
+	base := lipgloss.NewStyle()
+	var right []seg
+	dim := m.sty.dim
+	switch e.Kind {
+	case store.KindAgent:
+		if e.State == store.StateRewound {
+			mark = "×"
+			base = dim
+			right = append(right, seg{"rewound", dim})
+		}
+	default:
+		mark = map[store.Kind]string{store.KindRewind: "↶", store.KindUndo: "↺", store.KindRedo: "↷"}[e.Kind]
+		label = opText(e)
+		base = m.sty.op
+		if e.State == store.StateUndone {
+			base = dim
+			right = append(right, seg{"undone", dim})
+		} else if undoable {
+			label += " — u to undo"
+		}
+	}
+	if e.HandEdited > 0 {
+		right = append(right, seg{fmt.Sprintf("⚠%d changed", e.HandEdited), m.sty.badge})
+	}
+	if e.Kind == store.KindAgent {
+		right = append(right, seg{fmt.Sprintf("%df", e.Files), dim})
+		if e.Source != nil && e.Source.Agent != "" && w >= 56 {
+			right = append(right, seg{diffview.Escape(e.Source.Agent), dim})
+		}
+	}
+	right = append(right, seg{relAge(m.now(), e.At), dim})
+
+	cur := " "
+	if sel {
+		cur = "›"
+	}
+	id := diffview.Escape(e.ID)
+	if ansi.StringWidth(id) > idW {
+		id = ansi.Truncate(id, idW, "…")
+	}
+	left := cur + pad(id, idW) + " " + mark + " "
+	return m.row(w, left, seg{label, base}, right, sel, m.focus == paneTurns)
+}
+
+// row lays out a line: a fixed left part, a flexible middle cut to fit,
+// and right-hand segments dropped from the left when there is no room.
+func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool) string {
+	lw := ansi.StringWidth(left)
+	for len(right) > 0 {
+		rw := 0
+		for _, r := range right {
+			rw += ansi.StringWidth(r.text) + 1
+		}
+		if lw+8+rw <= w || len(right) == 0 {
+			break
+		}
+		right = right[1:]
+	}
+	rw := 0
+	for _, r := range right {
+		rw += ansi.StringWidth(r.text) + 1
+	}
+	midW := max(w-lw-rw, 0)
+	if lw > w {
+		return m.selStyle(sel, focused).Render(fit(left, w))
+	}
+	midText := fit(mid.text, midW)
+	if sel {
+		var b strings.Builder
+		b.WriteString(left + midText)
+		for _, r := range right {
+			b.WriteString(" " + r.text)
+		}
+		return m.selStyle(sel, focused).Render(fit(b.String(), w))
+	}
+	var b strings.Builder
+	b.WriteString(left)
+	b.WriteString(mid.style.Render(midText))
+	for _, r := range right {
+		b.WriteString(" ")
+		b.WriteString(r.style.Render(r.text))
+	}
+	return b.String()
+}
+
+func (m *Model) selStyle(sel, focused bool) lipgloss.Style {
+	switch {
+	case sel && focused:
+		return m.sty.cursor
+	case sel:
+		return m.sty.cursorDim
+	}
+	return lipgloss.NewStyle()
+}
+
+// opText describes an operation as a line of the log.
+func opText(e *store.Entry) string {
+	switch e.Kind {
+	case store.KindRewind:
+		return fmt.Sprintf("rewound %s · %s", plural(len(e.Turns), "turn"), plural(e.Files, "file"))
+	case store.KindUndo:
+		return fmt.Sprintf("undid %s · %s", diffview.Escape(e.Target), plural(e.Files, "file"))
+	case store.KindRedo:
+		return fmt.Sprintf("redid %s · %s", diffview.Escape(e.Target), plural(e.Files, "file"))
+	}
+	return diffview.Escape(string(e.Kind))
+}
+
+// relAge is a short age: 40s, 5m, 3h, 2d, then a date.
+func relAge(now, t time.Time) string {
+	if t.IsZero() {
+		return "?"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 14*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+	return t.Local().Format("Jan 2")
+}
+
+// statusInfo is a file status as a letter (or symbol) and a word.
+func statusInfo(s store.Status) (string, string) {
+	switch s {
+	case store.StatusModified:
+		return "M", "modified"
+	case store.StatusCreated:
+		return "A", "created"
+	case store.StatusDeleted:
+		return "D", "deleted"
+	case store.StatusUnchanged:
+		return "=", "unchanged"
+	case store.StatusHandEdited:
+		return "!", "changed since the agent wrote it"
+	case store.StatusSkipped:
+		return "S", "skipped (too large to keep)"
+	case store.StatusMissingBlob:
+		return "?", "kept bytes missing or damaged"
+	case store.StatusUnknown:
+		return "·", "checking…"
+	}
+	return "X", diffview.Escape(string(s))
+}
+
+func (m *Model) filesView(w, h int) []string {
+	out := make([]string, 0, h)
+	e := m.selected()
+	t := "Files"
+	if e != nil && e.Kind == store.KindAgent {
+		t = fmt.Sprintf("Files of turn %s (%d)", diffview.Escape(e.ID), len(m.files))
+		if e.Source != nil && e.Source.Agent != "" {
+			t += " · " + diffview.Escape(e.Source.Agent)
+		}
+	}
+	out = append(out, m.title(t, w, m.focus == paneFiles))
+	switch {
+	case e == nil:
+	case e.Kind != store.KindAgent:
+		for _, l := range opDetails(e) {
+			out = append(out, fit(" "+l, w))
+		}
+	case m.filesErr != nil:
+		out = append(out, m.sty.errText.Render(fit(" "+diffview.Escape(m.filesErr.Error()), w)))
+	case m.files == nil:
+		out = append(out, m.sty.dim.Render(fit(" loading…", w)))
+	case len(m.files) == 0:
+		out = append(out, m.sty.dim.Render(fit(" no files in this turn", w)))
+	}
+	end := min(m.fileList.top+h-1, len(m.files))
+	for i := m.fileList.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
+		f := &m.files[i]
+		letter, word := statusInfo(f.Status)
+		cur := " "
+		if i == m.fileList.cur {
+			cur = "›"
+		}
+		var right []seg
+		if w >= 40 {
+			right = append(right, seg{word, m.sty.dim})
+		}
+		ls := m.sty.letter[letter]
+		left := cur + ls.Render(letter) + " "
+		if i == m.fileList.cur {
+			left = cur + letter + " "
+		}
+		out = append(out, m.row(w, left, seg{diffview.Escape(f.Path), lipgloss.NewStyle()}, right,
+			i == m.fileList.cur, m.focus == paneFiles))
+	}
+	for len(out) < h {
+		out = append(out, strings.Repeat(" ", w))
+	}
+	return out[:h]
+}
+
+func opDetails(e *store.Entry) []string {
+	turns := make([]string, len(e.Turns))
+	for i, t := range e.Turns {
+		turns[i] = diffview.Escape(t)
+	}
+	var out []string
+	switch e.Kind {
+	case store.KindRewind:
+		out = append(out, "rewind to before turn "+diffview.Escape(e.Target))
+		out = append(out, "turns rewound: "+strings.Join(turns, ", "))
+	case store.KindUndo:
+		out = append(out, "undid "+diffview.Escape(e.Target))
+		out = append(out, "turns brought back: "+strings.Join(turns, ", "))
+	case store.KindRedo:
+		out = append(out, "redid "+diffview.Escape(e.Target))
+		out = append(out, "turns rewound again: "+strings.Join(turns, ", "))
+	}
+	out = append(out, plural(e.Files, "file")+" touched · "+string(e.State))
+	return out
+}
+
+func (m *Model) diffView(w, h int) []string {
+	out := make([]string, 0, h)
+	f := m.selectedFile()
+	d := m.diff.d
+	t := "Diff"
+	if f != nil {
+		_, word := statusInfo(f.Status)
+		t = diffview.Escape(f.Path) + " · " + word + " · " + m.diff.mode.String()
+	}
+	if d != nil && len(d.Hunks(m.layout())) > 0 {
+		hs := d.Hunks(m.layout())
+		cur := 0
+		for i, hr := range hs {
+			if hr <= m.diff.top {
+				cur = i + 1
+			}
+		}
+		t += fmt.Sprintf(" · +%d -%d · hunk %d/%d", d.Added, d.Deleted, max(cur, 1), len(hs))
+	}
+	out = append(out, m.title(t, w, m.focus == paneDiff))
+	switch {
+	case f == nil:
+		out = append(out, m.sty.dim.Render(fit(" select a file to see its diff", w)))
+	case m.diff.err != nil:
+		out = append(out, m.sty.errText.Render(fit(" "+diffview.Escape(m.diff.err.Error()), w)))
+	case m.diff.note != "":
+		out = append(out, m.sty.dim.Render(fit(" "+diffview.Escape(m.diff.note), w)))
+	case d == nil:
+		out = append(out, m.sty.dim.Render(fit(" computing diff…", w)))
+	default:
+		l := m.layout()
+		end := min(m.diff.top+h-1, d.Len(l))
+		for i := m.diff.top; i < end; i++ {
+			out = append(out, d.Line(i, w, l, m.sty.diff))
+		}
+	}
+	for len(out) < h {
+		out = append(out, strings.Repeat(" ", w))
+	}
+	return out[:h]
+}
+
+func (m *Model) statusLine() string {
+	w := m.width
+	root := diffview.Escape(m.root)
+	if rw := max(w/3, 12); ansi.StringWidth(root) > rw {
+		root = ansi.TruncateLeft(root, ansi.StringWidth(root)-rw+1, "…")
+	}
+	info := fmt.Sprintf("%s · %s · %s", root, plural(m.turnCount(), "turn"), diffview.Bytes(m.size))
+	var msg string
+	style := m.sty.status
+	switch {
+	case m.errText != "":
+		msg, style = "error: "+diffview.Escape(m.errText), m.sty.errText
+	case m.status != "":
+		msg = diffview.Escape(m.status)
+	case len(m.hookErrs) > 0:
+		msg, style = fmt.Sprintf("%s logged (? shows them); last: %s", plural(len(m.hookErrs), "error"),
+			diffview.Escape(m.hookErrs[len(m.hookErrs)-1])), m.sty.warn
+	}
+	iw := ansi.StringWidth(info)
+	if iw+2 > w {
+		return m.sty.dim.Render(fit(info, w))
+	}
+	return style.Render(fit(" "+msg, w-iw-1)) + " " + m.sty.dim.Render(info)
+}
+
+func (m *Model) turnCount() int {
+	n := 0
+	for i := range m.entries {
+		if m.entries[i].Kind == store.KindAgent {
+			n++
+		}
+	}
+	return n
+}
+
+func (m *Model) helpLine() string {
+	k := m.bindings()
+	return fit(m.help.ShortHelpView(k.ShortHelp()), m.width)
+}
+
+func (m *Model) helpView(h int) []string {
+	k := m.bindings()
+	var lines []string
+	lines = append(lines, m.sty.dialogTitle.Render(" Keys"), "")
+	for _, l := range strings.Split(m.help.FullHelpView(k.FullHelp()), "\n") {
+		lines = append(lines, " "+l)
+	}
+	lines = append(lines, "", m.sty.dialogTitle.Render(" File status"), "")
+	for _, s := range []store.Status{store.StatusModified, store.StatusCreated, store.StatusDeleted,
+		store.StatusUnchanged, store.StatusHandEdited, store.StatusSkipped, store.StatusMissingBlob} {
+		l, w := statusInfo(s)
+		lines = append(lines, "  "+l+"  "+w)
+	}
+	lines = append(lines, "", " Turn marks: × rewound · ↶ a rewind · ↺ an undo · ↷ a redo · ⚠N files changed since the agent wrote them")
+	if len(m.hookErrs) > 0 {
+		lines = append(lines, "", m.sty.dialogTitle.Render(" Logged errors (newest last)"), "")
+		start := max(len(m.hookErrs)-5, 0)
+		for _, e := range m.hookErrs[start:] {
+			lines = append(lines, "  "+diffview.Escape(e))
+		}
+	}
+	out := make([]string, h)
+	for i := range out {
+		if i < len(lines) {
+			out[i] = fitStyled(lines[i], m.width)
+		} else {
+			out[i] = strings.Repeat(" ", m.width)
+		}
+	}
+	return out
+}
+
+func (m *Model) dialogView(h int) []string {
+	d := m.dlg
+	bw := min(m.width-2, 100)
+	iw := max(bw-4, 1)
+	var body []string
+	for _, l := range d.body() {
+		for _, wl := range strings.Split(ansi.Wrap(l.text, iw, ""), "\n") {
+			body = append(body, m.lineStyle(l.style).Render(fit(wl, iw)))
+		}
+	}
+	var foot string
+	switch {
+	case d.applying:
+		foot = progressBar(d.done, d.total, iw)
+	case d.loading:
+		foot = "esc cancel"
+	case d.result != nil:
+		foot = "esc close"
+	case d.err != nil && d.canForce:
+		foot = "f " + d.verb() + " anyway · esc cancel"
+	case d.err != nil:
+		foot = "esc close"
+	default:
+		foot = "y/enter " + d.verb() + " · esc cancel · j/k scroll"
+	}
+	room := max(h-6, 1)
+	d.top = clamp(d.top, 0, max(len(body)-room, 0))
+	shown := body[d.top:min(d.top+room, len(body))]
+	content := []string{m.sty.dialogTitle.Render(fit(d.title(), iw)), strings.Repeat(" ", iw)}
+	content = append(content, shown...)
+	if len(body) > room {
+		content = append(content, m.sty.dim.Render(fit(fmt.Sprintf("(%d–%d of %d lines)", d.top+1, d.top+len(shown), len(body)), iw)))
+	} else {
+		content = append(content, strings.Repeat(" ", iw))
+	}
+	content = append(content, m.sty.dim.Render(fit(foot, iw)))
+	box := m.sty.dialog.Render(strings.Join(content, "\n"))
+	placed := lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, box)
+	out := strings.Split(placed, "\n")
+	for i := range out {
+		out[i] = fitStyled(out[i], m.width)
+	}
+	for len(out) < h {
+		out = append(out, strings.Repeat(" ", m.width))
+	}
+	return out[:h]
+}
+
+func (m *Model) lineStyle(n int) lipgloss.Style {
+	switch n {
+	case 1:
+		return m.sty.dim
+	case 2:
+		return m.sty.warn
+	case 3:
+		return m.sty.fail
+	case 4:
+		return m.sty.good
+	case 5:
+		return m.sty.dialogTitle
+	}
+	return lipgloss.NewStyle()
+}
+
+func progressBar(done, total, w int) string {
+	label := fmt.Sprintf("applying… %d/%d ", done, total)
+	bw := w - ansi.StringWidth(label) - 2
+	if bw < 4 || total <= 0 {
+		return label
+	}
+	n := bw * done / total
+	return label + "[" + strings.Repeat("#", n) + strings.Repeat("-", bw-n) + "]"
+}
+
+// fit cuts plain text s to w cells or pads it.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, "…")
+		sw = ansi.StringWidth(s)
+	}
+	if sw < w {
+		s += strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// fitStyled is fit for text that already holds styles.
+func fitStyled(s string, w int) string { return fit(s, w) }
+
+func pad(s string, w int) string {
+	if sw := ansi.StringWidth(s); sw < w {
+		return s + strings.Repeat(" ", w-sw)
+	}
+	return s
+}
