@@ -854,8 +854,9 @@ func TestRewindPlanChangesNothing(t *testing.T) {
 			t.Errorf("after plans only, log has %+v", e)
 		}
 	}
-	ckptCode(t, p.root, 4, "undo", "--dry-run")
-	ckptCode(t, p.root, 1, "undo", "--yes") // nothing to undo
+	// Nothing to undo is an error, plan or not.
+	ckptCode(t, p.root, 1, "undo", "--dry-run")
+	ckptCode(t, p.root, 1, "undo", "--yes")
 }
 
 func TestRewindUndoRedo(t *testing.T) {
