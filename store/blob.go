@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"os"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -32,29 +34,65 @@ func hashHex(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
+// blobDir opens the blobs folder once; seed stores without one have no
+// blobs.
+func (s *Store) blobDir() (*os.Root, error) {
+	s.bmu.Lock()
+	defer s.bmu.Unlock()
+	if s.blobs != nil {
+		return s.blobs, nil
+	}
+	r, err := s.dir.OpenRoot("blobs")
+	if err != nil {
+		return nil, err
+	}
+	s.blobs = r
+	return r, nil
+}
+
 // hasBlob reports whether a blob (ours or a seed's raw one) exists.
 func (s *Store) hasBlob(sum string) bool {
 	if !isHex64(sum) {
 		return false
 	}
-	if _, err := s.dir.Lstat("blobs/" + sum + ".zst"); err == nil {
+	b, err := s.blobDir()
+	if err != nil {
+		return false
+	}
+	if _, err := b.Lstat(sum + ".zst"); err == nil {
 		return true
 	}
-	_, err := s.dir.Lstat("blobs/" + sum)
+	_, err = b.Lstat(sum)
 	return err == nil
 }
 
-// putBlob keeps data under its hash unless a blob of that hash exists. It
-// reports whether it wrote a file; the caller makes the batch durable.
-func (s *Store) putBlob(sum string, data []byte) (bool, error) {
-	if s.hasBlob(sum) {
+// blobNames lists the blobs present, for a batch that would otherwise
+// look each one up.
+func (s *Store) blobNames() map[string]bool {
+	have := map[string]bool{}
+	ents, _ := fs.ReadDir(s.dir.FS(), "blobs")
+	for _, e := range ents {
+		have[strings.TrimSuffix(e.Name(), ".zst")] = true
+	}
+	return have
+}
+
+// putBlob keeps data under its hash unless a blob of that hash exists
+// (known, when not nil, lists those present). It reports whether it wrote
+// a file; the caller makes the batch durable.
+func (s *Store) putBlob(sum string, data []byte, known map[string]bool) (bool, error) {
+	if known != nil && known[sum] || known == nil && s.hasBlob(sum) {
 		return false, nil
+	}
+	b, err := s.blobDir()
+	if err != nil {
+		return false, errf("keep blob: open %s: %w", s.path("blobs"), err)
 	}
 	enc, _ := zstdCodecs()
 	z := enc.EncodeAll(data, make([]byte, 0, len(data)/3+64))
-	name := "blobs/" + sum + ".zst"
-	if err := writeFileAtomic(s.dir, name, z, 0o600, false); err != nil {
-		return false, errf("keep blob %s: %w", s.path(name), err)
+	name := sum + ".zst"
+	if err := writeFileAtomic(b, name, z, 0o600, false); err != nil {
+		return false, errf("keep blob %s: %w", s.path("blobs/"+name), err)
 	}
 	return true, nil
 }
@@ -65,30 +103,37 @@ func (s *Store) readBlob(sum string) ([]byte, error) {
 	if !isHex64(sum) {
 		return nil, errf("blob name %q is not 64 hex digits: %w", sum, ErrCorrupt)
 	}
-	name := "blobs/" + sum + ".zst"
-	z, err := s.dir.ReadFile(name)
+	b, err := s.blobDir()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errf("blob %s is missing: %w", sum[:12], fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, errf("read blob %s: %w", sum[:12], err)
+	}
+	name := sum + ".zst"
+	z, err := b.ReadFile(name)
 	var data []byte
 	switch {
 	case err == nil:
 		_, dec := zstdCodecs()
 		data, err = dec.DecodeAll(z, nil)
 		if err != nil {
-			return nil, errf("blob %s does not decompress: %w", s.path(name), ErrCorrupt)
+			return nil, errf("blob %s does not decompress: %w", s.path("blobs/"+name), ErrCorrupt)
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		name = "blobs/" + sum
-		data, err = s.dir.ReadFile(name)
+		name = sum
+		data, err = b.ReadFile(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, errf("blob %s is missing: %w", sum[:12], fs.ErrNotExist)
 		}
 		if err != nil {
-			return nil, errf("read blob %s: %w", s.path(name), err)
+			return nil, errf("read blob %s: %w", s.path("blobs/"+name), err)
 		}
 	default:
-		return nil, errf("read blob %s: %w", s.path(name), err)
+		return nil, errf("read blob %s: %w", s.path("blobs/"+name), err)
 	}
 	if hashHex(data) != sum {
-		return nil, errf("blob %s does not match its hash: %w", s.path(name), ErrCorrupt)
+		return nil, errf("blob %s does not match its hash: %w", s.path("blobs/"+name), ErrCorrupt)
 	}
 	return data, nil
 }

@@ -52,16 +52,24 @@ func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, er
 	out := make([]captured, len(rels))
 	var mu sync.Mutex
 	var wrote []string
+	var known map[string]bool
+	if len(rels) > 64 {
+		known = s.blobNames()
+	}
+	dirs := newDirCache(s.root)
+	defer dirs.close()
 	work := make(chan int)
 	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), len(rels))
+	// Reading and writing small files waits on the disk more than on the
+	// CPU: more workers than cores keep both busy.
+	workers := min(4*runtime.GOMAXPROCS(0), len(rels))
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
 				c := captured{rel: rels[i]}
-				img, data, err := s.readDisk(c.rel)
+				img, data, err := dirs.read(c.rel)
 				switch {
 				case err != nil:
 					c.err = err
@@ -70,7 +78,7 @@ func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, er
 					img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
 				case img.Kind == ImageContent:
 					var w bool
-					w, c.err = s.putBlob(img.SHA256, data)
+					w, c.err = s.putBlob(img.SHA256, data, known)
 					img.Kind, img.Kept = ImageContent, c.err == nil
 					if w {
 						mu.Lock()
@@ -118,8 +126,12 @@ func (s *Store) syncBlobs(sums []string) error {
 		}
 		return nil
 	}
+	b, err := s.blobDir()
+	if err != nil {
+		return errf("sync %s: %w", s.path("blobs"), err)
+	}
 	for _, sum := range sums {
-		f, err := s.dir.Open("blobs/" + sum + ".zst")
+		f, err := b.Open(sum + ".zst")
 		if err == nil {
 			err = f.Sync()
 			f.Close()
@@ -519,4 +531,56 @@ func (s *Store) Errors() ([]string, error) {
 		}
 	}
 	return lines, nil
+}
+
+// dirCache opens each folder of a batch once as an os.Root of its own, so
+// reading a file deep in the tree costs one open rather than one per
+// path element. It is safe for concurrent use.
+type dirCache struct {
+	root *os.Root
+	mu   sync.Mutex
+	subs map[string]*os.Root
+}
+
+func newDirCache(root *os.Root) *dirCache {
+	return &dirCache{root: root, subs: map[string]*os.Root{}}
+}
+
+// in returns the root to use for rel and rel's name inside it.
+func (d *dirCache) in(rel string) (*os.Root, string) {
+	dir, base := path.Split(rel)
+	if dir == "" {
+		return d.root, rel
+	}
+	dir = strings.TrimSuffix(dir, "/")
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r, ok := d.subs[dir]; ok {
+		if r == nil {
+			return d.root, rel
+		}
+		return r, base
+	}
+	r, err := d.root.OpenRoot(dir)
+	if err != nil {
+		// A missing folder, or a link leading out: the full path through
+		// the project root gives the right answer or error.
+		d.subs[dir] = nil
+		return d.root, rel
+	}
+	d.subs[dir] = r
+	return r, base
+}
+
+func (d *dirCache) read(rel string) (Image, []byte, error) {
+	r, name := d.in(rel)
+	return readIn(r, name, rel)
+}
+
+func (d *dirCache) close() {
+	for _, r := range d.subs {
+		if r != nil {
+			r.Close()
+		}
+	}
 }

@@ -4,17 +4,49 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
 	"time"
 )
 
-// readDisk returns what rel holds now. Content bytes are returned only
-// when withBytes is set or the caller needs them kept; a symlink is read as
-// a link, never followed.
+// readDisk returns what rel holds now, with a file's bytes. A symlink is
+// read as a link, never followed.
 func (s *Store) readDisk(rel string) (Image, []byte, error) {
-	fi, err := s.root.Lstat(rel)
+	return readIn(s.root, rel, rel)
+}
+
+// readIn reads name inside r; rel names it in errors. It opens the file
+// once, refusing to follow a final symlink, and falls back to Lstat only
+// for what is not a regular file.
+func readIn(r *os.Root, name, rel string) (Image, []byte, error) {
+	f, openErr := r.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if openErr == nil {
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return Image{}, nil, errf("%s: %w", rel, err)
+		}
+		if fi.Mode().IsRegular() {
+			data := make([]byte, 0, fi.Size()+1)
+			for {
+				n, err := f.Read(data[len(data):cap(data)])
+				data = data[:len(data)+n]
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return Image{}, nil, errf("%s: %w", rel, err)
+				}
+				if len(data) == cap(data) {
+					data = append(data, 0)[:len(data)]
+				}
+			}
+			return Image{Kind: ImageContent, SHA256: hashHex(data), Size: int64(len(data)), Mode: uint32(fi.Mode().Perm())}, data, nil
+		}
+	}
+	fi, err := r.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return Image{Kind: ImageAbsent}, nil, nil
 	}
@@ -23,21 +55,18 @@ func (s *Store) readDisk(rel string) (Image, []byte, error) {
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		target, err := s.root.Readlink(rel)
+		target, err := r.Readlink(name)
 		if err != nil {
 			return Image{}, nil, errf("%s: %w", rel, err)
 		}
 		return Image{Kind: ImageLink, Link: target}, nil, nil
 	case fi.Mode().IsRegular():
-		data, err := s.root.ReadFile(rel)
-		if err != nil {
-			return Image{}, nil, errf("%s: %w", rel, err)
+		if openErr == nil {
+			openErr = errors.New("replaced while being read")
 		}
-		img := Image{Kind: ImageContent, SHA256: hashHex(data), Size: int64(len(data)), Mode: uint32(fi.Mode().Perm())}
-		return img, data, nil
-	default:
-		return Image{Kind: ImageOther, Reason: fmt.Sprintf("is a %s, not a file", kindWord(fi.Mode()))}, nil, nil
+		return Image{}, nil, errf("%s: %w", rel, openErr)
 	}
+	return Image{Kind: ImageOther, Reason: fmt.Sprintf("is a %s, not a file", kindWord(fi.Mode()))}, nil, nil
 }
 
 func kindWord(m fs.FileMode) string {

@@ -46,6 +46,9 @@ type Store struct {
 	maxBlob  int64
 	notify   func(string)
 
+	bmu   sync.Mutex // guards blobs
+	blobs *os.Root   // the blobs folder, opened on first use
+
 	mu    sync.Mutex // guards cache and stats
 	cache cache
 	stats statCache
@@ -156,6 +159,9 @@ func (s *Store) ensureDirs() error {
 
 // Close releases the store.
 func (s *Store) Close() error {
+	if s.blobs != nil {
+		s.blobs.Close()
+	}
 	if s.dir != nil {
 		s.dir.Close()
 	}
