@@ -27,6 +27,12 @@ func runHook(args []string) int {
 	root := fs.String("root", "", "")
 	name, err := parseAgentArgs(fs, args)
 	if err != nil {
+		// Gemini CLI reads stdout as the hook's answer even then.
+		for _, a := range args {
+			if a == "gemini" {
+				fmt.Println("{}")
+			}
+		}
 		return 0
 	}
 	_ = agent.Hook(name, os.Stdin, os.Stdout, agent.HookOptions{Root: *root})
