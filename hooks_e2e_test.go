@@ -290,3 +290,105 @@ func BenchmarkHookIgnored(b *testing.B) {
 		}
 	}
 }
+
+// pluginHarness loads ckpt's opencode plugin in Node with a stand-in for
+// Bun's $ that runs the command with the piped body as standard input, then
+// plays a session: a message, an edit whose after-event lacks args (the
+// plugin remembers them by call id), a read it must not forward, and an
+// apply_patch that moves a file.
+const pluginHarness = `
+import { execFileSync } from "node:child_process"
+import { writeFileSync, rmSync, mkdirSync } from "node:fs"
+const [plugin, dir] = process.argv.slice(2)
+const mod = await import(plugin)
+const calls = []
+const $ = (strings, ...vals) => {
+  const args = strings[1].replace("<", "").trim().split(/\s+/)
+  const p = (async () => {
+    const body = await vals[1].text()
+    calls.push(JSON.parse(body).event)
+    execFileSync(vals[0], args, { input: body, cwd: dir, stdio: ["pipe", "pipe", "pipe"] })
+  })()
+  p.quiet = () => p
+  p.nothrow = () => p
+  return p
+}
+const hooks = await mod.CkptPlugin({ $, directory: dir })
+await hooks["chat.message"]({ sessionID: "ses_1", messageID: "msg_1" }, { message: { id: "msg_1" }, parts: [{ type: "text", text: "tidy the readme\nplease" }, { type: "text", text: "injected", synthetic: true }] })
+await hooks["tool.execute.before"]({ tool: "edit", sessionID: "ses_1", callID: "c1" }, { args: { filePath: "README.md", oldString: "a", newString: "b" } })
+writeFileSync(dir + "/README.md", "b\n")
+await hooks["tool.execute.after"]({ tool: "edit", sessionID: "ses_1", callID: "c1" }, { title: "", output: "", metadata: {} })
+await hooks["tool.execute.before"]({ tool: "read", sessionID: "ses_1", callID: "c2" }, { args: { filePath: "README.md" } })
+const patch = "*** Begin Patch\n*** Update File: src/a.txt\n*** Move to: lib/a.txt\n@@\n-a\n+A\n*** End Patch"
+await hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "ses_1", callID: "c3" }, { args: { patchText: patch } })
+rmSync(dir + "/src/a.txt")
+mkdirSync(dir + "/lib")
+writeFileSync(dir + "/lib/a.txt", "A\n")
+await hooks["tool.execute.after"]({ tool: "apply_patch", sessionID: "ses_1", callID: "c3", args: { patchText: patch } }, { title: "", output: "", metadata: {} })
+console.log(JSON.stringify(calls))
+`
+
+// TestOpencodePluginInNode runs the plugin install writes (Node standing in
+// for Bun) against the built binary.
+func TestOpencodePluginInNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed")
+	}
+	bin := buildHookBinary(t)
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "src"), 0o755)
+	os.WriteFile(filepath.Join(root, "README.md"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "src", "a.txt"), []byte("a\n"), 0o644)
+	if r := runBinary(bin, root, nil, hookEnv(nil), "install", "opencode"); r.Code != 0 {
+		t.Fatalf("install: %+v", r)
+	}
+	// Node loads ES modules by extension: a copy named .mjs.
+	src, err := os.ReadFile(filepath.Join(root, ".opencode", "plugins", "ckpt.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	plugin := filepath.Join(work, "ckpt.mjs")
+	harness := filepath.Join(work, "harness.mjs")
+	os.WriteFile(plugin, src, 0o644)
+	os.WriteFile(harness, []byte(pluginHarness), 0o644)
+	out, err := exec.Command(node, harness, plugin, root).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != `["chat.message","tool.execute.before","tool.execute.after","tool.execute.before","tool.execute.after"]` {
+		t.Fatalf("events sent: %s", got)
+	}
+	r := runBinary(bin, root, nil, hookEnv(nil), "show", "1", "--json")
+	var show struct {
+		Files []struct{ Path, Status string }
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &show); err != nil {
+		t.Fatalf("show: %v %+v", err, r)
+	}
+	got := map[string]string{}
+	for _, f := range show.Files {
+		got[f.Path] = f.Status
+	}
+	want := map[string]string{"README.md": "modified", "src/a.txt": "deleted", "lib/a.txt": "created"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("turn 1 files %v, want %v", got, want)
+	}
+	r = runBinary(bin, root, nil, hookEnv(nil), "log", "--json")
+	if !strings.Contains(r.Stdout, `"label": "tidy the readme"`) && !strings.Contains(r.Stdout, `"label":"tidy the readme"`) {
+		t.Fatalf("log: %s", r.Stdout)
+	}
+	// Sealed: a hand edit now shows as such.
+	os.WriteFile(filepath.Join(root, "README.md"), []byte("by hand\n"), 0o644)
+	r = runBinary(bin, root, nil, hookEnv(nil), "show", "1", "--json")
+	if !strings.Contains(r.Stdout, "hand_edited") {
+		t.Fatalf("the edit was not sealed: %s", r.Stdout)
+	}
+	if r := runBinary(bin, root, nil, hookEnv(nil), "uninstall", "opencode"); r.Code != 0 {
+		t.Fatalf("uninstall: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".opencode")); !os.IsNotExist(err) {
+		t.Fatalf("uninstall left .opencode: %v", err)
+	}
+}
