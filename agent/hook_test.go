@@ -2,10 +2,13 @@ package agent
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"ckpt/agent/hooktest"
@@ -239,5 +242,43 @@ func TestRewoundTurnContinues(t *testing.T) {
 	es, _ := s.Log(false)
 	if es[0].ID != "1.2" || es[0].Source == nil || es[0].Source.Agent != "claude" || es[0].Source.Session != "s" {
 		t.Fatalf("newest entry %+v", es[0])
+	}
+}
+
+// TestParallelWritesOpenOneTurn: many pre-write calls at once with no turn
+// open (ckpt installed mid-session) open exactly one turn between them.
+func TestParallelWritesOpenOneTurn(t *testing.T) {
+	root := t.TempDir()
+	const n = 12
+	var wg sync.WaitGroup
+	for i := range n {
+		p := filepath.Join(root, fmt.Sprintf("f%d.txt", i))
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in := fmt.Sprintf(`{"hook_event_name":"BeforeTool","session_id":"g","cwd":%q,"tool_name":"write_file","tool_input":{"file_path":"f%d.txt"}}`, root, i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := Hook("gemini", strings.NewReader(in), io.Discard, HookOptions{Getenv: func(string) string { return "" }}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	s, err := store.Open(root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	es, err := s.Log(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 || es[0].Files != n {
+		t.Fatalf("log: %+v", es)
+	}
+	if es[0].Source == nil || es[0].Source.Agent != "gemini" || es[0].Source.Session != "g" {
+		t.Fatalf("source %+v", es[0].Source)
 	}
 }
