@@ -121,7 +121,11 @@ func Hook(agentName string, in io.Reader, out io.Writer, opt HookOptions) (err e
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("hook %s: internal error: %v", a.name, r)
-			_ = h.fail(fmt.Errorf("%w\n%s", err, debug.Stack()))
+			stack := debug.Stack()
+			func() {
+				defer func() { _ = recover() }() // logging must not panic out either
+				_ = h.fail(fmt.Errorf("%w\n%s", err, stack))
+			}()
 		}
 		if h.store != nil {
 			_ = h.store.Close()
