@@ -11,6 +11,8 @@ import (
 
 	"ckpt/agent"
 	"ckpt/store"
+
+	"golang.org/x/sys/unix"
 )
 
 // runHook is `ckpt hook AGENT [--root DIR]`: the agent's hook JSON on
@@ -18,8 +20,11 @@ import (
 // usage errors included: an agent may treat any other exit code or any
 // stderr text as a reason to block its tool. Errors go to the store's log.
 func runHook(args []string) int {
-	// Nothing this process does may reach the agent through stderr.
+	// Nothing this process does may reach the agent through stderr, not
+	// even the runtime's own crash report (written to fd 2 directly):
+	// Codex and Gemini CLI read stderr text as a reason to block the tool.
 	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+		_ = unix.Dup2(int(null.Fd()), 2)
 		os.Stderr = null
 	}
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
