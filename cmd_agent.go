@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -141,8 +142,10 @@ func projectRoot(flagRoot string) string {
 	return store.FindRoot(wd)
 }
 
-// ckptPath is this binary's absolute path, symlinks resolved, for the
-// agents' configs to run.
+// ckptPath is the absolute path the agents' configs run: this binary,
+// symlinks resolved — unless the `ckpt` found on $PATH is a link to this
+// very binary, as package managers install it (/opt/homebrew/bin/ckpt →
+// …/Cellar/ckpt/1.2/bin/ckpt); then that link, which survives upgrades.
 func ckptPath() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -151,7 +154,18 @@ func ckptPath() (string, error) {
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
-	return filepath.Abs(exe)
+	exe, err = filepath.Abs(exe)
+	if err != nil {
+		return "", err
+	}
+	if p, err := exec.LookPath("ckpt"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			if r, err := filepath.EvalSymlinks(abs); err == nil && r == exe {
+				return abs, nil
+			}
+		}
+	}
+	return exe, nil
 }
 
 // isTempBuild reports a binary `go run` or `go test` built in a temporary

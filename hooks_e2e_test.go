@@ -229,6 +229,22 @@ func TestInstallThroughBinary(t *testing.T) {
 		t.Fatalf("no agent: %+v", r)
 	}
 
+	// A ckpt on $PATH that links to this binary (a package manager's
+	// install) is named by the link, which survives upgrades.
+	linkDir := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(linkDir, "ckpt")); err != nil {
+		t.Fatal(err)
+	}
+	linkEnv := []string{"PATH=" + linkDir + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	r = runBinary(filepath.Join(linkDir, "ckpt"), root, nil, linkEnv, "install", "codex", "--dry-run")
+	if r.Code != 4 || !strings.Contains(r.Stdout, `"command": "`+filepath.Join(linkDir, "ckpt")+` hook codex"`) {
+		t.Fatalf("install through a link on PATH: %+v", r)
+	}
+	r = runBinary(bin, root, nil, env, "install", "codex", "--dry-run")
+	if r.Code != 4 || !strings.Contains(r.Stdout, `"command": "`+bin+` hook codex"`) {
+		t.Fatalf("install with no ckpt on PATH: %+v", r)
+	}
+
 	// A binary where `go run` leaves its builds gets a warning.
 	tmpBuild, err := os.MkdirTemp("", "go-build")
 	if err != nil {
