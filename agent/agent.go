@@ -256,13 +256,7 @@ func (h *hookCall) beforeWrite() error {
 	}
 	if used != "" && used != turn {
 		// The turn was rewound while the agent went on: its later writes
-		// belong to the continuation the store started. Capture again
-		// there: a store that skipped paths the rewound turn already held
-		// has recorded none of them in the continuation, and otherwise
-		// the first capture wins and this one changes nothing.
-		if _, err := h.store.Capture(used, meta, paths); err != nil {
-			return fmt.Errorf("hook %s: capture %s in turn %s: %w", h.agent.name, strings.Join(paths, ", "), used, err)
-		}
+		// belong to the continuation the store started.
 		if err := h.store.SetSessionTurn(h.sessionKey(), used); err != nil {
 			return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, used, err)
 		}
