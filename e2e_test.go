@@ -1067,3 +1067,50 @@ func TestCorruptionFoundAndContained(t *testing.T) {
 		}
 	}
 }
+
+func TestRootFound(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTexts(t, root, map[string]string{"sub/dir/x.txt": "x 0\n", "top.txt": "top 0\n"})
+	sub := filepath.Join(root, "sub", "dir")
+
+	// No --root, no $CKPT_ROOT: the walk up from sub/dir stops at .git.
+	// Paths on the command line are relative to the working directory;
+	// in output they are relative to the root.
+	if r := ckptDo(t, ckptCall{Dir: sub}, "capture", "--turn", "1", "x.txt", "../../top.txt"); r.Code != 0 {
+		t.Fatalf("capture from a subfolder\n%s", r)
+	}
+	if pathExists(filepath.Join(sub, ".osfoundry")) || !pathExists(storeFolder(root)) {
+		t.Fatalf("the store is not at the root found by walking up to .git")
+	}
+	r := ckptDo(t, ckptCall{Dir: sub}, "show", "1", "--json")
+	var s showDoc
+	decodeJSON(t, r, &s)
+	var paths []string
+	for _, f := range s.Files {
+		paths = append(paths, f.Path)
+	}
+	if !sameSet(paths, []string{"sub/dir/x.txt", "top.txt"}) {
+		t.Errorf("show 1 --json paths %v, want root-relative sub/dir/x.txt and top.txt", paths)
+	}
+
+	// --root names the root exactly, from anywhere.
+	elsewhere := t.TempDir()
+	r = ckptDo(t, ckptCall{Dir: elsewhere}, "log", "--json", "--root", root)
+	var es []logRow
+	decodeJSON(t, r, &es)
+	if r.Code != 0 || len(es) != 1 || es[0].Turn != "1" {
+		t.Errorf("log --json --root from elsewhere: %+v\n%s", es, r)
+	}
+	if pathExists(filepath.Join(elsewhere, ".osfoundry")) {
+		t.Errorf("log created a store in the working directory")
+	}
+	// $CKPT_ROOT too, and a capture outside the root is refused.
+	writeText(t, elsewhere, "out.txt", "outside\n")
+	r = ckptDo(t, ckptCall{Root: root, Dir: elsewhere}, "capture", "--turn", "2", "out.txt")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "out.txt") || !strings.Contains(strings.ToLower(r.Stderr), "outside") {
+		t.Errorf("capture of a file outside the root: want exit 1 and a message naming it and the reason\n%s", r)
+	}
+}
