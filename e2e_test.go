@@ -943,30 +943,46 @@ func TestUndoRefusedOverNewerTurn(t *testing.T) {
 	p := newRewindProject(t)
 	ckptOp(t, p.root, 0, "rewind", "1", "--yes")
 	requireSnapshot(t, p.root, p.s0, "rewind 1")
-
-	// Turn 1 is rewound: a capture naming it starts turn 1.2, same label.
-	p.turn(t, "1", "", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "a 1.2\n") })
-	es := ckptLog(t, p.root)
-	t12 := findEntry(t, es, "1.2")
-	if t12.State != "active" || t12.Label != "add the widget" || t12.Kind != "agent" {
-		t.Errorf("log 1.2: %+v, want an active agent turn labelled like turn 1", t12)
-	}
-	if s := ckptShow(t, p.root, "1.2"); len(s.Files) != 1 || s.Files[0].Path != "a.txt" {
-		t.Errorf("show 1.2: %+v", s)
-	}
+	p.turn(t, "3", "later work", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "a 3\n") })
 	now := snapshotDir(t, p.root)
 
-	// Undoing the rewind would overwrite a.txt, which turn 1.2 wrote.
+	// Undoing the rewind would overwrite a.txt, which turn 3 wrote since.
 	r := ckptCode(t, p.root, 1, "undo", "--yes")
-	if !regexp.MustCompile(`\b1\.2\b`).MatchString(r.Stderr) {
-		t.Errorf("refused undo does not name turn 1.2:\n%s", r)
+	if !regexp.MustCompile(`\b3\b`).MatchString(r.Stderr) {
+		t.Errorf("refused undo does not name turn 3:\n%s", r)
 	}
 	requireSnapshot(t, p.root, now, "refused undo")
+	if e := ckptLog(t, p.root)[0]; e.Turn != "3" {
+		t.Errorf("a refused undo left a log entry: %+v", e)
+	}
 	ckptOp(t, p.root, 0, "undo", "--yes", "--force")
 	requireSnapshot(t, p.root, p.s2, "forced undo")
+}
+
+func TestRewoundTurnGetsNewID(t *testing.T) {
+	p := newRewindProject(t)
+	ckptOp(t, p.root, 0, "rewind", "1", "--yes")
+
+	// Turn 1 is rewound: a capture naming it starts turn 1.2 with the same
+	// label, and a seal naming it goes there too.
+	p.turn(t, "1", "", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "a 1.2\n") })
+	t12 := findEntry(t, ckptLog(t, p.root), "1.2")
+	if t12.State != "active" || t12.Label != "add the widget" || t12.Kind != "agent" || t12.Files != 1 {
+		t.Errorf("log 1.2: %+v, want an active agent turn of 1 file labelled like turn 1", t12)
+	}
+	s := ckptShow(t, p.root, "1.2")
+	if len(s.Files) != 1 || s.Files[0].Path != "a.txt" || s.Files[0].Status != "modified" {
+		t.Errorf("show 1.2: %+v, want a.txt modified", s)
+	}
+	if got := findEntry(t, ckptLog(t, p.root), "1"); got.State != "rewound" || got.Files != 2 {
+		t.Errorf("turn 1 after 1.2 began: %+v", got)
+	}
 
 	// Rewound again, turn 1 takes the next free id: 1.3.
-	ckptOp(t, p.root, 0, "rewind", "1", "--yes")
+	ckptOp(t, p.root, 0, "rewind", "1.2", "--yes")
+	if got := readText(t, p.root, "a.txt"); got != "a 0\n" {
+		t.Errorf("rewind 1.2 left a.txt %q, want its pre-image \"a 0\"", got)
+	}
 	p.turn(t, "1", "", []string{"keep.txt"}, func() { writeText(t, p.root, "keep.txt", "changed\n") })
 	findEntry(t, ckptLog(t, p.root), "1.3")
 }
