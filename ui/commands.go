@@ -43,6 +43,10 @@ type (
 		force bool
 		err   error
 	}
+	sinceLoadedMsg struct {
+		plan  *store.Plan
+		diffs []sinceDiff
+	}
 	applyStartedMsg struct{ ch <-chan tea.Msg }
 	progressMsg     struct{ done, total int }
 	appliedMsg      struct {
@@ -146,6 +150,55 @@ func waitChange(ch <-chan struct{}) tea.Cmd {
 
 func tick(d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// loadSince diffs, for each path, the bytes the newest of the plan's
+// turns that sealed it left (the agent's) against the disk now: what the
+// operation would throw away.
+func loadSince(st Store, cache *diffCache, p *store.Plan, paths []string, maxBytes int64) tea.Cmd {
+	return func() tea.Msg {
+		post := map[string]*store.Image{}
+		for _, t := range p.Turns {
+			files, err := st.Files(t, false)
+			if err != nil {
+				continue
+			}
+			for _, f := range files {
+				if f.Post != nil {
+					post[f.Path] = f.Post // later turns win
+				}
+			}
+		}
+		out := make([]sinceDiff, 0, len(paths))
+		for _, path := range paths {
+			sd := sinceDiff{path: path}
+			img, ok := post[path]
+			if !ok {
+				sd.note = "the agent's bytes were not recorded for this path"
+				out = append(out, sd)
+				continue
+			}
+			old, new := readPost(st, img), readDisk(st, path)
+			switch {
+			case old.err != nil:
+				sd.err = old.err
+			case new.err != nil:
+				sd.err = new.err
+			case old.note != "":
+				sd.note = old.note
+			case new.note != "":
+				sd.note = new.note
+			default:
+				key := fmt.Sprintf("%s|%s|%d", old.id, new.id, maxBytes)
+				if sd.d = cache.get(key); sd.d == nil {
+					sd.d = diffview.Compute(old.data, new.data, diffview.Options{MaxBytes: maxBytes})
+					cache.put(key, sd.d)
+				}
+			}
+			out = append(out, sd)
+		}
+		return sinceLoadedMsg{plan: p, diffs: out}
+	}
 }
 
 // diffReq is what loadDiff needs: a copy, so the command shares nothing

@@ -26,6 +26,20 @@ type dialog struct {
 	total    int
 	top      int // scroll of the body
 	result   *store.Result
+
+	// The edits a rewind would throw away: for each file changed since the
+	// agent wrote it, the agent's bytes → disk now (v shows them).
+	showSince    bool
+	sinceLoading bool
+	since        []sinceDiff
+}
+
+// sinceDiff is one hand-edited path's changes since the agent.
+type sinceDiff struct {
+	path string
+	d    *diffview.Diff
+	note string
+	err  error
 }
 
 func (d *dialog) verb() string {
@@ -42,6 +56,8 @@ func (d *dialog) verb() string {
 type styledLine struct {
 	text  string
 	style int // 0 plain, 1 dim, 2 warn, 3 fail, 4 good, 5 title
+	diff  *diffview.Diff
+	row   int // with diff: the row of it this line draws
 }
 
 func (d *dialog) title() string {
@@ -67,7 +83,7 @@ func (d *dialog) title() string {
 func (d *dialog) body() []styledLine {
 	var out []styledLine
 	add := func(style int, format string, args ...any) {
-		out = append(out, styledLine{fmt.Sprintf(format, args...), style})
+		out = append(out, styledLine{text: fmt.Sprintf(format, args...), style: style})
 	}
 	switch {
 	case d.loading:
@@ -121,32 +137,68 @@ func (d *dialog) body() []styledLine {
 	}
 	add(1, "%s: %d to restore, %d to delete, %d already right, %d cannot be restored",
 		plural(len(p.Steps), "file"), restore, del, keep, fail)
+	if hand > 0 {
+		add(2, "%s changed since the agent wrote %s (marked !): the current bytes are kept first, and undo brings them back. v shows those changes.",
+			plural(hand, "file"), them(hand))
+	}
 	for _, w := range p.Warnings {
 		add(2, "⚠ %s", diffview.Escape(w))
 	}
 	add(0, "")
 	for _, s := range p.Steps {
 		path := diffview.Escape(s.Path)
+		mark := " "
+		if s.HandEdited {
+			mark = "!"
+		}
 		switch s.Do {
 		case store.ActRestore:
-			add(0, "  restore  %s", path)
+			add(0, "%s restore  %s", mark, path)
 		case store.ActDelete:
-			add(0, "  delete   %s", path)
+			add(0, "%s delete   %s", mark, path)
 		case store.ActKeep:
-			add(1, "  keep     %s (already as it was)", path)
+			add(1, "%s keep     %s (already as it was)", mark, path)
 		case store.ActFail:
-			add(3, "  cannot restore  %s — %s", path, diffview.Escape(orUnknown(s.Reason)))
+			add(3, "%s cannot restore  %s — %s", mark, path, diffview.Escape(orUnknown(s.Reason)))
 		default:
-			add(0, "  %-8s %s", diffview.Escape(string(s.Do)), path)
+			add(0, "%s %-8s %s", mark, diffview.Escape(string(s.Do)), path)
 		}
 		if s.HandEdited {
-			add(2, "      ! %s was changed since the agent wrote it: its current bytes are kept first, and undo brings them back.", path)
+			add(2, "    changed since the agent wrote it: kept first, undo brings it back")
 		}
 	}
-	if hand > 0 {
+	if d.showSince {
 		add(0, "")
-		add(2, "%s changed since the agent wrote %s; %s keeps their current bytes so u can bring them back.",
-			plural(hand, "file"), them(hand), d.verb())
+		if d.sinceLoading {
+			add(1, "reading the changes since the agent…")
+		}
+		for _, sd := range d.since {
+			add(5, "Changes since the agent in %s (the agent's bytes → disk now):", diffview.Escape(sd.path))
+			switch {
+			case sd.err != nil:
+				add(3, "%s", diffview.Escape(sd.err.Error()))
+			case sd.note != "":
+				add(1, "%s", diffview.Escape(sd.note))
+			case sd.d != nil:
+				for i := 0; i < sd.d.Len(diffview.Unified); i++ {
+					out = append(out, styledLine{diff: sd.d, row: i})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// handEdited lists the plan's paths changed since the agent wrote them.
+func (d *dialog) handEdited() []string {
+	if d.plan == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range d.plan.Steps {
+		if s.HandEdited {
+			out = append(out, s.Path)
+		}
 	}
 	return out
 }

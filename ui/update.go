@@ -76,6 +76,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case planLoadedMsg:
 		return m, m.planLoaded(msg)
 
+	case sinceLoadedMsg:
+		if m.dlg != nil && m.dlg.plan == msg.plan {
+			m.dlg.sinceLoading = false
+			m.dlg.since = msg.diffs
+		}
+		return m, nil
+
 	case applyStartedMsg:
 		if m.dlg != nil {
 			m.dlg.ch = msg.ch
@@ -102,7 +109,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, waitChange(msg.ch)
 
 	case storeChangedMsg:
-		return m, tea.Batch(m.refresh(true), waitChange(m.watchCh))
+		var rearm tea.Cmd
+		if m.watchCh != nil {
+			rearm = waitChange(m.watchCh)
+		}
+		return m, tea.Batch(m.refresh(true), rearm)
 
 	case watchEndedMsg:
 		m.watching = false
@@ -178,7 +189,9 @@ func (m *Model) bindings() keymap.KeyMap {
 	hunks := !inDialog && m.diff.d != nil && len(m.diff.d.Hunks(m.layout())) > 0
 	k.NextHunk.SetEnabled(hunks)
 	k.PrevHunk.SetEnabled(hunks)
-	k.DiffMode.SetEnabled(!inDialog && m.selectedFile() != nil)
+	k.DiffMode.SetEnabled((!inDialog && m.selectedFile() != nil) ||
+		(inDialog && !m.dlg.applying && m.dlg.result == nil && len(m.dlg.handEdited()) > 0))
+	k.Help.SetEnabled(!inDialog)
 	k.SideBySide.SetEnabled(!inDialog && m.diff.d != nil)
 	k.Filter.SetEnabled(!inDialog)
 	k.NextPane.SetEnabled(!inDialog)
@@ -413,6 +426,13 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 		d.applying = true
 		d.total = len(d.plan.Steps)
 		return applyPlan(m.st, d.plan)
+	case key.Matches(msg, k.DiffMode):
+		d.showSince = !d.showSince
+		if d.showSince && d.since == nil && !d.sinceLoading {
+			d.sinceLoading = true
+			return loadSince(m.st, m.cache, d.plan, d.handEdited(), m.opt.MaxDiffBytes)
+		}
+		return nil
 	case key.Matches(msg, k.Force):
 		d.loading, d.err, d.canForce = true, nil, false
 		return planOp(m.st, d.kind, d.target, true)

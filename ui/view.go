@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -370,6 +371,20 @@ func statusInfo(s store.Status) (string, string) {
 	return "X", diffview.Escape(string(s))
 }
 
+// shortWord is a status word for a narrow files pane.
+func shortWord(s store.Status) string {
+	switch s {
+	case store.StatusHandEdited:
+		return "changed since agent"
+	case store.StatusSkipped:
+		return "skipped"
+	case store.StatusMissingBlob:
+		return "blob missing"
+	}
+	_, w := statusInfo(s)
+	return w
+}
+
 func (m *Model) filesView(w, h int) []string {
 	out := make([]string, 0, h)
 	e := m.selected()
@@ -403,8 +418,10 @@ func (m *Model) filesView(w, h int) []string {
 			cur = "›"
 		}
 		var right []seg
-		if w >= 40 {
+		if need := 2 + ansi.StringWidth(f.Path) + 8; need+ansi.StringWidth(word) < w {
 			right = append(right, seg{word, m.sty.dim})
+		} else if short := shortWord(f.Status); need+ansi.StringWidth(short) < w {
+			right = append(right, seg{short, m.sty.dim})
 		}
 		ls := m.sty.letter[letter]
 		left := cur + ls.Render(letter) + " "
@@ -527,7 +544,7 @@ func (m *Model) helpView(h int) []string {
 	k := m.bindings()
 	var lines []string
 	lines = append(lines, m.sty.dialogTitle.Render(" Keys"), "")
-	for _, l := range strings.Split(m.help.FullHelpView(k.FullHelp()), "\n") {
+	for _, l := range strings.Split(m.fullHelp(k.FullHelp()), "\n") {
 		lines = append(lines, " "+l)
 	}
 	lines = append(lines, "", m.sty.dialogTitle.Render(" File status"), "")
@@ -555,14 +572,54 @@ func (m *Model) helpView(h int) []string {
 	return out
 }
 
+// fullHelp lays the help's groups side by side, as many to a row as the
+// width allows.
+func (m *Model) fullHelp(groups [][]key.Binding) string {
+	var rows []string
+	var row []string
+	rowW := 0
+	for _, g := range groups {
+		block := m.help.FullHelpView([][]key.Binding{g})
+		if block == "" {
+			continue
+		}
+		bw := lipgloss.Width(block) + 4
+		if rowW > 0 && rowW+bw > m.width-2 {
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+			row, rowW = nil, 0
+		}
+		row = append(row, lipgloss.NewStyle().PaddingRight(4).Render(block))
+		rowW += bw
+	}
+	if len(row) > 0 {
+		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+	}
+	return strings.Join(rows, "\n\n")
+}
+
 func (m *Model) dialogView(h int) []string {
 	d := m.dlg
 	bw := min(m.width-2, 100)
 	iw := max(bw-4, 1)
 	var body []string
 	for _, l := range d.body() {
-		for _, wl := range strings.Split(ansi.Wrap(l.text, iw, ""), "\n") {
-			body = append(body, m.lineStyle(l.style).Render(fit(wl, iw)))
+		if l.diff != nil {
+			body = append(body, l.diff.Line(l.row, iw, diffview.Unified, m.sty.diff))
+			continue
+		}
+		// Wrap with a hanging indent, so a step's second line sits under it.
+		text := strings.TrimLeft(l.text, " ")
+		indent := len(l.text) - len(text)
+		if indent >= iw/2 {
+			indent = 0
+		}
+		lines := strings.Split(ansi.Wrap(text, max(iw-indent-2, 1), ""), "\n")
+		for i, wl := range lines {
+			lead := strings.Repeat(" ", indent)
+			if i > 0 {
+				lead += "  "
+			}
+			body = append(body, m.lineStyle(l.style).Render(fit(lead+wl, iw)))
 		}
 	}
 	var foot string
@@ -579,6 +636,9 @@ func (m *Model) dialogView(h int) []string {
 		foot = "esc close"
 	default:
 		foot = "y/enter " + d.verb() + " · esc cancel · j/k scroll"
+		if len(d.handEdited()) > 0 {
+			foot += " · v changes since the agent"
+		}
 	}
 	room := max(h-6, 1)
 	d.top = clamp(d.top, 0, max(len(body)-room, 0))
