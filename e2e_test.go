@@ -1130,3 +1130,30 @@ func TestRootFound(t *testing.T) {
 		t.Errorf("capture of a file outside the root: want exit 1 and a message naming it and the reason\n%s", r)
 	}
 }
+
+func TestSymlinkKeptAsLink(t *testing.T) {
+	p := newTestProject(t, map[string]string{"target.txt": "the target\n"})
+	if err := os.Symlink("target.txt", filepath.Join(p.root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	s0 := snapshotDir(t, p.root)
+	p.turn(t, "1", "replace a link", []string{"link", "newlink"}, func() {
+		removePath(t, p.root, "link")
+		writeText(t, p.root, "link", "now a regular file\n")
+		if err := os.Symlink("link", filepath.Join(p.root, "newlink")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ckptOp(t, p.root, 0, "rewind", "1", "--yes")
+	requireSnapshot(t, p.root, s0, "rewind over a replaced link")
+	ckptOp(t, p.root, 0, "undo", "--yes")
+	if fi, err := os.Lstat(filepath.Join(p.root, "link")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("undo: link is not the agent's regular file again (%v)", err)
+	}
+	if target, err := os.Readlink(filepath.Join(p.root, "newlink")); err != nil || target != "link" {
+		t.Errorf("undo: newlink → %q, %v", target, err)
+	}
+	if got := readText(t, p.root, "target.txt"); got != "the target\n" {
+		t.Errorf("the link's target was written through: %q", got)
+	}
+}

@@ -431,6 +431,14 @@ func TestHostileIndex(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
+	// Links that are themselves entries: writing through them, or deleting
+	// what they point at, would reach outside.
+	if err := os.Symlink(filepath.Join(outside, "sentinel.txt"), filepath.Join(root, "filelink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "escape.txt"), filepath.Join(root, "goner")); err != nil {
+		t.Fatal(err)
+	}
 	blobs := filepath.Join(storeFolder(root), "blobs")
 	if err := os.MkdirAll(blobs, 0o700); err != nil {
 		t.Fatal(err)
@@ -462,6 +470,8 @@ func TestHostileIndex(t *testing.T) {
 			entry(outside+"/sentinel.txt", absent),
 			entry("../outside/secret.txt", absent),
 			entry(root+"/link/escape.txt", blob("pwned via a link\n")),
+			entry(root+"/filelink", blob("pwned through a file link\n")),
+			entry(root+"/goner", absent),
 			// Blob names that are not a SHA-256, or whose bytes lie.
 			entry(root+"/victim1.txt", map[string]any{"kind": "content", "sha256": "../../../../outside/secret.txt", "bytes": 29}),
 			entry(root+"/victim2.txt", map[string]any{"kind": "content", "sha256": tamperedSum, "bytes": 18}),
@@ -538,8 +548,21 @@ func TestHostileIndex(t *testing.T) {
 	if target, err := os.Readlink(filepath.Join(root, "link")); err != nil || target != outside {
 		t.Errorf("the link in the root changed: %q, %v", target, err)
 	}
-	if len(o.Failed) != 7 {
-		t.Errorf("rewind failed %d entries, want 7 (4 outside the root, 3 bad blobs): %+v", len(o.Failed), o.Failed)
+	// filelink and goner lie in the root: replacing or removing the link
+	// itself is fine, and so is refusing; following it is not.
+	linkFailed := 0
+	for _, n := range []string{"filelink", "goner"} {
+		if hasString(o.failedPaths(), n) {
+			linkFailed++
+		}
+	}
+	if len(o.Failed)-linkFailed != 7 {
+		t.Errorf("rewind failed %d entries besides the two links, want 7 (4 outside the root, 3 bad blobs): %+v", len(o.Failed)-linkFailed, o.Failed)
+	}
+	if !hasString(o.failedPaths(), "filelink") {
+		if fi, err := os.Lstat(filepath.Join(root, "filelink")); err != nil || !fi.Mode().IsRegular() || readText(t, root, "filelink") != "pwned through a file link\n" {
+			t.Errorf("filelink is neither failed nor restored as a regular file (%v, %v)", fi, err)
+		}
 	}
 	for _, n := range []string{"victim1.txt", "victim2.txt", "victim3.txt"} {
 		if !hasString(o.failedPaths(), n) {
