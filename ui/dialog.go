@@ -135,8 +135,16 @@ func (d *dialog) body() []styledLine {
 			hand++
 		}
 	}
-	add(1, "%s: %d to restore, %d to delete, %d already right, %d cannot be restored",
-		plural(len(p.Steps), "file"), restore, del, keep, fail)
+	var counts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{restore, "to restore"}, {del, "to delete"}, {keep, "already right"}, {fail, "cannot be restored"}} {
+		if c.n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	add(1, "%s: %s", plural(len(p.Steps), "file"), strings.Join(counts, ", "))
 	if hand > 0 {
 		add(2, "%s changed since the agent wrote %s (marked !): the current bytes are kept first, and undo brings them back. v shows those changes.",
 			plural(hand, "file"), them(hand))

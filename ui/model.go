@@ -135,6 +135,7 @@ type Model struct {
 	filtering bool   // the filter line has the keyboard
 
 	showHelp bool
+	helpTop  int
 
 	status   string // the last action
 	errText  string // the last error

@@ -221,14 +221,24 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.dialogKey(msg, k)
 	}
 	if m.showHelp {
-		if key.Matches(msg, k.Back, k.Help) {
+		switch {
+		case key.Matches(msg, k.Back, k.Help):
 			m.showHelp = false
+		case key.Matches(msg, k.Up):
+			m.helpTop = max(m.helpTop-1, 0)
+		case key.Matches(msg, k.Down):
+			m.helpTop++
+		case key.Matches(msg, k.PageUp):
+			m.helpTop = max(m.helpTop-m.mainHeight()+1, 0)
+		case key.Matches(msg, k.PageDown):
+			m.helpTop += m.mainHeight() - 1
 		}
 		return nil
 	}
 	switch {
 	case key.Matches(msg, k.Help):
 		m.showHelp = true
+		m.helpTop = 0
 		m.help.ShowAll = true
 		return nil
 	case key.Matches(msg, k.Filter):

@@ -45,7 +45,7 @@ func TestFirstFrameThenBadges(t *testing.T) {
 		t.Fatalf("first frame already has badges:\n%s", first)
 	}
 	drive(t, m, m.Init())
-	mustContain(t, plain(m), "⚠1 changed", "! server.js", "changed since agent")
+	mustContain(t, plain(m), "⚠1", "! server.js", "changed since agent")
 }
 
 func TestMoveLoadsFilesAndDiff(t *testing.T) {

@@ -31,7 +31,7 @@ func (m *Model) leftWidth() int {
 	if m.width < 60 {
 		return m.width
 	}
-	return clamp(m.width*2/5, 30, 64)
+	return clamp(m.width*2/5, 34, 64)
 }
 
 func (m *Model) diffWidth() int {
@@ -213,9 +213,12 @@ func (m *Model) undoableOp() string {
 	return ""
 }
 
+// seg is a piece of a row's right-hand side. Optional pieces go first
+// when the row is short of room.
 type seg struct {
-	text  string
-	style lipgloss.Style
+	text     string
+	style    lipgloss.Style
+	optional bool
 }
 
 func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
@@ -229,7 +232,7 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
 		if e.State == store.StateRewound {
 			mark = "×"
 			base = dim
-			right = append(right, seg{"rewound", dim})
+			right = append(right, seg{text: "rewound", style: dim})
 		}
 	default:
 		mark = map[store.Kind]string{store.KindRewind: "↶", store.KindUndo: "↺", store.KindRedo: "↷"}[e.Kind]
@@ -237,21 +240,25 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
 		base = m.sty.op
 		if e.State == store.StateUndone {
 			base = dim
-			right = append(right, seg{"undone", dim})
+			right = append(right, seg{text: "undone", style: dim})
 		} else if undoable {
 			label += " — u to undo"
 		}
 	}
 	if e.HandEdited > 0 {
-		right = append(right, seg{fmt.Sprintf("⚠%d changed", e.HandEdited), m.sty.badge})
+		badge := fmt.Sprintf("⚠%d", e.HandEdited)
+		if w >= 50 {
+			badge += " changed"
+		}
+		right = append(right, seg{text: badge, style: m.sty.badge})
 	}
 	if e.Kind == store.KindAgent {
-		right = append(right, seg{fmt.Sprintf("%df", e.Files), dim})
+		right = append(right, seg{text: fmt.Sprintf("%df", e.Files), style: dim, optional: true})
 		if e.Source != nil && e.Source.Agent != "" && w >= 56 {
-			right = append(right, seg{diffview.Escape(e.Source.Agent), dim})
+			right = append(right, seg{text: diffview.Escape(e.Source.Agent), style: dim, optional: true})
 		}
 	}
-	right = append(right, seg{relAge(m.now(), e.At), dim})
+	right = append(right, seg{text: relAge(m.now(), e.At), style: dim, optional: true})
 
 	cur := " "
 	if sel {
@@ -262,22 +269,30 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
 		id = ansi.Truncate(id, idW, "…")
 	}
 	left := cur + pad(id, idW) + " " + mark + " "
-	return m.row(w, left, seg{label, base}, right, sel, m.focus == paneTurns)
+	return m.row(w, left, seg{text: label, style: base}, right, sel, m.focus == paneTurns)
 }
 
 // row lays out a line: a fixed left part, a flexible middle cut to fit,
 // and right-hand segments dropped from the left when there is no room.
 func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool) string {
 	lw := ansi.StringWidth(left)
-	for len(right) > 0 {
-		rw := 0
-		for _, r := range right {
-			rw += ansi.StringWidth(r.text) + 1
+	width := func(segs []seg) int {
+		n := 0
+		for _, r := range segs {
+			n += ansi.StringWidth(r.text) + 1
 		}
-		if lw+8+rw <= w || len(right) == 0 {
-			break
+		return n
+	}
+	room := min(16, max(ansi.StringWidth(mid.text), 1))
+	// Drop optional pieces, oldest first, then any, until the middle has room.
+	for _, optionalOnly := range []bool{true, false} {
+		for i := 0; i < len(right) && lw+room+width(right) > w; {
+			if optionalOnly && !right[i].optional {
+				i++
+				continue
+			}
+			right = append(right[:i:i], right[i+1:]...)
 		}
-		right = right[1:]
 	}
 	rw := 0
 	for _, r := range right {
@@ -418,17 +433,17 @@ func (m *Model) filesView(w, h int) []string {
 			cur = "›"
 		}
 		var right []seg
-		if need := 2 + ansi.StringWidth(f.Path) + 8; need+ansi.StringWidth(word) < w {
-			right = append(right, seg{word, m.sty.dim})
+		if need := 3 + ansi.StringWidth(diffview.Escape(f.Path)); need+ansi.StringWidth(word) < w {
+			right = append(right, seg{text: word, style: m.sty.dim})
 		} else if short := shortWord(f.Status); need+ansi.StringWidth(short) < w {
-			right = append(right, seg{short, m.sty.dim})
+			right = append(right, seg{text: short, style: m.sty.dim})
 		}
 		ls := m.sty.letter[letter]
 		left := cur + ls.Render(letter) + " "
 		if i == m.fileList.cur {
 			left = cur + letter + " "
 		}
-		out = append(out, m.row(w, left, seg{diffview.Escape(f.Path), lipgloss.NewStyle()}, right,
+		out = append(out, m.row(w, left, seg{text: diffview.Escape(f.Path), style: lipgloss.NewStyle()}, right,
 			i == m.fileList.cur, m.focus == paneFiles))
 	}
 	for len(out) < h {
@@ -560,6 +575,11 @@ func (m *Model) helpView(h int) []string {
 		for _, e := range m.hookErrs[start:] {
 			lines = append(lines, "  "+diffview.Escape(e))
 		}
+	}
+	m.helpTop = clamp(m.helpTop, 0, max(len(lines)-h, 0))
+	lines = lines[m.helpTop:]
+	if len(lines) > h && h > 1 {
+		lines = append(lines[:h-1], m.sty.dim.Render(" j/k scroll · esc closes"))
 	}
 	out := make([]string, h)
 	for i := range out {
