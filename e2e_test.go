@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -1156,4 +1157,147 @@ func TestSymlinkKeptAsLink(t *testing.T) {
 	if got := readText(t, p.root, "target.txt"); got != "the target\n" {
 		t.Errorf("the link's target was written through: %q", got)
 	}
+}
+
+func TestUnchangedFilesNotRewritten(t *testing.T) {
+	p := newTestProject(t, map[string]string{"same.txt": "same\n", "back.txt": "back 0\n", "mod.txt": "mod 0\n"})
+	old := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	for _, n := range []string{"same.txt", "back.txt", "mod.txt"} {
+		if err := os.Chtimes(filepath.Join(p.root, n), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.turn(t, "1", "", []string{"same.txt", "back.txt", "mod.txt"}, func() {
+		writeTexts(t, p.root, map[string]string{"back.txt": "back 1\n", "mod.txt": "mod 1\n"})
+	})
+	// back.txt is put back by hand, with its old mtime.
+	writeText(t, p.root, "back.txt", "back 0\n")
+	if err := os.Chtimes(filepath.Join(p.root, "back.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	o := ckptOp(t, p.root, 0, "rewind", "1", "--yes")
+	if !sameSet(o.Restored, []string{"mod.txt"}) {
+		t.Errorf("rewind restored %v, want only mod.txt", o.Restored)
+	}
+	for _, n := range []string{"same.txt", "back.txt"} {
+		fi, err := os.Stat(filepath.Join(p.root, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.ModTime().Equal(old) {
+			t.Errorf("%s already held its pre-image but was rewritten (mtime %v)", n, fi.ModTime())
+		}
+	}
+	if got := readText(t, p.root, "mod.txt"); got != "mod 0\n" {
+		t.Errorf("mod.txt holds %q", got)
+	}
+}
+
+func TestWriteAndRm(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a 0\n", "b.txt": "b 0\n"})
+	s0 := snapshotDir(t, p.root)
+	if r := ckptDo(t, ckptCall{Root: p.root, Stdin: []byte("a from stdin\n")}, "write", "--turn", "1", "--label", "write and rm", "a.txt"); r.Code != 0 {
+		t.Fatalf("write\n%s", r)
+	}
+	if r := ckptDo(t, ckptCall{Root: p.root, Stdin: []byte("brand new\n")}, "write", "--turn", "1", "dir/new.txt"); r.Code != 0 {
+		t.Fatalf("write of a new file in a new folder\n%s", r)
+	}
+	ckptOK(t, p.root, "rm", "--turn", "1", "b.txt")
+	if got := readText(t, p.root, "a.txt"); got != "a from stdin\n" {
+		t.Errorf("write left a.txt %q", got)
+	}
+	if pathExists(filepath.Join(p.root, "b.txt")) {
+		t.Errorf("rm left b.txt")
+	}
+	want := map[string]string{"a.txt": "modified", "dir/new.txt": "created", "b.txt": "deleted"}
+	if got := ckptShow(t, p.root, "1").statuses(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("show 1: %v, want %v (write and rm seal: nothing is hand_edited)", got, want)
+	}
+	ckptOp(t, p.root, 0, "rewind", "1", "--yes")
+	requireSnapshot(t, p.root, s0, "rewind of write and rm")
+}
+
+func TestPrune(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a 0\n"})
+	for i := 1; i <= 4; i++ {
+		id := strconv.Itoa(i)
+		p.turn(t, id, "", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "a "+id+"\n") })
+	}
+	// Rewinding turn 4 keeps "a 4" as the bytes its undo needs.
+	ckptOp(t, p.root, 0, "rewind", "4", "--yes")
+	before := snapshotDir(t, storeFolder(p.root))
+	ckptCode(t, p.root, 4, "prune", "--keep", "2", "--dry-run") // a plan shown, nothing changed
+	if d := snapshotDiff(filesOnly(before), filesOnly(snapshotDir(t, storeFolder(p.root)))); len(d) > 0 {
+		t.Errorf("prune --dry-run changed the store:\n  %s", strings.Join(d, "\n  "))
+	}
+	ckptOK(t, p.root, "prune", "--keep", "2")
+	var turns []string
+	for _, e := range ckptLog(t, p.root) {
+		if e.Kind == "agent" {
+			turns = append(turns, e.Turn)
+		}
+	}
+	if !sameSet(turns, []string{"3", "4"}) {
+		t.Errorf("after prune --keep 2 the turns are %v, want 3 and 4", turns)
+	}
+	// Turn 1's pre-image "a 0" is referred to by nothing kept.
+	if n := countBlobs(t, p.root, "a 0\n"); n != 0 {
+		t.Errorf("prune kept the blob of a pruned turn's pre-image")
+	}
+	ckptOK(t, p.root, "verify")
+	ckptOp(t, p.root, 0, "undo", "--yes")
+	if got := readText(t, p.root, "a.txt"); got != "a 4\n" {
+		t.Errorf("undo after prune left a.txt %q, want \"a 4\"", got)
+	}
+	ckptOp(t, p.root, 0, "rewind", "3", "--yes")
+	if got := readText(t, p.root, "a.txt"); got != "a 2\n" {
+		t.Errorf("rewind 3 after prune left a.txt %q, want \"a 2\"", got)
+	}
+}
+
+// countBlobs counts the blobs of content in root's store.
+func countBlobs(t testing.TB, root, content string) int {
+	sum := hexSHA256([]byte(content))
+	n := 0
+	filepath.WalkDir(storeFolder(root), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (d.Name() == sum || d.Name() == sum+".zst") {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+func TestDemo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	r := ckptDo(t, ckptCall{Dir: t.TempDir()}, "demo", "--no-ui", "--dir", dir)
+	if r.Code != 0 || !strings.Contains(r.Stdout, dir) {
+		t.Fatalf("demo --no-ui --dir: want exit 0 and the folder's path\n%s", r)
+	}
+	es := ckptLog(t, dir)
+	agents, hand := 0, 0
+	for _, e := range es {
+		if e.Kind == "agent" {
+			agents++
+			hand += e.HandEdited
+		}
+	}
+	if agents < 3 || hand < 1 {
+		t.Errorf("demo: %d agent turns, %d files changed since the agent; want at least 3 and 1", agents, hand)
+	}
+	statuses := map[string]bool{}
+	for _, e := range es {
+		for _, f := range ckptShow(t, dir, e.Turn).Files {
+			statuses[f.Status] = true
+		}
+	}
+	for _, s := range []string{"created", "deleted", "hand_edited"} {
+		if !statuses[s] {
+			t.Errorf("demo has no file %s (statuses %v)", s, statuses)
+		}
+	}
+	if !pathExists(filepath.Join(dir, ".env")) {
+		t.Errorf("demo project has no .env")
+	}
+	ckptOK(t, dir, "verify")
 }
