@@ -1,0 +1,109 @@
+package ui
+
+import (
+	"context"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"ckpt/store"
+)
+
+var anySeq = regexp.MustCompile("\x1b(\\[[0-9;?<=>]*[ -/]*[@-~]|\\][^\x07\x1b]*(\x07|\x1b\\\\)|[()][0-9A-Za-z]|[=>78])")
+
+// waitText waits until the program has drawn every token. Tokens are
+// single words: the renderer redraws only changed cells, so a phrase can
+// arrive in pieces.
+func waitText(t *testing.T, tm *teatest.TestModel, tokens ...string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		s := anySeq.ReplaceAllString(string(b), "")
+		for _, tok := range tokens {
+			if !strings.Contains(s, tok) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+func send(tm *teatest.TestModel, ks ...string) {
+	for _, k := range ks {
+		tm.Send(kp(k))
+	}
+}
+
+// TestFlowRewindUndoRedo drives the whole program: rewind turn 2 from the
+// preview, undo it, redo it, quit.
+func TestFlowRewindUndoRedo(t *testing.T) {
+	f := sample()
+	m := New(f, Options{Now: fixedNow, Poll: -1, NoWatch: true})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
+	waitText(t, tm, "Turns", "legacy", "⚠1")
+
+	send(tm, "j", "r")
+	waitText(t, tm, "Undoes", "y/enter")
+	send(tm, "y")
+	waitText(t, tm, "op-1", "↶")
+
+	send(tm, "u")
+	waitText(t, tm, "Brings")
+	send(tm, "enter")
+	waitText(t, tm, "ctrl+r", "↺")
+
+	send(tm, "ctrl+r")
+	waitText(t, tm, "Redo")
+	send(tm, "y")
+	waitText(t, tm, "redid", "↷")
+
+	send(tm, "q")
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	if f.applyN != 3 {
+		t.Fatalf("%d operations applied, want 3", f.applyN)
+	}
+	if !strings.Contains(final.status, "redid op-1") {
+		t.Fatalf("status %q", final.status)
+	}
+	if _, ok := f.disk["src/config.js"]; ok {
+		t.Fatal("after the redo src/config.js is back")
+	}
+}
+
+// TestFlowLiveTurn runs the UI on a real store while another handle on
+// the same folder records a turn: it appears with no key pressed.
+func TestFlowLiveTurn(t *testing.T) {
+	root := t.TempDir()
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Write("1", store.TurnMeta{Label: "first turn"}, filepath.Join(root, "a.txt"), []byte("one\n")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The polling tick is slow: the store's watch must bring the turn.
+	m := New(s, Options{Context: ctx, Poll: time.Minute})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 24))
+	waitText(t, tm, "first", "a.txt")
+
+	other, err := store.Open(root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Write("2", store.TurnMeta{Label: "arrived-while-watching"}, filepath.Join(root, "b.txt"), []byte("two\n")); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, tm, "arrived-while-watching")
+	send(tm, "q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
