@@ -80,6 +80,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.dlg != nil && m.dlg.plan == msg.plan {
 			m.dlg.sinceLoading = false
 			m.dlg.since = msg.diffs
+			if _, at := m.dialogLines(m.dialogInner()); at >= 0 {
+				m.dlg.top = at // bring the changes into view
+				m.clipDialog()
+			}
 		}
 		return m, nil
 
@@ -450,15 +454,25 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 		m.dlg = nil
 		return nil
 	case key.Matches(msg, k.Up):
-		d.top = max(d.top-1, 0)
+		d.top--
 	case key.Matches(msg, k.Down):
 		d.top++
 	case key.Matches(msg, k.PageUp):
-		d.top = max(d.top-10, 0)
+		d.top -= m.dialogRoom() - 1
 	case key.Matches(msg, k.PageDown):
-		d.top += 10
+		d.top += m.dialogRoom() - 1
 	}
+	m.clipDialog()
 	return nil
+}
+
+// clipDialog keeps the dialog's scroll within its body.
+func (m *Model) clipDialog() {
+	if m.dlg == nil {
+		return
+	}
+	body, _ := m.dialogLines(m.dialogInner())
+	m.dlg.top = clamp(m.dlg.top, 0, max(len(body)-m.dialogRoom(), 0))
 }
 
 func (m *Model) planLoaded(msg planLoadedMsg) tea.Cmd {
@@ -520,7 +534,8 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 		return nil
 	}
 	if m.dlg != nil {
-		m.dlg.top = max(m.dlg.top+delta, 0)
+		m.dlg.top += delta
+		m.clipDialog()
 		return nil
 	}
 	p, _ := m.paneAt(msg.X, msg.Y)

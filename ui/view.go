@@ -408,6 +408,12 @@ func (m *Model) filesView(w, h int) []string {
 		t = fmt.Sprintf("Files of turn %s (%d)", diffview.Escape(e.ID), len(m.files))
 		if e.Source != nil && e.Source.Agent != "" {
 			t += " · " + diffview.Escape(e.Source.Agent)
+			if s := e.Source.Session; s != "" {
+				if len(s) > 8 {
+					s = s[:8]
+				}
+				t += " session " + diffview.Escape(s)
+			}
 		}
 	}
 	out = append(out, m.title(t, w, m.focus == paneFiles))
@@ -617,12 +623,22 @@ func (m *Model) fullHelp(groups [][]key.Binding) string {
 	return strings.Join(rows, "\n\n")
 }
 
-func (m *Model) dialogView(h int) []string {
+// dialogInner is the width of the dialog's text.
+func (m *Model) dialogInner() int { return max(min(m.width-2, 100)-4, 1) }
+
+// dialogRoom is the rows of the dialog's body on screen.
+func (m *Model) dialogRoom() int { return max(m.mainHeight()-6, 1) }
+
+// dialogLines draws the dialog's body at width iw, and says at which
+// line the changes since the agent begin (-1 when not shown).
+func (m *Model) dialogLines(iw int) ([]string, int) {
 	d := m.dlg
-	bw := min(m.width-2, 100)
-	iw := max(bw-4, 1)
 	var body []string
+	sinceAt := -1
 	for _, l := range d.body() {
+		if l.style == 5 && sinceAt < 0 {
+			sinceAt = len(body)
+		}
 		if l.diff != nil {
 			body = append(body, l.diff.Line(l.row, iw, diffview.Unified, m.sty.diff))
 			continue
@@ -642,6 +658,13 @@ func (m *Model) dialogView(h int) []string {
 			body = append(body, m.lineStyle(l.style).Render(fit(lead+wl, iw)))
 		}
 	}
+	return body, sinceAt
+}
+
+func (m *Model) dialogView(h int) []string {
+	d := m.dlg
+	iw := m.dialogInner()
+	body, _ := m.dialogLines(iw)
 	var foot string
 	switch {
 	case d.applying:
@@ -661,12 +684,12 @@ func (m *Model) dialogView(h int) []string {
 		}
 	}
 	room := max(h-6, 1)
-	d.top = clamp(d.top, 0, max(len(body)-room, 0))
-	shown := body[d.top:min(d.top+room, len(body))]
+	top := clamp(d.top, 0, max(len(body)-room, 0))
+	shown := body[top:min(top+room, len(body))]
 	content := []string{m.sty.dialogTitle.Render(fit(d.title(), iw)), strings.Repeat(" ", iw)}
 	content = append(content, shown...)
 	if len(body) > room {
-		content = append(content, m.sty.dim.Render(fit(fmt.Sprintf("(%d–%d of %d lines)", d.top+1, d.top+len(shown), len(body)), iw)))
+		content = append(content, m.sty.dim.Render(fit(fmt.Sprintf("(%d–%d of %d lines)", top+1, top+len(shown), len(body)), iw)))
 	} else {
 		content = append(content, strings.Repeat(" ", iw))
 	}
