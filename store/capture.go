@@ -202,12 +202,16 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 // when id was rewound, the first of id.2, id.3, … that is not. Caller
 // holds the lock.
 func (s *Store) incarnation(id string) (string, error) {
+	s.mu.Lock()
 	ops, err := s.readOps()
+	v := newView()
+	if err == nil {
+		v.replay(ops)
+	}
+	s.mu.Unlock()
 	if err != nil {
 		return "", err
 	}
-	v := newView()
-	v.replay(ops)
 	for k := 1; ; k++ {
 		cand := id
 		if k > 1 {
@@ -243,8 +247,10 @@ func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, err
 	defer bl.unlock()
 	// Skip paths the turn already holds before doing the expensive part;
 	// the check is repeated under the lock.
-	if t, ok, _ := s.readTurnFile(turn, false); ok {
-		rels = without(rels, t.byPath)
+	if guess, err := s.incarnation(turn); err == nil {
+		if t, ok, _ := s.readTurnFile(guess, false); ok {
+			rels = without(rels, t.byPath)
+		}
 	}
 	seen, err := s.look(rels, false, fp)
 	if err != nil {
@@ -266,6 +272,12 @@ func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, err
 	now := time.Now().UnixNano()
 	var buf []byte
 	if !exists {
+		if id != turn && meta.Label == "" && meta.Source == nil {
+			// A continuation (T.2) keeps the label and source of T.
+			if orig, ok, _ := s.readTurnFile(turn, false); ok {
+				meta = TurnMeta{Label: orig.label, Source: orig.source}
+			}
+		}
 		buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now})
 		t = newTurn(id)
 	}

@@ -74,6 +74,8 @@ type opRec struct {
 	at        int64
 	steps     int
 	rmdirs    []string
+	had       []string
+	mkdirs    []string
 	done      bool
 	recovered bool
 }
@@ -94,6 +96,7 @@ type cache struct {
 	seed     []*turn
 	seedErr  error
 	steps    map[string][]record // op id → steps (immutable once written)
+	opsLog   opsCache
 }
 
 // view is the store as one consistent picture.
@@ -304,32 +307,56 @@ func seedID(raw json.RawMessage) string {
 }
 
 // readOps parses ops.log. It is small: one line per operation and one per
-// completion; an operation's steps live in ops/<id>.steps.
+// completion; an operation's steps live in ops/<id>.steps. Records
+// appended since the last call are all it reads.
 func (s *Store) readOps() ([]*opRec, error) {
-	data, err := s.dir.ReadFile("ops.log")
+	c := &s.cache.opsLog
+	f, err := s.dir.Open("ops.log")
 	if errors.Is(err, fs.ErrNotExist) {
+		*c = opsCache{}
 		return nil, nil
 	}
 	if err != nil {
 		return nil, errf("read %s: %w", s.path("ops.log"), err)
 	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, errf("read %s: %w", s.path("ops.log"), err)
+	}
+	if fi.Size() < c.size || c.byID == nil {
+		*c = opsCache{byID: map[string]*opRec{}}
+	}
+	if fi.Size() == c.size {
+		return c.ops, nil
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, c.size, fi.Size()-c.size))
+	if err != nil {
+		return nil, errf("read %s: %w", s.path("ops.log"), err)
+	}
 	res := decodeRecords(data)
-	var ops []*opRec
-	byID := map[string]*opRec{}
 	for _, r := range res.recs {
 		switch r.R {
 		case "op":
 			n, _ := strconv.Atoi(strings.TrimPrefix(r.ID, "op-"))
-			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, steps: r.Steps, rmdirs: r.Rmdirs}
-			ops = append(ops, o)
-			byID[o.id] = o
+			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, steps: r.Steps, rmdirs: r.Rmdirs, had: r.Had, mkdirs: r.Mkdirs}
+			c.ops = append(c.ops, o)
+			c.byID[o.id] = o
 		case "done":
-			if o := byID[r.ID]; o != nil {
+			if o := c.byID[r.ID]; o != nil {
 				o.done, o.recovered = true, r.Recovered
 			}
 		}
 	}
-	return ops, nil
+	c.size += res.good
+	return c.ops, nil
+}
+
+// opsCache is the parsed ops.log and how much of it was read.
+type opsCache struct {
+	size int64
+	ops  []*opRec
+	byID map[string]*opRec
 }
 
 func (s *Store) buildView(ops []*opRec) *view {

@@ -57,11 +57,11 @@ var (
 )
 
 func TestModel(t *testing.T) {
-	seeds := []uint64{1, 2, 3, 4, rand.Uint64()}
-	steps := 1000
+	seeds := []uint64{1, 2, 3, rand.Uint64()}
+	steps := 600
 	if testing.Short() {
 		seeds = []uint64{1, rand.Uint64()}
-		steps = 200
+		steps = 150
 	}
 	replay := false
 	if v := os.Getenv("CKPT_MODEL_SEED"); v != "" {
@@ -463,10 +463,8 @@ func (m *model) applyUndo(op string) *mrewind {
 	// The folder before the rewind, exactly: folders it created and left
 	// empty go, folders it removed come back.
 	m.prune(r.created)
-	if !looseUndoDirs {
-		for _, d := range r.removed {
-			m.mkdirAll(d)
-		}
+	for _, d := range r.removed {
+		m.mkdirAll(d)
 	}
 	for _, u := range r.turns {
 		u.rewound = false
@@ -511,7 +509,8 @@ type harness struct {
 	hist    []string
 	cov     map[string]int
 	nextC   int
-	touched map[string]bool
+	touched map[string]bool // turns whose files to check after this step
+	moved   bool            // the step changed the folder or the store's standing
 	notes   []string
 }
 
@@ -583,7 +582,7 @@ func (h *harness) diskRemove(p string) {
 
 func (h *harness) run() {
 	for h.step = 1; h.step <= h.steps; h.step++ {
-		h.touched = map[string]bool{}
+		h.touched, h.moved = map[string]bool{}, false
 		switch n := h.rng.IntN(100); {
 		case n < 34:
 			h.agentTurn()
@@ -605,6 +604,7 @@ func (h *harness) run() {
 			h.s = nil
 			h.open(false)
 			h.cov["reopen"]++
+			h.moved = true
 		default:
 			id := fmt.Sprintf("nosuch%d", h.step)
 			h.logf("rewind unknown turn %s", id)
@@ -923,6 +923,7 @@ func (h *harness) handEdits() {
 		}
 	}
 	h.cov["hand-edit"]++
+	h.moved = true
 	h.logf("hand edits: %s", strings.Join(desc, "; "))
 }
 
@@ -1172,6 +1173,7 @@ func (h *harness) applyAndCheck(p *store.Plan, paths []string, want map[string]i
 		}
 	}
 	apply(res.Op)
+	h.moved = true
 	h.checkDisk()
 	// Files the operation left as they were must not have been rewritten.
 	unchanged := 0
@@ -1238,16 +1240,32 @@ func (h *harness) check() {
 	if len(h.notes) > 0 {
 		h.fatalf("Open reported an interrupted operation: %q", h.notes)
 	}
-	h.checkLog()
-	every := h.step%25 == 0 || h.step == h.steps
+	// Each of the store's own views reads the whole store: check them where
+	// the step may have moved them, and everything now and then.
+	full := h.step%250 == 0 || h.step == h.steps
+	if full || h.moved || h.step%8 == 0 {
+		h.checkLog()
+	}
+	if h.moved && len(h.m.turns) > 0 {
+		h.touched[h.m.turns[h.rng.IntN(len(h.m.turns))].id] = true
+	}
 	for _, t := range h.m.turns {
-		if every || h.touched[t.id] || h.rng.IntN(len(h.m.turns)) < 2 {
-			h.checkFiles(t, every)
+		if full || h.touched[t.id] {
+			h.checkFiles(t, full)
 		}
 	}
-	if h.step%100 == 0 {
+	if full {
 		if fs, err := h.s.Verify(); err != nil || len(fs) > 0 {
 			h.fatalf("Verify: %v %v", fs, err)
+		}
+		es, err := h.s.Log(false)
+		if err != nil {
+			h.fatalf("Log(false): %v", err)
+		}
+		for _, e := range es {
+			if e.HandEdited != -1 {
+				h.fatalf("Log(false) entry %s: hand_edited %d, want -1", e.ID, e.HandEdited)
+			}
 		}
 	}
 }
@@ -1391,17 +1409,6 @@ func (h *harness) checkLog() {
 		case store.KindUndo, store.KindRedo:
 			if !slices.Contains(o.targets, e.Target) {
 				h.fatalf("Log entry %s (%s): target %q, want the rewind %s or its newest redo/undo", e.ID, e.Kind, e.Target, o.rw.op)
-			}
-		}
-	}
-	if h.step%10 == 0 {
-		es, err := h.s.Log(false)
-		if err != nil {
-			h.fatalf("Log(false): %v", err)
-		}
-		for _, e := range es {
-			if e.HandEdited != -1 {
-				h.fatalf("Log(false) entry %s: hand_edited %d, want -1", e.ID, e.HandEdited)
 			}
 		}
 	}

@@ -348,6 +348,16 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		return nil, errf("%s: %w", q.Kind, err)
 	}
 	rmdirs := s.rmdirs(v, q)
+	var had, mkdirs []string
+	for _, d := range rmdirs {
+		if fi, err := s.root.Lstat(d); err == nil && fi.IsDir() {
+			had = append(had, d)
+		}
+	}
+	if q.Kind == KindUndo {
+		// Undo gives back the folders the operation it undoes removed.
+		mkdirs = v.undo[len(v.undo)-1].via.had
+	}
 	var buf []byte
 	for i := range recs {
 		buf = appendRecord(buf, &recs[i])
@@ -363,7 +373,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		return nil, errf("%s: sync %s: %w", q.Kind, s.path("."), err)
 	}
 	at := time.Now().UnixNano()
-	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Steps: len(recs), Rmdirs: rmdirs, At: at})
+	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Steps: len(recs), Rmdirs: rmdirs, Had: had, Mkdirs: mkdirs, At: at})
 	if err := appendDurable(s.dir, "ops.log", op); err != nil {
 		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)
 	}
@@ -389,6 +399,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		}
 	}
 	s.removeDirs(rmdirs, fp)
+	s.makeDirs(mkdirs, fp)
 	if err := s.finish(id, false); err != nil {
 		return res, err
 	}
@@ -493,6 +504,16 @@ func (s *Store) removeDirs(dirs []string, fp *failpoint) {
 		if rel, err := s.Rel(d); err == nil {
 			// Remove refuses a folder that is not empty, which is the point.
 			if s.root.Remove(rel) == nil {
+				fp.hit()
+			}
+		}
+	}
+}
+
+func (s *Store) makeDirs(dirs []string, fp *failpoint) {
+	for _, d := range dirs {
+		if rel, err := s.Rel(d); err == nil {
+			if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && s.root.MkdirAll(rel, 0o755) == nil {
 				fp.hit()
 			}
 		}
@@ -643,6 +664,7 @@ func (s *Store) recover() error {
 			}
 		}
 		s.removeDirs(o.rmdirs, &failpoint{})
+		s.makeDirs(o.mkdirs, &failpoint{})
 		if err := s.finish(o.id, true); err != nil {
 			return errf("finish interrupted %s %s: %w", o.kind, o.id, err)
 		}

@@ -42,7 +42,9 @@ type record struct {
 	Target string   `json:"target,omitempty"`
 	Turns  []string `json:"turns,omitempty"`
 	Steps  int      `json:"steps,omitempty"`
-	Rmdirs []string `json:"rmdirs,omitempty"`
+	Rmdirs []string `json:"rmdirs,omitempty"` // folders removed if left empty
+	Had    []string `json:"had,omitempty"`    // of those, the ones there before
+	Mkdirs []string `json:"mkdirs,omitempty"` // folders made (an undo's give-back)
 
 	// done
 	Recovered bool `json:"recovered,omitempty"`
