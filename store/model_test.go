@@ -58,7 +58,7 @@ var (
 
 func TestModel(t *testing.T) {
 	seeds := []uint64{1, 2, 3, rand.Uint64()}
-	steps := 600
+	steps := 500
 	if testing.Short() {
 		seeds = []uint64{1, rand.Uint64()}
 		steps = 150
@@ -195,8 +195,6 @@ type mrewind struct {
 	undoOp     string         // op id of the newest undo
 	everUndone bool
 }
-
-var looseUndoDirs = os.Getenv("LOOSE") != ""
 
 type opWrite struct {
 	seq int
@@ -729,9 +727,6 @@ func (h *harness) agentTurnAs(id, wantID string) {
 		if mt == nil {
 			mt = h.m.newTurn(wantID, label)
 		}
-		if looseUndoDirs {
-			id = wantID
-		}
 		h.touched[wantID] = true
 	}
 	written := map[string]bool{}
@@ -863,7 +858,7 @@ func (h *harness) captureRewound() {
 			cands = append(cands, t)
 		}
 	}
-	if len(cands) == 0 || looseUndoDirs {
+	if len(cands) == 0 {
 		h.agentTurn()
 		return
 	}
