@@ -26,6 +26,8 @@ type fakeStore struct {
 	watch   chan struct{}
 	planErr error // returned by the next plan, once
 	applyN  int
+	// statusLogs counts Log(true) calls: the expensive badge pass.
+	statusLogs int
 }
 
 type fakeTurn struct {
@@ -138,6 +140,9 @@ func (f *fakeStore) Log(withStatus bool) ([]store.Entry, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.call()
+	if withStatus {
+		f.statusLogs++
+	}
 	var all []store.Entry
 	for _, t := range f.turns {
 		e := t.entry

@@ -144,9 +144,15 @@ type Model struct {
 
 	watching   bool
 	watchCh    <-chan struct{}
-	refreshing bool // a full refresh is in flight
+	refreshing bool // a log refresh is in flight
 	pending    bool // a change came while refreshing
 	ticks      int
+	// The badge pass (the log with disk status) hashes every path the
+	// store knows, so it runs at start, after an operation, and then at
+	// most every badgeEvery ticks while changes come.
+	badgeBusy  bool
+	badgeDirty bool
+	badgeAge   int
 	seq        int
 }
 
@@ -191,11 +197,7 @@ func New(st Store, opt Options) *Model {
 // Init starts the disk status, the store size and errors, the watch and the
 // polling tick.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{
-		loadLog(m.st, true),
-		loadInfo(m.st),
-	}
-	m.refreshing = true
+	cmds := []tea.Cmd{m.badges(), loadInfo(m.st)}
 	if c := m.selectTurn(true); c != nil {
 		cmds = append(cmds, c)
 	}
@@ -327,22 +329,40 @@ func (m *Model) selectFile(refresh bool) tea.Cmd {
 	})
 }
 
-// refresh reloads what the screen shows. A full refresh reads the log as
-// well; a light one only the selected turn's files and diff.
+// Refresh pacing, in ticks of the polling clock.
+const (
+	badgeEvery  = 5  // at most one badge pass this often while changes come
+	badgeAnyway = 30 // and one this often regardless
+	lightEvery  = 5  // a files-and-diff check this often while watching
+)
+
+// refresh reloads what the screen shows. A full refresh reads the log
+// (without disk status) as well; a light one only the selected turn's
+// files, and its diff if the disk changed.
 func (m *Model) refresh(full bool) tea.Cmd {
 	var cmds []tea.Cmd
 	if full {
+		m.badgeDirty = true
 		if m.refreshing {
 			m.pending = true
 		} else {
 			m.refreshing = true
-			cmds = append(cmds, tea.Sequence(loadLog(m.st, false), loadLog(m.st, true)), loadInfo(m.st))
+			cmds = append(cmds, loadLog(m.st, false), loadInfo(m.st))
 		}
 	}
 	if e := m.selected(); e != nil && e.Kind == store.KindAgent && e.ID == m.filesTurn {
 		cmds = append(cmds, loadFiles(m.st, e.ID, true))
 	}
 	return tea.Batch(cmds...)
+}
+
+// badges starts a badge pass unless one is running.
+func (m *Model) badges() tea.Cmd {
+	if m.badgeBusy {
+		return nil
+	}
+	m.badgeBusy = true
+	return loadLog(m.st, true)
 }
 
 func clamp(v, lo, hi int) int {

@@ -33,14 +33,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case logLoadedMsg:
 		if msg.withStatus {
+			m.badgeBusy, m.badgeDirty, m.badgeAge = false, false, 0
+		} else {
 			m.refreshing = false
 		}
 		if msg.err != nil {
 			m.errText = "read log: " + msg.err.Error()
-			return m, m.afterRefresh(msg.withStatus)
+			return m, m.afterRefresh()
 		}
 		m.setEntries(msg.entries, msg.withStatus)
-		return m, tea.Batch(m.selectTurn(false), m.afterRefresh(msg.withStatus))
+		return m, tea.Batch(m.selectTurn(false), m.afterRefresh())
 
 	case filesLoadedMsg:
 		if msg.turn != m.filesTurn {
@@ -125,15 +127,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case tickMsg:
 		m.ticks++
-		full := !m.watching || m.ticks%5 == 0
-		return m, tea.Batch(m.refresh(full), tick(m.opt.Poll))
+		m.badgeAge++
+		var cmds []tea.Cmd
+		if !m.watching || m.ticks%lightEvery == 0 {
+			cmds = append(cmds, m.refresh(!m.watching))
+		}
+		if (m.badgeDirty && m.badgeAge >= badgeEvery) || m.badgeAge >= badgeAnyway {
+			cmds = append(cmds, m.badges())
+		}
+		return m, tea.Batch(append(cmds, tick(m.opt.Poll))...)
 	}
 	return m, nil
 }
 
 // afterRefresh starts the next refresh when changes came during this one.
-func (m *Model) afterRefresh(withStatus bool) tea.Cmd {
-	if withStatus && m.pending {
+func (m *Model) afterRefresh() tea.Cmd {
+	if !m.refreshing && m.pending {
 		m.pending = false
 		return m.refresh(true)
 	}
@@ -509,7 +518,7 @@ func (m *Model) applied(msg appliedMsg) tea.Cmd {
 		if d != nil {
 			d.err = msg.err
 		}
-		return m.refresh(true)
+		return tea.Batch(m.refresh(true), m.badges())
 	}
 	m.errText = ""
 	m.status = resultStatus(msg.plan, msg.res)
@@ -520,7 +529,7 @@ func (m *Model) applied(msg appliedMsg) tea.Cmd {
 			m.dlg = nil
 		}
 	}
-	return m.refresh(true)
+	return tea.Batch(m.refresh(true), m.badges())
 }
 
 func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {

@@ -365,3 +365,43 @@ func TestHostileLabelIsHarmless(t *testing.T) {
 		}
 	}
 }
+
+// TestBadgePacing: while the watch works, changes reload the log at once
+// but the badge pass (which hashes the disk) waits for the tick, at most
+// once per badgeEvery ticks; with no changes it runs every badgeAnyway.
+func TestBadgePacing(t *testing.T) {
+	f := sample()
+	m := testModel(t, f, 100, 30)
+	m.watching = true
+	start := f.statusLogs
+	ticks := func(n int) {
+		for i := 0; i < n; i++ {
+			_, cmd := m.Update(tickMsg{})
+			drive(t, m, cmd)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		_, cmd := m.Update(storeChangedMsg{})
+		drive(t, m, cmd)
+	}
+	if f.statusLogs != start {
+		t.Fatalf("a change ran the badge pass at once (%d)", f.statusLogs-start)
+	}
+	ticks(badgeEvery)
+	if f.statusLogs != start+1 {
+		t.Fatalf("%d badge passes after %d ticks, want 1", f.statusLogs-start, badgeEvery)
+	}
+	ticks(badgeAnyway - 1)
+	if f.statusLogs != start+1 {
+		t.Fatalf("badge pass with nothing changed before %d ticks", badgeAnyway)
+	}
+	ticks(1)
+	if f.statusLogs != start+2 {
+		t.Fatalf("no badge pass after %d quiet ticks", badgeAnyway)
+	}
+	// An operation gets its badges at once.
+	press(t, m, keys("j", "r", "y")...)
+	if f.statusLogs != start+3 {
+		t.Fatalf("no badge pass after a rewind")
+	}
+}

@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ckpt/store"
+)
+
+// BenchmarkFirstFrameRealStore measures the first frame on a real store of
+// 10,000 turns and 100,000 entries. Making that store takes minutes, so it
+// runs only when CKPT_BENCH_STORE names a folder to keep it in (made on
+// the first run, reused after).
+func BenchmarkFirstFrameRealStore(b *testing.B) {
+	dir := os.Getenv("CKPT_BENCH_STORE")
+	if dir == "" {
+		b.Skip("set CKPT_BENCH_STORE to a folder for the 10,000-turn store")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".osfoundry")); err != nil {
+		makeBigStore(b, dir, 10000, 10)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := store.Open(dir, store.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := New(s, Options{Poll: -1, NoWatch: true})
+		m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+		if m.View().Content == "" || len(m.entries) < 10000 {
+			b.Fatalf("%d entries", len(m.entries))
+		}
+		runtime.ReadMemStats(&after)
+		s.Close()
+	}
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
+}
+
+// BenchmarkLogWithStatusRealStore is the badge pass that follows the first
+// frame: the log with every path checked against the disk.
+func BenchmarkLogWithStatusRealStore(b *testing.B) {
+	dir := os.Getenv("CKPT_BENCH_STORE")
+	if dir == "" {
+		b.Skip("set CKPT_BENCH_STORE to a folder for the 10,000-turn store")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".osfoundry")); err != nil {
+		makeBigStore(b, dir, 10000, 10)
+	}
+	s, err := store.Open(dir, store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for b.Loop() {
+		if _, err := s.Log(true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func makeBigStore(b *testing.B, dir string, turns, files int) {
+	b.Helper()
+	b.Logf("making a store of %d turns × %d files in %s", turns, files, dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	s, err := store.Open(dir, store.Options{Create: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for t := 0; t < turns; t++ {
+		var paths []string
+		for f := 0; f < files; f++ {
+			p := filepath.Join(dir, fmt.Sprintf("pkg%03d", t%100), fmt.Sprintf("file%d.go", f))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			paths = append(paths, p)
+		}
+		id, err := s.NewTurn(store.TurnMeta{Label: fmt.Sprintf("turn %d: refactor the module", t+1)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Capture(id, store.TurnMeta{}, paths); err != nil {
+			b.Fatal(err)
+		}
+		for i, p := range paths {
+			if err := os.WriteFile(p, []byte(fmt.Sprintf("package x // turn %d file %d\n", t, i)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Seal(id, paths); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
