@@ -18,6 +18,7 @@ type (
 		entries    []store.Entry
 		withStatus bool
 		err        error
+		took       time.Duration
 	}
 	filesLoadedMsg struct {
 		turn       string
@@ -65,8 +66,9 @@ type (
 
 func loadLog(st Store, withStatus bool) tea.Cmd {
 	return func() tea.Msg {
+		start := time.Now()
 		e, err := st.Log(withStatus)
-		return logLoadedMsg{entries: e, withStatus: withStatus, err: err}
+		return logLoadedMsg{entries: e, withStatus: withStatus, err: err, took: time.Since(start)}
 	}
 }
 

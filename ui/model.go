@@ -153,6 +153,7 @@ type Model struct {
 	badgeBusy  bool
 	badgeDirty bool
 	badgeAge   int
+	badgeCost  time.Duration // how long the last badge pass took
 	seq        int
 }
 
@@ -354,6 +355,20 @@ func (m *Model) refresh(full bool) tea.Cmd {
 		cmds = append(cmds, loadFiles(m.st, e.ID, true))
 	}
 	return tea.Batch(cmds...)
+}
+
+// slowBadge is a badge pass too costly to run on every tick.
+const slowBadge = 100 * time.Millisecond
+
+// badgeDue says whether the tick should start a badge pass: soon after a
+// change when the pass is cheap, at most every badgeEvery ticks when it is
+// slow, and every badgeAnyway ticks regardless.
+func (m *Model) badgeDue() bool {
+	wait := 1
+	if m.badgeCost >= slowBadge {
+		wait = badgeEvery
+	}
+	return (m.badgeDirty && m.badgeAge >= wait) || m.badgeAge >= badgeAnyway
 }
 
 // badges starts a badge pass unless one is running.

@@ -34,6 +34,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case logLoadedMsg:
 		if msg.withStatus {
 			m.badgeBusy, m.badgeDirty, m.badgeAge = false, false, 0
+			m.badgeCost = msg.took
 		} else {
 			m.refreshing = false
 		}
@@ -132,7 +133,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.watching || m.ticks%lightEvery == 0 {
 			cmds = append(cmds, m.refresh(!m.watching))
 		}
-		if (m.badgeDirty && m.badgeAge >= badgeEvery) || m.badgeAge >= badgeAnyway {
+		if m.badgeDue() {
 			cmds = append(cmds, m.badges())
 		}
 		return m, tea.Batch(append(cmds, tick(m.opt.Poll))...)

@@ -374,6 +374,18 @@ func TestBadgePacing(t *testing.T) {
 	m := testModel(t, f, 100, 30)
 	m.watching = true
 	start := f.statusLogs
+	// A cheap pass follows the next tick.
+	_, cmd := m.Update(storeChangedMsg{})
+	drive(t, m, cmd)
+	_, cmd = m.Update(tickMsg{})
+	drive(t, m, cmd)
+	if f.statusLogs != start+1 {
+		t.Fatalf("%d badge passes after a change and a tick, want 1", f.statusLogs-start)
+	}
+	start = f.statusLogs
+	// The rest pretends the pass is slow, as on a big store.
+	slow := func() { m.badgeCost = 2 * slowBadge }
+	slow()
 	ticks := func(n int) {
 		for i := 0; i < n; i++ {
 			_, cmd := m.Update(tickMsg{})
@@ -388,6 +400,7 @@ func TestBadgePacing(t *testing.T) {
 		t.Fatalf("a change ran the badge pass at once (%d)", f.statusLogs-start)
 	}
 	ticks(badgeEvery)
+	slow()
 	if f.statusLogs != start+1 {
 		t.Fatalf("%d badge passes after %d ticks, want 1", f.statusLogs-start, badgeEvery)
 	}
@@ -396,6 +409,7 @@ func TestBadgePacing(t *testing.T) {
 		t.Fatalf("badge pass with nothing changed before %d ticks", badgeAnyway)
 	}
 	ticks(1)
+	slow()
 	if f.statusLogs != start+2 {
 		t.Fatalf("no badge pass after %d quiet ticks", badgeAnyway)
 	}
