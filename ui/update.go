@@ -225,10 +225,17 @@ func (m *Model) hasOps() bool {
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.bindings()
+	if m.dlg != nil && m.dlg.applying && key.Matches(msg, k.Quit) {
+		m.status = "an operation is being applied; quit when it is done"
+		return nil
+	}
+	if msg.String() == "ctrl+c" && key.Matches(msg, k.Quit) {
+		return tea.Quit // even while typing a filter
+	}
 	if m.filtering {
 		return m.filterKey(msg)
 	}
-	if key.Matches(msg, k.Quit) && !(m.dlg != nil && m.dlg.applying) {
+	if key.Matches(msg, k.Quit) {
 		return tea.Quit
 	}
 	if m.dlg != nil {

@@ -87,15 +87,23 @@ func TestEscNeverQuits(t *testing.T) {
 }
 
 func TestQuit(t *testing.T) {
-	for _, k := range []string{"q", "ctrl+c"} {
+	for _, k := range []string{"q", "ctrl+c", "/ ctrl+c", "tab tab q", "r q"} {
 		m := testModel(t, sample(), 100, 30)
-		_, cmd := m.Update(kp(k))
+		ks := strings.Fields(k)
+		press(t, m, keys(ks[:len(ks)-1]...)...)
+		_, cmd := m.Update(kp(ks[len(ks)-1]))
 		if cmd == nil {
 			t.Fatalf("%s: no command", k)
 		}
 		if _, ok := cmd().(tea.QuitMsg); !ok {
 			t.Fatalf("%s does not quit", k)
 		}
+	}
+	// While filtering, q is a letter of the filter.
+	m := testModel(t, sample(), 100, 30)
+	press(t, m, keys("/", "q")...)
+	if m.filter != "q" {
+		t.Fatalf("filter %q after typing q", m.filter)
 	}
 }
 
