@@ -254,6 +254,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, k.PageDown):
 			m.helpTop += m.mainHeight() - 1
 		}
+		m.helpTop = clamp(m.helpTop, 0, max(len(m.helpLines())-m.mainHeight(), 0))
 		return nil
 	}
 	switch {

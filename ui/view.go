@@ -562,28 +562,8 @@ func (m *Model) helpLine() string {
 }
 
 func (m *Model) helpView(h int) []string {
-	k := m.bindings()
-	var lines []string
-	lines = append(lines, m.sty.dialogTitle.Render(" Keys"), "")
-	for _, l := range strings.Split(m.fullHelp(k.FullHelp()), "\n") {
-		lines = append(lines, " "+l)
-	}
-	lines = append(lines, "", m.sty.dialogTitle.Render(" File status"), "")
-	for _, s := range []store.Status{store.StatusModified, store.StatusCreated, store.StatusDeleted,
-		store.StatusUnchanged, store.StatusHandEdited, store.StatusSkipped, store.StatusMissingBlob} {
-		l, w := statusInfo(s)
-		lines = append(lines, "  "+l+"  "+w)
-	}
-	lines = append(lines, "", " Turn marks: × rewound · ↶ a rewind · ↺ an undo · ↷ a redo · ⚠N files changed since the agent wrote them")
-	if len(m.hookErrs) > 0 {
-		lines = append(lines, "", m.sty.dialogTitle.Render(" Logged errors (newest last)"), "")
-		start := max(len(m.hookErrs)-5, 0)
-		for _, e := range m.hookErrs[start:] {
-			lines = append(lines, "  "+diffview.Escape(e))
-		}
-	}
-	m.helpTop = clamp(m.helpTop, 0, max(len(lines)-h, 0))
-	lines = lines[m.helpTop:]
+	lines := m.helpLines()
+	lines = lines[clamp(m.helpTop, 0, max(len(lines)-h, 0)):]
 	if len(lines) > h && h > 1 {
 		lines = append(lines[:h-1], m.sty.dim.Render(" j/k scroll · esc closes"))
 	}
@@ -596,6 +576,33 @@ func (m *Model) helpView(h int) []string {
 		}
 	}
 	return out
+}
+
+// helpLines is the whole help screen: keys, the status legend, the
+// logged errors.
+func (m *Model) helpLines() []string {
+	k := m.bindings()
+	var lines []string
+	lines = append(lines, m.sty.dialogTitle.Render(" Keys"), "")
+	for _, l := range strings.Split(m.fullHelp(k.FullHelp()), "\n") {
+		lines = append(lines, " "+l)
+	}
+	lines = append(lines, "", m.sty.dialogTitle.Render(" File status"), "")
+	for _, s := range []store.Status{store.StatusModified, store.StatusCreated, store.StatusDeleted,
+		store.StatusUnchanged, store.StatusHandEdited, store.StatusSkipped, store.StatusMissingBlob} {
+		l, w := statusInfo(s)
+		lines = append(lines, "  "+l+"  "+w)
+	}
+	lines = append(lines, "", " Turn marks: × rewound · ↶ a rewind · ↺ an undo · ↷ a redo",
+		" ⚠N: N files changed since the agent wrote them")
+	if len(m.hookErrs) > 0 {
+		lines = append(lines, "", m.sty.dialogTitle.Render(" Logged errors (newest last)"), "")
+		start := max(len(m.hookErrs)-5, 0)
+		for _, e := range m.hookErrs[start:] {
+			lines = append(lines, "  "+diffview.Escape(e))
+		}
+	}
+	return lines
 }
 
 // fullHelp lays the help's groups side by side, as many to a row as the
