@@ -218,13 +218,17 @@ type diffReq struct {
 func loadDiff(st Store, cache *diffCache, r diffReq) tea.Cmd {
 	return func() tea.Msg {
 		msg := diffLoadedMsg{seq: r.seq}
+		if r.file.Status == store.StatusRefused {
+			msg.note = "refused: " + orUnknown(r.file.Reason)
+			return msg
+		}
 		var old, new side
 		switch r.mode {
 		case modeDisk:
-			old = readKept(st, r.file.Pre, "kept")
+			old = readKept(st, r.file.Pre, "earlier")
 			new = readDisk(st, r.file.Path)
 		case modeAgent:
-			old = readKept(st, r.file.Pre, "kept")
+			old = readKept(st, r.file.Pre, "earlier")
 			new = readPost(st, r.file.Post)
 		case modeSince:
 			old = readPost(st, r.file.Post)
