@@ -229,8 +229,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.status = "an operation is being applied; quit when it is done"
 		return nil
 	}
-	if msg.String() == "ctrl+c" && key.Matches(msg, k.Quit) {
-		return tea.Quit // even while typing a filter
+	if key.Matches(msg, k.Quit) && msg.Text == "" {
+		return tea.Quit // ctrl+c: even while typing a filter
 	}
 	if m.filtering {
 		return m.filterKey(msg)
@@ -429,7 +429,7 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 		if r := []rune(m.filter); len(r) > 0 {
 			m.filter = string(r[:len(r)-1])
 		}
-	case msg.String() == "ctrl+u":
+	case msg.Code == 'u' && msg.Mod == tea.ModCtrl:
 		m.filter = ""
 	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
 		if len(m.filter) < 200 {
