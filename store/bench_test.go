@@ -9,9 +9,10 @@ package store_test
 //     must stay flat as the store grows.
 //   - BenchmarkLogJSONish: Log(true), encoded as `log --json` encodes it, on
 //     the 60,000-entry store.
-//   - BenchmarkCaptureTree: one Capture of every file under a copy of
-//     $(go env GOROOT)/src (files under 8 MiB, sorted), reporting the bytes
-//     the store occupies against the raw bytes.
+//   - BenchmarkCaptureTree: one Capture of the first 4,686 files, sorted by
+//     path, of a copy of $(go env GOROOT)/src (files under 8 MiB; about
+//     54 MB for Go 1.26), reporting the bytes the store occupies against the
+//     raw bytes. $CKPT_BENCH_TREE_FILES changes the count (0: every file).
 //   - BenchmarkRewindTree: a rewind of all those files after each was
 //     modified.
 //
@@ -289,7 +290,15 @@ func copyGoTree(cache string) (string, []string, int64, error) {
 		return "", nil, 0, fmt.Errorf("go env GOROOT: %w", err)
 	}
 	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
-	dir := filepath.Join(cache, "gosrc-"+runtime.Version())
+	limit := 4686
+	if v := os.Getenv("CKPT_BENCH_TREE_FILES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return "", nil, 0, fmt.Errorf("CKPT_BENCH_TREE_FILES=%q: want a count", v)
+		}
+		limit = n
+	}
+	dir := filepath.Join(cache, fmt.Sprintf("gosrc-%s-%d", runtime.Version(), limit))
 	list := dir + ".list"
 	if b, err := os.ReadFile(list); err == nil {
 		files := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
@@ -309,31 +318,41 @@ func copyGoTree(cache string) (string, []string, int64, error) {
 	}
 	os.RemoveAll(dir)
 	os.Remove(list)
-	var files []string
-	var raw int64
-	tmp := fmt.Sprintf("%s.copying-%d", dir, os.Getpid())
+	type entry struct {
+		rel  string
+		size int64
+		perm fs.FileMode
+	}
+	var all []entry
 	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+		if err != nil || !d.Type().IsRegular() {
 			return err
-		}
-		if !d.Type().IsRegular() {
-			return nil
 		}
 		fi, err := d.Info()
 		if err != nil || fi.Size() >= store.DefaultMaxBlob {
 			return err
 		}
 		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if err := copyFile(p, filepath.Join(tmp, rel), fi.Mode().Perm()); err != nil {
-			return err
-		}
-		files = append(files, filepath.ToSlash(rel))
-		raw += fi.Size()
-		return nil
+		all = append(all, entry{filepath.ToSlash(rel), fi.Size(), fi.Mode().Perm()})
+		return err
 	})
+	if err != nil {
+		return "", nil, 0, err
+	}
+	slices.SortFunc(all, func(a, b entry) int { return strings.Compare(a.rel, b.rel) })
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	var files []string
+	var raw int64
+	tmp := fmt.Sprintf("%s.copying-%d", dir, os.Getpid())
+	for _, e := range all {
+		if err = copyFile(filepath.Join(src, filepath.FromSlash(e.rel)), filepath.Join(tmp, filepath.FromSlash(e.rel)), e.perm); err != nil {
+			break
+		}
+		files = append(files, e.rel)
+		raw += e.size
+	}
 	if err == nil {
 		err = os.Rename(tmp, dir)
 	}

@@ -195,6 +195,9 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 	for i := range res.recs {
 		t.apply(&res.recs[i])
 	}
+	if t.v > formatVersion {
+		return nil, false, errf("%s was written by a newer ckpt (record format v%d): upgrade ckpt", s.path(name), t.v)
+	}
 	return t, t.at != 0, nil
 }
 
@@ -554,6 +557,10 @@ type dirCache struct {
 	subs map[string]*os.Root
 }
 
+// maxOpenDirs bounds the folders a dirCache holds open; past it, paths
+// are opened through the project root.
+const maxOpenDirs = 512
+
 func newDirCache(root *os.Root) *dirCache {
 	return &dirCache{root: root, subs: map[string]*os.Root{}}
 }
@@ -572,6 +579,9 @@ func (d *dirCache) in(rel string) (*os.Root, string) {
 			return d.root, rel
 		}
 		return r, base
+	}
+	if len(d.subs) >= maxOpenDirs {
+		return d.root, rel
 	}
 	r, err := d.root.OpenRoot(dir)
 	if err != nil {

@@ -166,11 +166,12 @@ func (s *Store) saveStats() {
 
 // diskState returns what rel holds now without its bytes, hashing only
 // when the stat cache cannot vouch for it. Caller holds s.mu.
-func (s *Store) diskState(rel string) Image {
+func (s *Store) diskState(rel string, dirs *dirCache) Image {
 	s.loadStats()
-	fi, err := s.root.Lstat(rel)
+	r, name := dirs.in(rel)
+	fi, err := r.Lstat(name)
 	if err != nil || !fi.Mode().IsRegular() {
-		img, _, err := s.readDisk(rel)
+		img, _, err := readIn(r, name, rel)
 		if err != nil {
 			return Image{Kind: ImageOther, Reason: err.Error()}
 		}
@@ -188,7 +189,7 @@ func (s *Store) diskState(rel string) Image {
 		return Image{Kind: ImageContent, SHA256: c.SHA, Size: c.Size, Mode: c.Mode}
 	}
 	e.When = time.Now().UnixNano()
-	img, _, err := s.readDisk(rel)
+	img, _, err := readIn(r, name, rel)
 	if err != nil {
 		return Image{Kind: ImageOther, Reason: err.Error()}
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -137,4 +138,37 @@ func TestRelRefuses(t *testing.T) {
 			t.Errorf("Rel(%q) = %q, %v; want %q", p, rel, err, want)
 		}
 	}
+}
+
+// FuzzFastDecode: wherever the fast decoder accepts a record, it agrees
+// with encoding/json.
+func FuzzFastDecode(f *testing.F) {
+	img := &Image{Kind: ImageContent, SHA256: strings.Repeat("cd", 32), Size: 1 << 40, Mode: 0o755, Kept: true}
+	for _, r := range []*record{
+		{R: "turn", V: 1, ID: "fix.2", Label: "say \"hi\" \x1b[31m<tag> & é", Source: &Source{Agent: "claude", Session: "s", Prompt: "p"}, Head: "abc", At: -5},
+		{R: "pre", Path: "a/b c.txt", Img: img, Dirs: []string{"a", "a/b"}, At: 2},
+		{R: "step", Path: "x", Img: &Image{Kind: ImageLink, Link: "../y"}, Want: &Image{Kind: ImageAbsent}, Do: ActDelete, Why: "w", Hand: true},
+		{R: "op", ID: "op-1", Kind: KindRewind, Target: "3", Turns: []string{"3", "4"}, Steps: 2, Rmdirs: []string{"d"}, Had: []string{}, Mkdirs: []string{"m"}},
+		{R: "done", ID: "op-1", Recovered: true},
+	} {
+		line := appendRecord(nil, r)
+		f.Add(line[9 : len(line)-1])
+	}
+	f.Add([]byte(`{"r":"pre","at":01}`))
+	f.Add([]byte(`{"r":"a","i":{"kind":"x"},"i":{"bytes":1},"source":{"agent":"a"},"source":{}}`))
+	f.Add([]byte(`{"r":"pre","i":{"mode":-1}}`))
+	f.Add([]byte(`{"r":"x\u0041","p":"\ud800"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast record
+		if !fastDecode(data, &fast) {
+			return
+		}
+		var slow record
+		if err := json.Unmarshal(data, &slow); err != nil {
+			t.Fatalf("fast decoder accepted what encoding/json refuses (%v): %q", err, data)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("decoders disagree on %q:\nfast %+v\nslow %+v", data, fast, slow)
+		}
+	})
 }

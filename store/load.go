@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +23,7 @@ type turn struct {
 	source *Source
 	head   string
 	seed   bool // from index.json
+	v      int  // format version of its file
 	files  []*tfile
 	byPath map[string]*tfile
 }
@@ -44,7 +46,7 @@ func (t *turn) apply(r *record) {
 	switch r.R {
 	case "turn":
 		if t.at == 0 {
-			t.id, t.label, t.at, t.source, t.head = r.ID, r.Label, r.At, r.Source, r.Head
+			t.id, t.label, t.at, t.source, t.head, t.v = r.ID, r.Label, r.At, r.Source, r.Head, r.V
 		}
 	case "pre":
 		if r.Img == nil || r.Path == "" {
@@ -146,15 +148,17 @@ func (s *Store) load() (*view, error) {
 		return nil, errf("read %s: %w", s.path("turns"), err)
 	}
 	seen := map[string]bool{}
+	var names []string
 	for _, e := range ents {
 		name := "turns/" + e.Name()
 		if !strings.HasSuffix(name, ".log") {
 			continue
 		}
 		seen[name] = true
-		if err := s.refreshTurnFile(name); err != nil {
-			return nil, err
-		}
+		names = append(names, name)
+	}
+	if err := s.refreshTurnFiles(names); err != nil {
+		return nil, err
 	}
 	for name := range s.cache.files {
 		if !seen[name] {
@@ -168,14 +172,54 @@ func (s *Store) load() (*view, error) {
 	return s.buildView(ops), nil
 }
 
-func (s *Store) refreshTurnFile(name string) error {
+// refreshTurnFiles brings the cached turn files up to date, parsing on
+// every core: a first load of a big store is mostly JSON.
+func (s *Store) refreshTurnFiles(names []string) error {
+	type result struct {
+		name string
+		c    *turnFile
+		err  error
+	}
+	work := make(chan string)
+	results := make(chan result)
+	workers := min(runtime.GOMAXPROCS(0), len(names))
+	for w := 0; w < workers; w++ {
+		go func() {
+			for name := range work {
+				c, err := s.refreshTurnFile(name, s.cache.files[name])
+				results <- result{name, c, err}
+			}
+		}()
+	}
+	go func() {
+		for _, n := range names {
+			work <- n
+		}
+		close(work)
+	}()
+	var first error
+	for range names {
+		r := <-results
+		if r.err != nil && first == nil {
+			first = r.err
+		}
+		if r.c != nil {
+			s.cache.files[r.name] = r.c
+		}
+	}
+	return first
+}
+
+// refreshTurnFile returns the up-to-date parse of one turn file given
+// its cached one (nil if none). It only reads s.cache, so files can be
+// refreshed in parallel.
+func (s *Store) refreshTurnFile(name string, c *turnFile) (*turnFile, error) {
 	fi, err := s.dir.Lstat(name)
 	if err != nil {
-		return errf("read %s: %w", s.path(name), err)
+		return nil, errf("read %s: %w", s.path(name), err)
 	}
-	c := s.cache.files[name]
 	if c != nil && fi.Size() == c.size && !c.torn {
-		return nil
+		return c, nil
 	}
 	from := int64(0)
 	if c != nil && fi.Size() > c.size && !c.torn {
@@ -185,22 +229,24 @@ func (s *Store) refreshTurnFile(name string) error {
 	}
 	f, err := s.dir.Open(name)
 	if err != nil {
-		return errf("read %s: %w", s.path(name), err)
+		return nil, errf("read %s: %w", s.path(name), err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.NewSectionReader(f, from, fi.Size()-from))
 	if err != nil {
-		return errf("read %s: %w", s.path(name), err)
+		return nil, errf("read %s: %w", s.path(name), err)
 	}
 	res := decodeRecords(data)
 	for i := range res.recs {
 		c.t.apply(&res.recs[i])
 	}
+	if c.t.v > formatVersion {
+		return nil, errf("%s was written by a newer ckpt (record format v%d; this one reads v%d): upgrade ckpt", s.path(name), c.t.v, formatVersion)
+	}
 	c.size = from + res.good
 	c.torn = res.torn
 	c.bad = append(c.bad, res.bad...)
-	s.cache.files[name] = c
-	return nil
+	return c, nil
 }
 
 // seedEntry is a turn of the seed format's index.json.

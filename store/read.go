@@ -54,16 +54,59 @@ func (s *Store) expected(v *view) map[string]expectation {
 	return exp
 }
 
+// statusRun holds what one Log or Files call learns while it compares
+// turns with the disk: each path is looked at once, folders are opened
+// once, and the blob folder is listed once when many files are asked about.
+type statusRun struct {
+	s     *Store
+	exp   map[string]expectation
+	disk  map[string]Image
+	dirs  *dirCache
+	blobs map[string]bool
+}
+
+// newStatusRun starts a comparison of about n files. Caller holds s.mu and
+// calls done.
+func (s *Store) newStatusRun(v *view, n int) *statusRun {
+	r := &statusRun{s: s, exp: s.expected(v), disk: map[string]Image{}, dirs: newDirCache(s.root)}
+	if n > 256 {
+		r.blobs = s.blobNames()
+	}
+	return r
+}
+
+func (r *statusRun) done() {
+	r.dirs.close()
+	r.s.saveStats()
+}
+
+func (r *statusRun) diskOf(rel string) Image {
+	img, ok := r.disk[rel]
+	if !ok {
+		img = r.s.diskState(rel, r.dirs)
+		r.disk[rel] = img
+	}
+	return img
+}
+
+func (r *statusRun) hasBlob(sum string) bool {
+	if r.blobs != nil {
+		return isHex64(sum) && r.blobs[sum]
+	}
+	return r.s.hasBlob(sum)
+}
+
 // status tells how one path of a turn stands against the disk now.
-func (s *Store) status(exp map[string]expectation, f *tfile) (Status, string, Image) {
+func (r *statusRun) status(f *tfile) (Status, string, Image) {
 	if f.refused != "" {
 		return StatusRefused, f.refused, Image{}
 	}
 	if f.pre.Kind == ImageSkipped {
 		return StatusSkipped, "not kept: " + f.pre.Reason, Image{}
 	}
-	disk := s.diskState(f.path)
-	if f.pre.Kind == ImageContent && !s.hasBlob(f.pre.SHA256) {
+	exp := r.exp
+	disk := r.diskOf(f.path)
+	if f.pre.Kind == ImageContent && !r.hasBlob(f.pre.SHA256) {
 		why := "its kept bytes are missing from the store"
 		if !isHex64(f.pre.SHA256) {
 			why = fmt.Sprintf("blob name %q is not 64 hex digits", f.pre.SHA256)
@@ -94,10 +137,14 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	var exp map[string]expectation
+	var run *statusRun
 	if withStatus {
-		exp = s.expected(v)
-		defer s.saveStats()
+		n := 0
+		for _, t := range v.turns {
+			n += len(t.files)
+		}
+		run = s.newStatusRun(v, n)
+		defer run.done()
 	}
 	var out []Entry
 	for _, t := range v.turns {
@@ -106,7 +153,7 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 		if withStatus {
 			e.HandEdited = 0
 			for _, f := range t.files {
-				if st, _, _ := s.status(exp, f); st == StatusHandEdited {
+				if st, _, _ := run.status(f); st == StatusHandEdited {
 					e.HandEdited++
 				}
 			}
@@ -168,16 +215,16 @@ func (s *Store) Files(id string, withStatus bool) ([]File, error) {
 		}
 		return nil, errf("%q: %w", id, ErrUnknownTurn)
 	}
-	var exp map[string]expectation
+	var run *statusRun
 	if withStatus {
-		exp = s.expected(v)
-		defer s.saveStats()
+		run = s.newStatusRun(v, len(t.files))
+		defer run.done()
 	}
 	out := make([]File, 0, len(t.files))
 	for _, f := range t.files {
 		ff := File{Path: f.path, Pre: f.pre, Post: f.post}
 		if withStatus {
-			ff.Status, ff.Reason, ff.Disk = s.status(exp, f)
+			ff.Status, ff.Reason, ff.Disk = run.status(f)
 		} else if f.refused != "" {
 			ff.Status, ff.Reason = StatusRefused, f.refused
 		}
@@ -191,6 +238,9 @@ func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
+	dirs := newDirCache(s.root)
+	defer dirs.close()
+	defer s.saveStats()
 	var out []File
 	for _, st := range steps {
 		f := File{Path: st.Path}
@@ -204,7 +254,7 @@ func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {
 		if st.Do == ActFail {
 			f.Status, f.Reason = StatusSkipped, st.Why
 		} else if withStatus {
-			f.Disk = s.diskState(st.Path)
+			f.Disk = s.diskState(st.Path, dirs)
 			// An operation's paths read against what it left there.
 			if f.Post != nil && sameBytes(f.Disk, *f.Post) {
 				f.Status = StatusUnchanged

@@ -83,6 +83,7 @@ type decodeResult struct {
 // never panics, whatever the input.
 func decodeRecords(data []byte) decodeResult {
 	var res decodeResult
+	res.recs = make([]record, 0, bytes.Count(data, []byte{'\n'}))
 	line := 0
 	for off := 0; off < len(data); {
 		line++
@@ -117,7 +118,13 @@ func decodeLine(l []byte) (record, bool) {
 	if err != nil || uint32(want) != crc32.Checksum(l[9:], castagnoli) {
 		return r, false
 	}
-	if err := json.Unmarshal(l[9:], &r); err != nil || r.R == "" {
+	if !fastDecode(l[9:], &r) {
+		r = record{}
+		if err := json.Unmarshal(l[9:], &r); err != nil {
+			return record{}, false
+		}
+	}
+	if r.R == "" {
 		return record{}, false
 	}
 	return r, true
