@@ -8,6 +8,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -17,8 +18,8 @@ import (
 // when unset.
 type failpoint struct {
 	phase string
-	at    int
-	n     int
+	at    int64
+	n     atomic.Int64
 }
 
 func newFailpoint(phase string) *failpoint {
@@ -27,7 +28,7 @@ func newFailpoint(phase string) *failpoint {
 	if !ok || p != phase {
 		return &failpoint{}
 	}
-	at, err := strconv.Atoi(k)
+	at, err := strconv.ParseInt(k, 10, 64)
 	if err != nil || at <= 0 {
 		return &failpoint{}
 	}
@@ -39,8 +40,7 @@ func (f *failpoint) hit() {
 	if f.at == 0 {
 		return
 	}
-	f.n++
-	if f.n == f.at {
+	if f.n.Add(1) == f.at {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way
 	}

@@ -180,20 +180,24 @@ func (s *Store) refreshTurnFiles(names []string) error {
 		c    *turnFile
 		err  error
 	}
-	work := make(chan string)
+	jobs := make([]result, len(names))
+	for i, n := range names {
+		jobs[i] = result{name: n, c: s.cache.files[n]}
+	}
+	work := make(chan result)
 	results := make(chan result)
 	workers := min(runtime.GOMAXPROCS(0), len(names))
 	for w := 0; w < workers; w++ {
 		go func() {
-			for name := range work {
-				c, err := s.refreshTurnFile(name, s.cache.files[name])
-				results <- result{name, c, err}
+			for j := range work {
+				c, err := s.refreshTurnFile(j.name, j.c)
+				results <- result{j.name, c, err}
 			}
 		}()
 	}
 	go func() {
-		for _, n := range names {
-			work <- n
+		for _, j := range jobs {
+			work <- j
 		}
 		close(work)
 	}()
