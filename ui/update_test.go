@@ -427,3 +427,37 @@ func TestBadgePacing(t *testing.T) {
 		t.Fatalf("no badge pass after a rewind")
 	}
 }
+
+func TestApplyShowsProgress(t *testing.T) {
+	m := testModel(t, sample(), 100, 30)
+	press(t, m, keys("j", "r")...)
+	_, cmd := m.Update(kp("y"))
+	if cmd == nil || !m.dlg.applying {
+		t.Fatal("y did not start applying")
+	}
+	ch := make(chan tea.Msg, 1)
+	m.Update(applyStartedMsg{ch: ch})
+	m.Update(progressMsg{done: 2, total: 3})
+	mustContain(t, plain(m), "applying… 2/3")
+	// Neither esc nor q stops it halfway.
+	for _, k := range []string{"esc", "q"} {
+		_, cmd := m.Update(kp(k))
+		if m.dlg == nil || cmd != nil {
+			t.Fatalf("%s interrupted the operation", k)
+		}
+	}
+}
+
+func TestClickSelects(t *testing.T) {
+	m := testModel(t, sample(), 120, 30)
+	_, cmd := m.Update(tea.MouseClickMsg{Button: tea.MouseLeft, X: 5, Y: 3}) // third turn row
+	drive(t, m, cmd)
+	if e := m.selected(); e == nil || e.ID != "1" {
+		t.Fatalf("click selected %+v, want turn 1", e)
+	}
+	_, cmd = m.Update(tea.MouseClickMsg{Button: tea.MouseLeft, X: 90, Y: 5})
+	drive(t, m, cmd)
+	if m.focus != paneDiff {
+		t.Fatalf("click on the diff focused pane %d", m.focus)
+	}
+}
