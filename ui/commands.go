@@ -56,11 +56,12 @@ type (
 		err  error
 	}
 	watchStartedMsg struct {
+		gen int
 		ch  <-chan struct{}
 		err error
 	}
-	storeChangedMsg struct{}
-	watchEndedMsg   struct{}
+	storeChangedMsg struct{ gen int }
+	watchEndedMsg   struct{ gen int }
 	tickMsg         struct{}
 )
 
@@ -133,20 +134,20 @@ func waitApply(ch <-chan tea.Msg) tea.Cmd {
 	}
 }
 
-func startWatch(ctx context.Context, st Store) tea.Cmd {
+func startWatch(ctx context.Context, st Store, gen int) tea.Cmd {
 	return func() tea.Msg {
 		ch, err := st.Watch(ctx)
-		return watchStartedMsg{ch: ch, err: err}
+		return watchStartedMsg{gen: gen, ch: ch, err: err}
 	}
 }
 
 // waitChange is the watch command, re-armed after each change.
-func waitChange(ch <-chan struct{}) tea.Cmd {
+func waitChange(ch <-chan struct{}, gen int) tea.Cmd {
 	return func() tea.Msg {
 		if _, ok := <-ch; !ok {
-			return watchEndedMsg{}
+			return watchEndedMsg{gen}
 		}
-		return storeChangedMsg{}
+		return storeChangedMsg{gen}
 	}
 }
 

@@ -142,8 +142,11 @@ type Model struct {
 	size     int64
 	hookErrs []string
 
-	watching   bool
-	watchCh    <-chan struct{}
+	watching    bool
+	watchCh     <-chan struct{}
+	watchGen    int                // which watch the messages come from
+	watchCancel context.CancelFunc // ends the current watch
+	watchTurns  int                // agent turns when the watch began
 	refreshing bool // a log refresh is in flight
 	pending    bool // a change came while refreshing
 	ticks      int
@@ -203,7 +206,7 @@ func (m *Model) Init() tea.Cmd {
 		cmds = append(cmds, c)
 	}
 	if !m.opt.NoWatch {
-		cmds = append(cmds, startWatch(m.opt.Context, m.st))
+		cmds = append(cmds, m.rewatch())
 	}
 	if m.opt.Poll > 0 {
 		cmds = append(cmds, tick(m.opt.Poll))
@@ -369,6 +372,23 @@ func (m *Model) badgeDue() bool {
 		wait = badgeEvery
 	}
 	return (m.badgeDirty && m.badgeAge >= wait) || m.badgeAge >= badgeAnyway
+}
+
+// rewatch starts a new watch of the store, ending the last one. The store
+// watches the folders of the paths its turns touched when the watch
+// begins, so a watch is started again when new turns come.
+func (m *Model) rewatch() tea.Cmd {
+	if m.opt.NoWatch {
+		return nil
+	}
+	if m.watchCancel != nil {
+		m.watchCancel()
+	}
+	ctx, cancel := context.WithCancel(m.opt.Context)
+	m.watchCancel = cancel
+	m.watchGen++
+	m.watchTurns = m.turnCount()
+	return startWatch(ctx, m.st, m.watchGen)
 }
 
 // badges starts a badge pass unless one is running.

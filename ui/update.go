@@ -43,7 +43,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.afterRefresh()
 		}
 		m.setEntries(msg.entries, msg.withStatus)
-		return m, tea.Batch(m.selectTurn(false), m.afterRefresh())
+		var rewatch tea.Cmd
+		if m.watching && m.turnCount() > m.watchTurns {
+			rewatch = m.rewatch() // new turns may have touched new folders
+		}
+		return m, tea.Batch(m.selectTurn(false), m.afterRefresh(), rewatch)
 
 	case filesLoadedMsg:
 		if msg.turn != m.filesTurn {
@@ -107,23 +111,31 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.applied(msg)
 
 	case watchStartedMsg:
+		if msg.gen != m.watchGen {
+			return m, nil // a watch already replaced
+		}
 		if msg.err != nil {
 			m.watching = false
 			return m, nil // the polling tick does the work
 		}
 		m.watching = true
 		m.watchCh = msg.ch
-		return m, waitChange(msg.ch)
+		return m, waitChange(msg.ch, msg.gen)
 
 	case storeChangedMsg:
+		if msg.gen != m.watchGen {
+			return m, nil // from a watch already replaced
+		}
 		var rearm tea.Cmd
 		if m.watchCh != nil {
-			rearm = waitChange(m.watchCh)
+			rearm = waitChange(m.watchCh, msg.gen)
 		}
 		return m, tea.Batch(m.refresh(true), rearm)
 
 	case watchEndedMsg:
-		m.watching = false
+		if msg.gen == m.watchGen {
+			m.watching = false
+		}
 		return m, nil
 
 	case tickMsg:

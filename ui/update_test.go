@@ -461,3 +461,45 @@ func TestClickSelects(t *testing.T) {
 		t.Fatalf("click on the diff focused pane %d", m.focus)
 	}
 }
+
+// TestRewatchOnNewTurns: the store watches the folders its turns touched
+// when the watch began, so new turns start a new watch, and messages
+// from the old one are ignored.
+func TestRewatchOnNewTurns(t *testing.T) {
+	f := sample()
+	m := New(f, Options{Now: fixedNow, Poll: -1})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	cmd := m.rewatch()
+	gen := m.watchGen
+	msg := cmd().(watchStartedMsg)
+	m.Update(msg)
+	if !m.watching || m.watchGen != gen {
+		t.Fatal("watch did not start")
+	}
+	f.write("4", "new folder", t0.Add(time.Hour), "docs/a.md", []byte("a\n"))
+	_, next := m.Update(logLoadedMsg{entries: mustLog(t, f)})
+	if m.watchGen != gen+1 {
+		t.Fatalf("watch generation %d after a new turn, want %d", m.watchGen, gen+1)
+	}
+	_ = next
+	before := f.count()
+	if _, c := m.Update(storeChangedMsg{gen: gen}); c != nil {
+		t.Fatal("a change from the old watch was acted on")
+	}
+	m.Update(watchEndedMsg{gen: gen})
+	if !m.watching {
+		t.Fatal("the old watch ending stopped the new one")
+	}
+	if f.count() != before {
+		t.Fatal("Update called the store")
+	}
+}
+
+func mustLog(t *testing.T, f *fakeStore) []store.Entry {
+	t.Helper()
+	e, err := f.Log(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
