@@ -147,9 +147,9 @@ type Model struct {
 	watchGen    int                // which watch the messages come from
 	watchCancel context.CancelFunc // ends the current watch
 	watchTurns  int                // agent turns when the watch began
-	refreshing bool // a log refresh is in flight
-	pending    bool // a change came while refreshing
-	ticks      int
+	refreshing  bool               // a log refresh is in flight
+	pending     bool               // a change came while refreshing
+	ticks       int
 	// The badge pass (the log with disk status) hashes every path the
 	// store knows, so it runs at start, after an operation, and then at
 	// most every badgeEvery ticks while changes come.
