@@ -126,11 +126,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen != m.watchGen {
 			return m, nil // from a watch already replaced
 		}
-		var rearm tea.Cmd
+		var rearm, badges tea.Cmd
 		if m.watchCh != nil {
 			rearm = waitChange(m.watchCh, msg.gen)
 		}
-		return m, tea.Batch(m.refresh(true), rearm)
+		refresh := m.refresh(true)
+		if m.badgeCost < slowBadge {
+			badges = m.badges() // cheap: no need to wait for the tick
+		}
+		return m, tea.Batch(refresh, badges, rearm)
 
 	case watchEndedMsg:
 		if msg.gen == m.watchGen {

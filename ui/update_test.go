@@ -412,7 +412,7 @@ func TestBadgePacing(t *testing.T) {
 	if f.statusLogs != start+1 {
 		t.Fatalf("%d badge passes after %d ticks, want 1", f.statusLogs-start, badgeEvery)
 	}
-	ticks(badgeAnyway - 1)
+	ticks(badgeAnyway - 1 - m.badgeAge)
 	if f.statusLogs != start+1 {
 		t.Fatalf("badge pass with nothing changed before %d ticks", badgeAnyway)
 	}
