@@ -131,7 +131,7 @@ var coverageKeys = []string{
 	"rewind-removed-dir", "rewind-multi-turn", "err-rewound", "err-unknown-turn",
 	"undo", "undo-refused-newer", "undo-forced", "undo-nothing", "redo", "redo-forced",
 	"redo-after-rewind-refused", "redo-nothing", "undo-after-redo", "turn-dot-2", "reopen",
-	"mode-only-hand-edit",
+	"mode-only-hand-edit", "edit-before-apply",
 }
 
 // ---------------------------------------------------------------------------
@@ -957,6 +957,7 @@ func (h *harness) rewind() {
 		h.fatalf("PlanRewind(%s): %v", t.id, err)
 	}
 	h.checkPlan(p, store.KindRewind, turnIDs(r.turns), r.paths, r.want)
+	h.editBeforeApply()
 	if len(r.turns) > 1 {
 		h.cov["rewind-multi-turn"]++
 	}
@@ -996,6 +997,7 @@ func (h *harness) undo() {
 		h.fatalf("PlanUndo(%v): %v", force, err)
 	}
 	h.checkPlan(p, store.KindUndo, turnIDs(r.turns), r.paths, r.before)
+	h.editBeforeApply()
 	res := h.applyAndCheck(p, r.paths, r.before, func(op string) { h.m.applyUndo(op) })
 	h.logf("  → %s restored %v deleted %v", res.Op, res.Restored, res.Deleted)
 	h.cov["undo"]++
@@ -1032,9 +1034,19 @@ func (h *harness) redo() {
 		h.fatalf("PlanRedo(%v): %v", force, err)
 	}
 	h.checkPlan(p, store.KindRedo, turnIDs(r.turns), r.paths, r.want)
+	h.editBeforeApply()
 	res := h.applyAndCheck(p, r.paths, r.want, func(op string) { h.m.applyRewind(r, op, true) })
 	h.logf("  → %s restored %v deleted %v removed folders %v", res.Op, res.Restored, res.Deleted, r.removed)
 	h.cov["redo"]++
+}
+
+// editBeforeApply now and then changes the folder between a plan and its
+// Apply, which must recompute the plan under the lock.
+func (h *harness) editBeforeApply() {
+	if h.rng.IntN(8) == 0 {
+		h.handEdits()
+		h.cov["edit-before-apply"]++
+	}
 }
 
 func turnIDs(ts []*mturn) []string {
