@@ -131,26 +131,38 @@ var coverageKeys = []string{
 	"rewind-removed-dir", "rewind-multi-turn", "err-rewound", "err-unknown-turn",
 	"undo", "undo-refused-newer", "undo-forced", "undo-nothing", "redo", "redo-forced",
 	"redo-after-rewind-refused", "redo-nothing", "undo-after-redo", "turn-dot-2", "reopen",
-	"mode-only-hand-edit", "edit-before-apply",
+	"mode-only-hand-edit", "edit-before-apply", "agent-symlink", "hand-symlink", "restore-link",
 }
 
 // ---------------------------------------------------------------------------
 // The model. Nothing below this line down to the harness calls store code.
 
 // img is what a path holds in the model: a regular file with bytes and
-// permission bits, or nothing.
+// permission bits, a symbolic link, or nothing.
 type img struct {
 	exists bool
 	data   string
 	mode   fs.FileMode
+	link   string // the target, for a symbolic link
 }
 
-func (a img) sameBytes(b img) bool { return a.exists == b.exists && a.data == b.data }
-func (a img) same(b img) bool      { return a.sameBytes(b) && a.mode == b.mode }
+func fileImg(data string, mode fs.FileMode) img { return img{exists: true, data: data, mode: mode} }
+
+func (a img) isLink() bool { return a.exists && a.link != "" }
+func (a img) isFile() bool { return a.exists && a.link == "" }
+
+func (a img) sameBytes(b img) bool {
+	return a.exists == b.exists && a.data == b.data && a.link == b.link
+}
+
+func (a img) same(b img) bool { return a.sameBytes(b) && (a.isLink() || a.mode == b.mode) }
 
 func (a img) String() string {
-	if !a.exists {
+	switch {
+	case !a.exists:
 		return "absent"
+	case a.isLink():
+		return "link → " + a.link
 	}
 	return fmt.Sprintf("%q %v", abbrev(a.data), a.mode)
 }
@@ -358,9 +370,9 @@ func (m *model) status(t *mturn, p string) []store.Status {
 		return []store.Status{store.StatusDeleted}
 	case !pre.exists && !d.exists:
 		return []store.Status{store.StatusUnchanged}
-	case pre.data != d.data:
+	case !pre.sameBytes(d):
 		return []store.Status{store.StatusModified}
-	case pre.mode != d.mode:
+	case pre.isFile() && pre.mode != d.mode:
 		return []store.Status{store.StatusModified, store.StatusUnchanged}
 	}
 	return []store.Status{store.StatusUnchanged}
@@ -486,13 +498,13 @@ var pool = []string{
 }
 
 var initial = map[string]img{
-	"a.txt":        {true, "alpha\n", 0o644},
-	"b.go":         {true, "package b\n\nfunc B() {}\n", 0o644},
-	"run.sh":       {true, "#!/bin/sh\necho run\n", 0o755},
-	".env":         {true, "SECRET=1\n", 0o600},
-	"src/main.go":  {true, "package main\n\nfunc main() {}\n", 0o644},
-	"src/build.sh": {true, "#!/bin/sh\ngo build\n", 0o755},
-	"lib/keep.txt": {true, "", 0o644},
+	"a.txt":        fileImg("alpha\n", 0o644),
+	"b.go":         fileImg("package b\n\nfunc B() {}\n", 0o644),
+	"run.sh":       fileImg("#!/bin/sh\necho run\n", 0o755),
+	".env":         fileImg("SECRET=1\n", 0o600),
+	"src/main.go":  fileImg("package main\n\nfunc main() {}\n", 0o644),
+	"src/build.sh": fileImg("#!/bin/sh\ngo build\n", 0o755),
+	"lib/keep.txt": fileImg("", 0o644),
 }
 
 type harness struct {
@@ -564,6 +576,17 @@ func (h *harness) diskWrite(p string, v img) {
 	if err := os.MkdirAll(filepath.Dir(h.abs(p)), 0o755); err != nil {
 		h.fatalf("mkdir for %s: %v", p, err)
 	}
+	// Writing through a link would change its target: replace it, as an
+	// editor saving the file would.
+	if h.m.disk(p).isLink() || v.isLink() {
+		h.diskRemove(p)
+	}
+	if v.isLink() {
+		if err := os.Symlink(v.link, h.abs(p)); err != nil {
+			h.fatalf("symlink %s: %v", p, err)
+		}
+		return
+	}
 	if err := os.WriteFile(h.abs(p), []byte(v.data), v.mode); err != nil {
 		h.fatalf("write %s: %v", p, err)
 	}
@@ -625,7 +648,7 @@ func (h *harness) content(p string) string {
 	case 0:
 		return []string{"", "same\n", "package x\n"}[h.rng.IntN(3)]
 	case 1, 2:
-		if cur.exists && len(cur.data) > 0 {
+		if cur.isFile() && len(cur.data) > 0 {
 			return mutateSameSize(h.rng, cur.data)
 		}
 	}
@@ -651,6 +674,13 @@ func mutateSameSize(rng *rand.Rand, s string) string {
 	return out
 }
 
+// linkImg is a symbolic link to a path inside the root, there or not: a
+// link is kept and restored as a link, never followed.
+func (h *harness) linkImg() img {
+	targets := []string{"a.txt", "src/main.go", "missing.txt", "new1", "notes.md"}
+	return img{exists: true, link: targets[h.rng.IntN(len(targets))]}
+}
+
 func (h *harness) parentExists(p string) bool {
 	d := path.Dir(p)
 	return d == "." || h.m.dirs[d]
@@ -669,13 +699,13 @@ func (h *harness) newMode(p string) fs.FileMode {
 func (h *harness) agentWriteImg(p string) img {
 	cur := h.m.disk(p)
 	mode := h.newMode(p)
-	if cur.exists {
+	if cur.isFile() {
 		mode = cur.mode
 		if h.rng.IntN(10) == 0 {
 			mode ^= 0o111
 		}
 	}
-	return img{true, h.content(p), mode}
+	return fileImg(h.content(p), mode)
 }
 
 func (h *harness) agentTurn() { h.agentTurnAs("", "") }
@@ -761,8 +791,8 @@ func (h *harness) agentTurnAs(id, wantID string) {
 						h.cov["delete"]++
 					}
 				} else {
-					v := img{true, h.content(p), h.newMode(p)}
-					if cur.exists {
+					v := fileImg(h.content(p), h.newMode(p))
+					if cur.isFile() {
 						v.mode = cur.mode
 					} else {
 						v.mode = apiNewMode
@@ -816,6 +846,12 @@ func (h *harness) agentTurnAs(id, wantID string) {
 				h.m.set(p, img{})
 				desc = append(desc, "rm "+p)
 				h.cov["delete"]++
+			case n == 3 && h.rng.IntN(3) == 0:
+				v := h.linkImg()
+				h.diskWrite(p, v)
+				h.m.set(p, v)
+				desc = append(desc, fmt.Sprintf("link %s=%s", p, v))
+				h.cov["agent-symlink"]++
 			default:
 				v := h.agentWriteImg(p)
 				if !cur.exists {
@@ -871,7 +907,13 @@ func (h *harness) captureRewound() {
 func (h *harness) handEdits() {
 	var desc []string
 	for range 1 + h.rng.IntN(3) {
-		files := slices.Sorted(maps.Keys(h.m.files))
+		all := slices.Sorted(maps.Keys(h.m.files))
+		var files []string // regular files: edits and chmod never go through a link
+		for _, p := range all {
+			if h.m.disk(p).isFile() {
+				files = append(files, p)
+			}
+		}
 		var absent []string
 		for _, p := range pool {
 			if !h.m.disk(p).exists && h.parentExists(p) {
@@ -892,15 +934,19 @@ func (h *harness) handEdits() {
 			h.diskWrite(p, v)
 			h.m.set(p, v)
 			desc = append(desc, fmt.Sprintf("edit %s=%s", p, v))
-		case n < 7 && len(files) > 0:
-			p := files[h.rng.IntN(len(files))]
+		case n < 7 && len(all) > 0:
+			p := all[h.rng.IntN(len(all))]
 			h.diskRemove(p)
 			h.m.set(p, img{})
 			desc = append(desc, "rm "+p)
 			h.cov["hand-delete"]++
 		case n < 9 && len(absent) > 0:
 			p := absent[h.rng.IntN(len(absent))]
-			v := img{true, fmt.Sprintf("made by hand at step %d\n", h.step), 0o644}
+			v := fileImg(fmt.Sprintf("made by hand at step %d\n", h.step), 0o644)
+			if h.rng.IntN(4) == 0 {
+				v = h.linkImg()
+				h.cov["hand-symlink"]++
+			}
 			h.diskWrite(p, v)
 			h.m.set(p, v)
 			desc = append(desc, fmt.Sprintf("create %s=%s", p, v))
@@ -1065,9 +1111,9 @@ func predictAction(now, want img) []store.Action {
 		return []store.Action{store.ActDelete}
 	case !want.exists:
 		return []store.Action{store.ActKeep}
-	case !now.exists || now.data != want.data:
+	case !now.sameBytes(want):
 		return []store.Action{store.ActRestore}
-	case now.mode != want.mode:
+	case want.isFile() && now.mode != want.mode:
 		return []store.Action{store.ActRestore, store.ActKeep}
 	}
 	return []store.Action{store.ActKeep}
@@ -1112,7 +1158,10 @@ func (h *harness) checkPlan(p *store.Plan, kind store.Kind, turns, paths []strin
 func (h *harness) applyAndCheck(p *store.Plan, paths []string, want map[string]img, apply func(op string)) *store.Result {
 	h.t.Helper()
 	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC).Add(time.Duration(h.step) * time.Second)
-	for f := range h.m.files {
+	for f, v := range h.m.files {
+		if !v.isFile() {
+			continue // Chtimes would follow the link
+		}
 		if err := os.Chtimes(h.abs(f), old, old); err != nil {
 			h.fatalf("chtimes %s: %v", f, err)
 		}
@@ -1129,6 +1178,9 @@ func (h *harness) applyAndCheck(p *store.Plan, paths []string, want map[string]i
 			// either way
 		case acts[0] == store.ActRestore:
 			restored = append(restored, q)
+			if want[q].isLink() {
+				h.cov["restore-link"]++
+			}
 		case acts[0] == store.ActDelete:
 			deleted = append(deleted, q)
 		default:
@@ -1185,7 +1237,7 @@ func (h *harness) applyAndCheck(p *store.Plan, paths []string, want map[string]i
 	// Files the operation left as they were must not have been rewritten.
 	unchanged := 0
 	for f, v := range h.m.files {
-		if b, ok := before[f]; !ok || !b.same(v) {
+		if b, ok := before[f]; !ok || !b.same(v) || !v.isFile() {
 			continue
 		}
 		fi, err := os.Lstat(h.abs(f))
@@ -1220,6 +1272,12 @@ func imageMatches(si store.Image, v img) error {
 	if !v.exists {
 		if si.Kind != store.ImageAbsent {
 			return fmt.Errorf("kind %q, want absent", si.Kind)
+		}
+		return nil
+	}
+	if v.isLink() {
+		if si.Kind != store.ImageLink || si.Link != v.link {
+			return fmt.Errorf("kind %q link %q, want %s", si.Kind, si.Link, v)
 		}
 		return nil
 	}
@@ -1299,6 +1357,10 @@ func (h *harness) checkDisk() {
 		case d.IsDir():
 			dirs[rel] = true
 			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			files[rel] = img{exists: true, link: target}
+			return err
 		case !d.Type().IsRegular():
 			return fmt.Errorf("%s: unexpected %v", rel, d.Type())
 		}
@@ -1310,7 +1372,7 @@ func (h *harness) checkDisk() {
 		if err != nil {
 			return err
 		}
-		files[rel] = img{true, string(b), fi.Mode().Perm()}
+		files[rel] = fileImg(string(b), fi.Mode().Perm())
 		return nil
 	})
 	if err != nil {
@@ -1456,7 +1518,7 @@ func (h *harness) checkFiles(t *mturn, readBlobs bool) {
 			h.fatalf("Files(%s) %s: status %q, want %v (pre %s, disk %s, expected %s (%v))",
 				t.id, f.Path, f.Status, want, pre, h.m.disk(f.Path), e, ok)
 		}
-		if readBlobs && pre.exists {
+		if readBlobs && pre.isFile() {
 			b, err := h.s.ReadImage(f.Pre)
 			if err != nil || string(b) != pre.data {
 				h.fatalf("ReadImage(%s pre of %s) = %q, %v; want %s", t.id, f.Path, abbrev(string(b)), err, pre)
