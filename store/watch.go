@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -97,6 +98,9 @@ func watchPaths(ctx context.Context, every time.Duration, trees, dirs []string) 
 					events = nil
 					continue
 				}
+				if inTree(ev.Name, trees) && quiet(ev.Name) {
+					continue
+				}
 				if ev.Has(fsnotify.Create) && inTree(ev.Name, trees) {
 					if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
 						_ = addTree(w, ev.Name)
@@ -118,6 +122,15 @@ func watchPaths(ctx context.Context, every time.Duration, trees, dirs []string) 
 		}
 	}()
 	return out, nil
+}
+
+// quiet names store files whose changes say nothing about turns or the disk:
+// the stat cache (rewritten by reads, so a reader watching it would wake
+// itself in a loop), temporary files before their rename, lock files.
+func quiet(p string) bool {
+	base := filepath.Base(p)
+	return base == statCacheFile || strings.HasPrefix(base, ".tmp-") ||
+		base == "lock" || base == "blobs.lock"
 }
 
 // addTree watches dir and every folder under it.
@@ -156,6 +169,9 @@ func fingerprint(trees, dirs []string) uint64 {
 	for _, t := range trees {
 		_ = filepath.WalkDir(t, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
+				return nil
+			}
+			if quiet(p) {
 				return nil
 			}
 			if d.IsDir() && d.Name() == "blobs" && p != t {

@@ -120,11 +120,12 @@ type Model struct {
 	shown       []int         // entries shown, after the filter
 	turns       list
 
-	filesTurn   string
-	files       []store.File
-	filesErr    error
-	filesStatus bool
-	fileList    list
+	filesTurn    string
+	files        []store.File
+	filesErr     error
+	filesStatus  bool
+	filesLoading bool // a status reload of the files is under way
+	fileList     list
 
 	focus pane
 	diff  diffPane
@@ -344,20 +345,27 @@ const (
 // (without disk status) as well; a light one only the selected turn's
 // files, and its diff if the disk changed.
 func (m *Model) refresh(full bool) tea.Cmd {
-	var cmds []tea.Cmd
-	if full {
-		m.badgeDirty = true
-		if m.refreshing {
-			m.pending = true
-		} else {
-			m.refreshing = true
-			cmds = append(cmds, loadLog(m.st, false), loadInfo(m.st))
-		}
+	if !full {
+		return m.reloadFiles()
 	}
-	if e := m.selected(); e != nil && e.Kind == store.KindAgent && e.ID == m.filesTurn {
-		cmds = append(cmds, loadFiles(m.st, e.ID, true))
+	m.badgeDirty = true
+	if m.refreshing {
+		m.pending = true // changes come in bursts: one more refresh after this one
+		return nil
 	}
-	return tea.Batch(cmds...)
+	m.refreshing = true
+	return tea.Batch(loadLog(m.st, false), loadInfo(m.st), m.reloadFiles())
+}
+
+// reloadFiles reads the selected turn's files with their status again,
+// unless that is already under way.
+func (m *Model) reloadFiles() tea.Cmd {
+	e := m.selected()
+	if e == nil || e.Kind != store.KindAgent || e.ID != m.filesTurn || m.filesLoading {
+		return nil
+	}
+	m.filesLoading = true
+	return loadFiles(m.st, e.ID, true)
 }
 
 // slowBadge is a badge pass too costly to run on every tick.

@@ -50,6 +50,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.selectTurn(false), m.afterRefresh(), rewatch)
 
 	case filesLoadedMsg:
+		if msg.withStatus {
+			m.filesLoading = false
+		}
 		if msg.turn != m.filesTurn {
 			return m, nil // the cursor moved on
 		}
