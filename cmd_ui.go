@@ -9,6 +9,9 @@ import (
 	"ckpt/ui"
 )
 
+// The store is what the UI reads.
+var _ ui.Store = (*store.Store)(nil)
+
 // runUI runs the terminal UI: `ckpt` or `ckpt ui [--root DIR]`.
 func runUI(args []string) int {
 	a, err := parseArgs(args, []string{"root"}, nil)
@@ -33,7 +36,6 @@ func openUI(root string) int {
 		return fail(err)
 	}
 	defer s.Close()
-	var _ ui.Store = (*store.Store)(nil)
 	if err := ui.Run(context.Background(), s, ui.RunOptions{NoColor: os.Getenv("NO_COLOR") != ""}); err != nil {
 		return fail(fmt.Errorf("terminal UI: %w", err))
 	}
