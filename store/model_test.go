@@ -132,6 +132,7 @@ var coverageKeys = []string{
 	"undo", "undo-refused-newer", "undo-forced", "undo-nothing", "redo", "redo-forced",
 	"redo-after-rewind-refused", "redo-nothing", "undo-after-redo", "turn-dot-2", "reopen",
 	"mode-only-hand-edit", "edit-before-apply", "agent-symlink", "hand-symlink", "restore-link",
+	"hand-same-size-mtime",
 }
 
 // ---------------------------------------------------------------------------
@@ -925,15 +926,29 @@ func (h *harness) handEdits() {
 		case n < 5 && len(files) > 0:
 			p := files[h.rng.IntN(len(files))]
 			v := h.m.disk(p)
-			if len(v.data) > 0 && h.rng.IntN(2) == 0 {
+			sameSize := len(v.data) > 0 && h.rng.IntN(2) == 0
+			if sameSize {
 				v.data = mutateSameSize(h.rng, v.data)
 				h.cov["hand-same-size"]++
 			} else {
 				v.data += fmt.Sprintf("hand edit at step %d\n", h.step)
 			}
+			fi, err := os.Lstat(h.abs(p))
+			if err != nil {
+				h.fatalf("stat %s: %v", p, err)
+			}
 			h.diskWrite(p, v)
 			h.m.set(p, v)
 			desc = append(desc, fmt.Sprintf("edit %s=%s", p, v))
+			if sameSize && h.rng.IntN(2) == 0 {
+				// Same size and the old mtime, as a tool that keeps
+				// times would leave it: only the ctime tells.
+				if err := os.Chtimes(h.abs(p), time.Time{}, fi.ModTime()); err != nil {
+					h.fatalf("chtimes %s: %v", p, err)
+				}
+				desc = append(desc, "keeping its mtime")
+				h.cov["hand-same-size-mtime"]++
+			}
 		case n < 7 && len(all) > 0:
 			p := all[h.rng.IntN(len(all))]
 			h.diskRemove(p)
