@@ -70,9 +70,9 @@ func (s *Store) hasBlob(sum string) bool {
 // look each one up.
 func (s *Store) blobNames() map[string]bool {
 	have := map[string]bool{}
-	ents, _ := fs.ReadDir(s.dir.FS(), "blobs")
-	for _, e := range ents {
-		have[strings.TrimSuffix(e.Name(), ".zst")] = true
+	list, _ := names(s.dir, "blobs")
+	for _, n := range list {
+		have[strings.TrimSuffix(n, ".zst")] = true
 	}
 	return have
 }

@@ -359,9 +359,9 @@ func (s *Store) lastNumber() int {
 		}
 	}
 	n := 0
-	ents, _ := fs.ReadDir(s.dir.FS(), "turns")
-	for _, e := range ents {
-		if k, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".log")); err == nil && k > n {
+	list, _ := names(s.dir, "turns")
+	for _, name := range list {
+		if k, err := strconv.Atoi(strings.TrimSuffix(name, ".log")); err == nil && k > n {
 			n = k
 		}
 	}

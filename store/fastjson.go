@@ -19,6 +19,19 @@ func fastDecode(b []byte, r *record) bool {
 	return d.p == len(d.b)
 }
 
+// known holds the strings records repeat; looking one up with
+// string(bytes) does not allocate.
+var known = map[string]string{}
+
+func init() {
+	for _, k := range []string{"r", "v", "id", "label", "source", "head", "p", "i", "w", "dirs", "do", "why", "hand",
+		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "at", "sha256", "bytes", "mode",
+		"link", "reason", "kept", "agent", "session", "prompt", "turn", "pre", "post", "op", "done", "step",
+		"content", "absent", "skipped", "symlink", "restore", "delete", "keep", "fail", "rewind", "undo", "redo"} {
+		known[k] = k
+	}
+}
+
 type fastDec struct {
 	b []byte
 	p int
@@ -67,6 +80,9 @@ func (d *fastDec) str() (string, bool) {
 		case c == '"':
 			raw := d.b[start:d.p]
 			d.p++
+			if k, ok := known[string(raw)]; ok {
+				return k, true // no allocation for the words every record repeats
+			}
 			if !utf8.Valid(raw) {
 				return "", false
 			}

@@ -3,9 +3,12 @@ package store
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -119,3 +122,19 @@ func isHex64(s string) bool {
 }
 
 func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// names lists a store folder's entries without a stat of each (a blob
+// folder holds thousands). A missing folder has none.
+func names(r *os.Root, dir string) ([]string, error) {
+	f, err := r.Open(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	list, err := f.Readdirnames(-1)
+	sort.Strings(list)
+	return list, err
+}

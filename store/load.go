@@ -143,21 +143,21 @@ func (s *Store) load() (*view, error) {
 		s.cache.steps = map[string][]record{}
 	}
 	s.loadSeed()
-	ents, err := fs.ReadDir(s.dir.FS(), "turns")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	list, err := names(s.dir, "turns")
+	if err != nil {
 		return nil, errf("read %s: %w", s.path("turns"), err)
 	}
 	seen := map[string]bool{}
-	var names []string
-	for _, e := range ents {
-		name := "turns/" + e.Name()
+	var files []string
+	for _, n := range list {
+		name := "turns/" + n
 		if !strings.HasSuffix(name, ".log") {
 			continue
 		}
 		seen[name] = true
-		names = append(names, name)
+		files = append(files, name)
 	}
-	if err := s.refreshTurnFiles(names); err != nil {
+	if err := s.refreshTurnFiles(files); err != nil {
 		return nil, err
 	}
 	for name := range s.cache.files {
@@ -184,13 +184,23 @@ func (s *Store) refreshTurnFiles(names []string) error {
 	for i, n := range names {
 		jobs[i] = result{name: n, c: s.cache.files[n]}
 	}
+	if len(names) == 0 {
+		return nil
+	}
+	// One handle on the folder: opening each file through it costs one
+	// open, not one per path element.
+	turns, err := s.dir.OpenRoot("turns")
+	if err != nil {
+		return errf("read %s: %w", s.path("turns"), err)
+	}
+	defer turns.Close()
 	work := make(chan result)
 	results := make(chan result)
 	workers := min(runtime.GOMAXPROCS(0), len(names))
 	for w := 0; w < workers; w++ {
 		go func() {
 			for j := range work {
-				c, err := s.refreshTurnFile(j.name, j.c)
+				c, err := s.refreshTurnFile(turns, j.name, j.c)
 				results <- result{j.name, c, err}
 			}
 		}()
@@ -217,8 +227,13 @@ func (s *Store) refreshTurnFiles(names []string) error {
 // refreshTurnFile returns the up-to-date parse of one turn file given
 // its cached one (nil if none). It only reads s.cache, so files can be
 // refreshed in parallel.
-func (s *Store) refreshTurnFile(name string, c *turnFile) (*turnFile, error) {
-	fi, err := s.dir.Lstat(name)
+func (s *Store) refreshTurnFile(turns *os.Root, name string, c *turnFile) (*turnFile, error) {
+	f, err := turns.Open(strings.TrimPrefix(name, "turns/"))
+	if err != nil {
+		return nil, errf("read %s: %w", s.path(name), err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
@@ -231,19 +246,11 @@ func (s *Store) refreshTurnFile(name string, c *turnFile) (*turnFile, error) {
 	} else {
 		c = &turnFile{t: newTurn("")}
 	}
-	f, err := s.dir.Open(name)
-	if err != nil {
+	data := make([]byte, fi.Size()-from)
+	if _, err := f.ReadAt(data, from); err != nil && err != io.EOF {
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.NewSectionReader(f, from, fi.Size()-from))
-	if err != nil {
-		return nil, errf("read %s: %w", s.path(name), err)
-	}
-	res := decodeRecords(data)
-	for i := range res.recs {
-		c.t.apply(&res.recs[i])
-	}
+	res := decodeEach(data, c.t.apply)
 	if c.t.v > formatVersion {
 		return nil, errf("%s was written by a newer ckpt (record format v%d; this one reads v%d): upgrade ckpt", s.path(name), c.t.v, formatVersion)
 	}

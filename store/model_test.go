@@ -21,7 +21,8 @@ package store_test
 //     (the newest seal of an active turn, or the newest operation that wrote
 //     it); a path whose disk bytes differ is hand_edited;
 //   - files whose bytes already match are not rewritten (their mtime stays),
-//     and the executable bit is kept and restored.
+//     the executable bit is kept and restored, and a symbolic link is kept
+//     and restored as a link, never followed.
 //
 // Replay a failing sequence with
 //

@@ -82,8 +82,18 @@ type decodeResult struct {
 // skipped and reported; a damaged or unterminated last line is torn. It
 // never panics, whatever the input.
 func decodeRecords(data []byte) decodeResult {
+	recs := make([]record, 0, bytes.Count(data, []byte{'\n'}))
+	res := decodeEach(data, func(r *record) { recs = append(recs, *r) })
+	res.recs = recs
+	return res
+}
+
+// decodeEach is decodeRecords handing each record to fn as it is decoded
+// (the record is reused: fn copies what it keeps), so a big store is read
+// without holding every record at once.
+func decodeEach(data []byte, fn func(*record)) decodeResult {
 	var res decodeResult
-	res.recs = make([]record, 0, bytes.Count(data, []byte{'\n'}))
+	var r record
 	line := 0
 	for off := 0; off < len(data); {
 		line++
@@ -92,7 +102,7 @@ func decodeRecords(data []byte) decodeResult {
 			res.torn = true
 			return res
 		}
-		r, ok := decodeLine(data[off : off+nl])
+		ok := decodeLine(data[off:off+nl], &r)
 		next := off + nl + 1
 		if !ok {
 			if next >= len(data) {
@@ -101,7 +111,7 @@ func decodeRecords(data []byte) decodeResult {
 			}
 			res.bad = append(res.bad, line)
 		} else {
-			res.recs = append(res.recs, r)
+			fn(&r)
 		}
 		off = next
 		res.good = int64(off)
@@ -109,23 +119,20 @@ func decodeRecords(data []byte) decodeResult {
 	return res
 }
 
-func decodeLine(l []byte) (record, bool) {
-	var r record
+func decodeLine(l []byte, r *record) bool {
+	*r = record{}
 	if len(l) < 10 || l[8] != ' ' {
-		return r, false
+		return false
 	}
 	want, err := strconv.ParseUint(string(l[:8]), 16, 32)
 	if err != nil || uint32(want) != crc32.Checksum(l[9:], castagnoli) {
-		return r, false
+		return false
 	}
-	if !fastDecode(l[9:], &r) {
-		r = record{}
-		if err := json.Unmarshal(l[9:], &r); err != nil {
-			return record{}, false
+	if !fastDecode(l[9:], r) {
+		*r = record{}
+		if err := json.Unmarshal(l[9:], r); err != nil {
+			return false
 		}
 	}
-	if r.R == "" {
-		return record{}, false
-	}
-	return r, true
+	return r.R != ""
 }

@@ -43,15 +43,15 @@ func (s *Store) Verify() ([]Finding, error) {
 		}
 		return res.recs
 	}
-	turnEnts, err := fs.ReadDir(s.dir.FS(), "turns")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	turnNames, err := names(s.dir, "turns")
+	if err != nil {
 		return nil, errf("verify: read %s: %w", s.path("turns"), err)
 	}
-	for _, e := range turnEnts {
-		if !strings.HasSuffix(e.Name(), ".log") {
+	for _, n := range turnNames {
+		if !strings.HasSuffix(n, ".log") {
 			continue
 		}
-		name := "turns/" + e.Name()
+		name := "turns/" + n
 		recs := checkRecords(name)
 		if len(recs) > 0 && (recs[0].R != "turn" || recs[0].V > formatVersion) {
 			add(name, "does not start with a turn record of a known version")
