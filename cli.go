@@ -144,7 +144,7 @@ func fail(err error) int {
 	msg := err.Error()
 	// The sentinel at the end of a wrapped error repeats what the sentence
 	// before it already said.
-	for _, s := range []error{errUsage, store.ErrNoStore, store.ErrRewound, store.ErrNewerTurn, store.ErrOutsideRoot, store.ErrCorrupt} {
+	for _, s := range []error{errUsage, store.ErrNoStore, store.ErrRewound, store.ErrNewerTurn} {
 		msg = strings.TrimSuffix(msg, ": "+s.Error())
 	}
 	msg = strings.ReplaceAll(msg, "store: ", "")

@@ -18,8 +18,9 @@ package store_test
 //
 // Every figure has the store's real durability on. The big stores are
 // built once and kept under os.TempDir()/ckpt-bench, keyed by size, so
-// reruns start at once; delete that folder to rebuild them. The Go tree is
-// kept there too, read-only, and hard-linked into each benchmark's folder.
+// reruns start at once; delete that folder to rebuild them. Each benchmark
+// works on a clone made of hard links, so the kept stores never grow. The
+// Go tree is kept there too, read-only, and hard-linked the same way.
 
 import (
 	"bytes"
@@ -70,7 +71,7 @@ func bigStore(b *testing.B, entries int) string {
 	}
 	root := filepath.Join(benchDir(b), "store-"+strconv.Itoa(entries))
 	if usable(root, entries) {
-		return root
+		return cloneTree(b, root)
 	}
 	os.RemoveAll(root)
 	building := fmt.Sprintf("%s.building-%d", root, os.Getpid())
@@ -87,7 +88,43 @@ func bigStore(b *testing.B, entries int) string {
 		}
 	}
 	b.Logf("built a store of %d entries in %v (kept in %s)", entries, time.Since(start).Round(time.Millisecond), root)
-	return root
+	return cloneTree(b, root)
+}
+
+// cloneTree makes a copy of the folder src in a temporary folder, its files
+// hard links to src's (copies where links fail). The store only ever adds
+// files or replaces them by renaming, so src is left as it was.
+func cloneTree(b *testing.B, src string) string {
+	b.Helper()
+	dst := filepath.Join(b.TempDir(), "project")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.Mkdir(to, fi.Mode().Perm())
+		case d.Type().IsRegular():
+			if os.Link(p, to) == nil {
+				return nil
+			}
+			return copyFile(p, to, fi.Mode().Perm())
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatalf("clone %s: %v", src, err)
+	}
+	return dst
 }
 
 // usable says whether root holds a finished build that this store code
@@ -150,6 +187,8 @@ func hotFiles(b *testing.B, root string) ([]string, func(i int)) {
 	touch := func(i int) {
 		for k, p := range paths {
 			data := fmt.Sprintf("// %s, version %d-%d\n%s", p, stamp, i, strings.Repeat("some source text\n", 40+k*30))
+			// Replace the file: a clone's files are links to the kept store's.
+			os.Remove(filepath.Join(root, p))
 			if err := os.WriteFile(filepath.Join(root, p), []byte(data), 0o644); err != nil {
 				b.Fatal(err)
 			}

@@ -17,56 +17,70 @@ func (s *Store) readDisk(rel string) (Image, []byte, error) {
 	return readIn(s.root, rel, rel)
 }
 
-// readIn reads name inside r; rel names it in errors. It opens the file
-// once, refusing to follow a final symlink, and falls back to Lstat only
-// for what is not a regular file.
+// readIn reads name inside r; rel names it in errors. An os.Root follows
+// a final symlink that stays inside it even with O_NOFOLLOW, so the path is
+// looked at with Lstat first, and the file opened is checked to be the one
+// looked at (else it was replaced in between, and is read again).
 func readIn(r *os.Root, name, rel string) (Image, []byte, error) {
-	f, openErr := r.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if openErr == nil {
-		defer f.Close()
-		fi, err := f.Stat()
+	for try := 0; ; try++ {
+		fi, err := r.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return Image{Kind: ImageAbsent}, nil, nil
+		}
 		if err != nil {
 			return Image{}, nil, errf("%s: %w", rel, err)
 		}
-		if fi.Mode().IsRegular() {
-			data := make([]byte, 0, fi.Size()+1)
-			for {
-				n, err := f.Read(data[len(data):cap(data)])
-				data = data[:len(data)+n]
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					return Image{}, nil, errf("%s: %w", rel, err)
-				}
-				if len(data) == cap(data) {
-					data = append(data, 0)[:len(data)]
-				}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := r.Readlink(name)
+			if err != nil {
+				return Image{}, nil, errf("%s: %w", rel, err)
 			}
-			return Image{Kind: ImageContent, SHA256: hashHex(data), Size: int64(len(data)), Mode: uint32(fi.Mode().Perm())}, data, nil
+			return Image{Kind: ImageLink, Link: target}, nil, nil
+		case !fi.Mode().IsRegular():
+			return Image{Kind: ImageOther, Reason: fmt.Sprintf("is a %s, not a file", kindWord(fi.Mode()))}, nil, nil
+		}
+		img, data, same, err := readOpen(r, name, rel, fi)
+		if err != nil || same || try == 3 {
+			if err == nil && !same {
+				err = errf("%s: keeps changing while being read", rel)
+			}
+			return img, data, err
 		}
 	}
-	fi, err := r.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return Image{Kind: ImageAbsent}, nil, nil
-	}
+}
+
+// readOpen reads the regular file name, reporting whether the file opened
+// is the one fi describes.
+func readOpen(r *os.Root, name, rel string, fi fs.FileInfo) (Image, []byte, bool, error) {
+	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return Image{}, nil, errf("%s: %w", rel, err)
+		return Image{}, nil, false, errf("%s: %w", rel, err)
 	}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		target, err := r.Readlink(name)
+	defer f.Close()
+	ofi, err := f.Stat()
+	if err != nil {
+		return Image{}, nil, false, errf("%s: %w", rel, err)
+	}
+	if !os.SameFile(fi, ofi) {
+		return Image{}, nil, false, nil
+	}
+	data := make([]byte, 0, ofi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
-			return Image{}, nil, errf("%s: %w", rel, err)
+			return Image{}, nil, false, errf("%s: %w", rel, err)
 		}
-		return Image{Kind: ImageLink, Link: target}, nil, nil
-	case fi.Mode().IsRegular():
-		if openErr == nil {
-			openErr = errors.New("replaced while being read")
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
 		}
-		return Image{}, nil, errf("%s: %w", rel, openErr)
 	}
-	return Image{Kind: ImageOther, Reason: fmt.Sprintf("is a %s, not a file", kindWord(fi.Mode()))}, nil, nil
+	img := Image{Kind: ImageContent, SHA256: hashHex(data), Size: int64(len(data)), Mode: uint32(ofi.Mode().Perm())}
+	return img, data, true, nil
 }
 
 func kindWord(m fs.FileMode) string {

@@ -8,9 +8,10 @@ import (
 
 // Two flock files order the store's writers. "lock" is taken exclusively
 // by every writer of records. "blobs.lock" is held shared by captures from
-// before they write blobs until their records name them, and exclusively
-// by prune, so prune never deletes a blob a capture is about to name.
-// Whoever takes both takes blobs.lock first.
+// before they read the files until their records are written, and
+// exclusively by prune (so it never deletes a blob a capture is about to
+// name) and by rewind, undo and redo (so they wait for captures in
+// flight). Whoever takes both takes blobs.lock first.
 type lockFile struct{ f *os.File }
 
 func (s *Store) flock(name string, how int) (*lockFile, error) {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // inFlightWindow is how recent an unsealed capture must be for a plan to
@@ -313,6 +315,14 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	if err := s.ensureDirs(); err != nil {
 		return nil, err
 	}
+	// Captures in flight hold blobs.lock shared from before they read the
+	// files until their records are written: waiting for it exclusively
+	// lets them finish, so the plan sees their turns.
+	bl, err := s.flock("blobs.lock", unix.LOCK_EX)
+	if err != nil {
+		return nil, err
+	}
+	defer bl.unlock()
 	l, err := s.lock()
 	if err != nil {
 		return nil, err

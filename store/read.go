@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -92,11 +93,27 @@ func (r *statusRun) diskOf(rel string) Image {
 	return img
 }
 
-func (r *statusRun) hasBlob(sum string) bool {
-	if r.blobs != nil {
-		return isHex64(sum) && r.blobs[sum]
+// blobProblem says what is wrong with the blob named sum, or "" when it
+// is there and matches its name. Each blob is read once per Store: a
+// status that promises a rewind can restore the file checks the bytes.
+func (r *statusRun) blobProblem(sum string) string {
+	if !isHex64(sum) {
+		return fmt.Sprintf("blob name %q is not 64 hex digits", sum)
 	}
-	return r.s.hasBlob(sum)
+	if r.blobs != nil && !r.blobs[sum] {
+		return "its kept bytes are missing from the store"
+	}
+	if why, ok := r.s.checked[sum]; ok {
+		return why
+	}
+	why := ""
+	if _, err := r.s.readBlob(sum); errors.Is(err, fs.ErrNotExist) {
+		why = "its kept bytes are missing from the store"
+	} else if err != nil {
+		why = "its kept bytes are damaged: " + strings.TrimPrefix(err.Error(), "store: ")
+	}
+	r.s.checked[sum] = why
+	return why
 }
 
 // status tells how one path of a turn stands against the disk now.
@@ -109,12 +126,10 @@ func (r *statusRun) status(f *tfile) (Status, string, Image) {
 	}
 	exp := r.exp
 	disk := r.diskOf(f.path)
-	if f.pre.Kind == ImageContent && !r.noBlobs && !r.hasBlob(f.pre.SHA256) {
-		why := "its kept bytes are missing from the store"
-		if !isHex64(f.pre.SHA256) {
-			why = fmt.Sprintf("blob name %q is not 64 hex digits", f.pre.SHA256)
+	if f.pre.Kind == ImageContent && !r.noBlobs {
+		if why := r.blobProblem(f.pre.SHA256); why != "" {
+			return StatusMissingBlob, why, disk
 		}
-		return StatusMissingBlob, why, disk
 	}
 	if e, ok := exp[f.path]; ok && !sameBytes(disk, e.img) {
 		return StatusHandEdited, "changed since the agent wrote it", disk

@@ -49,9 +49,10 @@ type Store struct {
 	bmu   sync.Mutex // guards blobs
 	blobs *os.Root   // the blobs folder, opened on first use
 
-	mu    sync.Mutex // guards cache and stats
-	cache cache
-	stats statCache
+	mu      sync.Mutex // guards cache, stats and checked
+	cache   cache
+	stats   statCache
+	checked map[string]string // blob → what is wrong with it ("" for sound)
 }
 
 // FindRoot walks up from start to the first directory holding
@@ -95,6 +96,7 @@ func Open(root string, opt Options) (*Store, error) {
 	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify}
 	s.cache.files = map[string]*turnFile{}
 	s.cache.steps = map[string][]record{}
+	s.checked = map[string]string{}
 	if s.maxBlob <= 0 {
 		s.maxBlob = DefaultMaxBlob
 	}
