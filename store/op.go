@@ -1,8 +1,6 @@
 package store
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -118,6 +116,11 @@ func (s *Store) planRewind(v *view, id string) (*Plan, error) {
 // a folder standing where a file is wanted does not fail the step.
 func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 	exp := s.expected(v)
+	// The stat cache spares hashing files that did not change; Apply
+	// reads every file it touches anyway, under the lock, before it acts.
+	dirs := newDirCache(s.root)
+	defer dirs.close()
+	defer s.saveStats()
 	var steps []Step
 	for _, g := range goals {
 		st := Step{Path: g.path, Want: g.img}
@@ -126,12 +129,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 			steps = append(steps, st)
 			continue
 		}
-		now, _, err := s.readDisk(g.path)
-		if err != nil {
-			st.Do, st.Reason = ActFail, err.Error()
-			steps = append(steps, st)
-			continue
-		}
+		now := s.diskState(g.path, dirs)
 		st.Now = now
 		if e, ok := exp[g.path]; ok && !sameBytes(now, e.img) {
 			st.HandEdited = true
@@ -395,7 +393,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	}
 	fp.hit()
 	res := &Result{Op: id, Restored: []string{}, Deleted: []string{}, Failed: []Failure{}, HandEdited: []string{}, Applied: true}
-	errs := s.execute(recs, bytesOf, rmdirs, mkdirs, fp, progress)
+	errs := s.execute(recs, bytesOf, rmdirs, mkdirs, true, fp, progress)
 	for i, r := range recs {
 		err := errs[i]
 		switch {
@@ -479,7 +477,7 @@ func set(list []string) map[string]bool {
 // Within a phase paths are independent, so they run on several
 // goroutines (small-file writes wait on the disk more than the CPU).
 // Progress is reported from the calling goroutine.
-func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs []string, fp *failpoint, progress func(done, total int)) []error {
+func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs []string, fresh bool, fp *failpoint, progress func(done, total int)) []error {
 	errs := make([]error, len(recs))
 	n := 0
 	phase := func(do func(Action) bool) {
@@ -489,13 +487,17 @@ func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs
 				idx = append(idx, i)
 			}
 		}
+		// Folders are opened once per phase: one removed between phases
+		// must not be written through a stale handle.
+		dirs := newDirCache(s.root)
+		defer dirs.close()
 		work := make(chan int)
 		done := make(chan struct{})
 		workers := min(4*runtime.GOMAXPROCS(0), len(idx))
 		for w := 0; w < workers; w++ {
 			go func() {
 				for i := range work {
-					errs[i] = s.applyStep(recs[i], bytesOf[recs[i].Path], fp)
+					errs[i] = s.applyStep(recs[i], bytesOf[recs[i].Path], dirs, fresh, fp)
 					done <- struct{}{}
 				}
 			}()
@@ -588,16 +590,16 @@ func (s *Store) makeDirs(dirs []string, fp *failpoint) {
 	}
 }
 
-// tmpName is the fixed temporary name a step writes through, so that a
-// recovery can find and remove what a killed process left.
-func tmpName(rel string) string {
-	h := sha256.Sum256([]byte(rel))
-	return path.Join(path.Dir(rel), ".ckpt-tmp-"+hex.EncodeToString(h[:8]))
-}
-
 // applyStep puts one path in its wanted state. It is idempotent: a
 // recovery runs it again over a folder a killed process left part-way.
-func (s *Store) applyStep(r record, data []byte, fp *failpoint) error {
+// fresh says r.Img is what the path holds now (the operation looked
+// under the lock a moment ago); a recovery looks again.
+//
+// A file is rewritten in place rather than through a new file renamed
+// over it: the operation's log, not the rename, is what makes a rewind
+// all-or-nothing, and a new inode per file costs more than the write on a
+// big rewind. A link in the way is removed first, never written through.
+func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp *failpoint) error {
 	if r.Do != ActRestore && r.Do != ActDelete {
 		return nil
 	}
@@ -605,10 +607,10 @@ func (s *Store) applyStep(r record, data []byte, fp *failpoint) error {
 	if err != nil {
 		return err
 	}
-	tmp := tmpName(rel)
-	s.root.Remove(tmp)
-	now, _, err := s.readDisk(rel)
-	if err != nil {
+	var now Image
+	if fresh && r.Img != nil {
+		now = *r.Img
+	} else if now, _, err = dirs.read(rel); err != nil {
 		return err
 	}
 	want := *r.Want
@@ -620,14 +622,16 @@ func (s *Store) applyStep(r record, data []byte, fp *failpoint) error {
 		if now.Kind == ImageAbsent {
 			return nil
 		}
-		if err := s.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		dr, name := dirs.in(rel)
+		if err := dr.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return errf("delete: %w", err)
 		}
 		fp.hit()
 		return nil
 	case want.Kind == ImageContent && sameBytes(now, want):
 		if want.Mode != 0 && now.Mode != want.Mode {
-			if err := s.root.Chmod(rel, fs.FileMode(want.Mode)); err != nil {
+			dr, name := dirs.in(rel)
+			if err := dr.Chmod(name, fs.FileMode(want.Mode)); err != nil {
 				return errf("set mode: %w", err)
 			}
 			fp.hit()
@@ -636,14 +640,21 @@ func (s *Store) applyStep(r record, data []byte, fp *failpoint) error {
 	case want.Kind == ImageLink && sameBytes(now, want):
 		return nil
 	}
-	if d := path.Dir(rel); d != "." {
+	if d := path.Dir(rel); d != "." && now.Kind == ImageAbsent {
 		if err := s.root.MkdirAll(d, 0o755); err != nil {
 			return errf("create folder %s: %w", d, err)
 		}
 	}
+	dr, name := dirs.in(rel)
+	if now.Kind == ImageLink || (want.Kind == ImageLink && now.Kind != ImageAbsent) {
+		if err := dr.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return errf("restore: remove what is there: %w", err)
+		}
+		fp.hit()
+	}
 	switch want.Kind {
 	case ImageLink:
-		if err := s.root.Symlink(want.Link, tmp); err != nil {
+		if err := dr.Symlink(want.Link, name); err != nil {
 			return errf("restore link: %w", err)
 		}
 	case ImageContent:
@@ -659,28 +670,28 @@ func (s *Store) applyStep(r record, data []byte, fp *failpoint) error {
 				perm = fs.FileMode(now.Mode)
 			}
 		}
-		f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		// Written over and then cut to length, not truncated to zero
+		// first: ext4 flushes a file truncated to zero when it is closed,
+		// which would make a big rewind wait on the disk per file.
+		f, err := dr.OpenFile(name, os.O_WRONLY|os.O_CREATE, perm)
 		if err != nil {
 			return errf("restore: %w", err)
 		}
-		_, err = f.Write(data)
+		_, err = f.WriteAt(data, 0)
 		if err == nil {
-			err = f.Chmod(perm) // the umask must not change the kept mode
+			err = f.Truncate(int64(len(data)))
+		}
+		if err == nil {
+			err = f.Chmod(perm) // neither the umask nor the old mode may win
 		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			s.root.Remove(tmp)
 			return errf("restore: %w", err)
 		}
 	default:
 		return errf("not restored: nothing kept for kind %q", want.Kind)
-	}
-	fp.hit()
-	if err := s.root.Rename(tmp, rel); err != nil {
-		s.root.Remove(tmp)
-		return errf("restore: %w", err)
 	}
 	fp.hit()
 	return nil
@@ -726,7 +737,7 @@ func (s *Store) recover() error {
 		if err != nil {
 			failed = append(failed, err.Error())
 		}
-		for i, err := range s.execute(recs, nil, o.rmdirs, o.mkdirs, &failpoint{}, nil) {
+		for i, err := range s.execute(recs, nil, o.rmdirs, o.mkdirs, false, &failpoint{}, nil) {
 			if err != nil {
 				failed = append(failed, recs[i].Path+": "+err.Error())
 			}
