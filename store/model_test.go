@@ -639,6 +639,38 @@ func (h *harness) run() {
 	if fs, err := h.s.Verify(); err != nil || len(fs) > 0 {
 		h.fatalf("Verify at the end: %v %v", fs, err)
 	}
+	h.checkStorePerms()
+}
+
+// checkStorePerms checks what SPEC asks of the store's own folder: folders
+// 0700, files 0600 (it holds copies of secrets), and a .gitignore of "*".
+func (h *harness) checkStorePerms() {
+	dir := filepath.Join(h.root, ".osfoundry")
+	b, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+	if err != nil || strings.TrimSpace(string(b)) != "*" {
+		h.fatalf(".osfoundry/.gitignore holds %q (%v), want *", b, err)
+	}
+	err = filepath.WalkDir(filepath.Join(dir, "checkpoints"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := fs.FileMode(0o600)
+		if d.IsDir() {
+			want = 0o700
+		}
+		if fi.Mode().Perm() != want {
+			rel, _ := filepath.Rel(h.root, p)
+			return fmt.Errorf("%s has mode %v, want %v", rel, fi.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if err != nil {
+		h.fatalf("store folder: %v", err)
+	}
 }
 
 // ---------------------------------------------------------------------------
