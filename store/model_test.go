@@ -133,7 +133,7 @@ var coverageKeys = []string{
 	"undo", "undo-refused-newer", "undo-forced", "undo-nothing", "redo", "redo-forced",
 	"redo-after-rewind-refused", "redo-nothing", "undo-after-redo", "turn-dot-2", "reopen",
 	"mode-only-hand-edit", "edit-before-apply", "agent-symlink", "hand-symlink", "restore-link",
-	"hand-same-size-mtime",
+	"hand-same-size-mtime", "rewind-failed-skipped", "capture-skipped",
 }
 
 // ---------------------------------------------------------------------------
@@ -151,6 +151,15 @@ type img struct {
 func fileImg(data string, mode fs.FileMode) img { return img{exists: true, data: data, mode: mode} }
 
 func (a img) isLink() bool { return a.exists && a.link != "" }
+
+// big says a capture records the file skipped: its bytes are over the
+// store's size limit and are not kept.
+func (a img) big() bool { return a.isFile() && len(a.data) > modelMaxBlob }
+
+// modelMaxBlob is the size limit the model's store is opened with, small
+// enough that some files go over it.
+const modelMaxBlob = 1024
+
 func (a img) isFile() bool { return a.exists && a.link == "" }
 
 func (a img) sameBytes(b img) bool {
@@ -201,6 +210,7 @@ type mrewind struct {
 	want       map[string]img
 	made       []string
 	before     map[string]img // the paths before the newest application (rewind or redo)
+	live       []string       // paths whose pre-image was kept; the others fail and stay as they are
 	removed    []string       // folders the newest application removed
 	created    []string       // folders the newest application created
 	appliedSeq int            // newest application
@@ -223,15 +233,16 @@ type mop struct {
 }
 
 type model struct {
-	files  map[string]img
-	dirs   map[string]bool
-	turns  []*mturn // oldest first
-	byID   map[string]*mturn
-	seq    int
-	writes map[string][]opWrite // what operations wrote, per path
-	undo   []*mrewind           // in effect, newest last
-	redo   []*mrewind           // undone, most recently undone last
-	ops    map[string]*mop
+	files       map[string]img
+	dirs        map[string]bool
+	turns       []*mturn // oldest first
+	byID        map[string]*mturn
+	seq         int
+	writes      map[string][]opWrite // what operations wrote, per path
+	undo        []*mrewind           // in effect, newest last
+	redo        []*mrewind           // undone, most recently undone last
+	ops         map[string]*mop
+	bigCaptures int // captures of files over the size limit
 	// redoCleared is set when a rewind emptied a non-empty redo stack, and
 	// reset by the next redo attempt.
 	redoCleared bool
@@ -324,6 +335,9 @@ func (m *model) capture(t *mturn, p string) {
 	}
 	t.paths = append(t.paths, p)
 	t.pre[p] = m.disk(p)
+	if t.pre[p].big() {
+		m.bigCaptures++
+	}
 	for _, d := range m.missingDirs(p) {
 		if !slices.Contains(t.made, d) {
 			t.made = append(t.made, d)
@@ -364,6 +378,8 @@ func (m *model) handEdited(p string) bool {
 func (m *model) status(t *mturn, p string) []store.Status {
 	d, pre := m.disk(p), t.pre[p]
 	switch {
+	case pre.big():
+		return []store.Status{store.StatusSkipped}
 	case m.handEdited(p):
 		return []store.Status{store.StatusHandEdited}
 	case !pre.exists && d.exists:
@@ -398,6 +414,11 @@ func (m *model) planRewind(t *mturn) *mrewind {
 		r.made = append(r.made, u.made...)
 	}
 	slices.Sort(r.paths)
+	for _, p := range r.paths {
+		if !r.want[p].big() {
+			r.live = append(r.live, p)
+		}
+	}
 	return r
 }
 
@@ -434,9 +455,9 @@ func (m *model) write(p string, v img, seq int) {
 // applyRewind carries out r (a fresh rewind or a redo of it).
 func (m *model) applyRewind(r *mrewind, op string, redo bool) {
 	seq := m.tick()
-	r.before = m.snapshot(r.paths)
+	r.before = m.snapshot(r.live)
 	r.created = nil
-	for _, p := range r.paths {
+	for _, p := range r.live {
 		if r.want[p].exists {
 			r.created = append(r.created, m.missingDirs(p)...)
 		}
@@ -469,7 +490,7 @@ func (m *model) applyUndo(op string) *mrewind {
 	m.ops[op] = &mop{kind: store.KindUndo, rw: r, targets: []string{r.op, r.applyOp}}
 	seq := m.tick()
 	m.ops[op].seq = seq
-	for _, p := range r.paths {
+	for _, p := range r.live {
 		m.write(p, r.before[p], seq)
 	}
 	// The folder before the rewind, exactly: folders it created and left
@@ -549,7 +570,7 @@ func newHarness(t *testing.T, seed uint64, steps int) *harness {
 }
 
 func (h *harness) open(create bool) {
-	s, err := store.Open(h.root, store.Options{Create: create, Notify: func(msg string) {
+	s, err := store.Open(h.root, store.Options{Create: create, MaxBlob: modelMaxBlob, Notify: func(msg string) {
 		h.notes = append(h.notes, msg)
 	}})
 	if err != nil {
@@ -640,6 +661,7 @@ func (h *harness) run() {
 		h.fatalf("Verify at the end: %v %v", fs, err)
 	}
 	h.checkStorePerms()
+	h.cov["capture-skipped"] += h.m.bigCaptures
 }
 
 // checkStorePerms checks what SPEC asks of the store's own folder: folders
@@ -678,6 +700,10 @@ func (h *harness) checkStorePerms() {
 
 func (h *harness) content(p string) string {
 	cur := h.m.disk(p)
+	if h.rng.IntN(20) == 0 {
+		// Over the store's size limit: captured as skipped.
+		return strings.Repeat(fmt.Sprintf("a long line of %s, %x\n", p, h.rng.Uint32()), 40+h.rng.IntN(40))
+	}
 	switch h.rng.IntN(8) {
 	case 0:
 		return []string{"", "same\n", "package x\n"}[h.rng.IntN(3)]
@@ -1072,7 +1098,7 @@ func (h *harness) undo() {
 	}
 	r := h.m.undo[len(h.m.undo)-1]
 	force := h.rng.IntN(10) == 0
-	if newer := h.m.newer(r.paths, r.appliedSeq); len(newer) > 0 {
+	if newer := h.m.newer(r.live, r.appliedSeq); len(newer) > 0 {
 		h.logf("undo %s refused: newer turns %v wrote its paths", r.op, newer)
 		h.expectErr(store.ErrNewerTurn, "PlanUndo(false)", func() (*store.Plan, error) { return h.s.PlanUndo(false) })
 		h.cov["undo-refused-newer"]++
@@ -1085,14 +1111,14 @@ func (h *harness) undo() {
 	if r.applyOp != r.op {
 		h.cov["undo-after-redo"]++
 	}
-	h.logf("undo %s (force %v): turns %v back, paths %v", r.op, force, turnIDs(r.turns), r.paths)
+	h.logf("undo %s (force %v): turns %v back, paths %v", r.op, force, turnIDs(r.turns), r.live)
 	p, err := h.s.PlanUndo(force)
 	if err != nil {
 		h.fatalf("PlanUndo(%v): %v", force, err)
 	}
-	h.checkPlan(p, store.KindUndo, turnIDs(r.turns), r.paths, r.before)
+	h.checkPlan(p, store.KindUndo, turnIDs(r.turns), r.live, r.before)
 	h.editBeforeApply()
-	res := h.applyAndCheck(p, r.paths, r.before, func(op string) { h.m.applyUndo(op) })
+	res := h.applyAndCheck(p, r.live, r.before, func(op string) { h.m.applyUndo(op) })
 	h.logf("  → %s restored %v deleted %v", res.Op, res.Restored, res.Deleted)
 	h.cov["undo"]++
 }
@@ -1112,7 +1138,7 @@ func (h *harness) redo() {
 	}
 	r := h.m.redo[len(h.m.redo)-1]
 	force := h.rng.IntN(10) == 0
-	if newer := h.m.newer(r.paths, r.undoneSeq); len(newer) > 0 {
+	if newer := h.m.newer(r.live, r.undoneSeq); len(newer) > 0 {
 		h.logf("redo %s refused: newer turns %v wrote its paths", r.op, newer)
 		h.expectErr(store.ErrNewerTurn, "PlanRedo(false)", func() (*store.Plan, error) { return h.s.PlanRedo(false) })
 		h.cov["redo-refused-newer"]++
@@ -1122,14 +1148,14 @@ func (h *harness) redo() {
 		force = true
 		h.cov["redo-forced"]++
 	}
-	h.logf("redo %s (force %v): turns %v, paths %v", r.op, force, turnIDs(r.turns), r.paths)
+	h.logf("redo %s (force %v): turns %v, paths %v", r.op, force, turnIDs(r.turns), r.live)
 	p, err := h.s.PlanRedo(force)
 	if err != nil {
 		h.fatalf("PlanRedo(%v): %v", force, err)
 	}
-	h.checkPlan(p, store.KindRedo, turnIDs(r.turns), r.paths, r.want)
+	h.checkPlan(p, store.KindRedo, turnIDs(r.turns), r.live, r.want)
 	h.editBeforeApply()
-	res := h.applyAndCheck(p, r.paths, r.want, func(op string) { h.m.applyRewind(r, op, true) })
+	res := h.applyAndCheck(p, r.live, r.want, func(op string) { h.m.applyRewind(r, op, true) })
 	h.logf("  → %s restored %v deleted %v removed folders %v", res.Op, res.Restored, res.Deleted, r.removed)
 	h.cov["redo"]++
 }
@@ -1152,9 +1178,13 @@ func turnIDs(ts []*mturn) []string {
 }
 
 // predictAction is what a step must do to turn now into want; a change of
-// mode alone may be done either way.
-func predictAction(now, want img) []store.Action {
+// mode alone may be done either way. A pre-image over the size limit
+// (fromPre) cannot be restored; an operation keeps what it overwrites at
+// any size.
+func predictAction(now, want img, fromPre bool) []store.Action {
 	switch {
+	case fromPre && want.big():
+		return []store.Action{store.ActFail}
 	case !want.exists && now.exists:
 		return []store.Action{store.ActDelete}
 	case !want.exists:
@@ -1187,10 +1217,14 @@ func (h *harness) checkPlan(p *store.Plan, kind store.Kind, turns, paths []strin
 		if err := imageMatches(st.Now, now); err != nil {
 			h.fatalf("%s plan step %s: Now %+v: %v", kind, st.Path, st.Now, err)
 		}
-		if err := imageMatches(st.Want, w); err != nil {
+		match := imageMatches
+		if kind == store.KindRewind {
+			match = preMatches
+		}
+		if err := match(st.Want, w); err != nil {
 			h.fatalf("%s plan step %s: Want %+v: %v", kind, st.Path, st.Want, err)
 		}
-		if acts := predictAction(now, w); !slices.Contains(acts, st.Do) {
+		if acts := predictAction(now, w, kind == store.KindRewind); !slices.Contains(acts, st.Do) {
 			h.fatalf("%s plan step %s: do %q (%s), want %v (now %s, want %s)", kind, st.Path, st.Do, st.Reason, acts, now, w)
 		}
 		if he := h.m.handEdited(st.Path); st.HandEdited != he {
@@ -1215,13 +1249,13 @@ func (h *harness) applyAndCheck(p *store.Plan, paths []string, want map[string]i
 		}
 	}
 	before := maps.Clone(h.m.files)
-	var handEdited, restored, deleted []string
+	var handEdited, restored, deleted, failed []string
 	keeps := 0
 	for _, q := range paths {
 		if h.m.handEdited(q) {
 			handEdited = append(handEdited, q)
 		}
-		switch acts := predictAction(h.m.disk(q), want[q]); {
+		switch acts := predictAction(h.m.disk(q), want[q], p.Kind == store.KindRewind); {
 		case len(acts) > 1:
 			// either way
 		case acts[0] == store.ActRestore:
@@ -1231,6 +1265,8 @@ func (h *harness) applyAndCheck(p *store.Plan, paths []string, want map[string]i
 			}
 		case acts[0] == store.ActDelete:
 			deleted = append(deleted, q)
+		case acts[0] == store.ActFail:
+			failed = append(failed, q)
 		default:
 			keeps++
 		}
@@ -1248,8 +1284,18 @@ func (h *harness) applyAndCheck(p *store.Plan, paths []string, want map[string]i
 	if !res.Applied || !strings.HasPrefix(res.Op, "op-") || h.m.ops[res.Op] != nil {
 		h.fatalf("Apply result %+v: want applied with a new op-N id", res)
 	}
-	if len(res.Failed) > 0 {
-		h.fatalf("Apply failed paths: %+v", res.Failed)
+	var gotFailed []string
+	for _, f := range res.Failed {
+		if f.Reason == "" {
+			h.fatalf("Apply failed %s without a reason", f.Path)
+		}
+		gotFailed = append(gotFailed, f.Path)
+	}
+	if g := sortedCopy(gotFailed); !slices.Equal(g, sortedCopy(failed)) {
+		h.fatalf("Apply failed %+v, want %v (skipped pre-images)", res.Failed, failed)
+	}
+	if len(failed) > 0 {
+		h.cov["rewind-failed-skipped"]++
 	}
 	if got := sortedCopy(res.HandEdited); !slices.Equal(got, handEdited) {
 		h.fatalf("Apply hand_edited %v, want %v", got, handEdited)
@@ -1274,7 +1320,7 @@ func (h *harness) applyAndCheck(p *store.Plan, paths []string, want map[string]i
 			if !slices.Contains(paths, q) {
 				h.fatalf("Apply %s %v names %s, not in the plan", c.name, got, q)
 			}
-			if acts := predictAction(h.m.disk(q), want[q]); len(acts) == 1 && !slices.Contains(c.want, q) {
+			if acts := predictAction(h.m.disk(q), want[q], p.Kind == store.KindRewind); len(acts) == 1 && !slices.Contains(c.want, q) {
 				h.fatalf("Apply %s %s, which needed %v (%s → %s)", c.name, q, acts, h.m.disk(q), want[q])
 			}
 		}
@@ -1313,6 +1359,21 @@ func sortedCopy(s []string) []string {
 		out = []string{}
 	}
 	return out
+}
+
+// preMatches checks a pre-image: a file over the size limit is recorded
+// skipped, with its hash if the store took it.
+func preMatches(si store.Image, v img) error {
+	if !v.big() {
+		return imageMatches(si, v)
+	}
+	if si.Kind != store.ImageSkipped || si.Reason == "" {
+		return fmt.Errorf("kind %q reason %q, want skipped with a reason (%d bytes)", si.Kind, si.Reason, len(v.data))
+	}
+	if si.SHA256 != "" && si.SHA256 != sum(v.data) {
+		return fmt.Errorf("sha256 %s, want that of %s", si.SHA256, v)
+	}
+	return nil
 }
 
 // imageMatches checks a store image against the model's.
@@ -1546,7 +1607,7 @@ func (h *harness) checkFiles(t *mturn, readBlobs bool) {
 	}
 	for _, f := range fs {
 		pre := t.pre[f.Path]
-		if err := imageMatches(f.Pre, pre); err != nil {
+		if err := preMatches(f.Pre, pre); err != nil {
 			h.fatalf("Files(%s) %s: pre %+v: %v", t.id, f.Path, f.Pre, err)
 		}
 		if post, ok := t.post[f.Path]; !ok {
@@ -1555,10 +1616,11 @@ func (h *harness) checkFiles(t *mturn, readBlobs bool) {
 			}
 		} else if f.Post == nil {
 			h.fatalf("Files(%s) %s: no post-image, want %s", t.id, f.Path, post)
-		} else if err := imageMatches(*f.Post, post); err != nil {
+		} else if err := imageMatches(*f.Post, post); err != nil && !(post.big() && preMatches(*f.Post, post) == nil) {
 			h.fatalf("Files(%s) %s: post %+v: %v", t.id, f.Path, *f.Post, err)
 		}
-		if err := imageMatches(f.Disk, h.m.disk(f.Path)); err != nil {
+		// A skipped path's status needs no look at the disk.
+		if err := imageMatches(f.Disk, h.m.disk(f.Path)); err != nil && !(pre.big() && f.Disk.Kind == "") {
 			h.fatalf("Files(%s) %s: disk %+v: %v", t.id, f.Path, f.Disk, err)
 		}
 		if want := h.m.status(t, f.Path); !slices.Contains(want, f.Status) {
@@ -1566,7 +1628,7 @@ func (h *harness) checkFiles(t *mturn, readBlobs bool) {
 			h.fatalf("Files(%s) %s: status %q, want %v (pre %s, disk %s, expected %s (%v))",
 				t.id, f.Path, f.Status, want, pre, h.m.disk(f.Path), e, ok)
 		}
-		if readBlobs && pre.isFile() {
+		if readBlobs && pre.isFile() && !pre.big() {
 			b, err := h.s.ReadImage(f.Pre)
 			if err != nil || string(b) != pre.data {
 				h.fatalf("ReadImage(%s pre of %s) = %q, %v; want %s", t.id, f.Path, abbrev(string(b)), err, pre)
