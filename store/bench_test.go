@@ -3,10 +3,13 @@ package store_test
 // Benchmarks of the costs the store promises (SPEC, "Speed"):
 //
 //   - BenchmarkCapture: a 4-file turn in stores of 0, 60,000 and 600,000
-//     entries, as four hook processes do it (open, capture one file, close,
-//     four times) and as one open store does it (one Capture of 4 paths).
-//     A capture reads and writes only its own turn's records, so the cost
-//     must stay flat as the store grows.
+//     entries, as four hook calls do it (open, capture one file, close, four
+//     times, in this process: the cost of starting a process is not in it)
+//     and as one open store does it (one Capture of 4 paths). A capture
+//     reads and writes only its own turn's records, so the cost must stay
+//     flat as the store grows.
+//   - BenchmarkTreeWriteFloor: writing the tree's files plainly, the floor
+//     the tree benchmarks stand on for this machine's disk.
 //   - BenchmarkLogJSONish: Log(true), encoded as `log --json` encodes it, on
 //     the 60,000-entry store.
 //   - BenchmarkCaptureTree: one Capture of the first 4,686 files, sorted by
