@@ -226,17 +226,19 @@ func cmdShow(in []string) int {
 	}
 	if a.set["json"] {
 		type fileJSON struct {
-			Path   string       `json:"path"`
-			Pre    string       `json:"pre"`
-			Status store.Status `json:"status"`
-			Reason string       `json:"reason,omitempty"`
+			Path       string       `json:"path"`
+			Pre        string       `json:"pre"`
+			Status     store.Status `json:"status"`
+			Reason     string       `json:"reason,omitempty"`
+			HandEdited bool         `json:"hand_edited,omitempty"`
 		}
 		out := struct {
 			Turn  string     `json:"turn"`
 			Files []fileJSON `json:"files"`
 		}{Turn: a.pos[0], Files: []fileJSON{}}
 		for _, f := range files {
-			out.Files = append(out.Files, fileJSON{Path: f.Path, Pre: string(f.Pre.Kind), Status: f.Status, Reason: f.Reason})
+			out.Files = append(out.Files, fileJSON{Path: f.Path, Pre: string(f.Pre.Kind), Status: f.Status, Reason: f.Reason,
+				HandEdited: f.HandEdited && f.Status != store.StatusHandEdited})
 		}
 		return printJSON(out)
 	}

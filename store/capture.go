@@ -30,9 +30,10 @@ type captured struct {
 // duplicates; the first bad path is the error.
 func (s *Store) rels(paths []string) ([]string, error) {
 	seen := map[string]bool{}
+	memo := map[string]string{}
 	var out []string
 	for _, p := range paths {
-		rel, err := s.Rel(p)
+		rel, err := s.rel(p, memo)
 		if err != nil {
 			return nil, err
 		}
@@ -77,17 +78,16 @@ func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, er
 					img.Kind = ImageSkipped
 					img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
 				case img.Kind == ImageContent:
-					var w bool
-					w, c.err = s.putBlob(img.SHA256, data, known)
+					_, c.err = s.putBlob(img.SHA256, data, known)
 					img.Kind, img.Kept = ImageContent, c.err == nil
-					if w {
-						mu.Lock()
-						wrote = append(wrote, img.SHA256)
-						mu.Unlock()
-					}
+					// A blob found already there may be another capture's,
+					// not yet durable: it is synced like a new one.
+					mu.Lock()
+					wrote = append(wrote, img.SHA256)
+					mu.Unlock()
 				case img.Kind == ImageAbsent:
 					c.dirs = s.missingDirs(c.rel)
-				case img.Kind == ImageOther:
+				case img.Kind == ImageOther && !keepAll:
 					c.err = errf("%s %s", c.rel, img.Reason)
 				}
 				c.img = img
@@ -132,6 +132,9 @@ func (s *Store) syncBlobs(sums []string) error {
 	}
 	for _, sum := range sums {
 		f, err := b.Open(sum + ".zst")
+		if errors.Is(err, fs.ErrNotExist) {
+			f, err = b.Open(sum) // a seed store's raw blob
+		}
 		if err == nil {
 			err = f.Sync()
 			f.Close()
@@ -338,7 +341,7 @@ func (s *Store) NewTurn(meta TurnMeta) (string, error) {
 	for {
 		n++
 		id := strconv.Itoa(n)
-		if _, exists, err := s.readTurnFile(id, false); err != nil || exists {
+		if _, exists, err := s.readTurnFile(id, true); err != nil || exists {
 			continue
 		}
 		buf := appendRecord(nil, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: time.Now().UnixNano()})
@@ -409,13 +412,26 @@ func (s *Store) Seal(turn string, paths []string) error {
 		return err
 	}
 	if !exists {
-		return errf("seal: turn %s has no capture: %w", turn, ErrUnknownTurn)
+		t = newTurn(id)
 	}
 	now := time.Now().UnixNano()
 	var buf []byte
+	created := !exists
 	for _, c := range seen {
 		if _, ok := t.byPath[c.rel]; !ok {
-			return errf("seal: %s was not captured in turn %s", c.rel, id)
+			// Captured in a turn a rewind undid between the capture and
+			// this seal: the rewind put back that capture's pre-image, so
+			// it is this continuation's pre-image too.
+			f := s.earlierCapture(turn, id, c.rel)
+			if f == nil {
+				return errf("seal: %s was not captured in turn %s", c.rel, id)
+			}
+			if created {
+				buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: f.label, Source: f.source, Head: gitHead(s.root), At: now})
+				created = false
+			}
+			pre := f.file.pre
+			buf = appendRecord(buf, &record{R: "pre", Path: c.rel, Img: &pre, Dirs: f.file.dirs, At: now})
 		}
 		img := c.img
 		buf = appendRecord(buf, &record{R: "post", Path: c.rel, Img: &img, At: now})
@@ -423,12 +439,49 @@ func (s *Store) Seal(turn string, paths []string) error {
 	if len(buf) == 0 {
 		return nil
 	}
-	return s.appendTurn(id, buf, false)
+	return s.appendTurn(id, buf, !exists)
+}
+
+// earlier is a path's capture in an earlier incarnation of a turn.
+type earlier struct {
+	file   *tfile
+	label  string
+	source *Source
+}
+
+// earlierCapture finds rel's capture in the newest incarnation of turn
+// before id (turn, turn.2, …). Caller holds the lock.
+func (s *Store) earlierCapture(turn, id, rel string) *earlier {
+	var found *earlier
+	for k := 1; ; k++ {
+		cand := turn
+		if k > 1 {
+			cand = turn + "." + strconv.Itoa(k)
+		}
+		if cand == id || k > 1000 {
+			return found
+		}
+		if t, ok, _ := s.readTurnFile(cand, false); ok {
+			if f := t.byPath[rel]; f != nil {
+				found = &earlier{f, t.label, t.source}
+			}
+		}
+	}
 }
 
 // Write captures path, writes data to it (keeping its mode, or 0644 for a
 // new file), and seals it. It returns the turn id used.
 func (s *Store) Write(turn string, meta TurnMeta, p string, data []byte) (string, error) {
+	// Held across capture, write and seal, so a rewind waits for all three
+	// rather than landing between them.
+	if err := s.ensureDirs(); err != nil {
+		return "", err
+	}
+	bl, err := s.flock("blobs.lock", unix.LOCK_SH)
+	if err != nil {
+		return "", err
+	}
+	defer bl.unlock()
 	id, err := s.Capture(turn, meta, []string{p})
 	if err != nil {
 		return "", err
@@ -452,6 +505,14 @@ func (s *Store) Write(turn string, meta TurnMeta, p string, data []byte) (string
 
 // Remove captures paths, deletes them, and seals them.
 func (s *Store) Remove(turn string, meta TurnMeta, paths []string) (string, error) {
+	if err := s.ensureDirs(); err != nil {
+		return "", err
+	}
+	bl, err := s.flock("blobs.lock", unix.LOCK_SH)
+	if err != nil {
+		return "", err
+	}
+	defer bl.unlock()
 	id, err := s.Capture(turn, meta, paths)
 	if err != nil {
 		return "", err

@@ -137,9 +137,10 @@ type statEntry struct {
 
 // statCache spares hashing unchanged files on every log. An entry is
 // trusted when size, mtime, ctime, inode and mode match and the file was
-// last modified well before it was hashed: as in git's racy-clean rule, a
-// file written in the same clock tick as its hashing could change without
-// its stat changing, so such entries are hashed again.
+// last modified and last changed (mtime and ctime) well before it was
+// hashed: as in git's racy-clean rule, a file written in the same clock
+// tick as its hashing could change without its stat changing — and a
+// tool can set mtime back — so such entries are hashed again.
 type statCache struct {
 	loaded  bool
 	entries map[string]statEntry
@@ -199,7 +200,8 @@ func (s *Store) diskState(rel string, dirs *dirCache) Image {
 		e.Ctime = ctimeOf(st)
 	}
 	if c, ok := s.stats.entries[rel]; ok && c.Size == e.Size && c.Mtime == e.Mtime &&
-		c.Ctime == e.Ctime && c.Ino == e.Ino && c.Mode == e.Mode && c.When-e.Mtime > racyWindow {
+		c.Ctime == e.Ctime && c.Ino == e.Ino && c.Mode == e.Mode &&
+		c.When-e.Mtime > racyWindow && c.When-e.Ctime > racyWindow {
 		return Image{Kind: ImageContent, SHA256: c.SHA, Size: c.Size, Mode: c.Mode}
 	}
 	e.When = time.Now().UnixNano()

@@ -25,7 +25,7 @@ var known = map[string]string{}
 
 func init() {
 	for _, k := range []string{"r", "v", "id", "label", "source", "head", "p", "i", "w", "dirs", "do", "why", "hand",
-		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "at", "sha256", "bytes", "mode",
+		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "failed", "at", "sha256", "bytes", "mode",
 		"link", "reason", "kept", "agent", "session", "prompt", "turn", "pre", "post", "op", "done", "step",
 		"content", "absent", "skipped", "symlink", "restore", "delete", "keep", "fail", "rewind", "undo", "redo"} {
 		known[k] = k
@@ -229,6 +229,10 @@ func (d *fastDec) recordField(key string, r *record) bool {
 		r.Hand, ok = d.bool()
 	case "recovered":
 		r.Recovered, ok = d.bool()
+	case "abandoned":
+		r.Abandoned, ok = d.bool()
+	case "failed":
+		r.Failed, ok = d.strs()
 	case "dirs":
 		r.Dirs, ok = d.strs()
 	case "turns":

@@ -80,6 +80,8 @@ type opRec struct {
 	mkdirs    []string
 	done      bool
 	recovered bool
+	abandoned bool
+	failed    map[string]bool
 }
 
 // turnFile is the cached parse of one turn file; appended records are read
@@ -401,7 +403,10 @@ func (s *Store) readOps() ([]*opRec, error) {
 			c.byID[o.id] = o
 		case "done":
 			if o := c.byID[r.ID]; o != nil {
-				o.done, o.recovered = true, r.Recovered
+				o.done, o.recovered, o.abandoned = true, r.Recovered, r.Abandoned
+				if len(r.Failed) > 0 {
+					o.failed = set(r.Failed)
+				}
 			}
 		}
 	}
@@ -471,7 +476,7 @@ func (v *view) replay(ops []*opRec) {
 	for _, o := range ops {
 		v.ops = append(v.ops, o)
 		v.opByID[o.id] = o
-		if !o.done {
+		if !o.done || o.abandoned {
 			continue
 		}
 		switch o.kind {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -273,11 +276,13 @@ func newerTurn(v *view, op *opRec, goals []wanted, force bool, what string) erro
 		return nil
 	}
 	for _, t := range v.turns {
-		if t.at <= op.at || v.rewound[t.id] {
+		if v.rewound[t.id] {
 			continue
 		}
+		// By when each path was written, not when the turn began: a turn
+		// older than the operation may still have written after it.
 		for _, g := range goals {
-			if _, ok := t.byPath[g.path]; ok {
+			if f, ok := t.byPath[g.path]; ok && (t.at > op.at || f.preAt > op.at || f.postAt > op.at) {
 				return errf("%s %s: turn %s wrote %s after it (--force to %s anyway): %w", what, op.id, t.id, g.path, what, ErrNewerTurn)
 			}
 		}
@@ -326,6 +331,11 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		return nil, err
 	}
 	defer l.unlock()
+	// Another process may have been killed mid-operation since this store
+	// was opened: finish that first, so nothing is applied over it.
+	if err := s.recoverLocked(); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, err := s.load()
@@ -386,6 +396,9 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	if err := syncFS(s.dir); err != nil {
 		return nil, errf("%s: sync %s: %w", q.Kind, s.path("."), err)
 	}
+	if err := s.cutTorn("ops.log"); err != nil {
+		return nil, errf("%s: %w", q.Kind, err)
+	}
 	at := time.Now().UnixNano()
 	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Steps: len(recs), Rmdirs: rmdirs, Had: had, Mkdirs: mkdirs, At: at})
 	if err := appendDurable(s.dir, "ops.log", op); err != nil {
@@ -394,6 +407,12 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	fp.hit()
 	res := &Result{Op: id, Restored: []string{}, Deleted: []string{}, Failed: []Failure{}, HandEdited: []string{}, Applied: true}
 	errs := s.execute(recs, bytesOf, rmdirs, mkdirs, true, fp, progress)
+	var failed []string
+	for i, r := range recs {
+		if errs[i] != nil {
+			failed = append(failed, r.Path)
+		}
+	}
 	for i, r := range recs {
 		err := errs[i]
 		switch {
@@ -410,7 +429,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 			res.HandEdited = append(res.HandEdited, r.Path)
 		}
 	}
-	if err := s.finish(id, false); err != nil {
+	if err := s.finish(&record{R: "done", ID: id, Failed: failed}); err != nil {
 		return res, err
 	}
 	fp.hit()
@@ -572,8 +591,9 @@ func (s *Store) rmdirs(v *view, p *Plan) []string {
 func (s *Store) removeDirs(dirs []string, fp *failpoint) {
 	for _, d := range dirs {
 		if rel, err := s.Rel(d); err == nil {
-			// Remove refuses a folder that is not empty, which is the point.
-			if s.root.Remove(rel) == nil {
+			// Only a real folder (a link standing there was never kept),
+			// and Remove refuses one that is not empty, which is the point.
+			if fi, err := s.root.Lstat(rel); err == nil && fi.IsDir() && s.root.Remove(rel) == nil {
 				fp.hit()
 			}
 		}
@@ -608,7 +628,8 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 		return err
 	}
 	var now Image
-	if fresh && r.Img != nil {
+	// A folder in the way may have been removed by the phase before.
+	if fresh && r.Img != nil && r.Img.Kind != ImageOther {
 		now = *r.Img
 	} else if now, _, err = dirs.read(rel); err != nil {
 		return err
@@ -670,25 +691,14 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 				perm = fs.FileMode(now.Mode)
 			}
 		}
-		// Written over and then cut to length, not truncated to zero
-		// first: ext4 flushes a file truncated to zero when it is closed,
-		// which would make a big rewind wait on the disk per file.
-		f, err := dr.OpenFile(name, os.O_WRONLY|os.O_CREATE, perm)
+		done, err := writeInPlace(dr, name, data, perm)
 		if err != nil {
 			return errf("restore: %w", err)
 		}
-		_, err = f.WriteAt(data, 0)
-		if err == nil {
-			err = f.Truncate(int64(len(data)))
-		}
-		if err == nil {
-			err = f.Chmod(perm) // neither the umask nor the old mode may win
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return errf("restore: %w", err)
+		if !done {
+			if err := writeReplace(dr, name, data, perm); err != nil {
+				return errf("restore: %w", err)
+			}
 		}
 	default:
 		return errf("not restored: nothing kept for kind %q", want.Kind)
@@ -697,15 +707,112 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 	return nil
 }
 
+// writeInPlace rewrites an existing file's bytes without making a new
+// file: only a regular file with no other hard link (writing through one
+// would change a file elsewhere, maybe outside the root) that opens for
+// writing as the very file looked at. It reports false, having written
+// nothing, when the file does not qualify. It writes over the old bytes
+// and then cuts the file to length, rather than truncating it to zero
+// first: ext4 flushes a file truncated to zero when it is closed.
+func writeInPlace(r *os.Root, name string, data []byte, perm fs.FileMode) (bool, error) {
+	fi, err := r.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() || links(fi) != 1 {
+		return false, nil
+	}
+	f, err := r.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return false, nil // read-only, say: a new file renamed over it will do
+	}
+	defer f.Close()
+	ofi, err := f.Stat()
+	if err != nil || !os.SameFile(fi, ofi) || links(ofi) != 1 {
+		return false, nil
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return true, err
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return true, err
+	}
+	if err := f.Chmod(perm); err != nil {
+		return true, err
+	}
+	return true, f.Close()
+}
+
+func links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 0
+}
+
+// writeReplace writes a new file beside name and renames it over name,
+// which replaces a link or a read-only file without writing through it.
+// The temporary name is fixed per path, so a recovery removes a leftover.
+func writeReplace(r *os.Root, name string, data []byte, perm fs.FileMode) error {
+	h := sha256.Sum256([]byte(name))
+	tmp := path.Join(path.Dir(name), ".ckpt-tmp-"+hex.EncodeToString(h[:8]))
+	r.Remove(tmp)
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm) // the umask must not change the kept mode
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = r.Rename(tmp, name)
+	}
+	if err != nil {
+		r.Remove(tmp)
+	}
+	return err
+}
+
 // finish makes the folder's changes durable and logs the operation done.
-func (s *Store) finish(id string, recovered bool) error {
+func (s *Store) finish(done *record) error {
 	if err := syncFS(s.root); err != nil {
 		return errf("sync %s: %w", s.rootPath, err)
 	}
-	done := appendRecord(nil, &record{R: "done", ID: id, Recovered: recovered, At: time.Now().UnixNano()})
-	if err := appendDurable(s.dir, "ops.log", done); err != nil {
+	done.At = time.Now().UnixNano()
+	if err := appendDurable(s.dir, "ops.log", appendRecord(nil, done)); err != nil {
 		return errf("append to %s: %w", s.path("ops.log"), err)
 	}
+	return nil
+}
+
+// cutTorn cuts a torn last record off a record file before an append, so
+// the new record never ends up glued to half of an old one. Caller holds
+// the lock.
+func (s *Store) cutTorn(name string) error {
+	data, err := s.dir.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return errf("read %s: %w", s.path(name), err)
+	}
+	res := decodeEach(data, func(*record) {})
+	if !res.torn {
+		return nil
+	}
+	f, err := s.dir.OpenFile(name, os.O_WRONLY, 0)
+	if err == nil {
+		err = f.Truncate(res.good)
+		if err == nil {
+			err = f.Sync()
+		}
+		f.Close()
+	}
+	if err != nil {
+		return errf("cut the torn record at the end of %s: %w", s.path(name), err)
+	}
+	s.LogError("cut a torn last record (%d bytes) off %s", int64(len(data))-res.good, s.path(name))
 	return nil
 }
 
@@ -715,34 +822,81 @@ func (s *Store) finish(id string, recovered bool) error {
 // ends wholly as after the operation.
 func (s *Store) recover() error {
 	ops, err := s.readOps()
-	if err != nil || len(ops) == 0 || ops[len(ops)-1].done {
+	if err != nil || allDone(ops) {
 		return err
 	}
-	// Another process may be applying it right now: the lock waits for it.
+	// Another process may be applying it right now: the locks wait for it
+	// (and, as for any operation, for captures in flight).
+	bl, err := s.flock("blobs.lock", unix.LOCK_EX)
+	if err != nil {
+		return err
+	}
+	defer bl.unlock()
 	l, err := s.lock()
 	if err != nil {
 		return err
 	}
 	defer l.unlock()
-	ops, err = s.readOps()
-	if err != nil {
+	return s.recoverLocked()
+}
+
+func allDone(ops []*opRec) bool {
+	for _, o := range ops {
+		if !o.done {
+			return false
+		}
+	}
+	return true
+}
+
+// recoverLocked finishes every operation logged but not done. One with a
+// finished operation after it was overtaken (a store that never recovered
+// it): carrying it forward now would write over newer work, so it is
+// marked abandoned, and the one after it stands. Caller holds both locks.
+func (s *Store) recoverLocked() error {
+	s.mu.Lock()
+	ops, err := s.readOps()
+	s.mu.Unlock()
+	if err != nil || allDone(ops) {
 		return err
 	}
-	for _, o := range ops {
+	if err := s.cutTorn("ops.log"); err != nil {
+		return err
+	}
+	for i, o := range ops {
 		if o.done {
 			continue
 		}
-		recs, err := s.steps(o.id)
-		var failed []string
-		if err != nil {
-			failed = append(failed, err.Error())
+		later := false
+		for _, x := range ops[i+1:] {
+			later = later || x.done
 		}
+		s.mu.Lock()
+		recs, err := s.steps(o.id)
+		s.mu.Unlock()
+		if later || err != nil {
+			why := "a later operation overtook it"
+			if err != nil {
+				why = "its steps cannot be read: " + err.Error()
+			}
+			if err := s.finish(&record{R: "done", ID: o.id, Recovered: true, Abandoned: true}); err != nil {
+				return errf("mark interrupted %s %s abandoned: %w", o.kind, o.id, err)
+			}
+			msg := fmt.Sprintf("%s %s was interrupted and is abandoned (%s); the paths it had already changed stay as they are", o.kind, o.id, why)
+			s.LogError("%s", msg)
+			if s.notify != nil {
+				s.notify(msg)
+			}
+			continue
+		}
+		var failed, paths []string
 		for i, err := range s.execute(recs, nil, o.rmdirs, o.mkdirs, false, &failpoint{}, nil) {
 			if err != nil {
 				failed = append(failed, recs[i].Path+": "+err.Error())
+				paths = append(paths, recs[i].Path)
 			}
 		}
-		if err := s.finish(o.id, true); err != nil {
+		if err := s.finish(&record{R: "done", ID: o.id, Recovered: true, Failed: paths}); err != nil {
 			return errf("finish interrupted %s %s: %w", o.kind, o.id, err)
 		}
 		msg := fmt.Sprintf("finished %s %s, which was interrupted: the folder is now as after it", o.kind, o.id)

@@ -39,7 +39,7 @@ func (s *Store) expected(v *view) map[string]expectation {
 		}
 	}
 	for _, o := range v.ops {
-		if !o.done {
+		if !o.done || o.abandoned {
 			continue
 		}
 		steps, err := s.steps(o.id)
@@ -47,7 +47,7 @@ func (s *Store) expected(v *view) map[string]expectation {
 			continue
 		}
 		for _, st := range steps {
-			if st.Want != nil && st.Do != ActFail {
+			if st.Want != nil && st.Do != ActFail && !o.failed[st.Path] {
 				put(st.Path, *st.Want, o.at)
 			}
 		}
@@ -116,6 +116,17 @@ func (r *statusRun) blobProblem(sum string) string {
 	return why
 }
 
+// handEdited reports whether f's path was changed since the last step
+// that wrote it — whatever status comes first for it (a skipped file can
+// be changed since the agent too, and every view says so).
+func (r *statusRun) handEdited(f *tfile) bool {
+	if f.refused != "" {
+		return false
+	}
+	e, ok := r.exp[f.path]
+	return ok && !sameBytes(r.diskOf(f.path), e.img)
+}
+
 // status tells how one path of a turn stands against the disk now.
 func (r *statusRun) status(f *tfile) (Status, string, Image) {
 	if f.refused != "" {
@@ -172,7 +183,7 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 		if withStatus {
 			e.HandEdited = 0
 			for _, f := range t.files {
-				if st, _, _ := run.status(f); st == StatusHandEdited {
+				if run.handEdited(f) {
 					e.HandEdited++
 				}
 			}
@@ -244,6 +255,7 @@ func (s *Store) Files(id string, withStatus bool) ([]File, error) {
 		ff := File{Path: f.path, Pre: f.pre, Post: f.post}
 		if withStatus {
 			ff.Status, ff.Reason, ff.Disk = run.status(f)
+			ff.HandEdited = run.handEdited(f)
 		} else if f.refused != "" {
 			ff.Status, ff.Reason = StatusRefused, f.refused
 		}
@@ -336,13 +348,9 @@ const maxWatchedDirs = 512
 func (s *Store) Watch(ctx context.Context) (<-chan struct{}, error) {
 	s.mu.Lock()
 	v, err := s.load()
-	s.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
 	seen := map[string]bool{}
 	var dirs []string
-	for i := len(v.turns) - 1; i >= 0 && len(dirs) < maxWatchedDirs; i-- {
+	for i := len(v.turns) - 1; err == nil && i >= 0 && len(dirs) < maxWatchedDirs; i-- {
 		for _, f := range v.turns[i].files {
 			d := path.Dir(f.path)
 			if f.refused != "" || seen[d] {
@@ -351,6 +359,10 @@ func (s *Store) Watch(ctx context.Context) (<-chan struct{}, error) {
 			seen[d] = true
 			dirs = append(dirs, filepath.Join(s.rootPath, filepath.FromSlash(d)))
 		}
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
 	return watchPaths(ctx, time.Second, []string{filepath.Join(s.rootPath, storeDir)}, dirs)
 }

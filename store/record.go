@@ -47,7 +47,9 @@ type record struct {
 	Mkdirs []string `json:"mkdirs,omitempty"` // folders made (an undo's give-back)
 
 	// done
-	Recovered bool `json:"recovered,omitempty"`
+	Recovered bool     `json:"recovered,omitempty"`
+	Abandoned bool     `json:"abandoned,omitempty"` // never carried out: changes nothing
+	Failed    []string `json:"failed,omitempty"`    // paths whose step failed while running
 
 	At int64 `json:"at,omitempty"` // Unix nanoseconds, assigned under the lock
 }

@@ -179,27 +179,43 @@ func (s *Store) path(name string) string {
 }
 
 // Rel turns p (absolute, or relative to the root) into a root-relative
-// slash path. It refuses with ErrOutsideRoot a path outside the root
-// (after resolving symlinks on both sides, all but the last element), the
-// root itself, and paths inside the store.
-func (s *Store) Rel(p string) (string, error) {
-	if p == "" {
-		return "", errf("empty path: %w", ErrOutsideRoot)
+// slash path. It refuses with ErrOutsideRoot a path outside the root, the
+// root itself, and paths inside the store — after resolving symlinks in
+// every element but the last (which may itself be a link, kept as one), so
+// neither "../x" nor a link to somewhere else gets through.
+func (s *Store) Rel(p string) (string, error) { return s.rel(p, nil) }
+
+// rel is Rel with a memo of resolved folders, for a batch of paths.
+func (s *Store) rel(p string, memo map[string]string) (string, error) {
+	if p == "" || strings.IndexByte(p, 0) >= 0 {
+		return "", errf("%q: %w", p, ErrOutsideRoot)
 	}
-	if filepath.IsAbs(p) {
-		dir, base := filepath.Split(filepath.Clean(p))
-		dir = resolvePrefix(filepath.Clean(dir))
-		rel, err := filepath.Rel(s.rootPath, filepath.Join(dir, base))
-		if err != nil {
-			return "", errf("%s: %w", p, ErrOutsideRoot)
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(s.rootPath, filepath.FromSlash(p))
+	}
+	dir, base := filepath.Split(filepath.Clean(abs))
+	dir = filepath.Clean(dir)
+	if r, ok := memo[dir]; ok {
+		dir = r
+	} else {
+		r = resolvePrefix(dir)
+		if memo != nil {
+			memo[dir] = r
 		}
-		p = rel
+		dir = r
 	}
-	rel := path.Clean(filepath.ToSlash(p))
+	rel, err := filepath.Rel(s.rootPath, filepath.Join(dir, base))
+	if err != nil {
+		return "", errf("%s: %w", p, ErrOutsideRoot)
+	}
+	rel = path.Clean(filepath.ToSlash(rel))
 	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/") {
 		return "", errf("%s: %w", p, ErrOutsideRoot)
 	}
-	if rel == ".osfoundry" || strings.HasPrefix(rel, ".osfoundry/") {
+	// Case folded: on a case-insensitive file system .OSFOUNDRY is the
+	// store too.
+	if top, _, _ := strings.Cut(rel, "/"); strings.EqualFold(top, ".osfoundry") {
 		return "", errf("%s is inside the checkpoint store: %w", p, ErrOutsideRoot)
 	}
 	return rel, nil

@@ -123,6 +123,9 @@ type File struct {
 	Reason string
 	// Disk is what the path holds now (filled with Status).
 	Disk Image
+	// HandEdited is set when the path was changed since the agent (or the
+	// last operation) wrote it, even where another status comes first.
+	HandEdited bool
 }
 
 // TurnMeta is what a capture knows of its turn beyond the id.

@@ -1,0 +1,62 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func TestRegressSeedRelativeThroughLink(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "a.txt", "A0")
+	s, _ := Open(root, Options{Create: true})
+	s.Write("1", TurnMeta{}, filepath.Join(root, "a.txt"), []byte("A1"))
+	rewind(t, s, "1")
+	s.Close()
+	os.Symlink(".osfoundry", filepath.Join(root, "lnk"))
+	idx := `[{"turn": 9, "label": "hostile", "at": 1, "files": [{"path": "lnk/checkpoints/ops.log", "pre": {"kind": "absent"}}]}]`
+	os.WriteFile(filepath.Join(root, storeDir, "index.json"), []byte(idx), 0o600)
+	s2, _ := Open(root, Options{})
+	p, err := s2.PlanRewind("9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range p.Steps {
+		t.Logf("step %s %s %s", st.Path, st.Do, st.Reason)
+	}
+	r, err := s2.Apply(p, nil)
+	t.Logf("%+v %v", r, err)
+	b, _ := os.ReadFile(filepath.Join(root, storeDir, "ops.log"))
+	t.Logf("ops.log now: %s", b)
+}
+
+func TestRegressWatchRace(t *testing.T) {
+	root := t.TempDir()
+	s, _ := Open(root, Options{Create: true})
+	for i := 0; i < 50; i++ {
+		wr(t, root, fmt.Sprintf("f%d", i), "x")
+	}
+	s.Capture("1", TurnMeta{}, []string{filepath.Join(root, "f0")})
+	s.Log(false)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := 1; i < 50; i++ {
+			s.Capture("1", TurnMeta{}, []string{filepath.Join(root, fmt.Sprintf("f%d", i))})
+			s.Log(false)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for i := 0; i < 50; i++ {
+			ctx, cancel := context.WithCancel(context.Background())
+			s.Watch(ctx)
+			cancel()
+		}
+	}()
+	wg.Wait()
+}
