@@ -182,15 +182,7 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 	}
 	res := decodeRecords(data)
 	if res.torn && cut {
-		f, err := s.dir.OpenFile(name, os.O_WRONLY, 0)
-		if err == nil {
-			err = f.Truncate(res.good)
-			if err == nil {
-				err = f.Sync()
-			}
-			f.Close()
-		}
-		if err != nil {
+		if err := truncateDurably(s.dir, name, res.good); err != nil {
 			return nil, false, errf("cut the torn record at the end of %s: %w", s.path(name), err)
 		}
 	}

@@ -53,12 +53,21 @@ func (f *failpoint) hit() {
 // the same folder, renamed into place; sync fsyncs the file before the
 // rename (the caller syncs the folder or the file system).
 func writeFileAtomic(r *os.Root, name string, data []byte, perm os.FileMode, sync bool) error {
-	tmp := path.Join(path.Dir(name), ".tmp-"+randHex(8))
+	return writeVia(r, path.Join(path.Dir(name), ".tmp-"+randHex(8)), name, data, perm, sync, false)
+}
+
+// writeVia writes data to tmp and renames it over name; tmp is removed on
+// failure. With chmod it sets the mode exactly, so the umask cannot change
+// a kept mode.
+func writeVia(r *os.Root, tmp, name string, data []byte, perm os.FileMode, sync, chmod bool) error {
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(data)
+	if err == nil && chmod {
+		err = f.Chmod(perm)
+	}
 	if err == nil && sync {
 		err = f.Sync()
 	}
@@ -70,6 +79,22 @@ func writeFileAtomic(r *os.Root, name string, data []byte, perm os.FileMode, syn
 	}
 	if err != nil {
 		r.Remove(tmp)
+	}
+	return err
+}
+
+// truncateDurably cuts a store file to size and fsyncs it.
+func truncateDurably(r *os.Root, name string, size int64) error {
+	f, err := r.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	return err
 }

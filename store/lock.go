@@ -35,6 +35,21 @@ func (s *Store) flock(name string, how int) (*lockFile, error) {
 // lock takes the store's exclusive lock, waiting for it.
 func (s *Store) lock() (*lockFile, error) { return s.flock("lock", unix.LOCK_EX) }
 
+// lockAll takes blobs.lock and the lock, both exclusively and in that
+// order: what prune, rewind, undo, redo and recovery need.
+func (s *Store) lockAll() (unlock func(), err error) {
+	bl, err := s.flock("blobs.lock", unix.LOCK_EX)
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.lock()
+	if err != nil {
+		bl.unlock()
+		return nil, err
+	}
+	return func() { l.unlock(); bl.unlock() }, nil
+}
+
 // tryLock takes the exclusive lock without waiting; ok is false if
 // another process holds it.
 func (s *Store) tryLock() (*lockFile, bool, error) {

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // inFlightWindow is how recent an unsealed capture must be for a plan to
@@ -321,16 +319,11 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	// Captures in flight hold blobs.lock shared from before they read the
 	// files until their records are written: waiting for it exclusively
 	// lets them finish, so the plan sees their turns.
-	bl, err := s.flock("blobs.lock", unix.LOCK_EX)
+	unlock, err := s.lockAll()
 	if err != nil {
 		return nil, err
 	}
-	defer bl.unlock()
-	l, err := s.lock()
-	if err != nil {
-		return nil, err
-	}
-	defer l.unlock()
+	defer unlock()
 	// Another process may have been killed mid-operation since this store
 	// was opened: finish that first, so nothing is applied over it.
 	if err := s.recoverLocked(); err != nil {
@@ -754,24 +747,7 @@ func writeReplace(r *os.Root, name string, data []byte, perm fs.FileMode) error 
 	h := sha256.Sum256([]byte(name))
 	tmp := path.Join(path.Dir(name), ".ckpt-tmp-"+hex.EncodeToString(h[:8]))
 	r.Remove(tmp)
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm) // the umask must not change the kept mode
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = r.Rename(tmp, name)
-	}
-	if err != nil {
-		r.Remove(tmp)
-	}
-	return err
+	return writeVia(r, tmp, name, data, perm, false, true)
 }
 
 // finish makes the folder's changes durable and logs the operation done.
@@ -801,15 +777,7 @@ func (s *Store) cutTorn(name string) error {
 	if !res.torn {
 		return nil
 	}
-	f, err := s.dir.OpenFile(name, os.O_WRONLY, 0)
-	if err == nil {
-		err = f.Truncate(res.good)
-		if err == nil {
-			err = f.Sync()
-		}
-		f.Close()
-	}
-	if err != nil {
+	if err := truncateDurably(s.dir, name, res.good); err != nil {
 		return errf("cut the torn record at the end of %s: %w", s.path(name), err)
 	}
 	s.LogError("cut a torn last record (%d bytes) off %s", int64(len(data))-res.good, s.path(name))
@@ -827,16 +795,11 @@ func (s *Store) recover() error {
 	}
 	// Another process may be applying it right now: the locks wait for it
 	// (and, as for any operation, for captures in flight).
-	bl, err := s.flock("blobs.lock", unix.LOCK_EX)
+	unlock, err := s.lockAll()
 	if err != nil {
 		return err
 	}
-	defer bl.unlock()
-	l, err := s.lock()
-	if err != nil {
-		return err
-	}
-	defer l.unlock()
+	defer unlock()
 	return s.recoverLocked()
 }
 

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Verify checks every record and blob: each record's checksum, each
@@ -139,16 +137,11 @@ func dedupe(xs []string) []string {
 // turns of the seed's index.json are never dropped (ckpt does not rewrite
 // that file).
 func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
-	bl, err := s.flock("blobs.lock", unix.LOCK_EX)
+	unlock, err := s.lockAll()
 	if err != nil {
 		return nil, err
 	}
-	defer bl.unlock()
-	l, err := s.lock()
-	if err != nil {
-		return nil, err
-	}
-	defer l.unlock()
+	defer unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, err := s.load()
