@@ -337,6 +337,7 @@ func TestCrashDuringCapture(t *testing.T) {
 					break
 				}
 				kills++
+				ckptLog(t, root) // the store opens and lists
 				if withStore {
 					if v := ckpt(t, root, "verify"); v.Code != 0 {
 						t.Errorf("capture:%d: verify right after the kill\n%s", k, v)
