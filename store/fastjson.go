@@ -23,6 +23,10 @@ func fastDecode(b []byte, r *record) bool {
 // string(bytes) does not allocate.
 var known = map[string]string{}
 
+// maxKnown is the longest of them: longer strings (paths, hashes) skip the
+// lookup.
+const maxKnown = len("recovered")
+
 func init() {
 	for _, k := range []string{"r", "v", "id", "label", "source", "head", "p", "i", "w", "dirs", "do", "why", "hand",
 		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "failed", "at", "sha256", "bytes", "mode",
@@ -80,8 +84,10 @@ func (d *fastDec) str() (string, bool) {
 		case c == '"':
 			raw := d.b[start:d.p]
 			d.p++
-			if k, ok := known[string(raw)]; ok {
-				return k, true // no allocation for the words every record repeats
+			if len(raw) <= maxKnown {
+				if k, ok := known[string(raw)]; ok {
+					return k, true // no allocation for the words every record repeats
+				}
 			}
 			if !utf8.Valid(raw) {
 				return "", false
