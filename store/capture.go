@@ -69,29 +69,34 @@ func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, er
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				c := captured{rel: rels[i]}
-				img, data, err := dirs.read(c.rel)
-				switch {
-				case err != nil:
-					c.err = err
-				case img.Kind == ImageContent && img.Size > s.maxBlob && !keepAll:
-					img.Kind = ImageSkipped
-					img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
-				case img.Kind == ImageContent:
-					_, c.err = s.putBlob(img.SHA256, data, known)
-					img.Kind, img.Kept = ImageContent, c.err == nil
-					// A blob found already there may be another capture's,
-					// not yet durable: it is synced like a new one.
-					mu.Lock()
-					wrote = append(wrote, img.SHA256)
-					mu.Unlock()
-				case img.Kind == ImageAbsent:
-					c.dirs = s.missingDirs(c.rel)
-				case img.Kind == ImageOther && !keepAll:
-					c.err = errf("%s %s", c.rel, img.Reason)
+				if err := guarded(func() error {
+					c := captured{rel: rels[i]}
+					img, data, err := dirs.read(c.rel)
+					switch {
+					case err != nil:
+						c.err = err
+					case img.Kind == ImageContent && img.Size > s.maxBlob && !keepAll:
+						img.Kind = ImageSkipped
+						img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
+					case img.Kind == ImageContent:
+						_, c.err = s.putBlob(img.SHA256, data, known)
+						img.Kind, img.Kept = ImageContent, c.err == nil
+						// A blob found already there may be another capture's,
+						// not yet durable: it is synced like a new one.
+						mu.Lock()
+						wrote = append(wrote, img.SHA256)
+						mu.Unlock()
+					case img.Kind == ImageAbsent:
+						c.dirs = s.missingDirs(c.rel)
+					case img.Kind == ImageOther && !keepAll:
+						c.err = errf("%s %s", c.rel, img.Reason)
+					}
+					c.img = img
+					out[i] = c
+					return nil
+				}); err != nil {
+					out[i] = captured{rel: rels[i], err: err}
 				}
-				c.img = img
-				out[i] = c
 			}
 		}()
 	}

@@ -163,3 +163,15 @@ func names(r *os.Root, dir string) ([]string, error) {
 	sort.Strings(list)
 	return list, err
 }
+
+// guarded runs fn, turning a panic into an error. The store's workers run
+// inside agent hooks, where a crash would exit non-zero, and a hook that
+// exits 2 blocks the agent's tool.
+func guarded(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("store: internal error: %v", r)
+		}
+	}()
+	return fn()
+}

@@ -202,7 +202,11 @@ func (s *Store) refreshTurnFiles(names []string) error {
 	for w := 0; w < workers; w++ {
 		go func() {
 			for j := range work {
-				c, err := s.refreshTurnFile(turns, j.name, j.c)
+				var c *turnFile
+				err := guarded(func() (err error) {
+					c, err = s.refreshTurnFile(turns, j.name, j.c)
+					return err
+				})
 				results <- result{j.name, c, err}
 			}
 		}()

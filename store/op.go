@@ -509,7 +509,7 @@ func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs
 		for w := 0; w < workers; w++ {
 			go func() {
 				for i := range work {
-					errs[i] = s.applyStep(recs[i], bytesOf[recs[i].Path], dirs, fresh, fp)
+					errs[i] = guarded(func() error { return s.applyStep(recs[i], bytesOf[recs[i].Path], dirs, fresh, fp) })
 					done <- struct{}{}
 				}
 			}()
