@@ -19,23 +19,23 @@ var version = "0.1.0"
 const usage = `ckpt makes an AI coding agent's work undoable, turn by turn.
 
 usage:
-  ckpt [ui] [--root DIR]                 the terminal UI
-  ckpt demo [--dir DIR] [--no-ui]         a sample project with agent turns
-  ckpt capture --turn T [--label L] PATH... keep pre-images before an agent writes
-  ckpt seal --turn T PATH...              record what the agent wrote
-  ckpt write --turn T [--label L] PATH    capture, write standard input to PATH, seal
-  ckpt rm --turn T [--label L] PATH...    capture, delete, seal
-  ckpt log [--json]                       turns and operations, newest first
-  ckpt show TURN [--json]                 a turn's files against the disk
-  ckpt diff TURN [PATH...]                unified diff, pre-image → disk now
+  ckpt [ui] [--root DIR]                      the terminal UI
+  ckpt demo [--dir DIR] [--no-ui]             a sample project with agent turns
+  ckpt capture --turn T [--label L] PATH...   keep pre-images before an agent writes
+  ckpt seal --turn T PATH...                  record what the agent wrote
+  ckpt write --turn T [--label L] PATH        capture, write standard input to PATH, seal
+  ckpt rm --turn T [--label L] PATH...        capture, delete, seal
+  ckpt log [--json]                           turns and operations, newest first
+  ckpt show TURN [--json]                     a turn's files against the disk
+  ckpt diff TURN [PATH...]                    unified diff, pre-image → disk now
   ckpt rewind TURN [--dry-run] [--yes] [--json]
   ckpt undo [--dry-run] [--yes] [--force] [--json]
   ckpt redo [--dry-run] [--yes] [--force] [--json]
   ckpt prune [--keep N] [--older-than DUR] [--dry-run]
-  ckpt verify [--json]
-  ckpt hook claude|gemini|codex|opencode  an agent's hook (JSON on stdin)
-  ckpt install AGENT [--dry-run]          add ckpt's hooks to the agent's project config
-  ckpt uninstall AGENT                    take them out again
+  ckpt verify [--json]                        check every record and blob
+  ckpt hook claude|gemini|codex|opencode      an agent's hook (JSON on stdin)
+  ckpt install AGENT [--dry-run]              add ckpt's hooks to the agent's project config
+  ckpt uninstall AGENT                        take them out again
   ckpt --version
 
 Every command takes --root DIR (or $CKPT_ROOT); capture, seal, write and rm
