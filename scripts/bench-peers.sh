@@ -17,7 +17,7 @@
 # Usage: scripts/bench-peers.sh [RUNS [MAXFILES]]
 #   RUNS      timed runs per figure (default 5; the median is shown)
 #   MAXFILES  take only the first MAXFILES files of the sorted list
-#             (e.g. 4686 to match the tree of the issue's figures)
+#             (e.g. 4686, the tree the Python store's quoted figures were measured on)
 set -euo pipefail
 
 RUNS=${1:-5}
@@ -215,7 +215,7 @@ E_ONE=$(bench e "'$BIN/edit4' '$ONE'" "'$BIN/ckpt-1proc'")
 
 # --- the table -------------------------------------------------------------------
 
-PY_CAPTURE_MS=7000 # the seeds' Python store on these machines (the issue's figure)
+PY_CAPTURE_MS=7000 # the seed design's Python store on these machines, as quoted
 PY_RESTORE_MS=5000
 
 row "figure" "ckpt" "peer" "peer/ckpt"
