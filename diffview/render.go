@@ -103,7 +103,7 @@ func (d *Diff) Line(i, width int, l Layout, st Styles) string {
 
 // full draws a header or note across the whole width.
 func (d *Diff) full(r Row, width int, st Styles) string {
-	s := fit(clean(r.Text), width)
+	s := Fit(clean(r.Text), width)
 	if r.Kind == RowHunk {
 		return st.Hunk.Render(s)
 	}
@@ -126,7 +126,7 @@ func (d *Diff) half(r Row, width int, st Styles, left bool) string {
 func (d *Diff) body(nums string, r Row, width int, st Styles) string {
 	nw := ansi.StringWidth(nums)
 	if nw >= width {
-		return st.LineNo.Render(fit(nums, width))
+		return st.LineNo.Render(Fit(nums, width))
 	}
 	sign, style := "  ", st.Context
 	switch r.Kind {
@@ -137,7 +137,7 @@ func (d *Diff) body(nums string, r Row, width int, st Styles) string {
 	case RowNoEOL:
 		sign, style = "", st.Note
 	}
-	return st.LineNo.Render(nums) + style.Render(fit(sign+clean(r.Text), width-nw))
+	return st.LineNo.Render(nums) + style.Render(Fit(sign+clean(r.Text), width-nw))
 }
 
 // clean expands tabs and escapes what the terminal would act on.
@@ -164,8 +164,12 @@ func clean(s string) string {
 	return Escape(s)
 }
 
-// fit cuts s (plain text) to width cells, or pads it with spaces.
-func fit(s string, width int) string {
+// Fit cuts plain text s to width cells (ending it with "…"), or pads it
+// with spaces to width; widths are measured in cells, never bytes.
+func Fit(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
 	w := ansi.StringWidth(s)
 	if w > width {
 		s = ansi.Truncate(s, width, "…")

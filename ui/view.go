@@ -156,7 +156,7 @@ func (m *Model) panesView(h int) []string {
 }
 
 func (m *Model) title(text string, w int, focused bool) string {
-	s := fit(" "+text, w)
+	s := diffview.Fit(" "+text, w)
 	if focused {
 		return m.sty.titleFocus.Render(s)
 	}
@@ -173,16 +173,16 @@ func (m *Model) turnsView(w, h int) []string {
 	out = append(out, m.title(n, w, m.focus == paneTurns))
 	if m.filtering || m.filter != "" {
 		if m.filtering {
-			out = append(out, fit(" /"+diffview.Escape(m.filter)+"▏", w))
+			out = append(out, diffview.Fit(" /"+diffview.Escape(m.filter)+"▏", w))
 		} else {
-			out = append(out, m.sty.dim.Render(fit(" filter: "+diffview.Escape(m.filter)+" (esc clears)", w)))
+			out = append(out, m.sty.dim.Render(diffview.Fit(" filter: "+diffview.Escape(m.filter)+" (esc clears)", w)))
 		}
 	}
 	rows := h - len(out)
 	if len(m.entries) == 0 {
-		out = append(out, m.sty.dim.Render(fit(" no turns yet — they appear here as the agent works", w)))
+		out = append(out, m.sty.dim.Render(diffview.Fit(" no turns yet — they appear here as the agent works", w)))
 	} else if len(m.shown) == 0 {
-		out = append(out, m.sty.dim.Render(fit(" no turn matches the filter", w)))
+		out = append(out, m.sty.dim.Render(diffview.Fit(" no turn matches the filter", w)))
 	}
 	idW := 1
 	end := min(m.turns.top+rows, len(m.shown))
@@ -300,16 +300,16 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 	}
 	midW := max(w-lw-rw, 0)
 	if lw > w {
-		return m.selStyle(sel, focused).Render(fit(left, w))
+		return m.selStyle(sel, focused).Render(diffview.Fit(left, w))
 	}
-	midText := fit(mid.text, midW)
+	midText := diffview.Fit(mid.text, midW)
 	if sel {
 		var b strings.Builder
 		b.WriteString(left + midText)
 		for _, r := range right {
 			b.WriteString(" " + r.text)
 		}
-		return m.selStyle(sel, focused).Render(fit(b.String(), w))
+		return m.selStyle(sel, focused).Render(diffview.Fit(b.String(), w))
 	}
 	var b strings.Builder
 	b.WriteString(left)
@@ -421,14 +421,14 @@ func (m *Model) filesView(w, h int) []string {
 	case e == nil:
 	case e.Kind != store.KindAgent:
 		for _, l := range opDetails(e) {
-			out = append(out, fit(" "+l, w))
+			out = append(out, diffview.Fit(" "+l, w))
 		}
 	case m.filesErr != nil:
-		out = append(out, m.sty.errText.Render(fit(" "+diffview.Escape(m.filesErr.Error()), w)))
+		out = append(out, m.sty.errText.Render(diffview.Fit(" "+diffview.Escape(m.filesErr.Error()), w)))
 	case m.files == nil:
-		out = append(out, m.sty.dim.Render(fit(" loading…", w)))
+		out = append(out, m.sty.dim.Render(diffview.Fit(" loading…", w)))
 	case len(m.files) == 0:
-		out = append(out, m.sty.dim.Render(fit(" no files in this turn", w)))
+		out = append(out, m.sty.dim.Render(diffview.Fit(" no files in this turn", w)))
 	}
 	end := min(m.fileList.top+h-1, len(m.files))
 	for i := m.fileList.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
@@ -501,13 +501,13 @@ func (m *Model) diffView(w, h int) []string {
 	out = append(out, m.title(t, w, m.focus == paneDiff))
 	switch {
 	case f == nil:
-		out = append(out, m.sty.dim.Render(fit(" select a file to see its diff", w)))
+		out = append(out, m.sty.dim.Render(diffview.Fit(" select a file to see its diff", w)))
 	case m.diff.err != nil:
-		out = append(out, m.sty.errText.Render(fit(" "+diffview.Escape(m.diff.err.Error()), w)))
+		out = append(out, m.sty.errText.Render(diffview.Fit(" "+diffview.Escape(m.diff.err.Error()), w)))
 	case m.diff.note != "":
-		out = append(out, m.sty.dim.Render(fit(" "+diffview.Escape(m.diff.note), w)))
+		out = append(out, m.sty.dim.Render(diffview.Fit(" "+diffview.Escape(m.diff.note), w)))
 	case d == nil:
-		out = append(out, m.sty.dim.Render(fit(" computing diff…", w)))
+		out = append(out, m.sty.dim.Render(diffview.Fit(" computing diff…", w)))
 	default:
 		l := m.layout()
 		end := min(m.diff.top+h-1, d.Len(l))
@@ -541,9 +541,9 @@ func (m *Model) statusLine() string {
 	}
 	iw := ansi.StringWidth(info)
 	if iw+2 > w {
-		return m.sty.dim.Render(fit(info, w))
+		return m.sty.dim.Render(diffview.Fit(info, w))
 	}
-	return style.Render(fit(" "+msg, w-iw-1)) + " " + m.sty.dim.Render(info)
+	return style.Render(diffview.Fit(" "+msg, w-iw-1)) + " " + m.sty.dim.Render(info)
 }
 
 func (m *Model) turnCount() int {
@@ -558,7 +558,7 @@ func (m *Model) turnCount() int {
 
 func (m *Model) helpLine() string {
 	k := m.bindings()
-	return fit(m.help.ShortHelpView(k.ShortHelp()), m.width)
+	return diffview.Fit(m.help.ShortHelpView(k.ShortHelp()), m.width)
 }
 
 func (m *Model) helpView(h int) []string {
@@ -662,7 +662,7 @@ func (m *Model) dialogLines(iw int) ([]string, int) {
 			if i > 0 {
 				lead += "  "
 			}
-			body = append(body, m.lineStyle(l.style).Render(fit(lead+wl, iw)))
+			body = append(body, m.lineStyle(l.style).Render(diffview.Fit(lead+wl, iw)))
 		}
 	}
 	return body, sinceAt
@@ -693,14 +693,14 @@ func (m *Model) dialogView(h int) []string {
 	room := max(h-6, 1)
 	top := clamp(d.top, 0, max(len(body)-room, 0))
 	shown := body[top:min(top+room, len(body))]
-	content := []string{m.sty.dialogTitle.Render(fit(d.title(), iw)), strings.Repeat(" ", iw)}
+	content := []string{m.sty.dialogTitle.Render(diffview.Fit(d.title(), iw)), strings.Repeat(" ", iw)}
 	content = append(content, shown...)
 	if len(body) > room {
-		content = append(content, m.sty.dim.Render(fit(fmt.Sprintf("(%d–%d of %d lines)", top+1, top+len(shown), len(body)), iw)))
+		content = append(content, m.sty.dim.Render(diffview.Fit(fmt.Sprintf("(%d–%d of %d lines)", top+1, top+len(shown), len(body)), iw)))
 	} else {
 		content = append(content, strings.Repeat(" ", iw))
 	}
-	content = append(content, m.sty.dim.Render(fit(foot, iw)))
+	content = append(content, m.sty.dim.Render(diffview.Fit(foot, iw)))
 	box := m.sty.dialog.Render(strings.Join(content, "\n"))
 	placed := lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, box)
 	out := strings.Split(placed, "\n")
@@ -739,24 +739,8 @@ func progressBar(done, total, w int) string {
 	return label + "[" + strings.Repeat("#", n) + strings.Repeat("-", bw-n) + "]"
 }
 
-// fit cuts plain text s to w cells or pads it.
-func fit(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	sw := ansi.StringWidth(s)
-	if sw > w {
-		s = ansi.Truncate(s, w, "…")
-		sw = ansi.StringWidth(s)
-	}
-	if sw < w {
-		s += strings.Repeat(" ", w-sw)
-	}
-	return s
-}
-
 // fitStyled is fit for text that already holds styles.
-func fitStyled(s string, w int) string { return fit(s, w) }
+func fitStyled(s string, w int) string { return diffview.Fit(s, w) }
 
 func pad(s string, w int) string {
 	if sw := ansi.StringWidth(s); sw < w {
