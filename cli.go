@@ -13,7 +13,7 @@ import (
 var errUsage = errors.New("usage")
 
 // args is a command's parsed command line. Flags may come before or
-// after the positional arguments, as SPEC's synopses show them.
+// after the positional arguments, as CONTRACT.md's synopses show them.
 type args struct {
 	vals map[string]string
 	set  map[string]bool

@@ -16,7 +16,7 @@ import (
 	"ckpt/store"
 )
 
-// atLayout is SPEC's fixed time layout: the strings sort as the times do.
+// atLayout is CONTRACT.md's fixed time layout: the strings sort as the times do.
 const atLayout = "2006-01-02T15:04:05.000000000Z"
 
 var esc = diffview.Escape

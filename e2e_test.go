@@ -1,7 +1,7 @@
 package main
 
 // Whole-program tests: they build the ckpt binary once and drive it through
-// the surface SPEC.md describes (commands, flags, JSON, exit codes), the way
+// the surface CONTRACT.md describes (commands, flags, JSON, exit codes), the way
 // an agent's hook or a user at a shell would.
 
 import (
@@ -168,7 +168,7 @@ func ckptCode(t testing.TB, root string, want int, args ...string) ckptRun {
 	return r
 }
 
-// --- JSON shapes of SPEC.md ---
+// --- JSON shapes of CONTRACT.md ---
 
 // logRow is one element of `log --json`.
 type logRow struct {
@@ -223,7 +223,7 @@ func (o opDoc) failedPaths() []string {
 	return ps
 }
 
-// wantAtLayout is SPEC's fixed layout for `at`.
+// wantAtLayout is CONTRACT.md's fixed layout for `at`.
 const wantAtLayout = "2006-01-02T15:04:05.000000000Z"
 
 var wantAtPattern = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$`)

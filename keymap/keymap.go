@@ -35,7 +35,7 @@ type KeyMap struct {
 	Quit   key.Binding
 }
 
-// Default returns the bindings SPEC.md lists, plus the diff view's extras.
+// Default returns the bindings CONTRACT.md lists, plus the diff view's extras.
 func Default() KeyMap {
 	return KeyMap{
 		Up:       key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "up")),

@@ -1,6 +1,6 @@
 package store_test
 
-// Benchmarks of the costs the store promises (SPEC, "Speed"):
+// Benchmarks of the costs the store promises (README, "Speed"):
 //
 //   - BenchmarkCapture: a 4-file turn in stores of 0, 60,000 and 600,000
 //     entries, as four hook calls do it (open, capture one file, close, four
@@ -262,7 +262,7 @@ func BenchmarkCapture(b *testing.B) {
 	}
 }
 
-// logJSON is one line of `log --json` (SPEC, "JSON").
+// logJSON is one line of `log --json` (CONTRACT.md, "JSON").
 type logJSON struct {
 	Turn       string        `json:"turn"`
 	Label      string        `json:"label"`

@@ -3,7 +3,7 @@ package store_test
 // TestModel drives a store with seeded random sequences of agent turns, hand
 // edits, rewinds, undos and redos, and after every step compares the real
 // folder (and the store's own account of it) with an in-memory model that
-// never calls store code. The model is written from SPEC.md's rules:
+// never calls store code. The model is written from CONTRACT.md's rules:
 //
 //   - the first capture of a path in a turn wins;
 //   - rewinding turn T undoes T and every later active turn, each path
@@ -664,7 +664,7 @@ func (h *harness) run() {
 	h.cov["capture-skipped"] += h.m.bigCaptures
 }
 
-// checkStorePerms checks what SPEC asks of the store's own folder: folders
+// checkStorePerms checks what CONTRACT.md asks of the store's own folder: folders
 // 0700, files 0600 (it holds copies of secrets), and a .gitignore of "*".
 func (h *harness) checkStorePerms() {
 	dir := filepath.Join(h.root, ".osfoundry")

@@ -99,7 +99,7 @@ type Entry struct {
 // Status is how one path of a turn stands against the disk now.
 type Status string
 
-// File statuses, in the order SPEC's show --json takes the first match.
+// File statuses, in the order CONTRACT.md's show --json takes the first match.
 const (
 	StatusSkipped     Status = "skipped"
 	StatusMissingBlob Status = "missing_blob" // also a blob that fails its hash
