@@ -69,7 +69,7 @@ func (t *turn) apply(r *record) {
 // opRec is one operation from ops.log.
 type opRec struct {
 	id        string
-	n         int
+	n         OpID // 0 for a name that does not parse
 	kind      Kind
 	target    string
 	turns     []string
@@ -401,7 +401,7 @@ func (s *Store) readOps() ([]*opRec, error) {
 	for _, r := range res.recs {
 		switch r.R {
 		case "op":
-			n, _ := strconv.Atoi(strings.TrimPrefix(r.ID, "op-"))
+			n, _ := ParseOpID(r.ID)
 			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, steps: r.Steps, rmdirs: r.Rmdirs, had: r.Had, mkdirs: r.Mkdirs}
 			c.ops = append(c.ops, o)
 			c.byID[o.id] = o
