@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -88,6 +91,58 @@ func TestNoTerminal(t *testing.T) {
 		r := ckptCode(t, t.TempDir(), 1, args...)
 		if !strings.Contains(r.Stderr, "needs a terminal") || strings.Contains(r.Stderr, "/dev/tty") {
 			t.Errorf("want a friendly message\n%s", r)
+		}
+	}
+}
+
+// TestNoBuildOutputTracked: git tracks no binary and no file that
+// .gitignore names.
+func TestNoBuildOutputTracked(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("not in a git checkout: %v", err)
+	}
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if name == "ckpt" || strings.HasSuffix(name, ".test") {
+			t.Errorf("%s is build output and is tracked", name)
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		head := make([]byte, 4)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		if magic := string(head[:n]); magic == "\x7fELF" || magic == "\xcf\xfa\xed\xfe" || magic == "\xfe\xed\xfa\xcf" {
+			t.Errorf("%s is an executable and is tracked", name)
+		}
+	}
+	ignored, err := exec.Command("git", "ls-files", "-ci", "--exclude-standard").Output()
+	if err == nil && len(ignored) > 0 {
+		t.Errorf("tracked files that .gitignore names:\n%s", ignored)
+	}
+}
+
+func TestVersionString(t *testing.T) {
+	defer func(v string) { version = v }(version)
+	version = "1.2.3"
+	if got := versionString(); got != "1.2.3" {
+		t.Errorf("versionString with -X main.version=1.2.3 = %q", got)
+	}
+	version = ""
+	if got := versionString(); got == "" {
+		t.Errorf("versionString from build info is empty")
+	}
+}
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 files"}, {1, "1 file"}, {2, "2 files"}} {
+		if got := count(c.n, "file"); got != c.want {
+			t.Errorf("count(%d) = %q, want %q", c.n, got, c.want)
 		}
 	}
 }
