@@ -1,0 +1,96 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+)
+
+// recover finishes an operation that a killed process left logged but not
+// done. The steps and every byte they need were made durable before the
+// operation was logged, so it can always be carried forward; the folder
+// ends wholly as after the operation.
+func (s *Store) recover() error {
+	ops, err := s.readOps()
+	if err != nil || allDone(ops) {
+		return err
+	}
+	// Another process may be applying it right now: the locks wait for it
+	// (and, as for any operation, for captures in flight).
+	unlock, err := s.lockAll()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.recoverLocked()
+}
+
+func allDone(ops []*opRec) bool {
+	for _, o := range ops {
+		if !o.done {
+			return false
+		}
+	}
+	return true
+}
+
+// recoverLocked finishes every operation logged but not done. One with a
+// finished operation after it was overtaken (a store that never recovered
+// it): carrying it forward now would write over newer work, so it is
+// marked abandoned, and the one after it stands. Caller holds both locks.
+func (s *Store) recoverLocked() error {
+	s.mu.Lock()
+	ops, err := s.readOps()
+	s.mu.Unlock()
+	if err != nil || allDone(ops) {
+		return err
+	}
+	if err := s.cutTorn("ops.log"); err != nil {
+		return err
+	}
+	for i, o := range ops {
+		if o.done {
+			continue
+		}
+		later := false
+		for _, x := range ops[i+1:] {
+			later = later || x.done
+		}
+		s.mu.Lock()
+		recs, err := s.steps(o.id)
+		s.mu.Unlock()
+		if later || err != nil {
+			why := "a later operation overtook it"
+			if err != nil {
+				why = "its steps cannot be read: " + err.Error()
+			}
+			if err := s.finish(&record{R: "done", ID: o.id, Recovered: true, Abandoned: true}); err != nil {
+				return errf("mark interrupted %s %s abandoned: %w", o.kind, o.id, err)
+			}
+			msg := fmt.Sprintf("%s %s was interrupted and is abandoned (%s); the paths it had already changed stay as they are", o.kind, o.id, why)
+			s.LogError("%s", msg)
+			if s.notify != nil {
+				s.notify(msg)
+			}
+			continue
+		}
+		var failed, paths []string
+		for i, err := range s.execute(recs, nil, o.rmdirs, o.mkdirs, false, &failpoint{}, nil) {
+			if err != nil {
+				failed = append(failed, recs[i].Path+": "+err.Error())
+				paths = append(paths, recs[i].Path)
+			}
+		}
+		if err := s.finish(&record{R: "done", ID: o.id, Recovered: true, Failed: paths}); err != nil {
+			return errf("finish interrupted %s %s: %w", o.kind, o.id, err)
+		}
+		msg := fmt.Sprintf("finished %s %s, which was interrupted: the folder is now as after it", o.kind, o.id)
+		if len(failed) > 0 {
+			msg += fmt.Sprintf(" (%d paths could not be restored: %s)", len(failed), strings.Join(failed, "; "))
+		}
+		s.LogError("%s", msg)
+		if s.notify != nil {
+			s.notify(msg)
+		}
+	}
+	return nil
+}
