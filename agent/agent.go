@@ -250,10 +250,9 @@ func (h *hookCall) beforeWrite() error {
 		return err
 	}
 	meta := store.TurnMeta{Source: h.source()}
+	// Each path stands alone: one the store cannot capture (a link loop, a
+	// folder) is logged, and the others are kept.
 	used, err := h.store.Capture(turn, meta, paths)
-	if err != nil {
-		return fmt.Errorf("hook %s: capture %s in turn %s: %w", h.agent.name, strings.Join(paths, ", "), turn, err)
-	}
 	if used != "" && used != turn {
 		// The turn was rewound while the agent went on: its later writes
 		// belong to the continuation the store started.
@@ -261,7 +260,19 @@ func (h *hookCall) beforeWrite() error {
 			return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, used, err)
 		}
 	}
+	if err != nil {
+		return h.batchFailed("capture", paths, turn, err)
+	}
 	return nil
+}
+
+// batchFailed words a failed Capture or Seal for the error log: the paths
+// that failed when the store says which (the rest were handled), else all.
+func (h *hookCall) batchFailed(verb string, paths []string, turn string, err error) error {
+	if be, ok := errors.AsType[*store.BatchError](err); ok {
+		return fmt.Errorf("hook %s: %s in turn %s (the other paths were kept): %w", h.agent.name, verb, turn, be)
+	}
+	return fmt.Errorf("hook %s: %s %s in turn %s: %w", h.agent.name, verb, strings.Join(paths, ", "), turn, err)
 }
 
 func (h *hookCall) afterWrite() error {
@@ -274,7 +285,7 @@ func (h *hookCall) afterWrite() error {
 		return fmt.Errorf("hook %s: %s written with no turn open (no pre-write event seen); not sealed", h.agent.name, strings.Join(paths, ", "))
 	}
 	if err := h.store.Seal(turn, paths); err != nil {
-		return fmt.Errorf("hook %s: seal %s in turn %s: %w", h.agent.name, strings.Join(paths, ", "), turn, err)
+		return h.batchFailed("seal", paths, turn, err)
 	}
 	return nil
 }

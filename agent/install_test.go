@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -513,4 +514,54 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A config folder or file that is a symlink is refused by install and
+// uninstall: nothing is written through it, and it is never replaced.
+func TestInstallRefusesSymlinks(t *testing.T) {
+	for _, agentName := range Agents() {
+		rel, _ := ConfigPath(agentName)
+		dir, file := filepath.Split(rel)
+		dir = strings.TrimSuffix(dir, "/")
+		top, _, _ := strings.Cut(dir, "/")
+		t.Run(agentName+"/folder", func(t *testing.T) {
+			root, outside := t.TempDir(), t.TempDir()
+			if err := os.Symlink(outside, filepath.Join(root, top)); err != nil {
+				t.Fatal(err)
+			}
+			for _, install := range []bool{true, false} {
+				_, err := edit(agentName, InstallOptions{Root: root, Exe: testExe}, install)
+				if !errors.Is(err, ErrSymlink) {
+					t.Fatalf("install=%v: err %v, want ErrSymlink", install, err)
+				}
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+				t.Fatalf("wrote outside the project: %v", entries)
+			}
+		})
+		t.Run(agentName+"/file", func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			target := filepath.Join(root, "real-"+file)
+			old := "{}\n"
+			if err := os.WriteFile(target, []byte(old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			link := filepath.Join(root, filepath.FromSlash(rel))
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Install(agentName, InstallOptions{Root: root, Exe: testExe}); !errors.Is(err, ErrSymlink) {
+				t.Fatalf("err %v, want ErrSymlink", err)
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("the link was replaced: %v %v", fi, err)
+			}
+			if got := readFile(t, target); string(got) != old {
+				t.Fatalf("target changed: %q", got)
+			}
+		})
+	}
 }

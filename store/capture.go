@@ -27,29 +27,60 @@ type captured struct {
 }
 
 // rels maps caller paths to root-relative ones, in order, without
-// duplicates; the first bad path is the error.
-func (s *Store) rels(paths []string) ([]string, error) {
+// duplicates. A path that cannot be used is left out and listed in bad;
+// the others stand on their own.
+func (s *Store) rels(paths []string) (out []string, bad []PathError) {
 	seen := map[string]bool{}
 	memo := map[string]string{}
-	var out []string
 	for _, p := range paths {
 		rel, err := s.rel(p, memo)
 		if err != nil {
-			return nil, err
+			bad = append(bad, PathError{Path: p, Err: err})
+			continue
 		}
 		if !seen[rel] {
 			seen[rel] = true
 			out = append(out, rel)
 		}
 	}
+	return out, bad
+}
+
+// look is lookEach for a caller that needs every path: the first path
+// that could not be read is the error.
+func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, error) {
+	out, err := s.lookEach(rels, keepAll, fp)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range out {
+		if c.err != nil {
+			return nil, c.err
+		}
+	}
 	return out, nil
 }
 
-// look reads each path's current state and keeps its bytes as a blob when
-// under the size limit (any size when keepAll), using every core. It then
-// makes the new blobs durable with one barrier for a batch, or an fsync per
-// blob for a few.
-func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, error) {
+// usable splits what lookEach found into the paths read and the ones
+// that could not be, added to bad.
+func usable(seen []captured, bad []PathError) ([]captured, []PathError) {
+	var ok []captured
+	for _, c := range seen {
+		if c.err != nil {
+			bad = append(bad, PathError{Path: c.rel, Err: c.err})
+			continue
+		}
+		ok = append(ok, c)
+	}
+	return ok, bad
+}
+
+// lookEach reads each path's current state and keeps its bytes as a blob
+// when under the size limit (any size when keepAll), using every core. It
+// then makes the new blobs durable with one barrier for a batch, or an
+// fsync per blob for a few. A path that cannot be read carries its error
+// in its captured; the error returned is the barrier's.
+func (s *Store) lookEach(rels []string, keepAll bool, fp *failpoint) ([]captured, error) {
 	out := make([]captured, len(rels))
 	var mu sync.Mutex
 	var wrote []string
@@ -110,11 +141,6 @@ func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, er
 	}
 	if err := s.syncBlobs(wrote); err != nil {
 		return nil, err
-	}
-	for _, c := range out {
-		if c.err != nil {
-			return nil, c.err
-		}
 	}
 	return out, nil
 }
@@ -231,14 +257,23 @@ func (s *Store) incarnation(id string) (string, error) {
 // path in a turn wins; later ones are ignored. It returns the turn id used:
 // T.2 (then T.3 …) when T was already rewound. It reads and writes only
 // that turn's records, so it costs the same whatever the store's size.
+//
+// Each path stands alone: one that cannot be captured (outside the root,
+// unreadable, a folder) is left out, and the error is a *BatchError naming
+// it, while the others are captured.
 func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, error) {
 	if turn == "" {
 		return "", errf("capture: empty turn id")
 	}
-	rels, err := s.rels(paths)
+	rels, bad := s.rels(paths)
+	id, err := s.capture(turn, meta, rels, &bad)
 	if err != nil {
-		return "", errf("capture: %w", err)
+		return id, err
 	}
+	return id, batchError("capture", bad)
+}
+
+func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathError) (string, error) {
 	if err := s.ensureDirs(); err != nil {
 		return "", err
 	}
@@ -255,10 +290,11 @@ func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, err
 			rels = without(rels, t.byPath)
 		}
 	}
-	seen, err := s.look(rels, false, fp)
+	seen, err := s.lookEach(rels, false, fp)
 	if err != nil {
 		return "", errf("capture: %w", err)
 	}
+	seen, *bad = usable(seen, *bad)
 	l, err := s.lock()
 	if err != nil {
 		return "", err
@@ -271,6 +307,10 @@ func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, err
 	t, exists, err := s.readTurnFile(id, true)
 	if err != nil {
 		return "", err
+	}
+	if !exists && len(seen) == 0 && len(*bad) > 0 {
+		// Every path failed: no turn is started for nothing.
+		return id, nil
 	}
 	now := time.Now().UnixNano()
 	var buf []byte
@@ -377,11 +417,19 @@ func (s *Store) lastNumber() int {
 
 // Seal records what the agent left at paths after its write: the hash,
 // and the bytes as a blob when under the size limit. Each path must have
-// been captured in the turn.
+// been captured in the turn. As for Capture, each path stands alone: the
+// error is a *BatchError naming those that could not be sealed.
 func (s *Store) Seal(turn string, paths []string) error {
-	rels, err := s.rels(paths)
-	if err != nil {
-		return errf("seal: %w", err)
+	rels, bad := s.rels(paths)
+	if err := s.seal(turn, rels, &bad); err != nil {
+		return err
+	}
+	return batchError("seal", bad)
+}
+
+func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
+	if len(rels) == 0 {
+		return nil
 	}
 	if err := s.ensureDirs(); err != nil {
 		return err
@@ -391,10 +439,11 @@ func (s *Store) Seal(turn string, paths []string) error {
 		return err
 	}
 	defer bl.unlock()
-	seen, err := s.look(rels, false, newFailpoint("seal"))
+	seen, err := s.lookEach(rels, false, newFailpoint("seal"))
 	if err != nil {
 		return errf("seal: %w", err)
 	}
+	seen, *bad = usable(seen, *bad)
 	l, err := s.lock()
 	if err != nil {
 		return err
@@ -421,7 +470,8 @@ func (s *Store) Seal(turn string, paths []string) error {
 			// it is this continuation's pre-image too.
 			f := s.earlierCapture(turn, id, c.rel)
 			if f == nil {
-				return errf("seal: %s was not captured in turn %s", c.rel, id)
+				*bad = append(*bad, PathError{Path: c.rel, Err: errf("not captured in turn %s", id)})
+				continue
 			}
 			if created {
 				buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: f.label, Source: f.source, Head: gitHead(s.root), At: now})
@@ -500,7 +550,9 @@ func (s *Store) Write(turn string, meta TurnMeta, p string, data []byte) (string
 	return id, s.Seal(id, []string{rel})
 }
 
-// Remove captures paths, deletes them, and seals them.
+// Remove captures paths, deletes them, and seals them. As for Capture,
+// each path stands alone: the error is a *BatchError naming those that
+// could not be captured, removed or sealed.
 func (s *Store) Remove(turn string, meta TurnMeta, paths []string) (string, error) {
 	if err := s.ensureDirs(); err != nil {
 		return "", err
@@ -510,21 +562,36 @@ func (s *Store) Remove(turn string, meta TurnMeta, paths []string) (string, erro
 		return "", err
 	}
 	defer bl.unlock()
-	id, err := s.Capture(turn, meta, paths)
-	if err != nil {
-		return "", err
+	if turn == "" {
+		return "", errf("rm: empty turn id")
 	}
-	rels, _ := s.rels(paths)
-	var firstErr error
-	for _, rel := range rels {
-		if err := s.root.Remove(rel); err != nil && firstErr == nil {
-			firstErr = errf("remove %s: %w", rel, err)
+	rels, bad := s.rels(paths)
+	id, err := s.capture(turn, meta, rels, &bad)
+	if err != nil || id == "" {
+		if err == nil {
+			err = batchError("rm", bad)
 		}
-	}
-	if err := s.Seal(id, rels); err != nil {
 		return id, err
 	}
-	return id, firstErr
+	failed := map[string]bool{}
+	for _, b := range bad {
+		failed[b.Path] = true
+	}
+	var gone []string
+	for _, rel := range rels {
+		if failed[rel] {
+			continue
+		}
+		if err := s.root.Remove(rel); err != nil {
+			bad = append(bad, PathError{Path: rel, Err: errf("remove: %w", err)})
+		}
+		// Sealed either way: the seal records what is there now.
+		gone = append(gone, rel)
+	}
+	if err := s.seal(id, gone, &bad); err != nil {
+		return id, err
+	}
+	return id, batchError("rm", bad)
 }
 
 // SessionTurn returns the open turn recorded for an agent session key.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -27,6 +28,55 @@ var (
 	// ErrCorrupt means a record or blob failed its check.
 	ErrCorrupt = errors.New("store: damaged")
 )
+
+// PathError is one path of a batch (Capture, Seal, Remove) that could not
+// be handled; Path is as the caller gave it, or root-relative once known.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *PathError) Unwrap() error { return e.Err }
+
+// BatchError is what Capture, Seal and Remove return when some of their
+// paths could not be handled: each path stands alone, so every path not
+// listed here was handled.
+type BatchError struct {
+	Op    string // "capture", "seal", "rm"
+	Paths []PathError
+}
+
+func (e *BatchError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Op)
+	for i := range e.Paths {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(e.Paths[i].Error())
+	}
+	return b.String()
+}
+
+// Unwrap gives each path's error, so errors.Is sees through a batch.
+func (e *BatchError) Unwrap() []error {
+	out := make([]error, len(e.Paths))
+	for i := range e.Paths {
+		out[i] = &e.Paths[i]
+	}
+	return out
+}
+
+// batchError is nil for an empty list.
+func batchError(op string, bad []PathError) error {
+	if len(bad) == 0 {
+		return nil
+	}
+	return &BatchError{Op: op, Paths: bad}
+}
 
 // Kind says what an entry of the log is.
 type Kind string
@@ -126,6 +176,9 @@ type File struct {
 	// HandEdited is set when the path was changed since the agent (or the
 	// last operation) wrote it, even where another status comes first.
 	HandEdited bool
+	// Shell is the shell command whose sweep recorded the path (raw:
+	// escape before showing); empty for a file tool's write.
+	Shell string
 }
 
 // TurnMeta is what a capture knows of its turn beyond the id.
