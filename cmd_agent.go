@@ -56,9 +56,14 @@ func runConfig(cmd string, args []string) int {
 	fs.SetOutput(io.Discard)
 	root := fs.String("root", "", "the project root")
 	dry := fs.Bool("dry-run", false, "show the change and write nothing")
+	approve := fs.Bool("approve", false, "codex: also record the approvals of ckpt's hooks in $CODEX_HOME/config.toml")
 	name, err := parseAgentArgs(fs, args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ckpt %s: %v\nusage: ckpt %s %s [--dry-run] [--root DIR]\n", cmd, err, cmd, strings.Join(agent.Agents(), "|"))
+		fmt.Fprintf(os.Stderr, "ckpt %s: %v\nusage: ckpt %s %s [--dry-run] [--root DIR]\n       ckpt install codex --approve [--dry-run]\n", cmd, err, cmd, strings.Join(agent.Agents(), "|"))
+		return 2
+	}
+	if *approve && (cmd != "install" || name != "codex") {
+		fmt.Fprintf(os.Stderr, "ckpt %s: --approve is for `ckpt install codex` only\n", cmd)
 		return 2
 	}
 	exe, err := ckptPath()
@@ -87,13 +92,18 @@ func runConfig(cmd string, args []string) int {
 		fmt.Printf("ckpt %s %s: %s already holds ckpt's hooks; nothing to do\n", cmd, name, rel)
 	case *dry:
 		fmt.Print(c.Diff(rel))
-		return 4
+		if !*approve {
+			return 4
+		}
 	case cmd == "install":
 		fmt.Printf("ckpt: installed %s hooks in %s (running %s)\n", name, rel, exe)
 	case !c.Exists:
 		fmt.Printf("ckpt: uninstalled %s hooks: removed %s, which install had created\n", name, rel)
 	default:
 		fmt.Printf("ckpt: uninstalled %s hooks from %s\n", name, rel)
+	}
+	if cmd == "install" && name == "codex" {
+		return codexApproval(opt.Root, c, *approve, *dry)
 	}
 	return 0
 }
