@@ -12,40 +12,37 @@ import (
 // screen, and skips them silently until then. Without --approve it says
 // so; with it, it shows the lines it records in $CODEX_HOME/config.toml
 // and records them (under --dry-run it only shows them).
-func codexApproval(root string, c *agent.Change, approve, dry bool) int {
+func codexApproval(root string, c *agent.Change, approve, dry bool) error {
 	home := agent.CodexHome(os.Getenv)
 	if approve {
-		change, hooks, err := agent.ApproveCodex(root, home, true)
+		change, hooks, err := agent.ApproveCodex(root, home, c.New, true)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "ckpt install codex --approve: %v\n", err)
-			return 1
+			return fmt.Errorf("install codex: %w", err)
 		}
 		if !change.Changed() {
 			fmt.Printf("ckpt: %s already trusts the project and approves ckpt's %d codex hooks; nothing to do\n", change.Path, len(hooks))
 			if dry {
-				return 4
+				return exitWith(exitPlanShown)
 			}
-			return 0
+			return nil
 		}
 		fmt.Printf("ckpt: recording in %s the project's trust and the approval of ckpt's %d codex hooks, as Codex's /hooks screen does:\n", change.Path, len(hooks))
 		fmt.Print(change.Diff(change.Path))
 		if dry {
-			return 4
+			return exitWith(exitPlanShown)
 		}
-		if _, _, err := agent.ApproveCodex(root, home, false); err != nil {
-			fmt.Fprintf(os.Stderr, "ckpt install codex --approve: %v\n", err)
-			return 1
+		if _, _, err := agent.ApproveCodex(root, home, nil, false); err != nil {
+			return fmt.Errorf("install codex: %w", err)
 		}
 		fmt.Println("ckpt: approved; Codex will run ckpt's hooks in this project")
-		return 0
+		return nil
 	}
 	if dry {
-		return 4
+		return exitWith(exitPlanShown)
 	}
 	hooks, err := agent.CodexHooks(root)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ckpt install codex: %v\n", err)
-		return 1
+		return fmt.Errorf("install codex: %w", err)
 	}
 	keys := make([]string, len(hooks))
 	for i, h := range hooks {
@@ -53,8 +50,7 @@ func codexApproval(root string, c *agent.Change, approve, dry bool) int {
 	}
 	trust, err := agent.ReadCodexTrust(home, root, keys)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ckpt install codex: %v\n", err)
-		return 1
+		return fmt.Errorf("install codex: %w", err)
 	}
 	approved := 0
 	for _, h := range hooks {
@@ -64,7 +60,7 @@ func codexApproval(root string, c *agent.Change, approve, dry bool) int {
 	}
 	if trust.ProjectTrusted && approved == len(hooks) {
 		fmt.Printf("ckpt: the project is trusted and ckpt's %d codex hooks are approved in %s\n", len(hooks), trust.Config)
-		return 0
+		return nil
 	}
 	if c.Existed && c.Changed() {
 		fmt.Println("ckpt: the hooks changed (the ckpt binary moved, or a timeout changed), so Codex no longer treats them as approved.")
@@ -74,7 +70,7 @@ func codexApproval(root string, c *agent.Change, approve, dry bool) int {
   2. approve each of ckpt's %d hooks: start codex in the project, type /hooks, and approve them (%d approved now)
   or run `+"`ckpt install codex --approve`"+`, which shows what it records for both, then records it.
 `, trust.Config, doneIf(trust.ProjectTrusted, ": Codex asks when it first opens the folder"), len(hooks), approved)
-	return 0
+	return nil
 }
 
 func doneIf(done bool, how string) string {

@@ -102,6 +102,12 @@ func CodexHooks(root string) ([]CodexHook, error) {
 	if err != nil {
 		return nil, err
 	}
+	return codexHooks(path, data)
+}
+
+// codexHooks lists ckpt's hooks in data, the content of the hooks.json at
+// path.
+func codexHooks(path string, data []byte) ([]CodexHook, error) {
 	var file struct {
 		Hooks map[string][]struct {
 			Matcher *string `json:"matcher"`
@@ -311,9 +317,16 @@ func tomlHeader(line string) (string, bool) {
 // the project's trust when it is missing. It keeps every other byte of the
 // file: a table ckpt sets is appended when absent, or its one line is
 // replaced. Under dryRun it writes nothing. The Change's Diff shows exactly
-// what is (or would be) written.
-func ApproveCodex(root, codexHome string, dryRun bool) (*Change, []CodexHook, error) {
-	hooks, err := CodexHooks(root)
+// what is (or would be) written. hooksJSON, when not nil, stands for the
+// project's .codex/hooks.json (what an install under --dry-run would write).
+func ApproveCodex(root, codexHome string, hooksJSON []byte, dryRun bool) (*Change, []CodexHook, error) {
+	var hooks []CodexHook
+	var err error
+	if hooksJSON != nil {
+		hooks, err = codexHooks(filepath.Join(root, ".codex", "hooks.json"), hooksJSON)
+	} else {
+		hooks, err = CodexHooks(root)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("%s: no ckpt hooks installed for codex (run `ckpt install codex` first)", filepath.Join(root, ".codex", "hooks.json"))
 	}

@@ -70,7 +70,7 @@ func TestApproveCodex(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("# mine\nmodel = \"m\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, hooks, err := ApproveCodex(root, home, false)
+	c, hooks, err := ApproveCodex(root, home, nil, false)
 	if err != nil || !c.Written || len(hooks) != 3 {
 		t.Fatalf("approve: %v %+v %d", err, c, len(hooks))
 	}
@@ -90,7 +90,7 @@ func TestApproveCodex(t *testing.T) {
 			t.Errorf("%s not approved", h.Key)
 		}
 	}
-	c2, _, err := ApproveCodex(root, home, false)
+	c2, _, err := ApproveCodex(root, home, nil, false)
 	if err != nil || c2.Changed() {
 		t.Errorf("a second approve changes the file: %v", err)
 	}
