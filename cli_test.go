@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,11 @@ func TestHelpOnEveryCommand(t *testing.T) {
 			if r.Stderr != "" {
 				t.Errorf("%s %s wrote to stderr\n%s", c.Name(), flag, r)
 			}
+		}
+	}
+	for _, args := range [][]string{{"completion", "--help"}, {"completion", "bash", "-h"}, {"man", "--help"}, {"help", "rewind"}} {
+		if r := ckptCode(t, root, 0, args...); !strings.Contains(strings.ToLower(r.Stdout), "usage") {
+			t.Errorf("no usage\n%s", r)
 		}
 	}
 	r := ckptCode(t, root, 0, "--help")
@@ -144,5 +150,51 @@ func TestCount(t *testing.T) {
 		if got := count(c.n, "file"); got != c.want {
 			t.Errorf("count(%d) = %q, want %q", c.n, got, c.want)
 		}
+	}
+}
+
+// TestCompletion: the scripts load in their shells' syntax, and turn ids
+// complete with their labels.
+func TestCompletion(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a\n"})
+	p.turn(t, "1", "restyle the page", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "A\n") })
+	p.turn(t, "2", "tidy\x1b[2J up", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "B\n") })
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		r := ckptOK(t, p.root, "completion", sh)
+		if !strings.Contains(r.Stdout, "ckpt") {
+			t.Errorf("completion %s: no script\n%s", sh, r)
+		}
+		if sh != "bash" {
+			continue
+		}
+		script := filepath.Join(t.TempDir(), "ckpt.bash")
+		if err := os.WriteFile(script, []byte(r.Stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("bash", "-c", "source "+script+" && complete -p ckpt").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "ckpt") {
+			t.Errorf("bash cannot source the completion script: %v\n%s", err, out)
+		}
+	}
+	r := ckptOK(t, p.root, "__complete", "rewind", "")
+	for _, want := range []string{"1\trestyle the page", `2	tidy\x1b[2J up`} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("rewind completion lacks %q\n%s", want, r)
+		}
+	}
+	if strings.Contains(r.Stdout, "\x1b") {
+		t.Errorf("a label's escape reached the completion\n%s", r)
+	}
+	r = ckptOK(t, p.root, "__complete", "hook", "")
+	if !strings.Contains(r.Stdout, "claude\n") {
+		t.Errorf("hook does not complete agent names\n%s", r)
+	}
+}
+
+// TestManPage: `ckpt man` writes a roff page naming the commands.
+func TestManPage(t *testing.T) {
+	r := ckptOK(t, t.TempDir(), "man")
+	if !strings.HasPrefix(r.Stdout, ".TH CKPT 1") || !strings.Contains(r.Stdout, "rewind") {
+		t.Errorf("not a man page\n%.400s", r.Stdout)
 	}
 }

@@ -21,7 +21,7 @@ before the turn, or only the PATHs named.`,
 		Example: `ckpt diff 3
 ckpt diff 3 src/app.js`,
 		Args:              minArgs(1, "a TURN"),
-		ValidArgsFunction: completeTurns(g, 1),
+		ValidArgsFunction: completeTurn(g, true),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return runDiff(g, args[0], args[1:])
 		},

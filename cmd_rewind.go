@@ -21,7 +21,7 @@ them have their current bytes kept, so ckpt undo brings them back.`,
 ckpt rewind 3 --yes
 ckpt rewind 3 --yes --json`,
 		Args:              exactArgs(1, "one TURN"),
-		ValidArgsFunction: completeTurns(g, 1),
+		ValidArgsFunction: completeTurn(g, false),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return runOperation(g, store.KindRewind, &f, args[0])
 		},

@@ -21,7 +21,7 @@ S skipped (over the size limit), ? blob missing, X refused.`,
 		Example: `ckpt show 3
 ckpt show 3 --json`,
 		Args:              exactArgs(1, "one TURN"),
-		ValidArgsFunction: completeTurns(g, 1),
+		ValidArgsFunction: completeTurn(g, false),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := g.openStore(storeOptions{})
 			if err != nil {

@@ -6,12 +6,16 @@ import (
 	"ckpt/store"
 )
 
-// completeTurns completes the first n arguments with turn ids, each
-// described by its label; read-only, so it never creates a store.
-func completeTurns(g *globals, n int) cobra.CompletionFunc {
+// completeTurn completes a command's first argument with turn ids, each
+// described by its label (read-only: it never creates a store); later
+// arguments are paths when thenPaths, else nothing.
+func completeTurn(g *globals, thenPaths bool) cobra.CompletionFunc {
 	return func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) >= n {
-			return nil, cobra.ShellCompDirectiveDefault
+		if len(args) > 0 {
+			if thenPaths {
+				return nil, cobra.ShellCompDirectiveDefault
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		s, err := g.openStore(storeOptions{})
 		if err != nil {

@@ -70,7 +70,8 @@ The project root is --root DIR or $CKPT_ROOT; otherwise the first folder up
 from the working directory holding .osfoundry/checkpoints or .git.
 
 Exit codes: 0 done, 1 error, 2 usage, 3 done in part, 4 plan shown and
-nothing changed.`,
+nothing changed. ckpt man writes the manual page; ckpt completion SHELL a
+completion script for bash, zsh or fish.`,
 		Example: `# open the UI on the project you are in
 ckpt
 # list turns and rewind one
@@ -96,6 +97,7 @@ ckpt demo`,
 	}
 	root.SuggestionsMinimumDistance = 2
 	root.PersistentFlags().StringVar(&g.root, "root", "", "the project root (default: $CKPT_ROOT, else found from the working directory)")
+	_ = root.MarkPersistentFlagDirname("root")
 	root.SetVersionTemplate("ckpt {{.Version}}\nstore format: " + store.FormatName + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %w", err, errUsage)
