@@ -71,8 +71,8 @@ func TestApproveCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, hooks, err := ApproveCodex(root, home, nil, false)
-	if err != nil || !c.Written || len(hooks) != 3 {
-		t.Fatalf("approve: %v %+v %d", err, c, len(hooks))
+	if err != nil || !c.Written || len(hooks) < 3 {
+		t.Fatalf("approve: %v, written %v, %d hooks", err, c.Written, len(hooks))
 	}
 	if !strings.HasPrefix(string(c.New), "# mine\nmodel = \"m\"\n") {
 		t.Errorf("the user's lines were not kept:\n%s", c.New)
