@@ -24,6 +24,8 @@
 //	sessions/<key>    the open turn of each agent session (hooks)
 //	errors.log        bounded log of errors the hooks could not show
 //	statcache.json    size, mtime, ctime, inode and hash per path
+//	baseline          what the last shell sweep saw (see Shell sweeps)
+//	sweep.lock        flock: one sweep at a time
 //
 // Turn ids made only of letters, digits, '.', '-' and '_' name their file
 // directly; any other id is hex-encoded after a '%'.
@@ -43,7 +45,8 @@
 // rewind removes again if left empty) — and {"r":"post","p","i","at"}: what
 // the agent left (the newest seal counts). An image is
 // {"kind":"content"|"absent"|"skipped"|"symlink","sha256","bytes","mode",
-// "link","reason","kept"}; content under the size limit is kept as a blob,
+// "link","reason","kept"}; a pre or post recorded by a shell sweep also
+// has "cmd", the command that changed the path. Content under the size limit is kept as a blob,
 // and a skipped file still carries its hash. Paths are relative to the root
 // with '/' separators. "at" is Unix nanoseconds, taken under the lock, so
 // turns sort by when their first record was committed.
@@ -103,6 +106,38 @@
 // anywhere there is refused (ErrLinkInStore), never followed, and never
 // replaced; a FIFO or device standing in for a store file is refused
 // rather than waited on.
+//
+// # Shell sweeps
+//
+// A shell command says nothing of the files it writes, so around one the
+// hooks (and `ckpt exec`) sweep the tree against the baseline: every path's
+// stat and hash as the last sweep saw it. Before a command, what differs is
+// kept as blobs and the baseline moves on (a hand edit goes to no turn);
+// after it, what differs is recorded in the turn with the baseline as its
+// pre-image, tagged with the command. Folders ignored by any .gitignore,
+// .git, and the store are not swept; .ckptignore patterns skip folders and
+// files. The baseline file is binary, little work to load for 100,000
+// paths:
+//
+//	"ckptbl\x00\x01"    magic; the last byte is the version (1)
+//	varint at          Unix ns when the sweep that wrote it began
+//	str turn, str cmd  the turn and command of the last sweep made for a turn
+//	uvarint n          then n entries, sorted by path (byte order):
+//	  uvarint shared, str suffix   the path: shared bytes of the previous one, then the rest
+//	  byte kind        'f' file (bytes in a blob), 's' over the size limit,
+//	                   'l' link, 'd' folder, 'x' unreadable
+//	  uvarint mode     permission bits; a folder's entry ends here
+//	  uvarint size, varint mtime, varint ctime, uvarint inode
+//	  32 bytes SHA-256 ('f', 's') or str target ('l')
+//	uint32 crc32c      little-endian, of everything before it
+//
+// (str is a uvarint length and the bytes.) An entry whose mtime or ctime
+// is within two seconds of "at" is racy: it is read again whatever its
+// stat says, as git treats racily clean index entries. The baseline is
+// replaced atomically, after the blobs it names are durable and after the
+// turn's records, so a sweep killed at any point leaves the old baseline
+// or the new one; a damaged or missing one is ignored, and the next sweep
+// reads every file and attributes nothing. Prune keeps its blobs.
 //
 // # Seed stores
 //

@@ -176,6 +176,9 @@ type File struct {
 	// HandEdited is set when the path was changed since the agent (or the
 	// last operation) wrote it, even where another status comes first.
 	HandEdited bool
+	// Shell is the shell command whose sweep recorded the path (raw:
+	// escape before showing); empty for a file tool's write.
+	Shell string
 }
 
 // TurnMeta is what a capture knows of its turn beyond the id.

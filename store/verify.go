@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -172,6 +173,14 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 		for _, f := range t.files {
 			keep(&f.pre)
 			keep(f.post)
+		}
+	}
+	// The baseline's blobs are the pre-images of the next shell command.
+	if b, _ := s.loadBaseline(); b != nil {
+		for i := range b.entries {
+			if b.entries[i].kind == baseFile {
+				live[hex.EncodeToString(b.entries[i].sum[:])] = true
+			}
 		}
 	}
 	for _, op := range v.ops {
