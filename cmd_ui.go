@@ -12,8 +12,18 @@ import (
 	"ckpt/ui"
 )
 
-// The store is what the UI reads.
-var _ ui.Store = (*store.Store)(nil)
+// uiStore is the store as the UI asks for it.
+type uiStore struct{ *store.Store }
+
+var _ ui.Store = uiStore{}
+
+// PlanRewind plans a rewind; this store cannot leave paths out of one yet.
+func (u uiStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
+	if len(keep) > 0 {
+		return nil, errors.New("this store cannot keep files out of a rewind yet")
+	}
+	return u.Store.PlanRewind(turn)
+}
 
 func init() { register(newUICmd) }
 
@@ -52,7 +62,8 @@ func openUI(root string) error {
 		return err
 	}
 	defer s.Close()
-	if err := ui.Run(context.Background(), s, ui.RunOptions{NoColor: os.Getenv("NO_COLOR") != ""}); err != nil {
+	ro := ui.RunOptions{NoColor: os.Getenv("NO_COLOR") != "", Editor: os.Getenv("EDITOR")}
+	if err := ui.Run(context.Background(), uiStore{s}, ro); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
 	return nil

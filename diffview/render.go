@@ -298,6 +298,18 @@ func Fit(s string, width int) string {
 	return s
 }
 
+// FitLeft is Fit that cuts from the left ("…" first), so the end of the
+// text — a path's file name — stays in view.
+func FitLeft(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if w := ansi.StringWidth(s); w > width {
+		s = ansi.TruncateLeft(s, w-width+1, "…")
+	}
+	return Fit(s, width)
+}
+
 func num(n int) string {
 	if n == 0 {
 		return ""

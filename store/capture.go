@@ -673,6 +673,20 @@ func (s *Store) Errors() ([]string, error) {
 	return lines, nil
 }
 
+// ClearErrors empties the error log (`ckpt log --errors` shows, then
+// clears it; the UI's dismiss does the same).
+func (s *Store) ClearErrors() error {
+	l, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer l.unlock()
+	if err := s.dir.Remove("errors.log"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errf("clear %s: %w", s.path("errors.log"), err)
+	}
+	return nil
+}
+
 // dirCache opens each folder of a batch once as an os.Root of its own, so
 // reading a file deep in the tree costs one open rather than one per
 // path element. It is safe for concurrent use.

@@ -91,7 +91,7 @@ func TestFlowLiveTurn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// The polling tick is slow: the store's watch must bring the turn.
-	m := New(s, Options{Context: ctx, Poll: time.Minute})
+	m := New(realStore{s}, Options{Context: ctx, Poll: time.Minute})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 24))
 	waitText(t, tm, "first", "a.txt")
 

@@ -36,6 +36,9 @@ type Options struct {
 	NoWatch bool
 	// MaxDiffBytes is the size over which a diff is only summarised.
 	MaxDiffBytes int64
+	// Editor is the command e runs to open a file at a line ("" turns e
+	// off); main passes $EDITOR.
+	Editor string
 }
 
 type pane int
@@ -98,8 +101,16 @@ type diffPane struct {
 	err        error
 	loading    bool
 	top        int
+	left       int // cells scrolled sideways
 	side       bool
 	sideSet    bool // the user chose the layout
+}
+
+// diffSearch is a search in the diff pane: / types it, n/N move.
+type diffSearch struct {
+	query  string
+	typing bool
+	hits   []int // rows of the diff that match, in the current layout
 }
 
 // Model is the root model of the terminal UI.
@@ -137,6 +148,13 @@ type Model struct {
 
 	showHelp bool
 	helpTop  int
+
+	search diffSearch
+	zoom   bool // the diff pane has the whole screen
+	follow bool // the cursor stays on the newest turn
+	newer  int  // turns that arrived since the user last looked at the top
+	// errsSeen is how many logged errors were dismissed (x).
+	errsSeen int
 
 	status   string // the last action
 	errText  string // the last error

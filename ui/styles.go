@@ -23,6 +23,7 @@ type styles struct {
 	warn              lipgloss.Style
 	good              lipgloss.Style
 	fail              lipgloss.Style
+	kept              lipgloss.Style
 	letter            map[string]lipgloss.Style
 	diff              diffview.Styles
 	help              help.Styles
@@ -46,6 +47,7 @@ func defaultStyles() styles {
 		warn:        lipgloss.NewStyle().Foreground(c("3")),
 		good:        lipgloss.NewStyle().Foreground(c("2")),
 		fail:        lipgloss.NewStyle().Foreground(c("1")).Bold(true),
+		kept:        lipgloss.NewStyle().Foreground(c("6")),
 		diff:        diffview.DefaultStyles(),
 		help:        help.DefaultDarkStyles(),
 	}

@@ -115,8 +115,8 @@ func TestRewindPreviewConfirmUndoRedo(t *testing.T) {
 		t.Fatal("r did not open a preview with a plan")
 	}
 	s := plain(m)
-	mustContain(t, s, "Rewind to before turn 2", "Undoes 2 turns: 2, 3", "restore  legacy.js",
-		"delete   src/config.js", "! restore  server.js", "changed since the agent wrote it")
+	mustContain(t, s, "Rewind to before turn 2", "Undoes 2 turns: 2, 3", "restore legacy.js",
+		"delete  src/config.js", "! restore server.js", "changed since the agent wrote it")
 
 	// esc cancels: nothing applied.
 	press(t, m, kp("esc"))
@@ -436,8 +436,8 @@ func TestApplyShowsProgress(t *testing.T) {
 		t.Fatal("y did not start applying")
 	}
 	ch := make(chan tea.Msg, 1)
-	m.Update(applyStartedMsg{ch: ch})
-	m.Update(progressMsg{done: 2, total: 3})
+	m.Update(applyStartedMsg{dlg: m.dlg.id, ch: ch})
+	m.Update(progressMsg{dlg: m.dlg.id, done: 2, total: 3})
 	mustContain(t, plain(m), "applying… 2/3")
 	// Neither esc nor q stops it halfway.
 	for _, k := range []string{"esc", "q"} {

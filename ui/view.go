@@ -201,16 +201,48 @@ func (m *Model) turnsView(w, h int) []string {
 	return out[:h]
 }
 
-// undoableOp is the id of the operation u would undo: the newest rewind
-// or redo still in effect.
+// undoableOp is the id of the row that says "u to undo": the operation
+// that put in effect the rewind u would undo. It walks the log as the
+// store's undo stack does: a rewind goes on it, an undo takes its target
+// off, a redo puts its target back.
 func (m *Model) undoableOp() string {
-	for i := range m.entries {
+	var stack []string
+	by := map[string]string{}                  // rewind → the op row that put it in effect
+	redone := map[string]string{}              // redo → the rewind it re-applied
+	for i := len(m.entries) - 1; i >= 0; i-- { // oldest first
 		e := &m.entries[i]
-		if (e.Kind == store.KindRewind || e.Kind == store.KindRedo) && e.State == store.StateActive {
-			return e.ID
+		drop := func(id string) {
+			for j := len(stack) - 1; j >= 0; j-- {
+				if stack[j] == id {
+					stack = append(stack[:j], stack[j+1:]...)
+					return
+				}
+			}
+		}
+		switch e.Kind {
+		case store.KindRewind:
+			if e.State == "failed" {
+				continue // changed nothing
+			}
+			stack = append(stack, e.ID)
+			by[e.ID] = e.ID
+		case store.KindUndo:
+			t := e.Target
+			if r, ok := redone[t]; ok {
+				t = r
+			}
+			drop(t)
+		case store.KindRedo:
+			redone[e.ID] = e.Target
+			drop(e.Target)
+			stack = append(stack, e.Target)
+			by[e.Target] = e.ID
 		}
 	}
-	return ""
+	if len(stack) == 0 {
+		return ""
+	}
+	return by[stack[len(stack)-1]]
 }
 
 // seg is a piece of a row's right-hand side. Optional pieces go first
@@ -219,6 +251,7 @@ type seg struct {
 	text     string
 	style    lipgloss.Style
 	optional bool
+	cutLeft  bool // cut from the left, so a path keeps its file name
 }
 
 func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
@@ -303,6 +336,9 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 		return m.selStyle(sel, focused).Render(diffview.Fit(left, w))
 	}
 	midText := diffview.Fit(mid.text, midW)
+	if mid.cutLeft {
+		midText = diffview.FitLeft(mid.text, midW)
+	}
 	if sel {
 		var b strings.Builder
 		b.WriteString(left + midText)
@@ -380,15 +416,44 @@ func statusInfo(s store.Status) (string, string) {
 		return "S", "skipped (too large to keep)"
 	case store.StatusMissingBlob:
 		return "?", "kept bytes missing or damaged"
+	case StatusFailed:
+		return "X", "failed"
+	case statusWriting:
+		return "~", "being written by the agent"
 	case store.StatusUnknown:
 		return "·", "checking…"
 	}
 	return "X", diffview.Escape(string(s))
 }
 
+// statusWriting is shown for a path the agent captured and has not
+// sealed yet: it is being written, not changed since the agent.
+const statusWriting store.Status = "writing"
+
+// fileStatus is a file's status as shown: failed and being written come
+// before the store's status, and a failed path says why.
+func fileStatus(f *store.File) (letter, word, short string) {
+	s := f.Status
+	letter, word = statusInfo(s)
+	short = shortWord(s)
+	if s == StatusFailed {
+		word = "failed: " + diffview.Escape(orUnknown(f.Reason))
+	}
+	if f.HandEdited && s != store.StatusHandEdited && s != StatusFailed && s != statusWriting {
+		// Another status comes first, but the change since the agent is
+		// marked all the same.
+		letter, word = "!", word+", changed since the agent wrote it"
+	}
+	return letter, word, short
+}
+
 // shortWord is a status word for a narrow files pane.
 func shortWord(s store.Status) string {
 	switch s {
+	case StatusFailed:
+		return "failed"
+	case statusWriting:
+		return "writing"
 	case store.StatusHandEdited:
 		return "changed since agent"
 	case store.StatusSkipped:
@@ -433,7 +498,7 @@ func (m *Model) filesView(w, h int) []string {
 	end := min(m.fileList.top+h-1, len(m.files))
 	for i := m.fileList.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
 		f := &m.files[i]
-		letter, word := statusInfo(f.Status)
+		letter, word, short := fileStatus(f)
 		cur := " "
 		if i == m.fileList.cur {
 			cur = "›"
@@ -441,7 +506,7 @@ func (m *Model) filesView(w, h int) []string {
 		var right []seg
 		if need := 3 + ansi.StringWidth(diffview.Escape(f.Path)); need+ansi.StringWidth(word) < w {
 			right = append(right, seg{text: word, style: m.sty.dim})
-		} else if short := shortWord(f.Status); need+ansi.StringWidth(short) < w {
+		} else if need+ansi.StringWidth(short) < w {
 			right = append(right, seg{text: short, style: m.sty.dim})
 		}
 		ls := m.sty.letter[letter]
@@ -485,7 +550,7 @@ func (m *Model) diffView(w, h int) []string {
 	d := m.diff.d
 	t := "Diff"
 	if f != nil {
-		_, word := statusInfo(f.Status)
+		_, word, _ := fileStatus(f)
 		t = diffview.Escape(f.Path) + " · " + word + " · " + m.diff.mode.String()
 	}
 	if d != nil && len(d.Hunks(m.layout())) > 0 {
@@ -558,6 +623,9 @@ func (m *Model) turnCount() int {
 
 func (m *Model) helpLine() string {
 	k := m.bindings()
+	if m.dlg != nil {
+		return diffview.Fit(m.help.ShortHelpView(k.PreviewHelp()), m.width)
+	}
 	return diffview.Fit(m.help.ShortHelpView(k.ShortHelp()), m.width)
 }
 
@@ -589,7 +657,7 @@ func (m *Model) helpLines() []string {
 	}
 	lines = append(lines, "", m.sty.dialogTitle.Render(" File status"), "")
 	for _, s := range []store.Status{store.StatusModified, store.StatusCreated, store.StatusDeleted,
-		store.StatusUnchanged, store.StatusHandEdited, store.StatusSkipped, store.StatusMissingBlob} {
+		store.StatusUnchanged, store.StatusHandEdited, statusWriting, StatusFailed, store.StatusSkipped, store.StatusMissingBlob} {
 		l, w := statusInfo(s)
 		lines = append(lines, "  "+l+"  "+w)
 	}
@@ -630,101 +698,20 @@ func (m *Model) fullHelp(groups [][]key.Binding) string {
 	return strings.Join(rows, "\n\n")
 }
 
-// dialogInner is the width of the dialog's text.
-func (m *Model) dialogInner() int { return max(min(m.width-2, 100)-4, 1) }
-
-// dialogRoom is the rows of the dialog's body on screen.
-func (m *Model) dialogRoom() int { return max(m.mainHeight()-6, 1) }
-
-// dialogLines draws the dialog's body at width iw, and says at which
-// line the changes since the agent begin (-1 when not shown).
-func (m *Model) dialogLines(iw int) ([]string, int) {
-	d := m.dlg
-	var body []string
-	sinceAt := -1
-	for _, l := range d.body() {
-		if l.style == 5 && sinceAt < 0 {
-			sinceAt = len(body)
-		}
-		if l.diff != nil {
-			body = append(body, l.diff.Line(l.row, iw, diffview.Unified, m.sty.diff))
-			continue
-		}
-		// Wrap with a hanging indent, so a step's second line sits under it.
-		text := strings.TrimLeft(l.text, " ")
-		indent := len(l.text) - len(text)
-		if indent >= iw/2 {
-			indent = 0
-		}
-		lines := strings.Split(ansi.Wrap(text, max(iw-indent-2, 1), ""), "\n")
-		for i, wl := range lines {
-			lead := strings.Repeat(" ", indent)
-			if i > 0 {
-				lead += "  "
-			}
-			body = append(body, m.lineStyle(l.style).Render(diffview.Fit(lead+wl, iw)))
-		}
-	}
-	return body, sinceAt
-}
-
-func (m *Model) dialogView(h int) []string {
-	d := m.dlg
-	iw := m.dialogInner()
-	body, _ := m.dialogLines(iw)
-	var foot string
-	switch {
-	case d.applying:
-		foot = progressBar(d.done, d.total, iw)
-	case d.loading:
-		foot = "esc cancel"
-	case d.result != nil:
-		foot = "esc close"
-	case d.err != nil && d.canForce:
-		foot = "f " + d.verb() + " anyway · esc cancel"
-	case d.err != nil:
-		foot = "esc close"
-	default:
-		foot = "y/enter " + d.verb() + " · esc cancel · j/k scroll"
-		if len(d.handEdited()) > 0 {
-			foot += " · v changes since the agent"
-		}
-	}
-	room := max(h-6, 1)
-	top := clamp(d.top, 0, max(len(body)-room, 0))
-	shown := body[top:min(top+room, len(body))]
-	content := []string{m.sty.dialogTitle.Render(diffview.Fit(d.title(), iw)), strings.Repeat(" ", iw)}
-	content = append(content, shown...)
-	if len(body) > room {
-		content = append(content, m.sty.dim.Render(diffview.Fit(fmt.Sprintf("(%d–%d of %d lines)", top+1, top+len(shown), len(body)), iw)))
-	} else {
-		content = append(content, strings.Repeat(" ", iw))
-	}
-	content = append(content, m.sty.dim.Render(diffview.Fit(foot, iw)))
-	box := m.sty.dialog.Render(strings.Join(content, "\n"))
-	placed := lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, box)
-	out := strings.Split(placed, "\n")
-	for i := range out {
-		out[i] = fitStyled(out[i], m.width)
-	}
-	for len(out) < h {
-		out = append(out, strings.Repeat(" ", m.width))
-	}
-	return out[:h]
-}
-
 func (m *Model) lineStyle(n int) lipgloss.Style {
 	switch n {
-	case 1:
+	case styleDim:
 		return m.sty.dim
-	case 2:
+	case styleWarn:
 		return m.sty.warn
-	case 3:
+	case styleFail:
 		return m.sty.fail
-	case 4:
+	case styleGood:
 		return m.sty.good
-	case 5:
+	case styleTitle:
 		return m.sty.dialogTitle
+	case styleKept:
+		return m.sty.kept
 	}
 	return lipgloss.NewStyle()
 }
