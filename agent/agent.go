@@ -56,6 +56,9 @@ const (
 	startTurn                 // a user prompt
 	beforeWrite               // a tool is about to write paths
 	afterWrite                // a tool wrote paths
+	shellBefore               // a shell or MCP tool is about to run: sweep
+	shellAfter                // a shell or MCP tool ran: sweep into the turn
+	turnEnd                   // the agent's turn ended: sweep if it ran a command
 )
 
 // event is an agent's hook JSON reduced to what ckpt needs.
@@ -67,6 +70,7 @@ type event struct {
 	cwd     string   // relative paths are relative to this
 	project string   // the agent's project dir, where it names one
 	paths   []string // as the agent gave them: absolute or relative to cwd
+	command string   // shellBefore, shellAfter: the command line or tool
 }
 
 // adapter is one agent's side of ckpt.
@@ -171,6 +175,12 @@ func (h *hookCall) run(in io.Reader) error {
 		err = h.beforeWrite()
 	case afterWrite:
 		err = h.afterWrite()
+	case shellBefore:
+		err = h.shellBefore()
+	case shellAfter:
+		err = h.shellAfter()
+	case turnEnd:
+		err = h.turnEnd()
 	}
 	if err != nil {
 		h.log("%v", err)

@@ -259,10 +259,10 @@ func TestInstallGeminiShape(t *testing.T) {
 			t.Fatalf("%s: %+v", ev, g)
 		}
 		h := g[0].Hooks[0]
-		if h.Command != "/usr/bin/ckpt hook gemini" || h.Type != "command" || h.Timeout != 30000 || !strings.HasPrefix(h.Name, "ckpt-") {
+		if h.Command != "/usr/bin/ckpt hook gemini" || h.Type != "command" || h.Timeout != map[string]int{"BeforeAgent": 30000}[ev]+map[string]int{"BeforeTool": 120000, "AfterTool": 120000}[ev] || !strings.HasPrefix(h.Name, "ckpt-") {
 			t.Errorf("%s hook = %+v", ev, h)
 		}
-		if ev != "BeforeAgent" && g[0].Matcher != "^(write_file|replace)$" {
+		if ev != "BeforeAgent" && g[0].Matcher != geminiMatcher || !strings.HasPrefix(geminiMatcher, "^") || !strings.HasSuffix(geminiMatcher, "$") {
 			t.Errorf("%s matcher %q is not anchored", ev, g[0].Matcher)
 		}
 	}

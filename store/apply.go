@@ -163,8 +163,9 @@ func (s *Store) prepare(p *Plan, fp *failpoint) ([]record, map[string][]byte, er
 		}
 		want := st.Want
 		r := record{R: "step", Path: st.Path, Img: &now, Want: &want, Do: st.Do, Why: st.Reason, Hand: st.HandEdited}
-		if st.Do == ActRestore && want.Kind == ImageContent && !sameBytes(now, want) {
-			data, err := s.readBlob(want.SHA256)
+		// A blob too big to hold is checked as it streams into place.
+		if st.Do == ActRestore && want.Kind == ImageContent && !sameBytes(now, want) && want.Size <= inMemMax {
+			data, err := s.readBlob(want.SHA256, want.Size)
 			if err != nil {
 				r.Do, r.Why = ActFail, "not restored: "+err.Error()
 			} else if int64(len(data)) <= budget {
@@ -323,16 +324,22 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 			return errf("restore link: %w", err)
 		}
 	case ImageContent:
-		if data == nil {
-			if data, err = s.readBlob(want.SHA256); err != nil {
-				return errf("not restored: %w", err)
-			}
-		}
 		perm := fs.FileMode(want.Mode)
 		if perm == 0 {
 			perm = 0o644
 			if now.Kind == ImageContent && now.Mode != 0 {
 				perm = fs.FileMode(now.Mode)
+			}
+		}
+		if data == nil && want.Size > inMemMax {
+			if err := s.restoreStream(dr, name, want, perm); err != nil {
+				return errf("not restored: %w", err)
+			}
+			break
+		}
+		if data == nil {
+			if data, err = s.readBlob(want.SHA256, want.Size); err != nil {
+				return errf("not restored: %w", err)
 			}
 		}
 		done, err := writeInPlace(dr, name, data, perm)

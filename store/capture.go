@@ -76,17 +76,29 @@ func usable(seen []captured, bad []PathError) ([]captured, []PathError) {
 }
 
 // lookEach reads each path's current state and keeps its bytes as a blob
-// when under the size limit (any size when keepAll), using every core. It
-// then makes the new blobs durable with one barrier for a batch, or an
-// fsync per blob for a few. A path that cannot be read carries its error
+// when under the size limit (any size when keepAll), using every core. A
+// batch of more than looseMax paths writes its new blobs into one pack, a
+// smaller one as loose files; files larger than inMemMax stream into loose
+// blobs. It then makes the new blobs durable with one barrier for a batch,
+// or an fsync per blob for a few. A path that cannot be read carries its error
 // in its captured; the error returned is the barrier's.
 func (s *Store) lookEach(rels []string, keepAll bool, fp *failpoint) ([]captured, error) {
 	out := make([]captured, len(rels))
 	var mu sync.Mutex
 	var wrote []string
 	var known map[string]bool
-	if len(rels) > 64 {
+	var pack *packWriter
+	if len(rels) > s.looseMax {
 		known = s.blobNames()
+		pack = s.newPackWriter(fp)
+	}
+	loose := 0
+	big := func(f *os.File, size int64) (Image, error) {
+		if size > s.maxBlob && !keepAll {
+			return hashOnly(f, size)
+		}
+		sum, n, err := s.putBlobStream(f)
+		return Image{Kind: ImageContent, SHA256: sum, Size: n, Kept: err == nil}, err
 	}
 	dirs := newDirCache(s.root)
 	defer dirs.close()
@@ -102,16 +114,28 @@ func (s *Store) lookEach(rels []string, keepAll bool, fp *failpoint) ([]captured
 			for i := range work {
 				if err := guarded(func() error {
 					c := captured{rel: rels[i]}
-					img, data, err := dirs.read(c.rel)
+					img, data, err := dirs.readWith(c.rel, big)
 					switch {
 					case err != nil:
 						c.err = err
 					case img.Kind == ImageContent && img.Size > s.maxBlob && !keepAll:
-						img.Kind = ImageSkipped
+						img.Kind, img.Kept = ImageSkipped, false
 						img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
 					case img.Kind == ImageContent:
-						_, c.err = s.putBlob(img.SHA256, data, known)
-						img.Kind, img.Kept = ImageContent, c.err == nil
+						if data != nil || !img.Kept {
+							var isNew bool
+							isNew, c.err = s.putBlob(img.SHA256, data, known, pack)
+							img.Kept = c.err == nil
+							if isNew {
+								mu.Lock()
+								loose++
+								mu.Unlock()
+							}
+						} else {
+							mu.Lock()
+							loose++
+							mu.Unlock()
+						}
 						// A blob found already there may be another capture's,
 						// not yet durable: it is synced like a new one.
 						mu.Lock()
@@ -136,42 +160,56 @@ func (s *Store) lookEach(rels []string, keepAll bool, fp *failpoint) ([]captured
 	}
 	close(work)
 	wg.Wait()
-	for range wrote {
+	for range loose {
 		fp.hit()
 	}
-	if err := s.syncBlobs(wrote); err != nil {
+	packed := false
+	if pack != nil {
+		packed = pack.used()
+		if err := pack.commit(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.syncBlobs(wrote, packed); err != nil {
 		return nil, err
+	}
+	if len(wrote) > 0 {
+		fp.hit()
 	}
 	return out, nil
 }
 
 // syncBlobs makes freshly written blobs durable before any record names
-// them.
-func (s *Store) syncBlobs(sums []string) error {
-	if len(sums) == 0 {
+// them: one barrier for a batch or a pack, else an fsync per blob (found
+// loose or in a pack) and of the folders.
+func (s *Store) syncBlobs(sums []string, packed bool) error {
+	if len(sums) == 0 && !packed {
 		return nil
 	}
-	if len(sums) > 8 {
+	if packed || len(sums) > s.looseMax {
 		if err := syncFS(s.dir); err != nil {
 			return errf("sync %s: %w", s.path("blobs"), err)
 		}
 		return nil
 	}
-	b, err := s.blobDir()
-	if err != nil {
-		return errf("sync %s: %w", s.path("blobs"), err)
-	}
+	inPack := false
 	for _, sum := range sums {
-		f, err := b.Open(sum + ".zst")
-		if errors.Is(err, fs.ErrNotExist) {
-			f, err = b.Open(sum) // a seed store's raw blob
-		}
+		src, err := s.locate(sum)
 		if err == nil {
-			err = f.Sync()
-			f.Close()
+			err = src.f.Sync()
+			if src.close {
+				src.f.Close()
+			} else {
+				inPack = true
+			}
 		}
 		if err != nil {
 			return errf("sync blob %s: %w", sum[:12], err)
+		}
+	}
+	if inPack {
+		if err := syncDir(s.dir, "packs"); err != nil {
+			return errf("sync %s: %w", s.path("packs"), err)
 		}
 	}
 	return syncDir(s.dir, "blobs")
@@ -736,6 +774,11 @@ func (d *dirCache) in(rel string) (*os.Root, string) {
 func (d *dirCache) read(rel string) (Image, []byte, error) {
 	r, name := d.in(rel)
 	return readIn(r, name, rel)
+}
+
+func (d *dirCache) readWith(rel string, big bigFile) (Image, []byte, error) {
+	r, name := d.in(rel)
+	return readInWith(r, name, rel, big)
 }
 
 func (d *dirCache) close() {

@@ -17,6 +17,7 @@
 //	index.json        a seed-format index (read, never written)
 //	blobs/<hex>.zst   kept bytes, zstd-compressed, named by the SHA-256 of
 //	                  the raw bytes; blobs/<hex> (raw) is the seed format's
+//	packs/<id>.pack   many blobs in one file, with an index (see Packs)
 //	turns/<id>.log    one append-only record file per agent turn
 //	ops.log           append-only log of rewinds, undos and redos
 //	ops/op-N.steps    each operation's steps: before and after per path
@@ -56,6 +57,36 @@
 // {"r":"done","id","recovered"} when it ends. Its steps file holds one
 // {"r":"step","p","i":now,"w":want,"do":"restore"|"delete"|"keep"|"fail",
 // "why","hand","dirs"} per path.
+//
+// # Packs
+//
+// A batch of more than a few new blobs (a bulk capture) is written as one
+// pack rather than one file per blob:
+//
+//	"ckpt-pack 1\n"                       header, 12 bytes
+//	frame…                                one zstd frame per blob, back to back
+//	index                                 one line per blob:
+//	                                      "<sha256> <offset> <frame length> <raw length>\n"
+//	trailer, 32 bytes                     "CKPTIDX1", the index's offset and
+//	                                      length (8 bytes each, big-endian),
+//	                                      its crc32c (4 bytes), "END\n"
+//
+// A pack is written under packs/.tmp-<random>.pack, which no reader looks
+// at, and renamed to packs/<id>.pack (id: 24 hex digits of the SHA-256 of
+// its index) once whole; the batch's one barrier makes it durable before
+// any record names its blobs. Readers load every pack's index once and
+// check the trailer, the checksum and that each frame lies inside the
+// file; a pack failing them is unreadable and its blobs are missing. A few
+// new blobs (a hook's) stay loose files, which costs less than a pack's
+// index. Prune drops a pack none of whose blobs is live and rewrites one
+// holding dead blobs with only the live ones (frames copied as they are),
+// making the new pack durable before it removes the old, so a crash at any
+// point leaves every live blob in some pack.
+//
+// Every blob, loose or packed, is opened only if it is a regular file,
+// decoded no further than the length its record gives, and checked
+// against its hash as it streams; files larger than 8 MiB are hashed,
+// compressed and restored as they stream, never held whole.
 //
 // # Appending, and a torn last record
 //

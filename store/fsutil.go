@@ -2,9 +2,11 @@ package store
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -174,4 +176,37 @@ func guarded(fn func() error) (err error) {
 		}
 	}()
 	return fn()
+}
+
+// replaceTmp is the temporary name a file is written to before it is
+// renamed over name: fixed per path, so a recovery removes a leftover.
+func replaceTmp(name string) string {
+	h := sha256.Sum256([]byte(name))
+	return path.Join(path.Dir(name), ".ckpt-tmp-"+hex.EncodeToString(h[:8]))
+}
+
+// writeReplaceFrom writes what src yields to a file beside name and
+// renames it over name, with exactly perm. Nothing is renamed unless src
+// ends cleanly (a verifying reader fails on bytes that do not match).
+func writeReplaceFrom(r *os.Root, name string, src io.Reader, perm os.FileMode) error {
+	tmp := replaceTmp(name)
+	r.Remove(tmp)
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = io.CopyBuffer(struct{ io.Writer }{f}, struct{ io.Reader }{src}, make([]byte, 1<<20))
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = r.Rename(tmp, name)
+	}
+	if err != nil {
+		r.Remove(tmp)
+	}
+	return err
 }

@@ -48,6 +48,10 @@ type Store struct {
 
 	bmu   sync.Mutex // guards blobs
 	blobs *os.Root   // the blobs folder, opened on first use
+	packs packSet    // the packs' indexes, loaded on first use
+	// looseMax is the most new blobs a batch keeps as loose files (see
+	// looseMax the constant); tests lower it to put every batch in a pack.
+	looseMax int
 
 	mu      sync.Mutex // guards cache, stats and checked
 	cache   cache
@@ -93,7 +97,7 @@ func Open(root string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, errf("open project root %s: %w", abs, err)
 	}
-	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify}
+	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax}
 	s.cache.files = map[string]*turnFile{}
 	s.cache.steps = map[string][]record{}
 	s.checked = map[string]string{}
@@ -185,6 +189,7 @@ func (s *Store) Close() error {
 	if s.blobs != nil {
 		s.blobs.Close()
 	}
+	s.packs.close()
 	if s.dir != nil {
 		s.dir.Close()
 	}
