@@ -26,7 +26,7 @@ func TestExec(t *testing.T) {
 			t.Errorf("show 1 lacks %s:\n%s", p, r.Stdout)
 		}
 	}
-	if strings.Contains(r.Stdout, "dist/") {
+	if strings.Contains(r.Stdout, "dist/out  ") {
 		t.Errorf("show 1 holds the ignored folder:\n%s", r.Stdout)
 	}
 	if r = runBinary(bin, root, nil, env, "rewind", "1", "--yes"); r.Code != 0 {
