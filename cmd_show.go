@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ckpt/present"
 	"ckpt/store"
 )
 
@@ -39,6 +40,7 @@ ckpt show 3 --json`,
 					Status     store.Status `json:"status"`
 					Reason     string       `json:"reason,omitempty"`
 					HandEdited bool         `json:"hand_edited,omitempty"`
+					Cmd        string       `json:"cmd,omitempty"`
 				}
 				out := struct {
 					Turn  string     `json:"turn"`
@@ -46,7 +48,7 @@ ckpt show 3 --json`,
 				}{Turn: args[0], Files: []fileJSON{}}
 				for _, f := range files {
 					out.Files = append(out.Files, fileJSON{Path: f.Path, Pre: string(f.Pre.Kind), Status: f.Status, Reason: f.Reason,
-						HandEdited: f.HandEdited && f.Status != store.StatusHandEdited})
+						HandEdited: f.HandEdited && f.Status != store.StatusHandEdited, Cmd: f.Shell})
 				}
 				return printJSON(out)
 			}
@@ -55,7 +57,10 @@ ckpt show 3 --json`,
 				if f.Reason != "" {
 					why = "  (" + esc(f.Reason) + ")"
 				}
-				fmt.Printf("%s  %-12s %s%s\n", statusLetter[f.Status], f.Status, esc(f.Path), why)
+				if f.Shell != "" {
+					why += "  $ " + esc(f.Shell)
+				}
+				fmt.Printf("%s  %-12s %s%s\n", present.StatusLetter(f.Status), f.Status, esc(f.Path), why)
 			}
 			return nil
 		},
