@@ -113,7 +113,7 @@ func syncDir(r dirRoot, name string) error {
 
 // appendFile appends data to name (creating it) in one write; the caller
 // makes it durable.
-func appendFile(r *os.Root, name string, data []byte) error {
+func appendFile(r dirRoot, name string, data []byte) error {
 	f, err := r.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
