@@ -70,16 +70,16 @@ func Default() KeyMap {
 		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the diff (n/N)")),
 		Editor:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit at the hunk")),
 
-		Rewind:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind to selected turn")),
-		Undo:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo latest rewind")),
+		Rewind:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind")),
+		Undo:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
 		Redo:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "redo")),
 		Confirm: key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "apply")),
 		Force:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force")),
 		Keep:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "keep as is")),
 		KeepAll: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "keep all")),
 
-		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow the newest turn")),
-		Dismiss: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "dismiss the error")),
+		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow newest")),
+		Dismiss: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "dismiss error")),
 
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
@@ -89,7 +89,7 @@ func Default() KeyMap {
 
 // ShortHelp is the one-line help: the keys a newcomer needs first.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.NextPane, k.Open, k.Rewind, k.Undo, k.Redo, k.Follow, k.Dismiss, k.Back, k.Filter, k.Search, k.Help, k.Quit}
+	return []key.Binding{k.NextPane, k.Open, k.Rewind, k.Undo, k.Redo, k.Dismiss, k.Follow, k.Back, k.Filter, k.Search, k.Help, k.Quit}
 }
 
 // PreviewHelp is the one-line help of the rewind preview.

@@ -3,6 +3,9 @@ package ui
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,9 +46,11 @@ type (
 		ch  <-chan struct{}
 		err error
 	}
-	storeChangedMsg struct{ gen int }
-	watchEndedMsg   struct{ gen int }
-	tickMsg         struct{}
+	storeChangedMsg  struct{ gen int }
+	errorsClearedMsg struct{ err error }
+	editedMsg        struct{ err error }
+	watchEndedMsg    struct{ gen int }
+	tickMsg          struct{}
 )
 
 func loadLog(st Store, withStatus bool) tea.Cmd {
@@ -70,6 +75,10 @@ func loadInfo(st Store) tea.Cmd {
 		m.errs, m.errsErr = st.Errors()
 		return m
 	}
+}
+
+func clearErrors(st Store) tea.Cmd {
+	return func() tea.Msg { return errorsClearedMsg{st.ClearErrors()} }
 }
 
 func startWatch(ctx context.Context, st Store, gen int) tea.Cmd {
@@ -225,4 +234,25 @@ func (c *diffCache) put(k string, d *diffview.Diff) {
 		delete(c.m, c.order[0])
 		c.order = c.order[1:]
 	}
+}
+
+// edit opens the editor on the file of the diff pane at the hunk on
+// screen; the program gives it the terminal until it exits.
+func (m *Model) edit() tea.Cmd {
+	f := m.selectedFile()
+	if f == nil || m.opt.Editor == "" {
+		return nil
+	}
+	line := 1
+	if m.diff.d != nil {
+		// The new side is the file as it is now (in the modes that show
+		// the disk); the first changed line of the hunk on screen.
+		if _, n := m.diff.d.LineNumbers(m.diff.top, m.layout()); n > 0 {
+			line = n
+		}
+	}
+	args := strings.Fields(m.opt.Editor)
+	args = append(args, fmt.Sprintf("+%d", line), filepath.Join(m.root, filepath.FromSlash(f.Path)))
+	c := exec.Command(args[0], args[1:]...)
+	return tea.ExecProcess(c, func(err error) tea.Msg { return editedMsg{err} })
 }

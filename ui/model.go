@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"ckpt/diffview"
@@ -143,11 +144,17 @@ type Model struct {
 
 	dlg *dialog
 
-	filter    string // the filter's text
-	filtering bool   // the filter line has the keyboard
+	filter    string          // the filter's text
+	filtering bool            // the filter line has the keyboard
+	input     textinput.Model // the filter's or the search's line, while typed
 
 	showHelp bool
 	helpTop  int
+
+	// folded maps an operation row to the older operations shown under
+	// it; opsOpen shows them all.
+	folded  map[int][]int
+	opsOpen bool
 
 	search diffSearch
 	zoom   bool // the diff pane has the whole screen
@@ -208,6 +215,12 @@ func New(st Store, opt Options) *Model {
 		m.now = time.Now
 	}
 	m.help.Styles = m.sty.help
+	m.input = textinput.New()
+	m.input.Prompt = ""
+	m.input.CharLimit = 200
+	is := m.input.Styles()
+	is.Cursor.Blink = false // a blinking cursor would wake the program twice a second
+	m.input.SetStyles(is)
 
 	entries, err := st.Log(false)
 	m.setEntries(entries, false)
@@ -253,6 +266,8 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 			}
 		}
 	}
+	before := m.turnCount()
+	had := len(m.entries) > 0
 	m.entries = entries
 	if withStatus {
 		m.statusKnown = true
@@ -266,10 +281,19 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 			}
 		}
 	}
+	if n := m.turnCount() - before; n > 0 && had {
+		if m.follow {
+			m.turns.cur = 0
+		} else {
+			m.newer += n // a quiet notice; the cursor stays where it was
+		}
+	}
 	m.turns.clip(len(m.shown), m.turnsHeight())
 }
 
-// applyFilter recomputes the shown entries from the filter text.
+// applyFilter recomputes the shown entries from the filter text. Runs of
+// operations next to each other show as one row (the newest), so rewinds
+// and undos do not bury the agent's turns; enter on it shows them all.
 func (m *Model) applyFilter() {
 	q := strings.ToLower(strings.TrimSpace(m.filter))
 	m.shown = m.shown[:0]
@@ -278,6 +302,24 @@ func (m *Model) applyFilter() {
 			m.shown = append(m.shown, i)
 		}
 	}
+	m.folded = map[int][]int{}
+	if q != "" || m.opsOpen {
+		return
+	}
+	out := m.shown[:0]
+	for i := 0; i < len(m.shown); {
+		head := m.shown[i]
+		out = append(out, head)
+		i++
+		if m.entries[head].Kind == store.KindAgent {
+			continue
+		}
+		for i < len(m.shown) && m.entries[m.shown[i]].Kind != store.KindAgent {
+			m.folded[head] = append(m.folded[head], m.shown[i])
+			i++
+		}
+	}
+	m.shown = out
 }
 
 func matches(e *store.Entry, q string) bool {

@@ -24,6 +24,23 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 
+	case tea.PasteMsg:
+		if m.filtering || m.search.typing {
+			var cmd tea.Cmd
+			m.input, cmd = m.input.Update(msg)
+			if m.filtering {
+				cmd = tea.Batch(cmd, m.filterChanged())
+			}
+			return m, cmd
+		}
+		return m, nil
+
+	case editedMsg:
+		if msg.err != nil {
+			m.errText = "editor: " + msg.err.Error()
+		}
+		return m, m.refresh(true)
+
 	case tea.MouseWheelMsg:
 		return m, m.wheel(msg)
 
@@ -43,8 +60,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.setEntries(msg.entries, msg.withStatus)
 		var rewatch tea.Cmd
-		if m.watching && m.turnCount() > m.watchTurns {
-			rewatch = m.rewatch() // new turns may have touched new folders
+		if m.turnCount() > m.watchTurns {
+			// New turns may have touched new folders (or made the store).
+			rewatch = m.rewatch()
 		}
 		return m, tea.Batch(m.selectTurn(false), m.afterRefresh(), rewatch)
 
@@ -70,8 +88,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.diff.loading = false
 		m.diff.d, m.diff.note, m.diff.err = msg.d, msg.note, msg.err
+		m.findAll()
 		m.clipDiff()
 		return m, nil
+
+	case errorsClearedMsg:
+		if msg.err != nil {
+			m.errText = "clear the logged errors: " + msg.err.Error()
+		}
+		return m, loadInfo(m.st)
 
 	case infoLoadedMsg:
 		if msg.sizeErr == nil {
@@ -79,6 +104,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.errsErr == nil {
 			m.hookErrs = msg.errs
+			m.errsSeen = min(m.errsSeen, len(m.hookErrs))
 		}
 		return m, nil
 
@@ -248,8 +274,17 @@ func (m *Model) bindings() keymap.KeyMap {
 	k.PrevPane.SetEnabled(!inDialog)
 	k.Follow.SetEnabled(!inDialog && !m.follow)
 	k.Dismiss.SetEnabled(!inDialog && (m.errText != "" || len(m.hookErrs) > m.errsSeen))
-	k.Back.SetEnabled(inDialog || m.showHelp || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom)
+	k.Back.SetEnabled(inDialog || m.showHelp || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom || m.opsOpen)
 	return k
+}
+
+// selectedFolds is how many operations the selected row stands for
+// besides itself.
+func (m *Model) selectedFolds() int {
+	if m.turns.cur < 0 || m.turns.cur >= len(m.shown) {
+		return 0
+	}
+	return len(m.folded[m.shown[m.turns.cur]])
 }
 
 func (m *Model) hasOps() bool {
@@ -272,6 +307,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.filtering {
 		return m.filterKey(msg)
+	}
+	if m.search.typing {
+		return m.searchKey(msg)
 	}
 	if key.Matches(msg, k.Quit) {
 		return tea.Quit
@@ -304,6 +342,41 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		m.focus = paneTurns
+		m.input.SetValue(m.filter)
+		m.input.CursorEnd()
+		return m.input.Focus()
+	case key.Matches(msg, k.Search):
+		m.search.typing = true
+		m.input.SetValue(m.search.query)
+		m.input.CursorEnd()
+		return m.input.Focus()
+	case key.Matches(msg, k.Dismiss):
+		m.errText = ""
+		if len(m.hookErrs) > m.errsSeen {
+			m.errsSeen = len(m.hookErrs)
+			return clearErrors(m.st)
+		}
+		return nil
+	case key.Matches(msg, k.Follow):
+		m.follow = true
+		m.newer = 0
+		m.turns.cur = 0
+		m.turns.clip(len(m.shown), m.turnsHeight())
+		m.status = "following the newest turn (move to stop)"
+		return m.selectTurn(false)
+	case key.Matches(msg, k.Zoom):
+		m.zoom = !m.zoom
+		if m.zoom {
+			m.focus = paneDiff
+		}
+		return nil
+	case key.Matches(msg, k.Editor):
+		return m.edit()
+	case m.focus == paneDiff && key.Matches(msg, k.Left):
+		m.diff.left = max(m.diff.left-sideStep, 0)
+		return nil
+	case m.focus == paneDiff && key.Matches(msg, k.Right):
+		m.diff.left = min(m.diff.left+sideStep, max(m.diff.d.Longest()-sideStep, 0))
 		return nil
 	case key.Matches(msg, k.Rewind):
 		// On a turn already rewound, the store plans a retry of the paths
@@ -330,13 +403,25 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Back):
 		switch {
+		case m.search.query != "" && m.focus == paneDiff:
+			m.search = diffSearch{}
+		case m.zoom:
+			m.zoom = false
 		case m.focus != paneTurns:
 			m.focus--
+		case m.opsOpen:
+			m.opsOpen = false
+			m.setEntries(m.entries, m.statusKnown)
 		case m.filter != "":
 			m.filter = ""
+			m.input.SetValue("")
 			m.setEntries(m.entries, m.statusKnown)
 			return m.selectTurn(false)
 		}
+		return nil
+	case key.Matches(msg, k.Open) && m.focus == paneTurns && m.selectedFolds() > 0:
+		m.opsOpen = true
+		m.setEntries(m.entries, m.statusKnown)
 		return nil
 	case key.Matches(msg, k.Open):
 		if m.focus == paneTurns {
@@ -353,12 +438,30 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.diff.side = !m.layoutSide()
 		m.diff.sideSet = true
 		m.diff.top = 0
+		m.findAll()
 		return nil
-	case key.Matches(msg, k.NextHunk):
-		m.jumpHunk(1)
-		return nil
-	case key.Matches(msg, k.PrevHunk):
-		m.jumpHunk(-1)
+	case key.Matches(msg, k.NextHunk), key.Matches(msg, k.PrevHunk):
+		dir := 1
+		if key.Matches(msg, k.PrevHunk) {
+			dir = -1
+		}
+		if m.search.query != "" && m.focus == paneDiff {
+			if len(m.search.hits) == 0 {
+				m.status = "not found in this diff: " + m.search.query
+				return nil
+			}
+			top := nextStop(m.search.hits, m.diff.top, dir)
+			if top == m.diff.top { // wrap around
+				top = m.search.hits[0]
+				if dir < 0 {
+					top = m.search.hits[len(m.search.hits)-1]
+				}
+			}
+			m.diff.top = top
+			m.clipDiff()
+			return nil
+		}
+		m.jumpHunk(dir)
 		return nil
 	}
 	return m.moveKey(msg, k)
@@ -389,7 +492,11 @@ func (m *Model) moveKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 func (m *Model) move(p pane, delta int) tea.Cmd {
 	switch p {
 	case paneTurns:
+		m.follow = false
 		m.turns.move(delta, len(m.shown))
+		if m.turns.cur == 0 {
+			m.newer = 0 // seen
+		}
 		m.turns.clip(len(m.shown), m.turnsHeight())
 		return m.selectTurn(false)
 	case paneFiles:
@@ -437,48 +544,93 @@ func (m *Model) jumpHunk(dir int) {
 	}
 }
 
+// clipDiff keeps the diff's scroll in range: at the end, the last line
+// sits at the bottom of the pane.
 func (m *Model) clipDiff() {
 	n := 0
 	if m.diff.d != nil {
 		n = m.diff.d.Len(m.layout())
 	}
-	m.diff.top = clamp(m.diff.top, 0, max(n-1, 0))
+	m.diff.top = clamp(m.diff.top, 0, max(n-(m.diffHeight()-1), 0))
 }
 
 // filterKey edits the filter line: typing narrows the turns at once,
 // enter keeps the filter, esc drops it.
 func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
-	before := m.filter
 	switch {
 	case msg.Code == tea.KeyEnter:
 		m.filtering = false
+		m.input.Blur()
 		return nil
 	case key.Matches(msg, m.keys.Back):
 		m.filtering = false
-		m.filter = ""
+		m.input.Blur()
+		m.input.SetValue("")
 	case msg.Code == tea.KeyUp:
 		return m.move(paneTurns, -1)
 	case msg.Code == tea.KeyDown:
 		return m.move(paneTurns, 1)
-	case msg.Code == tea.KeyBackspace:
-		if r := []rune(m.filter); len(r) > 0 {
-			m.filter = string(r[:len(r)-1])
-		}
 	case msg.Code == 'u' && msg.Mod == tea.ModCtrl:
-		m.filter = ""
-	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
-		if len(m.filter) < 200 {
-			m.filter += msg.Text
-		}
+		m.input.SetValue("")
 	default:
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return tea.Batch(cmd, m.filterChanged())
+	}
+	return m.filterChanged()
+}
+
+// filterChanged narrows the turns to the filter's text as it is typed
+// (or pasted).
+func (m *Model) filterChanged() tea.Cmd {
+	if m.input.Value() == m.filter {
 		return nil
 	}
-	if m.filter != before {
-		m.turns = list{}
-		m.setEntries(m.entries, m.statusKnown)
-		return m.selectTurn(false)
+	m.filter = m.input.Value()
+	m.turns = list{}
+	m.setEntries(m.entries, m.statusKnown)
+	return m.selectTurn(false)
+}
+
+// searchKey edits the diff search: enter keeps it and goes to the first
+// match, esc drops it.
+func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case msg.Code == tea.KeyEnter:
+		m.search.typing = false
+		m.input.Blur()
+		m.search.query = m.input.Value()
+		m.findAll()
+		if len(m.search.hits) == 0 && m.search.query != "" {
+			m.status = "not found in this diff: " + m.search.query
+		} else if len(m.search.hits) > 0 {
+			m.diff.top = m.search.hits[0]
+			for _, h := range m.search.hits {
+				if h >= m.diff.top {
+					m.diff.top = h
+					break
+				}
+			}
+			m.clipDiff()
+		}
+		return nil
+	case key.Matches(msg, m.keys.Back):
+		m.search.typing = false
+		m.input.Blur()
+		m.search = diffSearch{}
+		return nil
 	}
-	return nil
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
+}
+
+// findAll finds the search in the diff on screen.
+func (m *Model) findAll() {
+	m.search.hits = nil
+	if m.diff.d != nil && m.search.query != "" {
+		m.search.hits = m.diff.d.Find(m.search.query, m.layout())
+	}
 }
 
 func (m *Model) dialogKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {

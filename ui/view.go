@@ -21,8 +21,8 @@ const wideAt = 100 // narrower than this, an opened diff takes the width
 
 func (m *Model) mainHeight() int { return max(m.height-2, 1) }
 
-// zoomed: the diff pane has the whole width.
-func (m *Model) zoomed() bool { return m.focus == paneDiff && m.width < wideAt }
+// zoomed: the diff pane has the whole width (z, or a narrow screen).
+func (m *Model) zoomed() bool { return m.focus == paneDiff && (m.zoom || m.width < wideAt) }
 
 func (m *Model) leftWidth() int {
 	if m.zoomed() {
@@ -166,21 +166,25 @@ func (m *Model) title(text string, w int, focused bool) string {
 // turnsView draws the turns pane in h rows of width w.
 func (m *Model) turnsView(w, h int) []string {
 	out := make([]string, 0, h)
-	n := fmt.Sprintf("Turns (%d)", len(m.entries))
-	if len(m.shown) != len(m.entries) {
-		n = fmt.Sprintf("Turns (%d of %d)", len(m.shown), len(m.entries))
+	n := fmt.Sprintf("Turns (%d)", m.turnCount())
+	if m.filter != "" {
+		n = fmt.Sprintf("Turns (%d of %d shown)", len(m.shown), len(m.entries))
+	}
+	if m.follow {
+		n += " · following"
 	}
 	out = append(out, m.title(n, w, m.focus == paneTurns))
 	if m.filtering || m.filter != "" {
 		if m.filtering {
-			out = append(out, diffview.Fit(" /"+diffview.Escape(m.filter)+"▏", w))
+			m.input.SetWidth(max(w-3, 1))
+			out = append(out, fitStyled(" /"+m.input.View(), w))
 		} else {
 			out = append(out, m.sty.dim.Render(diffview.Fit(" filter: "+diffview.Escape(m.filter)+" (esc clears)", w)))
 		}
 	}
 	rows := h - len(out)
 	if len(m.entries) == 0 {
-		out = append(out, m.sty.dim.Render(diffview.Fit(" no turns yet — they appear here as the agent works", w)))
+		out = append(out, m.sty.dim.Render(diffview.Fit(" waiting for the agent — its turns appear here as it works", w)))
 	} else if len(m.shown) == 0 {
 		out = append(out, m.sty.dim.Render(diffview.Fit(" no turn matches the filter", w)))
 	}
@@ -192,8 +196,10 @@ func (m *Model) turnsView(w, h int) []string {
 	idW = min(idW, 8)
 	undoable := m.undoableOp()
 	for i := m.turns.top; i < end; i++ {
-		e := &m.entries[m.shown[i]]
-		out = append(out, m.turnRow(e, w, idW, i == m.turns.cur, e.ID == undoable))
+		idx := m.shown[i]
+		e := &m.entries[idx]
+		row := m.turnRow(e, w, idW, i == m.turns.cur, e.ID == undoable, m.folded[idx], undoable)
+		out = append(out, row)
 	}
 	for len(out) < h {
 		out = append(out, strings.Repeat(" ", w))
@@ -254,7 +260,7 @@ type seg struct {
 	cutLeft  bool // cut from the left, so a path keeps its file name
 }
 
-func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
+func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool, folded []int, undoID string) string {
 	mark := " "
 	label := diffview.Escape(e.Label)
 	base := lipgloss.NewStyle()
@@ -277,6 +283,14 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
 		} else if undoable {
 			label += " — u to undo"
 		}
+		if len(folded) > 0 {
+			label += fmt.Sprintf(" (+%s, enter shows)", plural(len(folded), "earlier operation"))
+			for _, f := range folded {
+				if m.entries[f].ID == undoID {
+					label += " — u undoes " + diffview.Escape(undoID)
+				}
+			}
+		}
 	}
 	if e.HandEdited > 0 {
 		badge := fmt.Sprintf("⚠%d", e.HandEdited)
@@ -286,7 +300,7 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
 		right = append(right, seg{text: badge, style: m.sty.badge})
 	}
 	if e.Kind == store.KindAgent {
-		right = append(right, seg{text: fmt.Sprintf("%df", e.Files), style: dim, optional: true})
+		right = append(right, seg{text: plural(e.Files, "file"), style: dim, optional: true})
 		if e.Source != nil && e.Source.Agent != "" && w >= 56 {
 			right = append(right, seg{text: diffview.Escape(e.Source.Agent), style: dim, optional: true})
 		}
@@ -316,7 +330,7 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 		}
 		return n
 	}
-	room := min(16, max(ansi.StringWidth(mid.text), 1))
+	room := min(28, max(ansi.StringWidth(mid.text), 1))
 	// Drop optional pieces, oldest first, then any, until the middle has room.
 	for _, optionalOnly := range []bool{true, false} {
 		for i := 0; i < len(right) && lw+room+width(right) > w; {
@@ -514,7 +528,7 @@ func (m *Model) filesView(w, h int) []string {
 		if i == m.fileList.cur {
 			left = cur + letter + " "
 		}
-		out = append(out, m.row(w, left, seg{text: diffview.Escape(f.Path), style: lipgloss.NewStyle()}, right,
+		out = append(out, m.row(w, left, seg{text: diffview.Escape(f.Path), style: lipgloss.NewStyle(), cutLeft: true}, right,
 			i == m.fileList.cur, m.focus == paneFiles))
 	}
 	for len(out) < h {
@@ -548,23 +562,41 @@ func (m *Model) diffView(w, h int) []string {
 	out := make([]string, 0, h)
 	f := m.selectedFile()
 	d := m.diff.d
-	t := "Diff"
+	var info []string
 	if f != nil {
 		_, word, _ := fileStatus(f)
-		t = diffview.Escape(f.Path) + " · " + word + " · " + m.diff.mode.String()
+		info = append(info, word, m.diff.mode.String())
 	}
 	if d != nil && len(d.Hunks(m.layout())) > 0 {
 		hs := d.Hunks(m.layout())
 		cur := 0
+		end := m.diff.top
+		if m.diff.top+m.diffHeight()-1 >= d.Len(m.layout()) {
+			end = d.Len(m.layout()) // at the end: the last hunk in view is the one
+		}
 		for i, hr := range hs {
-			if hr <= m.diff.top {
+			if hr <= end {
 				cur = i + 1
 			}
 		}
-		t += fmt.Sprintf(" · +%d -%d · hunk %d/%d", d.Added, d.Deleted, max(cur, 1), len(hs))
+		info = append(info, fmt.Sprintf("+%d -%d", d.Added, d.Deleted), fmt.Sprintf("hunk %d/%d", max(cur, 1), len(hs)))
 	}
-	out = append(out, m.title(t, w, m.focus == paneDiff))
+	if m.diff.left > 0 {
+		info = append(info, fmt.Sprintf("→ %d", m.diff.left))
+	}
+	if m.search.query != "" {
+		info = append(info, fmt.Sprintf("%q: %s", m.search.query, plural(len(m.search.hits), "line")))
+	}
+	out = append(out, m.pathTitle(f, strings.Join(info, " · "), w, m.focus == paneDiff))
+	if m.search.typing {
+		m.input.SetWidth(max(w-10, 1))
+		out = append(out, fitStyled(" search: "+m.input.View(), w))
+	}
 	switch {
+	case f == nil && len(m.entries) == 0:
+		out = append(out, m.sty.dim.Render(diffview.Fit(" ckpt keeps each file's bytes before the agent writes it.", w)),
+			m.sty.dim.Render(diffview.Fit(" Hook it into your agent with `ckpt install claude` (or gemini, codex,", w)),
+			m.sty.dim.Render(diffview.Fit(" opencode), then start the agent here.", w)))
 	case f == nil:
 		out = append(out, m.sty.dim.Render(diffview.Fit(" select a file to see its diff", w)))
 	case m.diff.err != nil:
@@ -572,18 +604,40 @@ func (m *Model) diffView(w, h int) []string {
 	case m.diff.note != "":
 		out = append(out, m.sty.dim.Render(diffview.Fit(" "+diffview.Escape(m.diff.note), w)))
 	case d == nil:
-		out = append(out, m.sty.dim.Render(diffview.Fit(" computing diff…", w)))
+		out = append(out, m.sty.dim.Render(diffview.Fit(" computing the diff…", w)))
 	default:
 		l := m.layout()
-		end := min(m.diff.top+h-1, d.Len(l))
-		for i := m.diff.top; i < end; i++ {
-			out = append(out, d.Line(i, w, l, m.sty.diff))
+		v := diffview.View{Left: m.diff.left, Find: m.search.query}
+		for i := m.diff.top; i < d.Len(l) && len(out) < h; i++ {
+			out = append(out, d.LineView(i, w, l, m.sty.diff, v))
 		}
 	}
 	for len(out) < h {
 		out = append(out, strings.Repeat(" ", w))
 	}
 	return out[:h]
+}
+
+// pathTitle is a pane title naming a file: the path is cut from the left
+// so its name stays, then the rest as room allows.
+func (m *Model) pathTitle(f *store.File, rest string, w int, focused bool) string {
+	if f == nil {
+		return m.title("Diff", w, focused)
+	}
+	path := diffview.Escape(f.Path)
+	pw := ansi.StringWidth(path)
+	if room := w - 1 - pw; room < 12 && rest != "" {
+		path = diffview.FitLeft(path, max(w*2/3, 1))
+	}
+	t := " " + path
+	if rest != "" {
+		t += " · " + rest
+	}
+	s := diffview.Fit(t, w)
+	if focused {
+		return m.sty.titleFocus.Render(s)
+	}
+	return m.sty.title.Render(s)
 }
 
 func (m *Model) statusLine() string {
@@ -597,11 +651,13 @@ func (m *Model) statusLine() string {
 	style := m.sty.status
 	switch {
 	case m.errText != "":
-		msg, style = "error: "+diffview.Escape(m.errText), m.sty.errText
+		msg, style = "error: "+diffview.Escape(m.errText)+" (x dismisses)", m.sty.errText
 	case m.status != "":
 		msg = diffview.Escape(m.status)
-	case len(m.hookErrs) > 0:
-		msg, style = fmt.Sprintf("%s logged (? shows them); last: %s", plural(len(m.hookErrs), "error"),
+	case m.newer > 0:
+		msg, style = fmt.Sprintf("%s since you looked — f follows the newest", plural(m.newer, "new turn")), m.sty.dim
+	case len(m.hookErrs) > m.errsSeen:
+		msg, style = fmt.Sprintf("%s logged (? shows them, x dismisses); last: %s", plural(len(m.hookErrs)-m.errsSeen, "error"),
 			diffview.Escape(m.hookErrs[len(m.hookErrs)-1])), m.sty.warn
 	}
 	iw := ansi.StringWidth(info)
@@ -651,7 +707,7 @@ func (m *Model) helpView(h int) []string {
 func (m *Model) helpLines() []string {
 	k := m.bindings()
 	var lines []string
-	lines = append(lines, m.sty.dialogTitle.Render(" Keys"), "")
+	lines = append(lines, m.sty.dialogTitle.Render(" Keys")+m.sty.dim.Render("  (dimmed: not available here)"), "")
 	for _, l := range strings.Split(m.fullHelp(k.FullHelp()), "\n") {
 		lines = append(lines, " "+l)
 	}
@@ -673,6 +729,25 @@ func (m *Model) helpLines() []string {
 	return lines
 }
 
+// helpBlock is one group of keys as a column: every key, with those that
+// cannot act now dimmed.
+func (m *Model) helpBlock(g []key.Binding) string {
+	kw := 0
+	for _, b := range g {
+		kw = max(kw, ansi.StringWidth(b.Help().Key))
+	}
+	var lines []string
+	for _, b := range g {
+		k, d := pad(b.Help().Key, kw), b.Help().Desc
+		if b.Enabled() {
+			lines = append(lines, m.sty.helpKey.Render(k)+"  "+d)
+		} else {
+			lines = append(lines, m.sty.dim.Render(k+"  "+d))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // fullHelp lays the help's groups side by side, as many to a row as the
 // width allows.
 func (m *Model) fullHelp(groups [][]key.Binding) string {
@@ -680,7 +755,7 @@ func (m *Model) fullHelp(groups [][]key.Binding) string {
 	var row []string
 	rowW := 0
 	for _, g := range groups {
-		block := m.help.FullHelpView([][]key.Binding{g})
+		block := m.helpBlock(g)
 		if block == "" {
 			continue
 		}
