@@ -142,17 +142,6 @@ func TestVersionString(t *testing.T) {
 	}
 }
 
-func TestCount(t *testing.T) {
-	for _, c := range []struct {
-		n    int
-		want string
-	}{{0, "0 files"}, {1, "1 file"}, {2, "2 files"}} {
-		if got := count(c.n, "file"); got != c.want {
-			t.Errorf("count(%d) = %q, want %q", c.n, got, c.want)
-		}
-	}
-}
-
 // TestCompletion: the scripts load in their shells' syntax, and turn ids
 // complete with their labels.
 func TestCompletion(t *testing.T) {
@@ -196,5 +185,29 @@ func TestManPage(t *testing.T) {
 	r := ckptOK(t, t.TempDir(), "man")
 	if !strings.HasPrefix(r.Stdout, ".TH CKPT 1") || !strings.Contains(r.Stdout, "rewind") {
 		t.Errorf("not a man page\n%.400s", r.Stdout)
+	}
+}
+
+// TestGeminiCommentedSettings: install and uninstall keep a commented
+// Gemini settings file byte for byte; Claude's config stays strict JSON.
+func TestGeminiCommentedSettings(t *testing.T) {
+	root := t.TempDir()
+	orig := "// my settings\n{\n  // the model\n  \"model\": \"x\", // fast\n  \"tools\": [\"a\",],\n  /* no hooks yet */\n}\n"
+	writeText(t, root, ".gemini/settings.json", orig)
+	ckptOK(t, root, "install", "gemini")
+	installed := readText(t, root, ".gemini/settings.json")
+	for _, c := range []string{"// my settings", "// the model", "// fast", "/* no hooks yet */", "hook gemini"} {
+		if !strings.Contains(installed, c) {
+			t.Errorf("installed settings lack %q:\n%s", c, installed)
+		}
+	}
+	ckptOK(t, root, "uninstall", "gemini")
+	if got := readText(t, root, ".gemini/settings.json"); got != orig {
+		t.Errorf("uninstall left\n%q\nwant\n%q", got, orig)
+	}
+
+	writeText(t, root, ".claude/settings.local.json", "// mine\n{}\n")
+	if r := ckptCode(t, root, 1, "install", "claude"); !strings.Contains(r.Stderr, "comments") {
+		t.Errorf("claude: want comments refused\n%s", r)
 	}
 }

@@ -39,8 +39,6 @@ import (
 	"unicode/utf8"
 
 	"ckpt/store"
-
-	"golang.org/x/sys/unix"
 )
 
 // maxEvent bounds what Hook reads from standard input. A Write event carries
@@ -308,8 +306,13 @@ func (h *hookCall) openTurn() (string, error) {
 	if turn, ok := h.store.SessionTurn(key); ok {
 		return turn, nil
 	}
-	unlock := lockFile(filepath.Join(h.store.Root(), ".osfoundry", "hook.lock"))
-	defer unlock()
+	// When the lock cannot be had the hook goes on: the worst outcome is a
+	// second turn for one prompt.
+	if unlock, err := h.store.LockSessions(); err == nil {
+		defer unlock()
+	} else {
+		h.log("hook %s: %v", h.agent.name, err)
+	}
 	if turn, ok := h.store.SessionTurn(key); ok {
 		return turn, nil
 	}
@@ -322,30 +325,6 @@ func (h *hookCall) openTurn() (string, error) {
 		return "", fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, turn, err)
 	}
 	return turn, nil
-}
-
-// lockFile takes an exclusive lock on path, creating it. It returns the
-// unlock function; when the lock cannot be had it returns a no-op, since a
-// hook must go on (the worst outcome is a second turn for one prompt).
-func lockFile(path string) func() {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return func() {}
-	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return func() {}
-	}
-	return func() {
-		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
-		f.Close()
-	}
 }
 
 // paths turns the event's paths absolute, drops duplicates, and drops (and

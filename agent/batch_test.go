@@ -52,3 +52,36 @@ func TestHookBatchBadPathKeepsOthers(t *testing.T) {
 		t.Fatalf("the bad path is not logged: %q", lines)
 	}
 }
+
+// A hook.lock that is a symlink out of the project is never followed: the
+// hook creates nothing outside the root, and still captures.
+func TestHookLockSymlinkNotFollowed(t *testing.T) {
+	for _, at := range []string{".osfoundry/hook.lock", ".osfoundry/checkpoints/hook.lock"} {
+		t.Run(filepath.Base(filepath.Dir(at)), func(t *testing.T) {
+			root := t.TempDir()
+			target := filepath.Join(t.TempDir(), "created")
+			if err := os.MkdirAll(filepath.Join(root, ".osfoundry/checkpoints"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(at))); err != nil {
+				t.Fatal(err)
+			}
+			ev, _ := json.Marshal(map[string]any{
+				"hook_event_name": "PreToolUse", "session_id": "s", "cwd": root,
+				"tool_name": "Write", "tool_input": map[string]string{"file_path": filepath.Join(root, "a.txt")},
+			})
+			Hook("claude", bytes.NewReader(ev), &bytes.Buffer{}, HookOptions{Root: root, Getenv: func(string) string { return "" }})
+			if _, err := os.Lstat(target); !os.IsNotExist(err) {
+				t.Fatalf("hook.lock was followed out of the project: %v", err)
+			}
+			s, err := store.Open(root, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if log, err := s.Log(false); err != nil || len(log) != 1 || log[0].Files != 1 {
+				t.Fatalf("log %+v, %v: want one turn holding a.txt", log, err)
+			}
+		})
+	}
+}

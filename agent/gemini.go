@@ -17,7 +17,8 @@ func init() {
 		parse: parseGemini,
 		reply: "{}\n",
 		install: jsonInstaller{
-			file: ".gemini/settings.json",
+			file:  ".gemini/settings.json",
+			jsonc: true, // Gemini CLI allows comments in its settings
 			hooks: []hookSpec{
 				{event: "BeforeAgent", name: "ckpt-turn", timeout: 30000},
 				{event: "BeforeTool", matcher: geminiMatcher, name: "ckpt-pre", timeout: 120000},

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tailscale/hujson"
 )
 
 const testExe = "/opt/ckpt tools/bin/ckpt"
@@ -301,6 +304,10 @@ func TestUninstallKeepsLaterUserHooks(t *testing.T) {
 	}
 }
 
+// jsoncCase names the cases of TestInstallMalformed that are valid JSON
+// with comments and trailing commas.
+var jsoncCase = map[string]bool{"comments": true, "block comment": true, "trailing comma": true}
+
 func TestInstallMalformed(t *testing.T) {
 	cases := map[string]string{
 		"truncated":          `{"hooks": {`,
@@ -315,6 +322,9 @@ func TestInstallMalformed(t *testing.T) {
 	for _, agentName := range jsonAgents {
 		for name, content := range cases {
 			for _, dry := range []bool{false, true} {
+				if adapters[agentName].install.(jsonInstaller).jsonc && jsoncCase[name] {
+					continue // allowed there: see TestInstallKeepsComments
+				}
 				t.Run(agentName+"/"+name, func(t *testing.T) {
 					root := t.TempDir()
 					path := writeConfig(t, root, agentName, content)
@@ -564,4 +574,90 @@ func TestInstallRefusesSymlinks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInstallKeepsComments: Gemini CLI's settings may hold comments and
+// trailing commas; install keeps every one of them and uninstall gives
+// back the original bytes.
+func TestInstallKeepsComments(t *testing.T) {
+	cases := map[string]string{
+		"line comments":   "// my settings\n{\n  // the model\n  \"model\": \"x\" // fast\n}\n",
+		"block comment":   "{\"model\": /* fast */ \"x\"}",
+		"trailing commas": "{\n  \"model\": \"x\",\n  \"tools\": [\"a\", \"b\",],\n}\n",
+		"comment in hooks": `{
+  "hooks": {
+    // mine
+    "BeforeTool": [
+      {"matcher": "x", "hooks": [{"type": "command", "command": "echo hi"}]}, // keep
+    ],
+    /* none here yet */
+  },
+}
+`,
+		"empty object with comment": "{ // nothing yet\n}\n",
+		"comment after last item":   "{\n  \"a\": 1 // one\n}",
+		"crlf":                      "{\r\n  // c\r\n  \"a\": 1,\r\n}\r\n",
+	}
+	for name, orig := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			path := writeConfig(t, root, "gemini", orig)
+			opt := InstallOptions{Root: root, Exe: testExe}
+			if _, err := Install("gemini", opt); err != nil {
+				t.Fatalf("install: %v", err)
+			}
+			installed := readFile(t, path)
+			std, err := hujson.Standardize(slices.Clone(installed))
+			if err != nil {
+				t.Fatalf("install left invalid JSONC: %v\n%s", err, installed)
+			}
+			origStd, _ := hujson.Standardize([]byte(orig)) // a copy: it blanks comments in place
+			want := append(hookCommands(t, origStd), ourCommands("gemini")...)
+			slices.Sort(want)
+			if got := hookCommands(t, std); !slices.Equal(got, want) {
+				t.Fatalf("hooks after install:\n got %q\nwant %q\n%s", got, want, installed)
+			}
+			for _, c := range comments(orig) {
+				if !bytes.Contains(installed, []byte(c)) {
+					t.Errorf("install lost the comment %q:\n%s", c, installed)
+				}
+			}
+			if c, err := Install("gemini", opt); err != nil || c.Changed() {
+				t.Fatalf("second install: changed %v, %v", c != nil && c.Changed(), err)
+			}
+			if _, err := Uninstall("gemini", opt); err != nil {
+				t.Fatalf("uninstall: %v\n%s", err, installed)
+			}
+			if got := string(readFile(t, path)); got != orig {
+				t.Fatalf("uninstall left\n%q\nwant\n%q\ninstalled was\n%s", got, orig, installed)
+			}
+		})
+	}
+}
+
+// comments lists the // and /* */ comments in JSONC text.
+func comments(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case strings.HasPrefix(s[i:], "//"):
+			end := strings.IndexAny(s[i:], "\r\n")
+			if end < 0 {
+				end = len(s) - i
+			}
+			out = append(out, s[i:i+end])
+			i += end
+		case strings.HasPrefix(s[i:], "/*"):
+			end := strings.Index(s[i:], "*/") + 2
+			out = append(out, s[i:i+end])
+			i += end
+		}
+	}
+	return out
 }

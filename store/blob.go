@@ -168,7 +168,7 @@ func (s *Store) putBlobStream(src io.Reader) (string, int64, error) {
 // openRegular opens name inside r for reading only if it is a regular
 // file: a FIFO or a device named like a blob must neither hang the open
 // (O_NONBLOCK) nor be read.
-func openRegular(r *os.Root, name string) (*os.File, int64, error) {
+func openRegular(r dirRoot, name string) (*os.File, int64, error) {
 	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, 0, err

@@ -13,6 +13,7 @@
 //	FORMAT            one line naming the format ckpt writes
 //	lock              flock: every writer of records holds it exclusively
 //	blobs.lock        flock: held shared by captures, exclusively by prune
+//	hook.lock         flock: hooks hold it while they open a session's turn
 //	index.json        a seed-format index (read, never written)
 //	blobs/<hex>.zst   kept bytes, zstd-compressed, named by the SHA-256 of
 //	                  the raw bytes; blobs/<hex> (raw) is the seed format's
@@ -128,6 +129,14 @@
 // record can reach outside it. Blob names must be 64 hex digits and are
 // read only from blobs/; their bytes are checked against the name whenever
 // read. A symlink is kept and restored as a link, never followed.
+//
+// The store's own files get the same discipline: .osfoundry, the store
+// folder, its subfolders and every file in them (locks, records, the stat
+// cache, the error log, session files) are opened one element at a time
+// with O_NOFOLLOW, and only as regular files or folders. A symlink
+// anywhere there is refused (ErrLinkInStore), never followed, and never
+// replaced; a FIFO or device standing in for a store file is refused
+// rather than waited on.
 //
 // # Shell sweeps
 //

@@ -54,14 +54,14 @@ func (f *failpoint) hit() {
 // writeFileAtomic writes data to name inside r through a temporary file in
 // the same folder, renamed into place; sync fsyncs the file before the
 // rename (the caller syncs the folder or the file system).
-func writeFileAtomic(r *os.Root, name string, data []byte, perm os.FileMode, sync bool) error {
+func writeFileAtomic(r dirRoot, name string, data []byte, perm os.FileMode, sync bool) error {
 	return writeVia(r, path.Join(path.Dir(name), ".tmp-"+randHex(8)), name, data, perm, sync, false)
 }
 
 // writeVia writes data to tmp and renames it over name; tmp is removed on
 // failure. With chmod it sets the mode exactly, so the umask cannot change
 // a kept mode.
-func writeVia(r *os.Root, tmp, name string, data []byte, perm os.FileMode, sync, chmod bool) error {
+func writeVia(r dirRoot, tmp, name string, data []byte, perm os.FileMode, sync, chmod bool) error {
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
@@ -86,7 +86,7 @@ func writeVia(r *os.Root, tmp, name string, data []byte, perm os.FileMode, sync,
 }
 
 // truncateDurably cuts a store file to size and fsyncs it.
-func truncateDurably(r *os.Root, name string, size int64) error {
+func truncateDurably(r dirRoot, name string, size int64) error {
 	f, err := r.OpenFile(name, os.O_WRONLY, 0)
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func truncateDurably(r *os.Root, name string, size int64) error {
 }
 
 // syncDir fsyncs a folder so a rename or create in it is durable.
-func syncDir(r *os.Root, name string) error {
+func syncDir(r dirRoot, name string) error {
 	f, err := r.Open(name)
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func syncDir(r *os.Root, name string) error {
 }
 
 // appendDurable appends data to name (creating it) and fsyncs it.
-func appendDurable(r *os.Root, name string, data []byte) error {
+func appendDurable(r dirRoot, name string, data []byte) error {
 	f, err := r.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
@@ -152,7 +152,7 @@ func errf(format string, args ...any) error { return fmt.Errorf(format, args...)
 
 // names lists a store folder's entries without a stat of each (a blob
 // folder holds thousands). A missing folder has none.
-func names(r *os.Root, dir string) ([]string, error) {
+func names(r dirRoot, dir string) ([]string, error) {
 	f, err := r.Open(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -195,7 +195,7 @@ func (s *Store) refreshTurnFiles(names []string) error {
 	}
 	// One handle on the folder: opening each file through it costs one
 	// open, not one per path element.
-	turns, err := s.dir.OpenRoot("turns")
+	turns, err := s.dir.Sub("turns")
 	if err != nil {
 		return errf("read %s: %w", s.path("turns"), err)
 	}
@@ -237,7 +237,7 @@ func (s *Store) refreshTurnFiles(names []string) error {
 // refreshTurnFile returns the up-to-date parse of one turn file given
 // its cached one (nil if none). It only reads s.cache, so files can be
 // refreshed in parallel.
-func (s *Store) refreshTurnFile(turns *os.Root, name string, c *turnFile) (*turnFile, error) {
+func (s *Store) refreshTurnFile(turns *safeDir, name string, c *turnFile) (*turnFile, error) {
 	f, err := turns.Open(strings.TrimPrefix(name, "turns/"))
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(name), err)

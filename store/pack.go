@@ -177,7 +177,7 @@ func (ps *packSet) close() {
 
 // openPack opens packs/name and reads its index, checking the header, the
 // trailer, the index's checksum and that every frame lies inside the file.
-func openPack(dir *os.Root, name string) (*packFile, error) {
+func openPack(dir dirRoot, name string) (*packFile, error) {
 	f, size, err := openRegular(dir, "packs/"+name)
 	if err != nil {
 		return nil, err

@@ -42,7 +42,7 @@ type Options struct {
 type Store struct {
 	rootPath string   // absolute, symlinks resolved
 	root     *os.Root // the project
-	dir      *os.Root // the store folder
+	dir      *safeDir // the store folder: nothing in it is followed
 	maxBlob  int64
 	notify   func(string)
 
@@ -104,8 +104,15 @@ func Open(root string, opt Options) (*Store, error) {
 	if s.maxBlob <= 0 {
 		s.maxBlob = DefaultMaxBlob
 	}
+	if fi, err := rt.Lstat(".osfoundry"); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		rt.Close()
+		return nil, errf("open store: %s: %w", filepath.Join(abs, ".osfoundry"), ErrLinkInStore)
+	}
 	fi, err := rt.Lstat(storeDir)
 	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		rt.Close()
+		return nil, errf("open store: %s: %w", filepath.Join(abs, storeDir), ErrLinkInStore)
 	case err == nil && !fi.IsDir():
 		rt.Close()
 		return nil, errf("open store: %s is not a folder", filepath.Join(abs, storeDir))
@@ -121,7 +128,7 @@ func Open(root string, opt Options) (*Store, error) {
 		rt.Close()
 		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
 	}
-	s.dir, err = rt.OpenRoot(storeDir)
+	s.dir, err = openSafeDir(rt, storeDir, filepath.Join(abs, storeDir))
 	if err != nil {
 		rt.Close()
 		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
@@ -142,7 +149,15 @@ func (s *Store) create() error {
 	s.root.Chmod(".osfoundry", 0o700)
 	s.root.Chmod(storeDir, 0o700)
 	if _, err := s.root.Lstat(".osfoundry/.gitignore"); errors.Is(err, fs.ErrNotExist) {
-		if err := s.root.WriteFile(".osfoundry/.gitignore", []byte("*\n"), 0o600); err != nil {
+		// O_EXCL: a link standing there is never written through.
+		f, err := s.root.OpenFile(".osfoundry/.gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			_, err = f.Write([]byte("*\n"))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
 			return errf("create %s: %w", filepath.Join(s.rootPath, ".osfoundry/.gitignore"), err)
 		}
 	}
@@ -155,6 +170,12 @@ func (s *Store) ensureDirs() error {
 	for _, d := range []string{"blobs", "turns", "ops"} {
 		if err := s.dir.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return errf("create %s: %w", s.path(d), err)
+		}
+		if fi, err := s.dir.Lstat(d); err == nil && !fi.IsDir() {
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return errf("%s: %w", s.path(d), ErrLinkInStore)
+			}
+			return errf("%s is not a folder", s.path(d))
 		}
 	}
 	if _, err := s.dir.Lstat("FORMAT"); errors.Is(err, fs.ErrNotExist) {
