@@ -17,8 +17,10 @@
 # Figures:
 #   a) bulk capture of the first MAXFILES files
 #   b) rewind of those files after a turn that changed all of them
-#   c) a hooked turn on the whole tree: a prompt plus 4 Write tool calls as
-#      9 `ckpt hook claude` processes, vs one git add -A && git stash create
+#   c) a hooked turn on four copies of the first 4,686 files (18,744 files):
+#      a prompt plus 4 Write tool calls as 9 `ckpt hook claude` processes, vs
+#      one git add -A && git stash create
+#   g) shell sweeps around a shell tool call, beside git snapshots (below)
 #   d) the store's size after (a), in bytes and in disk blocks, vs raw and git
 #   e) `ckpt log --json` on a seed-format index.json of 10,000 turns /
 #      100,000 entries
@@ -178,14 +180,13 @@ SRC=$(go env GOROOT)/src
 cp "$WORK/all" "$WORK/files"
 if ((MAXFILES > 0)); then head -n "$MAXFILES" "$WORK/all" >"$WORK/files"; fi
 NFILES=$(wc -l <"$WORK/files" | tr -d ' ')
-NALL=$(wc -l <"$WORK/all" | tr -d ' ')
 TREE=$WORK/tree
 mkdir -p "$TREE"
 tar -C "$SRC" -cf - -T "$WORK/files" | tar -C "$TREE" -xf -
 PRISTINE=$WORK/pristine
 cp -R "$TREE" "$PRISTINE"
 RAW=$(sumbytes "$TREE")
-say "tree: $NFILES files, $(mib "$RAW") from $SRC; whole tree for (c): $NALL files"
+say "tree: $NFILES files, $(mib "$RAW") from $SRC"
 
 BIN=$WORK/bin
 mkdir -p "$BIN"
@@ -288,12 +289,18 @@ fi
 
 # --- c) a hooked turn on the whole tree --------------------------------------
 
-say "c) a hooked turn (9 hook processes) on all $NALL files…"
+# (c) runs on four copies of the first 4,686 files: 18,744 files.
+head -n 4686 "$WORK/all" >"$WORK/c-files"
 FULL=$WORK/full
-mkdir -p "$FULL"
-tar -C "$SRC" -cf - -T "$WORK/all" | tar -C "$FULL" -xf -
+for i in 1 2 3 4; do
+	mkdir -p "$FULL/copy$i"
+	tar -C "$SRC" -cf - -T "$WORK/c-files" | tar -C "$FULL/copy$i" -xf -
+	sed "s|^|copy$i/|" "$WORK/c-files"
+done >"$WORK/c-all"
+NALL=$(wc -l <"$WORK/c-all" | tr -d ' ')
+say "c) a hooked turn (9 hook processes) on $NALL files…"
 (cd "$FULL" && "${GIT[@]}" init -q && git add -A && git commit -q -m full)
-awk -v n="$NALL" 'NR == int(n*0.1) || NR == int(n*0.35) || NR == int(n*0.6) || NR == int(n*0.85)' "$WORK/all" >"$WORK/four"
+awk -v n="$NALL" 'NR == int(n*0.1) || NR == int(n*0.35) || NR == int(n*0.6) || NR == int(n*0.85)' "$WORK/c-all" >"$WORK/four"
 echo 0 >"$WORK/turn-counter"
 cat >"$BIN/hook-turn" <<EOF
 #!/usr/bin/env bash
@@ -419,3 +426,64 @@ echo
 echo "ckpt runs with its durability on (a barrier before records name blobs, fsync of records);"
 echo "git and the Python store run with their defaults (no fsync). Ratios are peer/ckpt (above 1: ckpt is"
 echo "faster) beside a peer, and ckpt/floor (1 is the floor) beside a floor."
+
+# --- shell sweeps ------------------------------------------------------------
+# bench_shell: the sweep around a shell command, through the hook binary as
+# Claude Code runs it, beside a whole-tree git snapshot (what shadow-git
+# checkpointing pays per step), on four copies of the first 4,686 files of
+# $SRC (18,744 files):
+#   warm:  a shell step's two hook calls (PreToolUse + PostToolUse, one file
+#          changed between) vs two `git add -A && git write-tree`
+#   cold:  the first hook call on a fresh store (it keeps every file) vs
+#          `git add -A` into a fresh repository
+#   memory: peak RSS of a warm and a cold hook call, and of git's
+#   store size: the warm step again once the store holds ~56,000 entries
+bench_shell() {
+	local S=$WORK/shell T=$WORK/shell/tree i
+	mkdir -p "$T"
+	(cd "$SRC" && find . -type f -size -8388608c | sed 's|^\./||' | LC_ALL=C sort | awk "NR <= 4686") >"$S/files"
+	for i in 1 2 3 4; do
+		mkdir -p "$T/copy$i"
+		tar -C "$SRC" -cf - -T "$S/files" | tar -C "$T/copy$i" -xf -
+	done
+	local n
+	n=$(find "$T" -type f | wc -l | tr -d ' ')
+	local f1="$T/copy2/$(sed -n 1000p "$S/files")"
+	local ev='"session_id":"bench","cwd":"'"$T"'","hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"t1"'
+	printf "{$ev}\n" PreToolUse >"$S/pre.json"
+	printf "{$ev}\n" PostToolUse >"$S/post.json"
+	cat >"$S/step" <<EOS
+#!/usr/bin/env bash
+"$CKPT" hook claude <"$S/pre.json" && printf '// %s\n' \$RANDOM >>"$f1" && "$CKPT" hook claude <"$S/post.json"
+EOS
+	cat >"$S/git-step" <<EOS
+#!/usr/bin/env bash
+cd "$T" && git add -A && git write-tree >/dev/null && printf '// %s\n' \$RANDOM >>"$f1" && git add -A && git write-tree >/dev/null
+EOS
+	chmod +x "$S/step" "$S/git-step"
+	# Files written in the last two seconds are re-read by every sweep
+	# (racily clean): let the copy age past that, as a real tree has.
+	sleep 3
+	local cold cold_git warm warm_git rss_cold rss_warm rss_git big
+	cold=$(bench "rm -rf '$T/.osfoundry'" "cd '$T' && '$CKPT' hook claude <'$S/pre.json'")
+	cold_git=$(bench "rm -rf '$T/.git'; cd '$T' && ${GIT[*]} init -q" "cd '$T' && git add -A")
+	rm -rf "$T/.osfoundry"
+	rss_cold=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
+	"$S/step" && "$S/git-step"
+	warm=$(bench "true" "'$S/step'")
+	warm_git=$(bench "true" "'$S/git-step'")
+	rss_warm=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
+	rss_git=$( (cd "$T" && /usr/bin/time -f %M git add -A) 2>&1 >/dev/null | tail -1)
+	(cd "$T" && find . -path ./.osfoundry -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||' >"$S/all")
+	for i in 1 2 3; do (cd "$T" && xargs -a "$S/all" -d '\n' "$CKPT" capture --turn "fill$i" >/dev/null); done
+	big=$(bench "true" "'$S/step'")
+	echo
+	echo "shell sweeps: $n files (4 copies of the first 4,686 of $SRC), $RUNS runs each (median)"
+	printf '%-58s %12s %14s %10s\n' "figure" "ckpt" "git" "git/ckpt"
+	printf '%-58s %12s %14s %10s\n' "warm: shell step, 2 hook calls vs 2 add -A+write-tree (ms)" "$warm" "$warm_git" "$(ratio "$warm_git" "$warm")"
+	printf '%-58s %12s %14s %10s\n' "cold: first hook call vs add -A into a fresh repo (ms)" "$cold" "$cold_git" "$(ratio "$cold_git" "$cold")"
+	printf '%-58s %12s %14s %10s\n' "peak RSS: warm hook call / git add -A (KiB)" "$rss_warm" "$rss_git" "-"
+	printf '%-58s %12s %14s %10s\n' "peak RSS: cold hook call (KiB)" "$rss_cold" "-" "-"
+	printf '%-58s %12s %14s %10s\n' "warm step with ~$((3 * n)) more store entries (ms)" "$big" "-" "$(ratio "$big" "$warm") of empty"
+}
+bench_shell

@@ -34,6 +34,7 @@ type dialog struct {
 	plan    *store.Plan
 	base    *store.Plan // the plan keeping nothing: every file the rewind touches
 	keep    map[string]bool
+	shown   []string // the kept paths of the plan on screen
 	rows    []planRow
 	changed bool // the plan on screen replaced one made before a change
 
@@ -440,6 +441,10 @@ func loadStepDiff(st Store, cache *diffCache, r stepDiffReq) tea.Cmd {
 	}
 }
 
+// prepareRows is how many rows of a new diff get their changed words
+// worked out in the command, before the diff reaches the screen.
+const prepareRows = 500
+
 // diffSides diffs two read sides, through the cache.
 func diffSides(cache *diffCache, old, new side, max int64) (*diffview.Diff, string, error) {
 	for _, s := range []side{old, new} {
@@ -455,6 +460,7 @@ func diffSides(cache *diffCache, old, new side, max int64) (*diffview.Diff, stri
 		return d, "", nil
 	}
 	d := diffview.Compute(old.data, new.data, diffview.Options{MaxBytes: max})
+	d.Prepare(prepareRows)
 	cache.put(key, d)
 	return d, "", nil
 }
@@ -576,6 +582,18 @@ func (m *Model) planLoaded(msg planLoadedMsg) tea.Cmd {
 			m.status = s
 			return nil
 		}
+		if d.plan != nil && strings.Join(d.keptPaths(), "\x00") != strings.Join(d.shown, "\x00") {
+			// Keeping a file failed: back to the plan on screen.
+			d.keep = map[string]bool{}
+			for _, p := range d.shown {
+				d.keep[p] = true
+			}
+			for i := range d.rows {
+				d.rows[i].kept = d.keep[d.rows[i].step.Path]
+			}
+			m.status = "cannot keep that file: " + msg.err.Error()
+			return m.loadPreviewDiff(true)
+		}
 		d.loading = false
 		d.err = msg.err
 		d.stale = d.plan != nil
@@ -585,6 +603,7 @@ func (m *Model) planLoaded(msg planLoadedMsg) tea.Cmd {
 	}
 	d.loading, d.err, d.stale = false, nil, false
 	d.setPlan(msg.plan, msg.base)
+	d.shown = d.keptPaths()
 	d.cur.clip(len(d.rows), m.planListHeight())
 	return m.loadPreviewDiff(true)
 }
