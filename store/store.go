@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // DefaultMaxBlob is the size over which a file's bytes are not kept.
@@ -45,6 +46,7 @@ type Store struct {
 	dir      *safeDir // the store folder: nothing in it is followed
 	maxBlob  int64
 	notify   func(string)
+	clock    func() time.Time // stamps records' At (display only); tests step it back
 
 	bmu   sync.Mutex // guards blobs
 	blobs *os.Root   // the blobs folder, opened on first use
