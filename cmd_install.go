@@ -15,28 +15,38 @@ import (
 func init() { register(newInstallCmd) }
 
 func newInstallCmd(g *globals) *cobra.Command {
-	var dry bool
+	var dry, approve bool
 	cmd := &cobra.Command{
 		Use:   "install AGENT",
 		Short: "Add ckpt's hooks to an agent's project config",
 		Long: `install adds ckpt's hooks to AGENT's project config, keeping what is there
 (Claude Code: .claude/settings.local.json). AGENT is one of ` + strings.Join(agent.Agents(), ", ") + `.
 The hooks run this very binary, so build it with go build or go install
-first; a temporary go run build would vanish.`,
+first; a temporary go run build would vanish.
+
+Codex runs a project's hooks only once the project is trusted and each hook
+is approved in its /hooks screen; install says so. --approve (codex only)
+shows, then records, both in $CODEX_HOME/config.toml. Re-installing with a
+moved binary or a changed timeout un-approves the hooks in Codex.`,
 		Example: `ckpt install claude
-ckpt install gemini --dry-run`,
+ckpt install gemini --dry-run
+ckpt install codex --approve`,
 		Args:      exactArgs(1, "one AGENT"),
 		ValidArgs: agent.Agents(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runConfig(g, "install", args[0], dry)
+			if approve && args[0] != "codex" {
+				return usageErrorf("--approve is for codex only")
+			}
+			return runConfig(g, "install", args[0], dry, approve)
 		},
 	}
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show the change and write nothing (exit 4)")
+	cmd.Flags().BoolVar(&approve, "approve", false, "codex: also record the project's trust and the hooks' approvals in $CODEX_HOME/config.toml, after showing them")
 	return cmd
 }
 
 // runConfig installs or uninstalls an agent's hooks.
-func runConfig(g *globals, verb, name string, dry bool) error {
+func runConfig(g *globals, verb, name string, dry, approve bool) error {
 	if !agent.Known(name) {
 		return usageErrorf("unknown agent %q (want %s)", name, strings.Join(agent.Agents(), ", "))
 	}
@@ -68,13 +78,18 @@ func runConfig(g *globals, verb, name string, dry bool) error {
 		fmt.Printf("ckpt %s %s: %s already holds ckpt's hooks; nothing to do\n", verb, name, rel)
 	case dry:
 		fmt.Print(c.Diff(rel))
-		return exitWith(exitPlanShown)
+		if !approve {
+			return exitWith(exitPlanShown)
+		}
 	case verb == "install":
 		fmt.Printf("ckpt: installed %s hooks in %s (running %s)\n", name, rel, exe)
 	case !c.Exists:
 		fmt.Printf("ckpt: uninstalled %s hooks: removed %s, which install had created\n", name, rel)
 	default:
 		fmt.Printf("ckpt: uninstalled %s hooks from %s\n", name, rel)
+	}
+	if verb == "install" && name == "codex" {
+		return codexApproval(root, c, approve, dry)
 	}
 	return nil
 }

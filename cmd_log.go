@@ -28,15 +28,17 @@ type logJSON struct {
 }
 
 func newLogCmd(g *globals) *cobra.Command {
-	var asJSON bool
+	var asJSON, errs bool
 	cmd := &cobra.Command{
 		Use:   "log",
 		Short: "Turns and operations, newest first",
 		Long: `log lists the agent's turns and the rewinds, undos and redos, newest first,
 with how many files each touched and how many were changed since the agent
-wrote them. Errors that hooks logged in the store are told on stderr.`,
+wrote them. Errors that hooks logged in the store are told on stderr;
+--errors prints them all, oldest first, and clears the log.`,
 		Example: `ckpt log
-ckpt log --json | jq '.[0].turn'`,
+ckpt log --json | jq '.[0].turn'
+ckpt log --errors`,
 		Args: noArgs(""),
 		RunE: func(*cobra.Command, []string) error {
 			s, err := g.openStore(storeOptions{})
@@ -44,6 +46,9 @@ ckpt log --json | jq '.[0].turn'`,
 				return err
 			}
 			defer s.Close()
+			if errs {
+				return listErrors(s)
+			}
 			entries, err := s.Log(true)
 			if err != nil {
 				return err
@@ -83,5 +88,23 @@ ckpt log --json | jq '.[0].turn'`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (see CONTRACT.md)")
+	cmd.Flags().BoolVar(&errs, "errors", false, "print the errors hooks logged, then clear them")
 	return cmd
+}
+
+// listErrors prints the store's logged errors, oldest first, then clears
+// them: what was printed has been seen.
+func listErrors(s *store.Store) error {
+	lines, err := s.Errors()
+	if err != nil {
+		return err
+	}
+	if len(lines) == 0 {
+		fmt.Println("no errors logged")
+		return nil
+	}
+	for _, l := range lines {
+		fmt.Println(esc(l))
+	}
+	return s.ClearErrors()
 }

@@ -19,7 +19,7 @@ rest of the file as it was; a file install created is removed again.`,
 		Args:      exactArgs(1, "one AGENT"),
 		ValidArgs: agent.Agents(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runConfig(g, "uninstall", args[0], dry)
+			return runConfig(g, "uninstall", args[0], dry, false)
 		},
 	}
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show the change and write nothing (exit 4)")

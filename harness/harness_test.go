@@ -69,6 +69,8 @@ type agentSpec struct {
 	// commandEnv is the agent's environment for a mock at url.
 	commandEnv func(r *run, url string) []string
 	handler    func(m *mock) http.Handler
+	// approve installs with --approve (Codex).
+	approve bool
 	// prepare writes the agent's home config for a mock at url.
 	prepare func(t *testing.T, r *run, url string)
 	// command is the headless agent run.
@@ -92,7 +94,7 @@ func (r *run) write(t *testing.T, rel, content string) {
 	}
 }
 
-var specs = []agentSpec{claudeSpec}
+var specs = []agentSpec{claudeSpec, codexSpec}
 
 // TestRealAgents runs each agent whose executable $CKPT_AGENT_<NAME> names,
 // with the ckpt binary $CKPT_BIN.
@@ -130,12 +132,27 @@ func runAgent(t *testing.T, s agentSpec, ckptBin, exe string) {
 		r.write(t, "project/"+p, e.Content)
 	}
 	version := agentVersion(exe)
+	m := &mock{steps: s.steps, project: r.project, keep: os.Getenv("CKPT_HARNESS_DEBUG") != ""}
+	url, stop, err := serve(s.handler(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	r.env = []string{"HOME=" + r.home, "PATH=" + r.bin + ":" + os.Getenv("PATH"), "TERM=dumb", "NO_COLOR=1",
+		"XDG_CONFIG_HOME=" + filepath.Join(r.home, ".config"), "XDG_DATA_HOME=" + filepath.Join(r.home, ".local/share"),
+		"XDG_CACHE_HOME=" + filepath.Join(r.home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(r.home, ".local/state"),
+		"TMPDIR=" + os.TempDir()}
+	s.prepare(t, r, url)
 
 	// ckpt under test at bin/ckpt for install, so the hooks name that path;
 	// then the proxy takes its place.
 	ckpt := filepath.Join(r.bin, "ckpt")
 	copyFile(t, ckptBin, ckpt)
-	out, err := ckptRun(r, ckpt, "install", s.name)
+	install := []string{"install", s.name}
+	if s.approve {
+		install = append(install, "--approve")
+	}
+	out, err := ckptRun(r, ckpt, install...)
 	if err != nil {
 		t.Fatalf("ckpt install %s: %v\n%s", s.name, err, out)
 	}
@@ -149,18 +166,6 @@ func runAgent(t *testing.T, s agentSpec, ckptBin, exe string) {
 	if os.Getenv("CKPT_HARNESS_BROKEN") != "" {
 		r.write(t, "bin/"+brokenName, "")
 	}
-
-	m := &mock{steps: s.steps, project: r.project, keep: os.Getenv("CKPT_HARNESS_DEBUG") != ""}
-	url, stop, err := serve(s.handler(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	r.env = []string{"HOME=" + r.home, "PATH=" + r.bin + ":" + os.Getenv("PATH"), "TERM=dumb", "NO_COLOR=1",
-		"XDG_CONFIG_HOME=" + filepath.Join(r.home, ".config"), "XDG_DATA_HOME=" + filepath.Join(r.home, ".local/share"),
-		"XDG_CACHE_HOME=" + filepath.Join(r.home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(r.home, ".local/state"),
-		"TMPDIR=" + os.TempDir()}
-	s.prepare(t, r, url)
 
 	ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
 	defer cancel()
@@ -178,8 +183,12 @@ func runAgent(t *testing.T, s agentSpec, ckptBin, exe string) {
 		return fmt.Sprintf("agent output:\n%s\nmock:\n%s\nhook calls: %d", tail(agentOut.String(), 4000), m.Log(), countHookCalls(r))
 	}
 	if m.keep {
+		// CKPT_HARNESS_DEBUG=DIR keeps every request the mock was sent.
 		for i, b := range m.bodies {
-			t.Logf("request %d: %s", i+1, tail(string(b), 3000))
+			p := filepath.Join(os.Getenv("CKPT_HARNESS_DEBUG"), fmt.Sprintf("%s-request-%02d.json", s.name, i+1))
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Log(err)
+			}
 		}
 	}
 	if err != nil {

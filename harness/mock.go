@@ -258,3 +258,79 @@ func (m *mock) anthropic() http.Handler {
 		sse(w, "message_stop", map[string]any{"type": "message_stop"})
 	})
 }
+
+// responses is a mock of the OpenAI Responses API (POST /v1/responses),
+// streamed, for Codex. It calls apply_patch as Codex offers it (a freeform
+// custom tool, or a function), and the shell through whichever shell tool
+// the request offers.
+func (m *mock) responses() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := readBody(r)
+		m.record(body)
+		if !strings.HasSuffix(r.URL.Path, "/responses") {
+			// /models and the like: nothing to offer.
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"object":"list","data":[],"models":[]}`)
+			return
+		}
+		req := decode(body)
+		tools := toolNames(req)
+		results := countJSON(req["input"], "type", "function_call_output") + countJSON(req["input"], "type", "custom_tool_call_output")
+		st, ok := m.next("responses", results, tools["apply_patch"])
+		id := fmt.Sprintf("resp_%d", results)
+		var item map[string]any
+		if ok {
+			callID := fmt.Sprintf("call_%02d", results+1)
+			switch st.kind {
+			case stepPatch:
+				if toolType(req, "apply_patch") == "custom" {
+					item = map[string]any{"type": "custom_tool_call", "id": "ctc_" + callID, "call_id": callID, "name": "apply_patch", "input": st.patch, "status": "completed"}
+				} else {
+					args, _ := json.Marshal(map[string]any{"input": st.patch})
+					item = map[string]any{"type": "function_call", "id": "fc_" + callID, "call_id": callID, "name": "apply_patch", "arguments": string(args), "status": "completed"}
+				}
+			case stepShell:
+				var name string
+				var args any
+				switch {
+				case tools["exec_command"]:
+					name, args = "exec_command", map[string]any{"cmd": st.command}
+				case tools["shell_command"]:
+					name, args = "shell_command", map[string]any{"command": st.command}
+				default:
+					name, args = "shell", map[string]any{"command": []string{"bash", "-lc", st.command}}
+				}
+				a, _ := json.Marshal(args)
+				item = map[string]any{"type": "function_call", "id": "fc_" + callID, "call_id": callID, "name": name, "arguments": string(a), "status": "completed"}
+			default:
+				http.Error(w, "no such step for codex", 500)
+				return
+			}
+		} else {
+			item = map[string]any{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
+				"content": []any{map[string]any{"type": "output_text", "text": finalText, "annotations": []any{}}}}
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		resp := map[string]any{"id": id, "object": "response", "status": "in_progress", "output": []any{}}
+		sse(w, "response.created", map[string]any{"type": "response.created", "response": resp})
+		sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
+		sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+		resp["status"], resp["output"] = "completed", []any{item}
+		resp["usage"] = map[string]any{"input_tokens": 10, "output_tokens": 10, "total_tokens": 20,
+			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}
+		sse(w, "response.completed", map[string]any{"type": "response.completed", "response": resp})
+	})
+}
+
+// toolType is the type ("function", "custom") of the named tool a request
+// offers.
+func toolType(req map[string]any, name string) string {
+	tools, _ := req["tools"].([]any)
+	for _, t := range tools {
+		if m, ok := t.(map[string]any); ok && m["name"] == name {
+			s, _ := m["type"].(string)
+			return s
+		}
+	}
+	return ""
+}

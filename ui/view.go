@@ -284,7 +284,7 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool, folded [
 			label += " — u to undo"
 		}
 		if len(folded) > 0 {
-			label += fmt.Sprintf(" (+%s, enter shows)", plural(len(folded), "earlier operation"))
+			label += fmt.Sprintf(" · +%d more", len(folded))
 			for _, f := range folded {
 				if m.entries[f].ID == undoID {
 					label += " — u undoes " + diffview.Escape(undoID)
@@ -563,15 +563,20 @@ func (m *Model) diffView(w, h int) []string {
 	f := m.selectedFile()
 	d := m.diff.d
 	var info []string
+	if m.search.query != "" {
+		info = append(info, fmt.Sprintf("%q: %s", m.search.query, plural(len(m.search.hits), "line")))
+	}
 	if f != nil {
-		_, word, _ := fileStatus(f)
-		info = append(info, word, m.diff.mode.String())
+		info = append(info, m.diff.mode.String())
+	}
+	if m.diff.left > 0 {
+		info = append(info, fmt.Sprintf("→ %d", m.diff.left))
 	}
 	if d != nil && len(d.Hunks(m.layout())) > 0 {
 		hs := d.Hunks(m.layout())
 		cur := 0
 		end := m.diff.top
-		if m.diff.top+m.diffHeight()-1 >= d.Len(m.layout()) {
+		if m.diff.top+m.diffHeight() >= d.Len(m.layout()) {
 			end = d.Len(m.layout()) // at the end: the last hunk in view is the one
 		}
 		for i, hr := range hs {
@@ -581,11 +586,9 @@ func (m *Model) diffView(w, h int) []string {
 		}
 		info = append(info, fmt.Sprintf("+%d -%d", d.Added, d.Deleted), fmt.Sprintf("hunk %d/%d", max(cur, 1), len(hs)))
 	}
-	if m.diff.left > 0 {
-		info = append(info, fmt.Sprintf("→ %d", m.diff.left))
-	}
-	if m.search.query != "" {
-		info = append(info, fmt.Sprintf("%q: %s", m.search.query, plural(len(m.search.hits), "line")))
+	if f != nil {
+		_, word, _ := fileStatus(f)
+		info = append(info, word)
 	}
 	out = append(out, m.pathTitle(f, strings.Join(info, " · "), w, m.focus == paneDiff))
 	if m.search.typing {
