@@ -34,10 +34,10 @@ type tfile struct {
 	path    string // root-relative; the raw entry when refused
 	pre     Image
 	post    *Image
-	postAt  int64 // when last sealed (wall clock, for display)
-	preAt   int64 // when captured (wall clock, for display)
-	postSeq int64 // record.order of the newest seal
-	preSeq  int64 // record.order of the capture
+	postAt  int64    // when last sealed (wall clock, for display)
+	preAt   int64    // when captured (wall clock, for display)
+	postSeq int64    // record.order of the newest seal
+	preSeq  int64    // record.order of the capture
 	dirs    []string // folders that did not exist at capture (pre absent)
 	refused string   // why the entry cannot be used
 	cmd     string   // the first shell command that changed it in the turn

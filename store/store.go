@@ -99,7 +99,7 @@ func Open(root string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, errf("open project root %s: %w", abs, err)
 	}
-	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax}
+	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax, clock: time.Now}
 	s.cache.files = map[string]*turnFile{}
 	s.cache.steps = map[string][]record{}
 	s.checked = map[string]string{}
