@@ -82,7 +82,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		return nil, err
 	}
 	defer bl.unlock()
-	fp := newFailpoint("sweep")
+	fp := newFailpoint(map[bool]string{false: "sweep-before", true: "sweep-after"}[after])
 	res := &SweepResult{}
 	start := time.Now().UnixNano()
 	old, lerr := s.loadBaseline()
