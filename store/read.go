@@ -15,7 +15,7 @@ import (
 // expectation is what the last committed step left at a path.
 type expectation struct {
 	img Image
-	at  int64
+	seq int64 // record.order of that step
 }
 
 // expected maps each path to its expected bytes: the newest seal of an
@@ -23,9 +23,9 @@ type expectation struct {
 // holds s.mu.
 func (s *Store) expected(v *view) map[string]expectation {
 	exp := map[string]expectation{}
-	put := func(p string, img Image, at int64) {
-		if e, ok := exp[p]; !ok || at >= e.at {
-			exp[p] = expectation{img, at}
+	put := func(p string, img Image, seq int64) {
+		if e, ok := exp[p]; !ok || seq >= e.seq {
+			exp[p] = expectation{img, seq}
 		}
 	}
 	for _, t := range v.turns {
@@ -34,7 +34,7 @@ func (s *Store) expected(v *view) map[string]expectation {
 		}
 		for _, f := range t.files {
 			if f.post != nil && f.refused == "" {
-				put(f.path, *f.post, f.postAt)
+				put(f.path, *f.post, f.postSeq)
 			}
 		}
 	}
@@ -48,7 +48,7 @@ func (s *Store) expected(v *view) map[string]expectation {
 		}
 		for _, st := range steps {
 			if st.Want != nil && st.Do != ActFail && !o.failed[st.Path] {
-				put(st.Path, *st.Want, o.at)
+				put(st.Path, *st.Want, o.seq)
 			}
 		}
 	}
@@ -177,6 +177,7 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 		defer run.done()
 	}
 	var out []Entry
+	var seq []int64 // each entry's place in the order of commits
 	for _, t := range v.turns {
 		e := Entry{ID: t.id, Kind: KindAgent, Label: t.label, At: time.Unix(0, t.at), State: v.state(t),
 			Files: len(t.files), HandEdited: -1, Source: t.source, Head: t.head}
@@ -189,6 +190,7 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 			}
 		}
 		out = append(out, e)
+		seq = append(seq, t.seq)
 	}
 	for _, o := range v.ops {
 		state := v.opState[o.id]
@@ -206,9 +208,20 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 			e.HandEdited = -1
 		}
 		out = append(out, e)
+		seq = append(seq, o.seq)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].At.After(out[j].At) })
-	return out, nil
+	// Newest first by the order of commits, not by At: the wall clock can
+	// step back between two turns.
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return seq[idx[i]] > seq[idx[j]] })
+	sorted := make([]Entry, len(out))
+	for i, k := range idx {
+		sorted[i] = out[k]
+	}
+	return sorted, nil
 }
 
 func opLabel(o *opRec) string {
