@@ -15,16 +15,17 @@ var errUsage = errors.New("usage")
 // args is a command's parsed command line. Flags may come before or
 // after the positional arguments, as CONTRACT.md's synopses show them.
 type args struct {
-	vals map[string]string
-	set  map[string]bool
-	pos  []string
+	vals  map[string]string
+	multi map[string][]string // every value of a flag given more than once (--except A --except B)
+	set   map[string]bool
+	pos   []string
 }
 
 // parseArgs splits a command line. valued names the flags that take a
 // value (--turn T or --turn=T); bools the ones that do not. "--" ends the
 // flags.
 func parseArgs(in []string, valued, bools []string) (*args, error) {
-	a := &args{vals: map[string]string{}, set: map[string]bool{}}
+	a := &args{vals: map[string]string{}, multi: map[string][]string{}, set: map[string]bool{}}
 	isIn := func(list []string, s string) bool {
 		for _, x := range list {
 			if x == s {
@@ -54,6 +55,7 @@ func parseArgs(in []string, valued, bools []string) (*args, error) {
 				val = in[i]
 			}
 			a.vals[name] = val
+			a.multi[name] = append(a.multi[name], val)
 		case isIn(bools, name) && !hasVal:
 			a.set[name] = true
 		default:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -114,17 +115,19 @@ func cmdRm(in []string) int {
 
 // logJSON is one element of `log --json`.
 type logJSON struct {
-	Turn       string        `json:"turn"`
-	Label      string        `json:"label"`
-	At         string        `json:"at"`
-	Kind       store.Kind    `json:"kind"`
-	State      store.State   `json:"state"`
-	Files      int           `json:"files"`
-	HandEdited int           `json:"hand_edited"`
-	Source     *store.Source `json:"source,omitempty"`
-	Head       string        `json:"head,omitempty"`
-	Target     string        `json:"target,omitempty"`
-	Turns      []string      `json:"turns,omitempty"`
+	Turn       string          `json:"turn"`
+	Label      string          `json:"label"`
+	At         string          `json:"at"`
+	Kind       store.Kind      `json:"kind"`
+	State      store.State     `json:"state"`
+	Files      int             `json:"files"`
+	HandEdited int             `json:"hand_edited"`
+	Source     *store.Source   `json:"source,omitempty"`
+	Head       string          `json:"head,omitempty"`
+	Target     string          `json:"target,omitempty"`
+	Turns      []string        `json:"turns,omitempty"`
+	Retry      string          `json:"retry,omitempty"`
+	Failed     []store.Failure `json:"failed,omitempty"`
 }
 
 func cmdLog(in []string) int {
@@ -155,7 +158,7 @@ func cmdLog(in []string) int {
 		for _, e := range entries {
 			out = append(out, logJSON{Turn: e.ID, Label: e.Label, At: e.At.UTC().Format(atLayout), Kind: e.Kind,
 				State: e.State, Files: e.Files, HandEdited: max(e.HandEdited, 0), Source: e.Source, Head: e.Head,
-				Target: e.Target, Turns: e.Turns})
+				Target: e.Target, Turns: e.Turns, Retry: e.Retry, Failed: e.Failed})
 		}
 		return printJSON(out)
 	}
@@ -204,7 +207,7 @@ func printJSON(v any) int {
 var statusLetter = map[store.Status]string{
 	store.StatusModified: "M", store.StatusCreated: "A", store.StatusDeleted: "D",
 	store.StatusUnchanged: "=", store.StatusHandEdited: "!", store.StatusSkipped: "S",
-	store.StatusMissingBlob: "?", store.StatusRefused: "X",
+	store.StatusMissingBlob: "?", store.StatusRefused: "X", store.StatusFailed: "F",
 }
 
 func cmdShow(in []string) int {
@@ -336,7 +339,11 @@ func cmdOperation(kind store.Kind, in []string) int {
 	if kind != store.KindRewind {
 		bools = append(bools, "force")
 	}
-	a, err := parseArgs(in, []string{"root"}, bools)
+	valued := []string{"root", "plan"}
+	if kind == store.KindRewind {
+		valued = append(valued, "except")
+	}
+	a, err := parseArgs(in, valued, bools)
 	if err != nil {
 		return fail(err)
 	}
@@ -354,7 +361,15 @@ func cmdOperation(kind store.Kind, in []string) int {
 	var p *store.Plan
 	switch kind {
 	case store.KindRewind:
-		p, err = s.PlanRewind(a.pos[0])
+		var keep []string
+		for _, k := range a.multi["except"] {
+			abs, err := filepath.Abs(k)
+			if err != nil {
+				return fail(fmt.Errorf("--except %s: %w", k, err))
+			}
+			keep = append(keep, abs)
+		}
+		p, err = s.PlanRewindKeep(a.pos[0], keep)
 	case store.KindUndo:
 		p, err = s.PlanUndo(a.set["force"])
 	case store.KindRedo:
@@ -363,7 +378,12 @@ func cmdOperation(kind store.Kind, in []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	if !a.set["yes"] || a.set["dry-run"] {
+	// --plan ID applies the plan that was shown, and only that one.
+	if want := a.vals["plan"]; want != "" && want != p.ID {
+		return fail(fmt.Errorf("plan %s is out of date: the store or the disk changed since it was shown, and nothing was changed (the plan now is %s; run the command without --plan to see it): %w",
+			esc(want), p.ID, store.ErrPlanChanged))
+	}
+	if (!a.set["yes"] && a.vals["plan"] == "") || a.set["dry-run"] {
 		interactive := !a.set["dry-run"] && isTerminal(os.Stdin) && isTerminal(os.Stderr)
 		if !interactive {
 			if a.set["json"] {
@@ -397,7 +417,15 @@ func cmdOperation(kind store.Kind, in []string) int {
 			}
 		}
 	}
-	res, err := s.Apply(p, progress)
+	apply := p
+	if a.set["yes"] && a.vals["plan"] == "" {
+		// Nothing was shown: --yes takes the plan as it stands once the
+		// store is locked (a capture in flight has then finished).
+		fresh := *p
+		fresh.ID = ""
+		apply = &fresh
+	}
+	res, err := s.Apply(apply, progress)
 	if err != nil {
 		return fail(err)
 	}
@@ -432,12 +460,19 @@ func printPlan(w io.Writer, p *store.Plan) {
 		verb = "brings back turns"
 	}
 	fmt.Fprintf(w, "%s (%s %s):\n", titleOf(p), verb, strings.Join(turns, ", "))
+	if p.Retry != "" {
+		fmt.Fprintf(w, "  retries the paths %s could not put back\n", p.Retry)
+	}
 	hand := 0
 	for _, st := range p.Steps {
 		if st.Do == store.ActKeep {
 			continue
 		}
-		line := fmt.Sprintf("  %-8s %s", st.Do, esc(st.Path))
+		do := string(st.Do)
+		if st.Do == store.ActLeave {
+			do = "kept"
+		}
+		line := fmt.Sprintf("  %-8s %s", do, esc(st.Path))
 		if st.Reason != "" {
 			line += "  (" + esc(st.Reason) + ")"
 		}
@@ -466,16 +501,23 @@ func printPlan(w io.Writer, p *store.Plan) {
 	for _, warn := range p.Warnings {
 		fmt.Fprintln(w, "warning: "+esc(warn))
 	}
+	fmt.Fprintf(w, "plan %s (--plan %s applies exactly this)\n", p.ID, p.ID)
 }
 
 func printResult(kind store.Kind, p *store.Plan, r *store.Result) {
 	fmt.Printf("%s: %s — %d restored, %d deleted, %d failed", r.Op, strings.ToLower(titleOf(p)[:1])+titleOf(p)[1:], len(r.Restored), len(r.Deleted), len(r.Failed))
+	if len(r.Kept) > 0 {
+		fmt.Printf(", %d kept as they are", len(r.Kept))
+	}
 	if kind != store.KindUndo {
 		fmt.Print(" (`ckpt undo` to undo)")
 	}
 	fmt.Println()
 	for _, f := range r.Failed {
 		fmt.Printf("  failed  %s: %s\n", esc(f.Path), esc(f.Reason))
+	}
+	if len(r.Failed) > 0 {
+		fmt.Println("running the same command again retries the failed paths")
 	}
 }
 

@@ -49,6 +49,24 @@ func (f *failpoint) hit() {
 	}
 }
 
+// writeFault, set only by tests, is asked before each write of bytes to a
+// file (a restore, a blob, a record). An error it returns is what the
+// write returns, after half the bytes went out: a full disk or a failing
+// device cuts a write short.
+var writeFault func(name string) error
+
+// write writes data to f, which is name.
+func write(f *os.File, name string, data []byte) error {
+	if writeFault != nil {
+		if err := writeFault(name); err != nil {
+			f.Write(data[:len(data)/2])
+			return &fs.PathError{Op: "write", Path: name, Err: err}
+		}
+	}
+	_, err := f.Write(data)
+	return err
+}
+
 // writeFileAtomic writes data to name inside r through a temporary file in
 // the same folder, renamed into place; sync fsyncs the file before the
 // rename (the caller syncs the folder or the file system).
@@ -64,7 +82,7 @@ func writeVia(r *os.Root, tmp, name string, data []byte, perm os.FileMode, sync,
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = write(f, name, data)
 	if err == nil && chmod {
 		err = f.Chmod(perm)
 	}
@@ -116,7 +134,7 @@ func appendDurable(r *os.Root, name string, data []byte) error {
 		return err
 	}
 	// One write: a killed process never leaves half of it.
-	_, err = f.Write(data)
+	err = write(f, name, data)
 	if err == nil {
 		err = f.Sync()
 	}
