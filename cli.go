@@ -1,98 +1,107 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"ckpt/store"
+)
+
+// Exit codes, as CONTRACT.md names them.
+const (
+	exitOK        = 0 // done
+	exitError     = 1 // an error, named on stderr
+	exitUsage     = 2 // a command-line mistake
+	exitPartial   = 3 // done in part: some paths could not be restored
+	exitPlanShown = 4 // a plan shown and nothing changed
 )
 
 // errUsage marks a command-line mistake: exit 2.
 var errUsage = errors.New("usage")
 
-// args is a command's parsed command line. Flags may come before or
-// after the positional arguments, as CONTRACT.md's synopses show them.
-type args struct {
-	vals  map[string]string
-	multi map[string][]string // every value of a flag given more than once (--except A --except B)
-	set   map[string]bool
-	pos   []string
+// usageErrorf is a command-line mistake, worded for the user.
+func usageErrorf(format string, a ...any) error {
+	return fmt.Errorf(format+": %w", append(a, errUsage)...)
 }
 
-// parseArgs splits a command line. valued names the flags that take a
-// value (--turn T or --turn=T); bools the ones that do not. "--" ends the
-// flags.
-func parseArgs(in []string, valued, bools []string) (*args, error) {
-	a := &args{vals: map[string]string{}, multi: map[string][]string{}, set: map[string]bool{}}
-	isIn := func(list []string, s string) bool {
-		for _, x := range list {
-			if x == s {
-				return true
-			}
-		}
-		return false
+// exitCodeError ends a command with a code other than 0 or 1 after the
+// command has already said what happened; it prints nothing more.
+type exitCodeError int
+
+func (e exitCodeError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+// exitWith returns the error that makes the program exit with code, or nil
+// for exitOK.
+func exitWith(code int) error {
+	if code == exitOK {
+		return nil
 	}
-	for i := 0; i < len(in); i++ {
-		arg := in[i]
-		if arg == "--" {
-			a.pos = append(a.pos, in[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(arg, "-") || arg == "-" {
-			a.pos = append(a.pos, arg)
-			continue
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-		switch {
-		case isIn(valued, name):
-			if !hasVal {
-				if i+1 >= len(in) {
-					return nil, fmt.Errorf("--%s needs a value: %w", name, errUsage)
-				}
-				i++
-				val = in[i]
-			}
-			a.vals[name] = val
-			a.multi[name] = append(a.multi[name], val)
-		case isIn(bools, name) && !hasVal:
-			a.set[name] = true
-		default:
-			return nil, fmt.Errorf("unknown flag %s: %w", arg, errUsage)
-		}
-	}
-	return a, nil
+	return exitCodeError(code)
 }
 
-// rootOf finds the project root: --root or $CKPT_ROOT exactly, else the
-// walk up from the working directory.
-func rootOf(a *args) (string, error) {
-	if r := a.vals["root"]; r != "" {
-		return r, nil
+// globals are the flags every command takes.
+type globals struct {
+	root string // --root DIR
+}
+
+// commandMakers builds the subcommands; each cmd_<verb>.go adds its own in
+// an init function, so a new command is one new file. The tree is built
+// afresh by newRootCmd, so nothing is shared between runs.
+var commandMakers []func(*globals) *cobra.Command
+
+// register adds a subcommand constructor; call it from init.
+func register(make func(*globals) *cobra.Command) {
+	commandMakers = append(commandMakers, make)
+}
+
+// projectRoot is the one root resolver of the command line: --root or
+// $CKPT_ROOT name the root exactly; otherwise the walk up from the working
+// directory finds it. The result is absolute.
+func (g *globals) projectRoot() (string, error) {
+	r := g.root
+	if r == "" {
+		r = os.Getenv("CKPT_ROOT")
 	}
-	if r := os.Getenv("CKPT_ROOT"); r != "" {
-		return r, nil
+	if r == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("find the project root: %w", err)
+		}
+		return store.FindRoot(wd), nil
 	}
-	wd, err := os.Getwd()
+	abs, err := filepath.Abs(r)
 	if err != nil {
-		return "", fmt.Errorf("find the project root: %w", err)
+		return "", fmt.Errorf("project root %s: %w", r, err)
 	}
-	return store.FindRoot(wd), nil
+	return abs, nil
 }
 
-// openStore opens the root's store; create is for commands that write
-// records. Interrupted operations finished on the way are told on stderr.
-func openStore(a *args, create bool) (*store.Store, error) {
-	root, err := rootOf(a)
+// storeOptions tune openStore.
+type storeOptions struct {
+	create  bool   // commands that write records make the store
+	maxBlob string // --max-blob, "" for the default
+}
+
+// openStore opens the root's store. Interrupted operations finished on the
+// way are told on stderr.
+func (g *globals) openStore(so storeOptions) (*store.Store, error) {
+	root, err := g.projectRoot()
 	if err != nil {
 		return nil, err
 	}
-	opt := store.Options{Create: create, Notify: func(msg string) { fmt.Fprintln(os.Stderr, "ckpt: "+msg) }}
-	if mb := a.vals["max-blob"]; mb != "" {
-		n, err := parseSize(mb)
+	opt := store.Options{Create: so.create, Notify: func(msg string) { fmt.Fprintln(os.Stderr, "ckpt: "+msg) }}
+	if so.maxBlob != "" {
+		n, err := parseSize(so.maxBlob)
 		if err != nil {
-			return nil, fmt.Errorf("--max-blob %q: %v: %w", mb, err, errUsage)
+			return nil, usageErrorf("--max-blob %q: %v", so.maxBlob, err)
 		}
 		opt.MaxBlob = n
 	}
@@ -101,6 +110,50 @@ func openStore(a *args, create bool) (*store.Store, error) {
 		return nil, fmt.Errorf("no checkpoint store in %s (nothing has been captured there; it would be in .osfoundry/checkpoints)", root)
 	}
 	return s, err
+}
+
+// absPaths is the one path absolutizer of the command line: paths typed
+// relative to the working directory become absolute, so the store can
+// place them under the root.
+func absPaths(ps []string) ([]string, error) {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		out[i] = abs
+	}
+	return out, nil
+}
+
+// Argument checks that report a usage error (exit 2) naming what is wanted.
+
+func noArgs(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("%s takes no arguments%s", cmd.Name(), what)
+		}
+		return nil
+	}
+}
+
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("%s needs %s", cmd.Name(), what)
+		}
+		return nil
+	}
+}
+
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageErrorf("%s needs %s", cmd.Name(), what)
+		}
+		return nil
+	}
 }
 
 // parseSize reads "8388608", "8MiB", "8M", "512k".
@@ -118,30 +171,45 @@ func parseSize(s string) (int64, error) {
 	}
 	var n int64
 	if _, err := fmt.Sscan(low, &n); err != nil || n <= 0 {
-		return 0, fmt.Errorf("not a size")
+		return 0, errors.New("not a size")
 	}
 	return n * mult, nil
 }
 
-// absPaths makes command-line paths absolute against the working
-// directory, so the store can place them under the root.
-func absPaths(ps []string) []string {
-	wd, _ := os.Getwd()
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		if strings.HasPrefix(p, "/") {
-			out[i] = p
-		} else {
-			out[i] = wd + "/" + p
+// parseDuration accepts Go durations and days ("7d").
+func parseDuration(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		var n float64
+		if _, err := fmt.Sscan(d, &n); err == nil && n > 0 {
+			return time.Duration(n * float64(24*time.Hour)), nil
 		}
 	}
-	return out
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, errors.New("not a duration like 72h or 7d")
+	}
+	return d, nil
 }
 
-// fail prints err for a user and returns the exit code it calls for.
-func fail(err error) int {
+func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
+
+// printJSON writes v to standard output, indented.
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// report prints err for a user and returns the exit code it calls for.
+// cmd is the command that ran (nil when none was found), for the pointer
+// to its help.
+func report(cmd *cobra.Command, err error) int {
 	if err == nil {
-		return 0
+		return exitOK
+	}
+	var code exitCodeError
+	if errors.As(err, &code) {
+		return int(code)
 	}
 	msg := err.Error()
 	// The sentinel at the end of a wrapped error repeats what the sentence
@@ -152,8 +220,12 @@ func fail(err error) int {
 	msg = strings.ReplaceAll(msg, "store: ", "")
 	fmt.Fprintln(os.Stderr, "ckpt: "+msg)
 	if errors.Is(err, errUsage) {
-		fmt.Fprintln(os.Stderr, "run `ckpt help` for the commands and their flags")
-		return 2
+		help := "ckpt --help"
+		if cmd != nil && cmd.HasParent() {
+			help = cmd.CommandPath() + " --help"
+		}
+		fmt.Fprintf(os.Stderr, "run `%s` for usage\n", help)
+		return exitUsage
 	}
-	return 1
+	return exitError
 }

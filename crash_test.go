@@ -362,6 +362,66 @@ func TestCrashDuringCapture(t *testing.T) {
 	}
 }
 
+// A bulk capture writes its blobs into one pack: killed after each of its
+// file operations (creating the pack, writing it, renaming it into place,
+// the barrier, the record), the folder is untouched, the store lists and
+// verifies, and later captures and rewinds work.
+func TestCrashDuringBulkCapture(t *testing.T) {
+	base := t.TempDir()
+	tmpl := filepath.Join(base, "template")
+	captureTemplate(t, tmpl, true)
+	args := []string{"capture", "--turn", "2", "--label", "bulk"}
+	for i := range 24 {
+		p := fmt.Sprintf("bulk/f%02d.txt", i)
+		writeText(t, tmpl, p, strings.Repeat(fmt.Sprintf("bulk %d\n", i), 100+i))
+		args = append(args, p)
+	}
+	kills := 0
+	for k := 1; ; k++ {
+		if k > maxFailpoint {
+			t.Fatalf("bulk capture still killed at capture:%d", k)
+		}
+		root := filepath.Join(base, fmt.Sprintf("k%d", k))
+		copyTree(t, tmpl, root)
+		before := snapshotDir(t, root)
+		r := ckptDo(t, ckptCall{Root: root, Env: []string{"CKPT_FAILPOINT=capture:" + strconv.Itoa(k)}}, args...)
+		requireSnapshot(t, root, before, fmt.Sprintf("capture:%d: a capture changes nothing in the folder", k))
+		if !r.Killed {
+			if r.Code != 0 {
+				t.Fatalf("capture:%d: want exit 0 or SIGKILL\n%s", k, r)
+			}
+			if s := ckptShow(t, root, "2"); len(s.Files) != 24 {
+				t.Errorf("show 2 after the capture that finished: %d files", len(s.Files))
+			}
+			break
+		}
+		kills++
+		ckptLog(t, root)
+		if v := ckpt(t, root, "verify"); v.Code != 0 {
+			t.Errorf("capture:%d: verify right after the kill\n%s", k, v)
+		}
+		// The same capture again, then an edit of every file and a rewind.
+		ckptOK(t, root, args...)
+		for _, p := range args[5:] {
+			writeText(t, root, p, "edited\n")
+		}
+		ckptOK(t, root, append([]string{"seal", "--turn", "2"}, args[5:]...)...)
+		if v := ckpt(t, root, "prune", "--keep", "5"); v.Code != 0 {
+			t.Errorf("capture:%d: prune\n%s", k, v)
+		}
+		if v := ckpt(t, root, "verify"); v.Code != 0 {
+			t.Errorf("capture:%d: verify after a later capture\n%s", k, v)
+		}
+		ckptOK(t, root, "rewind", "2", "--yes")
+		requireSnapshot(t, root, before, fmt.Sprintf("capture:%d: rewind of the bulk turn", k))
+		os.RemoveAll(root)
+	}
+	if kills < 4 {
+		t.Errorf("bulk capture killed at only %d file operations", kills)
+	}
+	t.Logf("bulk capture killed after each of %d file operations", kills)
+}
+
 // --- many processes ---
 
 func TestManyProcesses(t *testing.T) {

@@ -172,23 +172,3 @@ func makeDemo(dir string) (string, error) {
 	}
 	return dir, nil
 }
-
-func cmdDemo(in []string) int {
-	a, err := parseArgs(in, []string{"dir"}, []string{"no-ui"})
-	if err != nil {
-		return fail(err)
-	}
-	if len(a.pos) > 0 {
-		return fail(fmt.Errorf("demo takes no arguments (use --dir DIR): %w", errUsage))
-	}
-	dir, err := makeDemo(a.vals["dir"])
-	if err != nil {
-		return fail(err)
-	}
-	if a.set["no-ui"] || !isTerminal(os.Stdout) || !isTerminal(os.Stdin) {
-		fmt.Println(dir)
-		return 0
-	}
-	fmt.Printf("ckpt demo: a sample project with 3 agent turns is in %s\n", dir)
-	return openUI(dir)
-}

@@ -212,15 +212,17 @@ func TestInstallThroughBinary(t *testing.T) {
 		t.Fatalf("uninstall when not installed: %+v", r)
 	}
 
-	// Malformed: exit 1, the file named, nothing written.
+	// Malformed: exit 1, the file named, nothing written. Codex's config
+	// is strict JSON (Gemini's may hold comments: TestGeminiCommentedSettings).
 	bad := "{\n  // my hooks\n  \"hooks\": {}\n}\n"
-	gemini := filepath.Join(root, ".gemini", "settings.json")
-	os.MkdirAll(filepath.Dir(gemini), 0o755)
-	os.WriteFile(gemini, []byte(bad), 0o644)
-	r = runBinary(bin, root, nil, env, "install", "gemini")
-	if b, _ := os.ReadFile(gemini); r.Code != 1 || !strings.Contains(r.Stderr, gemini) || !strings.Contains(r.Stderr, "comments") || string(b) != bad {
+	codex := filepath.Join(root, ".codex", "hooks.json")
+	os.MkdirAll(filepath.Dir(codex), 0o755)
+	os.WriteFile(codex, []byte(bad), 0o644)
+	r = runBinary(bin, root, nil, env, "install", "codex")
+	if b, _ := os.ReadFile(codex); r.Code != 1 || !strings.Contains(r.Stderr, codex) || !strings.Contains(r.Stderr, "comments") || string(b) != bad {
 		t.Fatalf("install over a commented config: %+v", r)
 	}
+	os.Remove(codex)
 
 	if r := runBinary(bin, root, nil, env, "install", "cursor"); r.Code != 2 || !strings.Contains(r.Stderr, "unknown agent") {
 		t.Fatalf("unknown agent: %+v", r)

@@ -2,102 +2,139 @@
 //
 // Before an agent writes a file, ckpt keeps the file's bytes; afterwards it
 // records what the agent wrote. `ckpt` opens a terminal UI to browse the
-// turns and rewind them; the subcommands below do the same from scripts
-// and agent hooks. See README.md and the store package for the format.
+// turns and rewind them; the subcommands do the same from scripts and agent
+// hooks. CONTRACT.md lists the commands, flags, JSON and exit codes; the
+// store package documents the format on disk.
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"runtime/debug"
+
+	"charm.land/fang/v2"
+	"github.com/spf13/cobra"
 
 	"ckpt/store"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "0.1.0"
-
-const usage = `ckpt makes an AI coding agent's work undoable, turn by turn.
-
-usage:
-  ckpt [ui] [--root DIR]                      the terminal UI
-  ckpt demo [--dir DIR] [--no-ui]             a sample project with agent turns
-  ckpt capture --turn T [--label L] PATH...   keep pre-images before an agent writes
-  ckpt seal --turn T PATH...                  record what the agent wrote
-  ckpt write --turn T [--label L] PATH        capture, write standard input to PATH, seal
-  ckpt rm --turn T [--label L] PATH...        capture, delete, seal
-  ckpt log [--json]                           turns and operations, newest first
-  ckpt show TURN [--json]                     a turn's files against the disk
-  ckpt diff TURN [PATH...]                    unified diff, pre-image → disk now
-  ckpt rewind TURN [--dry-run] [--yes] [--json]
-  ckpt undo [--dry-run] [--yes] [--force] [--json]
-  ckpt redo [--dry-run] [--yes] [--force] [--json]
-  ckpt prune [--keep N] [--older-than DUR] [--dry-run]
-  ckpt verify [--json]                        check every record and blob
-  ckpt hook claude|gemini|codex|opencode      an agent's hook (JSON on stdin)
-  ckpt install AGENT [--dry-run]              add ckpt's hooks to the agent's project config
-  ckpt uninstall AGENT                        take them out again
-  ckpt --version
-
-Every command takes --root DIR (or $CKPT_ROOT); capture, seal, write and rm
-take --max-blob SIZE (default 8MiB).
-exit: 0 done, 1 error, 2 usage, 3 done in part, 4 plan shown, nothing changed
-`
+// version is set at link time with -ldflags "-X main.version=…"; when it is
+// not, the module version or VCS revision the binary was built from is used.
+var version string
 
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
+// run parses args, runs the command they name and returns the exit code.
 func run(args []string) int {
-	if len(args) == 0 {
-		return runUI(nil)
+	root := newRootCmd()
+	root.SetArgs(args)
+	if cmd, _, _ := root.Find(args); cmd != nil && cmd.Name() == "hook" && cmd.Parent() == root {
+		return runHook(root, args)
 	}
-	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "ui":
-		return runUI(rest)
-	case "demo":
-		return cmdDemo(rest)
-	case "capture":
-		return cmdCapture(rest)
-	case "seal":
-		return cmdSeal(rest)
-	case "write":
-		return cmdWrite(rest)
-	case "rm":
-		return cmdRm(rest)
-	case "log":
-		return cmdLog(rest)
-	case "show":
-		return cmdShow(rest)
-	case "diff":
-		return cmdDiff(rest)
-	case "rewind":
-		return cmdOperation(store.KindRewind, rest)
-	case "undo":
-		return cmdOperation(store.KindUndo, rest)
-	case "redo":
-		return cmdOperation(store.KindRedo, rest)
-	case "prune":
-		return cmdPrune(rest)
-	case "verify":
-		return cmdVerify(rest)
-	case "hook":
-		return runHook(rest)
-	case "install":
-		return runInstall(rest)
-	case "uninstall":
-		return runUninstall(rest)
-	case "--version", "version", "-v":
-		fmt.Printf("ckpt %s\nstore format: %s\n", version, store.FormatName)
-		return 0
-	case "help", "--help", "-h":
-		fmt.Print(usage)
-		return 0
+	return report(executed(root, args), execute(root))
+}
+
+// execute runs the command tree through fang, which styles help and adds
+// the man page; errors are left to the caller, which picks the exit code.
+func execute(root *cobra.Command) error {
+	return fang.Execute(context.Background(), root,
+		fang.WithVersion(versionString()),
+		fang.WithErrorHandler(func(io.Writer, fang.Styles, error) {}),
+	)
+}
+
+// executed is the command args name, for pointing a usage error at its help.
+func executed(root *cobra.Command, args []string) *cobra.Command {
+	cmd, _, err := root.Find(args)
+	if err != nil {
+		return nil
 	}
-	if len(cmd) > 0 && cmd[0] == '-' {
-		// Flags alone, such as `ckpt --root DIR`, open the UI.
-		return runUI(args)
+	return cmd
+}
+
+// newRootCmd builds the whole command tree: `ckpt` alone opens the UI.
+func newRootCmd() *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "ckpt",
+		Short: "Make an AI coding agent's work undoable, turn by turn",
+		Long: `ckpt keeps a file's bytes before an AI coding agent writes it and records
+what the agent wrote, turn by turn. ckpt alone opens the terminal UI on the
+project's store; the commands do the same from scripts and agent hooks.
+
+The project root is --root DIR or $CKPT_ROOT; otherwise the first folder up
+from the working directory holding .osfoundry/checkpoints or .git.
+
+Exit codes: 0 done, 1 error, 2 usage, 3 done in part, 4 plan shown and
+nothing changed. ckpt man writes the manual page; ckpt completion SHELL a
+completion script for bash, zsh or fish.`,
+		Example: `# open the UI on the project you are in
+ckpt
+# list turns and rewind one
+ckpt log
+ckpt rewind 3
+# a sample project to try it on
+ckpt demo`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			hint := ""
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				hint = fmt.Sprintf("; did you mean %q?", s[0])
+			}
+			return usageErrorf("unknown command %q%s", args[0], hint)
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runUI(g)
+		},
+		SilenceUsage:  true,
+		SilenceErrors: true,
 	}
-	fmt.Fprintf(os.Stderr, "ckpt: unknown command %q\n%s", cmd, usage)
-	return 2
+	root.SuggestionsMinimumDistance = 2
+	root.PersistentFlags().StringVar(&g.root, "root", "", "the project root (default: $CKPT_ROOT, else found from the working directory)")
+	_ = root.MarkPersistentFlagDirname("root")
+	root.SetVersionTemplate("ckpt {{.Version}}\nstore format: " + store.FormatName + "\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return fmt.Errorf("%w: %w", err, errUsage)
+	})
+	for _, mk := range commandMakers {
+		root.AddCommand(mk(g))
+	}
+	return root
+}
+
+// versionString is the link-time version, else the module version and VCS
+// revision from the build info.
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := info.Main.Version
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	if len(rev) >= 12 {
+		v += " (" + rev[:12] + dirty + ")"
+	}
+	return v
 }

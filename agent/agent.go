@@ -39,8 +39,6 @@ import (
 	"unicode/utf8"
 
 	"ckpt/store"
-
-	"golang.org/x/sys/unix"
 )
 
 // maxEvent bounds what Hook reads from standard input. A Write event carries
@@ -58,6 +56,9 @@ const (
 	startTurn                 // a user prompt
 	beforeWrite               // a tool is about to write paths
 	afterWrite                // a tool wrote paths
+	shellBefore               // a shell or MCP tool is about to run: sweep
+	shellAfter                // a shell or MCP tool ran: sweep into the turn
+	turnEnd                   // the agent's turn ended: sweep if it ran a command
 )
 
 // event is an agent's hook JSON reduced to what ckpt needs.
@@ -69,6 +70,7 @@ type event struct {
 	cwd     string   // relative paths are relative to this
 	project string   // the agent's project dir, where it names one
 	paths   []string // as the agent gave them: absolute or relative to cwd
+	command string   // shellBefore, shellAfter: the command line or tool
 }
 
 // adapter is one agent's side of ckpt.
@@ -173,6 +175,12 @@ func (h *hookCall) run(in io.Reader) error {
 		err = h.beforeWrite()
 	case afterWrite:
 		err = h.afterWrite()
+	case shellBefore:
+		err = h.shellBefore()
+	case shellAfter:
+		err = h.shellAfter()
+	case turnEnd:
+		err = h.turnEnd()
 	}
 	if err != nil {
 		h.log("%v", err)
@@ -250,10 +258,9 @@ func (h *hookCall) beforeWrite() error {
 		return err
 	}
 	meta := store.TurnMeta{Source: h.source()}
+	// Each path stands alone: one the store cannot capture (a link loop, a
+	// folder) is logged, and the others are kept.
 	used, err := h.store.Capture(turn, meta, paths)
-	if err != nil {
-		return fmt.Errorf("hook %s: capture %s in turn %s: %w", h.agent.name, strings.Join(paths, ", "), turn, err)
-	}
 	if used != "" && used != turn {
 		// The turn was rewound while the agent went on: its later writes
 		// belong to the continuation the store started.
@@ -261,7 +268,19 @@ func (h *hookCall) beforeWrite() error {
 			return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, used, err)
 		}
 	}
+	if err != nil {
+		return h.batchFailed("capture", paths, turn, err)
+	}
 	return nil
+}
+
+// batchFailed words a failed Capture or Seal for the error log: the paths
+// that failed when the store says which (the rest were handled), else all.
+func (h *hookCall) batchFailed(verb string, paths []string, turn string, err error) error {
+	if be, ok := errors.AsType[*store.BatchError](err); ok {
+		return fmt.Errorf("hook %s: %s in turn %s (the other paths were kept): %w", h.agent.name, verb, turn, be)
+	}
+	return fmt.Errorf("hook %s: %s %s in turn %s: %w", h.agent.name, verb, strings.Join(paths, ", "), turn, err)
 }
 
 func (h *hookCall) afterWrite() error {
@@ -274,7 +293,7 @@ func (h *hookCall) afterWrite() error {
 		return fmt.Errorf("hook %s: %s written with no turn open (no pre-write event seen); not sealed", h.agent.name, strings.Join(paths, ", "))
 	}
 	if err := h.store.Seal(turn, paths); err != nil {
-		return fmt.Errorf("hook %s: seal %s in turn %s: %w", h.agent.name, strings.Join(paths, ", "), turn, err)
+		return h.batchFailed("seal", paths, turn, err)
 	}
 	return nil
 }
@@ -287,8 +306,13 @@ func (h *hookCall) openTurn() (string, error) {
 	if turn, ok := h.store.SessionTurn(key); ok {
 		return turn, nil
 	}
-	unlock := lockFile(filepath.Join(h.store.Root(), ".osfoundry", "hook.lock"))
-	defer unlock()
+	// When the lock cannot be had the hook goes on: the worst outcome is a
+	// second turn for one prompt.
+	if unlock, err := h.store.LockSessions(); err == nil {
+		defer unlock()
+	} else {
+		h.log("hook %s: %v", h.agent.name, err)
+	}
 	if turn, ok := h.store.SessionTurn(key); ok {
 		return turn, nil
 	}
@@ -301,30 +325,6 @@ func (h *hookCall) openTurn() (string, error) {
 		return "", fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, turn, err)
 	}
 	return turn, nil
-}
-
-// lockFile takes an exclusive lock on path, creating it. It returns the
-// unlock function; when the lock cannot be had it returns a no-op, since a
-// hook must go on (the worst outcome is a second turn for one prompt).
-func lockFile(path string) func() {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return func() {}
-	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return func() {}
-	}
-	return func() {
-		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
-		f.Close()
-	}
 }
 
 // paths turns the event's paths absolute, drops duplicates, and drops (and

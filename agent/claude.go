@@ -17,15 +17,20 @@ func init() {
 			file: ".claude/settings.local.json",
 			hooks: []hookSpec{
 				{event: "UserPromptSubmit", timeout: 30},
-				{event: "PreToolUse", matcher: claudeMatcher, timeout: 30},
-				{event: "PostToolUse", matcher: claudeMatcher, timeout: 30},
+				// Shell and MCP calls are swept around; the first sweep of a
+				// project reads every file, hence the longer timeouts.
+				{event: "PreToolUse", matcher: claudeMatcher, timeout: 120},
+				{event: "PostToolUse", matcher: claudeMatcher, timeout: 120},
+				{event: "PostToolUseFailure", matcher: shellMatcher, timeout: 120},
+				{event: "Stop", timeout: 120},
 			},
 		},
 	})
 }
 
-// claudeMatcher selects Claude Code's file-writing tools.
-const claudeMatcher = "Write|Edit|MultiEdit|NotebookEdit"
+// claudeMatcher selects Claude Code's file-writing tools, its shell and
+// MCP tools.
+const claudeMatcher = "Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*"
 
 // claudeWriteTools are the tools whose tool_input names the file written.
 var claudeWriteTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
@@ -50,6 +55,10 @@ func parseClaude(data []byte, getenv func(string) string) (event, error) {
 		prompt:  e.PromptID,
 		cwd:     e.Cwd,
 		project: getenv("CLAUDE_PROJECT_DIR"),
+	}
+	if sh, ok := claudeShell(e.HookEventName, e.ToolName); ok {
+		ev.do, ev.command = sh, shellCommand(e.ToolName, toolCommand(e.ToolInput))
+		return ev, nil
 	}
 	switch e.HookEventName {
 	case "UserPromptSubmit":
@@ -86,4 +95,21 @@ func parseClaude(data []byte, getenv func(string) string) (event, error) {
 		return ev, fmt.Errorf("%s %s: tool_input names no file", e.HookEventName, e.ToolName)
 	}
 	return ev, nil
+}
+
+// claudeShell maps the events of a swept tool, and Stop, to their action.
+// Codex sends the same events and names.
+func claudeShell(event, tool string) (action, bool) {
+	switch {
+	case event == "Stop":
+		return turnEnd, true
+	case !isShellTool(tool):
+		return ignore, false
+	case event == "PreToolUse":
+		return shellBefore, true
+	case event == "PostToolUse" || event == "PostToolUseFailure":
+		// A failed command may have written too.
+		return shellAfter, true
+	}
+	return ignore, false
 }

@@ -18,15 +18,17 @@ func init() {
 			file: ".codex/hooks.json",
 			hooks: []hookSpec{
 				{event: "UserPromptSubmit", timeout: 30},
-				{event: "PreToolUse", matcher: codexMatcher, timeout: 30},
-				{event: "PostToolUse", matcher: codexMatcher, timeout: 30},
+				{event: "PreToolUse", matcher: codexMatcher, timeout: 120},
+				{event: "PostToolUse", matcher: codexMatcher, timeout: 120},
+				{event: "Stop", timeout: 120},
 			},
 		},
 	})
 }
 
-// codexMatcher selects apply_patch (Edit and Write are its aliases).
-const codexMatcher = "^apply_patch$"
+// codexMatcher selects apply_patch (Edit and Write are its aliases), the
+// shell (Bash) and MCP tools.
+const codexMatcher = "^(apply_patch|Bash|mcp__.*)$"
 
 var codexWriteTools = map[string]bool{"apply_patch": true, "Edit": true, "Write": true}
 
@@ -46,6 +48,10 @@ func parseCodex(data []byte, getenv func(string) string) (event, error) {
 		return event{}, fmt.Errorf("decode the event: %w", err)
 	}
 	ev := event{session: e.SessionID, prompt: e.TurnID, cwd: e.Cwd}
+	if sh, ok := claudeShell(e.HookEventName, e.ToolName); ok {
+		ev.do, ev.command = sh, shellCommand(e.ToolName, toolCommand(e.ToolInput))
+		return ev, nil
+	}
 	switch e.HookEventName {
 	case "UserPromptSubmit":
 		ev.do, ev.text = startTurn, e.Prompt

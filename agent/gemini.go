@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Gemini CLI runs hooks listed in .gemini/settings.json. It parses the
@@ -16,18 +17,21 @@ func init() {
 		parse: parseGemini,
 		reply: "{}\n",
 		install: jsonInstaller{
-			file: ".gemini/settings.json",
+			file:  ".gemini/settings.json",
+			jsonc: true, // Gemini CLI allows comments in its settings
 			hooks: []hookSpec{
 				{event: "BeforeAgent", name: "ckpt-turn", timeout: 30000},
-				{event: "BeforeTool", matcher: geminiMatcher, name: "ckpt-pre", timeout: 30000},
-				{event: "AfterTool", matcher: geminiMatcher, name: "ckpt-post", timeout: 30000},
+				{event: "BeforeTool", matcher: geminiMatcher, name: "ckpt-pre", timeout: 120000},
+				{event: "AfterTool", matcher: geminiMatcher, name: "ckpt-post", timeout: 120000},
+				{event: "AfterAgent", name: "ckpt-turn-end", timeout: 120000},
 			},
 		},
 	})
 }
 
-// geminiMatcher selects Gemini CLI's file-writing tools.
-const geminiMatcher = "^(write_file|replace)$"
+// geminiMatcher selects Gemini CLI's file-writing tools, its shell tool and
+// MCP tools.
+const geminiMatcher = "^(write_file|replace|run_shell_command|mcp_.*)$"
 
 var geminiWriteTools = map[string]bool{"write_file": true, "replace": true}
 
@@ -47,6 +51,20 @@ func parseGemini(data []byte, getenv func(string) string) (event, error) {
 		return event{}, fmt.Errorf("decode the event: %w", err)
 	}
 	ev := event{session: e.SessionID, cwd: e.Cwd, project: getenv("GEMINI_PROJECT_DIR")}
+	if e.HookEventName == "AfterAgent" {
+		ev.do = turnEnd
+		return ev, nil
+	}
+	if isGeminiShell(e.ToolName) {
+		switch e.HookEventName {
+		case "BeforeTool":
+			ev.do = shellBefore
+		case "AfterTool":
+			ev.do = shellAfter
+		}
+		ev.command = shellCommand(e.ToolName, toolCommand(e.ToolInput))
+		return ev, nil
+	}
 	switch e.HookEventName {
 	case "BeforeAgent":
 		ev.do, ev.text = startTurn, e.Prompt
@@ -96,4 +114,8 @@ func geminiFailed(resp json.RawMessage) bool {
 	}
 	e := bytes.TrimSpace(r.Error)
 	return len(e) > 0 && !bytes.Equal(e, []byte("null")) && !bytes.Equal(e, []byte(`""`)) && !bytes.Equal(e, []byte("false"))
+}
+
+func isGeminiShell(tool string) bool {
+	return tool == "run_shell_command" || strings.HasPrefix(tool, "mcp_")
 }

@@ -75,7 +75,7 @@ func TestParse(t *testing.T) {
 		{"claude write", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/p/a"}}`, beforeWrite, []string{"/p/a"}, "", "", "/p", false},
 		{"claude notebook", "claude", `{"hook_event_name":"PostToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/p/n.ipynb"}}`, afterWrite, []string{"/p/n.ipynb"}, "", "", "/p", false},
 		{"claude failure", "claude", `{"hook_event_name":"PostToolUseFailure","tool_name":"Write","tool_input":{"file_path":"/p/a"}}`, ignore, nil, "", "", "/p", false},
-		{"claude bash", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf x"}}`, ignore, nil, "", "", "/p", false},
+		{"claude bash", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf x"}}`, shellBefore, nil, "", "", "/p", false},
 		{"claude write without path", "claude", `{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{}}`, beforeWrite, nil, "", "", "/p", true},
 		{"claude garbage", "claude", `{"hook_event_name":`, ignore, nil, "", "", "", true},
 		{"gemini prompt", "gemini", `{"hook_event_name":"BeforeAgent","prompt":"do it"}`, startTurn, nil, "do it", "", "/g", false},

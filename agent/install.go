@@ -100,6 +100,9 @@ func edit(agentName string, opt InstallOptions, install bool) (*Change, error) {
 	inst := adapters[agentName].install
 	path := filepath.Join(opt.Root, filepath.FromSlash(rel))
 	c := &Change{Path: path}
+	if err := refuseLinks(opt.Root, rel); err != nil {
+		return nil, err
+	}
 	old, err := os.ReadFile(path)
 	switch {
 	case err == nil:
@@ -136,6 +139,32 @@ func edit(agentName string, opt InstallOptions, install bool) (*Change, error) {
 	}
 	c.Written = true
 	return c, nil
+}
+
+// ErrSymlink means an agent's config folder or file is a symbolic link:
+// install and uninstall never write through one (it may lead out of the
+// project) nor replace one with a regular file (uninstall could not put the
+// link back).
+var ErrSymlink = errors.New("is a symbolic link; ckpt does not write through or replace links")
+
+// refuseLinks fails when any element of rel below root, the config file
+// included, is a symbolic link.
+func refuseLinks(root, rel string) error {
+	p := root
+	for _, el := range strings.Split(rel, "/") {
+		p = filepath.Join(p, el)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s %w: replace it with a real folder or file, or edit its target by hand", p, ErrSymlink)
+		}
+	}
+	return nil
 }
 
 // IsNotInstalled reports whether err says the config held no ckpt hooks.

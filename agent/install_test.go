@@ -1,12 +1,16 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tailscale/hujson"
 )
 
 const testExe = "/opt/ckpt tools/bin/ckpt"
@@ -258,10 +262,10 @@ func TestInstallGeminiShape(t *testing.T) {
 			t.Fatalf("%s: %+v", ev, g)
 		}
 		h := g[0].Hooks[0]
-		if h.Command != "/usr/bin/ckpt hook gemini" || h.Type != "command" || h.Timeout != 30000 || !strings.HasPrefix(h.Name, "ckpt-") {
+		if h.Command != "/usr/bin/ckpt hook gemini" || h.Type != "command" || h.Timeout != map[string]int{"BeforeAgent": 30000}[ev]+map[string]int{"BeforeTool": 120000, "AfterTool": 120000}[ev] || !strings.HasPrefix(h.Name, "ckpt-") {
 			t.Errorf("%s hook = %+v", ev, h)
 		}
-		if ev != "BeforeAgent" && g[0].Matcher != "^(write_file|replace)$" {
+		if ev != "BeforeAgent" && g[0].Matcher != geminiMatcher || !strings.HasPrefix(geminiMatcher, "^") || !strings.HasSuffix(geminiMatcher, "$") {
 			t.Errorf("%s matcher %q is not anchored", ev, g[0].Matcher)
 		}
 	}
@@ -300,6 +304,10 @@ func TestUninstallKeepsLaterUserHooks(t *testing.T) {
 	}
 }
 
+// jsoncCase names the cases of TestInstallMalformed that are valid JSON
+// with comments and trailing commas.
+var jsoncCase = map[string]bool{"comments": true, "block comment": true, "trailing comma": true}
+
 func TestInstallMalformed(t *testing.T) {
 	cases := map[string]string{
 		"truncated":          `{"hooks": {`,
@@ -314,6 +322,9 @@ func TestInstallMalformed(t *testing.T) {
 	for _, agentName := range jsonAgents {
 		for name, content := range cases {
 			for _, dry := range []bool{false, true} {
+				if adapters[agentName].install.(jsonInstaller).jsonc && jsoncCase[name] {
+					continue // allowed there: see TestInstallKeepsComments
+				}
 				t.Run(agentName+"/"+name, func(t *testing.T) {
 					root := t.TempDir()
 					path := writeConfig(t, root, agentName, content)
@@ -513,4 +524,140 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A config folder or file that is a symlink is refused by install and
+// uninstall: nothing is written through it, and it is never replaced.
+func TestInstallRefusesSymlinks(t *testing.T) {
+	for _, agentName := range Agents() {
+		rel, _ := ConfigPath(agentName)
+		dir, file := filepath.Split(rel)
+		dir = strings.TrimSuffix(dir, "/")
+		top, _, _ := strings.Cut(dir, "/")
+		t.Run(agentName+"/folder", func(t *testing.T) {
+			root, outside := t.TempDir(), t.TempDir()
+			if err := os.Symlink(outside, filepath.Join(root, top)); err != nil {
+				t.Fatal(err)
+			}
+			for _, install := range []bool{true, false} {
+				_, err := edit(agentName, InstallOptions{Root: root, Exe: testExe}, install)
+				if !errors.Is(err, ErrSymlink) {
+					t.Fatalf("install=%v: err %v, want ErrSymlink", install, err)
+				}
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+				t.Fatalf("wrote outside the project: %v", entries)
+			}
+		})
+		t.Run(agentName+"/file", func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			target := filepath.Join(root, "real-"+file)
+			old := "{}\n"
+			if err := os.WriteFile(target, []byte(old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			link := filepath.Join(root, filepath.FromSlash(rel))
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Install(agentName, InstallOptions{Root: root, Exe: testExe}); !errors.Is(err, ErrSymlink) {
+				t.Fatalf("err %v, want ErrSymlink", err)
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("the link was replaced: %v %v", fi, err)
+			}
+			if got := readFile(t, target); string(got) != old {
+				t.Fatalf("target changed: %q", got)
+			}
+		})
+	}
+}
+
+// TestInstallKeepsComments: Gemini CLI's settings may hold comments and
+// trailing commas; install keeps every one of them and uninstall gives
+// back the original bytes.
+func TestInstallKeepsComments(t *testing.T) {
+	cases := map[string]string{
+		"line comments":   "// my settings\n{\n  // the model\n  \"model\": \"x\" // fast\n}\n",
+		"block comment":   "{\"model\": /* fast */ \"x\"}",
+		"trailing commas": "{\n  \"model\": \"x\",\n  \"tools\": [\"a\", \"b\",],\n}\n",
+		"comment in hooks": `{
+  "hooks": {
+    // mine
+    "BeforeTool": [
+      {"matcher": "x", "hooks": [{"type": "command", "command": "echo hi"}]}, // keep
+    ],
+    /* none here yet */
+  },
+}
+`,
+		"empty object with comment": "{ // nothing yet\n}\n",
+		"comment after last item":   "{\n  \"a\": 1 // one\n}",
+		"crlf":                      "{\r\n  // c\r\n  \"a\": 1,\r\n}\r\n",
+	}
+	for name, orig := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			path := writeConfig(t, root, "gemini", orig)
+			opt := InstallOptions{Root: root, Exe: testExe}
+			if _, err := Install("gemini", opt); err != nil {
+				t.Fatalf("install: %v", err)
+			}
+			installed := readFile(t, path)
+			std, err := hujson.Standardize(slices.Clone(installed))
+			if err != nil {
+				t.Fatalf("install left invalid JSONC: %v\n%s", err, installed)
+			}
+			origStd, _ := hujson.Standardize([]byte(orig)) // a copy: it blanks comments in place
+			want := append(hookCommands(t, origStd), ourCommands("gemini")...)
+			slices.Sort(want)
+			if got := hookCommands(t, std); !slices.Equal(got, want) {
+				t.Fatalf("hooks after install:\n got %q\nwant %q\n%s", got, want, installed)
+			}
+			for _, c := range comments(orig) {
+				if !bytes.Contains(installed, []byte(c)) {
+					t.Errorf("install lost the comment %q:\n%s", c, installed)
+				}
+			}
+			if c, err := Install("gemini", opt); err != nil || c.Changed() {
+				t.Fatalf("second install: changed %v, %v", c != nil && c.Changed(), err)
+			}
+			if _, err := Uninstall("gemini", opt); err != nil {
+				t.Fatalf("uninstall: %v\n%s", err, installed)
+			}
+			if got := string(readFile(t, path)); got != orig {
+				t.Fatalf("uninstall left\n%q\nwant\n%q\ninstalled was\n%s", got, orig, installed)
+			}
+		})
+	}
+}
+
+// comments lists the // and /* */ comments in JSONC text.
+func comments(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case strings.HasPrefix(s[i:], "//"):
+			end := strings.IndexAny(s[i:], "\r\n")
+			if end < 0 {
+				end = len(s) - i
+			}
+			out = append(out, s[i:i+end])
+			i += end
+		case strings.HasPrefix(s[i:], "/*"):
+			end := strings.Index(s[i:], "*/") + 2
+			out = append(out, s[i:i+end])
+			i += end
+		}
+	}
+	return out
 }

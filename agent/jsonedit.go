@@ -20,6 +20,12 @@ package agent
 // text as its insertion left it, and install then uninstall gives back the
 // original bytes. Edits made by hand in between are kept (only ckpt's
 // entries go), though the whitespace around them may differ.
+//
+// A config its agent reads as JSON with comments and trailing commas
+// (Gemini CLI's settings.json) is parsed from a copy in which hujson has
+// turned each comment and trailing comma into spaces: every byte offset is
+// the same in both, so the edits land on the original bytes and the
+// comments stay where they were.
 
 import (
 	"bytes"
@@ -27,6 +33,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // hookSpec is one hook entry ckpt adds to a Claude-shaped config:
@@ -43,6 +51,21 @@ type hookSpec struct {
 type jsonInstaller struct {
 	file  string
 	hooks []hookSpec
+	// jsonc: the agent allows comments and trailing commas in the file.
+	jsonc bool
+}
+
+// parse is parseConfig, for this installer's dialect.
+func (j jsonInstaller) parse(text []byte) (*jnode, error) {
+	if !j.jsonc {
+		return parseConfig(text)
+	}
+	// Standardize blanks the comments in place: give it a copy.
+	std, err := hujson.Standardize(bytes.Clone(text))
+	if err != nil {
+		return nil, fmt.Errorf("not valid JSON, even allowing comments and trailing commas (%v)", err)
+	}
+	return parseConfig(std)
 }
 
 func (j jsonInstaller) path() string { return j.file }
@@ -63,7 +86,7 @@ func (j jsonInstaller) add(agentName string, old []byte, existed bool, exe strin
 	cmd := HookCommand(exe, agentName)
 	text := old
 	if existed {
-		if _, err := parseConfig(old); err != nil {
+		if _, err := j.parse(old); err != nil {
 			return nil, err
 		}
 	}
@@ -77,7 +100,7 @@ func (j jsonInstaller) add(agentName string, old []byte, existed bool, exe strin
 			text = []byte(st.block('{', "hooks", hooks, 0) + st.nl)
 			continue
 		}
-		root, err := parseConfig(text)
+		root, err := j.parse(text)
 		if err != nil {
 			return nil, err
 		}
@@ -108,12 +131,12 @@ func (j jsonInstaller) add(agentName string, old []byte, existed bool, exe strin
 
 func (j jsonInstaller) remove(agentName string, old []byte, exe string) ([]byte, bool, error) {
 	cmd := HookCommand(exe, agentName)
-	if _, err := parseConfig(old); err != nil {
+	if _, err := j.parse(old); err != nil {
 		return nil, false, err
 	}
 	text, found := old, false
 	for {
-		root, err := parseConfig(text)
+		root, err := j.parse(text)
 		if err != nil {
 			return nil, false, fmt.Errorf("internal error: removing ckpt's hooks broke the JSON: %w", err)
 		}

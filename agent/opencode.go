@@ -45,7 +45,15 @@ func parseOpencode(data []byte, _ func(string) string) (event, error) {
 		ev.do = beforeWrite
 	case "tool.execute.after":
 		ev.do = afterWrite
+	case "session.idle":
+		ev.do = turnEnd
+		return ev, nil
 	default:
+		return ev, nil
+	}
+	if e.Tool == "bash" {
+		ev.do = map[action]action{beforeWrite: shellBefore, afterWrite: shellAfter}[ev.do]
+		ev.command = shellCommand(e.Tool, toolCommand(e.Args))
 		return ev, nil
 	}
 	var args struct {
@@ -83,6 +91,8 @@ const pluginSource = `// ckpt: keeps what opencode's file tools are about to cha
 // ` + "`ckpt uninstall opencode`" + ` removes it (an edited copy is left alone).
 const CKPT = %s
 const FILE_TOOLS = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
+// The shell says nothing of what it writes: ckpt sweeps the tree around it.
+const SWEPT_TOOLS = new Set(["bash"])
 
 export const CkptPlugin = async ({ $, directory }) => {
   const pending = new Map()
@@ -102,15 +112,19 @@ export const CkptPlugin = async ({ $, directory }) => {
       await send({ event: "chat.message", sessionID: input?.sessionID, messageID: input?.messageID ?? output?.message?.id, text })
     },
     "tool.execute.before": async (input, output) => {
-      if (!FILE_TOOLS.has(input?.tool)) return
+      if (!FILE_TOOLS.has(input?.tool) && !SWEPT_TOOLS.has(input?.tool)) return
       pending.set(input.callID, output?.args)
       await send({ event: "tool.execute.before", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args: output?.args })
     },
     "tool.execute.after": async (input) => {
-      if (!FILE_TOOLS.has(input?.tool)) return
+      if (!FILE_TOOLS.has(input?.tool) && !SWEPT_TOOLS.has(input?.tool)) return
       const args = input.args ?? pending.get(input.callID)
       pending.delete(input.callID)
       await send({ event: "tool.execute.after", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args })
+    },
+    // The end of a turn: a command left running may have written since.
+    event: async ({ event }) => {
+      if (event?.type === "session.idle") await send({ event: "session.idle", sessionID: event.properties?.sessionID })
     },
   }
 }

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -30,7 +31,17 @@ type Options struct {
 	Context int
 	// MaxBytes is the size limit of either side; 0 means DefaultMaxBytes.
 	MaxBytes int64
+	// Timeout bounds the search for the smallest diff; 0 means
+	// DefaultTimeout. Past it the rest of the files is shown as lines
+	// deleted and lines added: still a correct diff, only not the
+	// smallest. Small and scattered edits finish long before it.
+	Timeout time.Duration
 }
+
+// DefaultTimeout is how long Compute looks for the smallest diff. An
+// exact diff of a 60,000-line file whose every line changed takes tens of
+// seconds; with this bound it takes a fraction of one.
+const DefaultTimeout = 200 * time.Millisecond
 
 // RowKind says what a row of a diff shows.
 type RowKind uint8
@@ -51,6 +62,9 @@ type Row struct {
 	Old  int    // line number on the old side, 0 when none
 	New  int    // line number on the new side, 0 when none
 	Text string // the line without its newline, raw (escaped when drawn)
+
+	at   int // index in the unified rows
+	mate int // for a changed line: 1 + the index of the line it replaces (or is replaced by); 0 when none
 }
 
 // Pair is one line of the side-by-side layout. A side with Kind RowNote and
@@ -74,6 +88,9 @@ type Diff struct {
 	hunks     []int // index in rows of each hunk header
 	pairHunks []int // index in pairs of each hunk header
 	numWidth  int   // digits of the largest line number
+	longest   int   // bytes of the longest line
+
+	wordc wordCache // changed words within changed lines, worked out when drawn
 }
 
 // Compute diffs old against new by lines. It never diffs binary or invalid
@@ -110,7 +127,10 @@ func Compute(old, new []byte, opt Options) *Diff {
 		d.note("no changes")
 		return d
 	}
-	d.build(lineOps(string(old), string(new)), ctx)
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	d.build(lineOps(string(old), string(new), opt.Timeout), ctx)
 	return d
 }
 
@@ -133,10 +153,10 @@ type op struct {
 }
 
 // lineOps runs go-diff in line mode: each distinct line becomes one rune, so
-// the diff costs O(lines), not O(bytes). DiffTimeout 0 means an exact diff.
-func lineOps(a, b string) []op {
+// the diff costs O(lines), not O(bytes); the timeout bounds the search.
+func lineOps(a, b string, timeout time.Duration) []op {
 	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = 0
+	dmp.DiffTimeout = timeout
 	ca, cb, lines := dmp.DiffLinesToChars(a, b)
 	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
 	ops := make([]op, 0, 64)
@@ -232,6 +252,12 @@ func (d *Diff) hunk(ops []op, oldAt, newAt []int) {
 
 	var dels, adds []Row
 	flush := func() {
+		// A deleted line and the added line beside it are a changed line:
+		// each knows the other, so the words that changed can be shown.
+		for i := 0; i < min(len(dels), len(adds)); i++ {
+			dels[i].mate, adds[i].mate = adds[i].at+1, dels[i].at+1
+			d.rows[dels[i].at].mate, d.rows[adds[i].at].mate = dels[i].mate, adds[i].mate
+		}
 		for i := 0; i < max(len(dels), len(adds)); i++ {
 			p := Pair{Left: Row{Kind: RowNote}, Right: Row{Kind: RowNote}}
 			if i < len(dels) {
@@ -245,16 +271,17 @@ func (d *Diff) hunk(ops []op, oldAt, newAt []int) {
 		dels, adds = dels[:0], adds[:0]
 	}
 	for i, p := range ops {
-		r := Row{Kind: p.kind, Text: p.text}
+		r := Row{Kind: p.kind, Text: p.text, at: len(d.rows)}
 		if p.kind != RowAdd {
 			r.Old = oldAt[i]
 		}
 		if p.kind != RowDel {
 			r.New = newAt[i]
 		}
+		d.longest = max(d.longest, len(p.text))
 		d.rows = append(d.rows, r)
 		if p.noEOL {
-			d.rows = append(d.rows, Row{Kind: RowNoEOL, Text: `\ No newline at end of file`})
+			d.rows = append(d.rows, Row{Kind: RowNoEOL, Text: `\ No newline at end of file`, at: len(d.rows)})
 		}
 		switch p.kind {
 		case RowDel:

@@ -252,3 +252,26 @@ func BenchmarkRenderScreen(b *testing.B) {
 		}
 	}
 }
+
+// reformat60k is a 60,000-line file whose leading tabs all became spaces:
+// every line changes, the blank ones stay.
+func reformat60k() (a, b []byte) {
+	var x, y strings.Builder
+	for i := 0; i < 60000; i++ {
+		if i%7 == 6 {
+			x.WriteString("\n")
+			y.WriteString("\n")
+			continue
+		}
+		fmt.Fprintf(&x, "\t\tvalue_%d := compute(%d, \"item\")\n", i, i%97)
+		fmt.Fprintf(&y, "        value_%d := compute(%d, \"item\")\n", i, i%97)
+	}
+	return []byte(x.String()), []byte(y.String())
+}
+
+func BenchmarkComputeReformat60k(b *testing.B) {
+	x, y := reformat60k()
+	for b.Loop() {
+		Compute(x, y, Options{MaxBytes: 64 << 20})
+	}
+}

@@ -29,6 +29,18 @@ type Styles struct {
 	Note    lipgloss.Style
 	LineNo  lipgloss.Style
 	Sep     lipgloss.Style
+	// AddWord and DelWord mark the words that changed within a changed
+	// line; Match marks search matches.
+	AddWord lipgloss.Style
+	DelWord lipgloss.Style
+	Match   lipgloss.Style
+}
+
+// View is how a row is drawn beyond its width: scrolled sideways, with
+// search matches marked.
+type View struct {
+	Left int    // cells of text scrolled out on the left
+	Find string // marked wherever it occurs (see Find for case)
 }
 
 // DefaultStyles are the colours ckpt uses. Every row also carries a sign
@@ -41,6 +53,11 @@ func DefaultStyles() Styles {
 		Note:   lipgloss.NewStyle().Italic(true),
 		LineNo: lipgloss.NewStyle().Faint(true),
 		Sep:    lipgloss.NewStyle().Faint(true),
+		// Reverse video reads on light and dark terminals, and without
+		// colour too.
+		AddWord: lipgloss.NewStyle().Foreground(lipgloss.Color("2")).Reverse(true),
+		DelWord: lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Reverse(true),
+		Match:   lipgloss.NewStyle().Bold(true).Underline(true).Reverse(true),
 	}
 }
 
@@ -77,6 +94,12 @@ func (d *Diff) Render(width int, l Layout, st Styles) []string {
 // spaces, or cut with "…"). Text is escaped: a file's bytes cannot reach
 // the terminal as control sequences.
 func (d *Diff) Line(i, width int, l Layout, st Styles) string {
+	return d.LineView(i, width, l, st, View{})
+}
+
+// LineView is Line scrolled sideways and with search matches marked. Line
+// numbers and signs stay in place; the text scrolls.
+func (d *Diff) LineView(i, width int, l Layout, st Styles, v View) string {
 	if width <= 0 || i < 0 || i >= d.Len(l) {
 		return ""
 	}
@@ -88,9 +111,9 @@ func (d *Diff) Line(i, width int, l Layout, st Styles) string {
 		lw := (width - 1) / 2
 		rw := width - 1 - lw
 		if lw <= 0 {
-			return d.half(p.Right, width, st, false)
+			return d.half(p.Right, width, st, false, v)
 		}
-		return d.half(p.Left, lw, st, true) + st.Sep.Render("│") + d.half(p.Right, rw, st, false)
+		return d.half(p.Left, lw, st, true, v) + st.Sep.Render("│") + d.half(p.Right, rw, st, false, v)
 	}
 	r := d.rows[i]
 	switch r.Kind {
@@ -98,7 +121,7 @@ func (d *Diff) Line(i, width int, l Layout, st Styles) string {
 		return d.full(r, width, st)
 	}
 	nums := pad(num(r.Old), d.numWidth) + " " + pad(num(r.New), d.numWidth) + " "
-	return d.body(nums, r, width, st)
+	return d.body(nums, r, width, st, v)
 }
 
 // full draws a header or note across the whole width.
@@ -111,7 +134,7 @@ func (d *Diff) full(r Row, width int, st Styles) string {
 }
 
 // half draws one side of a side-by-side row.
-func (d *Diff) half(r Row, width int, st Styles, left bool) string {
+func (d *Diff) half(r Row, width int, st Styles, left bool, v View) string {
 	if r.Kind == RowNote && r.Text == "" {
 		return strings.Repeat(" ", width)
 	}
@@ -119,25 +142,119 @@ func (d *Diff) half(r Row, width int, st Styles, left bool) string {
 	if left {
 		n = r.Old
 	}
-	return d.body(pad(num(n), d.numWidth)+" ", r, width, st)
+	return d.body(pad(num(n), d.numWidth)+" ", r, width, st, v)
 }
 
-// body draws line numbers, a sign and the text, cut to width.
-func (d *Diff) body(nums string, r Row, width int, st Styles) string {
+// maxDrawn is how much of a line is drawn at most, so a minified file's
+// megabyte line costs no more than a screenful.
+const maxDrawn = 16 << 10
+
+// body draws line numbers, a sign and the text, scrolled by v.Left and
+// cut to width.
+func (d *Diff) body(nums string, r Row, width int, st Styles, v View) string {
 	nw := ansi.StringWidth(nums)
 	if nw >= width {
 		return st.LineNo.Render(Fit(nums, width))
 	}
-	sign, style := "  ", st.Context
+	sign, style, word := "  ", st.Context, st.Context
 	switch r.Kind {
 	case RowAdd:
-		sign, style = "+ ", st.Add
+		sign, style, word = "+ ", st.Add, st.AddWord
 	case RowDel:
-		sign, style = "- ", st.Del
+		sign, style, word = "- ", st.Del, st.DelWord
 	case RowNoEOL:
 		sign, style = "", st.Note
 	}
-	return st.LineNo.Render(nums) + style.Render(Fit(sign+clean(r.Text), width-nw))
+	room := width - nw
+	if room <= len(sign) {
+		return st.LineNo.Render(nums) + style.Render(Fit(sign, room))
+	}
+	text := r.Text
+	if len(text) > maxDrawn {
+		text = text[:maxDrawn]
+	}
+	var spans []span
+	if r.Kind != RowNoEOL {
+		spans = append(d.words(r.at), matchSpans(text, v.Find)...)
+	}
+	var b strings.Builder
+	col := 0
+	for _, pc := range pieces(text, spans) {
+		t := expand(pc.text, &col)
+		switch pc.class {
+		case classWord:
+			b.WriteString(word.Render(t))
+		case classMatch:
+			b.WriteString(st.Match.Render(t))
+		default:
+			b.WriteString(style.Render(t))
+		}
+	}
+	line := b.String()
+	tw := room - len(sign)
+	if v.Left > 0 {
+		line = ansi.TruncateLeft(line, v.Left, "")
+	}
+	if ansi.StringWidth(line) > tw {
+		line = ansi.Truncate(line, tw, "…")
+	}
+	if w := ansi.StringWidth(line); w < tw {
+		line += strings.Repeat(" ", tw-w)
+	}
+	return st.LineNo.Render(nums) + style.Render(sign) + line
+}
+
+// piece is a run of a line's raw text in one span class.
+type piece struct {
+	text  string
+	class uint8
+}
+
+// pieces cuts s into runs of one class; where spans overlap, the higher
+// class wins (a search match over a changed word).
+func pieces(s string, spans []span) []piece {
+	if len(spans) == 0 {
+		return []piece{{text: s}}
+	}
+	class := make([]uint8, len(s))
+	for _, sp := range spans {
+		for i := max(sp.from, 0); i < min(sp.to, len(s)); i++ {
+			class[i] = max(class[i], sp.class)
+		}
+	}
+	var out []piece
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && class[j] == class[i] {
+			j++
+		}
+		out = append(out, piece{text: s[i:j], class: class[i]})
+		i = j
+	}
+	return out
+}
+
+// expand escapes s and turns its tabs into spaces, counting columns from
+// *col, which it moves on.
+func expand(s string, col *int) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '\t')
+		seg := s
+		if i >= 0 {
+			seg = s[:i]
+		}
+		e := Escape(seg)
+		b.WriteString(e)
+		*col += ansi.StringWidth(e)
+		if i < 0 {
+			return b.String()
+		}
+		n := TabWidth - *col%TabWidth
+		b.WriteString(strings.Repeat(" ", n))
+		*col += n
+		s = s[i+1:]
+	}
 }
 
 // clean expands tabs and escapes what the terminal would act on.
@@ -179,6 +296,18 @@ func Fit(s string, width int) string {
 		s += strings.Repeat(" ", width-w)
 	}
 	return s
+}
+
+// FitLeft is Fit that cuts from the left ("…" first), so the end of the
+// text — a path's file name — stays in view.
+func FitLeft(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if w := ansi.StringWidth(s); w > width {
+		s = ansi.TruncateLeft(s, w-width+1, "…")
+	}
+	return Fit(s, width)
 }
 
 func num(n int) string {

@@ -23,12 +23,22 @@ type KeyMap struct {
 	PrevHunk   key.Binding
 	DiffMode   key.Binding
 	SideBySide key.Binding
+	Left       key.Binding // scroll the diff sideways
+	Right      key.Binding
+	Zoom       key.Binding // the diff takes the whole screen
+	Search     key.Binding // find text in the diff
+	Editor     key.Binding // open $EDITOR at the hunk
 
 	Rewind  key.Binding
 	Undo    key.Binding
 	Redo    key.Binding
 	Confirm key.Binding
 	Force   key.Binding
+	Keep    key.Binding // preview: keep this file as it is now
+	KeepAll key.Binding
+
+	Follow  key.Binding // follow the newest turn
+	Dismiss key.Binding // dismiss the error banner
 
 	Filter key.Binding
 	Help   key.Binding
@@ -47,19 +57,29 @@ func Default() KeyMap {
 
 		NextPane: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		PrevPane: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
-		Open:     key.NewBinding(key.WithKeys("enter", "l", "right"), key.WithHelp("enter", "open")),
+		Open:     key.NewBinding(key.WithKeys("enter", "l", "right"), key.WithHelp("enter/l", "open")),
 		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 
 		NextHunk:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next hunk")),
 		PrevHunk:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous hunk")),
 		DiffMode:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "kept→disk / agent's write / since agent")),
 		SideBySide: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "side by side")),
+		Left:       key.NewBinding(key.WithKeys("h", "left"), key.WithHelp("←/h", "scroll left")),
+		Right:      key.NewBinding(key.WithKeys("l", "right"), key.WithHelp("→/l", "scroll right")),
+		Zoom:       key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "diff full screen")),
+		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the diff (n/N)")),
+		Editor:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit at the hunk")),
 
-		Rewind:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind to selected turn")),
-		Undo:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo latest rewind")),
+		Rewind:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind")),
+		Undo:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
 		Redo:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "redo")),
-		Confirm: key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "confirm")),
+		Confirm: key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "apply")),
 		Force:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force")),
+		Keep:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "keep as is")),
+		KeepAll: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "keep all")),
+
+		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow newest")),
+		Dismiss: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "dismiss error")),
 
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
@@ -69,15 +89,20 @@ func Default() KeyMap {
 
 // ShortHelp is the one-line help: the keys a newcomer needs first.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.NextPane, k.Open, k.Rewind, k.Undo, k.Redo, k.Confirm, k.Back, k.Filter, k.Help, k.Quit}
+	return []key.Binding{k.NextPane, k.Open, k.Rewind, k.Undo, k.Redo, k.Dismiss, k.Follow, k.Back, k.Filter, k.Search, k.Help, k.Quit}
+}
+
+// PreviewHelp is the one-line help of the rewind preview.
+func (k KeyMap) PreviewHelp() []key.Binding {
+	return []key.Binding{k.Confirm, k.Keep, k.KeepAll, k.Up, k.Down, k.DiffMode, k.Left, k.Right, k.Force, k.Rewind, k.Back}
 }
 
 // FullHelp is every binding, grouped: moving, the diff, operations, the rest.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.NextPane, k.PrevPane, k.Open, k.Back, k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide},
-		{k.Rewind, k.Undo, k.Redo, k.Confirm, k.Force},
-		{k.Filter, k.Help, k.Quit},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane, k.PrevPane, k.Open, k.Back},
+		{k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide, k.Left, k.Right, k.Zoom, k.Search, k.Editor},
+		{k.Rewind, k.Undo, k.Redo, k.Confirm, k.Force, k.Keep, k.KeepAll},
+		{k.Follow, k.Dismiss, k.Filter, k.Help, k.Quit},
 	}
 }

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -209,8 +207,9 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 			delete(s.stats.entries, st.Path)
 			s.stats.dirty = true
 		}
-		if st.Do == ActRestore && want.Kind == ImageContent && !sameBytes(now, want) {
-			data, err := s.readBlob(want.SHA256)
+		// A blob too big to hold is checked as it streams into place.
+		if r.Do == ActRestore && want.Kind == ImageContent && !sameBytes(now, want) && want.Size <= inMemMax {
+			data, err := s.readBlob(want.SHA256, want.Size)
 			if err != nil {
 				r.Do, r.Why = ActFail, "not restored: "+err.Error()
 			} else if int64(len(data)) <= budget {
@@ -361,7 +360,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 		// edited since: a path holding neither what the step found nor
 		// what it writes holds bytes no record has, and is left alone.
 		dr, name := dirs.in(rel)
-		dr.Remove(tmpFor(name)) // a write the kill cut short
+		dr.Remove(replaceTmp(name)) // a write the kill cut short
 		if !reached(r.Do, now, want) && !holdsBefore(now, r.Img) {
 			return errf("left as it is: it changed after the interrupted operation began")
 		}
@@ -407,16 +406,22 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 			return errf("restore link: %w", err)
 		}
 	case ImageContent:
-		if data == nil {
-			if data, err = s.readBlob(want.SHA256); err != nil {
-				return errf("not restored: %w", err)
-			}
-		}
 		perm := permOnly(want.Mode)
 		if perm == 0 {
 			perm = 0o644
 			if now.Kind == ImageContent && now.Mode != 0 {
 				perm = permOnly(now.Mode)
+			}
+		}
+		if data == nil && want.Size > inMemMax {
+			if err := s.restoreStream(dr, name, want, perm); err != nil {
+				return errf("not restored: %w", err)
+			}
+			break
+		}
+		if data == nil {
+			if data, err = s.readBlob(want.SHA256, want.Size); err != nil {
+				return errf("not restored: %w", err)
 			}
 		}
 		if err := writeReplace(dr, name, data, perm); err != nil {
@@ -433,15 +438,9 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 // which replaces a link or a read-only file without writing through it.
 // The temporary name is fixed per path, so a recovery removes a leftover.
 func writeReplace(r *os.Root, name string, data []byte, perm fs.FileMode) error {
-	tmp := tmpFor(name)
+	tmp := replaceTmp(name)
 	r.Remove(tmp)
 	return writeVia(r, tmp, name, data, perm, false, true)
-}
-
-// tmpFor is the temporary name a restore of name writes beside it.
-func tmpFor(name string) string {
-	h := sha256.Sum256([]byte(name))
-	return path.Join(path.Dir(name), ".ckpt-tmp-"+hex.EncodeToString(h[:8]))
 }
 
 // reached reports whether now is already what a step doing do wants.

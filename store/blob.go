@@ -1,16 +1,31 @@
 package store
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/klauspost/compress/zstd"
 )
+
+// inMemMax is the size up to which a file or a blob is held whole in
+// memory; larger ones stream (hashing, compressing, restoring), so memory
+// stays bounded whatever a file's size.
+const inMemMax = 8 << 20
+
+// maxWindow bounds the memory a streaming zstd decoder may ask for: a
+// frame wanting a larger window is refused as damaged rather than
+// allocated. ckpt's own encoder uses far smaller windows.
+const maxWindow = 32 << 20
 
 var (
 	zenc     *zstd.Encoder
@@ -22,9 +37,12 @@ func zstdCodecs() (*zstd.Encoder, *zstd.Decoder) {
 	zsetOnce.Do(func() {
 		// EncodeAll and DecodeAll are safe for concurrent use; one of each
 		// serves every goroutine. The fastest level keeps Go source at about
-		// a quarter of its size at ~185 MB/s a core.
+		// a quarter of its size at ~185 MB/s a core. The decoder serves only
+		// blobs whose record says they fit in memory, so its limit is that
+		// size: a small blob that expands further (a zstd bomb) fails
+		// cleanly instead of exhausting memory.
 		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-		zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<34))
+		zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(inMemMax+1<<10), zstd.WithDecoderMaxWindow(maxWindow))
 	})
 	return zenc, zdec
 }
@@ -50,46 +68,56 @@ func (s *Store) blobDir() (*os.Root, error) {
 	return r, nil
 }
 
-// hasBlob reports whether a blob (ours or a seed's raw one) exists.
+// hasBlob reports whether a blob (packed, loose, or a seed's raw one)
+// exists.
 func (s *Store) hasBlob(sum string) bool {
 	if !isHex64(sum) {
 		return false
 	}
-	b, err := s.blobDir()
-	if err != nil {
-		return false
-	}
-	if _, err := b.Lstat(sum + ".zst"); err == nil {
+	if _, ok := s.packs.find(s, sum, false); ok {
 		return true
 	}
-	_, err = b.Lstat(sum)
-	return err == nil
+	if b, err := s.blobDir(); err == nil {
+		if _, err := b.Lstat(sum + ".zst"); err == nil {
+			return true
+		}
+		if _, err = b.Lstat(sum); err == nil {
+			return true
+		}
+	}
+	_, ok := s.packs.find(s, sum, true)
+	return ok
 }
 
-// blobNames lists the blobs present, for a batch that would otherwise
-// look each one up.
+// blobNames lists the blobs present, loose and packed, for a batch that
+// would otherwise look each one up.
 func (s *Store) blobNames() map[string]bool {
 	have := map[string]bool{}
 	list, _ := names(s.dir, "blobs")
 	for _, n := range list {
 		have[strings.TrimSuffix(n, ".zst")] = true
 	}
+	s.packs.addNames(s, have)
 	return have
 }
 
 // putBlob keeps data under its hash unless a blob of that hash exists
-// (known, when not nil, lists those present). It reports whether it wrote
-// a file; the caller makes the batch durable.
-func (s *Store) putBlob(sum string, data []byte, known map[string]bool) (bool, error) {
+// (known, when not nil, lists those present): into pack when not nil,
+// else as a loose blob. It reports whether it wrote a loose blob; the
+// caller makes the batch durable.
+func (s *Store) putBlob(sum string, data []byte, known map[string]bool, pack *packWriter) (bool, error) {
 	if known != nil && known[sum] || known == nil && s.hasBlob(sum) {
 		return false, nil
+	}
+	enc, _ := zstdCodecs()
+	z := enc.EncodeAll(data, make([]byte, 0, len(data)/3+64))
+	if pack != nil {
+		return false, pack.add(sum, z, int64(len(data)))
 	}
 	b, err := s.blobDir()
 	if err != nil {
 		return false, errf("keep blob: open %s: %w", s.path("blobs"), err)
 	}
-	enc, _ := zstdCodecs()
-	z := enc.EncodeAll(data, make([]byte, 0, len(data)/3+64))
 	name := sum + ".zst"
 	if err := writeFileAtomic(b, name, z, 0o600, false); err != nil {
 		return false, errf("keep blob %s: %w", s.path("blobs/"+name), err)
@@ -97,43 +125,290 @@ func (s *Store) putBlob(sum string, data []byte, known map[string]bool) (bool, e
 	return true, nil
 }
 
-// readBlob returns the bytes named sum, checked against the name. It reads
-// only inside blobs/ and only names of 64 hex digits.
-func (s *Store) readBlob(sum string) ([]byte, error) {
-	if !isHex64(sum) {
-		return nil, errf("blob name %q is not 64 hex digits: %w", sum, ErrCorrupt)
-	}
+// putBlobStream keeps the bytes read from src as a loose blob, hashing
+// and compressing them as they stream, and returns their hash and length.
+// Memory stays bounded whatever the length. The caller makes it durable.
+func (s *Store) putBlobStream(src io.Reader) (string, int64, error) {
 	b, err := s.blobDir()
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errf("blob %s is missing: %w", sum[:12], fs.ErrNotExist)
+	if err != nil {
+		return "", 0, errf("keep blob: open %s: %w", s.path("blobs"), err)
+	}
+	tmp := ".tmp-" + randHex(8)
+	f, err := b.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", 0, errf("keep blob: %w", err)
+	}
+	h := sha256.New()
+	zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<22))
+	var n int64
+	if err == nil {
+		n, err = io.Copy(zw, io.TeeReader(src, h))
+		if cerr := zw.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if err == nil && s.hasBlob(sum) {
+		b.Remove(tmp)
+		return sum, n, nil
+	}
+	if err == nil {
+		err = b.Rename(tmp, sum+".zst")
 	}
 	if err != nil {
-		return nil, errf("read blob %s: %w", sum[:12], err)
+		b.Remove(tmp)
+		return "", 0, errf("keep blob %s: %w", s.path("blobs"), err)
 	}
-	name := sum + ".zst"
-	z, err := b.ReadFile(name)
+	return sum, n, nil
+}
+
+// openRegular opens name inside r for reading only if it is a regular
+// file: a FIFO or a device named like a blob must neither hang the open
+// (O_NONBLOCK) nor be read.
+func openRegular(r dirRoot, name string) (*os.File, int64, error) {
+	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, errf("%s is a %s, not a file: %w", name, kindWord(fi.Mode()), ErrCorrupt)
+	}
+	return f, fi.Size(), nil
+}
+
+// blobSource is where a blob's bytes are: a byte range of a file, raw or
+// one zstd frame.
+type blobSource struct {
+	f     *os.File
+	close bool // f is the blob's own file, closed after reading
+	off   int64
+	n     int64 // stored length
+	zstd  bool
+	where string // for messages: the store file holding it
+}
+
+// locate finds the blob named sum: in a pack, as blobs/<sum>.zst, or as a
+// seed store's raw blobs/<sum>.
+func (s *Store) locate(sum string) (blobSource, error) {
+	if !isHex64(sum) {
+		return blobSource{}, errf("blob name %q is not 64 hex digits: %w", sum, ErrCorrupt)
+	}
+	if src, ok := s.packs.find(s, sum, false); ok {
+		return src, nil
+	}
+	b, err := s.blobDir()
+	if err == nil {
+		for _, name := range []string{sum + ".zst", sum} {
+			f, size, err := openRegular(b, name)
+			if err == nil {
+				return blobSource{f: f, close: true, n: size, zstd: name != sum, where: "blobs/" + name}, nil
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				return blobSource{}, errf("read blob %s: %w", s.path("blobs/"+name), err)
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return blobSource{}, errf("read blob %s: %w", sum[:12], err)
+	}
+	if src, ok := s.packs.find(s, sum, true); ok {
+		return src, nil
+	}
+	return blobSource{}, errf("blob %s is missing: %w", sum[:12], fs.ErrNotExist)
+}
+
+// readBlob returns the bytes named sum, checked against the name. size is
+// the length the record gives (-1 when it gives none): a compressed blob
+// that decodes to anything else is damaged, and decoding stops there. It
+// reads only inside the store and only names of 64 hex digits.
+func (s *Store) readBlob(sum string, size int64) ([]byte, error) {
+	src, err := s.locate(sum)
+	if err != nil {
+		return nil, err
+	}
+	return s.readFrom(sum, size, src)
+}
+
+func (s *Store) readFrom(sum string, size int64, src blobSource) ([]byte, error) {
+	if src.close {
+		defer src.f.Close()
+	}
+	bad := func(why string) error {
+		return errf("blob %s in %s %s: %w", sum[:12], s.path(src.where), why, ErrCorrupt)
+	}
 	var data []byte
-	switch {
-	case err == nil:
+	if src.zstd && size >= 0 && size <= inMemMax && src.n <= 2*inMemMax+1024 {
+		z := make([]byte, src.n)
+		if _, err := src.f.ReadAt(z, src.off); err != nil {
+			return nil, errf("read blob %s: %w", s.path(src.where), err)
+		}
 		_, dec := zstdCodecs()
-		data, err = dec.DecodeAll(z, nil)
+		data, err := dec.DecodeAll(z, make([]byte, 0, size))
 		if err != nil {
-			return nil, errf("blob %s does not decompress: %w", s.path("blobs/"+name), ErrCorrupt)
+			return nil, bad("does not decompress (or holds more than its record says)")
 		}
-	case errors.Is(err, fs.ErrNotExist):
-		name = sum
-		data, err = b.ReadFile(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, errf("blob %s is missing: %w", sum[:12], fs.ErrNotExist)
+		if int64(len(data)) != size {
+			return nil, bad(fmt.Sprintf("holds %d bytes, not the %d its record says", len(data), size))
 		}
-		if err != nil {
-			return nil, errf("read blob %s: %w", s.path("blobs/"+name), err)
+		if hashHex(data) != sum {
+			return nil, bad("does not match its hash")
 		}
-	default:
-		return nil, errf("read blob %s: %w", s.path("blobs/"+name), err)
+		return data, nil
 	}
-	if hashHex(data) != sum {
-		return nil, errf("blob %s does not match its hash: %w", s.path("blobs/"+name), ErrCorrupt)
+	r := s.streamFrom(sum, size, src)
+	defer r.Close()
+	var buf bytes.Buffer
+	if size >= 0 {
+		buf.Grow(int(min(size, 1<<30)))
+	}
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	data = buf.Bytes()
+	if data == nil {
+		data = []byte{}
 	}
 	return data, nil
+}
+
+// openBlob streams the bytes named sum. The reader fails with ErrCorrupt
+// (in place of io.EOF) when the bytes do not match the name or run past
+// size (when size >= 0), so a caller that writes them somewhere commits
+// only after a clean io.EOF. Memory stays bounded whatever the size.
+func (s *Store) openBlob(sum string, size int64) (io.ReadCloser, error) {
+	src, err := s.locate(sum)
+	if err != nil {
+		return nil, err
+	}
+	return s.streamFrom(sum, size, src), nil
+}
+
+// checkBlob reads the blob named sum through, checking it against its
+// name, without holding it in memory.
+func (s *Store) checkBlob(sum string, size int64) error {
+	r, err := s.openBlob(sum, size)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, err = io.Copy(io.Discard, r)
+	return err
+}
+
+func (s *Store) streamFrom(sum string, size int64, src blobSource) io.ReadCloser {
+	v := &verifying{s: s, sum: sum, size: size, src: src, h: sha256.New()}
+	var r io.Reader = io.NewSectionReader(src.f, src.off, src.n)
+	if src.zstd {
+		d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxWindow))
+		if err != nil {
+			v.err = v.bad("does not decompress")
+			return v
+		}
+		v.dec = d
+		r = d
+	}
+	v.r = r
+	return v
+}
+
+// verifying hashes a blob's bytes as they are read and turns io.EOF into
+// ErrCorrupt when they do not match.
+type verifying struct {
+	s    *Store
+	sum  string
+	size int64
+	src  blobSource
+	r    io.Reader
+	dec  *zstd.Decoder
+	h    hash.Hash
+	n    int64
+	err  error
+}
+
+func (v *verifying) bad(why string) error {
+	return errf("blob %s in %s %s: %w", v.sum[:12], v.s.path(v.src.where), why, ErrCorrupt)
+}
+
+func (v *verifying) Read(p []byte) (int, error) {
+	if v.err != nil {
+		return 0, v.err
+	}
+	n, err := v.r.Read(p)
+	v.h.Write(p[:n])
+	v.n += int64(n)
+	switch {
+	case v.size >= 0 && v.n > v.size && v.src.zstd:
+		v.err = v.bad(fmt.Sprintf("holds more than the %d bytes its record says", v.size))
+		return 0, v.err
+	case err == io.EOF:
+		if hex.EncodeToString(v.h.Sum(nil)) != v.sum {
+			v.err = v.bad("does not match its hash")
+			return n, v.err
+		}
+		v.err = io.EOF
+	case err != nil && v.dec != nil:
+		v.err = v.bad("does not decompress: " + err.Error())
+		return n, v.err
+	case err != nil:
+		v.err = errf("read blob %s: %w", v.s.path(v.src.where), err)
+		return n, v.err
+	}
+	return n, v.err
+}
+
+func (v *verifying) Close() error {
+	if v.dec != nil {
+		v.dec.Close()
+		v.dec = nil
+	}
+	if v.src.close {
+		v.src.close = false
+		return v.src.f.Close()
+	}
+	return nil
+}
+
+// blobSize is the length a record gives for img's bytes.
+func blobSize(img Image) int64 { return img.Size }
+
+// restoreStream writes the blob of want to name inside r as it streams,
+// through a temporary file beside it renamed over it only once every byte
+// has matched the blob's hash: a damaged blob leaves the file untouched.
+func (s *Store) restoreStream(r *os.Root, name string, want Image, perm fs.FileMode) error {
+	src, err := s.openBlob(want.SHA256, want.Size)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return writeReplaceFrom(r, name, src, perm)
+}
+
+// checkLoose checks the loose blob blobs/name against its name.
+func (s *Store) checkLoose(name string, size int64) error {
+	b, err := s.blobDir()
+	if err != nil {
+		return err
+	}
+	f, n, err := openRegular(b, name)
+	if err != nil {
+		return err
+	}
+	sum := strings.TrimSuffix(name, ".zst")
+	return s.checkSource(sum, size, blobSource{f: f, close: true, n: n, zstd: sum != name, where: "blobs/" + name})
+}
+
+// checkSource reads one stored copy of a blob through, checking it.
+func (s *Store) checkSource(sum string, size int64, src blobSource) error {
+	r := s.streamFrom(sum, size, src)
+	defer r.Close()
+	_, err := io.Copy(io.Discard, r)
+	return err
 }

@@ -27,35 +27,78 @@ type captured struct {
 }
 
 // rels maps caller paths to root-relative ones, in order, without
-// duplicates; the first bad path is the error.
-func (s *Store) rels(paths []string) ([]string, error) {
+// duplicates. A path that cannot be used is left out and listed in bad;
+// the others stand on their own.
+func (s *Store) rels(paths []string) (out []string, bad []PathError) {
 	seen := map[string]bool{}
 	memo := map[string]string{}
-	var out []string
 	for _, p := range paths {
 		rel, err := s.rel(p, memo)
 		if err != nil {
-			return nil, err
+			bad = append(bad, PathError{Path: p, Err: err})
+			continue
 		}
 		if !seen[rel] {
 			seen[rel] = true
 			out = append(out, rel)
 		}
 	}
+	return out, bad
+}
+
+// look is lookEach for a caller that needs every path: the first path
+// that could not be read is the error.
+func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, error) {
+	out, err := s.lookEach(rels, keepAll, fp)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range out {
+		if c.err != nil {
+			return nil, c.err
+		}
+	}
 	return out, nil
 }
 
-// look reads each path's current state and keeps its bytes as a blob when
-// under the size limit (any size when keepAll), using every core. It then
-// makes the new blobs durable with one barrier for a batch, or an fsync per
-// blob for a few.
-func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, error) {
+// usable splits what lookEach found into the paths read and the ones
+// that could not be, added to bad.
+func usable(seen []captured, bad []PathError) ([]captured, []PathError) {
+	var ok []captured
+	for _, c := range seen {
+		if c.err != nil {
+			bad = append(bad, PathError{Path: c.rel, Err: c.err})
+			continue
+		}
+		ok = append(ok, c)
+	}
+	return ok, bad
+}
+
+// lookEach reads each path's current state and keeps its bytes as a blob
+// when under the size limit (any size when keepAll), using every core. A
+// batch of more than looseMax paths writes its new blobs into one pack, a
+// smaller one as loose files; files larger than inMemMax stream into loose
+// blobs. It then makes the new blobs durable with one barrier for a batch,
+// or an fsync per blob for a few. A path that cannot be read carries its error
+// in its captured; the error returned is the barrier's.
+func (s *Store) lookEach(rels []string, keepAll bool, fp *failpoint) ([]captured, error) {
 	out := make([]captured, len(rels))
 	var mu sync.Mutex
 	var wrote []string
 	var known map[string]bool
-	if len(rels) > 64 {
+	var pack *packWriter
+	if len(rels) > s.looseMax {
 		known = s.blobNames()
+		pack = s.newPackWriter(fp)
+	}
+	loose := 0
+	big := func(f *os.File, size int64) (Image, error) {
+		if size > s.maxBlob && !keepAll {
+			return hashOnly(f, size)
+		}
+		sum, n, err := s.putBlobStream(f)
+		return Image{Kind: ImageContent, SHA256: sum, Size: n, Kept: err == nil}, err
 	}
 	dirs := newDirCache(s.root)
 	defer dirs.close()
@@ -71,16 +114,28 @@ func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, er
 			for i := range work {
 				if err := guarded(func() error {
 					c := captured{rel: rels[i]}
-					img, data, err := dirs.read(c.rel)
+					img, data, err := dirs.readWith(c.rel, big)
 					switch {
 					case err != nil:
 						c.err = err
 					case img.Kind == ImageContent && img.Size > s.maxBlob && !keepAll:
-						img.Kind = ImageSkipped
+						img.Kind, img.Kept = ImageSkipped, false
 						img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
 					case img.Kind == ImageContent:
-						_, c.err = s.putBlob(img.SHA256, data, known)
-						img.Kind, img.Kept = ImageContent, c.err == nil
+						if data != nil || !img.Kept {
+							var isNew bool
+							isNew, c.err = s.putBlob(img.SHA256, data, known, pack)
+							img.Kept = c.err == nil
+							if isNew {
+								mu.Lock()
+								loose++
+								mu.Unlock()
+							}
+						} else {
+							mu.Lock()
+							loose++
+							mu.Unlock()
+						}
 						// A blob found already there may be another capture's,
 						// not yet durable: it is synced like a new one.
 						mu.Lock()
@@ -105,47 +160,56 @@ func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, er
 	}
 	close(work)
 	wg.Wait()
-	for range wrote {
+	for range loose {
 		fp.hit()
 	}
-	if err := s.syncBlobs(wrote); err != nil {
+	packed := false
+	if pack != nil {
+		packed = pack.used()
+		if err := pack.commit(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.syncBlobs(wrote, packed); err != nil {
 		return nil, err
 	}
-	for _, c := range out {
-		if c.err != nil {
-			return nil, c.err
-		}
+	if len(wrote) > 0 {
+		fp.hit()
 	}
 	return out, nil
 }
 
 // syncBlobs makes freshly written blobs durable before any record names
-// them.
-func (s *Store) syncBlobs(sums []string) error {
-	if len(sums) == 0 {
+// them: one barrier for a batch or a pack, else an fsync per blob (found
+// loose or in a pack) and of the folders.
+func (s *Store) syncBlobs(sums []string, packed bool) error {
+	if len(sums) == 0 && !packed {
 		return nil
 	}
-	if len(sums) > 8 {
+	if packed || len(sums) > s.looseMax {
 		if err := syncFS(s.dir); err != nil {
 			return errf("sync %s: %w", s.path("blobs"), err)
 		}
 		return nil
 	}
-	b, err := s.blobDir()
-	if err != nil {
-		return errf("sync %s: %w", s.path("blobs"), err)
-	}
+	inPack := false
 	for _, sum := range sums {
-		f, err := b.Open(sum + ".zst")
-		if errors.Is(err, fs.ErrNotExist) {
-			f, err = b.Open(sum) // a seed store's raw blob
-		}
+		src, err := s.locate(sum)
 		if err == nil {
-			err = f.Sync()
-			f.Close()
+			err = src.f.Sync()
+			if src.close {
+				src.f.Close()
+			} else {
+				inPack = true
+			}
 		}
 		if err != nil {
 			return errf("sync blob %s: %w", sum[:12], err)
+		}
+	}
+	if inPack {
+		if err := syncDir(s.dir, "packs"); err != nil {
+			return errf("sync %s: %w", s.path("packs"), err)
 		}
 	}
 	return syncDir(s.dir, "blobs")
@@ -231,14 +295,23 @@ func (s *Store) incarnation(id string) (string, error) {
 // path in a turn wins; later ones are ignored. It returns the turn id used:
 // T.2 (then T.3 …) when T was already rewound. It reads and writes only
 // that turn's records, so it costs the same whatever the store's size.
+//
+// Each path stands alone: one that cannot be captured (outside the root,
+// unreadable, a folder) is left out, and the error is a *BatchError naming
+// it, while the others are captured.
 func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, error) {
 	if turn == "" {
 		return "", errf("capture: empty turn id")
 	}
-	rels, err := s.rels(paths)
+	rels, bad := s.rels(paths)
+	id, err := s.capture(turn, meta, rels, &bad)
 	if err != nil {
-		return "", errf("capture: %w", err)
+		return id, err
 	}
+	return id, batchError("capture", bad)
+}
+
+func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathError) (string, error) {
 	if err := s.ensureDirs(); err != nil {
 		return "", err
 	}
@@ -255,10 +328,11 @@ func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, err
 			rels = without(rels, t.byPath)
 		}
 	}
-	seen, err := s.look(rels, false, fp)
+	seen, err := s.lookEach(rels, false, fp)
 	if err != nil {
 		return "", errf("capture: %w", err)
 	}
+	seen, *bad = usable(seen, *bad)
 	l, err := s.lock()
 	if err != nil {
 		return "", err
@@ -271,6 +345,10 @@ func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, err
 	t, exists, err := s.readTurnFile(id, true)
 	if err != nil {
 		return "", err
+	}
+	if !exists && len(seen) == 0 && len(*bad) > 0 {
+		// Every path failed: no turn is started for nothing.
+		return id, nil
 	}
 	now := time.Now().UnixNano()
 	var buf []byte
@@ -377,11 +455,19 @@ func (s *Store) lastNumber() int {
 
 // Seal records what the agent left at paths after its write: the hash,
 // and the bytes as a blob when under the size limit. Each path must have
-// been captured in the turn.
+// been captured in the turn. As for Capture, each path stands alone: the
+// error is a *BatchError naming those that could not be sealed.
 func (s *Store) Seal(turn string, paths []string) error {
-	rels, err := s.rels(paths)
-	if err != nil {
-		return errf("seal: %w", err)
+	rels, bad := s.rels(paths)
+	if err := s.seal(turn, rels, &bad); err != nil {
+		return err
+	}
+	return batchError("seal", bad)
+}
+
+func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
+	if len(rels) == 0 {
+		return nil
 	}
 	if err := s.ensureDirs(); err != nil {
 		return err
@@ -391,10 +477,11 @@ func (s *Store) Seal(turn string, paths []string) error {
 		return err
 	}
 	defer bl.unlock()
-	seen, err := s.look(rels, false, newFailpoint("seal"))
+	seen, err := s.lookEach(rels, false, newFailpoint("seal"))
 	if err != nil {
 		return errf("seal: %w", err)
 	}
+	seen, *bad = usable(seen, *bad)
 	l, err := s.lock()
 	if err != nil {
 		return err
@@ -421,7 +508,8 @@ func (s *Store) Seal(turn string, paths []string) error {
 			// it is this continuation's pre-image too.
 			f := s.earlierCapture(turn, id, c.rel)
 			if f == nil {
-				return errf("seal: %s was not captured in turn %s", c.rel, id)
+				*bad = append(*bad, PathError{Path: c.rel, Err: errf("not captured in turn %s", id)})
+				continue
 			}
 			if created {
 				buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: f.label, Source: f.source, Head: gitHead(s.root), At: now})
@@ -500,7 +588,9 @@ func (s *Store) Write(turn string, meta TurnMeta, p string, data []byte) (string
 	return id, s.Seal(id, []string{rel})
 }
 
-// Remove captures paths, deletes them, and seals them.
+// Remove captures paths, deletes them, and seals them. As for Capture,
+// each path stands alone: the error is a *BatchError naming those that
+// could not be captured, removed or sealed.
 func (s *Store) Remove(turn string, meta TurnMeta, paths []string) (string, error) {
 	if err := s.ensureDirs(); err != nil {
 		return "", err
@@ -510,21 +600,36 @@ func (s *Store) Remove(turn string, meta TurnMeta, paths []string) (string, erro
 		return "", err
 	}
 	defer bl.unlock()
-	id, err := s.Capture(turn, meta, paths)
-	if err != nil {
-		return "", err
+	if turn == "" {
+		return "", errf("rm: empty turn id")
 	}
-	rels, _ := s.rels(paths)
-	var firstErr error
-	for _, rel := range rels {
-		if err := s.root.Remove(rel); err != nil && firstErr == nil {
-			firstErr = errf("remove %s: %w", rel, err)
+	rels, bad := s.rels(paths)
+	id, err := s.capture(turn, meta, rels, &bad)
+	if err != nil || id == "" {
+		if err == nil {
+			err = batchError("rm", bad)
 		}
-	}
-	if err := s.Seal(id, rels); err != nil {
 		return id, err
 	}
-	return id, firstErr
+	failed := map[string]bool{}
+	for _, b := range bad {
+		failed[b.Path] = true
+	}
+	var gone []string
+	for _, rel := range rels {
+		if failed[rel] {
+			continue
+		}
+		if err := s.root.Remove(rel); err != nil {
+			bad = append(bad, PathError{Path: rel, Err: errf("remove: %w", err)})
+		}
+		// Sealed either way: the seal records what is there now.
+		gone = append(gone, rel)
+	}
+	if err := s.seal(id, gone, &bad); err != nil {
+		return id, err
+	}
+	return id, batchError("rm", bad)
 }
 
 // SessionTurn returns the open turn recorded for an agent session key.
@@ -606,6 +711,20 @@ func (s *Store) Errors() ([]string, error) {
 	return lines, nil
 }
 
+// ClearErrors empties the error log (`ckpt log --errors` shows, then
+// clears it; the UI's dismiss does the same).
+func (s *Store) ClearErrors() error {
+	l, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer l.unlock()
+	if err := s.dir.Remove("errors.log"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errf("clear %s: %w", s.path("errors.log"), err)
+	}
+	return nil
+}
+
 // dirCache opens each folder of a batch once as an os.Root of its own, so
 // reading a file deep in the tree costs one open rather than one per
 // path element. It is safe for concurrent use.
@@ -655,6 +774,11 @@ func (d *dirCache) in(rel string) (*os.Root, string) {
 func (d *dirCache) read(rel string) (Image, []byte, error) {
 	r, name := d.in(rel)
 	return readIn(r, name, rel)
+}
+
+func (d *dirCache) readWith(rel string, big bigFile) (Image, []byte, error) {
+	r, name := d.in(rel)
+	return readInWith(r, name, rel, big)
 }
 
 func (d *dirCache) close() {

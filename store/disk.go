@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,14 +16,33 @@ import (
 // readDisk returns what rel holds now, with a file's bytes. A symlink is
 // read as a link, never followed.
 func (s *Store) readDisk(rel string) (Image, []byte, error) {
-	return readIn(s.root, rel, rel)
+	return readInWith(s.root, rel, rel, nil)
 }
 
-// readIn reads name inside r; rel names it in errors. An os.Root follows
+// bigFile takes over reading a regular file larger than inMemMax, opened
+// and checked: it streams f and returns its image, so its bytes are never
+// held whole.
+type bigFile func(f *os.File, size int64) (Image, error)
+
+// hashOnly is the bigFile that only hashes.
+func hashOnly(f *os.File, size int64) (Image, error) {
+	h := sha256.New()
+	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, 1<<20))
+	return Image{Kind: ImageContent, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}, err
+}
+
+// readIn reads name inside r; rel names it in errors. A file larger than
+// inMemMax is hashed as it streams and its bytes are not returned.
+func readIn(r *os.Root, name, rel string) (Image, []byte, error) {
+	return readInWith(r, name, rel, hashOnly)
+}
+
+// readInWith reads name inside r, handing a file larger than inMemMax to
+// big (nil reads every file whole); rel names it in errors. An os.Root follows
 // a final symlink that stays inside it even with O_NOFOLLOW, so the path is
 // looked at with Lstat first, and the file opened is checked to be the one
 // looked at (else it was replaced in between, and is read again).
-func readIn(r *os.Root, name, rel string) (Image, []byte, error) {
+func readInWith(r *os.Root, name, rel string, big bigFile) (Image, []byte, error) {
 	for try := 0; ; try++ {
 		fi, err := r.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -40,7 +61,7 @@ func readIn(r *os.Root, name, rel string) (Image, []byte, error) {
 		case !fi.Mode().IsRegular():
 			return Image{Kind: ImageOther, Reason: fmt.Sprintf("is a %s, not a file", kindWord(fi.Mode()))}, nil, nil
 		}
-		img, data, same, err := readOpen(r, name, rel, fi)
+		img, data, same, err := readOpen(r, name, rel, fi, big)
 		if err != nil || same || try == 3 {
 			if err == nil && !same {
 				err = errf("%s: keeps changing while being read", rel)
@@ -52,7 +73,7 @@ func readIn(r *os.Root, name, rel string) (Image, []byte, error) {
 
 // readOpen reads the regular file name, reporting whether the file opened
 // is the one fi describes.
-func readOpen(r *os.Root, name, rel string, fi fs.FileInfo) (Image, []byte, bool, error) {
+func readOpen(r *os.Root, name, rel string, fi fs.FileInfo, big bigFile) (Image, []byte, bool, error) {
 	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return Image{}, nil, false, errf("%s: %w", rel, err)
@@ -64,6 +85,14 @@ func readOpen(r *os.Root, name, rel string, fi fs.FileInfo) (Image, []byte, bool
 	}
 	if !os.SameFile(fi, ofi) {
 		return Image{}, nil, false, nil
+	}
+	if big != nil && ofi.Size() > inMemMax {
+		img, err := big(f, ofi.Size())
+		if err != nil {
+			return Image{}, nil, false, errf("%s: %w", rel, err)
+		}
+		img.Mode = uint32(ofi.Mode().Perm())
+		return img, nil, true, nil
 	}
 	data := make([]byte, 0, ofi.Size()+1)
 	for {

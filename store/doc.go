@@ -13,9 +13,11 @@
 //	FORMAT            one line naming the format ckpt writes
 //	lock              flock: every writer of records holds it exclusively
 //	blobs.lock        flock: held shared by captures, exclusively by prune
+//	hook.lock         flock: hooks hold it while they open a session's turn
 //	index.json        a seed-format index (read, never written)
 //	blobs/<hex>.zst   kept bytes, zstd-compressed, named by the SHA-256 of
 //	                  the raw bytes; blobs/<hex> (raw) is the seed format's
+//	packs/<id>.pack   many blobs in one file, with an index (see Packs)
 //	turns/<id>.log    one append-only record file per agent turn
 //	ops.log           append-only log of rewinds, undos and redos
 //	ops/op-N.steps    each operation's steps: before and after per path
@@ -23,6 +25,8 @@
 //	sessions/<key>    the open turn of each agent session (hooks)
 //	errors.log        bounded log of errors the hooks could not show
 //	statcache.json    size, mtime, ctime, inode and hash per path
+//	baseline          what the last shell sweep saw (see Shell sweeps)
+//	sweep.lock        flock: one sweep at a time
 //
 // Turn ids made only of letters, digits, '.', '-' and '_' name their file
 // directly; any other id is hex-encoded after a '%'.
@@ -42,7 +46,8 @@
 // rewind removes again if left empty) — and {"r":"post","p","i","at"}: what
 // the agent left (the newest seal counts). An image is
 // {"kind":"content"|"absent"|"skipped"|"symlink","sha256","bytes","mode",
-// "link","reason","kept"}; content under the size limit is kept as a blob,
+// "link","reason","kept"}; a pre or post recorded by a shell sweep also
+// has "cmd", the command that changed the path. Content under the size limit is kept as a blob,
 // and a skipped file still carries its hash. Paths are relative to the root
 // with '/' separators. "at" is Unix nanoseconds, taken under the lock, so
 // turns sort by when their first record was committed.
@@ -59,6 +64,36 @@
 // {"r":"step","p","i":now,"w":want,"do":"restore"|"delete"|"keep"|"fail"|
 // "leave","why","hand","dirs"} per path ("leave": kept as it is at the
 // user's request).
+//
+// # Packs
+//
+// A batch of more than a few new blobs (a bulk capture) is written as one
+// pack rather than one file per blob:
+//
+//	"ckpt-pack 1\n"                       header, 12 bytes
+//	frame…                                one zstd frame per blob, back to back
+//	index                                 one line per blob:
+//	                                      "<sha256> <offset> <frame length> <raw length>\n"
+//	trailer, 32 bytes                     "CKPTIDX1", the index's offset and
+//	                                      length (8 bytes each, big-endian),
+//	                                      its crc32c (4 bytes), "END\n"
+//
+// A pack is written under packs/.tmp-<random>.pack, which no reader looks
+// at, and renamed to packs/<id>.pack (id: 24 hex digits of the SHA-256 of
+// its index) once whole; the batch's one barrier makes it durable before
+// any record names its blobs. Readers load every pack's index once and
+// check the trailer, the checksum and that each frame lies inside the
+// file; a pack failing them is unreadable and its blobs are missing. A few
+// new blobs (a hook's) stay loose files, which costs less than a pack's
+// index. Prune drops a pack none of whose blobs is live and rewrites one
+// holding dead blobs with only the live ones (frames copied as they are),
+// making the new pack durable before it removes the old, so a crash at any
+// point leaves every live blob in some pack.
+//
+// Every blob, loose or packed, is opened only if it is a regular file,
+// decoded no further than the length its record gives, and checked
+// against its hash as it streams; files larger than 8 MiB are hashed,
+// compressed and restored as they stream, never held whole.
 //
 // # Appending, and a torn last record
 //
@@ -109,6 +144,46 @@
 // record can reach outside it. Blob names must be 64 hex digits and are
 // read only from blobs/; their bytes are checked against the name whenever
 // read. A symlink is kept and restored as a link, never followed.
+//
+// The store's own files get the same discipline: .osfoundry, the store
+// folder, its subfolders and every file in them (locks, records, the stat
+// cache, the error log, session files) are opened one element at a time
+// with O_NOFOLLOW, and only as regular files or folders. A symlink
+// anywhere there is refused (ErrLinkInStore), never followed, and never
+// replaced; a FIFO or device standing in for a store file is refused
+// rather than waited on.
+//
+// # Shell sweeps
+//
+// A shell command says nothing of the files it writes, so around one the
+// hooks (and `ckpt exec`) sweep the tree against the baseline: every path's
+// stat and hash as the last sweep saw it. Before a command, what differs is
+// kept as blobs and the baseline moves on (a hand edit goes to no turn);
+// after it, what differs is recorded in the turn with the baseline as its
+// pre-image, tagged with the command. Folders ignored by any .gitignore,
+// .git, and the store are not swept; .ckptignore patterns skip folders and
+// files. The baseline file is binary, little work to load for 100,000
+// paths:
+//
+//	"ckptbl\x00\x01"    magic; the last byte is the version (1)
+//	varint at          Unix ns when the sweep that wrote it began
+//	str turn, str cmd  the turn and command of the last sweep made for a turn
+//	uvarint n          then n entries, sorted by path (byte order):
+//	  uvarint shared, str suffix   the path: shared bytes of the previous one, then the rest
+//	  byte kind        'f' file (bytes in a blob), 's' over the size limit,
+//	                   'l' link, 'd' folder, 'x' unreadable
+//	  uvarint mode     permission bits; a folder's entry ends here
+//	  uvarint size, varint mtime, varint ctime, uvarint inode
+//	  32 bytes SHA-256 ('f', 's') or str target ('l')
+//	uint32 crc32c      little-endian, of everything before it
+//
+// (str is a uvarint length and the bytes.) An entry whose mtime or ctime
+// is within two seconds of "at" is racy: it is read again whatever its
+// stat says, as git treats racily clean index entries. The baseline is
+// replaced atomically, after the blobs it names are durable and after the
+// turn's records, so a sweep killed at any point leaves the old baseline
+// or the new one; a damaged or missing one is ignored, and the next sweep
+// reads every file and attributes nothing. Prune keeps its blobs.
 //
 // # Seed stores
 //

@@ -28,7 +28,7 @@ var known = map[string]string{}
 const maxKnown = len("recovered")
 
 func init() {
-	for _, k := range []string{"r", "v", "id", "label", "source", "head", "p", "i", "w", "dirs", "do", "why", "hand",
+	for _, k := range []string{"r", "v", "id", "label", "source", "head", "p", "i", "w", "dirs", "do", "why", "hand", "cmd",
 		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "failed", "at", "sha256", "bytes", "mode",
 		"link", "reason", "kept", "agent", "session", "prompt", "turn", "pre", "post", "op", "done", "step",
 		"content", "absent", "skipped", "symlink", "restore", "delete", "keep", "fail", "rewind", "undo", "redo"} {
@@ -210,6 +210,8 @@ func (d *fastDec) recordField(key string, r *record) bool {
 		return d.setStr(&r.Path)
 	case "why":
 		return d.setStr(&r.Why)
+	case "cmd":
+		return d.setStr(&r.Cmd)
 	case "target":
 		return d.setStr(&r.Target)
 	case "do":

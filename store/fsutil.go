@@ -2,9 +2,11 @@ package store
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -67,17 +69,31 @@ func write(f *os.File, name string, data []byte) error {
 	return err
 }
 
+// faultWriter passes each write through write, so a test's writeFault
+// reaches streamed restores too.
+type faultWriter struct {
+	f    *os.File
+	name string
+}
+
+func (w faultWriter) Write(p []byte) (int, error) {
+	if err := write(w.f, w.name, p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // writeFileAtomic writes data to name inside r through a temporary file in
 // the same folder, renamed into place; sync fsyncs the file before the
 // rename (the caller syncs the folder or the file system).
-func writeFileAtomic(r *os.Root, name string, data []byte, perm os.FileMode, sync bool) error {
+func writeFileAtomic(r dirRoot, name string, data []byte, perm os.FileMode, sync bool) error {
 	return writeVia(r, path.Join(path.Dir(name), ".tmp-"+randHex(8)), name, data, perm, sync, false)
 }
 
 // writeVia writes data to tmp and renames it over name; tmp is removed on
 // failure. With chmod it sets the mode exactly, so the umask cannot change
 // a kept mode.
-func writeVia(r *os.Root, tmp, name string, data []byte, perm os.FileMode, sync, chmod bool) error {
+func writeVia(r dirRoot, tmp, name string, data []byte, perm os.FileMode, sync, chmod bool) error {
 	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
@@ -102,7 +118,7 @@ func writeVia(r *os.Root, tmp, name string, data []byte, perm os.FileMode, sync,
 }
 
 // truncateDurably cuts a store file to size and fsyncs it.
-func truncateDurably(r *os.Root, name string, size int64) error {
+func truncateDurably(r dirRoot, name string, size int64) error {
 	f, err := r.OpenFile(name, os.O_WRONLY, 0)
 	if err != nil {
 		return err
@@ -118,7 +134,7 @@ func truncateDurably(r *os.Root, name string, size int64) error {
 }
 
 // syncDir fsyncs a folder so a rename or create in it is durable.
-func syncDir(r *os.Root, name string) error {
+func syncDir(r dirRoot, name string) error {
 	f, err := r.Open(name)
 	if err != nil {
 		return err
@@ -128,7 +144,7 @@ func syncDir(r *os.Root, name string) error {
 }
 
 // appendDurable appends data to name (creating it) and fsyncs it.
-func appendDurable(r *os.Root, name string, data []byte) error {
+func appendDurable(r dirRoot, name string, data []byte) error {
 	f, err := r.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
@@ -168,7 +184,7 @@ func errf(format string, args ...any) error { return fmt.Errorf(format, args...)
 
 // names lists a store folder's entries without a stat of each (a blob
 // folder holds thousands). A missing folder has none.
-func names(r *os.Root, dir string) ([]string, error) {
+func names(r dirRoot, dir string) ([]string, error) {
 	f, err := r.Open(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -192,4 +208,41 @@ func guarded(fn func() error) (err error) {
 		}
 	}()
 	return fn()
+}
+
+// replaceTmp is the temporary name a file is written to before it is
+// renamed over name: fixed per path, so a recovery removes a leftover.
+func replaceTmp(name string) string {
+	h := sha256.Sum256([]byte(name))
+	return path.Join(path.Dir(name), ".ckpt-tmp-"+hex.EncodeToString(h[:8]))
+}
+
+// writeReplaceFrom writes what src yields to a file beside name and
+// renames it over name, with exactly perm. Nothing is renamed unless src
+// ends cleanly (a verifying reader fails on bytes that do not match).
+func writeReplaceFrom(r *os.Root, name string, src io.Reader, perm os.FileMode) error {
+	tmp := replaceTmp(name)
+	r.Remove(tmp)
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	var dst io.Writer = struct{ io.Writer }{f}
+	if writeFault != nil {
+		dst = faultWriter{f, name}
+	}
+	_, err = io.CopyBuffer(dst, struct{ io.Reader }{src}, make([]byte, 1<<20))
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = r.Rename(tmp, name)
+	}
+	if err != nil {
+		r.Remove(tmp)
+	}
+	return err
 }

@@ -37,6 +37,7 @@ type tfile struct {
 	preAt   int64
 	dirs    []string // folders that did not exist at capture (pre absent)
 	refused string   // why the entry cannot be used
+	cmd     string   // the first shell command that changed it in the turn
 }
 
 func newTurn(id string) *turn { return &turn{id: id, byPath: map[string]*tfile{}} }
@@ -55,13 +56,16 @@ func (t *turn) apply(r *record) {
 		if _, ok := t.byPath[r.Path]; ok {
 			return
 		}
-		f := &tfile{path: r.Path, pre: *r.Img, dirs: r.Dirs, preAt: r.At}
+		f := &tfile{path: r.Path, pre: *r.Img, dirs: r.Dirs, preAt: r.At, cmd: r.Cmd}
 		t.files = append(t.files, f)
 		t.byPath[r.Path] = f
 	case "post":
 		if f, ok := t.byPath[r.Path]; ok && r.Img != nil && r.At >= f.postAt {
 			img := *r.Img
 			f.post, f.postAt = &img, r.At
+			if f.cmd == "" {
+				f.cmd = r.Cmd
+			}
 		}
 	}
 }
@@ -202,7 +206,7 @@ func (s *Store) refreshTurnFiles(names []string) error {
 	}
 	// One handle on the folder: opening each file through it costs one
 	// open, not one per path element.
-	turns, err := s.dir.OpenRoot("turns")
+	turns, err := s.dir.Sub("turns")
 	if err != nil {
 		return errf("read %s: %w", s.path("turns"), err)
 	}
@@ -244,7 +248,7 @@ func (s *Store) refreshTurnFiles(names []string) error {
 // refreshTurnFile returns the up-to-date parse of one turn file given
 // its cached one (nil if none). It only reads s.cache, so files can be
 // refreshed in parallel.
-func (s *Store) refreshTurnFile(turns *os.Root, name string, c *turnFile) (*turnFile, error) {
+func (s *Store) refreshTurnFile(turns *safeDir, name string, c *turnFile) (*turnFile, error) {
 	f, err := turns.Open(strings.TrimPrefix(name, "turns/"))
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(name), err)

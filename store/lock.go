@@ -50,6 +50,18 @@ func (s *Store) lockAll() (unlock func(), err error) {
 	return func() { l.unlock(); bl.unlock() }, nil
 }
 
+// LockSessions takes the store's hook.lock exclusively, waiting for it,
+// and returns its release: hooks hold it while they look up and open a
+// session's turn, so two parallel tool calls of one prompt open one turn.
+// Like every store file it is never followed if a link.
+func (s *Store) LockSessions() (unlock func(), err error) {
+	l, err := s.flock("hook.lock", unix.LOCK_EX)
+	if err != nil {
+		return nil, err
+	}
+	return l.unlock, nil
+}
+
 // tryLock takes the exclusive lock without waiting; ok is false if
 // another process holds it.
 func (s *Store) tryLock() (*lockFile, bool, error) {

@@ -639,6 +639,8 @@ func (h *harness) open(create bool) {
 	if err != nil {
 		h.fatalf("Open(create=%v): %v", create, err)
 	}
+	// Every batch of more than one blob goes into a pack.
+	store.SetLooseMax(s, 1)
 	h.s = s
 }
 

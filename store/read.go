@@ -179,7 +179,7 @@ func (r *statusRun) diskOf(rel string) Image {
 // blobProblem says what is wrong with the blob named sum, or "" when it
 // is there and matches its name. Each blob is read once per Store: a
 // status that promises a rewind can restore the file checks the bytes.
-func (r *statusRun) blobProblem(sum string) string {
+func (r *statusRun) blobProblem(sum string, size int64) string {
 	if !isHex64(sum) {
 		return fmt.Sprintf("blob name %q is not 64 hex digits", sum)
 	}
@@ -190,7 +190,7 @@ func (r *statusRun) blobProblem(sum string) string {
 		return why
 	}
 	why := ""
-	if _, err := r.s.readBlob(sum); errors.Is(err, fs.ErrNotExist) {
+	if err := r.s.checkBlob(sum, size); errors.Is(err, fs.ErrNotExist) {
 		why = "its kept bytes are missing from the store"
 	} else if err != nil {
 		why = "its kept bytes are damaged: " + strings.TrimPrefix(err.Error(), "store: ")
@@ -223,7 +223,7 @@ func (r *statusRun) status(f *tfile) (Status, string, Image) {
 	exp := r.exp
 	disk := r.diskOf(f.path)
 	if f.pre.Kind == ImageContent && !r.noBlobs {
-		if why := r.blobProblem(f.pre.SHA256); why != "" {
+		if why := r.blobProblem(f.pre.SHA256, blobSize(f.pre)); why != "" {
 			return StatusMissingBlob, why, disk
 		}
 	}
@@ -346,7 +346,7 @@ func (s *Store) Files(id string, withStatus bool) ([]File, error) {
 	}
 	out := make([]File, 0, len(t.files))
 	for _, f := range t.files {
-		ff := File{Path: f.path, Pre: f.pre, Post: f.post}
+		ff := File{Path: f.path, Pre: f.pre, Post: f.post, Shell: f.cmd}
 		if withStatus {
 			ff.Status, ff.Reason, ff.Disk = run.status(f)
 			ff.HandEdited = run.handEdited(f)
@@ -402,7 +402,7 @@ func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {
 func (s *Store) ReadImage(img Image) ([]byte, error) {
 	switch img.Kind {
 	case ImageContent:
-		return s.readBlob(img.SHA256)
+		return s.readBlob(img.SHA256, blobSize(img))
 	case ImageLink:
 		return []byte(img.Link), nil
 	case ImageAbsent:

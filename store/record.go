@@ -36,6 +36,7 @@ type record struct {
 	Do   Action   `json:"do,omitempty"`
 	Why  string   `json:"why,omitempty"`
 	Hand bool     `json:"hand,omitempty"`
+	Cmd  string   `json:"cmd,omitempty"` // pre, post: the shell command that changed the path
 
 	// op
 	Kind   Kind     `json:"kind,omitempty"`

@@ -42,12 +42,16 @@ type Options struct {
 type Store struct {
 	rootPath string   // absolute, symlinks resolved
 	root     *os.Root // the project
-	dir      *os.Root // the store folder
+	dir      *safeDir // the store folder: nothing in it is followed
 	maxBlob  int64
 	notify   func(string)
 
 	bmu   sync.Mutex // guards blobs
 	blobs *os.Root   // the blobs folder, opened on first use
+	packs packSet    // the packs' indexes, loaded on first use
+	// looseMax is the most new blobs a batch keeps as loose files (see
+	// looseMax the constant); tests lower it to put every batch in a pack.
+	looseMax int
 
 	mu      sync.Mutex // guards cache, stats and checked
 	cache   cache
@@ -93,15 +97,22 @@ func Open(root string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, errf("open project root %s: %w", abs, err)
 	}
-	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify}
+	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax}
 	s.cache.files = map[string]*turnFile{}
 	s.cache.steps = map[string][]record{}
 	s.checked = map[string]string{}
 	if s.maxBlob <= 0 {
 		s.maxBlob = DefaultMaxBlob
 	}
+	if fi, err := rt.Lstat(".osfoundry"); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		rt.Close()
+		return nil, errf("open store: %s: %w", filepath.Join(abs, ".osfoundry"), ErrLinkInStore)
+	}
 	fi, err := rt.Lstat(storeDir)
 	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		rt.Close()
+		return nil, errf("open store: %s: %w", filepath.Join(abs, storeDir), ErrLinkInStore)
 	case err == nil && !fi.IsDir():
 		rt.Close()
 		return nil, errf("open store: %s is not a folder", filepath.Join(abs, storeDir))
@@ -117,7 +128,7 @@ func Open(root string, opt Options) (*Store, error) {
 		rt.Close()
 		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
 	}
-	s.dir, err = rt.OpenRoot(storeDir)
+	s.dir, err = openSafeDir(rt, storeDir, filepath.Join(abs, storeDir))
 	if err != nil {
 		rt.Close()
 		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
@@ -138,7 +149,15 @@ func (s *Store) create() error {
 	s.root.Chmod(".osfoundry", 0o700)
 	s.root.Chmod(storeDir, 0o700)
 	if _, err := s.root.Lstat(".osfoundry/.gitignore"); errors.Is(err, fs.ErrNotExist) {
-		if err := s.root.WriteFile(".osfoundry/.gitignore", []byte("*\n"), 0o600); err != nil {
+		// O_EXCL: a link standing there is never written through.
+		f, err := s.root.OpenFile(".osfoundry/.gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			_, err = f.Write([]byte("*\n"))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
 			return errf("create %s: %w", filepath.Join(s.rootPath, ".osfoundry/.gitignore"), err)
 		}
 	}
@@ -152,6 +171,12 @@ func (s *Store) ensureDirs() error {
 		if err := s.dir.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return errf("create %s: %w", s.path(d), err)
 		}
+		if fi, err := s.dir.Lstat(d); err == nil && !fi.IsDir() {
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return errf("%s: %w", s.path(d), ErrLinkInStore)
+			}
+			return errf("%s is not a folder", s.path(d))
+		}
 	}
 	if _, err := s.dir.Lstat("FORMAT"); errors.Is(err, fs.ErrNotExist) {
 		writeFileAtomic(s.dir, "FORMAT", []byte(FormatName+"\n"), 0o600, false)
@@ -164,6 +189,7 @@ func (s *Store) Close() error {
 	if s.blobs != nil {
 		s.blobs.Close()
 	}
+	s.packs.close()
 	if s.dir != nil {
 		s.dir.Close()
 	}

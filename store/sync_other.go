@@ -3,13 +3,12 @@
 package store
 
 import (
-	"os"
 	"syscall"
 )
 
 // syncFS falls back to sync(2) where syncfs is missing (macOS): one barrier
 // for the batch, as on Linux, though it flushes every file system.
-func syncFS(r *os.Root) error {
+func syncFS(r dirRoot) error {
 	syscall.Sync()
 	return nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -31,6 +32,55 @@ var (
 	// Nothing was changed; the wrapped message says what moved.
 	ErrPlanChanged = errors.New("store: the plan is out of date")
 )
+
+// PathError is one path of a batch (Capture, Seal, Remove) that could not
+// be handled; Path is as the caller gave it, or root-relative once known.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *PathError) Unwrap() error { return e.Err }
+
+// BatchError is what Capture, Seal and Remove return when some of their
+// paths could not be handled: each path stands alone, so every path not
+// listed here was handled.
+type BatchError struct {
+	Op    string // "capture", "seal", "rm"
+	Paths []PathError
+}
+
+func (e *BatchError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Op)
+	for i := range e.Paths {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(e.Paths[i].Error())
+	}
+	return b.String()
+}
+
+// Unwrap gives each path's error, so errors.Is sees through a batch.
+func (e *BatchError) Unwrap() []error {
+	out := make([]error, len(e.Paths))
+	for i := range e.Paths {
+		out[i] = &e.Paths[i]
+	}
+	return out
+}
+
+// batchError is nil for an empty list.
+func batchError(op string, bad []PathError) error {
+	if len(bad) == 0 {
+		return nil
+	}
+	return &BatchError{Op: op, Paths: bad}
+}
 
 // Kind says what an entry of the log is.
 type Kind string
@@ -154,6 +204,9 @@ type File struct {
 	// sealed it: the agent is (or was, if it died) writing it, and it is
 	// never HandEdited meanwhile. Filled with Status.
 	Writing bool
+	// Shell is the shell command whose sweep recorded the path (raw:
+	// escape before showing); empty for a file tool's write.
+	Shell string
 }
 
 // TurnMeta is what a capture knows of its turn beyond the id.

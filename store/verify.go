@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,9 +22,13 @@ func (s *Store) Verify() ([]Finding, error) {
 		out = append(out, Finding{File: file, Reason: fmt.Sprintf(format, args...)})
 	}
 	refs := map[string][]string{} // blob → files naming it
+	sizes := map[string]int64{}   // blob → the size its records give
 	ref := func(img *Image, file string) {
 		if img != nil && img.Kind == ImageContent && (img.Kept || img.SHA256 != "") {
 			refs[img.SHA256] = append(refs[img.SHA256], file)
+			if file != "index.json" {
+				sizes[img.SHA256] = img.Size
+			}
 		}
 	}
 	checkRecords := func(name string) []record {
@@ -90,6 +95,19 @@ func (s *Store) Verify() ([]Finding, error) {
 	} else if _, serr := s.dir.Lstat("index.json"); serr == nil {
 		add("index.json", "%v", err)
 	}
+	sizeOf := func(sum string) int64 {
+		if n, ok := sizes[sum]; ok {
+			return n
+		}
+		return -1
+	}
+	named := func(sum string) string {
+		if files := refs[sum]; len(files) > 0 {
+			sort.Strings(files)
+			return ", named by " + strings.Join(dedupe(files), ", ")
+		}
+		return ""
+	}
 	blobEnts, err := fs.ReadDir(s.dir.FS(), "blobs")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, errf("verify: read %s: %w", s.path("blobs"), err)
@@ -106,8 +124,33 @@ func (s *Store) Verify() ([]Finding, error) {
 			continue
 		}
 		have[sum] = true
-		if _, err := s.readBlob(sum); err != nil {
-			add("blobs/"+name, "%v", strings.TrimPrefix(err.Error(), "store: "))
+		if err := s.checkLoose(name, sizeOf(sum)); err != nil {
+			add("blobs/"+name, "%v%s", strings.TrimPrefix(err.Error(), "store: "), named(sum))
+		}
+	}
+	packs, bad := s.packs.list(s)
+	for name, err := range bad {
+		add("packs/"+name, "unreadable, so the blobs it held are lost: %v", err)
+	}
+	packEnts, _ := names(s.dir, "packs")
+	for _, name := range packEnts {
+		if !strings.HasPrefix(name, ".tmp-") && !strings.HasSuffix(name, ".pack") {
+			add("packs/"+name, "not a pack: the name does not end in .pack")
+		}
+	}
+	for _, p := range packs {
+		for _, e := range p.ents {
+			src := blobSource{f: p.f, off: e.off, n: e.zlen, zstd: true, where: "packs/" + p.name}
+			size := e.size
+			if n := sizeOf(e.sum); n >= 0 && n != size {
+				add("packs/"+p.name, "blob %s is lost: %d bytes by the pack's index but %d by its records%s", e.sum, size, n, named(e.sum))
+				have[e.sum] = true
+				continue
+			}
+			have[e.sum] = true // present; damaged or not, said here
+			if err := s.checkSource(e.sum, size, src); err != nil {
+				add("packs/"+p.name, "blob %s is lost: %v%s", e.sum, strings.TrimPrefix(err.Error(), "store: "), named(e.sum))
+			}
 		}
 	}
 	for sum, files := range refs {
@@ -174,6 +217,14 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 			keep(f.post)
 		}
 	}
+	// The baseline's blobs are the pre-images of the next shell command.
+	if b, _ := s.loadBaseline(); b != nil {
+		for i := range b.entries {
+			if b.entries[i].kind == baseFile {
+				live[hex.EncodeToString(b.entries[i].sum[:])] = true
+			}
+		}
+	}
 	for _, op := range v.ops {
 		recs, err := s.steps(op.id)
 		if err != nil {
@@ -215,5 +266,80 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 			}
 		}
 	}
+	if err := s.prunePacks(live, res, o.DryRun); err != nil {
+		return res, err
+	}
 	return res, nil
+}
+
+// prunePacks drops the blobs nothing refers to from the packs: a pack
+// holding none that are live is removed; one holding some is rewritten
+// with only those (frames copied as they are), and the new pack is made
+// durable before the old one goes, so a crash at any point leaves every
+// live blob in at least one pack. Leftovers of killed writers (.tmp-
+// files) go too: the caller holds blobs.lock exclusively, so no capture
+// is writing.
+func (s *Store) prunePacks(live map[string]bool, res *PruneResult, dry bool) error {
+	fp := newFailpoint("prune")
+	if !dry {
+		for _, dir := range []string{"blobs", "packs"} {
+			list, _ := names(s.dir, dir)
+			for _, n := range list {
+				if strings.HasPrefix(n, ".tmp-") && s.dir.Remove(dir+"/"+n) == nil {
+					fp.hit()
+				}
+			}
+		}
+	}
+	packs, _ := s.packs.list(s)
+	sort.Slice(packs, func(i, j int) bool { return packs[i].name < packs[j].name })
+	changed := false
+	for _, p := range packs {
+		var keep []packEnt
+		for _, e := range p.ents {
+			if live[e.sum] {
+				keep = append(keep, e)
+				continue
+			}
+			res.Blobs++
+			res.BytesFreed += e.zlen
+		}
+		if len(keep) == len(p.ents) || dry {
+			continue
+		}
+		changed = true
+		name := "packs/" + p.name
+		if len(keep) > 0 {
+			w := s.newPackWriter(fp)
+			for _, e := range keep {
+				z := make([]byte, e.zlen)
+				if _, err := p.f.ReadAt(z, e.off); err != nil {
+					w.abort()
+					return errf("prune: read %s: %w", s.path(name), err)
+				}
+				if err := w.add(e.sum, z, e.size); err != nil {
+					w.abort()
+					return errf("prune: %w", err)
+				}
+			}
+			if err := w.commit(); err != nil {
+				return errf("prune: %w", err)
+			}
+			if err := syncFS(s.dir); err != nil {
+				return errf("prune: sync %s: %w", s.path("packs"), err)
+			}
+			fp.hit()
+		}
+		if err := s.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return errf("prune: remove %s: %w", s.path(name), err)
+		}
+		fp.hit()
+	}
+	if changed {
+		s.packs.forget()
+		if err := syncDir(s.dir, "packs"); err != nil {
+			return errf("prune: sync %s: %w", s.path("packs"), err)
+		}
+	}
+	return nil
 }

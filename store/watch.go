@@ -174,7 +174,7 @@ func fingerprint(trees, dirs []string) uint64 {
 			if quiet(p) {
 				return nil
 			}
-			if d.IsDir() && d.Name() == "blobs" && p != t {
+			if d.IsDir() && (d.Name() == "blobs" || d.Name() == "packs") && p != t {
 				if fi, err := d.Info(); err == nil {
 					add(p, fi) // its own time still moves when a blob is added
 				}

@@ -3,6 +3,9 @@ package ui
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,31 +41,16 @@ type (
 		sizeErr error
 		errsErr error
 	}
-	planLoadedMsg struct {
-		kind  store.Kind
-		plan  *store.Plan
-		force bool
-		err   error
-	}
-	sinceLoadedMsg struct {
-		plan  *store.Plan
-		diffs []sinceDiff
-	}
-	applyStartedMsg struct{ ch <-chan tea.Msg }
-	progressMsg     struct{ done, total int }
-	appliedMsg      struct {
-		plan *store.Plan
-		res  *store.Result
-		err  error
-	}
 	watchStartedMsg struct {
 		gen int
 		ch  <-chan struct{}
 		err error
 	}
-	storeChangedMsg struct{ gen int }
-	watchEndedMsg   struct{ gen int }
-	tickMsg         struct{}
+	storeChangedMsg  struct{ gen int }
+	errorsClearedMsg struct{ err error }
+	editedMsg        struct{ err error }
+	watchEndedMsg    struct{ gen int }
+	tickMsg          struct{}
 )
 
 func loadLog(st Store, withStatus bool) tea.Cmd {
@@ -89,49 +77,8 @@ func loadInfo(st Store) tea.Cmd {
 	}
 }
 
-func planOp(st Store, kind store.Kind, target string, force bool) tea.Cmd {
-	return func() tea.Msg {
-		var p *store.Plan
-		var err error
-		switch kind {
-		case store.KindRewind:
-			p, err = st.PlanRewind(target)
-		case store.KindUndo:
-			p, err = st.PlanUndo(force)
-		case store.KindRedo:
-			p, err = st.PlanRedo(force)
-		}
-		return planLoadedMsg{kind: kind, plan: p, force: force, err: err}
-	}
-}
-
-// applyPlan runs the plan in a goroutine that reports progress on a
-// channel; waitApply reads it one message at a time.
-func applyPlan(st Store, p *store.Plan) tea.Cmd {
-	return func() tea.Msg {
-		ch := make(chan tea.Msg, 8)
-		go func() {
-			defer close(ch)
-			res, err := st.Apply(p, func(done, total int) {
-				select {
-				case ch <- progressMsg{done, total}:
-				default: // the screen is behind: skip a step, not the work
-				}
-			})
-			ch <- appliedMsg{plan: p, res: res, err: err}
-		}()
-		return applyStartedMsg{ch}
-	}
-}
-
-func waitApply(ch <-chan tea.Msg) tea.Cmd {
-	return func() tea.Msg {
-		msg, ok := <-ch
-		if !ok {
-			return appliedMsg{err: fmt.Errorf("apply: ended without a result")}
-		}
-		return msg
-	}
+func clearErrors(st Store) tea.Cmd {
+	return func() tea.Msg { return errorsClearedMsg{st.ClearErrors()} }
 }
 
 func startWatch(ctx context.Context, st Store, gen int) tea.Cmd {
@@ -153,55 +100,6 @@ func waitChange(ch <-chan struct{}, gen int) tea.Cmd {
 
 func tick(d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{} })
-}
-
-// loadSince diffs, for each path, the bytes the newest of the plan's
-// turns that sealed it left (the agent's) against the disk now: what the
-// operation would throw away.
-func loadSince(st Store, cache *diffCache, p *store.Plan, paths []string, maxBytes int64) tea.Cmd {
-	return func() tea.Msg {
-		post := map[string]*store.Image{}
-		for _, t := range p.Turns {
-			files, err := st.Files(t, false)
-			if err != nil {
-				continue
-			}
-			for _, f := range files {
-				if f.Post != nil {
-					post[f.Path] = f.Post // later turns win
-				}
-			}
-		}
-		out := make([]sinceDiff, 0, len(paths))
-		for _, path := range paths {
-			sd := sinceDiff{path: path}
-			img, ok := post[path]
-			if !ok {
-				sd.note = "the agent's bytes were not recorded for this path"
-				out = append(out, sd)
-				continue
-			}
-			old, new := readPost(st, img), readDisk(st, path)
-			switch {
-			case old.err != nil:
-				sd.err = old.err
-			case new.err != nil:
-				sd.err = new.err
-			case old.note != "":
-				sd.note = old.note
-			case new.note != "":
-				sd.note = new.note
-			default:
-				key := fmt.Sprintf("%s|%s|%d", old.id, new.id, maxBytes)
-				if sd.d = cache.get(key); sd.d == nil {
-					sd.d = diffview.Compute(old.data, new.data, diffview.Options{MaxBytes: maxBytes})
-					cache.put(key, sd.d)
-				}
-			}
-			out = append(out, sd)
-		}
-		return sinceLoadedMsg{plan: p, diffs: out}
-	}
 }
 
 // diffReq is what loadDiff needs: a copy, so the command shares nothing
@@ -235,23 +133,7 @@ func loadDiff(st Store, cache *diffCache, r diffReq) tea.Cmd {
 			old = readPost(st, r.file.Post)
 			new = readDisk(st, r.file.Path)
 		}
-		for _, s := range []side{old, new} {
-			if s.err != nil {
-				msg.err = s.err
-				return msg
-			}
-			if s.note != "" {
-				msg.note = s.note
-				return msg
-			}
-		}
-		key := fmt.Sprintf("%s|%s|%d", old.id, new.id, r.max)
-		if d := cache.get(key); d != nil {
-			msg.d = d
-			return msg
-		}
-		msg.d = diffview.Compute(old.data, new.data, diffview.Options{MaxBytes: r.max})
-		cache.put(key, msg.d)
+		msg.d, msg.note, msg.err = diffSides(cache, old, new, r.max)
 		return msg
 	}
 }
@@ -352,4 +234,25 @@ func (c *diffCache) put(k string, d *diffview.Diff) {
 		delete(c.m, c.order[0])
 		c.order = c.order[1:]
 	}
+}
+
+// edit opens the editor on the file of the diff pane at the hunk on
+// screen; the program gives it the terminal until it exits.
+func (m *Model) edit() tea.Cmd {
+	f := m.selectedFile()
+	if f == nil || m.opt.Editor == "" {
+		return nil
+	}
+	line := 1
+	if m.diff.d != nil {
+		// The new side is the file as it is now (in the modes that show
+		// the disk); the first changed line of the hunk on screen.
+		if _, n := m.diff.d.LineNumbers(m.diff.top, m.layout()); n > 0 {
+			line = n
+		}
+	}
+	args := strings.Fields(m.opt.Editor)
+	args = append(args, fmt.Sprintf("+%d", line), filepath.Join(m.root, filepath.FromSlash(f.Path)))
+	c := exec.Command(args[0], args[1:]...)
+	return tea.ExecProcess(c, func(err error) tea.Msg { return editedMsg{err} })
 }

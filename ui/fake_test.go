@@ -28,6 +28,20 @@ type fakeStore struct {
 	applyN  int
 	// statusLogs counts Log(true) calls: the expensive badge pass.
 	statusLogs int
+	// failing makes a rewind fail on these paths, with the reason.
+	failing map[string]string
+	// plans remembers what each plan was made from, so Apply can check
+	// that the plan is still what the store would do (a plan id).
+	plans map[*store.Plan]planArgs
+	// applied lists each applied plan's steps, by path.
+	applied [][]string
+}
+
+type planArgs struct {
+	kind   store.Kind
+	target string
+	keep   []string
+	force  bool
 }
 
 type fakeTurn struct {
@@ -37,6 +51,7 @@ type fakeTurn struct {
 
 type fakeOp struct {
 	entry  store.Entry
+	failed map[string]string // paths it could not restore
 	before map[string][]byte // what the op's paths held before it (nil: absent)
 	after  map[string][]byte
 }
@@ -44,7 +59,27 @@ type fakeOp struct {
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 func newFake() *fakeStore {
-	return &fakeStore{root: "/home/dev/shop", blobs: map[string][]byte{}, disk: map[string][]byte{}}
+	return &fakeStore{root: "/home/dev/shop", blobs: map[string][]byte{}, disk: map[string][]byte{},
+		failing: map[string]string{}, plans: map[*store.Plan]planArgs{}}
+}
+
+// failedOf is the reason path failed in the newest op still in effect
+// that touched turn, or "".
+func (f *fakeStore) failedOf(turn, path string) string {
+	for i := len(f.ops) - 1; i >= 0; i-- {
+		o := f.ops[i]
+		if o.entry.State != store.StateActive || o.entry.Kind == store.KindUndo {
+			continue
+		}
+		for _, t := range o.entry.Turns {
+			if t == turn {
+				if _, ok := o.before[path]; ok {
+					return o.failed[path]
+				}
+			}
+		}
+	}
+	return ""
 }
 
 func (f *fakeStore) keep(b []byte) store.Image {
@@ -182,6 +217,9 @@ func (f *fakeStore) Files(turn string, withStatus bool) ([]store.File, error) {
 			if withStatus {
 				for i := range out {
 					out[i].Status = f.status(out[i], t.entry.State == store.StateActive)
+					if why := f.failedOf(turn, out[i].Path); why != "" {
+						out[i].Status, out[i].Reason = StatusFailed, why
+					}
 					if b, ok := f.disk[out[i].Path]; ok {
 						sum := sha256.Sum256(b)
 						out[i].Disk = store.Image{Kind: store.ImageContent, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
@@ -227,9 +265,12 @@ func (f *fakeStore) takeErr() error {
 
 // plan builds the steps that put each path of turns back to its oldest
 // pre-image among them.
-func (f *fakeStore) plan(kind store.Kind, target string, turns []*fakeTurn) *store.Plan {
+func (f *fakeStore) plan(kind store.Kind, target string, turns []*fakeTurn, keep []string) *store.Plan {
 	p := &store.Plan{Kind: kind, Target: target}
 	seen := map[string]bool{}
+	for _, k := range keep {
+		seen[k] = true
+	}
 	for _, t := range turns {
 		p.Turns = append(p.Turns, t.entry.ID)
 		for _, file := range t.files {
@@ -237,7 +278,7 @@ func (f *fakeStore) plan(kind store.Kind, target string, turns []*fakeTurn) *sto
 				continue
 			}
 			seen[file.Path] = true
-			s := store.Step{Path: file.Path, Want: file.Pre, HandEdited: f.status(file, true) == store.StatusHandEdited}
+			s := store.Step{Path: file.Path, Want: file.Pre, Now: f.now(file.Path), HandEdited: f.status(file, true) == store.StatusHandEdited}
 			if file.Pre.Kind == store.ImageAbsent {
 				s.Do = store.ActDelete
 			} else {
@@ -249,13 +290,30 @@ func (f *fakeStore) plan(kind store.Kind, target string, turns []*fakeTurn) *sto
 	return p
 }
 
-func (f *fakeStore) PlanRewind(turn string) (*store.Plan, error) {
+func (f *fakeStore) now(path string) store.Image {
+	b, ok := f.disk[path]
+	if !ok {
+		return store.Image{Kind: store.ImageAbsent}
+	}
+	sum := sha256.Sum256(b)
+	return store.Image{Kind: store.ImageContent, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
+}
+
+func (f *fakeStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.call()
 	if err := f.takeErr(); err != nil {
 		return nil, err
 	}
+	p, err := f.planRewind(turn, keep)
+	if p != nil {
+		f.plans[p] = planArgs{kind: store.KindRewind, target: turn, keep: keep}
+	}
+	return p, err
+}
+
+func (f *fakeStore) planRewind(turn string, keep []string) (*store.Plan, error) {
 	var from = -1
 	for i, t := range f.turns {
 		if t.entry.ID == turn {
@@ -266,7 +324,20 @@ func (f *fakeStore) PlanRewind(turn string) (*store.Plan, error) {
 		return nil, fmt.Errorf("rewind %s: %w", turn, store.ErrUnknownTurn)
 	}
 	if f.turns[from].entry.State != store.StateActive {
-		return nil, fmt.Errorf("rewind %s: %w", turn, store.ErrRewound)
+		// A retry of what the rewind in effect could not restore.
+		p := &store.Plan{Kind: store.KindRewind, Target: turn}
+		for _, t := range f.turns[from:] {
+			for _, file := range t.files {
+				if f.failedOf(t.entry.ID, file.Path) != "" && !contains(keep, file.Path) {
+					p.Turns = appendNew(p.Turns, t.entry.ID)
+					p.Steps = append(p.Steps, store.Step{Path: file.Path, Do: store.ActRestore, Want: file.Pre, Now: f.now(file.Path)})
+				}
+			}
+		}
+		if len(p.Steps) == 0 {
+			return nil, fmt.Errorf("rewind %s: %w", turn, store.ErrRewound)
+		}
+		return p, nil
 	}
 	var ts []*fakeTurn
 	for _, t := range f.turns[from:] {
@@ -274,7 +345,23 @@ func (f *fakeStore) PlanRewind(turn string) (*store.Plan, error) {
 			ts = append(ts, t)
 		}
 	}
-	return f.plan(store.KindRewind, turn, ts), nil
+	return f.plan(store.KindRewind, turn, ts, keep), nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func appendNew(list []string, s string) []string {
+	if contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 func (f *fakeStore) lastOp(state store.State) *fakeOp {
@@ -299,14 +386,8 @@ func (f *fakeStore) PlanUndo(force bool) (*store.Plan, error) {
 		return nil, store.ErrNothingToUndo
 	}
 	p := &store.Plan{Kind: store.KindUndo, Target: o.entry.ID, Turns: o.entry.Turns, Force: force}
-	for path, b := range o.before {
-		s := store.Step{Path: path, Do: store.ActRestore}
-		if b == nil {
-			s.Do = store.ActDelete
-		}
-		p.Steps = append(p.Steps, s)
-	}
-	sortSteps(p.Steps)
+	p.Steps = f.stepsTo(o.before)
+	f.plans[p] = planArgs{kind: store.KindUndo, force: force}
 	return p, nil
 }
 
@@ -322,15 +403,25 @@ func (f *fakeStore) PlanRedo(force bool) (*store.Plan, error) {
 		return nil, store.ErrNothingToRedo
 	}
 	p := &store.Plan{Kind: store.KindRedo, Target: o.entry.ID, Turns: o.entry.Turns, Force: force}
-	for path, b := range o.after {
-		s := store.Step{Path: path, Do: store.ActRestore}
-		if b == nil {
-			s.Do = store.ActDelete
-		}
-		p.Steps = append(p.Steps, s)
-	}
-	sortSteps(p.Steps)
+	p.Steps = f.stepsTo(o.after)
+	f.plans[p] = planArgs{kind: store.KindRedo, force: force}
 	return p, nil
+}
+
+// stepsTo is the steps that put each path back to the bytes given.
+func (f *fakeStore) stepsTo(want map[string][]byte) []store.Step {
+	var steps []store.Step
+	for path, b := range want {
+		s := store.Step{Path: path, Do: store.ActRestore, Now: f.now(path)}
+		if b == nil {
+			s.Do, s.Want = store.ActDelete, store.Image{Kind: store.ImageAbsent}
+		} else {
+			s.Want = f.keep(b)
+		}
+		steps = append(steps, s)
+	}
+	sortSteps(steps)
+	return steps
 }
 
 func sortSteps(s []store.Step) {
@@ -345,8 +436,35 @@ func (f *fakeStore) Apply(p *store.Plan, progress func(done, total int)) (*store
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.call()
+	args, ok := f.plans[p]
+	if !ok {
+		return nil, fmt.Errorf("apply: a plan the store never made")
+	}
+	var again *store.Plan
+	var err error
+	switch args.kind {
+	case store.KindRewind:
+		again, err = f.planRewind(args.target, args.keep)
+	default:
+		f.mu.Unlock()
+		if args.kind == store.KindUndo {
+			again, err = f.PlanUndo(args.force)
+		} else {
+			again, err = f.PlanRedo(args.force)
+		}
+		f.mu.Lock()
+	}
+	if err != nil || fingerprint(again) != fingerprint(p) {
+		return nil, fmt.Errorf("%s: %w", p.Kind, ErrPlanChanged)
+	}
 	f.applyN++
-	op := &fakeOp{before: map[string][]byte{}, after: map[string][]byte{}}
+	var paths []string
+	for _, s := range p.Steps {
+		paths = append(paths, s.Path)
+	}
+	f.applied = append(f.applied, paths)
+	retryOf := f.retryOf(p)
+	op := &fakeOp{before: map[string][]byte{}, after: map[string][]byte{}, failed: map[string]string{}}
 	id := fmt.Sprintf("op-%d", f.applyN)
 	res := &store.Result{Op: id, Applied: true}
 	for i, s := range p.Steps {
@@ -356,6 +474,9 @@ func (f *fakeStore) Apply(p *store.Plan, progress func(done, total int)) (*store
 			op.before[s.Path] = nil
 		}
 		switch {
+		case p.Kind == store.KindRewind && f.failing[s.Path] != "":
+			op.failed[s.Path] = f.failing[s.Path]
+			res.Failed = append(res.Failed, store.Failure{Path: s.Path, Reason: f.failing[s.Path]})
 		case p.Kind == store.KindRewind && s.Do == store.ActRestore:
 			f.disk[s.Path] = f.blobs[s.Want.SHA256]
 			res.Restored = append(res.Restored, s.Path)
@@ -407,6 +528,13 @@ func (f *fakeStore) Apply(p *store.Plan, progress func(done, total int)) (*store
 	switch p.Kind {
 	case store.KindRewind:
 		setTurns(store.StateRewound)
+		if retryOf != nil {
+			for path := range op.before {
+				if op.failed[path] == "" {
+					delete(retryOf.failed, path)
+				}
+			}
+		}
 	case store.KindUndo:
 		setTurns(store.StateActive)
 		for _, o := range f.ops {
@@ -421,6 +549,31 @@ func (f *fakeStore) Apply(p *store.Plan, progress func(done, total int)) (*store
 	}
 	f.ops = append(f.ops, op)
 	return res, nil
+}
+
+// retryOf is the op whose failed paths a rewind plan retries, or nil.
+func (f *fakeStore) retryOf(p *store.Plan) *fakeOp {
+	if p.Kind != store.KindRewind {
+		return nil
+	}
+	for _, t := range f.turns {
+		if t.entry.ID == p.Target && t.entry.State != store.StateActive {
+			for i := len(f.ops) - 1; i >= 0; i-- {
+				if len(f.ops[i].failed) > 0 {
+					return f.ops[i]
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (f *fakeStore) ClearErrors() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.call()
+	f.errs = nil
+	return nil
 }
 
 func (f *fakeStore) Errors() ([]string, error) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"ckpt/diffview"
@@ -36,6 +37,9 @@ type Options struct {
 	NoWatch bool
 	// MaxDiffBytes is the size over which a diff is only summarised.
 	MaxDiffBytes int64
+	// Editor is the command e runs to open a file at a line ("" turns e
+	// off); main passes $EDITOR.
+	Editor string
 }
 
 type pane int
@@ -98,8 +102,16 @@ type diffPane struct {
 	err        error
 	loading    bool
 	top        int
+	left       int // cells scrolled sideways
 	side       bool
 	sideSet    bool // the user chose the layout
+}
+
+// diffSearch is a search in the diff pane: / types it, n/N move.
+type diffSearch struct {
+	query  string
+	typing bool
+	hits   []int // rows of the diff that match, in the current layout
 }
 
 // Model is the root model of the terminal UI.
@@ -132,11 +144,24 @@ type Model struct {
 
 	dlg *dialog
 
-	filter    string // the filter's text
-	filtering bool   // the filter line has the keyboard
+	filter    string          // the filter's text
+	filtering bool            // the filter line has the keyboard
+	input     textinput.Model // the filter's or the search's line, while typed
 
 	showHelp bool
 	helpTop  int
+
+	// folded maps an operation row to the older operations shown under
+	// it; opsOpen shows them all.
+	folded  map[int][]int
+	opsOpen bool
+
+	search diffSearch
+	zoom   bool // the diff pane has the whole screen
+	follow bool // the cursor stays on the newest turn
+	newer  int  // turns that arrived since the user last looked at the top
+	// errsSeen is how many logged errors were dismissed (x).
+	errsSeen int
 
 	status   string // the last action
 	errText  string // the last error
@@ -190,6 +215,12 @@ func New(st Store, opt Options) *Model {
 		m.now = time.Now
 	}
 	m.help.Styles = m.sty.help
+	m.input = textinput.New()
+	m.input.Prompt = ""
+	m.input.CharLimit = 200
+	is := m.input.Styles()
+	is.Cursor.Blink = false // a blinking cursor would wake the program twice a second
+	m.input.SetStyles(is)
 
 	entries, err := st.Log(false)
 	m.setEntries(entries, false)
@@ -235,6 +266,8 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 			}
 		}
 	}
+	before := m.turnCount()
+	had := len(m.entries) > 0
 	m.entries = entries
 	if withStatus {
 		m.statusKnown = true
@@ -248,10 +281,19 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 			}
 		}
 	}
+	if n := m.turnCount() - before; n > 0 && had {
+		if m.follow {
+			m.turns.cur = 0
+		} else {
+			m.newer += n // a quiet notice; the cursor stays where it was
+		}
+	}
 	m.turns.clip(len(m.shown), m.turnsHeight())
 }
 
-// applyFilter recomputes the shown entries from the filter text.
+// applyFilter recomputes the shown entries from the filter text. Runs of
+// operations next to each other show as one row (the newest), so rewinds
+// and undos do not bury the agent's turns; enter on it shows them all.
 func (m *Model) applyFilter() {
 	q := strings.ToLower(strings.TrimSpace(m.filter))
 	m.shown = m.shown[:0]
@@ -260,6 +302,24 @@ func (m *Model) applyFilter() {
 			m.shown = append(m.shown, i)
 		}
 	}
+	m.folded = map[int][]int{}
+	if q != "" || m.opsOpen {
+		return
+	}
+	out := m.shown[:0]
+	for i := 0; i < len(m.shown); {
+		head := m.shown[i]
+		out = append(out, head)
+		i++
+		if m.entries[head].Kind == store.KindAgent {
+			continue
+		}
+		for i < len(m.shown) && m.entries[m.shown[i]].Kind != store.KindAgent {
+			m.folded[head] = append(m.folded[head], m.shown[i])
+			i++
+		}
+	}
+	m.shown = out
 }
 
 func matches(e *store.Entry, q string) bool {

@@ -33,7 +33,7 @@ func BenchmarkFirstFrameRealStore(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m := New(s, Options{Poll: -1, NoWatch: true})
+		m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
 		m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 		if m.View().Content == "" || len(m.entries) < 10000 {
 			b.Fatalf("%d entries", len(m.entries))

@@ -12,6 +12,8 @@ type RunOptions struct {
 	// NoColor draws without colour (bold, faint and reverse remain), as
 	// NO_COLOR asks.
 	NoColor bool
+	// Editor is the command e runs ($EDITOR); "" means vi.
+	Editor string
 }
 
 // Run shows the UI on the terminal until the user quits, then leaves the
@@ -23,9 +25,16 @@ func Run(ctx context.Context, st Store, ro RunOptions) error {
 	if ro.NoColor {
 		opts = append(opts, tea.WithColorProfile(colorprofile.ASCII))
 	}
-	_, err := tea.NewProgram(New(st, Options{Context: ctx}), opts...).Run()
+	_, err := tea.NewProgram(New(st, Options{Context: ctx, Editor: orDefault(ro.Editor, "vi")}), opts...).Run()
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -2,24 +2,43 @@ package ui
 
 import (
 	"context"
+	"errors"
 
 	"ckpt/store"
 )
 
-// Store is what the UI needs of a checkpoint store. *store.Store has these
-// methods; tests pass a fake. Every call is made from a command, never from
-// Update or View.
+// Store is what the UI needs of a checkpoint store. main adapts
+// *store.Store to it; tests pass a fake. Every call is made from a
+// command, never from Update or View.
 type Store interface {
 	Log(withStatus bool) ([]store.Entry, error)
 	Files(turn string, withStatus bool) ([]store.File, error)
 	ReadImage(img store.Image) ([]byte, error)
 	ReadDisk(path string) (store.Image, []byte, error)
-	PlanRewind(turn string) (*store.Plan, error)
+	// PlanRewind plans a rewind to before turn that leaves the paths in
+	// keep as they are now. On a turn already rewound whose rewind failed
+	// on some paths, the plan retries just those.
+	PlanRewind(turn string, keep []string) (*store.Plan, error)
 	PlanUndo(force bool) (*store.Plan, error)
 	PlanRedo(force bool) (*store.Plan, error)
+	// Apply carries out exactly p. If the store or the disk changed since
+	// p was made, it changes nothing and returns an error that
+	// errors.Is ErrPlanChanged.
 	Apply(p *store.Plan, progress func(done, total int)) (*store.Result, error)
 	Errors() ([]string, error)
+	// ClearErrors drops the logged errors.
+	ClearErrors() error
 	Size() (int64, error)
 	Root() string
 	Watch(ctx context.Context) (<-chan struct{}, error)
 }
+
+// ErrPlanChanged is what Apply returns (wrapped) when the plan it was
+// given is no longer what the store would do: the preview shows the new
+// plan and nothing is applied.
+var ErrPlanChanged = errors.New("ui: the plan changed since it was shown")
+
+// StatusFailed is the status of a path an operation could not restore;
+// File.Reason says why. It comes before every other status: a failed
+// path is never shown as changed since the agent.
+const StatusFailed store.Status = "failed"

@@ -23,6 +23,8 @@ type styles struct {
 	warn              lipgloss.Style
 	good              lipgloss.Style
 	fail              lipgloss.Style
+	kept              lipgloss.Style
+	helpKey           lipgloss.Style
 	letter            map[string]lipgloss.Style
 	diff              diffview.Styles
 	help              help.Styles
@@ -46,8 +48,10 @@ func defaultStyles() styles {
 		warn:        lipgloss.NewStyle().Foreground(c("3")),
 		good:        lipgloss.NewStyle().Foreground(c("2")),
 		fail:        lipgloss.NewStyle().Foreground(c("1")).Bold(true),
+		kept:        lipgloss.NewStyle().Foreground(c("6")),
 		diff:        diffview.DefaultStyles(),
-		help:        help.DefaultDarkStyles(),
+		help:        helpStyles(),
+		helpKey:     lipgloss.NewStyle().Bold(true),
 	}
 	s.letter = map[string]lipgloss.Style{
 		"A": lipgloss.NewStyle().Foreground(c("2")),
@@ -59,4 +63,20 @@ func defaultStyles() styles {
 		"X": lipgloss.NewStyle().Foreground(c("1")).Bold(true),
 	}
 	return s
+}
+
+// helpStyles draw keys bold and words in the terminal's own colour, so
+// help reads on light and dark backgrounds alike.
+func helpStyles() help.Styles {
+	plain, faint := lipgloss.NewStyle(), lipgloss.NewStyle().Faint(true)
+	bold := lipgloss.NewStyle().Bold(true)
+	return help.Styles{
+		Ellipsis:       faint,
+		ShortKey:       bold,
+		ShortDesc:      plain,
+		ShortSeparator: faint,
+		FullKey:        bold,
+		FullDesc:       plain,
+		FullSeparator:  faint,
+	}
 }

@@ -1,11 +1,10 @@
 package ui
 
 import (
-	"errors"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"ckpt/diffview"
 	"ckpt/keymap"
 	"ckpt/store"
 )
@@ -24,6 +23,23 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+
+	case tea.PasteMsg:
+		if m.filtering || m.search.typing {
+			var cmd tea.Cmd
+			m.input, cmd = m.input.Update(msg)
+			if m.filtering {
+				cmd = tea.Batch(cmd, m.filterChanged())
+			}
+			return m, cmd
+		}
+		return m, nil
+
+	case editedMsg:
+		if msg.err != nil {
+			m.errText = "editor: " + msg.err.Error()
+		}
+		return m, m.refresh(true)
 
 	case tea.MouseWheelMsg:
 		return m, m.wheel(msg)
@@ -44,8 +60,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.setEntries(msg.entries, msg.withStatus)
 		var rewatch tea.Cmd
-		if m.watching && m.turnCount() > m.watchTurns {
-			rewatch = m.rewatch() // new turns may have touched new folders
+		if m.turnCount() > m.watchTurns {
+			// New turns may have touched new folders (or made the store).
+			rewatch = m.rewatch()
 		}
 		return m, tea.Batch(m.selectTurn(false), m.afterRefresh(), rewatch)
 
@@ -71,8 +88,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.diff.loading = false
 		m.diff.d, m.diff.note, m.diff.err = msg.d, msg.note, msg.err
+		m.findAll()
 		m.clipDiff()
 		return m, nil
+
+	case errorsClearedMsg:
+		if msg.err != nil {
+			m.errText = "clear the logged errors: " + msg.err.Error()
+		}
+		return m, loadInfo(m.st)
 
 	case infoLoadedMsg:
 		if msg.sizeErr == nil {
@@ -80,33 +104,29 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.errsErr == nil {
 			m.hookErrs = msg.errs
+			m.errsSeen = min(m.errsSeen, len(m.hookErrs))
 		}
 		return m, nil
 
 	case planLoadedMsg:
 		return m, m.planLoaded(msg)
 
-	case sinceLoadedMsg:
-		if m.dlg != nil && m.dlg.plan == msg.plan {
-			m.dlg.sinceLoading = false
-			m.dlg.since = msg.diffs
-			if _, at := m.dialogLines(m.dialogInner()); at >= 0 {
-				m.dlg.top = at // bring the changes into view
-				m.clipDialog()
-			}
-		}
+	case previewDiffMsg:
+		m.previewDiffLoaded(msg)
 		return m, nil
 
 	case applyStartedMsg:
-		if m.dlg != nil {
+		if m.dlg != nil && m.dlg.id == msg.dlg {
 			m.dlg.ch = msg.ch
 		}
-		return m, waitApply(msg.ch)
+		return m, waitApply(msg.dlg, msg.ch)
 
 	case progressMsg:
-		if m.dlg != nil && m.dlg.applying {
+		if m.dlg != nil && m.dlg.id == msg.dlg && m.dlg.applying {
 			m.dlg.done, m.dlg.total = msg.done, msg.total
-			return m, waitApply(m.dlg.ch)
+		}
+		if m.dlg != nil && m.dlg.id == msg.dlg {
+			return m, waitApply(msg.dlg, m.dlg.ch)
 		}
 		return m, nil
 
@@ -137,7 +157,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.badgeCost < slowBadge {
 			badges = m.badges() // cheap: no need to wait for the tick
 		}
-		return m, tea.Batch(refresh, badges, rearm)
+		return m, tea.Batch(refresh, badges, rearm, m.replan())
 
 	case watchEndedMsg:
 		if msg.gen == m.watchGen {
@@ -154,6 +174,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if m.badgeDue() {
 			cmds = append(cmds, m.badges())
+		}
+		if !m.watching || m.ticks%lightEvery == 0 {
+			cmds = append(cmds, m.replan()) // what the watch cannot see
 		}
 		return m, tea.Batch(append(cmds, tick(m.opt.Poll))...)
 	}
@@ -211,26 +234,57 @@ func diskChanged(a, b store.Image) bool {
 // only live keys and key.Matches ignores the rest.
 func (m *Model) bindings() keymap.KeyMap {
 	k := m.keys
-	inDialog := m.dlg != nil
+	d := m.dlg
+	inDialog := d != nil
 	e := m.selected()
-	k.Confirm.SetEnabled(inDialog && m.dlg.plan != nil && !m.dlg.applying && m.dlg.result == nil && m.dlg.err == nil)
-	k.Force.SetEnabled(inDialog && m.dlg.canForce && !m.dlg.applying)
+	preview := inDialog && d.previewing() && d.plan != nil
+	var row *planRow
+	if preview {
+		row = d.row()
+	}
+	k.Confirm.SetEnabled(inDialog && d.ready() && d.toApply() > 0)
+	k.Force.SetEnabled(inDialog && d.canForce && !d.applying)
+	k.Keep.SetEnabled(preview && d.kind == store.KindRewind && row != nil)
+	k.KeepAll.SetEnabled(preview && d.kind == store.KindRewind && len(d.rows) > 0)
 	k.Open.SetEnabled(!inDialog && ((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files) > 0)))
-	k.Rewind.SetEnabled(!inDialog && e != nil && e.Kind == store.KindAgent && e.State == store.StateActive)
+	k.Rewind.SetEnabled((!inDialog && e != nil && e.Kind == store.KindAgent) ||
+		(inDialog && d.result != nil && len(d.result.Failed) > 0 && d.kind == store.KindRewind))
 	k.Undo.SetEnabled(!inDialog && m.hasOps())
 	k.Redo.SetEnabled(!inDialog && m.hasOps())
-	hunks := !inDialog && m.diff.d != nil && len(m.diff.d.Hunks(m.layout())) > 0
-	k.NextHunk.SetEnabled(hunks)
-	k.PrevHunk.SetEnabled(hunks)
-	k.DiffMode.SetEnabled((!inDialog && m.selectedFile() != nil) ||
-		(inDialog && !m.dlg.applying && m.dlg.result == nil && len(m.dlg.handEdited()) > 0))
+	var diff *diffview.Diff
+	switch {
+	case preview:
+		diff = d.diff.d
+	case !inDialog && m.focus == paneDiff:
+		diff = m.diff.d
+	}
+	hunks := diff != nil && len(diff.Hunks(m.layout())) > 0
+	k.NextHunk.SetEnabled(hunks || (!inDialog && m.search.query != "" && m.focus == paneDiff))
+	k.PrevHunk.SetEnabled(k.NextHunk.Enabled())
+	k.Left.SetEnabled(diff != nil && (preview || m.diff.left > 0 || diff.Longest() > 0))
+	k.Right.SetEnabled(diff != nil)
+	k.DiffMode.SetEnabled((!inDialog && m.selectedFile() != nil) || (preview && row != nil && row.step.HandEdited))
 	k.Help.SetEnabled(!inDialog)
 	k.SideBySide.SetEnabled(!inDialog && m.diff.d != nil)
-	k.Filter.SetEnabled(!inDialog)
+	k.Zoom.SetEnabled(!inDialog && m.diff.turn != "")
+	k.Search.SetEnabled(!inDialog && m.focus == paneDiff && m.diff.d != nil)
+	k.Editor.SetEnabled(!inDialog && m.focus == paneDiff && m.selectedFile() != nil && m.opt.Editor != "")
+	k.Filter.SetEnabled(!inDialog && !k.Search.Enabled())
 	k.NextPane.SetEnabled(!inDialog)
 	k.PrevPane.SetEnabled(!inDialog)
-	k.Back.SetEnabled(inDialog || m.showHelp || m.focus != paneTurns || m.filter != "")
+	k.Follow.SetEnabled(!inDialog && !m.follow)
+	k.Dismiss.SetEnabled(!inDialog && (m.errText != "" || len(m.hookErrs) > m.errsSeen))
+	k.Back.SetEnabled(inDialog || m.showHelp || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom || m.opsOpen)
 	return k
+}
+
+// selectedFolds is how many operations the selected row stands for
+// besides itself.
+func (m *Model) selectedFolds() int {
+	if m.turns.cur < 0 || m.turns.cur >= len(m.shown) {
+		return 0
+	}
+	return len(m.folded[m.shown[m.turns.cur]])
 }
 
 func (m *Model) hasOps() bool {
@@ -253,6 +307,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.filtering {
 		return m.filterKey(msg)
+	}
+	if m.search.typing {
+		return m.searchKey(msg)
 	}
 	if key.Matches(msg, k.Quit) {
 		return tea.Quit
@@ -285,24 +342,56 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		m.focus = paneTurns
+		m.input.SetValue(m.filter)
+		m.input.CursorEnd()
+		return m.input.Focus()
+	case key.Matches(msg, k.Search):
+		m.search.typing = true
+		m.input.SetValue(m.search.query)
+		m.input.CursorEnd()
+		return m.input.Focus()
+	case key.Matches(msg, k.Dismiss):
+		m.errText = ""
+		if len(m.hookErrs) > m.errsSeen {
+			m.errsSeen = len(m.hookErrs)
+			return clearErrors(m.st)
+		}
+		return nil
+	case key.Matches(msg, k.Follow):
+		m.follow = true
+		m.newer = 0
+		m.turns.cur = 0
+		m.turns.clip(len(m.shown), m.turnsHeight())
+		m.status = "following the newest turn (move to stop)"
+		return m.selectTurn(false)
+	case key.Matches(msg, k.Zoom):
+		m.zoom = !m.zoom
+		if m.zoom {
+			m.focus = paneDiff
+		}
+		return nil
+	case key.Matches(msg, k.Editor):
+		return m.edit()
+	case m.focus == paneDiff && key.Matches(msg, k.Left):
+		m.diff.left = max(m.diff.left-sideStep, 0)
+		return nil
+	case m.focus == paneDiff && key.Matches(msg, k.Right):
+		m.diff.left = min(m.diff.left+sideStep, max(m.diff.d.Longest()-sideStep, 0))
 		return nil
 	case key.Matches(msg, k.Rewind):
+		// On a turn already rewound, the store plans a retry of the paths
+		// that rewind could not restore, or says there is nothing to do.
 		e := m.selected()
-		m.dlg = &dialog{kind: store.KindRewind, target: e.ID, label: e.Label, loading: true}
-		return planOp(m.st, store.KindRewind, e.ID, false)
+		return m.openDialog(store.KindRewind, e.ID, e.Label, e.State != store.StateActive)
 	case key.Matches(msg, m.keys.Rewind):
 		if e := m.selected(); e != nil && e.Kind != store.KindAgent {
 			m.status = "select an agent turn to rewind (this line is an operation)"
-		} else if e != nil && e.State != store.StateActive {
-			m.status = "turn " + e.ID + " is already rewound — u undoes the rewind"
 		}
 		return nil
 	case key.Matches(msg, k.Undo):
-		m.dlg = &dialog{kind: store.KindUndo, loading: true}
-		return planOp(m.st, store.KindUndo, "", false)
+		return m.openDialog(store.KindUndo, "", "", false)
 	case key.Matches(msg, k.Redo):
-		m.dlg = &dialog{kind: store.KindRedo, loading: true}
-		return planOp(m.st, store.KindRedo, "", false)
+		return m.openDialog(store.KindRedo, "", "", false)
 	case key.Matches(msg, m.keys.Undo, m.keys.Redo):
 		m.status = "nothing to undo or redo yet"
 		return nil
@@ -314,13 +403,25 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Back):
 		switch {
+		case m.search.query != "" && m.focus == paneDiff:
+			m.search = diffSearch{}
+		case m.zoom:
+			m.zoom = false
 		case m.focus != paneTurns:
 			m.focus--
+		case m.opsOpen:
+			m.opsOpen = false
+			m.setEntries(m.entries, m.statusKnown)
 		case m.filter != "":
 			m.filter = ""
+			m.input.SetValue("")
 			m.setEntries(m.entries, m.statusKnown)
 			return m.selectTurn(false)
 		}
+		return nil
+	case key.Matches(msg, k.Open) && m.focus == paneTurns && m.selectedFolds() > 0:
+		m.opsOpen = true
+		m.setEntries(m.entries, m.statusKnown)
 		return nil
 	case key.Matches(msg, k.Open):
 		if m.focus == paneTurns {
@@ -337,12 +438,30 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.diff.side = !m.layoutSide()
 		m.diff.sideSet = true
 		m.diff.top = 0
+		m.findAll()
 		return nil
-	case key.Matches(msg, k.NextHunk):
-		m.jumpHunk(1)
-		return nil
-	case key.Matches(msg, k.PrevHunk):
-		m.jumpHunk(-1)
+	case key.Matches(msg, k.NextHunk), key.Matches(msg, k.PrevHunk):
+		dir := 1
+		if key.Matches(msg, k.PrevHunk) {
+			dir = -1
+		}
+		if m.search.query != "" && m.focus == paneDiff {
+			if len(m.search.hits) == 0 {
+				m.status = "not found in this diff: " + m.search.query
+				return nil
+			}
+			top := nextStop(m.search.hits, m.diff.top, dir)
+			if top == m.diff.top { // wrap around
+				top = m.search.hits[0]
+				if dir < 0 {
+					top = m.search.hits[len(m.search.hits)-1]
+				}
+			}
+			m.diff.top = top
+			m.clipDiff()
+			return nil
+		}
+		m.jumpHunk(dir)
 		return nil
 	}
 	return m.moveKey(msg, k)
@@ -373,7 +492,11 @@ func (m *Model) moveKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 func (m *Model) move(p pane, delta int) tea.Cmd {
 	switch p {
 	case paneTurns:
+		m.follow = false
 		m.turns.move(delta, len(m.shown))
+		if m.turns.cur == 0 {
+			m.newer = 0 // seen
+		}
 		m.turns.clip(len(m.shown), m.turnsHeight())
 		return m.selectTurn(false)
 	case paneFiles:
@@ -421,48 +544,93 @@ func (m *Model) jumpHunk(dir int) {
 	}
 }
 
+// clipDiff keeps the diff's scroll in range: at the end, the last line
+// sits at the bottom of the pane.
 func (m *Model) clipDiff() {
 	n := 0
 	if m.diff.d != nil {
 		n = m.diff.d.Len(m.layout())
 	}
-	m.diff.top = clamp(m.diff.top, 0, max(n-1, 0))
+	m.diff.top = clamp(m.diff.top, 0, max(n-m.diffHeight(), 0))
 }
 
 // filterKey edits the filter line: typing narrows the turns at once,
 // enter keeps the filter, esc drops it.
 func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
-	before := m.filter
 	switch {
 	case msg.Code == tea.KeyEnter:
 		m.filtering = false
+		m.input.Blur()
 		return nil
 	case key.Matches(msg, m.keys.Back):
 		m.filtering = false
-		m.filter = ""
+		m.input.Blur()
+		m.input.SetValue("")
 	case msg.Code == tea.KeyUp:
 		return m.move(paneTurns, -1)
 	case msg.Code == tea.KeyDown:
 		return m.move(paneTurns, 1)
-	case msg.Code == tea.KeyBackspace:
-		if r := []rune(m.filter); len(r) > 0 {
-			m.filter = string(r[:len(r)-1])
-		}
 	case msg.Code == 'u' && msg.Mod == tea.ModCtrl:
-		m.filter = ""
-	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
-		if len(m.filter) < 200 {
-			m.filter += msg.Text
-		}
+		m.input.SetValue("")
 	default:
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return tea.Batch(cmd, m.filterChanged())
+	}
+	return m.filterChanged()
+}
+
+// filterChanged narrows the turns to the filter's text as it is typed
+// (or pasted).
+func (m *Model) filterChanged() tea.Cmd {
+	if m.input.Value() == m.filter {
 		return nil
 	}
-	if m.filter != before {
-		m.turns = list{}
-		m.setEntries(m.entries, m.statusKnown)
-		return m.selectTurn(false)
+	m.filter = m.input.Value()
+	m.turns = list{}
+	m.setEntries(m.entries, m.statusKnown)
+	return m.selectTurn(false)
+}
+
+// searchKey edits the diff search: enter keeps it and goes to the first
+// match, esc drops it.
+func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case msg.Code == tea.KeyEnter:
+		m.search.typing = false
+		m.input.Blur()
+		m.search.query = m.input.Value()
+		m.findAll()
+		if len(m.search.hits) == 0 && m.search.query != "" {
+			m.status = "not found in this diff: " + m.search.query
+		} else if len(m.search.hits) > 0 {
+			m.diff.top = m.search.hits[0]
+			for _, h := range m.search.hits {
+				if h >= m.diff.top {
+					m.diff.top = h
+					break
+				}
+			}
+			m.clipDiff()
+		}
+		return nil
+	case key.Matches(msg, m.keys.Back):
+		m.search.typing = false
+		m.input.Blur()
+		m.search = diffSearch{}
+		return nil
 	}
-	return nil
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
+}
+
+// findAll finds the search in the diff on screen.
+func (m *Model) findAll() {
+	m.search.hits = nil
+	if m.diff.d != nil && m.search.query != "" {
+		m.search.hits = m.diff.d.Find(m.search.query, m.layout())
+	}
 }
 
 func (m *Model) dialogKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
@@ -476,88 +644,134 @@ func (m *Model) dialogKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 	case key.Matches(msg, k.Confirm):
 		d.applying = true
 		d.total = len(d.plan.Steps)
-		return applyPlan(m.st, d.plan)
-	case key.Matches(msg, k.DiffMode):
-		d.showSince = !d.showSince
-		if d.showSince && d.since == nil && !d.sinceLoading {
-			d.sinceLoading = true
-			return loadSince(m.st, m.cache, d.plan, d.handEdited(), m.opt.MaxDiffBytes)
+		return applyPlan(m.st, d.id, d.plan)
+	case d.previewing() && d.plan != nil && key.Matches(msg, m.keys.Confirm):
+		switch {
+		case d.req != 0:
+			m.status = "the plan is being made again after a change — look at it, then press y"
+		case d.toApply() == 0:
+			m.status = "every file is kept: nothing to " + d.verb()
 		}
 		return nil
+	case key.Matches(msg, k.Rewind): // retry what failed
+		return m.openDialog(store.KindRewind, d.target, d.label, true)
+	case key.Matches(msg, k.Keep):
+		r := d.row()
+		r.kept = !r.kept
+		d.keep[r.step.Path] = r.kept
+		if !r.kept {
+			delete(d.keep, r.step.Path)
+		}
+		d.cur.move(1, len(d.rows))
+		d.cur.clip(len(d.rows), m.planListHeight())
+		return tea.Batch(m.requestPlan(), m.loadPreviewDiff(false))
+	case key.Matches(msg, k.KeepAll):
+		all := len(d.keptPaths()) == len(d.rows)
+		for i := range d.rows {
+			d.rows[i].kept = !all
+			if all {
+				delete(d.keep, d.rows[i].step.Path)
+			} else {
+				d.keep[d.rows[i].step.Path] = true
+			}
+		}
+		return m.requestPlan()
+	case key.Matches(msg, k.DiffMode):
+		d.since = !d.since
+		return m.loadPreviewDiff(false)
 	case key.Matches(msg, k.Force):
-		d.loading, d.err, d.canForce = true, nil, false
-		return planOp(m.st, d.kind, d.target, true)
+		d.loading, d.err, d.canForce, d.force = true, nil, false, true
+		return m.requestPlan()
 	case key.Matches(msg, m.keys.Back), d.result != nil && key.Matches(msg, m.keys.Confirm):
 		m.dlg = nil
 		return nil
 	case key.Matches(msg, k.Up):
-		d.top--
+		d.cur.move(-1, len(d.rows))
 	case key.Matches(msg, k.Down):
-		d.top++
+		d.cur.move(1, len(d.rows))
+	case key.Matches(msg, k.Top):
+		d.cur.move(-1<<30, len(d.rows))
+	case key.Matches(msg, k.Bottom):
+		d.cur.move(1<<30, len(d.rows))
 	case key.Matches(msg, k.PageUp):
-		d.top -= m.dialogRoom() - 1
+		d.diff.top -= m.previewDiffHeight() - 1
+		m.clipPreviewDiff()
+		return nil
 	case key.Matches(msg, k.PageDown):
-		d.top += m.dialogRoom() - 1
-	}
-	m.clipDialog()
-	return nil
-}
-
-// clipDialog keeps the dialog's scroll within its body.
-func (m *Model) clipDialog() {
-	if m.dlg == nil {
-		return
-	}
-	body, _ := m.dialogLines(m.dialogInner())
-	m.dlg.top = clamp(m.dlg.top, 0, max(len(body)-m.dialogRoom(), 0))
-}
-
-func (m *Model) planLoaded(msg planLoadedMsg) tea.Cmd {
-	d := m.dlg
-	if d == nil || d.kind != msg.kind || !d.loading {
-		return nil // cancelled
-	}
-	d.loading = false
-	if msg.err != nil {
-		if s := planError(msg.kind, msg.err); s != "" {
-			m.dlg = nil
-			m.status = s
-			return nil
+		d.diff.top += m.previewDiffHeight() - 1
+		m.clipPreviewDiff()
+		return nil
+	case key.Matches(msg, k.Left):
+		d.diff.left = max(d.diff.left-sideStep, 0)
+		return nil
+	case key.Matches(msg, k.Right):
+		if d.diff.d != nil {
+			d.diff.left = min(d.diff.left+sideStep, max(d.diff.d.Longest()-sideStep, 0))
 		}
-		d.err = msg.err
-		d.canForce = errors.Is(msg.err, store.ErrNewerTurn) && !msg.force
+		return nil
+	case key.Matches(msg, k.NextHunk), key.Matches(msg, k.PrevHunk):
+		if d.diff.d != nil {
+			dir := 1
+			if key.Matches(msg, k.PrevHunk) {
+				dir = -1
+			}
+			d.diff.top = nextStop(d.diff.d.Hunks(diffview.Unified), d.diff.top, dir)
+			m.clipPreviewDiff()
+		}
+		return nil
+	default:
 		return nil
 	}
-	d.plan = msg.plan
-	return nil
+	d.cur.clip(len(d.rows), m.planListHeight())
+	return m.loadPreviewDiff(false)
 }
 
-func (m *Model) applied(msg appliedMsg) tea.Cmd {
+// sideStep is how far h and l scroll a diff sideways.
+const sideStep = 8
+
+// toApply counts the files the plan changes (kept ones left out).
+func (d *dialog) toApply() int {
+	if d.plan == nil {
+		return 0
+	}
+	n := 0
+	for _, r := range d.rows {
+		if !r.kept {
+			n++
+		}
+	}
+	return n
+}
+
+// nextStop is the first of stops after top (dir 1) or before it (dir -1),
+// or top when there is none.
+func nextStop(stops []int, top, dir int) int {
+	if dir > 0 {
+		for _, s := range stops {
+			if s > top {
+				return s
+			}
+		}
+		return top
+	}
+	for i := len(stops) - 1; i >= 0; i-- {
+		if stops[i] < top {
+			return stops[i]
+		}
+	}
+	return top
+}
+
+func (m *Model) clipPreviewDiff() {
 	d := m.dlg
-	if d != nil {
-		d.applying = false
+	if d == nil {
+		return
 	}
-	if msg.err != nil {
-		verb := "apply"
-		if msg.plan != nil {
-			verb = string(msg.plan.Kind)
-		}
-		m.errText = verb + ": " + msg.err.Error()
-		if d != nil {
-			d.err = msg.err
-		}
-		return tea.Batch(m.refresh(true), m.badges())
+	n := 0
+	if d.diff.d != nil {
+		n = d.diff.d.Len(diffview.Unified)
 	}
-	m.errText = ""
-	m.status = resultStatus(msg.plan, msg.res)
-	if d != nil {
-		if len(msg.res.Failed) > 0 {
-			d.result = msg.res // keep the dialog open to say what failed
-		} else {
-			m.dlg = nil
-		}
-	}
-	return tea.Batch(m.refresh(true), m.badges())
+	d.diff.top = clamp(d.diff.top, 0, max(n-(m.previewDiffHeight()-1), 0))
 }
 
 func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
@@ -571,8 +785,8 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 		return nil
 	}
 	if m.dlg != nil {
-		m.dlg.top += delta
-		m.clipDialog()
+		m.dlg.diff.top += delta
+		m.clipPreviewDiff()
 		return nil
 	}
 	p, _ := m.paneAt(msg.X, msg.Y)

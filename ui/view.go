@@ -21,8 +21,8 @@ const wideAt = 100 // narrower than this, an opened diff takes the width
 
 func (m *Model) mainHeight() int { return max(m.height-2, 1) }
 
-// zoomed: the diff pane has the whole width.
-func (m *Model) zoomed() bool { return m.focus == paneDiff && m.width < wideAt }
+// zoomed: the diff pane has the whole width (z, or a narrow screen).
+func (m *Model) zoomed() bool { return m.focus == paneDiff && (m.zoom || m.width < wideAt) }
 
 func (m *Model) leftWidth() int {
 	if m.zoomed() {
@@ -166,21 +166,25 @@ func (m *Model) title(text string, w int, focused bool) string {
 // turnsView draws the turns pane in h rows of width w.
 func (m *Model) turnsView(w, h int) []string {
 	out := make([]string, 0, h)
-	n := fmt.Sprintf("Turns (%d)", len(m.entries))
-	if len(m.shown) != len(m.entries) {
-		n = fmt.Sprintf("Turns (%d of %d)", len(m.shown), len(m.entries))
+	n := fmt.Sprintf("Turns (%d)", m.turnCount())
+	if m.filter != "" {
+		n = fmt.Sprintf("Turns (%d of %d shown)", len(m.shown), len(m.entries))
+	}
+	if m.follow {
+		n += " · following"
 	}
 	out = append(out, m.title(n, w, m.focus == paneTurns))
 	if m.filtering || m.filter != "" {
 		if m.filtering {
-			out = append(out, diffview.Fit(" /"+diffview.Escape(m.filter)+"▏", w))
+			m.input.SetWidth(max(w-3, 1))
+			out = append(out, fitStyled(" /"+m.input.View(), w))
 		} else {
 			out = append(out, m.sty.dim.Render(diffview.Fit(" filter: "+diffview.Escape(m.filter)+" (esc clears)", w)))
 		}
 	}
 	rows := h - len(out)
 	if len(m.entries) == 0 {
-		out = append(out, m.sty.dim.Render(diffview.Fit(" no turns yet — they appear here as the agent works", w)))
+		out = append(out, m.sty.dim.Render(diffview.Fit(" waiting for the agent — its turns appear here as it works", w)))
 	} else if len(m.shown) == 0 {
 		out = append(out, m.sty.dim.Render(diffview.Fit(" no turn matches the filter", w)))
 	}
@@ -192,8 +196,10 @@ func (m *Model) turnsView(w, h int) []string {
 	idW = min(idW, 8)
 	undoable := m.undoableOp()
 	for i := m.turns.top; i < end; i++ {
-		e := &m.entries[m.shown[i]]
-		out = append(out, m.turnRow(e, w, idW, i == m.turns.cur, e.ID == undoable))
+		idx := m.shown[i]
+		e := &m.entries[idx]
+		row := m.turnRow(e, w, idW, i == m.turns.cur, e.ID == undoable, m.folded[idx], undoable)
+		out = append(out, row)
 	}
 	for len(out) < h {
 		out = append(out, strings.Repeat(" ", w))
@@ -201,16 +207,48 @@ func (m *Model) turnsView(w, h int) []string {
 	return out[:h]
 }
 
-// undoableOp is the id of the operation u would undo: the newest rewind
-// or redo still in effect.
+// undoableOp is the id of the row that says "u to undo": the operation
+// that put in effect the rewind u would undo. It walks the log as the
+// store's undo stack does: a rewind goes on it, an undo takes its target
+// off, a redo puts its target back.
 func (m *Model) undoableOp() string {
-	for i := range m.entries {
+	var stack []string
+	by := map[string]string{}                  // rewind → the op row that put it in effect
+	redone := map[string]string{}              // redo → the rewind it re-applied
+	for i := len(m.entries) - 1; i >= 0; i-- { // oldest first
 		e := &m.entries[i]
-		if (e.Kind == store.KindRewind || e.Kind == store.KindRedo) && e.State == store.StateActive {
-			return e.ID
+		drop := func(id string) {
+			for j := len(stack) - 1; j >= 0; j-- {
+				if stack[j] == id {
+					stack = append(stack[:j], stack[j+1:]...)
+					return
+				}
+			}
+		}
+		switch e.Kind {
+		case store.KindRewind:
+			if e.State == "failed" {
+				continue // changed nothing
+			}
+			stack = append(stack, e.ID)
+			by[e.ID] = e.ID
+		case store.KindUndo:
+			t := e.Target
+			if r, ok := redone[t]; ok {
+				t = r
+			}
+			drop(t)
+		case store.KindRedo:
+			redone[e.ID] = e.Target
+			drop(e.Target)
+			stack = append(stack, e.Target)
+			by[e.Target] = e.ID
 		}
 	}
-	return ""
+	if len(stack) == 0 {
+		return ""
+	}
+	return by[stack[len(stack)-1]]
 }
 
 // seg is a piece of a row's right-hand side. Optional pieces go first
@@ -219,9 +257,10 @@ type seg struct {
 	text     string
 	style    lipgloss.Style
 	optional bool
+	cutLeft  bool // cut from the left, so a path keeps its file name
 }
 
-func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
+func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool, folded []int, undoID string) string {
 	mark := " "
 	label := diffview.Escape(e.Label)
 	base := lipgloss.NewStyle()
@@ -244,6 +283,14 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
 		} else if undoable {
 			label += " — u to undo"
 		}
+		if len(folded) > 0 {
+			label += fmt.Sprintf(" · +%d more", len(folded))
+			for _, f := range folded {
+				if m.entries[f].ID == undoID {
+					label += " — u undoes " + diffview.Escape(undoID)
+				}
+			}
+		}
 	}
 	if e.HandEdited > 0 {
 		badge := fmt.Sprintf("⚠%d", e.HandEdited)
@@ -253,7 +300,7 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool) string {
 		right = append(right, seg{text: badge, style: m.sty.badge})
 	}
 	if e.Kind == store.KindAgent {
-		right = append(right, seg{text: fmt.Sprintf("%df", e.Files), style: dim, optional: true})
+		right = append(right, seg{text: plural(e.Files, "file"), style: dim, optional: true})
 		if e.Source != nil && e.Source.Agent != "" && w >= 56 {
 			right = append(right, seg{text: diffview.Escape(e.Source.Agent), style: dim, optional: true})
 		}
@@ -283,7 +330,7 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 		}
 		return n
 	}
-	room := min(16, max(ansi.StringWidth(mid.text), 1))
+	room := min(28, max(ansi.StringWidth(mid.text), 1))
 	// Drop optional pieces, oldest first, then any, until the middle has room.
 	for _, optionalOnly := range []bool{true, false} {
 		for i := 0; i < len(right) && lw+room+width(right) > w; {
@@ -303,6 +350,9 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 		return m.selStyle(sel, focused).Render(diffview.Fit(left, w))
 	}
 	midText := diffview.Fit(mid.text, midW)
+	if mid.cutLeft {
+		midText = diffview.FitLeft(mid.text, midW)
+	}
 	if sel {
 		var b strings.Builder
 		b.WriteString(left + midText)
@@ -380,15 +430,44 @@ func statusInfo(s store.Status) (string, string) {
 		return "S", "skipped (too large to keep)"
 	case store.StatusMissingBlob:
 		return "?", "kept bytes missing or damaged"
+	case StatusFailed:
+		return "X", "failed"
+	case statusWriting:
+		return "~", "being written by the agent"
 	case store.StatusUnknown:
 		return "·", "checking…"
 	}
 	return "X", diffview.Escape(string(s))
 }
 
+// statusWriting is shown for a path the agent captured and has not
+// sealed yet: it is being written, not changed since the agent.
+const statusWriting store.Status = "writing"
+
+// fileStatus is a file's status as shown: failed and being written come
+// before the store's status, and a failed path says why.
+func fileStatus(f *store.File) (letter, word, short string) {
+	s := f.Status
+	letter, word = statusInfo(s)
+	short = shortWord(s)
+	if s == StatusFailed {
+		word = "failed: " + diffview.Escape(orUnknown(f.Reason))
+	}
+	if f.HandEdited && s != store.StatusHandEdited && s != StatusFailed && s != statusWriting {
+		// Another status comes first, but the change since the agent is
+		// marked all the same.
+		letter, word = "!", word+", changed since the agent wrote it"
+	}
+	return letter, word, short
+}
+
 // shortWord is a status word for a narrow files pane.
 func shortWord(s store.Status) string {
 	switch s {
+	case StatusFailed:
+		return "failed"
+	case statusWriting:
+		return "writing"
 	case store.StatusHandEdited:
 		return "changed since agent"
 	case store.StatusSkipped:
@@ -433,7 +512,7 @@ func (m *Model) filesView(w, h int) []string {
 	end := min(m.fileList.top+h-1, len(m.files))
 	for i := m.fileList.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
 		f := &m.files[i]
-		letter, word := statusInfo(f.Status)
+		letter, word, short := fileStatus(f)
 		cur := " "
 		if i == m.fileList.cur {
 			cur = "›"
@@ -441,7 +520,7 @@ func (m *Model) filesView(w, h int) []string {
 		var right []seg
 		if need := 3 + ansi.StringWidth(diffview.Escape(f.Path)); need+ansi.StringWidth(word) < w {
 			right = append(right, seg{text: word, style: m.sty.dim})
-		} else if short := shortWord(f.Status); need+ansi.StringWidth(short) < w {
+		} else if need+ansi.StringWidth(short) < w {
 			right = append(right, seg{text: short, style: m.sty.dim})
 		}
 		ls := m.sty.letter[letter]
@@ -449,7 +528,7 @@ func (m *Model) filesView(w, h int) []string {
 		if i == m.fileList.cur {
 			left = cur + letter + " "
 		}
-		out = append(out, m.row(w, left, seg{text: diffview.Escape(f.Path), style: lipgloss.NewStyle()}, right,
+		out = append(out, m.row(w, left, seg{text: diffview.Escape(f.Path), style: lipgloss.NewStyle(), cutLeft: true}, right,
 			i == m.fileList.cur, m.focus == paneFiles))
 	}
 	for len(out) < h {
@@ -483,23 +562,44 @@ func (m *Model) diffView(w, h int) []string {
 	out := make([]string, 0, h)
 	f := m.selectedFile()
 	d := m.diff.d
-	t := "Diff"
+	var info []string
+	if m.search.query != "" {
+		info = append(info, fmt.Sprintf("%q: %s", m.search.query, plural(len(m.search.hits), "line")))
+	}
 	if f != nil {
-		_, word := statusInfo(f.Status)
-		t = diffview.Escape(f.Path) + " · " + word + " · " + m.diff.mode.String()
+		info = append(info, m.diff.mode.String())
+	}
+	if m.diff.left > 0 {
+		info = append(info, fmt.Sprintf("→ %d", m.diff.left))
 	}
 	if d != nil && len(d.Hunks(m.layout())) > 0 {
 		hs := d.Hunks(m.layout())
 		cur := 0
+		end := m.diff.top
+		if m.diff.top+m.diffHeight() >= d.Len(m.layout()) {
+			end = d.Len(m.layout()) // at the end: the last hunk in view is the one
+		}
 		for i, hr := range hs {
-			if hr <= m.diff.top {
+			if hr <= end {
 				cur = i + 1
 			}
 		}
-		t += fmt.Sprintf(" · +%d -%d · hunk %d/%d", d.Added, d.Deleted, max(cur, 1), len(hs))
+		info = append(info, fmt.Sprintf("+%d -%d", d.Added, d.Deleted), fmt.Sprintf("hunk %d/%d", max(cur, 1), len(hs)))
 	}
-	out = append(out, m.title(t, w, m.focus == paneDiff))
+	if f != nil {
+		_, word, _ := fileStatus(f)
+		info = append(info, word)
+	}
+	out = append(out, m.pathTitle(f, strings.Join(info, " · "), w, m.focus == paneDiff))
+	if m.search.typing {
+		m.input.SetWidth(max(w-10, 1))
+		out = append(out, fitStyled(" search: "+m.input.View(), w))
+	}
 	switch {
+	case f == nil && len(m.entries) == 0:
+		out = append(out, m.sty.dim.Render(diffview.Fit(" ckpt keeps each file's bytes before the agent writes it.", w)),
+			m.sty.dim.Render(diffview.Fit(" Hook it into your agent with `ckpt install claude` (or gemini, codex,", w)),
+			m.sty.dim.Render(diffview.Fit(" opencode), then start the agent here.", w)))
 	case f == nil:
 		out = append(out, m.sty.dim.Render(diffview.Fit(" select a file to see its diff", w)))
 	case m.diff.err != nil:
@@ -507,18 +607,40 @@ func (m *Model) diffView(w, h int) []string {
 	case m.diff.note != "":
 		out = append(out, m.sty.dim.Render(diffview.Fit(" "+diffview.Escape(m.diff.note), w)))
 	case d == nil:
-		out = append(out, m.sty.dim.Render(diffview.Fit(" computing diff…", w)))
+		out = append(out, m.sty.dim.Render(diffview.Fit(" computing the diff…", w)))
 	default:
 		l := m.layout()
-		end := min(m.diff.top+h-1, d.Len(l))
-		for i := m.diff.top; i < end; i++ {
-			out = append(out, d.Line(i, w, l, m.sty.diff))
+		v := diffview.View{Left: m.diff.left, Find: m.search.query}
+		for i := m.diff.top; i < d.Len(l) && len(out) < h; i++ {
+			out = append(out, d.LineView(i, w, l, m.sty.diff, v))
 		}
 	}
 	for len(out) < h {
 		out = append(out, strings.Repeat(" ", w))
 	}
 	return out[:h]
+}
+
+// pathTitle is a pane title naming a file: the path is cut from the left
+// so its name stays, then the rest as room allows.
+func (m *Model) pathTitle(f *store.File, rest string, w int, focused bool) string {
+	if f == nil {
+		return m.title("Diff", w, focused)
+	}
+	path := diffview.Escape(f.Path)
+	pw := ansi.StringWidth(path)
+	if room := w - 1 - pw; room < 12 && rest != "" {
+		path = diffview.FitLeft(path, max(w*2/3, 1))
+	}
+	t := " " + path
+	if rest != "" {
+		t += " · " + rest
+	}
+	s := diffview.Fit(t, w)
+	if focused {
+		return m.sty.titleFocus.Render(s)
+	}
+	return m.sty.title.Render(s)
 }
 
 func (m *Model) statusLine() string {
@@ -532,11 +654,13 @@ func (m *Model) statusLine() string {
 	style := m.sty.status
 	switch {
 	case m.errText != "":
-		msg, style = "error: "+diffview.Escape(m.errText), m.sty.errText
+		msg, style = "error: "+diffview.Escape(m.errText)+" (x dismisses)", m.sty.errText
 	case m.status != "":
 		msg = diffview.Escape(m.status)
-	case len(m.hookErrs) > 0:
-		msg, style = fmt.Sprintf("%s logged (? shows them); last: %s", plural(len(m.hookErrs), "error"),
+	case m.newer > 0:
+		msg, style = fmt.Sprintf("%s since you looked — f follows the newest", plural(m.newer, "new turn")), m.sty.dim
+	case len(m.hookErrs) > m.errsSeen:
+		msg, style = fmt.Sprintf("%s logged (? shows them, x dismisses); last: %s", plural(len(m.hookErrs)-m.errsSeen, "error"),
 			diffview.Escape(m.hookErrs[len(m.hookErrs)-1])), m.sty.warn
 	}
 	iw := ansi.StringWidth(info)
@@ -558,6 +682,9 @@ func (m *Model) turnCount() int {
 
 func (m *Model) helpLine() string {
 	k := m.bindings()
+	if m.dlg != nil {
+		return diffview.Fit(m.help.ShortHelpView(k.PreviewHelp()), m.width)
+	}
 	return diffview.Fit(m.help.ShortHelpView(k.ShortHelp()), m.width)
 }
 
@@ -583,13 +710,13 @@ func (m *Model) helpView(h int) []string {
 func (m *Model) helpLines() []string {
 	k := m.bindings()
 	var lines []string
-	lines = append(lines, m.sty.dialogTitle.Render(" Keys"), "")
+	lines = append(lines, m.sty.dialogTitle.Render(" Keys")+m.sty.dim.Render("  (dimmed: not available here)"), "")
 	for _, l := range strings.Split(m.fullHelp(k.FullHelp()), "\n") {
 		lines = append(lines, " "+l)
 	}
 	lines = append(lines, "", m.sty.dialogTitle.Render(" File status"), "")
 	for _, s := range []store.Status{store.StatusModified, store.StatusCreated, store.StatusDeleted,
-		store.StatusUnchanged, store.StatusHandEdited, store.StatusSkipped, store.StatusMissingBlob} {
+		store.StatusUnchanged, store.StatusHandEdited, statusWriting, StatusFailed, store.StatusSkipped, store.StatusMissingBlob} {
 		l, w := statusInfo(s)
 		lines = append(lines, "  "+l+"  "+w)
 	}
@@ -605,6 +732,25 @@ func (m *Model) helpLines() []string {
 	return lines
 }
 
+// helpBlock is one group of keys as a column: every key, with those that
+// cannot act now dimmed.
+func (m *Model) helpBlock(g []key.Binding) string {
+	kw := 0
+	for _, b := range g {
+		kw = max(kw, ansi.StringWidth(b.Help().Key))
+	}
+	var lines []string
+	for _, b := range g {
+		k, d := pad(b.Help().Key, kw), b.Help().Desc
+		if b.Enabled() {
+			lines = append(lines, m.sty.helpKey.Render(k)+"  "+d)
+		} else {
+			lines = append(lines, m.sty.dim.Render(k+"  "+d))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // fullHelp lays the help's groups side by side, as many to a row as the
 // width allows.
 func (m *Model) fullHelp(groups [][]key.Binding) string {
@@ -612,7 +758,7 @@ func (m *Model) fullHelp(groups [][]key.Binding) string {
 	var row []string
 	rowW := 0
 	for _, g := range groups {
-		block := m.help.FullHelpView([][]key.Binding{g})
+		block := m.helpBlock(g)
 		if block == "" {
 			continue
 		}
@@ -630,101 +776,20 @@ func (m *Model) fullHelp(groups [][]key.Binding) string {
 	return strings.Join(rows, "\n\n")
 }
 
-// dialogInner is the width of the dialog's text.
-func (m *Model) dialogInner() int { return max(min(m.width-2, 100)-4, 1) }
-
-// dialogRoom is the rows of the dialog's body on screen.
-func (m *Model) dialogRoom() int { return max(m.mainHeight()-6, 1) }
-
-// dialogLines draws the dialog's body at width iw, and says at which
-// line the changes since the agent begin (-1 when not shown).
-func (m *Model) dialogLines(iw int) ([]string, int) {
-	d := m.dlg
-	var body []string
-	sinceAt := -1
-	for _, l := range d.body() {
-		if l.style == 5 && sinceAt < 0 {
-			sinceAt = len(body)
-		}
-		if l.diff != nil {
-			body = append(body, l.diff.Line(l.row, iw, diffview.Unified, m.sty.diff))
-			continue
-		}
-		// Wrap with a hanging indent, so a step's second line sits under it.
-		text := strings.TrimLeft(l.text, " ")
-		indent := len(l.text) - len(text)
-		if indent >= iw/2 {
-			indent = 0
-		}
-		lines := strings.Split(ansi.Wrap(text, max(iw-indent-2, 1), ""), "\n")
-		for i, wl := range lines {
-			lead := strings.Repeat(" ", indent)
-			if i > 0 {
-				lead += "  "
-			}
-			body = append(body, m.lineStyle(l.style).Render(diffview.Fit(lead+wl, iw)))
-		}
-	}
-	return body, sinceAt
-}
-
-func (m *Model) dialogView(h int) []string {
-	d := m.dlg
-	iw := m.dialogInner()
-	body, _ := m.dialogLines(iw)
-	var foot string
-	switch {
-	case d.applying:
-		foot = progressBar(d.done, d.total, iw)
-	case d.loading:
-		foot = "esc cancel"
-	case d.result != nil:
-		foot = "esc close"
-	case d.err != nil && d.canForce:
-		foot = "f " + d.verb() + " anyway · esc cancel"
-	case d.err != nil:
-		foot = "esc close"
-	default:
-		foot = "y/enter " + d.verb() + " · esc cancel · j/k scroll"
-		if len(d.handEdited()) > 0 {
-			foot += " · v changes since the agent"
-		}
-	}
-	room := max(h-6, 1)
-	top := clamp(d.top, 0, max(len(body)-room, 0))
-	shown := body[top:min(top+room, len(body))]
-	content := []string{m.sty.dialogTitle.Render(diffview.Fit(d.title(), iw)), strings.Repeat(" ", iw)}
-	content = append(content, shown...)
-	if len(body) > room {
-		content = append(content, m.sty.dim.Render(diffview.Fit(fmt.Sprintf("(%d–%d of %d lines)", top+1, top+len(shown), len(body)), iw)))
-	} else {
-		content = append(content, strings.Repeat(" ", iw))
-	}
-	content = append(content, m.sty.dim.Render(diffview.Fit(foot, iw)))
-	box := m.sty.dialog.Render(strings.Join(content, "\n"))
-	placed := lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, box)
-	out := strings.Split(placed, "\n")
-	for i := range out {
-		out[i] = fitStyled(out[i], m.width)
-	}
-	for len(out) < h {
-		out = append(out, strings.Repeat(" ", m.width))
-	}
-	return out[:h]
-}
-
 func (m *Model) lineStyle(n int) lipgloss.Style {
 	switch n {
-	case 1:
+	case styleDim:
 		return m.sty.dim
-	case 2:
+	case styleWarn:
 		return m.sty.warn
-	case 3:
+	case styleFail:
 		return m.sty.fail
-	case 4:
+	case styleGood:
 		return m.sty.good
-	case 5:
+	case styleTitle:
 		return m.sty.dialogTitle
+	case styleKept:
+		return m.sty.kept
 	}
 	return lipgloss.NewStyle()
 }

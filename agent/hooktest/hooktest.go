@@ -16,6 +16,11 @@
 //	    hook calls made at once, as parallel tool calls make them
 //	{"apply": {"a.txt": "new text", "old.txt": null}}
 //	    what the tool itself does to the folder (null deletes)
+//	{"sh": "sed -i s/a/b/ a.txt && mv b.txt c.txt"}
+//	    what a shell command does to the folder (sh -c, in the project)
+//	{"unswept": ["node_modules"]}
+//	    folders a rewind does not give back (ignored ones): left out of
+//	    the comparisons
 //	{"expect": {"a.txt": "modified"}}
 //	    statuses (ckpt show's words) of paths in the newest turn
 //	{"turns": 2}
@@ -32,7 +37,9 @@
 //
 // After the last line, every turn is rewound, newest first; after each
 // rewind the folder must be exactly as it was before that turn began
-// (files, their bytes and modes, and folders).
+// (files, their bytes and modes, and folders). Then every rewind is undone,
+// oldest rewind last, and the folder must be exactly as at the end of the
+// scenario.
 package hooktest
 
 import (
@@ -42,6 +49,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -84,6 +92,8 @@ type line struct {
 	Env      map[string]string          `json:"env"`
 	Parallel []json.RawMessage          `json:"parallel"`
 	Apply    map[string]*string         `json:"apply"`
+	Sh       string                     `json:"sh"`
+	Unswept  []string                   `json:"unswept"`
 	Expect   map[string]string          `json:"expect"`
 	Turns    *int                       `json:"turns"`
 	Logged   string                     `json:"logged"`
@@ -156,6 +166,7 @@ type replay struct {
 	turns  []string                     // agent turns, oldest first
 	before map[string]map[string]string // the folder before each turn began
 	logged []string
+	skip   []string // folders left out of the comparisons
 }
 
 func (r *replay) fatalf(format string, args ...any) {
@@ -205,6 +216,14 @@ func (r *replay) step(l line) {
 				r.write(p, *c, mode)
 			}
 		}
+	case l.Sh != "":
+		cmd := exec.Command("sh", "-c", l.Sh)
+		cmd.Dir = r.root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			r.fatalf("sh %q: %v\n%s", l.Sh, err, out)
+		}
+	case l.Unswept != nil:
+		r.skip = append(r.skip, l.Unswept...)
 	case l.Expect != nil:
 		r.expect(l.Expect)
 	case l.Turns != nil:
@@ -354,6 +373,7 @@ func (r *replay) finish() {
 	if len(r.logged) == 0 && len(lines) > 0 {
 		r.fatalf("error log: %q", lines)
 	}
+	end := Snapshot(r.t, r.root)
 	for i := len(r.turns) - 1; i >= 0; i-- {
 		turn := r.turns[i]
 		p, err := s.PlanRewind(turn)
@@ -368,10 +388,34 @@ func (r *replay) finish() {
 			r.fatalf("rewind %s failed for %+v", turn, res.Failed)
 		}
 		got, want := Snapshot(r.t, r.root), r.before[turn]
-		if d := diff(want, got); d != "" {
+		if d := diff(r.keep(want), r.keep(got)); d != "" {
 			r.fatalf("after rewinding turn %s the folder differs from before it:\n%s", turn, d)
 		}
 	}
+	for range r.turns {
+		p, err := s.PlanUndo(false)
+		if err != nil {
+			r.fatalf("plan undo: %v", err)
+		}
+		res, err := s.Apply(p, nil)
+		if err != nil || len(res.Failed) > 0 {
+			r.fatalf("undo: %v %+v", err, res)
+		}
+	}
+	if d := diff(r.keep(end), r.keep(Snapshot(r.t, r.root))); d != "" {
+		r.fatalf("after undoing every rewind the folder differs from the end of the scenario:\n%s", d)
+	}
+}
+
+// keep is snap without the unswept folders.
+func (r *replay) keep(snap map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range snap {
+		if !slices.ContainsFunc(r.skip, func(d string) bool { return k == d+"/" || strings.HasPrefix(k, d+"/") }) {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // Snapshot maps every file and folder under root, except .osfoundry and

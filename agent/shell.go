@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"ckpt/store"
+)
+
+// Shell tools say nothing of the files they write, and neither do MCP
+// tools: around each call the hook sweeps the tree (store.SweepBefore and
+// store.SweepAfter), so what the command changed lands in the turn with
+// the command beside it.
+//
+// A command that keeps writing after its hook returns (Claude Code's
+// run_in_background, a dev server started with &) is covered until the
+// agent's turn ends: the next shell call of the same turn records what it
+// wrote since, and so does the agent's end-of-turn event (Claude Code and
+// Codex Stop, Gemini CLI AfterAgent, opencode session.idle), which sweeps
+// again when the turn ran a shell command. What it writes after that is
+// treated like a hand edit: kept at the next sweep, in no turn.
+
+// shellMatcher selects the shell and MCP tools in Claude-shaped configs
+// (Claude Code, Codex: the shell reaches hooks as Bash there too).
+const shellMatcher = "^(Bash|mcp__.*)$"
+
+// isShellTool reports whether a Claude Code or Codex tool is swept around.
+func isShellTool(name string) bool {
+	return name == "Bash" || strings.HasPrefix(name, "mcp__")
+}
+
+// shellCommand is what a swept call shows beside the files it changed:
+// the command line, or the MCP tool's name.
+func shellCommand(tool, command string) string {
+	if command != "" {
+		return command
+	}
+	return tool
+}
+
+// toolCommand reads tool_input.command when there is one.
+func toolCommand(raw []byte) string {
+	var in struct {
+		Command any `json:"command"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &in) != nil {
+		return ""
+	}
+	switch c := in.Command.(type) {
+	case string:
+		return c
+	case []any:
+		parts := make([]string, 0, len(c))
+		for _, a := range c {
+			parts = append(parts, fmt.Sprint(a))
+		}
+		return strings.Join(parts, " ")
+	}
+	return ""
+}
+
+func (h *hookCall) shellBefore() error {
+	turn, err := h.openTurn()
+	if err != nil {
+		return err
+	}
+	res, err := h.store.SweepBefore(turn, store.TurnMeta{Source: h.source()}, h.ev.command)
+	if err != nil {
+		return fmt.Errorf("hook %s: sweep before %q: %w", h.agent.name, h.ev.command, err)
+	}
+	h.logProblems(res.Problems)
+	return h.moveTurn(turn, res.Turn)
+}
+
+func (h *hookCall) shellAfter() error {
+	turn, ok := h.store.SessionTurn(h.sessionKey())
+	if !ok {
+		var err error
+		if turn, err = h.openTurn(); err != nil {
+			return err
+		}
+	}
+	res, err := h.store.SweepAfter(turn, store.TurnMeta{Source: h.source()}, h.ev.command)
+	if err != nil {
+		return fmt.Errorf("hook %s: sweep after %q: %w", h.agent.name, h.ev.command, err)
+	}
+	if res.Fresh {
+		h.log("hook %s: no baseline to compare with after %q: what it changed is not recorded (every file is kept now, so the next command is covered)", h.agent.name, h.ev.command)
+	}
+	h.logProblems(res.Problems)
+	return h.moveTurn(turn, res.Turn)
+}
+
+// turnEnd sweeps once more when the ending turn ran a shell command: a
+// command still running in the background may have written since.
+func (h *hookCall) turnEnd() error {
+	turn, ok := h.store.SessionTurn(h.sessionKey())
+	if !ok {
+		return nil
+	}
+	swept, cmd := h.store.SweptTurn()
+	if swept != turn {
+		return nil
+	}
+	h.ev.command = cmd
+	return h.shellAfter()
+}
+
+func (h *hookCall) logProblems(ps []string) {
+	for _, p := range ps {
+		h.log("hook %s: sweep around %q: %s", h.agent.name, h.ev.command, p)
+	}
+}
+
+// moveTurn follows the store to a continuation (T.2) when the turn was
+// rewound while the agent went on.
+func (h *hookCall) moveTurn(asked, used string) error {
+	if used == "" || used == asked {
+		return nil
+	}
+	if err := h.store.SetSessionTurn(h.sessionKey(), used); err != nil {
+		return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, used, err)
+	}
+	return nil
+}

@@ -1,0 +1,11 @@
+package agent
+
+// TestedVersions are the agent versions the real-agent harness runs
+// (scripts/real-agents.sh pins the same; a test keeps them in step).
+// `ckpt doctor` warns about any other version.
+var TestedVersions = map[string]string{
+	"claude":   "2.1.328",
+	"codex":    "0.171.0",
+	"gemini":   "0.61.0",
+	"opencode": "1.18.33",
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"ckpt/agent"
+)
+
+func init() { register(newInstallCmd) }
+
+func newInstallCmd(g *globals) *cobra.Command {
+	var dry, approve bool
+	cmd := &cobra.Command{
+		Use:   "install AGENT",
+		Short: "Add ckpt's hooks to an agent's project config",
+		Long: `install adds ckpt's hooks to AGENT's project config, keeping what is there
+(Claude Code: .claude/settings.local.json). AGENT is one of ` + strings.Join(agent.Agents(), ", ") + `.
+The hooks run this very binary, so build it with go build or go install
+first; a temporary go run build would vanish.
+
+Codex runs a project's hooks only once the project is trusted and each hook
+is approved in its /hooks screen; install says so. --approve (codex only)
+shows, then records, both in $CODEX_HOME/config.toml. Re-installing with a
+moved binary or a changed timeout un-approves the hooks in Codex.`,
+		Example: `ckpt install claude
+ckpt install gemini --dry-run
+ckpt install codex --approve`,
+		Args:      exactArgs(1, "one AGENT"),
+		ValidArgs: agent.Agents(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if approve && args[0] != "codex" {
+				return usageErrorf("--approve is for codex only")
+			}
+			return runConfig(g, "install", args[0], dry, approve)
+		},
+	}
+	cmd.Flags().BoolVar(&dry, "dry-run", false, "show the change and write nothing (exit 4)")
+	cmd.Flags().BoolVar(&approve, "approve", false, "codex: also record the project's trust and the hooks' approvals in $CODEX_HOME/config.toml, after showing them")
+	return cmd
+}
+
+// runConfig installs or uninstalls an agent's hooks.
+func runConfig(g *globals, verb, name string, dry, approve bool) error {
+	if !agent.Known(name) {
+		return usageErrorf("unknown agent %q (want %s)", name, strings.Join(agent.Agents(), ", "))
+	}
+	exe, err := ckptPath()
+	if err != nil {
+		return fmt.Errorf("%s: find the ckpt binary: %w", verb, err)
+	}
+	if verb == "install" && isTempBuild(exe) {
+		fmt.Fprintf(os.Stderr, "ckpt install: warning: %s looks like a temporary `go run` build; the hooks will fail once it is deleted (build ckpt with `go build` or `go install` and install again)\n", exe)
+	}
+	root, err := g.projectRoot()
+	if err != nil {
+		return err
+	}
+	opt := agent.InstallOptions{Root: root, Exe: exe, DryRun: dry}
+	var c *agent.Change
+	if verb == "install" {
+		c, err = agent.Install(name, opt)
+	} else {
+		c, err = agent.Uninstall(name, opt)
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", verb, name, err)
+	}
+	rel, _ := filepath.Rel(opt.Root, c.Path)
+	rel = filepath.ToSlash(rel)
+	switch {
+	case !c.Changed():
+		fmt.Printf("ckpt %s %s: %s already holds ckpt's hooks; nothing to do\n", verb, name, rel)
+	case dry:
+		fmt.Print(c.Diff(rel))
+		if !approve {
+			return exitWith(exitPlanShown)
+		}
+	case verb == "install":
+		fmt.Printf("ckpt: installed %s hooks in %s (running %s)\n", name, rel, exe)
+	case !c.Exists:
+		fmt.Printf("ckpt: uninstalled %s hooks: removed %s, which install had created\n", name, rel)
+	default:
+		fmt.Printf("ckpt: uninstalled %s hooks from %s\n", name, rel)
+	}
+	if verb == "install" && name == "codex" {
+		return codexApproval(root, c, approve, dry)
+	}
+	return nil
+}
+
+// ckptPath is the absolute path the agents' configs run: this binary,
+// symlinks resolved — unless the `ckpt` found on $PATH is a link to this
+// very binary, as package managers install it (/opt/homebrew/bin/ckpt →
+// …/Cellar/ckpt/1.2/bin/ckpt); then that link, which survives upgrades.
+func ckptPath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	exe, err = filepath.Abs(exe)
+	if err != nil {
+		return "", err
+	}
+	if p, err := exec.LookPath("ckpt"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			if r, err := filepath.EvalSymlinks(abs); err == nil && r == exe {
+				return abs, nil
+			}
+		}
+	}
+	return exe, nil
+}
+
+// isTempBuild reports a binary `go run` or `go test` built in a temporary
+// folder, which disappears when that command ends.
+func isTempBuild(exe string) bool {
+	tmp := os.TempDir()
+	if r, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = r
+	}
+	return strings.Contains(exe, string(filepath.Separator)+"go-build") &&
+		strings.HasPrefix(exe, tmp+string(filepath.Separator))
+}

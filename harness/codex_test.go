@@ -1,0 +1,40 @@
+package harness
+
+import (
+	"fmt"
+
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// codexSpec runs Codex CLI headless (`codex exec`) against a mock
+// Responses API set up as a custom provider in a temporary $CODEX_HOME,
+// after `ckpt install codex --approve`: without the approvals Codex skips
+// the project's hooks silently.
+var codexSpec = agentSpec{
+	name:      "codex",
+	steps:     []step{patchStep, shellStep},
+	shellTool: "Bash",
+	handler:   (*mock).responses,
+	approve:   true,
+	prepare: func(t *testing.T, r *run, url string) {
+		r.write(t, "home/.codex/config.toml", fmt.Sprintf(`model = "gpt-5.5"
+model_provider = "mock"
+
+[model_providers.mock]
+name = "mock"
+base_url = "%s/v1"
+wire_api = "responses"
+env_key = "CKPT_MOCK_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+`, url))
+	},
+	commandEnv: func(r *run, url string) []string {
+		return []string{"CODEX_HOME=" + filepath.Join(r.home, ".codex"), "CKPT_MOCK_KEY=harness", "RUST_LOG=error"}
+	},
+	command: func(r *run, exe string) *exec.Cmd {
+		return exec.Command(exe, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--color", "never", prompt)
+	},
+}

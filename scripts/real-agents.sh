@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs the real coding agents headless against mock model servers on
+# 127.0.0.1, with ckpt's hooks installed, and checks ckpt's log, show,
+# rewind and undo against what they did (go doc ./harness).
+#
+# The pinned agents come from npm into a cache ($CKPT_AGENTS_CACHE, default
+# ~/.cache/ckpt-agents). An agent that cannot be installed (no npm, the
+# registry out of reach) is skipped, loudly, never passed.
+# CKPT_HARNESS_RECORD=1 prints the raw hook payloads and rewrites
+# testdata/hooks/AGENT/recorded.jsonl from them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# name package version executable — keep in step with agent.TestedVersions.
+pins=(
+	"claude @anthropic-ai/claude-code 2.1.328 claude"
+	"codex @openai/codex 0.171.0 codex"
+	"gemini @google/gemini-cli 0.61.0 gemini"
+	"opencode opencode-ai 1.18.33 opencode"
+)
+
+cache=${CKPT_AGENTS_CACHE:-$HOME/.cache/ckpt-agents}
+mkdir -p "$cache"
+skipped=()
+envs=()
+for pin in "${pins[@]}"; do
+	read -r name pkg ver exe <<<"$pin"
+	dir="$cache/$name-$ver"
+	bin="$dir/node_modules/.bin/$exe"
+	if [ ! -x "$bin" ]; then
+		if ! command -v npm >/dev/null; then
+			skipped+=("$name $ver (npm is not installed)")
+			continue
+		fi
+		start=$(date +%s)
+		rm -rf "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		if ! timeout 300 npm install --prefix "$dir.tmp" --no-audit --no-fund --loglevel=error "$pkg@$ver" >"$dir.log" 2>&1; then
+			skipped+=("$name $ver (npm install $pkg@$ver failed: $(tail -n 3 "$dir.log" | tr '\n' ' '))")
+			rm -rf "$dir.tmp"
+			continue
+		fi
+		rm -rf "$dir"
+		mv "$dir.tmp" "$dir"
+		echo "installed $pkg@$ver into the cache in $(($(date +%s) - start)) s"
+	fi
+	envs+=("CKPT_AGENT_$(echo "$name" | tr a-z A-Z)=$bin")
+done
+
+if [ ${#skipped[@]} -gt 0 ]; then
+	echo "################################################################"
+	echo "#  REAL-AGENT HARNESS: SKIPPED ${#skipped[@]} AGENT(S) — NOT TESTED:"
+	for s in "${skipped[@]}"; do echo "#    $s"; done
+	echo "################################################################"
+fi
+if [ ${#envs[@]} -eq 0 ]; then
+	exit 0
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/ckpt" .
+status=0
+env "${envs[@]}" CKPT_REAL_AGENTS=1 CKPT_BIN="$tmp/ckpt" \
+	go test ./harness -run 'TestRealAgents' -count=1 -v >"$tmp/out" 2>&1 || status=$?
+if [ $status -ne 0 ] || [ -n "${CKPT_HARNESS_RECORD:-}" ] || [ -n "${CKPT_HARNESS_DEBUG:-}" ]; then
+	cat "$tmp/out"
+fi
+echo "== real agents:"
+grep -o 'HARNESS .*' "$tmp/out" | cut -c1-400 || true
+grep -E '^(ok|FAIL|---)' "$tmp/out" || true
+exit $status

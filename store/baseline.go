@@ -1,0 +1,273 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io/fs"
+	"strings"
+)
+
+// baselineFile holds what the last sweep saw (see "Shell sweeps" in doc.go).
+const baselineFile = "baseline"
+
+// baselineMagic starts the baseline file; its last byte is the version.
+const baselineMagic = "ckptbl\x00\x01"
+
+// Kinds of baseline entry.
+const (
+	baseFile    byte = 'f' // a regular file whose bytes are in a blob
+	baseSkipped byte = 's' // a regular file over the size limit: hash only
+	baseLink    byte = 'l' // a symbolic link
+	baseDir     byte = 'd' // a folder
+	baseUnknown byte = 'x' // a file that could not be read: stat only
+)
+
+// baseEntry is what a sweep knows of one path: its stat and, for files,
+// the SHA-256 of its bytes.
+type baseEntry struct {
+	path  string
+	kind  byte
+	mode  uint32 // permission bits
+	size  int64
+	mtime int64 // Unix nanoseconds
+	ctime int64
+	ino   uint64
+	sum   [32]byte // baseFile, baseSkipped
+	link  string   // baseLink
+}
+
+// sameStat reports whether e and w (a fresh stat) agree on everything the
+// stat says; the bytes may still differ if the entry is racy.
+func (e *baseEntry) sameStat(w *baseEntry) bool {
+	if e.kind == baseUnknown {
+		return false
+	}
+	if e.kind == baseDir || w.kind == baseDir {
+		return e.kind == w.kind && e.mode == w.mode
+	}
+	fileKind := func(k byte) bool { return k == baseFile || k == baseSkipped }
+	return (e.kind == w.kind || fileKind(e.kind) && fileKind(w.kind)) &&
+		e.mode == w.mode && e.size == w.size && e.mtime == w.mtime && e.ctime == w.ctime && e.ino == w.ino
+}
+
+// baseline is the decoded baseline file.
+type baseline struct {
+	// at is when the sweep that wrote it began: an entry modified or
+	// changed less than racyWindow before it may have changed again in
+	// the same clock tick without its stat changing, and is hashed again.
+	at int64
+	// turn is the turn of the last sweep made for one (empty: none). A
+	// sweep before a command in the same turn attributes what changed to
+	// it; in another turn, what changed is a hand edit.
+	turn string
+	// cmd is the command of that sweep, for changes found before the next
+	// command of the same turn (a background command still writing).
+	cmd string
+	// entries are sorted by path (byte order).
+	entries []baseEntry
+}
+
+// racy reports whether e's stat cannot vouch for its bytes.
+func (b *baseline) racy(e *baseEntry) bool {
+	if e.kind == baseDir {
+		return false
+	}
+	return e.mtime >= b.at-racyWindow || e.ctime >= b.at-racyWindow
+}
+
+// encode lays the baseline out as documented in doc.go.
+func (b *baseline) encode() []byte {
+	buf := make([]byte, 0, 64+len(b.entries)*80)
+	buf = append(buf, baselineMagic...)
+	buf = binary.AppendVarint(buf, b.at)
+	buf = appendStr(buf, b.turn)
+	buf = appendStr(buf, b.cmd)
+	buf = binary.AppendUvarint(buf, uint64(len(b.entries)))
+	prev := ""
+	for i := range b.entries {
+		e := &b.entries[i]
+		n := 0
+		for n < len(prev) && n < len(e.path) && prev[n] == e.path[n] {
+			n++
+		}
+		buf = binary.AppendUvarint(buf, uint64(n))
+		buf = appendStr(buf, e.path[n:])
+		prev = e.path
+		buf = append(buf, e.kind)
+		buf = binary.AppendUvarint(buf, uint64(e.mode))
+		if e.kind == baseDir {
+			continue
+		}
+		buf = binary.AppendUvarint(buf, uint64(e.size))
+		buf = binary.AppendVarint(buf, e.mtime)
+		buf = binary.AppendVarint(buf, e.ctime)
+		buf = binary.AppendUvarint(buf, e.ino)
+		switch e.kind {
+		case baseFile, baseSkipped:
+			buf = append(buf, e.sum[:]...)
+		case baseLink:
+			buf = appendStr(buf, e.link)
+		}
+	}
+	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+}
+
+func appendStr(buf []byte, s string) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(s)))
+	return append(buf, s...)
+}
+
+// errBadBaseline means the baseline file is damaged or of an unknown
+// version: it is ignored, at the cost of reading every file again.
+var errBadBaseline = errors.New("store: damaged baseline")
+
+// decodeBaseline parses a baseline file. It never panics; anything amiss
+// is errBadBaseline.
+func decodeBaseline(data []byte) (*baseline, error) {
+	if len(data) < len(baselineMagic)+4 || !bytes.HasPrefix(data, []byte(baselineMagic)) {
+		return nil, errBadBaseline
+	}
+	body := data[:len(data)-4]
+	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.Checksum(body, castagnoli) {
+		return nil, errBadBaseline
+	}
+	d := &bdec{b: body, p: len(baselineMagic)}
+	b := &baseline{}
+	b.at = d.varint()
+	b.turn = d.str()
+	b.cmd = d.str()
+	n := d.uvarint()
+	if d.bad || n > uint64(len(body)) {
+		return nil, errBadBaseline
+	}
+	b.entries = make([]baseEntry, n)
+	// One arena for every path: a tree of 100,000 files decodes with a
+	// handful of allocations.
+	var arena strings.Builder
+	arena.Grow(len(body))
+	type span struct{ at, n int }
+	spans := make([]span, n)
+	prev := []byte{}
+	for i := range b.entries {
+		e := &b.entries[i]
+		shared := d.uvarint()
+		suffix := d.bytes()
+		if d.bad || shared > uint64(len(prev)) {
+			return nil, errBadBaseline
+		}
+		start := arena.Len()
+		arena.Write(prev[:shared])
+		arena.Write(suffix)
+		spans[i] = span{start, int(shared) + len(suffix)}
+		prev = append(prev[:shared], suffix...)
+		e.kind = d.byte()
+		e.mode = uint32(d.uvarint())
+		switch e.kind {
+		case baseDir:
+			continue
+		case baseFile, baseSkipped, baseLink, baseUnknown:
+		default:
+			return nil, errBadBaseline
+		}
+		e.size = int64(d.uvarint())
+		e.mtime = d.varint()
+		e.ctime = d.varint()
+		e.ino = d.uvarint()
+		switch e.kind {
+		case baseLink:
+			e.link = d.str()
+		case baseFile, baseSkipped:
+			copy(e.sum[:], d.take(32))
+		}
+		if d.bad {
+			return nil, errBadBaseline
+		}
+	}
+	if d.bad || d.p != len(body) {
+		return nil, errBadBaseline
+	}
+	all := arena.String()
+	for i := range b.entries {
+		b.entries[i].path = all[spans[i].at : spans[i].at+spans[i].n]
+		if i > 0 && b.entries[i-1].path >= b.entries[i].path {
+			return nil, errBadBaseline
+		}
+	}
+	return b, nil
+}
+
+// bdec reads the baseline's varints; a short or malformed read sets bad.
+type bdec struct {
+	b   []byte
+	p   int
+	bad bool
+}
+
+func (d *bdec) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b[min(d.p, len(d.b)):])
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.p += n
+	return v
+}
+
+func (d *bdec) varint() int64 {
+	v, n := binary.Varint(d.b[min(d.p, len(d.b)):])
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.p += n
+	return v
+}
+
+func (d *bdec) take(n int) []byte {
+	if d.bad || n < 0 || n > len(d.b)-d.p {
+		d.bad = true
+		return nil
+	}
+	out := d.b[d.p : d.p+n]
+	d.p += n
+	return out
+}
+
+func (d *bdec) bytes() []byte { return d.take(int(min(d.uvarint(), uint64(len(d.b)+1)))) }
+
+func (d *bdec) str() string { return string(d.bytes()) }
+
+func (d *bdec) byte() byte {
+	if b := d.take(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+// loadBaseline reads the baseline; nil when there is none or it is
+// damaged (the sweep then reads every file, and says so).
+func (s *Store) loadBaseline() (*baseline, error) {
+	data, err := s.dir.ReadFile(baselineFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errf("read %s: %w", s.path(baselineFile), err)
+	}
+	b, err := decodeBaseline(data)
+	if err != nil {
+		return nil, errf("%s: %w", s.path(baselineFile), err)
+	}
+	return b, nil
+}
+
+// saveBaseline replaces the baseline durably. Callers make the blobs it
+// names durable first.
+func (s *Store) saveBaseline(b *baseline) error {
+	if err := writeFileAtomic(s.dir, baselineFile, b.encode(), 0o600, true); err != nil {
+		return errf("write %s: %w", s.path(baselineFile), err)
+	}
+	return nil
+}

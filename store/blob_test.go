@@ -1,0 +1,334 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// bulkTree writes n files and returns their paths.
+func bulkTree(t *testing.T, root string, n int) []string {
+	t.Helper()
+	var paths []string
+	for i := range n {
+		p := fmt.Sprintf("d%d/f%02d.txt", i%3, i)
+		wr(t, root, p, strings.Repeat(fmt.Sprintf("file %d\n", i), 50+i))
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+func openT(t *testing.T, root string) *Store {
+	t.Helper()
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	ents, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// captureEditSeal captures paths in turn id, rewrites each, and seals.
+func captureEditSeal(t *testing.T, s *Store, root, id string, paths []string) {
+	t.Helper()
+	if _, err := s.Capture(id, TurnMeta{}, paths); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		wr(t, root, p, "edited in "+id+" "+p+"\n")
+	}
+	if err := s.Seal(id, paths); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPackBulkCapture(t *testing.T) {
+	root := t.TempDir()
+	paths := bulkTree(t, root, 30)
+	want := map[string]string{}
+	for _, p := range paths {
+		want[p] = rd(t, root, p)
+	}
+	s := openT(t, root)
+	captureEditSeal(t, s, root, "1", paths)
+	if loose := dirNames(t, filepath.Join(root, storeDir, "blobs")); len(loose) != 0 {
+		t.Errorf("a bulk capture left loose blobs: %v", loose)
+	}
+	if packs := dirNames(t, filepath.Join(root, storeDir, "packs")); len(packs) != 2 {
+		t.Errorf("want one pack for the capture and one for the seal, got %v", packs)
+	}
+	r := rewind(t, s, "1")
+	if len(r.Restored) != len(paths) || len(r.Failed) != 0 {
+		t.Fatalf("rewind: %+v", r)
+	}
+	for p, w := range want {
+		if got := rd(t, root, p); got != w {
+			t.Errorf("%s after rewind: %q", p, got)
+		}
+	}
+	if fs, err := s.Verify(); err != nil || len(fs) != 0 {
+		t.Errorf("verify: %v %v", fs, err)
+	}
+	// A second store reads the packs the first wrote.
+	s2 := openT(t, root)
+	if _, err := s2.Apply(mustPlan(s2.PlanUndo(false)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := rd(t, root, paths[3]); got != "edited in 1 "+paths[3]+"\n" {
+		t.Errorf("after undo: %q", got)
+	}
+}
+
+func mustPlan(p *Plan, err error) *Plan {
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// A frame damaged on purpose: verify names the blob, a rewind fails just
+// that path with the reason and leaves the file as it is.
+func TestPackDamaged(t *testing.T) {
+	root := t.TempDir()
+	paths := bulkTree(t, root, 20)
+	s := openT(t, root)
+	captureEditSeal(t, s, root, "1", paths)
+	victim := paths[7]
+	var pre Image
+	fl, err := s.Files("1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fl {
+		if f.Path == victim {
+			pre = f.Pre
+		}
+	}
+	src, ok := s.packs.find(s, pre.SHA256, true)
+	if !ok {
+		t.Fatalf("%s is not in a pack", victim)
+	}
+	packPath := filepath.Join(root, storeDir, filepath.FromSlash(src.where))
+	b, _ := os.ReadFile(packPath)
+	for i := src.off + src.n/2; i < src.off+src.n/2+4; i++ {
+		b[i] ^= 0xff
+	}
+	os.WriteFile(packPath, b, 0o600)
+
+	s2 := openT(t, root)
+	fs, err := s2.Verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || !strings.Contains(fs[0].Reason, pre.SHA256) || !strings.Contains(fs[0].Reason, "turns/1.log") {
+		t.Errorf("verify should name the lost blob and the turn naming it: %+v", fs)
+	}
+	r := rewind(t, s2, "1")
+	if len(r.Failed) != 1 || r.Failed[0].Path != victim || !strings.Contains(r.Failed[0].Reason, pre.SHA256[:12]) {
+		t.Fatalf("rewind should fail just %s, with the blob: %+v", victim, r.Failed)
+	}
+	if len(r.Restored) != len(paths)-1 {
+		t.Errorf("rewind restored %d of %d", len(r.Restored), len(paths)-1)
+	}
+	if got := rd(t, root, victim); got != "edited in 1 "+victim+"\n" {
+		t.Errorf("the damaged path was touched: %q", got)
+	}
+}
+
+// A pack whose index is damaged: its blobs are missing, and verify names
+// each one with the records naming it.
+func TestPackIndexDamaged(t *testing.T) {
+	root := t.TempDir()
+	paths := bulkTree(t, root, 12)
+	s := openT(t, root)
+	if _, err := s.Capture("1", TurnMeta{}, paths); err != nil {
+		t.Fatal(err)
+	}
+	packs := dirNames(t, filepath.Join(root, storeDir, "packs"))
+	if len(packs) != 1 {
+		t.Fatalf("packs: %v", packs)
+	}
+	p := filepath.Join(root, storeDir, "packs", packs[0])
+	b, _ := os.ReadFile(p)
+	b[len(b)-packTrailerLen-3] ^= 0xff
+	os.WriteFile(p, b, 0o600)
+	fs, err := openT(t, root).Verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := 0
+	for _, f := range fs {
+		if strings.Contains(f.Reason, "missing, named by turns/1.log") {
+			missing++
+		}
+	}
+	if missing != len(paths) || len(fs) != len(paths)+1 {
+		t.Errorf("want the pack and its %d blobs named: %+v", len(paths), fs)
+	}
+}
+
+func TestPruneRepacks(t *testing.T) {
+	root := t.TempDir()
+	paths := bulkTree(t, root, 20)
+	s := openT(t, root)
+	captureEditSeal(t, s, root, "1", paths)
+	// Turn 2 touches half the files: turn 1's pre-images of the other half
+	// become garbage once turn 1 is dropped.
+	captureEditSeal(t, s, root, "2", paths[:10])
+	before := map[string]string{}
+	for _, p := range paths {
+		before[p] = rd(t, root, p)
+	}
+	dry, err := s.Prune(PruneOptions{Keep: 1, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	packsBefore := dirNames(t, filepath.Join(root, storeDir, "packs"))
+	res, err := s.Prune(PruneOptions{Keep: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Blobs == 0 || res.Blobs != dry.Blobs {
+		t.Errorf("prune freed %d blobs, dry run said %d", res.Blobs, dry.Blobs)
+	}
+	if packsAfter := dirNames(t, filepath.Join(root, storeDir, "packs")); strings.Join(packsAfter, ",") == strings.Join(packsBefore, ",") {
+		t.Errorf("packs unchanged by prune: %v", packsAfter)
+	}
+	s2 := openT(t, root)
+	if fs, err := s2.Verify(); err != nil || len(fs) != 0 {
+		t.Errorf("verify after prune: %v %v", fs, err)
+	}
+	r := rewind(t, s2, "2")
+	if len(r.Failed) != 0 || len(r.Restored) != 10 {
+		t.Fatalf("rewind after prune: %+v", r)
+	}
+	if _, err := s2.Apply(mustPlan(s2.PlanUndo(false)), nil); err != nil {
+		t.Fatal(err)
+	}
+	for p, w := range before {
+		if got := rd(t, root, p); got != w {
+			t.Errorf("%s after rewind and undo: %q", p, got)
+		}
+	}
+}
+
+// plantBlob puts data at blobs/<sum>.zst of root's store.
+func plantBlob(t *testing.T, root, sum string, data []byte) {
+	t.Helper()
+	dir := filepath.Join(root, storeDir, "blobs")
+	os.MkdirAll(dir, 0o700)
+	if err := os.WriteFile(filepath.Join(dir, sum+".zst"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Odd files named like blobs: a FIFO must not hang a reader, a zstd bomb
+// must fail once it passes the size its record gives.
+func TestOddBlobs(t *testing.T) {
+	sum := hashHex([]byte("hello\n"))
+	enc, _ := zstd.NewWriter(nil)
+	bomb := enc.EncodeAll(make([]byte, 64<<20), nil)
+	cases := []struct {
+		name  string
+		plant func(t *testing.T, blob string)
+		size  int64
+	}{
+		{"fifo", func(t *testing.T, blob string) {
+			if err := syscall.Mkfifo(blob, 0o600); err != nil {
+				t.Skip("no FIFOs here:", err)
+			}
+		}, 6},
+		{"bomb small record", func(t *testing.T, blob string) { os.WriteFile(blob, bomb, 0o600) }, 6},
+		{"bomb big record", func(t *testing.T, blob string) { os.WriteFile(blob, bomb, 0o600) }, inMemMax + 1},
+		{"folder", func(t *testing.T, blob string) { os.Mkdir(blob, 0o700) }, 6},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			wr(t, root, "a.txt", "hello\n")
+			s := openT(t, root)
+			if _, err := s.Capture("1", TurnMeta{}, []string{"a.txt"}); err != nil {
+				t.Fatal(err)
+			}
+			wr(t, root, "a.txt", "changed\n")
+			blob := filepath.Join(root, storeDir, "blobs", sum+".zst")
+			os.Remove(blob)
+			c.plant(t, blob)
+			done := make(chan error, 1)
+			go func() {
+				_, err := s.readBlob(sum, c.size)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !errors.Is(err, ErrCorrupt) {
+					t.Errorf("readBlob: %v, want ErrCorrupt", err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("readBlob hangs")
+			}
+			r := rewind(t, openT(t, root), "1")
+			if len(r.Failed) != 1 || rd(t, root, "a.txt") != "changed\n" {
+				t.Errorf("rewind over a bad blob: %+v, a.txt=%q", r, rd(t, root, "a.txt"))
+			}
+		})
+	}
+}
+
+// Files over inMemMax stream: kept, hashed and restored without being
+// held whole, and checked as they stream back.
+func TestBigFileStreams(t *testing.T) {
+	root := t.TempDir()
+	big := bytes.Repeat([]byte("0123456789abcdef"), (inMemMax+4096)/16)
+	big = append(big, "tail"...)
+	wr(t, root, "big.bin", string(big))
+	s, err := Open(root, Options{Create: true, MaxBlob: 4 * inMemMax})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	captureEditSeal(t, s, root, "1", []string{"big.bin"})
+	r := rewind(t, s, "1")
+	if len(r.Restored) != 1 {
+		t.Fatalf("rewind: %+v", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "big.bin")); !bytes.Equal(got, big) {
+		t.Fatalf("big.bin after rewind: %d bytes, want %d", len(got), len(big))
+	}
+	if _, err := s.Apply(mustPlan(s.PlanUndo(false)), nil); err != nil {
+		t.Fatal(err)
+	}
+	// Damage the kept blob: the rewind fails that path and leaves it.
+	sum := hashHex(big)
+	blob := filepath.Join(root, storeDir, "blobs", sum+".zst")
+	b, err := os.ReadFile(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(blob, b, 0o600)
+	r = rewind(t, s, "1")
+	if len(r.Failed) != 1 || rd(t, root, "big.bin") != "edited in 1 big.bin\n" {
+		t.Errorf("rewind over a damaged big blob: %+v", r)
+	}
+	if ents := dirNames(t, root); len(ents) != 2 {
+		t.Errorf("left behind: %v", ents)
+	}
+}

@@ -1,0 +1,362 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The pack format (see the package doc, "Packs").
+const (
+	packHeader     = "ckpt-pack 1\n"
+	packMagic      = "CKPTIDX1"
+	packEnd        = "END\n"
+	packTrailerLen = len(packMagic) + 8 + 8 + 4 + len(packEnd)
+	// packIndexMax bounds an index read into memory (about 1.3 million
+	// blobs): a larger one is a damaged or hostile pack.
+	packIndexMax = 128 << 20
+)
+
+// looseMax is the number of new blobs a batch keeps as loose files; a
+// larger batch writes one pack. A hook's few blobs cost less as loose
+// files (no index to write or read back), a bulk capture far less as one
+// pack than as thousands of files.
+const looseMax = 8
+
+// packEnt is one blob of a pack: where its zstd frame lies and how long
+// its raw bytes are.
+type packEnt struct {
+	sum       string
+	off, zlen int64
+	size      int64
+}
+
+// packFile is one pack, opened once and read with ReadAt by any goroutine.
+type packFile struct {
+	name string
+	f    *os.File
+	ents []packEnt
+}
+
+// packSet is the store's view of packs/: every pack's index, loaded on
+// first use and refreshed when a blob is not found.
+type packSet struct {
+	mu     sync.Mutex
+	listed bool
+	files  map[string]*packFile
+	where  map[string]packLoc
+	bad    map[string]error // packs whose index cannot be read
+}
+
+type packLoc struct {
+	p *packFile
+	e packEnt
+}
+
+// find locates sum in a pack, listing packs/ first when refresh is set or
+// nothing was listed yet.
+func (ps *packSet) find(s *Store, sum string, refresh bool) (blobSource, bool) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if refresh || !ps.listed {
+		ps.refresh(s)
+	}
+	l, ok := ps.where[sum]
+	if !ok {
+		return blobSource{}, false
+	}
+	return blobSource{f: l.p.f, off: l.e.off, n: l.e.zlen, zstd: true, where: "packs/" + l.p.name}, true
+}
+
+// addNames adds the hash of every packed blob to have.
+func (ps *packSet) addNames(s *Store, have map[string]bool) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.refresh(s)
+	for sum := range ps.where {
+		have[sum] = true
+	}
+}
+
+// list returns the packs and the packs that could not be read, by name.
+func (ps *packSet) list(s *Store) ([]*packFile, map[string]error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.refresh(s)
+	var out []*packFile
+	for _, p := range ps.files {
+		out = append(out, p)
+	}
+	bad := map[string]error{}
+	for n, err := range ps.bad {
+		bad[n] = err
+	}
+	return out, bad
+}
+
+// refresh lists packs/ and loads the index of each pack not yet known,
+// forgetting packs that are gone. Caller holds ps.mu.
+func (ps *packSet) refresh(s *Store) {
+	ps.listed = true
+	if ps.files == nil {
+		ps.files, ps.where, ps.bad = map[string]*packFile{}, map[string]packLoc{}, map[string]error{}
+	}
+	list, _ := names(s.dir, "packs")
+	now := map[string]bool{}
+	changed := false
+	for _, n := range list {
+		if !strings.HasSuffix(n, ".pack") || strings.HasPrefix(n, ".tmp-") {
+			continue
+		}
+		now[n] = true
+		if _, ok := ps.files[n]; ok {
+			continue
+		}
+		if _, ok := ps.bad[n]; ok {
+			continue
+		}
+		p, err := openPack(s.dir, n)
+		if err != nil {
+			ps.bad[n] = err
+			continue
+		}
+		ps.files[n] = p
+		changed = true
+	}
+	for n, p := range ps.files {
+		if !now[n] {
+			p.f.Close()
+			delete(ps.files, n)
+			changed = true
+		}
+	}
+	for n := range ps.bad {
+		if !now[n] {
+			delete(ps.bad, n)
+		}
+	}
+	if changed {
+		ps.where = map[string]packLoc{}
+		for _, p := range ps.files {
+			for _, e := range p.ents {
+				ps.where[e.sum] = packLoc{p, e}
+			}
+		}
+	}
+}
+
+// forget drops what is known of packs, after prune rewrote them.
+func (ps *packSet) forget() {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.closeLocked()
+}
+
+func (ps *packSet) closeLocked() {
+	for _, p := range ps.files {
+		p.f.Close()
+	}
+	ps.files, ps.where, ps.bad, ps.listed = nil, nil, nil, false
+}
+
+func (ps *packSet) close() {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.closeLocked()
+}
+
+// openPack opens packs/name and reads its index, checking the header, the
+// trailer, the index's checksum and that every frame lies inside the file.
+func openPack(dir dirRoot, name string) (*packFile, error) {
+	f, size, err := openRegular(dir, "packs/"+name)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := readPackIndex(f, size)
+	if err != nil {
+		f.Close()
+		return nil, errf("pack %s: %w", name, err)
+	}
+	return &packFile{name: name, f: f, ents: ents}, nil
+}
+
+func readPackIndex(f *os.File, size int64) ([]packEnt, error) {
+	hl := int64(len(packHeader))
+	if size < hl+int64(packTrailerLen) {
+		return nil, errf("too short to be a pack (%d bytes): %w", size, ErrCorrupt)
+	}
+	head := make([]byte, hl)
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return nil, err
+	}
+	if string(head) != packHeader {
+		return nil, errf("does not start with %q: %w", strings.TrimSpace(packHeader), ErrCorrupt)
+	}
+	tr := make([]byte, packTrailerLen)
+	if _, err := f.ReadAt(tr, size-int64(packTrailerLen)); err != nil {
+		return nil, err
+	}
+	if string(tr[:8]) != packMagic || string(tr[28:]) != packEnd {
+		return nil, errf("its index trailer is damaged: %w", ErrCorrupt)
+	}
+	ioff := int64(binary.BigEndian.Uint64(tr[8:16]))
+	ilen := int64(binary.BigEndian.Uint64(tr[16:24]))
+	crc := binary.BigEndian.Uint32(tr[24:28])
+	if ioff < hl || ilen < 0 || ilen > packIndexMax || ioff+ilen != size-int64(packTrailerLen) {
+		return nil, errf("its index trailer is damaged: %w", ErrCorrupt)
+	}
+	idx := make([]byte, ilen)
+	if _, err := f.ReadAt(idx, ioff); err != nil {
+		return nil, err
+	}
+	if crc32.Checksum(idx, castagnoli) != crc {
+		return nil, errf("its index does not match its checksum: %w", ErrCorrupt)
+	}
+	var ents []packEnt
+	for len(idx) > 0 {
+		line, rest, ok := bytes.Cut(idx, []byte{'\n'})
+		idx = rest
+		f := strings.Fields(string(line))
+		if !ok || len(f) != 4 || !isHex64(f[0]) {
+			return nil, errf("its index holds a malformed line: %w", ErrCorrupt)
+		}
+		off, e1 := strconv.ParseInt(f[1], 10, 64)
+		zlen, e2 := strconv.ParseInt(f[2], 10, 64)
+		n, e3 := strconv.ParseInt(f[3], 10, 64)
+		if e1 != nil || e2 != nil || e3 != nil || off < hl || zlen < 0 || n < 0 || off > ioff || zlen > ioff-off {
+			return nil, errf("its index names a frame outside the pack: %w", ErrCorrupt)
+		}
+		ents = append(ents, packEnt{sum: f[0], off: off, zlen: zlen, size: n})
+	}
+	return ents, nil
+}
+
+// packWriter gathers a batch's new blobs into one pack. Frames are
+// compressed by the callers, in parallel, and appended here under a
+// mutex; commit writes the index and renames the pack into place. Until
+// then the pack has a temporary name that no reader looks at.
+type packWriter struct {
+	s    *Store
+	fp   *failpoint
+	mu   sync.Mutex
+	f    *os.File
+	w    *bufio.Writer
+	tmp  string
+	off  int64
+	ents []packEnt
+	have map[string]bool
+	err  error
+}
+
+func (s *Store) newPackWriter(fp *failpoint) *packWriter {
+	return &packWriter{s: s, fp: fp, have: map[string]bool{}}
+}
+
+// add appends one compressed blob.
+func (w *packWriter) add(sum string, z []byte, size int64) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil || w.have[sum] {
+		return w.err
+	}
+	if w.f == nil {
+		if err := w.s.dir.Mkdir("packs", 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			w.err = errf("create %s: %w", w.s.path("packs"), err)
+			return w.err
+		}
+		w.tmp = "packs/.tmp-" + randHex(8) + ".pack"
+		f, err := w.s.dir.OpenFile(w.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			w.err = errf("create pack %s: %w", w.s.path(w.tmp), err)
+			return w.err
+		}
+		w.fp.hit()
+		w.f, w.w = f, bufio.NewWriterSize(f, 1<<20)
+		w.w.WriteString(packHeader)
+		w.off = int64(len(packHeader))
+	}
+	if _, err := w.w.Write(z); err != nil {
+		w.err = errf("write pack %s: %w", w.s.path(w.tmp), err)
+		return w.err
+	}
+	w.have[sum] = true
+	w.ents = append(w.ents, packEnt{sum: sum, off: w.off, zlen: int64(len(z)), size: size})
+	w.off += int64(len(z))
+	return nil
+}
+
+// commit writes the index and trailer and renames the pack into place,
+// named by the hash of its index. It does not sync: the caller's barrier
+// for the batch does, before any record names a blob of it.
+func (w *packWriter) commit() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return w.err
+	}
+	if w.err != nil {
+		w.abortLocked()
+		return w.err
+	}
+	var idx []byte
+	for _, e := range w.ents {
+		idx = fmt.Appendf(idx, "%s %d %d %d\n", e.sum, e.off, e.zlen, e.size)
+	}
+	tr := make([]byte, 0, packTrailerLen)
+	tr = append(tr, packMagic...)
+	tr = binary.BigEndian.AppendUint64(tr, uint64(w.off))
+	tr = binary.BigEndian.AppendUint64(tr, uint64(len(idx)))
+	tr = binary.BigEndian.AppendUint32(tr, crc32.Checksum(idx, castagnoli))
+	tr = append(tr, packEnd...)
+	w.w.Write(idx)
+	w.w.Write(tr)
+	err := w.w.Flush()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f = nil
+	if err != nil {
+		w.s.dir.Remove(w.tmp)
+		return errf("write pack %s: %w", w.s.path(w.tmp), err)
+	}
+	w.fp.hit()
+	h := sha256.Sum256(idx)
+	name := "packs/" + hex.EncodeToString(h[:12]) + ".pack"
+	if err := w.s.dir.Rename(w.tmp, name); err != nil {
+		w.s.dir.Remove(w.tmp)
+		return errf("write pack %s: %w", w.s.path(name), err)
+	}
+	w.fp.hit()
+	return nil
+}
+
+func (w *packWriter) abort() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.abortLocked()
+}
+
+func (w *packWriter) abortLocked() {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+		w.s.dir.Remove(w.tmp)
+	}
+}
+
+// used reports whether the batch wrote a pack.
+func (w *packWriter) used() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.ents) > 0
+}

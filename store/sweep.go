@@ -1,0 +1,393 @@
+package store
+
+import (
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// SweepResult says what one sweep found and did.
+type SweepResult struct {
+	// Turn is the turn the changes went to: the one asked for, or a
+	// continuation (T.2) when it was rewound. Empty when none was recorded.
+	Turn string
+	// Changed lists the paths recorded in the turn, sorted.
+	Changed []string
+	// Seen counts the files, links and folders the sweep stat'ed; Read the
+	// files it read (changed, new, racy, or all of them on a first sweep).
+	Seen, Read int
+	// Fresh is set when there was no usable baseline: every file was read
+	// and kept, and nothing could be attributed to a command.
+	Fresh bool
+	// Problems names paths the sweep could not look at, with the reason.
+	Problems []string
+}
+
+// SweepBefore sweeps the tree before a shell command of turn runs: every
+// file that differs from the baseline, or that it lacks, has its current
+// bytes kept, and the baseline moves on. What changed is a hand edit and
+// goes to no turn — unless the last sweep was for the same turn (the
+// agent's own writes since: a background command, or a command running in
+// parallel), in which case it is recorded in turn as after a command.
+// cmd is the command about to run, shown with what it changes.
+func (s *Store) SweepBefore(turn string, meta TurnMeta, cmd string) (*SweepResult, error) {
+	return s.sweep(turn, meta, cmd, false)
+}
+
+// SweepAfter sweeps the tree after a shell command of turn: every path
+// that changed, appeared or vanished since the baseline is recorded in turn
+// with the baseline as its pre-image (the first capture of a path in a turn
+// wins) and the disk as its post image, and the baseline moves on. Without
+// a usable baseline nothing can be attributed: it keeps every file, starts
+// a baseline, and says so in SweepResult.Fresh.
+func (s *Store) SweepAfter(turn string, meta TurnMeta, cmd string) (*SweepResult, error) {
+	if turn == "" {
+		return nil, errf("sweep: empty turn id")
+	}
+	return s.sweep(turn, meta, cmd, true)
+}
+
+// SweptTurn is the turn of the last sweep made for a turn, and its
+// command: an agent's end-of-turn event sweeps again only when the turn
+// ran a shell command, which may still be writing.
+func (s *Store) SweptTurn() (turn, cmd string) {
+	b, err := s.loadBaseline()
+	if err != nil || b == nil {
+		return "", ""
+	}
+	return b.turn, b.cmd
+}
+
+// sweepChange is one path that differs from the baseline.
+type sweepChange struct {
+	old *baseEntry // nil: new
+	now *baseEntry // nil: vanished
+}
+
+func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*SweepResult, error) {
+	if err := s.ensureDirs(); err != nil {
+		return nil, err
+	}
+	sl, err := s.flock("sweep.lock", unix.LOCK_EX)
+	if err != nil {
+		return nil, err
+	}
+	defer sl.unlock()
+	bl, err := s.flock("blobs.lock", unix.LOCK_SH)
+	if err != nil {
+		return nil, err
+	}
+	defer bl.unlock()
+	fp := newFailpoint("sweep")
+	res := &SweepResult{}
+	start := time.Now().UnixNano()
+	old, lerr := s.loadBaseline()
+	if lerr != nil {
+		// A damaged baseline is no worse than none: every file is read.
+		s.LogError("sweep: %v; reading every file again", lerr)
+	}
+	if old == nil {
+		res.Fresh = true
+	}
+	attribute := false
+	recCmd := cmd
+	switch {
+	case old == nil:
+	case after:
+		attribute = true
+	case turn != "" && old.turn == turn && !s.operatedSince(old.at):
+		attribute, recCmd = true, old.cmd
+	}
+	now, unread, err := walkTree(s.rootPath)
+	if err != nil {
+		return nil, err
+	}
+	res.Seen = len(now)
+	slices.SortFunc(now, func(a, b baseEntry) int { return strings.Compare(a.path, b.path) })
+
+	var oldEntries []baseEntry
+	if old != nil {
+		oldEntries = old.entries
+	}
+	var changes []sweepChange
+	var toRead []string
+	next := make([]baseEntry, 0, len(now))
+	i, j := 0, 0
+	for i < len(oldEntries) || j < len(now) {
+		switch {
+		case j == len(now) || i < len(oldEntries) && oldEntries[i].path < now[j].path:
+			o := &oldEntries[i]
+			i++
+			if under(o.path, unread) {
+				next = append(next, *o) // not listed this time: stands
+				continue
+			}
+			if o.kind != baseDir {
+				changes = append(changes, sweepChange{old: o})
+			}
+		case i == len(oldEntries) || now[j].path < oldEntries[i].path:
+			n := &now[j]
+			j++
+			if n.kind != baseDir {
+				changes = append(changes, sweepChange{now: n})
+				toRead = append(toRead, n.path)
+			}
+		default:
+			o, n := &oldEntries[i], &now[j]
+			i, j = i+1, j+1
+			if o.sameStat(n) && !old.racy(o) {
+				n.sum, n.link, n.kind = o.sum, o.link, o.kind
+				continue
+			}
+			if n.kind != baseDir {
+				changes = append(changes, sweepChange{old: o, now: n})
+				toRead = append(toRead, n.path)
+			}
+		}
+	}
+	res.Read = len(toRead)
+	imgs := s.lookTolerant(toRead, fp, res)
+	var recs []shellRec
+	var dirSet map[string]bool
+	for _, c := range changes {
+		var rel string
+		if c.now != nil {
+			rel = c.now.path
+			img, ok := imgs[rel]
+			switch {
+			case !ok:
+				// Unreadable: what it holds is unknown, so a later change
+				// of it is never recorded against a guessed pre-image.
+				c.now.kind = baseUnknown
+			case !c.now.fill(img, s.maxBlob):
+				c.now.kind = 0 // no longer a file or link: not in the baseline
+			}
+		} else {
+			rel = c.old.path
+			// Vanished from the listing: gone, or now under an ignored or
+			// unreadable folder, which is no change of the command's.
+			if _, err := s.root.Lstat(rel); err == nil {
+				continue
+			}
+		}
+		if !attribute {
+			continue
+		}
+		if c.old != nil && c.old.kind == baseUnknown || c.now != nil && c.now.kind == baseUnknown {
+			res.Problems = append(res.Problems, rel+": could not be read, so its change is not recorded")
+			continue
+		}
+		if c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
+			continue // only the stat moved (a touch, a rewrite of the same bytes)
+		}
+		r := shellRec{path: rel, post: Image{Kind: ImageAbsent}}
+		if c.now != nil && c.now.kind != 0 {
+			r.post = imgs[rel]
+		} else if c.now != nil {
+			continue
+		}
+		if c.old != nil {
+			r.pre = c.old.image(s.maxBlob)
+		} else {
+			r.pre = Image{Kind: ImageAbsent}
+			if dirSet == nil {
+				dirSet = map[string]bool{}
+				for k := range oldEntries {
+					if oldEntries[k].kind == baseDir {
+						dirSet[oldEntries[k].path] = true
+					}
+				}
+			}
+			for _, d := range parents(rel) {
+				if !dirSet[d] {
+					r.dirs = append(r.dirs, d)
+				}
+			}
+		}
+		recs = append(recs, r)
+	}
+	for _, n := range now {
+		if n.kind != 0 {
+			next = append(next, n)
+		}
+	}
+	slices.SortFunc(next, func(a, b baseEntry) int { return strings.Compare(a.path, b.path) })
+	fp.hit()
+	if len(recs) > 0 {
+		id, err := s.recordShell(turn, meta, recCmd, recs)
+		if err != nil {
+			return nil, err
+		}
+		res.Turn = id
+		for _, r := range recs {
+			res.Changed = append(res.Changed, r.path)
+		}
+	}
+	fp.hit()
+	nb := &baseline{at: start, turn: turn, cmd: cmd, entries: next}
+	if !after && attribute && cmd == "" {
+		nb.cmd = old.cmd
+	}
+	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || s.anyRacy(old) {
+		if err := s.saveBaseline(nb); err != nil {
+			return nil, err
+		}
+	}
+	fp.hit()
+	return res, nil
+}
+
+// anyRacy reports whether some entry would be hashed again next time
+// only because of when the baseline was written; writing it anew spares
+// that.
+func (s *Store) anyRacy(b *baseline) bool {
+	for i := range b.entries {
+		if b.racy(&b.entries[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// operatedSince reports whether a rewind, undo or redo was logged after
+// the baseline was written: what it changed is no command's doing.
+func (s *Store) operatedSince(at int64) bool {
+	fi, err := s.dir.Lstat("ops.log")
+	return err == nil && fi.ModTime().UnixNano() >= at
+}
+
+// lookTolerant reads and keeps rels in one batch through look; when the
+// batch fails (a file unreadable, or replaced by a pipe), it reads them one
+// by one so a single bad path costs only itself.
+func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) map[string]Image {
+	out := make(map[string]Image, len(rels))
+	if len(rels) == 0 {
+		return out
+	}
+	got, err := s.look(rels, false, fp)
+	if err == nil {
+		for _, c := range got {
+			out[c.rel] = c.img
+		}
+		return out
+	}
+	for _, rel := range rels {
+		got, err := s.look([]string{rel}, false, fp)
+		if err != nil {
+			res.Problems = append(res.Problems, err.Error())
+			continue
+		}
+		out[rel] = got[0].img
+	}
+	return out
+}
+
+// fill sets e's kind, hash and link from what a read found; false when
+// the path is no longer a file or link.
+func (e *baseEntry) fill(img Image, maxBlob int64) bool {
+	switch img.Kind {
+	case ImageContent, ImageSkipped:
+		sum, err := hex.DecodeString(img.SHA256)
+		if err != nil || len(sum) != 32 {
+			return false
+		}
+		copy(e.sum[:], sum)
+		e.kind = baseFile
+		if img.Kind == ImageSkipped {
+			e.kind = baseSkipped
+		}
+		// The size and mode read are the truth; the stat before the read
+		// may be older, and then differs next time and is read again.
+		e.mode = img.Mode
+		return true
+	case ImageLink:
+		e.kind, e.link = baseLink, img.Link
+		return true
+	}
+	return false
+}
+
+// sameContent reports whether two entries hold the same bytes (or link)
+// and mode.
+func (e *baseEntry) sameContent(o *baseEntry) bool {
+	if e.mode != o.mode {
+		return false
+	}
+	switch {
+	case e.kind == baseLink || o.kind == baseLink:
+		return e.kind == o.kind && e.link == o.link
+	}
+	return e.sum == o.sum
+}
+
+// image is e as a record's image.
+func (e *baseEntry) image(maxBlob int64) Image {
+	switch e.kind {
+	case baseLink:
+		return Image{Kind: ImageLink, Link: e.link}
+	case baseSkipped:
+		return Image{Kind: ImageSkipped, SHA256: hex.EncodeToString(e.sum[:]), Size: e.size, Mode: e.mode,
+			Reason: fmt.Sprintf("%s over the %s limit", humanBytes(e.size), humanBytes(maxBlob))}
+	}
+	return Image{Kind: ImageContent, SHA256: hex.EncodeToString(e.sum[:]), Size: e.size, Mode: e.mode, Kept: true}
+}
+
+// shellRec is one path a shell command changed.
+type shellRec struct {
+	path      string
+	pre, post Image
+	dirs      []string
+}
+
+// recordShell appends what a command changed to turn: a pre record where
+// the turn lacks the path (the first capture wins), and a post record,
+// both naming the command. It returns the turn id used.
+func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shellRec) (string, error) {
+	l, err := s.lock()
+	if err != nil {
+		return "", err
+	}
+	defer l.unlock()
+	id, err := s.incarnation(turn)
+	if err != nil {
+		return "", err
+	}
+	t, exists, err := s.readTurnFile(id, true)
+	if err != nil {
+		return "", err
+	}
+	now := time.Now().UnixNano()
+	var buf []byte
+	if !exists {
+		if id != turn && meta.Label == "" && meta.Source == nil {
+			if orig, ok, _ := s.readTurnFile(turn, false); ok {
+				meta = TurnMeta{Label: orig.label, Source: orig.source}
+			}
+		}
+		buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now})
+		t = newTurn(id)
+	}
+	for _, r := range recs {
+		f, ok := t.byPath[r.path]
+		if ok && f.post != nil && sameBytes(*f.post, r.post) && f.post.Mode == r.post.Mode {
+			continue // the agent's file tool wrote it, and sealed it
+		}
+		if !ok {
+			pre := r.pre
+			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, At: now})
+		}
+		post := r.post
+		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, At: now})
+	}
+	if len(buf) == 0 {
+		return id, nil
+	}
+	if err := s.appendTurn(id, buf, !exists); err != nil {
+		return "", err
+	}
+	return id, nil
+}

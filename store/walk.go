@@ -1,0 +1,234 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"golang.org/x/sys/unix"
+)
+
+// ignores are the patterns in force in one folder: those of its own and
+// its parents' .gitignore files (which skip folders only: an ignored file
+// such as .env is swept, since bringing it back is the point) and
+// .ckptignore files (which skip folders and files).
+type ignores struct {
+	git, ckpt []gitignore.Pattern
+}
+
+// with returns ig plus the patterns of one folder's ignore files.
+func (ig *ignores) with(git, ckpt []gitignore.Pattern) *ignores {
+	if len(git) == 0 && len(ckpt) == 0 {
+		return ig
+	}
+	return &ignores{
+		git:  append(ig.git[:len(ig.git):len(ig.git)], git...),
+		ckpt: append(ig.ckpt[:len(ig.ckpt):len(ig.ckpt)], ckpt...),
+	}
+}
+
+// skip reports whether the sweep leaves rel (split into its elements) out.
+func (ig *ignores) skip(elems []string, isDir bool) bool {
+	if isDir && len(ig.git) > 0 && gitignore.NewMatcher(ig.git).Match(elems, true) {
+		return true
+	}
+	return len(ig.ckpt) > 0 && gitignore.NewMatcher(ig.ckpt).Match(elems, isDir)
+}
+
+// parseIgnore reads gitignore-syntax lines; domain is the folder holding
+// the file, as path elements.
+func parseIgnore(data []byte, domain []string) []gitignore.Pattern {
+	var ps []gitignore.Pattern
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
+
+// walker lists a tree with one stat per entry, folders read in parallel.
+// Folders are opened relative to their parent's descriptor without
+// following links, so a link never leads the walk out of the root.
+type walker struct {
+	work    chan walkJob
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	out     []baseEntry
+	unread  []string // folders that could not be listed: their old entries stand
+	maxRead int64    // ignore files larger than this are not read
+}
+
+type walkJob struct {
+	fd  int
+	rel string // "" for the root
+	ig  *ignores
+}
+
+// walkTree lists every folder, file and link under root that a sweep
+// covers, unsorted.
+func walkTree(root string) ([]baseEntry, []string, error) {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, errf("sweep %s: %w", root, err)
+	}
+	w := &walker{work: make(chan walkJob), maxRead: 1 << 20}
+	// Listing waits on the disk more than on the CPU.
+	for range 4 * runtime.GOMAXPROCS(0) {
+		go func() {
+			for j := range w.work {
+				w.dir(j)
+				w.wg.Done()
+			}
+		}()
+	}
+	w.wg.Add(1)
+	rootErr := w.dir(walkJob{fd: fd, ig: &ignores{}})
+	w.wg.Done()
+	w.wg.Wait()
+	close(w.work)
+	if rootErr != nil {
+		return nil, nil, errf("sweep %s: %w", root, rootErr)
+	}
+	return w.out, w.unread, nil
+}
+
+// spawn hands a folder to an idle worker, or lists it here when none is
+// idle, which bounds the open descriptors by workers × depth.
+func (w *walker) spawn(j walkJob) {
+	w.wg.Add(1)
+	select {
+	case w.work <- j:
+	default:
+		w.dir(j)
+		w.wg.Done()
+	}
+}
+
+// dir lists one folder and closes its descriptor.
+func (w *walker) dir(j walkJob) error {
+	f := os.NewFile(uintptr(j.fd), j.rel)
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		w.mu.Lock()
+		w.unread = append(w.unread, j.rel)
+		w.mu.Unlock()
+		return err
+	}
+	var domain []string
+	if j.rel != "" {
+		domain = strings.Split(j.rel, "/")
+	}
+	var git, ckpt []gitignore.Pattern
+	for _, n := range names {
+		switch n {
+		case ".gitignore":
+			git = parseIgnore(w.readSmall(j.fd, n), domain)
+		case ".ckptignore":
+			ckpt = parseIgnore(w.readSmall(j.fd, n), domain)
+		}
+	}
+	ig := j.ig.with(git, ckpt)
+	local := make([]baseEntry, 0, len(names))
+	var st unix.Stat_t
+	elems := append(domain[:len(domain):len(domain)], "")
+	for _, n := range names {
+		if n == ".git" || j.rel == "" && strings.EqualFold(n, ".osfoundry") {
+			continue
+		}
+		if err := unix.Fstatat(j.fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			continue // gone since the listing
+		}
+		rel := n
+		if j.rel != "" {
+			rel = j.rel + "/" + n
+		}
+		elems[len(elems)-1] = n
+		e := baseEntry{path: rel, mode: st.Mode & 0o777}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			if ig.skip(elems, true) {
+				continue
+			}
+			e.kind = baseDir
+			sub, err := unix.Openat(j.fd, n, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err != nil {
+				w.mu.Lock()
+				w.unread = append(w.unread, rel)
+				w.mu.Unlock()
+				continue
+			}
+			local = append(local, e)
+			w.spawn(walkJob{fd: sub, rel: rel, ig: ig})
+			continue
+		case unix.S_IFREG:
+			e.kind = baseFile
+		case unix.S_IFLNK:
+			e.kind = baseLink
+		default:
+			continue // sockets, pipes and devices are never swept
+		}
+		if ig.skip(elems, false) {
+			continue
+		}
+		e.size = st.Size
+		e.mtime = st.Mtim.Nano()
+		e.ctime = st.Ctim.Nano()
+		e.ino = st.Ino
+		local = append(local, e)
+	}
+	w.mu.Lock()
+	w.out = append(w.out, local...)
+	w.mu.Unlock()
+	return nil
+}
+
+// readSmall reads an ignore file in the folder fd; unreadable or huge,
+// it counts as empty.
+func (w *walker) readSmall(dirfd int, name string) []byte {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > w.maxRead {
+		return nil
+	}
+	buf := make([]byte, fi.Size())
+	n, err := f.Read(buf)
+	if err != nil && !errors.Is(err, os.ErrClosed) && n == 0 {
+		return nil
+	}
+	return buf[:n]
+}
+
+// under reports whether rel lies in one of the folders dirs.
+func under(rel string, dirs []string) bool {
+	for _, d := range dirs {
+		if d == "" || rel == d || strings.HasPrefix(rel, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// parents lists rel's folders, outermost first.
+func parents(rel string) []string {
+	var out []string
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		out = append(out, d)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
