@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ckpt/present"
 	"ckpt/store"
 )
 
@@ -56,7 +57,7 @@ ckpt log --errors`,
 				return err
 			}
 			if errs, _ := s.Errors(); len(errs) > 0 {
-				fmt.Fprintf(os.Stderr, "ckpt: %s in the store's error log (.osfoundry/checkpoints/errors.log); the newest:\n", count(len(errs), "line"))
+				fmt.Fprintf(os.Stderr, "ckpt: %s in the store's error log (.osfoundry/checkpoints/errors.log); the newest:\n", present.Count(len(errs), "line"))
 				for _, l := range errs[max(0, len(errs)-3):] {
 					fmt.Fprintln(os.Stderr, "  "+esc(l))
 				}
@@ -84,7 +85,7 @@ ckpt log --errors`,
 				if e.Source != nil && e.Source.Agent != "" {
 					who = "  [" + esc(e.Source.Agent) + "]"
 				}
-				fmt.Printf("%-8s %-7s %-8s %9s  %9s  %s%s%s\n", esc(e.ID), e.Kind, e.State, ago(now, e.At), count(e.Files, "file"), esc(e.Label), who, extra)
+				fmt.Printf("%-8s %-7s %-8s %9s  %9s  %s%s%s\n", esc(e.ID), e.Kind, e.State, present.Ago(now, e.At), present.Count(e.Files, "file"), esc(e.Label), who, extra)
 			}
 			return nil
 		},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ckpt/present"
 	"ckpt/store"
 )
 
@@ -125,15 +126,8 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 	return nil
 }
 
-func titleOf(p *store.Plan) string {
-	switch p.Kind {
-	case store.KindUndo:
-		return "Undo " + p.Target
-	case store.KindRedo:
-		return "Redo " + p.Target
-	}
-	return "Rewind to before turn " + esc(p.Target)
-}
+// titleOf is the plan's heading, as the UI words it too.
+func titleOf(p *store.Plan) string { return present.OpTitle(p.Kind, p.Target) }
 
 func printPlan(w io.Writer, p *store.Plan) {
 	turns := make([]string, len(p.Turns))
@@ -165,7 +159,7 @@ func printPlan(w io.Writer, p *store.Plan) {
 			line += "  (" + esc(st.Reason) + ")"
 		}
 		if st.HandEdited {
-			line += "  [changed since the agent wrote it]"
+			line += "  [" + present.ChangedSinceAgent + "]"
 			hand++
 		}
 		fmt.Fprintln(w, line)
@@ -177,14 +171,14 @@ func printPlan(w io.Writer, p *store.Plan) {
 		}
 	}
 	if keep > 0 {
-		fmt.Fprintf(w, "  %s already as they should be: left alone\n", count(keep, "path"))
+		fmt.Fprintf(w, "  %s already as they should be: left alone\n", present.Count(keep, "path"))
 	}
 	if hand > 0 {
-		what := count(hand, "file") + " were"
+		what := present.Count(hand, "file") + " were"
 		if hand == 1 {
 			what = "1 file was"
 		}
-		fmt.Fprintf(w, "%s changed since the agent wrote it; the current bytes are kept, and `ckpt undo` brings them back.\n", what)
+		fmt.Fprintf(w, "%s %s; the current bytes are kept, and `ckpt undo` brings them back.\n", what, present.ChangedSinceAgent)
 	}
 	for _, warn := range p.Warnings {
 		fmt.Fprintln(w, "warning: "+esc(warn))

@@ -110,8 +110,8 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	if err := s.cutTorn("ops.log"); err != nil {
 		return nil, errf("%s: %w", q.Kind, err)
 	}
-	at := time.Now().UnixNano()
-	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes, At: at})
+	at := s.clock().UnixNano()
+	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes, At: at, N: s.nextSeq(at)})
 	if err := appendDurable(s.dir, "ops.log", op); err != nil {
 		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)
 	}

@@ -19,7 +19,8 @@ import (
 type turn struct {
 	id     string
 	label  string
-	at     int64
+	at     int64 // when its first record was committed, for display
+	seq    int64 // its place in the order of commits (record.order)
 	source *Source
 	head   string
 	seed   bool // from index.json
@@ -33,8 +34,10 @@ type tfile struct {
 	path    string // root-relative; the raw entry when refused
 	pre     Image
 	post    *Image
-	postAt  int64
-	preAt   int64
+	postAt  int64    // when last sealed (wall clock, for display)
+	preAt   int64    // when captured (wall clock, for display)
+	postSeq int64    // record.order of the newest seal
+	preSeq  int64    // record.order of the capture
 	dirs    []string // folders that did not exist at capture (pre absent)
 	refused string   // why the entry cannot be used
 	cmd     string   // the first shell command that changed it in the turn
@@ -48,6 +51,7 @@ func (t *turn) apply(r *record) {
 	case "turn":
 		if t.at == 0 {
 			t.id, t.label, t.at, t.source, t.head, t.v = r.ID, r.Label, r.At, r.Source, r.Head, r.V
+			t.seq = r.order()
 		}
 	case "pre":
 		if r.Img == nil || r.Path == "" {
@@ -56,13 +60,13 @@ func (t *turn) apply(r *record) {
 		if _, ok := t.byPath[r.Path]; ok {
 			return
 		}
-		f := &tfile{path: r.Path, pre: *r.Img, dirs: r.Dirs, preAt: r.At, cmd: r.Cmd}
+		f := &tfile{path: r.Path, pre: *r.Img, dirs: r.Dirs, preAt: r.At, preSeq: r.order(), cmd: r.Cmd}
 		t.files = append(t.files, f)
 		t.byPath[r.Path] = f
 	case "post":
-		if f, ok := t.byPath[r.Path]; ok && r.Img != nil && r.At >= f.postAt {
+		if f, ok := t.byPath[r.Path]; ok && r.Img != nil && r.order() >= f.postSeq {
 			img := *r.Img
-			f.post, f.postAt = &img, r.At
+			f.post, f.postAt, f.postSeq = &img, r.At, r.order()
 			if f.cmd == "" {
 				f.cmd = r.Cmd
 			}
@@ -77,7 +81,8 @@ type opRec struct {
 	kind      Kind
 	target    string
 	turns     []string
-	at        int64
+	at        int64 // wall clock, for display
+	seq       int64 // record.order of its op record
 	steps     int
 	rmdirs    []string
 	had       []string
@@ -326,7 +331,7 @@ func (s *Store) parseSeed() ([]*turn, error) {
 			id = strconv.Itoa(i + 1)
 		}
 		t := newTurn(id)
-		t.label, t.at, t.seed = e.Label, e.At, true
+		t.label, t.at, t.seq, t.seed = e.Label, e.At, e.At, true
 		for _, f := range e.Files {
 			raw, _ := f.Path.(string)
 			tf := &tfile{path: raw}
@@ -417,7 +422,7 @@ func (s *Store) readOps() ([]*opRec, error) {
 		switch r.R {
 		case "op":
 			n, _ := ParseOpID(r.ID)
-			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, steps: r.Steps, retry: r.Retry, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes}
+			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.order(), steps: r.Steps, retry: r.Retry, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes}
 			c.ops = append(c.ops, o)
 			c.byID[o.id] = o
 		case "done":
@@ -484,8 +489,8 @@ func (s *Store) buildView(ops []*opRec) *view {
 	}
 	sort.SliceStable(v.turns, func(i, j int) bool {
 		a, b := v.turns[i], v.turns[j]
-		if a.at != b.at {
-			return a.at < b.at
+		if a.seq != b.seq {
+			return a.seq < b.seq
 		}
 		return a.id < b.id
 	})

@@ -141,7 +141,7 @@ var coverageKeys = []string{
 	"undo", "undo-refused-newer", "undo-forced", "undo-nothing", "redo", "redo-forced",
 	"redo-after-rewind-refused", "redo-nothing", "undo-after-redo", "turn-dot-2", "reopen",
 	"mode-only-hand-edit", "edit-before-apply", "agent-symlink", "hand-symlink", "restore-link",
-	"hand-same-size-mtime", "rewind-failed-skipped", "capture-skipped",
+	"hand-same-size-mtime", "rewind-failed-skipped", "capture-skipped", "clock-back",
 }
 
 // ---------------------------------------------------------------------------
@@ -594,20 +594,23 @@ var initial = map[string]img{
 }
 
 type harness struct {
-	t       *testing.T
-	seed    uint64
-	steps   int
-	rng     *rand.Rand
-	root    string
-	s       *store.Store
-	m       *model
-	step    int
-	hist    []string
-	cov     map[string]int
-	nextC   int
-	touched map[string]bool // turns whose files to check after this step
-	moved   bool            // the step changed the folder or the store's standing
-	notes   []string
+	// clockOff is how far the store's clock is behind the wall clock: it
+	// steps back now and then (a VM resumed), and nothing may change.
+	clockOff time.Duration
+	t        *testing.T
+	seed     uint64
+	steps    int
+	rng      *rand.Rand
+	root     string
+	s        *store.Store
+	m        *model
+	step     int
+	hist     []string
+	cov      map[string]int
+	nextC    int
+	touched  map[string]bool // turns whose files to check after this step
+	moved    bool            // the step changed the folder or the store's standing
+	notes    []string
 }
 
 func newHarness(t *testing.T, seed uint64, steps int) *harness {
@@ -641,6 +644,7 @@ func (h *harness) open(create bool) {
 	}
 	// Every batch of more than one blob goes into a pack.
 	store.SetLooseMax(s, 1)
+	store.SetClock(s, func() time.Time { return time.Now().Add(h.clockOff) })
 	h.s = s
 }
 
@@ -692,6 +696,12 @@ func (h *harness) diskRemove(p string) {
 func (h *harness) run() {
 	for h.step = 1; h.step <= h.steps; h.step++ {
 		h.touched, h.moved = map[string]bool{}, false
+		if h.rng.IntN(8) == 0 {
+			d := time.Duration(1+h.rng.IntN(7200)) * time.Second
+			h.clockOff -= d
+			h.logf("the clock steps back %v", d)
+			h.cov["clock-back"]++
+		}
 		switch n := h.rng.IntN(100); {
 		case n < 34:
 			h.agentTurn()

@@ -16,7 +16,7 @@ import (
 // expectation is what the agent last left at a path.
 type expectation struct {
 	img Image
-	at  int64
+	seq int64 // record.order of the seal, or of the capture when writing
 	// writing: an active turn captured the path after its newest seal and
 	// has not sealed it yet. The path is being written, and nothing is
 	// expected of it until the seal.
@@ -44,17 +44,17 @@ func (s *Store) expected(v *view) map[string]expectation {
 			switch {
 			case f.refused != "":
 			case f.post != nil:
-				if e, ok := exp[f.path]; !ok || f.postAt >= e.at {
-					exp[f.path] = expectation{img: *f.post, at: f.postAt}
+				if e, ok := exp[f.path]; !ok || f.postSeq >= e.seq {
+					exp[f.path] = expectation{img: *f.post, seq: f.postSeq}
 				}
-			case f.preAt >= unsealed[f.path]:
-				unsealed[f.path] = f.preAt
+			case f.preSeq >= unsealed[f.path]:
+				unsealed[f.path] = f.preSeq
 			}
 		}
 	}
-	for p, at := range unsealed {
-		if e, ok := exp[p]; ok && at > e.at {
-			exp[p] = expectation{at: at, writing: true}
+	for p, seq := range unsealed {
+		if e, ok := exp[p]; ok && seq > e.seq {
+			exp[p] = expectation{seq: seq, writing: true}
 		}
 	}
 	return exp
@@ -83,7 +83,7 @@ func (s *Store) failures(v *view) map[string]PathFailure {
 	}
 	for i, o := range later {
 		for _, f := range v.fails[o.id] {
-			if s.putSince(later[i+1:], f.Path) || capturedSince(v, f.Path, o.at) {
+			if s.putSince(later[i+1:], f.Path) || capturedSince(v, f.Path, o.seq) {
 				continue
 			}
 			out[f.Path] = PathFailure{Path: f.Path, Reason: f.Reason, Op: o.id, Kind: o.kind}
@@ -108,9 +108,9 @@ func (s *Store) putSince(ops []*opRec, p string) bool {
 	return false
 }
 
-func capturedSince(v *view, p string, at int64) bool {
+func capturedSince(v *view, p string, seq int64) bool {
 	for _, t := range v.turns {
-		if f, ok := t.byPath[p]; ok && !v.rewound[t.id] && f.preAt > at {
+		if f, ok := t.byPath[p]; ok && !v.rewound[t.id] && f.preSeq > seq {
 			return true
 		}
 	}
@@ -266,6 +266,7 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 	}
 	failed := s.failures(v)
 	var out []Entry
+	var seq []int64 // each entry's place in the order of commits
 	for _, t := range v.turns {
 		e := Entry{ID: t.id, Kind: KindAgent, Label: t.label, At: time.Unix(0, t.at), State: v.state(t),
 			Files: len(t.files), HandEdited: -1, Source: t.source, Head: t.head}
@@ -278,6 +279,7 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 			}
 		}
 		out = append(out, e)
+		seq = append(seq, t.seq)
 	}
 	for _, o := range v.ops {
 		state := v.opState[o.id]
@@ -300,9 +302,20 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 			e.HandEdited = -1
 		}
 		out = append(out, e)
+		seq = append(seq, o.seq)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].At.After(out[j].At) })
-	return out, nil
+	// Newest first by the order of commits, not by At: the wall clock can
+	// step back between two turns.
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return seq[idx[i]] > seq[idx[j]] })
+	sorted := make([]Entry, len(out))
+	for i, k := range idx {
+		sorted[i] = out[k]
+	}
+	return sorted, nil
 }
 
 func opLabel(o *opRec) string {

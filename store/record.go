@@ -62,7 +62,19 @@ type record struct {
 	Fails []Failure `json:"fails,omitempty"`
 	None  bool      `json:"none,omitempty"`
 
-	At int64 `json:"at,omitempty"` // Unix nanoseconds, assigned under the lock
+	At int64 `json:"at,omitempty"` // Unix nanoseconds, for display
+	// N orders records: taken under the lock from the store's clock file,
+	// greater than every N before it even when the wall clock steps back.
+	// Records without one (older stores) are ordered by At.
+	N int64 `json:"n,omitempty"`
+}
+
+// order is r's place in the store's order of commits.
+func (r *record) order() int64 {
+	if r.N != 0 {
+		return r.N
+	}
+	return r.At
 }
 
 // appendRecord frames r as "<crc32c hex> <json>\n" and appends it to buf.

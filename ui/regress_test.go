@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -202,5 +203,20 @@ func TestUndoHintFollowsTheStack(t *testing.T) {
 			t.Fatalf("after %v the hint is on %q, want %q:\n%s", st.keys, got, st.want, plain(m))
 		}
 		press(t, m, kp("G")) // back to the turn
+	}
+}
+
+// A store that cannot keep a file says so, and the plan on screen stays.
+func TestKeepRefusedKeepsThePlan(t *testing.T) {
+	f := sample()
+	m := testModel(t, f, 120, 40)
+	press(t, m, keys("j", "r")...)
+	f.planErr = errors.New("cannot keep files here")
+	press(t, m, kp("space"))
+	if m.dlg == nil || m.dlg.plan == nil || len(m.dlg.keptPaths()) != 0 || !m.dlg.ready() {
+		t.Fatal("a refused keep lost the plan on screen")
+	}
+	if !strings.Contains(m.status, "cannot keep") {
+		t.Fatalf("status %q", m.status)
 	}
 }
