@@ -142,17 +142,6 @@ func TestVersionString(t *testing.T) {
 	}
 }
 
-func TestCount(t *testing.T) {
-	for _, c := range []struct {
-		n    int
-		want string
-	}{{0, "0 files"}, {1, "1 file"}, {2, "2 files"}} {
-		if got := count(c.n, "file"); got != c.want {
-			t.Errorf("count(%d) = %q, want %q", c.n, got, c.want)
-		}
-	}
-}
-
 // TestCompletion: the scripts load in their shells' syntax, and turn ids
 // complete with their labels.
 func TestCompletion(t *testing.T) {

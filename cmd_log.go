@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ckpt/present"
 	"ckpt/store"
 )
 
@@ -14,29 +15,33 @@ func init() { register(newLogCmd) }
 
 // logJSON is one element of `log --json`.
 type logJSON struct {
-	Turn       string        `json:"turn"`
-	Label      string        `json:"label"`
-	At         string        `json:"at"`
-	Kind       store.Kind    `json:"kind"`
-	State      store.State   `json:"state"`
-	Files      int           `json:"files"`
-	HandEdited int           `json:"hand_edited"`
-	Source     *store.Source `json:"source,omitempty"`
-	Head       string        `json:"head,omitempty"`
-	Target     string        `json:"target,omitempty"`
-	Turns      []string      `json:"turns,omitempty"`
+	Turn       string          `json:"turn"`
+	Label      string          `json:"label"`
+	At         string          `json:"at"`
+	Kind       store.Kind      `json:"kind"`
+	State      store.State     `json:"state"`
+	Files      int             `json:"files"`
+	HandEdited int             `json:"hand_edited"`
+	Source     *store.Source   `json:"source,omitempty"`
+	Head       string          `json:"head,omitempty"`
+	Target     string          `json:"target,omitempty"`
+	Turns      []string        `json:"turns,omitempty"`
+	Retry      string          `json:"retry,omitempty"`
+	Failed     []store.Failure `json:"failed,omitempty"`
 }
 
 func newLogCmd(g *globals) *cobra.Command {
-	var asJSON bool
+	var asJSON, errs bool
 	cmd := &cobra.Command{
 		Use:   "log",
 		Short: "Turns and operations, newest first",
 		Long: `log lists the agent's turns and the rewinds, undos and redos, newest first,
 with how many files each touched and how many were changed since the agent
-wrote them. Errors that hooks logged in the store are told on stderr.`,
+wrote them. Errors that hooks logged in the store are told on stderr;
+--errors prints them all, oldest first, and clears the log.`,
 		Example: `ckpt log
-ckpt log --json | jq '.[0].turn'`,
+ckpt log --json | jq '.[0].turn'
+ckpt log --errors`,
 		Args: noArgs(""),
 		RunE: func(*cobra.Command, []string) error {
 			s, err := g.openStore(storeOptions{})
@@ -44,12 +49,15 @@ ckpt log --json | jq '.[0].turn'`,
 				return err
 			}
 			defer s.Close()
+			if errs {
+				return listErrors(s)
+			}
 			entries, err := s.Log(true)
 			if err != nil {
 				return err
 			}
 			if errs, _ := s.Errors(); len(errs) > 0 {
-				fmt.Fprintf(os.Stderr, "ckpt: %s in the store's error log (.osfoundry/checkpoints/errors.log); the newest:\n", count(len(errs), "line"))
+				fmt.Fprintf(os.Stderr, "ckpt: %s in the store's error log (.osfoundry/checkpoints/errors.log); the newest:\n", present.Count(len(errs), "line"))
 				for _, l := range errs[max(0, len(errs)-3):] {
 					fmt.Fprintln(os.Stderr, "  "+esc(l))
 				}
@@ -59,7 +67,7 @@ ckpt log --json | jq '.[0].turn'`,
 				for _, e := range entries {
 					out = append(out, logJSON{Turn: e.ID, Label: e.Label, At: e.At.UTC().Format(atLayout), Kind: e.Kind,
 						State: e.State, Files: e.Files, HandEdited: max(e.HandEdited, 0), Source: e.Source, Head: e.Head,
-						Target: e.Target, Turns: e.Turns})
+						Target: e.Target, Turns: e.Turns, Retry: e.Retry, Failed: e.Failed})
 				}
 				return printJSON(out)
 			}
@@ -77,11 +85,29 @@ ckpt log --json | jq '.[0].turn'`,
 				if e.Source != nil && e.Source.Agent != "" {
 					who = "  [" + esc(e.Source.Agent) + "]"
 				}
-				fmt.Printf("%-8s %-7s %-8s %9s  %9s  %s%s%s\n", esc(e.ID), e.Kind, e.State, ago(now, e.At), count(e.Files, "file"), esc(e.Label), who, extra)
+				fmt.Printf("%-8s %-7s %-8s %9s  %9s  %s%s%s\n", esc(e.ID), e.Kind, e.State, present.Ago(now, e.At), present.Count(e.Files, "file"), esc(e.Label), who, extra)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (see CONTRACT.md)")
+	cmd.Flags().BoolVar(&errs, "errors", false, "print the errors hooks logged, then clear them")
 	return cmd
+}
+
+// listErrors prints the store's logged errors, oldest first, then clears
+// them: what was printed has been seen.
+func listErrors(s *store.Store) error {
+	lines, err := s.Errors()
+	if err != nil {
+		return err
+	}
+	if len(lines) == 0 {
+		fmt.Println("no errors logged")
+		return nil
+	}
+	for _, l := range lines {
+		fmt.Println(esc(l))
+	}
+	return s.ClearErrors()
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ckpt/diffview"
+	"ckpt/present"
 	"ckpt/store"
 )
 
@@ -57,7 +57,7 @@ ckpt prune --older-than 7d --dry-run`,
 				verb = "would drop"
 			}
 			sort.Strings(res.Turns)
-			fmt.Printf("%s %s and %s (%s)\n", verb, count(len(res.Turns), "turn"), count(res.Blobs, "blob"), diffview.Bytes(res.BytesFreed))
+			fmt.Printf("%s %s and %s (%s)\n", verb, present.Count(len(res.Turns), "turn"), present.Count(res.Blobs, "blob"), present.Bytes(res.BytesFreed))
 			if o.DryRun {
 				return exitWith(exitPlanShown)
 			}

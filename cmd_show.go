@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ckpt/present"
 	"ckpt/store"
 )
 
@@ -59,7 +60,7 @@ ckpt show 3 --json`,
 				if f.Shell != "" {
 					why += "  $ " + esc(f.Shell)
 				}
-				fmt.Printf("%s  %-12s %s%s\n", statusLetter[f.Status], f.Status, esc(f.Path), why)
+				fmt.Printf("%s  %-12s %s%s\n", present.StatusLetter(f.Status), f.Status, esc(f.Path), why)
 			}
 			return nil
 		},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"ckpt/present"
 )
 
 func init() { register(newVerifyCmd) }
@@ -51,7 +53,7 @@ ckpt verify --json`,
 				}
 			}
 			if len(found) > 0 {
-				return fmt.Errorf("%s damaged in the store", count(len(found), "file"))
+				return fmt.Errorf("%s damaged in the store", present.Count(len(found), "file"))
 			}
 			return nil
 		},

@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"ckpt/present"
 )
 
 // DefaultMaxBytes is the size above which a side is summarised, not diffed.
@@ -110,7 +112,7 @@ func Compute(old, new []byte, opt Options) *Diff {
 	case d.OldSize > opt.MaxBytes || d.NewSize > opt.MaxBytes:
 		d.TooLarge = true
 		d.note(fmt.Sprintf("too large to diff: %s → %s (limit %s)",
-			Bytes(d.OldSize), Bytes(d.NewSize), Bytes(opt.MaxBytes)))
+			present.Bytes(d.OldSize), present.Bytes(d.NewSize), present.Bytes(opt.MaxBytes)))
 		return d
 	case isBinary(old) || isBinary(new):
 		d.Binary = true
@@ -310,18 +312,4 @@ func digits(n int) int {
 		d++
 	}
 	return d
-}
-
-// Bytes formats a size for people: 512 B, 6.0 KiB, 9.0 MiB.
-func Bytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }

@@ -6,6 +6,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"ckpt/present"
 )
 
 // Layout is how a diff is drawn.
@@ -126,7 +128,7 @@ func (d *Diff) LineView(i, width int, l Layout, st Styles, v View) string {
 
 // full draws a header or note across the whole width.
 func (d *Diff) full(r Row, width int, st Styles) string {
-	s := Fit(clean(r.Text), width)
+	s := present.Fit(clean(r.Text), width)
 	if r.Kind == RowHunk {
 		return st.Hunk.Render(s)
 	}
@@ -154,7 +156,7 @@ const maxDrawn = 16 << 10
 func (d *Diff) body(nums string, r Row, width int, st Styles, v View) string {
 	nw := ansi.StringWidth(nums)
 	if nw >= width {
-		return st.LineNo.Render(Fit(nums, width))
+		return st.LineNo.Render(present.Fit(nums, width))
 	}
 	sign, style, word := "  ", st.Context, st.Context
 	switch r.Kind {
@@ -167,7 +169,7 @@ func (d *Diff) body(nums string, r Row, width int, st Styles, v View) string {
 	}
 	room := width - nw
 	if room <= len(sign) {
-		return st.LineNo.Render(nums) + style.Render(Fit(sign, room))
+		return st.LineNo.Render(nums) + style.Render(present.Fit(sign, room))
 	}
 	text := r.Text
 	if len(text) > maxDrawn {
@@ -244,7 +246,7 @@ func expand(s string, col *int) string {
 		if i >= 0 {
 			seg = s[:i]
 		}
-		e := Escape(seg)
+		e := present.Escape(seg)
 		b.WriteString(e)
 		*col += ansi.StringWidth(e)
 		if i < 0 {
@@ -267,7 +269,7 @@ func clean(s string) string {
 			if i < 0 {
 				break
 			}
-			seg := Escape(s[:i])
+			seg := present.Escape(s[:i])
 			b.WriteString(seg)
 			col += ansi.StringWidth(seg)
 			n := TabWidth - col%TabWidth
@@ -275,39 +277,10 @@ func clean(s string) string {
 			col += n
 			s = s[i+1:]
 		}
-		b.WriteString(Escape(s))
+		b.WriteString(present.Escape(s))
 		return b.String()
 	}
-	return Escape(s)
-}
-
-// Fit cuts plain text s to width cells (ending it with "…"), or pads it
-// with spaces to width; widths are measured in cells, never bytes.
-func Fit(s string, width int) string {
-	if width <= 0 {
-		return ""
-	}
-	w := ansi.StringWidth(s)
-	if w > width {
-		s = ansi.Truncate(s, width, "…")
-		w = ansi.StringWidth(s)
-	}
-	if w < width {
-		s += strings.Repeat(" ", width-w)
-	}
-	return s
-}
-
-// FitLeft is Fit that cuts from the left ("…" first), so the end of the
-// text — a path's file name — stays in view.
-func FitLeft(s string, width int) string {
-	if width <= 0 {
-		return ""
-	}
-	if w := ansi.StringWidth(s); w > width {
-		s = ansi.TruncateLeft(s, w-width+1, "…")
-	}
-	return Fit(s, width)
+	return present.Escape(s)
 }
 
 func num(n int) string {

@@ -264,3 +264,12 @@ func (d *Diff) LineNumbers(i int, l Layout) (old, new int) {
 // Longest is the length in bytes of the diff's longest line: how far a
 // viewer may scroll sideways.
 func (d *Diff) Longest() int { return d.longest }
+
+// Prepare works out the changed words of the first n rows ahead of
+// drawing, so a viewer can pay for them off its UI goroutine; rows not
+// prepared are worked out when first drawn.
+func (d *Diff) Prepare(n int) {
+	for i := 0; i < min(n, len(d.rows)); i++ {
+		d.words(i)
+	}
+}

@@ -193,7 +193,7 @@ func readDisk(st Store, path string) side {
 	case store.ImageSkipped:
 		return side{note: fmt.Sprintf("the file on disk is too large to read: %s", orUnknown(img.Reason))}
 	}
-	return side{note: fmt.Sprintf("%s is a %s on disk, not a file", path, img.Kind)}
+	return side{note: fmt.Sprintf("%s is not a file on disk now (a folder, or a device)", path)}
 }
 
 func orUnknown(s string) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"ckpt/diffview"
+	"ckpt/present"
 	"ckpt/store"
 )
 
@@ -33,6 +34,7 @@ type dialog struct {
 	plan    *store.Plan
 	base    *store.Plan // the plan keeping nothing: every file the rewind touches
 	keep    map[string]bool
+	shown   []string // the kept paths of the plan on screen
 	rows    []planRow
 	changed bool // the plan on screen replaced one made before a change
 
@@ -171,8 +173,9 @@ func (d *dialog) setPlan(plan, base *store.Plan) {
 	if r := d.row(); r != nil {
 		at = r.step.Path
 	}
-	if d.plan != nil && fingerprint(d.plan) != fingerprint(plan) {
-		d.changed = true
+	asked := strings.Join(d.keptPaths(), "\x00") != strings.Join(d.shown, "\x00")
+	if d.plan != nil && !asked && fingerprint(d.plan) != fingerprint(plan) {
+		d.changed = true // not the user's doing: say so
 	}
 	d.plan, d.base = plan, base
 	if base == nil {
@@ -239,21 +242,21 @@ func (d *dialog) title() string {
 	switch d.kind {
 	case store.KindUndo:
 		if d.plan != nil && d.plan.Target != "" {
-			return "Undo " + diffview.Escape(d.plan.Target)
+			return present.OpTitle(d.kind, d.plan.Target)
 		}
 		return "Undo the latest rewind"
 	case store.KindRedo:
 		if d.plan != nil && d.plan.Target != "" {
-			return "Redo " + diffview.Escape(d.plan.Target)
+			return present.OpTitle(d.kind, d.plan.Target)
 		}
 		return "Redo"
 	}
-	t := "Rewind to before turn " + diffview.Escape(d.target)
+	t := present.OpTitle(store.KindRewind, d.target)
 	if d.retry {
-		t = "Retry the rewind to before turn " + diffview.Escape(d.target)
+		t = "Retry the rewind to before turn " + present.Escape(d.target)
 	}
 	if d.label != "" {
-		t += " — " + diffview.Escape(d.label)
+		t += " — " + present.Escape(d.label)
 	}
 	return t
 }
@@ -270,7 +273,7 @@ func (d *dialog) head() []styledLine {
 		add(styleDim, "planning…")
 		return out
 	case d.err != nil:
-		add(styleFail, "%s", diffview.Escape(d.err.Error()))
+		add(styleFail, "%s", present.Escape(d.err.Error()))
 		if d.canForce {
 			add(stylePlain, "A newer turn wrote some of these paths; %s would overwrite its work.", d.verb())
 			add(stylePlain, "Press f to %s anyway, esc to cancel.", d.verb())
@@ -280,9 +283,9 @@ func (d *dialog) head() []styledLine {
 		r := d.result
 		add(styleGood, "%s done: %d restored, %d deleted%s.", d.verb(), len(r.Restored), len(r.Deleted), keptNote(len(d.keptPaths())))
 		if len(r.Failed) > 0 {
-			add(styleFail, "%s could not be put back:", plural(len(r.Failed), "file"))
+			add(styleFail, "%s could not be put back:", present.Count(len(r.Failed), "file"))
 			for _, f := range r.Failed {
-				add(styleFail, "  %s — %s", diffview.Escape(f.Path), diffview.Escape(f.Reason))
+				add(styleFail, "  %s — %s", present.Escape(f.Path), present.Escape(f.Reason))
 			}
 			if d.kind == store.KindRewind {
 				add(stylePlain, "Fix the cause, then press r to retry just %s.", them(len(r.Failed)))
@@ -293,7 +296,7 @@ func (d *dialog) head() []styledLine {
 	p := d.plan
 	ids := make([]string, len(p.Turns))
 	for i, t := range p.Turns {
-		ids[i] = diffview.Escape(t)
+		ids[i] = present.Escape(t)
 	}
 	var restore, del, same, fail, hand, kept int
 	for _, r := range d.rows {
@@ -328,10 +331,10 @@ func (d *dialog) head() []styledLine {
 		what = "Brings back"
 	}
 	if d.retry {
-		add(stylePlain, "Retries %s the last rewind could not restore: %s", plural(len(d.rows), "file"), strings.Join(counts, ", "))
+		add(stylePlain, "Retries %s the last rewind could not restore: %s", present.Count(len(d.rows), "file"), strings.Join(counts, ", "))
 	} else {
-		add(stylePlain, "%s %s: %s · %s: %s", what, plural(len(ids), "turn"), strings.Join(ids, ", "),
-			plural(len(d.rows), "file"), strings.Join(counts, ", "))
+		add(stylePlain, "%s %s: %s · %s: %s", what, present.Count(len(ids), "turn"), strings.Join(ids, ", "),
+			present.Count(len(d.rows), "file"), strings.Join(counts, ", "))
 	}
 	if d.changed {
 		add(styleWarn, "The plan changed while it was open (a new turn, or a file changed): this is the new plan.")
@@ -341,10 +344,10 @@ func (d *dialog) head() []styledLine {
 	}
 	if hand > 0 {
 		add(styleWarn, "%s changed since the agent wrote %s (marked !): kept first, so undo brings %s back.",
-			plural(hand, "file"), them(hand), them(hand))
+			present.Count(hand, "file"), them(hand), them(hand))
 	}
 	for _, w := range p.Warnings {
-		add(styleWarn, "⚠ %s", diffview.Escape(w))
+		add(styleWarn, "⚠ %s", present.Escape(w))
 	}
 	return out
 }
@@ -374,7 +377,7 @@ func (r planRow) text() (mark, action, note string, style int) {
 	case r.step.Do == store.ActFail:
 		return "X", "cannot ", orUnknown(r.step.Reason), styleFail
 	}
-	return mark, fmt.Sprintf("%-7s", diffview.Escape(string(r.step.Do))), "", stylePlain
+	return mark, fmt.Sprintf("%-7s", present.Escape(string(r.step.Do))), "", stylePlain
 }
 
 // styledLine is a line of text with one of the dialog's styles.
@@ -439,6 +442,10 @@ func loadStepDiff(st Store, cache *diffCache, r stepDiffReq) tea.Cmd {
 	}
 }
 
+// prepareRows is how many rows of a new diff get their changed words
+// worked out in the command, before the diff reaches the screen.
+const prepareRows = 500
+
 // diffSides diffs two read sides, through the cache.
 func diffSides(cache *diffCache, old, new side, max int64) (*diffview.Diff, string, error) {
 	for _, s := range []side{old, new} {
@@ -454,6 +461,7 @@ func diffSides(cache *diffCache, old, new side, max int64) (*diffview.Diff, stri
 		return d, "", nil
 	}
 	d := diffview.Compute(old.data, new.data, diffview.Options{MaxBytes: max})
+	d.Prepare(prepareRows)
 	cache.put(key, d)
 	return d, "", nil
 }
@@ -465,13 +473,6 @@ func them(n int) string {
 	return "them"
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // resultStatus is the status line after an operation, from the plan that
 // was shown and applied.
 func resultStatus(p *store.Plan, r *store.Result, retry bool) string {
@@ -479,13 +480,13 @@ func resultStatus(p *store.Plan, r *store.Result, retry bool) string {
 	var s string
 	switch {
 	case p.Kind == store.KindUndo:
-		s = fmt.Sprintf("undid %s · %s — ctrl+r to redo", diffview.Escape(p.Target), plural(files, "file"))
+		s = present.OpSummary(p.Kind, p.Target, len(p.Turns), files) + " — ctrl+r to redo"
 	case p.Kind == store.KindRedo:
-		s = fmt.Sprintf("redid %s · %s — u to undo", diffview.Escape(p.Target), plural(files, "file"))
+		s = present.OpSummary(p.Kind, p.Target, len(p.Turns), files) + " — u to undo"
 	case retry:
-		s = fmt.Sprintf("retried %s — u to undo", plural(files, "file"))
+		s = fmt.Sprintf("retried %s — u to undo", present.Count(files, "file"))
 	default:
-		s = fmt.Sprintf("rewound %s · %s — u to undo", plural(len(p.Turns), "turn"), plural(files, "file"))
+		s = present.OpSummary(p.Kind, p.Target, len(p.Turns), files) + " — u to undo"
 	}
 	if len(r.Failed) > 0 {
 		s += fmt.Sprintf(" · %d could not be restored", len(r.Failed))
@@ -582,6 +583,18 @@ func (m *Model) planLoaded(msg planLoadedMsg) tea.Cmd {
 			m.status = s
 			return nil
 		}
+		if d.plan != nil && strings.Join(d.keptPaths(), "\x00") != strings.Join(d.shown, "\x00") {
+			// Keeping a file failed: back to the plan on screen.
+			d.keep = map[string]bool{}
+			for _, p := range d.shown {
+				d.keep[p] = true
+			}
+			for i := range d.rows {
+				d.rows[i].kept = d.keep[d.rows[i].step.Path]
+			}
+			m.status = "cannot keep that file: " + msg.err.Error()
+			return m.loadPreviewDiff(true)
+		}
 		d.loading = false
 		d.err = msg.err
 		d.stale = d.plan != nil
@@ -591,6 +604,7 @@ func (m *Model) planLoaded(msg planLoadedMsg) tea.Cmd {
 	}
 	d.loading, d.err, d.stale = false, nil, false
 	d.setPlan(msg.plan, msg.base)
+	d.shown = d.keptPaths()
 	d.cur.clip(len(d.rows), m.planListHeight())
 	return m.loadPreviewDiff(true)
 }
@@ -685,16 +699,20 @@ func (m *Model) previewSide() bool { return m.width >= sideAt }
 func (m *Model) previewHead() []string {
 	w := m.width
 	d := m.dlg
-	out := []string{m.sty.titleFocus.Render(diffview.Fit(" "+d.title(), w))}
+	out := []string{m.sty.titleFocus.Render(present.Fit(" "+d.title(), w))}
 	for _, l := range d.head() {
 		text := strings.TrimLeft(l.text, " ")
 		indent := len(l.text) - len(text)
-		for i, wl := range strings.Split(ansi.Wrap(text, max(w-indent-3, 1), ""), "\n") {
+		wrapped := []string{text}
+		if m.height >= 24 { // on a short screen the files need the rows
+			wrapped = strings.Split(ansi.Wrap(text, max(w-indent-3, 1), ""), "\n")
+		}
+		for i, wl := range wrapped {
 			lead := " " + strings.Repeat(" ", indent)
 			if i > 0 {
 				lead += "  "
 			}
-			out = append(out, m.lineStyle(l.style).Render(diffview.Fit(lead+wl, w)))
+			out = append(out, m.lineStyle(l.style).Render(present.Fit(lead+wl, w)))
 		}
 	}
 	return out
@@ -778,7 +796,7 @@ func (m *Model) dialogFoot() string {
 			foot = "every file is kept: nothing to " + d.verb() + " · esc cancel"
 		}
 	}
-	return m.sty.dim.Render(diffview.Fit(" "+foot, m.width))
+	return m.sty.dim.Render(present.Fit(" "+foot, m.width))
 }
 
 // planListView draws the preview's files in h rows (title included).
@@ -796,10 +814,10 @@ func (m *Model) planListView(w, h int) []string {
 		}
 		var right []seg
 		if note != "" {
-			right = append(right, seg{text: diffview.Escape(note), style: m.sty.dim, optional: true})
+			right = append(right, seg{text: present.Escape(note), style: m.sty.dim, optional: true})
 		}
 		left := cur + mark + " " + action + " "
-		out = append(out, m.row(w, left, seg{text: diffview.Escape(r.step.Path), style: m.lineStyle(style), cutLeft: true},
+		out = append(out, m.row(w, left, seg{text: present.Escape(r.step.Path), style: m.lineStyle(style), cutLeft: true},
 			right, i == d.cur.cur, true))
 	}
 	for len(out) < h {
@@ -823,7 +841,7 @@ func (m *Model) previewDiffView(w, h int) []string {
 	}
 	t := what
 	if r != nil {
-		t = diffview.Escape(r.step.Path) + " · " + what
+		t = present.Escape(r.step.Path) + " · " + what
 	}
 	if pd.d != nil && (pd.d.Added+pd.d.Deleted) > 0 {
 		t += fmt.Sprintf(" · +%d -%d", pd.d.Added, pd.d.Deleted)
@@ -835,17 +853,17 @@ func (m *Model) previewDiffView(w, h int) []string {
 	switch {
 	case r == nil:
 	case r.kept && !pd.since:
-		out = append(out, m.sty.kept.Render(diffview.Fit(" kept: left as it is now. Below, what the "+d.verb()+" would have done:", w)))
+		out = append(out, m.sty.kept.Render(present.Fit(" kept: left as it is now. Below, what the "+d.verb()+" would have done:", w)))
 	}
 	switch {
 	case r == nil:
-		out = append(out, m.sty.dim.Render(diffview.Fit(" no files", w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" no files", w)))
 	case pd.err != nil:
-		out = append(out, m.sty.errText.Render(diffview.Fit(" "+diffview.Escape(pd.err.Error()), w)))
+		out = append(out, m.sty.errText.Render(present.Fit(" "+present.Escape(pd.err.Error()), w)))
 	case pd.note != "":
-		out = append(out, m.sty.dim.Render(diffview.Fit(" "+diffview.Escape(pd.note), w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" "+present.Escape(pd.note), w)))
 	case pd.d == nil:
-		out = append(out, m.sty.dim.Render(diffview.Fit(" computing the diff…", w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" computing the diff…", w)))
 	default:
 		n := pd.d.Len(diffview.Unified)
 		for i := pd.top; i < n && len(out) < h; i++ {

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -104,6 +105,81 @@ func TestFlowLiveTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitText(t, tm, "arrived-while-watching")
+	send(tm, "q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+// notify tells the UI's watch that the store changed.
+func (f *fakeStore) notify() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.watch != nil {
+		select {
+		case f.watch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func snapshot(f *fakeStore) map[string]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]string{}
+	for p, b := range f.disk {
+		out[p] = string(b)
+	}
+	return out
+}
+
+// TestFlowKeepUndoAndLateTurn: r, j, space, y leave the kept file as it
+// is and restore the rest; u puts back exactly what was there; a turn
+// that arrives while a preview is open is shown before y can apply it.
+func TestFlowKeepUndoAndLateTurn(t *testing.T) {
+	f := sample()
+	before := snapshot(f)
+	m := New(f, Options{Now: fixedNow, Poll: -1})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
+	waitText(t, tm, "Turns", "legacy")
+
+	send(tm, "j", "r") // turn 2: legacy.js, src/config.js, server.js
+	waitText(t, tm, "Undoes", "legacy.js", "after", "rewind")
+	send(tm, "j", "space")
+	waitText(t, tm, "kept", "left")
+	send(tm, "y")
+	waitText(t, tm, "rewound", "undo")
+
+	after := snapshot(f)
+	if after["src/config.js"] != before["src/config.js"] {
+		t.Fatal("the kept file was changed")
+	}
+	if _, ok := after["legacy.js"]; !ok {
+		t.Fatal("legacy.js was not restored")
+	}
+
+	send(tm, "u")
+	waitText(t, tm, "Brings")
+	send(tm, "y")
+	waitText(t, tm, "undid", "redo")
+	if got := snapshot(f); !reflect.DeepEqual(got, before) {
+		t.Fatalf("undo is not exact:\n got %v\nwant %v", got, before)
+	}
+
+	// A preview of turn 3; turn 4 arrives while it is open.
+	send(tm, "g", "j", "r") // turn 3, under the operations' row
+	waitText(t, tm, "Undoes", "config.js")
+	f.write("4", "late turn", t0.Add(9*time.Minute), "late.txt", []byte("late\n"))
+	f.notify()
+	waitText(t, tm, "late.txt")
+	n := f.applyN
+	send(tm, "y")
+	waitText(t, tm, "rewound")
+	if f.applyN != n+1 {
+		t.Fatalf("applied %d plans, want 1", f.applyN-n)
+	}
+	if _, ok := snapshot(f)["late.txt"]; ok {
+		t.Fatal("the plan on screen deletes late.txt; it is still there")
+	}
 	send(tm, "q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,6 +87,9 @@ func TestKeepAFile(t *testing.T) {
 	press(t, m, keys("j", "r")...) // turn 2: legacy.js, src/config.js, server.js
 	press(t, m, keys("j", "space")...)
 	mustContain(t, plain(m), "k keep", "src/config.js", "1 kept as it is now")
+	if strings.Contains(plain(m), "The plan changed") {
+		t.Fatal("a keep the user asked for is told as a change from outside")
+	}
 	press(t, m, kp("y"))
 	if f.applyN != 1 {
 		t.Fatal("nothing applied")
@@ -202,5 +206,20 @@ func TestUndoHintFollowsTheStack(t *testing.T) {
 			t.Fatalf("after %v the hint is on %q, want %q:\n%s", st.keys, got, st.want, plain(m))
 		}
 		press(t, m, kp("G")) // back to the turn
+	}
+}
+
+// A store that cannot keep a file says so, and the plan on screen stays.
+func TestKeepRefusedKeepsThePlan(t *testing.T) {
+	f := sample()
+	m := testModel(t, f, 120, 40)
+	press(t, m, keys("j", "r")...)
+	f.planErr = errors.New("cannot keep files here")
+	press(t, m, kp("space"))
+	if m.dlg == nil || m.dlg.plan == nil || len(m.dlg.keptPaths()) != 0 || !m.dlg.ready() {
+		t.Fatal("a refused keep lost the plan on screen")
+	}
+	if !strings.Contains(m.status, "cannot keep") {
+		t.Fatalf("status %q", m.status)
 	}
 }

@@ -551,7 +551,7 @@ func (m *Model) clipDiff() {
 	if m.diff.d != nil {
 		n = m.diff.d.Len(m.layout())
 	}
-	m.diff.top = clamp(m.diff.top, 0, max(n-(m.diffHeight()-1), 0))
+	m.diff.top = clamp(m.diff.top, 0, max(n-m.diffHeight(), 0))
 }
 
 // filterKey edits the filter line: typing narrows the turns at once,

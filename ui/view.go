@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -11,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"ckpt/diffview"
+	"ckpt/present"
 	"ckpt/store"
 )
 
@@ -156,7 +156,7 @@ func (m *Model) panesView(h int) []string {
 }
 
 func (m *Model) title(text string, w int, focused bool) string {
-	s := diffview.Fit(" "+text, w)
+	s := present.Fit(" "+text, w)
 	if focused {
 		return m.sty.titleFocus.Render(s)
 	}
@@ -179,19 +179,19 @@ func (m *Model) turnsView(w, h int) []string {
 			m.input.SetWidth(max(w-3, 1))
 			out = append(out, fitStyled(" /"+m.input.View(), w))
 		} else {
-			out = append(out, m.sty.dim.Render(diffview.Fit(" filter: "+diffview.Escape(m.filter)+" (esc clears)", w)))
+			out = append(out, m.sty.dim.Render(present.Fit(" filter: "+present.Escape(m.filter)+" (esc clears)", w)))
 		}
 	}
 	rows := h - len(out)
 	if len(m.entries) == 0 {
-		out = append(out, m.sty.dim.Render(diffview.Fit(" waiting for the agent — its turns appear here as it works", w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" waiting for the agent — its turns appear here as it works", w)))
 	} else if len(m.shown) == 0 {
-		out = append(out, m.sty.dim.Render(diffview.Fit(" no turn matches the filter", w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" no turn matches the filter", w)))
 	}
 	idW := 1
 	end := min(m.turns.top+rows, len(m.shown))
 	for i := m.turns.top; i < end; i++ {
-		idW = max(idW, ansi.StringWidth(diffview.Escape(m.entries[m.shown[i]].ID)))
+		idW = max(idW, ansi.StringWidth(present.Escape(m.entries[m.shown[i]].ID)))
 	}
 	idW = min(idW, 8)
 	undoable := m.undoableOp()
@@ -262,7 +262,7 @@ type seg struct {
 
 func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool, folded []int, undoID string) string {
 	mark := " "
-	label := diffview.Escape(e.Label)
+	label := present.Escape(e.Label)
 	base := lipgloss.NewStyle()
 	var right []seg
 	dim := m.sty.dim
@@ -284,10 +284,10 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool, folded [
 			label += " — u to undo"
 		}
 		if len(folded) > 0 {
-			label += fmt.Sprintf(" (+%s, enter shows)", plural(len(folded), "earlier operation"))
+			label += fmt.Sprintf(" · +%d more", len(folded))
 			for _, f := range folded {
 				if m.entries[f].ID == undoID {
-					label += " — u undoes " + diffview.Escape(undoID)
+					label += " — u undoes " + present.Escape(undoID)
 				}
 			}
 		}
@@ -300,18 +300,18 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool, folded [
 		right = append(right, seg{text: badge, style: m.sty.badge})
 	}
 	if e.Kind == store.KindAgent {
-		right = append(right, seg{text: plural(e.Files, "file"), style: dim, optional: true})
+		right = append(right, seg{text: present.Count(e.Files, "file"), style: dim, optional: true})
 		if e.Source != nil && e.Source.Agent != "" && w >= 56 {
-			right = append(right, seg{text: diffview.Escape(e.Source.Agent), style: dim, optional: true})
+			right = append(right, seg{text: present.Escape(e.Source.Agent), style: dim, optional: true})
 		}
 	}
-	right = append(right, seg{text: relAge(m.now(), e.At), style: dim, optional: true})
+	right = append(right, seg{text: present.Age(m.now(), e.At), style: dim, optional: true})
 
 	cur := " "
 	if sel {
 		cur = "›"
 	}
-	id := diffview.Escape(e.ID)
+	id := present.Escape(e.ID)
 	if ansi.StringWidth(id) > idW {
 		id = ansi.Truncate(id, idW, "…")
 	}
@@ -347,11 +347,11 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 	}
 	midW := max(w-lw-rw, 0)
 	if lw > w {
-		return m.selStyle(sel, focused).Render(diffview.Fit(left, w))
+		return m.selStyle(sel, focused).Render(present.Fit(left, w))
 	}
-	midText := diffview.Fit(mid.text, midW)
+	midText := present.Fit(mid.text, midW)
 	if mid.cutLeft {
-		midText = diffview.FitLeft(mid.text, midW)
+		midText = present.FitLeft(mid.text, midW)
 	}
 	if sel {
 		var b strings.Builder
@@ -359,7 +359,7 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 		for _, r := range right {
 			b.WriteString(" " + r.text)
 		}
-		return m.selStyle(sel, focused).Render(diffview.Fit(b.String(), w))
+		return m.selStyle(sel, focused).Render(present.Fit(b.String(), w))
 	}
 	var b strings.Builder
 	b.WriteString(left)
@@ -383,61 +383,12 @@ func (m *Model) selStyle(sel, focused bool) lipgloss.Style {
 
 // opText describes an operation as a line of the log.
 func opText(e *store.Entry) string {
-	switch e.Kind {
-	case store.KindRewind:
-		return fmt.Sprintf("rewound %s · %s", plural(len(e.Turns), "turn"), plural(e.Files, "file"))
-	case store.KindUndo:
-		return fmt.Sprintf("undid %s · %s", diffview.Escape(e.Target), plural(e.Files, "file"))
-	case store.KindRedo:
-		return fmt.Sprintf("redid %s · %s", diffview.Escape(e.Target), plural(e.Files, "file"))
-	}
-	return diffview.Escape(string(e.Kind))
-}
-
-// relAge is a short age: 40s, 5m, 3h, 2d, then a date.
-func relAge(now, t time.Time) string {
-	if t.IsZero() {
-		return "?"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	case d < 14*24*time.Hour:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
-	return t.Local().Format("Jan 2")
+	return present.OpSummary(e.Kind, e.Target, len(e.Turns), e.Files)
 }
 
 // statusInfo is a file status as a letter (or symbol) and a word.
 func statusInfo(s store.Status) (string, string) {
-	switch s {
-	case store.StatusModified:
-		return "M", "modified"
-	case store.StatusCreated:
-		return "A", "created"
-	case store.StatusDeleted:
-		return "D", "deleted"
-	case store.StatusUnchanged:
-		return "=", "unchanged"
-	case store.StatusHandEdited:
-		return "!", "changed since the agent wrote it"
-	case store.StatusSkipped:
-		return "S", "skipped (too large to keep)"
-	case store.StatusMissingBlob:
-		return "?", "kept bytes missing or damaged"
-	case StatusFailed:
-		return "X", "failed"
-	case statusWriting:
-		return "~", "being written by the agent"
-	case store.StatusUnknown:
-		return "·", "checking…"
-	}
-	return "X", diffview.Escape(string(s))
+	return present.StatusLetter(s), present.StatusWord(s)
 }
 
 // statusWriting is shown for a path the agent captured and has not
@@ -451,47 +402,32 @@ func fileStatus(f *store.File) (letter, word, short string) {
 	letter, word = statusInfo(s)
 	short = shortWord(s)
 	if s == StatusFailed {
-		word = "failed: " + diffview.Escape(orUnknown(f.Reason))
+		word = "failed: " + present.Escape(orUnknown(f.Reason))
 	}
 	if f.HandEdited && s != store.StatusHandEdited && s != StatusFailed && s != statusWriting {
 		// Another status comes first, but the change since the agent is
 		// marked all the same.
-		letter, word = "!", word+", changed since the agent wrote it"
+		letter, word = "!", word+", "+present.ChangedSinceAgent
 	}
 	return letter, word, short
 }
 
 // shortWord is a status word for a narrow files pane.
-func shortWord(s store.Status) string {
-	switch s {
-	case StatusFailed:
-		return "failed"
-	case statusWriting:
-		return "writing"
-	case store.StatusHandEdited:
-		return "changed since agent"
-	case store.StatusSkipped:
-		return "skipped"
-	case store.StatusMissingBlob:
-		return "blob missing"
-	}
-	_, w := statusInfo(s)
-	return w
-}
+func shortWord(s store.Status) string { return present.StatusShort(s) }
 
 func (m *Model) filesView(w, h int) []string {
 	out := make([]string, 0, h)
 	e := m.selected()
 	t := "Files"
 	if e != nil && e.Kind == store.KindAgent {
-		t = fmt.Sprintf("Files of turn %s (%d)", diffview.Escape(e.ID), len(m.files))
+		t = fmt.Sprintf("Files of turn %s (%d)", present.Escape(e.ID), len(m.files))
 		if e.Source != nil && e.Source.Agent != "" {
-			t += " · " + diffview.Escape(e.Source.Agent)
+			t += " · " + present.Escape(e.Source.Agent)
 			if s := e.Source.Session; s != "" {
 				if len(s) > 8 {
 					s = s[:8]
 				}
-				t += " session " + diffview.Escape(s)
+				t += " session " + present.Escape(s)
 			}
 		}
 	}
@@ -500,14 +436,14 @@ func (m *Model) filesView(w, h int) []string {
 	case e == nil:
 	case e.Kind != store.KindAgent:
 		for _, l := range opDetails(e) {
-			out = append(out, diffview.Fit(" "+l, w))
+			out = append(out, present.Fit(" "+l, w))
 		}
 	case m.filesErr != nil:
-		out = append(out, m.sty.errText.Render(diffview.Fit(" "+diffview.Escape(m.filesErr.Error()), w)))
+		out = append(out, m.sty.errText.Render(present.Fit(" "+present.Escape(m.filesErr.Error()), w)))
 	case m.files == nil:
-		out = append(out, m.sty.dim.Render(diffview.Fit(" loading…", w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" loading…", w)))
 	case len(m.files) == 0:
-		out = append(out, m.sty.dim.Render(diffview.Fit(" no files in this turn", w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" no files in this turn", w)))
 	}
 	end := min(m.fileList.top+h-1, len(m.files))
 	for i := m.fileList.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
@@ -518,7 +454,7 @@ func (m *Model) filesView(w, h int) []string {
 			cur = "›"
 		}
 		var right []seg
-		if need := 3 + ansi.StringWidth(diffview.Escape(f.Path)); need+ansi.StringWidth(word) < w {
+		if need := 3 + ansi.StringWidth(present.Escape(f.Path)); need+ansi.StringWidth(word) < w {
 			right = append(right, seg{text: word, style: m.sty.dim})
 		} else if need+ansi.StringWidth(short) < w {
 			right = append(right, seg{text: short, style: m.sty.dim})
@@ -528,7 +464,7 @@ func (m *Model) filesView(w, h int) []string {
 		if i == m.fileList.cur {
 			left = cur + letter + " "
 		}
-		out = append(out, m.row(w, left, seg{text: diffview.Escape(f.Path), style: lipgloss.NewStyle(), cutLeft: true}, right,
+		out = append(out, m.row(w, left, seg{text: present.Escape(f.Path), style: lipgloss.NewStyle(), cutLeft: true}, right,
 			i == m.fileList.cur, m.focus == paneFiles))
 	}
 	for len(out) < h {
@@ -540,21 +476,21 @@ func (m *Model) filesView(w, h int) []string {
 func opDetails(e *store.Entry) []string {
 	turns := make([]string, len(e.Turns))
 	for i, t := range e.Turns {
-		turns[i] = diffview.Escape(t)
+		turns[i] = present.Escape(t)
 	}
 	var out []string
 	switch e.Kind {
 	case store.KindRewind:
-		out = append(out, "rewind to before turn "+diffview.Escape(e.Target))
+		out = append(out, "rewind to before turn "+present.Escape(e.Target))
 		out = append(out, "turns rewound: "+strings.Join(turns, ", "))
 	case store.KindUndo:
-		out = append(out, "undid "+diffview.Escape(e.Target))
+		out = append(out, "undid "+present.Escape(e.Target))
 		out = append(out, "turns brought back: "+strings.Join(turns, ", "))
 	case store.KindRedo:
-		out = append(out, "redid "+diffview.Escape(e.Target))
+		out = append(out, "redid "+present.Escape(e.Target))
 		out = append(out, "turns rewound again: "+strings.Join(turns, ", "))
 	}
-	out = append(out, plural(e.Files, "file")+" touched · "+string(e.State))
+	out = append(out, present.Count(e.Files, "file")+" touched · "+string(e.State))
 	return out
 }
 
@@ -563,15 +499,20 @@ func (m *Model) diffView(w, h int) []string {
 	f := m.selectedFile()
 	d := m.diff.d
 	var info []string
+	if m.search.query != "" {
+		info = append(info, fmt.Sprintf("%q: %s", m.search.query, present.Count(len(m.search.hits), "line")))
+	}
 	if f != nil {
-		_, word, _ := fileStatus(f)
-		info = append(info, word, m.diff.mode.String())
+		info = append(info, m.diff.mode.String())
+	}
+	if m.diff.left > 0 {
+		info = append(info, fmt.Sprintf("→ %d", m.diff.left))
 	}
 	if d != nil && len(d.Hunks(m.layout())) > 0 {
 		hs := d.Hunks(m.layout())
 		cur := 0
 		end := m.diff.top
-		if m.diff.top+m.diffHeight()-1 >= d.Len(m.layout()) {
+		if m.diff.top+m.diffHeight() >= d.Len(m.layout()) {
 			end = d.Len(m.layout()) // at the end: the last hunk in view is the one
 		}
 		for i, hr := range hs {
@@ -581,11 +522,9 @@ func (m *Model) diffView(w, h int) []string {
 		}
 		info = append(info, fmt.Sprintf("+%d -%d", d.Added, d.Deleted), fmt.Sprintf("hunk %d/%d", max(cur, 1), len(hs)))
 	}
-	if m.diff.left > 0 {
-		info = append(info, fmt.Sprintf("→ %d", m.diff.left))
-	}
-	if m.search.query != "" {
-		info = append(info, fmt.Sprintf("%q: %s", m.search.query, plural(len(m.search.hits), "line")))
+	if f != nil {
+		_, word, _ := fileStatus(f)
+		info = append(info, word)
 	}
 	out = append(out, m.pathTitle(f, strings.Join(info, " · "), w, m.focus == paneDiff))
 	if m.search.typing {
@@ -594,17 +533,17 @@ func (m *Model) diffView(w, h int) []string {
 	}
 	switch {
 	case f == nil && len(m.entries) == 0:
-		out = append(out, m.sty.dim.Render(diffview.Fit(" ckpt keeps each file's bytes before the agent writes it.", w)),
-			m.sty.dim.Render(diffview.Fit(" Hook it into your agent with `ckpt install claude` (or gemini, codex,", w)),
-			m.sty.dim.Render(diffview.Fit(" opencode), then start the agent here.", w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" ckpt keeps each file's bytes before the agent writes it.", w)),
+			m.sty.dim.Render(present.Fit(" Hook it into your agent with `ckpt install claude` (or gemini, codex,", w)),
+			m.sty.dim.Render(present.Fit(" opencode), then start the agent here.", w)))
 	case f == nil:
-		out = append(out, m.sty.dim.Render(diffview.Fit(" select a file to see its diff", w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" select a file to see its diff", w)))
 	case m.diff.err != nil:
-		out = append(out, m.sty.errText.Render(diffview.Fit(" "+diffview.Escape(m.diff.err.Error()), w)))
+		out = append(out, m.sty.errText.Render(present.Fit(" "+present.Escape(m.diff.err.Error()), w)))
 	case m.diff.note != "":
-		out = append(out, m.sty.dim.Render(diffview.Fit(" "+diffview.Escape(m.diff.note), w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" "+present.Escape(m.diff.note), w)))
 	case d == nil:
-		out = append(out, m.sty.dim.Render(diffview.Fit(" computing the diff…", w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" computing the diff…", w)))
 	default:
 		l := m.layout()
 		v := diffview.View{Left: m.diff.left, Find: m.search.query}
@@ -624,16 +563,16 @@ func (m *Model) pathTitle(f *store.File, rest string, w int, focused bool) strin
 	if f == nil {
 		return m.title("Diff", w, focused)
 	}
-	path := diffview.Escape(f.Path)
+	path := present.Escape(f.Path)
 	pw := ansi.StringWidth(path)
 	if room := w - 1 - pw; room < 12 && rest != "" {
-		path = diffview.FitLeft(path, max(w*2/3, 1))
+		path = present.FitLeft(path, max(w*2/3, 1))
 	}
 	t := " " + path
 	if rest != "" {
 		t += " · " + rest
 	}
-	s := diffview.Fit(t, w)
+	s := present.Fit(t, w)
 	if focused {
 		return m.sty.titleFocus.Render(s)
 	}
@@ -642,29 +581,29 @@ func (m *Model) pathTitle(f *store.File, rest string, w int, focused bool) strin
 
 func (m *Model) statusLine() string {
 	w := m.width
-	root := diffview.Escape(m.root)
+	root := present.Escape(m.root)
 	if rw := max(w/3, 12); ansi.StringWidth(root) > rw {
 		root = ansi.TruncateLeft(root, ansi.StringWidth(root)-rw+1, "…")
 	}
-	info := fmt.Sprintf("%s · %s · %s", root, plural(m.turnCount(), "turn"), diffview.Bytes(m.size))
+	info := fmt.Sprintf("%s · %s · %s", root, present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
 	var msg string
 	style := m.sty.status
 	switch {
 	case m.errText != "":
-		msg, style = "error: "+diffview.Escape(m.errText)+" (x dismisses)", m.sty.errText
+		msg, style = "error: "+present.Escape(m.errText)+" (x dismisses)", m.sty.errText
 	case m.status != "":
-		msg = diffview.Escape(m.status)
+		msg = present.Escape(m.status)
 	case m.newer > 0:
-		msg, style = fmt.Sprintf("%s since you looked — f follows the newest", plural(m.newer, "new turn")), m.sty.dim
+		msg, style = fmt.Sprintf("%s since you looked — f follows the newest", present.Count(m.newer, "new turn")), m.sty.dim
 	case len(m.hookErrs) > m.errsSeen:
-		msg, style = fmt.Sprintf("%s logged (? shows them, x dismisses); last: %s", plural(len(m.hookErrs)-m.errsSeen, "error"),
-			diffview.Escape(m.hookErrs[len(m.hookErrs)-1])), m.sty.warn
+		msg, style = fmt.Sprintf("%s logged (? shows them, x dismisses); last: %s", present.Count(len(m.hookErrs)-m.errsSeen, "error"),
+			present.Escape(m.hookErrs[len(m.hookErrs)-1])), m.sty.warn
 	}
 	iw := ansi.StringWidth(info)
 	if iw+2 > w {
-		return m.sty.dim.Render(diffview.Fit(info, w))
+		return m.sty.dim.Render(present.Fit(info, w))
 	}
-	return style.Render(diffview.Fit(" "+msg, w-iw-1)) + " " + m.sty.dim.Render(info)
+	return style.Render(present.Fit(" "+msg, w-iw-1)) + " " + m.sty.dim.Render(info)
 }
 
 func (m *Model) turnCount() int {
@@ -680,9 +619,9 @@ func (m *Model) turnCount() int {
 func (m *Model) helpLine() string {
 	k := m.bindings()
 	if m.dlg != nil {
-		return diffview.Fit(m.help.ShortHelpView(k.PreviewHelp()), m.width)
+		return present.Fit(m.help.ShortHelpView(k.PreviewHelp()), m.width)
 	}
-	return diffview.Fit(m.help.ShortHelpView(k.ShortHelp()), m.width)
+	return present.Fit(m.help.ShortHelpView(k.ShortHelp()), m.width)
 }
 
 func (m *Model) helpView(h int) []string {
@@ -723,7 +662,7 @@ func (m *Model) helpLines() []string {
 		lines = append(lines, "", m.sty.dialogTitle.Render(" Logged errors (newest last)"), "")
 		start := max(len(m.hookErrs)-5, 0)
 		for _, e := range m.hookErrs[start:] {
-			lines = append(lines, "  "+diffview.Escape(e))
+			lines = append(lines, "  "+present.Escape(e))
 		}
 	}
 	return lines
@@ -802,7 +741,7 @@ func progressBar(done, total, w int) string {
 }
 
 // fitStyled is fit for text that already holds styles.
-func fitStyled(s string, w int) string { return diffview.Fit(s, w) }
+func fitStyled(s string, w int) string { return present.Fit(s, w) }
 
 func pad(s string, w int) string {
 	if sw := ansi.StringWidth(s); sw < w {

@@ -1,9 +1,11 @@
-package diffview
+package present
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Escape makes s safe to print: control characters (C0, DEL, C1), Unicode
@@ -69,4 +71,33 @@ func isHidden(r rune) bool {
 		(r >= 0x202a && r <= 0x202e) ||
 		(r >= 0x2066 && r <= 0x2069) ||
 		r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+// Fit cuts plain text s to width cells (ending it with "…"), or pads it
+// with spaces to width; widths are measured in cells, never bytes.
+func Fit(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	w := ansi.StringWidth(s)
+	if w > width {
+		s = ansi.Truncate(s, width, "…")
+		w = ansi.StringWidth(s)
+	}
+	if w < width {
+		s += strings.Repeat(" ", width-w)
+	}
+	return s
+}
+
+// FitLeft is Fit that cuts from the left ("…" first), so the end of the
+// text — a path's file name — stays in view.
+func FitLeft(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if w := ansi.StringWidth(s); w > width {
+		s = ansi.TruncateLeft(s, w-width+1, "…")
+	}
+	return Fit(s, width)
 }

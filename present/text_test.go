@@ -1,4 +1,4 @@
-package diffview
+package present
 
 import (
 	"strings"

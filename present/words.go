@@ -1,0 +1,169 @@
+package present
+
+import (
+	"fmt"
+	"time"
+)
+
+// Bytes formats a size for people: 512 B, 6.0 KiB, 9.0 MiB.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// Count says n of a noun with a plural s when n is not 1: "1 file",
+// "0 files", "3 turns".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// Age is how long ago t was, short: 40s, 5m, 3h, 2d; past two weeks, the
+// date (Jan 2). A zero time is "?".
+func Age(now, t time.Time) string {
+	if t.IsZero() {
+		return "?"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 14*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+	return t.Local().Format("Jan 2")
+}
+
+// Ago is Age as a phrase: "5m ago", or the date past two weeks.
+func Ago(now, t time.Time) string {
+	a := Age(now, t)
+	if t.IsZero() || now.Sub(t) >= 14*24*time.Hour {
+		return a
+	}
+	return a + " ago"
+}
+
+// Status values, as the store names them (CONTRACT.md's show --json), and
+// the ones only an operation's report knows.
+const (
+	statusSkipped     = "skipped"
+	statusMissingBlob = "missing_blob"
+	statusHandEdited  = "hand_edited"
+	statusCreated     = "created"
+	statusDeleted     = "deleted"
+	statusModified    = "modified"
+	statusUnchanged   = "unchanged"
+	statusRefused     = "refused"
+	statusFailed      = "failed"
+	statusWriting     = "writing" // captured and not sealed yet: the agent is writing it
+)
+
+// ChangedSinceAgent is how a path whose bytes differ from what the agent
+// left is described: never "by hand", since an editor or a shell command
+// ckpt did not see may have changed it.
+const ChangedSinceAgent = "changed since the agent wrote it"
+
+// StatusLetter is the one-character mark of a file status: M modified,
+// A created, D deleted, = unchanged, ! changed since the agent wrote it,
+// S skipped, ? kept bytes missing, ~ being written, X refused or failed;
+// "·" when not known.
+func StatusLetter[S ~string](s S) string {
+	switch string(s) {
+	case statusWriting:
+		return "~"
+	case statusModified:
+		return "M"
+	case statusCreated:
+		return "A"
+	case statusDeleted:
+		return "D"
+	case statusUnchanged:
+		return "="
+	case statusHandEdited:
+		return "!"
+	case statusSkipped:
+		return "S"
+	case statusMissingBlob:
+		return "?"
+	case "":
+		return "·"
+	}
+	return "X"
+}
+
+// StatusWord is a file status in words, for a line with room for them.
+func StatusWord[S ~string](s S) string {
+	switch string(s) {
+	case statusModified, statusCreated, statusDeleted, statusUnchanged, statusFailed:
+		return string(s)
+	case statusHandEdited:
+		return ChangedSinceAgent
+	case statusSkipped:
+		return "skipped (too large to keep)"
+	case statusMissingBlob:
+		return "kept bytes missing or damaged"
+	case statusRefused:
+		return "refused (outside the project)"
+	case statusWriting:
+		return "being written by the agent"
+	case "":
+		return "checking…"
+	}
+	return Escape(string(s))
+}
+
+// StatusShort is a status in one or two words, for a narrow column.
+func StatusShort[S ~string](s S) string {
+	switch string(s) {
+	case statusHandEdited:
+		return "changed since agent"
+	case statusSkipped:
+		return "skipped"
+	case statusMissingBlob:
+		return "blob missing"
+	case statusRefused:
+		return "refused"
+	}
+	return StatusWord(s)
+}
+
+// OpTitle names an operation for a heading or a question: "Rewind to
+// before turn 3", "Undo op-4", "Redo op-4". kind is the store's kind
+// ("rewind", "undo", "redo"); target the turn or operation it acts on.
+func OpTitle[K ~string](kind K, target string) string {
+	switch string(kind) {
+	case "undo":
+		return "Undo " + Escape(target)
+	case "redo":
+		return "Redo " + Escape(target)
+	}
+	return "Rewind to before turn " + Escape(target)
+}
+
+// OpSummary is an operation in the log: "rewound 2 turns · 3 files",
+// "undid op-4 · 1 file".
+func OpSummary[K ~string](kind K, target string, turns, files int) string {
+	switch string(kind) {
+	case "rewind":
+		return fmt.Sprintf("rewound %s · %s", Count(turns, "turn"), Count(files, "file"))
+	case "undo":
+		return fmt.Sprintf("undid %s · %s", Escape(target), Count(files, "file"))
+	case "redo":
+		return fmt.Sprintf("redid %s · %s", Escape(target), Count(files, "file"))
+	}
+	return Escape(string(kind))
+}

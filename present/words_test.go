@@ -1,0 +1,90 @@
+package present
+
+import (
+	"testing"
+	"time"
+
+	"ckpt/store"
+)
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 files"}, {1, "1 file"}, {2, "2 files"}} {
+		if got := Count(c.n, "file"); got != c.want {
+			t.Errorf("Count(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
+
+func TestAge(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local)
+	for _, c := range []struct {
+		ago      time.Duration
+		age, phr string
+	}{
+		{40 * time.Second, "40s", "40s ago"},
+		{5 * time.Minute, "5m", "5m ago"},
+		{3 * time.Hour, "3h", "3h ago"},
+		{47 * time.Hour, "47h", "47h ago"},
+		{3 * 24 * time.Hour, "3d", "3d ago"},
+		{30 * 24 * time.Hour, "Oct 31", "Oct 31"},
+		{-time.Second, "0s", "0s ago"}, // a clock a little ahead
+	} {
+		if got := Age(now, now.Add(-c.ago)); got != c.age {
+			t.Errorf("Age(-%v) = %q, want %q", c.ago, got, c.age)
+		}
+		if got := Ago(now, now.Add(-c.ago)); got != c.phr {
+			t.Errorf("Ago(-%v) = %q, want %q", c.ago, got, c.phr)
+		}
+	}
+	if Age(now, time.Time{}) != "?" {
+		t.Errorf("a zero time is not ?")
+	}
+}
+
+// TestEveryStatusSaid: each status the store reports has its own letter
+// and words.
+func TestEveryStatusSaid(t *testing.T) {
+	seen := map[string]store.Status{}
+	for _, s := range []store.Status{store.StatusSkipped, store.StatusMissingBlob, store.StatusHandEdited,
+		store.StatusCreated, store.StatusDeleted, store.StatusModified, store.StatusUnchanged, store.StatusUnknown} {
+		l := StatusLetter(s)
+		if other, dup := seen[l]; dup {
+			t.Errorf("%q and %q share the letter %q", s, other, l)
+		}
+		seen[l] = s
+		if StatusWord(s) == "" || StatusShort(s) == "" {
+			t.Errorf("%q has no words", s)
+		}
+	}
+	if StatusLetter(store.StatusRefused) != "X" {
+		t.Errorf("refused is not X")
+	}
+	if w := StatusWord(store.Status("\x1b[2Jodd")); w != `\x1b[2Jodd` {
+		t.Errorf("an unknown status is not escaped: %q", w)
+	}
+}
+
+func TestOpTitle(t *testing.T) {
+	for _, c := range []struct {
+		kind store.Kind
+		want string
+	}{{store.KindRewind, "Rewind to before turn 3"}, {store.KindUndo, "Undo 3"}, {store.KindRedo, "Redo 3"}} {
+		if got := OpTitle(c.kind, "3"); got != c.want {
+			t.Errorf("OpTitle(%s) = %q, want %q", c.kind, got, c.want)
+		}
+	}
+	if got := OpSummary(store.KindRewind, "3", 2, 1); got != "rewound 2 turns · 1 file" {
+		t.Errorf("OpSummary = %q", got)
+	}
+}
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 512: "512 B", 6144: "6.0 KiB", 9 << 20: "9.0 MiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
