@@ -1,10 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // A file name that is not valid UTF-8 is kept as bytes: a rewind restores
@@ -104,10 +107,17 @@ func TestNameEscape(t *testing.T) {
 		if back := unescName(e); back != n {
 			t.Errorf("unescName(escName(%q)) = %q", n, back)
 		}
-		rec := record{R: "pre", Path: n, Img: &Image{Kind: ImageLink, Link: n}, Dirs: []string{n}}
+		l := []string{n}
+		rec := record{R: "pre", Path: n, ID: n, Target: n, Img: &Image{Kind: ImageLink, Link: n}, Want: &Image{Link: n},
+			Dirs: l, Rmdirs: l, Had: l, Mkdirs: l, Failed: l, Turns: l, Fails: []Failure{{Path: n}}}
 		res := decodeRecords(appendRecord(nil, &rec))
-		if len(res.recs) != 1 || res.recs[0].Path != n || res.recs[0].Img.Link != n || res.recs[0].Dirs[0] != n {
+		if len(res.recs) != 1 || !reflect.DeepEqual(res.recs[0], rec) {
 			t.Errorf("record round trip of %q: %+v", n, res.recs)
+		}
+		// Every string field of a record that can hold a name is escaped:
+		// a new one must be added to mapNames.
+		if js := appendRecord(nil, &rec); !utf8.Valid(js) || (!utf8.ValidString(n) && bytes.Contains(js, []byte("\\ufffd"))) {
+			t.Errorf("record of %q is written as %q", n, js)
 		}
 	}
 	// A string that merely starts like an escape is never a name.

@@ -144,6 +144,15 @@ func (r *record) mapNames(f func(string) string) *record {
 	c.Dirs, c.Rmdirs, c.Had, c.Mkdirs = escNames(r.Dirs, f), escNames(r.Rmdirs, f), escNames(r.Had, f), escNames(r.Mkdirs, f)
 	c.Failed, c.Turns = escNames(r.Failed, f), escNames(r.Turns, f)
 	c.Img, c.Want = escImage(r.Img, f), escImage(r.Want, f)
+	copied := false
+	for i, fl := range r.Fails {
+		if p := f(fl.Path); p != fl.Path {
+			if !copied {
+				c.Fails, copied = append([]Failure(nil), r.Fails...), true
+			}
+			c.Fails[i].Path = p
+		}
+	}
 	return &c
 }
 
