@@ -362,7 +362,8 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 	if err != nil {
 		return "", err
 	}
-	now := time.Now().UnixNano()
+	now := s.clock().UnixNano()
+	n := s.nextSeq(now)
 	var buf []byte
 	if !exists {
 		if id != turn && meta.Label == "" && meta.Source == nil {
@@ -370,7 +371,7 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 				meta = TurnMeta{Label: orig.label, Source: orig.source}
 			}
 		}
-		buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now})
+		buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: n})
 		t = newTurn(id)
 	}
 	for _, r := range recs {
@@ -380,10 +381,10 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		}
 		if !ok {
 			pre := r.pre
-			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, At: now})
+			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, At: now, N: n})
 		}
 		post := r.post
-		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, At: now})
+		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return id, nil
