@@ -54,8 +54,7 @@ var (
 		"keep.txt": {Content: "left alone\n", Mode: 0o644},
 		"new.txt":  {Content: "made by the agent\n", Mode: 0o644},
 	}
-	// editPaths are the paths the edit tools change; shellPath the shell's.
-	editPaths = []string{"a.txt", "new.txt"}
+	// shellPath is the path the shell command changes.
 	shellPath = "b.txt"
 )
 
