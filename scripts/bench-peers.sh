@@ -252,3 +252,64 @@ echo "for these machines (~7 s capture, ~5 s restore) are for the first 4,686 fi
 echo "the table sets them beside ckpt's, marked as not run here."
 echo "load average while this ran: $(uptime | sed 's/.*load average[s]*: //')"
 echo "git runs with its default durability (no fsync of objects); ckpt with its own (on)."
+
+# --- shell sweeps ------------------------------------------------------------
+# bench_shell: the sweep around a shell command, through the hook binary as
+# Claude Code runs it, beside a whole-tree git snapshot (what shadow-git
+# checkpointing pays per step), on four copies of the first 4,686 files of
+# $SRC (18,744 files):
+#   warm:  a shell step's two hook calls (PreToolUse + PostToolUse, one file
+#          changed between) vs two `git add -A && git write-tree`
+#   cold:  the first hook call on a fresh store (it keeps every file) vs
+#          `git add -A` into a fresh repository
+#   memory: peak RSS of a warm and a cold hook call, and of git's
+#   store size: the warm step again once the store holds ~56,000 entries
+bench_shell() {
+	local S=$WORK/shell T=$WORK/shell/tree i
+	mkdir -p "$T"
+	(cd "$SRC" && find . -type f -size -8388608c | sed 's|^\./||' | LC_ALL=C sort | awk "NR <= 4686") >"$S/files"
+	for i in 1 2 3 4; do
+		mkdir -p "$T/copy$i"
+		tar -C "$SRC" -cf - -T "$S/files" | tar -C "$T/copy$i" -xf -
+	done
+	local n
+	n=$(find "$T" -type f | wc -l | tr -d ' ')
+	local f1="$T/copy2/$(sed -n 1000p "$S/files")"
+	local ev='"session_id":"bench","cwd":"'"$T"'","hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"t1"'
+	printf "{$ev}\n" PreToolUse >"$S/pre.json"
+	printf "{$ev}\n" PostToolUse >"$S/post.json"
+	cat >"$S/step" <<EOS
+#!/usr/bin/env bash
+"$CKPT" hook claude <"$S/pre.json" && printf '// %s\n' \$RANDOM >>"$f1" && "$CKPT" hook claude <"$S/post.json"
+EOS
+	cat >"$S/git-step" <<EOS
+#!/usr/bin/env bash
+cd "$T" && git add -A && git write-tree >/dev/null && printf '// %s\n' \$RANDOM >>"$f1" && git add -A && git write-tree >/dev/null
+EOS
+	chmod +x "$S/step" "$S/git-step"
+	# Files written in the last two seconds are re-read by every sweep
+	# (racily clean): let the copy age past that, as a real tree has.
+	sleep 3
+	local cold cold_git warm warm_git rss_cold rss_warm rss_git big
+	cold=$(bench s "rm -rf '$T/.osfoundry'" "cd '$T' && '$CKPT' hook claude <'$S/pre.json'")
+	cold_git=$(bench s "rm -rf '$T/.git'; cd '$T' && ${GIT[*]} init -q" "cd '$T' && git add -A")
+	rm -rf "$T/.osfoundry"
+	rss_cold=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
+	"$S/step" && "$S/git-step"
+	warm=$(bench s "true" "'$S/step'")
+	warm_git=$(bench s "true" "'$S/git-step'")
+	rss_warm=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
+	rss_git=$( (cd "$T" && /usr/bin/time -f %M git add -A) 2>&1 >/dev/null | tail -1)
+	(cd "$T" && find . -path ./.osfoundry -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||' >"$S/all")
+	for i in 1 2 3; do (cd "$T" && xargs -a "$S/all" -d '\n' "$CKPT" capture --turn "fill$i" >/dev/null); done
+	big=$(bench s "true" "'$S/step'")
+	echo
+	echo "shell sweeps: $n files (4 copies of the first 4,686 of $SRC), $RUNS runs each (median)"
+	printf '%-58s %12s %14s %10s\n' "figure" "ckpt" "git" "git/ckpt"
+	printf '%-58s %12s %14s %10s\n' "warm: shell step, 2 hook calls vs 2 add -A+write-tree (ms)" "$warm" "$warm_git" "$(ratio "$warm_git" "$warm")"
+	printf '%-58s %12s %14s %10s\n' "cold: first hook call vs add -A into a fresh repo (ms)" "$cold" "$cold_git" "$(ratio "$cold_git" "$cold")"
+	printf '%-58s %12s %14s %10s\n' "peak RSS: warm hook call / git add -A (KiB)" "$rss_warm" "$rss_git" "-"
+	printf '%-58s %12s %14s %10s\n' "peak RSS: cold hook call (KiB)" "$rss_cold" "-" "-"
+	printf '%-58s %12s %14s %10s\n' "warm step with ~$((3 * n)) more store entries (ms)" "$big" "-" "$(ratio "$big" "$warm") of empty"
+}
+bench_shell

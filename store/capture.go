@@ -350,7 +350,8 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 		// Every path failed: no turn is started for nothing.
 		return id, nil
 	}
-	now := time.Now().UnixNano()
+	now := s.clock().UnixNano()
+	n := s.nextSeq(now)
 	var buf []byte
 	if !exists {
 		if id != turn && meta.Label == "" && meta.Source == nil {
@@ -359,7 +360,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 				meta = TurnMeta{Label: orig.label, Source: orig.source}
 			}
 		}
-		buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now})
+		buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: n})
 		t = newTurn(id)
 	}
 	for _, c := range seen {
@@ -367,7 +368,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 			continue
 		}
 		img := c.img
-		buf = appendRecord(buf, &record{R: "pre", Path: c.rel, Img: &img, Dirs: c.dirs, At: now})
+		buf = appendRecord(buf, &record{R: "pre", Path: c.rel, Img: &img, Dirs: c.dirs, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return id, nil
@@ -419,13 +420,33 @@ func (s *Store) NewTurn(meta TurnMeta) (string, error) {
 		if _, exists, err := s.readTurnFile(id, true); err != nil || exists {
 			continue
 		}
-		buf := appendRecord(nil, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: time.Now().UnixNano()})
+		now := s.clock().UnixNano()
+		buf := appendRecord(nil, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: s.nextSeq(now)})
 		if err := s.appendTurn(id, buf, true); err != nil {
 			return "", err
 		}
 		writeFileAtomic(s.dir, "seq", []byte(id+"\n"), 0o600, false)
 		return id, nil
 	}
+}
+
+// clockFile holds the last order number handed out (record.N).
+const clockFile = "clock"
+
+// nextSeq hands out the order number of records committed now: greater
+// than every one before it, so turns and operations keep the order in
+// which they were committed even when the wall clock steps back (a VM
+// resumed, WSL). It is the wall clock while that moves forward, so a lost
+// clock file costs nothing unless the clock steps back at the same time.
+// Caller holds the lock.
+func (s *Store) nextSeq(now int64) int64 {
+	last := int64(0)
+	if b, err := s.dir.ReadFile(clockFile); err == nil {
+		last, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	}
+	n := max(last+1, now)
+	writeFileAtomic(s.dir, clockFile, strconv.AppendInt(nil, n, 10), 0o600, false)
+	return n
 }
 
 // lastNumber is the highest numeric turn id handed out: from the seq file,
@@ -498,7 +519,8 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 	if !exists {
 		t = newTurn(id)
 	}
-	now := time.Now().UnixNano()
+	now := s.clock().UnixNano()
+	n := s.nextSeq(now)
 	var buf []byte
 	created := !exists
 	for _, c := range seen {
@@ -512,14 +534,14 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 				continue
 			}
 			if created {
-				buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: f.label, Source: f.source, Head: gitHead(s.root), At: now})
+				buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: f.label, Source: f.source, Head: gitHead(s.root), At: now, N: n})
 				created = false
 			}
 			pre := f.file.pre
-			buf = appendRecord(buf, &record{R: "pre", Path: c.rel, Img: &pre, Dirs: f.file.dirs, At: now})
+			buf = appendRecord(buf, &record{R: "pre", Path: c.rel, Img: &pre, Dirs: f.file.dirs, At: now, N: n})
 		}
 		img := c.img
-		buf = appendRecord(buf, &record{R: "post", Path: c.rel, Img: &img, At: now})
+		buf = appendRecord(buf, &record{R: "post", Path: c.rel, Img: &img, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return nil

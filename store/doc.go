@@ -22,6 +22,7 @@
 //	ops.log           append-only log of rewinds, undos and redos
 //	ops/op-N.steps    each operation's steps: before and after per path
 //	seq               the last short turn id handed out
+//	clock             the last order number ("n") handed out
 //	sessions/<key>    the open turn of each agent session (hooks)
 //	errors.log        bounded log of errors the hooks could not show
 //	statcache.json    size, mtime, ctime, inode and hash per path
@@ -38,25 +39,36 @@
 //	<crc32c of the JSON, 8 hex digits> <one JSON object>\n
 //
 // and the JSON's "r" field says what the record is. A turn file starts with
-// {"r":"turn","v":1,"id","label","at","source","head"} (head is the git
+// {"r":"turn","v":1,"id","label","at","n","source","head"} (head is the git
 // commit at the time, to warn when the branch moved since), then holds
-// {"r":"pre","p":path,"i":image,"dirs":[…],"at"} — what path held before the
+// {"r":"pre","p":path,"i":image,"dirs":[…],"at","n"} — what path held before the
 // agent's first write in the turn (later pres of the same path are ignored:
 // the first capture wins; dirs are folders the file's absence implied and a
-// rewind removes again if left empty) — and {"r":"post","p","i","at"}: what
+// rewind removes again if left empty) — and {"r":"post","p","i","at","n"}: what
 // the agent left (the newest seal counts). An image is
 // {"kind":"content"|"absent"|"skipped"|"symlink","sha256","bytes","mode",
 // "link","reason","kept"}; a pre or post recorded by a shell sweep also
 // has "cmd", the command that changed the path. Content under the size limit is kept as a blob,
 // and a skipped file still carries its hash. Paths are relative to the root
-// with '/' separators. "at" is Unix nanoseconds, taken under the lock, so
-// turns sort by when their first record was committed.
+// with '/' separators. "at" is Unix nanoseconds, for display only. "n"
+// orders records: taken under the lock from the clock file, it is greater
+// than every "n" handed out before, and equal to "at" while the wall clock
+// moves forward, so turns and operations keep the order in which they
+// were committed even when the clock steps back. Records without "n"
+// (written before it existed) are ordered by "at".
 //
 // ops.log holds {"r":"op","id":"op-N","kind":"rewind"|"undo"|"redo",
-// "target","turns","steps","rmdirs","at"} when an operation begins and
-// {"r":"done","id","recovered"} when it ends. Its steps file holds one
-// {"r":"step","p","i":now,"w":want,"do":"restore"|"delete"|"keep"|"fail",
-// "why","hand","dirs"} per path.
+// "target","turns","retry","steps","rmdirs","had","hadm","mkdirs","mkdirm",
+// "at","n"} when an operation begins — retry names the operation whose
+// failed paths it tries again; had lists the rmdirs that existed and hadm
+// their permission bits, mkdirs the folders an undo gives back and mkdirm
+// theirs — and {"r":"done","id","recovered","abandoned","failed","fails",
+// "none"} when it ends: failed lists the paths it could not put back and
+// fails gives each with its reason ({"path","reason"}); none says every
+// step failed, so it changed nothing. Its steps file holds one
+// {"r":"step","p","i":now,"w":want,"do":"restore"|"delete"|"keep"|"fail"|
+// "leave","why","hand","dirs"} per path ("leave": kept as it is at the
+// user's request).
 //
 // # Packs
 //
@@ -107,19 +119,27 @@
 // record names them. An operation keeps the current bytes of every path it
 // will touch as blobs (at any size), writes its steps file, makes both
 // durable with one barrier, and only then logs {"r":"op"}. It then changes
-// the folder, each file through a fixed temporary name and a rename, syncs,
-// and logs {"r":"done"}. An operation logged but not done was interrupted:
-// the next Open takes the lock and carries it forward from its steps (each
-// step is idempotent), so the folder is wholly as after it, and says so
-// through Options.Notify and the error log.
+// the folder, each file through a fixed temporary name and a rename (so a
+// write cut short by a full disk or an I/O error leaves the old bytes
+// whole, and no torn file is ever kept as a state), syncs, and logs
+// {"r":"done"}. An operation logged but not done was interrupted: the next
+// Open takes the lock and carries it forward from its steps (each step is
+// idempotent), so the folder is wholly as after it, and says so through
+// Options.Notify and the error log. A path found holding neither what its
+// step found nor what it writes was changed since the crash: it is left as
+// it is and the step is failed, never overwritten.
 //
 // # State
 //
 // Turn and operation states are not stored: they follow from replaying
 // ops.log. A rewind marks its turns rewound and pushes itself on the undo
 // stack, emptying the redo stack; an undo pops it, brings its turns back
-// and pushes it on the redo stack; a redo moves it back. A capture naming a
-// rewound turn T goes to T.2 (then T.3 …).
+// and pushes it on the redo stack; a redo moves it back. An operation
+// every step of which failed changed nothing and moves nothing. Failed
+// paths stay failed until the same command is run again: rewinding a turn
+// whose rewind failed paths is a retry of just those (a rewind of its own,
+// undone on its own); undo or redo after an undo or redo that failed paths
+// finishes it. A capture naming a rewound turn T goes to T.2 (then T.3 …).
 //
 // # Safety
 //

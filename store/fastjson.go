@@ -29,7 +29,7 @@ const maxKnown = len("recovered")
 
 func init() {
 	for _, k := range []string{"r", "v", "id", "label", "source", "head", "p", "i", "w", "dirs", "do", "why", "hand", "cmd",
-		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "failed", "at", "sha256", "bytes", "mode",
+		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "failed", "at", "n", "sha256", "bytes", "mode",
 		"link", "reason", "kept", "agent", "session", "prompt", "turn", "pre", "post", "op", "done", "step",
 		"content", "absent", "skipped", "symlink", "restore", "delete", "keep", "fail", "rewind", "undo", "redo"} {
 		known[k] = k
@@ -233,6 +233,8 @@ func (d *fastDec) recordField(key string, r *record) bool {
 		}
 	case "at":
 		r.At, ok = d.int(64)
+	case "n":
+		r.N, ok = d.int(64)
 	case "hand":
 		r.Hand, ok = d.bool()
 	case "recovered":

@@ -19,7 +19,8 @@ import (
 type turn struct {
 	id     string
 	label  string
-	at     int64
+	at     int64 // when its first record was committed, for display
+	seq    int64 // its place in the order of commits (record.order)
 	source *Source
 	head   string
 	seed   bool // from index.json
@@ -33,8 +34,10 @@ type tfile struct {
 	path    string // root-relative; the raw entry when refused
 	pre     Image
 	post    *Image
-	postAt  int64
-	preAt   int64
+	postAt  int64    // when last sealed (wall clock, for display)
+	preAt   int64    // when captured (wall clock, for display)
+	postSeq int64    // record.order of the newest seal
+	preSeq  int64    // record.order of the capture
 	dirs    []string // folders that did not exist at capture (pre absent)
 	refused string   // why the entry cannot be used
 	cmd     string   // the first shell command that changed it in the turn
@@ -48,6 +51,7 @@ func (t *turn) apply(r *record) {
 	case "turn":
 		if t.at == 0 {
 			t.id, t.label, t.at, t.source, t.head, t.v = r.ID, r.Label, r.At, r.Source, r.Head, r.V
+			t.seq = r.order()
 		}
 	case "pre":
 		if r.Img == nil || r.Path == "" {
@@ -56,13 +60,13 @@ func (t *turn) apply(r *record) {
 		if _, ok := t.byPath[r.Path]; ok {
 			return
 		}
-		f := &tfile{path: r.Path, pre: *r.Img, dirs: r.Dirs, preAt: r.At, cmd: r.Cmd}
+		f := &tfile{path: r.Path, pre: *r.Img, dirs: r.Dirs, preAt: r.At, preSeq: r.order(), cmd: r.Cmd}
 		t.files = append(t.files, f)
 		t.byPath[r.Path] = f
 	case "post":
-		if f, ok := t.byPath[r.Path]; ok && r.Img != nil && r.At >= f.postAt {
+		if f, ok := t.byPath[r.Path]; ok && r.Img != nil && r.order() >= f.postSeq {
 			img := *r.Img
-			f.post, f.postAt = &img, r.At
+			f.post, f.postAt, f.postSeq = &img, r.At, r.order()
 			if f.cmd == "" {
 				f.cmd = r.Cmd
 			}
@@ -77,15 +81,20 @@ type opRec struct {
 	kind      Kind
 	target    string
 	turns     []string
-	at        int64
+	at        int64 // wall clock, for display
+	seq       int64 // record.order of its op record
 	steps     int
 	rmdirs    []string
 	had       []string
+	hadModes  []uint32
 	mkdirs    []string
+	mkdirMods []uint32
 	done      bool
 	recovered bool
 	abandoned bool
-	failed    map[string]bool
+	retry     string    // the operation whose failed paths this one tried again
+	none      bool      // every step failed: it changed nothing
+	fails     []Failure // paths it could not put as wanted, and why
 }
 
 // turnFile is the cached parse of one turn file; appended records are read
@@ -117,7 +126,14 @@ type view struct {
 	opState map[string]State
 	undo    []application // top is last
 	redo    []application
-	seedErr error
+	// fails holds, per operation, the paths it failed to put back that
+	// no later operation has tried again or made moot (by undoing it).
+	fails map[string][]Failure
+	// retryUndo and retryRedo are the newest undo (redo) when nothing but
+	// failed operations came after it: running undo (redo) again retries
+	// its failed paths, if it has any.
+	retryUndo, retryRedo *opRec
+	seedErr              error
 }
 
 // application is a rewind in effect (via the rewind itself or a redo), or
@@ -315,7 +331,7 @@ func (s *Store) parseSeed() ([]*turn, error) {
 			id = strconv.Itoa(i + 1)
 		}
 		t := newTurn(id)
-		t.label, t.at, t.seed = e.Label, e.At, true
+		t.label, t.at, t.seq, t.seed = e.Label, e.At, e.At, true
 		for _, f := range e.Files {
 			raw, _ := f.Path.(string)
 			tf := &tfile{path: raw}
@@ -406,14 +422,18 @@ func (s *Store) readOps() ([]*opRec, error) {
 		switch r.R {
 		case "op":
 			n, _ := ParseOpID(r.ID)
-			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, steps: r.Steps, rmdirs: r.Rmdirs, had: r.Had, mkdirs: r.Mkdirs}
+			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.order(), steps: r.Steps, retry: r.Retry, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes}
 			c.ops = append(c.ops, o)
 			c.byID[o.id] = o
 		case "done":
 			if o := c.byID[r.ID]; o != nil {
-				o.done, o.recovered, o.abandoned = true, r.Recovered, r.Abandoned
-				if len(r.Failed) > 0 {
-					o.failed = set(r.Failed)
+				o.done, o.recovered, o.abandoned, o.none = true, r.Recovered, r.Abandoned, r.None
+				o.fails = r.Fails
+				if len(o.fails) == 0 {
+					// Written before reasons were kept.
+					for _, p := range r.Failed {
+						o.fails = append(o.fails, Failure{Path: p, Reason: "could not be restored"})
+					}
 				}
 			}
 		}
@@ -469,8 +489,8 @@ func (s *Store) buildView(ops []*opRec) *view {
 	}
 	sort.SliceStable(v.turns, func(i, j int) bool {
 		a, b := v.turns[i], v.turns[j]
-		if a.at != b.at {
-			return a.at < b.at
+		if a.seq != b.seq {
+			return a.seq < b.seq
 		}
 		return a.id < b.id
 	})
@@ -478,8 +498,15 @@ func (s *Store) buildView(ops []*opRec) *view {
 	return v
 }
 
-// replay walks the operations in order to find which turns stand rewound
-// and the undo and redo stacks.
+// replay walks the operations in order to find which turns stand rewound,
+// the undo and redo stacks, and the paths operations failed to put back.
+//
+// An operation whose every step failed changed nothing and stands for
+// nothing: its turns are not rewound, and the stacks do not move. A retry
+// of a rewind (rewinding a turn whose rewind failed some paths) is a
+// rewind of its own, on the undo stack; a retry of an undo or a redo
+// finishes that undo or redo and leaves the stacks as they are. Either
+// way the failures it tried again are now its own.
 func (v *view) replay(ops []*opRec) {
 	for _, o := range ops {
 		v.ops = append(v.ops, o)
@@ -487,42 +514,71 @@ func (v *view) replay(ops []*opRec) {
 		if !o.done || o.abandoned {
 			continue
 		}
-		switch o.kind {
-		case KindRewind:
+		if o.none {
+			v.opState[o.id] = StateFailed
+			continue
+		}
+		if o.retry != "" {
+			delete(v.fails, o.retry)
+		}
+		switch {
+		case o.kind == KindRewind:
 			for _, t := range o.turns {
 				v.rewound[t] = true
 			}
 			v.undo = append(v.undo, application{rewind: o, via: o})
 			v.redo = nil
-			v.opState[o.id] = StateActive
-		case KindUndo:
+			v.retryUndo, v.retryRedo = nil, nil
+		case o.retry != "" && o.kind == KindUndo:
+			v.retryUndo = o
+		case o.retry != "" && o.kind == KindRedo:
+			v.retryRedo = o
+		case o.kind == KindUndo:
 			if n := len(v.undo); n > 0 {
 				a := v.undo[n-1]
 				v.undo = v.undo[:n-1]
-				for _, t := range a.rewind.turns {
-					v.rewound[t] = false
-				}
+				delete(v.fails, a.via.id)
+				v.unrewind(a.rewind.turns)
 				v.redo = append(v.redo, application{rewind: a.rewind, via: o})
 				v.opState[a.rewind.id] = StateUndone
 			}
-			v.opState[o.id] = StateActive
-		case KindRedo:
+			v.retryUndo, v.retryRedo = o, nil
+		case o.kind == KindRedo:
 			if n := len(v.redo); n > 0 {
 				a := v.redo[n-1]
 				v.redo = v.redo[:n-1]
+				delete(v.fails, a.via.id)
 				for _, t := range a.rewind.turns {
 					v.rewound[t] = true
 				}
 				v.undo = append(v.undo, application{rewind: a.rewind, via: o})
 				v.opState[a.rewind.id] = StateActive
 			}
-			v.opState[o.id] = StateActive
+			v.retryUndo, v.retryRedo = nil, o
+		}
+		v.opState[o.id] = StateActive
+		if len(o.fails) > 0 {
+			v.fails[o.id] = o.fails
+		}
+	}
+}
+
+// unrewind brings back turns an undone application had rewound, unless
+// another application still in effect (a rewind and its retry) rewinds
+// them too.
+func (v *view) unrewind(turns []string) {
+	for _, t := range turns {
+		v.rewound[t] = false
+	}
+	for _, a := range v.undo {
+		for _, t := range a.rewind.turns {
+			v.rewound[t] = true
 		}
 	}
 }
 
 func newView() *view {
-	return &view{byID: map[string]*turn{}, opByID: map[string]*opRec{}, rewound: map[string]bool{}, opState: map[string]State{}}
+	return &view{byID: map[string]*turn{}, opByID: map[string]*opRec{}, rewound: map[string]bool{}, opState: map[string]State{}, fails: map[string][]Failure{}}
 }
 
 // steps reads an operation's steps file (cached: it never changes once

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // DefaultMaxBlob is the size over which a file's bytes are not kept.
@@ -45,6 +46,7 @@ type Store struct {
 	dir      *safeDir // the store folder: nothing in it is followed
 	maxBlob  int64
 	notify   func(string)
+	clock    func() time.Time // stamps records' At (display only); tests step it back
 
 	bmu   sync.Mutex // guards blobs
 	blobs *os.Root   // the blobs folder, opened on first use
@@ -97,7 +99,7 @@ func Open(root string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, errf("open project root %s: %w", abs, err)
 	}
-	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax}
+	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax, clock: time.Now}
 	s.cache.files = map[string]*turnFile{}
 	s.cache.steps = map[string][]record{}
 	s.checked = map[string]string{}

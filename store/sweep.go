@@ -82,7 +82,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		return nil, err
 	}
 	defer bl.unlock()
-	fp := newFailpoint("sweep")
+	fp := newFailpoint(map[bool]string{false: "sweep-before", true: "sweep-after"}[after])
 	res := &SweepResult{}
 	start := time.Now().UnixNano()
 	old, lerr := s.loadBaseline()
@@ -360,7 +360,8 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 	if err != nil {
 		return "", err
 	}
-	now := time.Now().UnixNano()
+	now := s.clock().UnixNano()
+	n := s.nextSeq(now)
 	var buf []byte
 	if !exists {
 		if id != turn && meta.Label == "" && meta.Source == nil {
@@ -368,7 +369,7 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 				meta = TurnMeta{Label: orig.label, Source: orig.source}
 			}
 		}
-		buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now})
+		buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: n})
 		t = newTurn(id)
 	}
 	for _, r := range recs {
@@ -378,10 +379,10 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		}
 		if !ok {
 			pre := r.pre
-			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, At: now})
+			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, At: now, N: n})
 		}
 		post := r.post
-		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, At: now})
+		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return id, nil

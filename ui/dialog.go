@@ -173,8 +173,9 @@ func (d *dialog) setPlan(plan, base *store.Plan) {
 	if r := d.row(); r != nil {
 		at = r.step.Path
 	}
-	if d.plan != nil && fingerprint(d.plan) != fingerprint(plan) {
-		d.changed = true
+	asked := strings.Join(d.keptPaths(), "\x00") != strings.Join(d.shown, "\x00")
+	if d.plan != nil && !asked && fingerprint(d.plan) != fingerprint(plan) {
+		d.changed = true // not the user's doing: say so
 	}
 	d.plan, d.base = plan, base
 	if base == nil {
@@ -702,7 +703,11 @@ func (m *Model) previewHead() []string {
 	for _, l := range d.head() {
 		text := strings.TrimLeft(l.text, " ")
 		indent := len(l.text) - len(text)
-		for i, wl := range strings.Split(ansi.Wrap(text, max(w-indent-3, 1), ""), "\n") {
+		wrapped := []string{text}
+		if m.height >= 24 { // on a short screen the files need the rows
+			wrapped = strings.Split(ansi.Wrap(text, max(w-indent-3, 1), ""), "\n")
+		}
+		for i, wl := range wrapped {
 			lead := " " + strings.Repeat(" ", indent)
 			if i > 0 {
 				lead += "  "

@@ -87,6 +87,9 @@ func TestKeepAFile(t *testing.T) {
 	press(t, m, keys("j", "r")...) // turn 2: legacy.js, src/config.js, server.js
 	press(t, m, keys("j", "space")...)
 	mustContain(t, plain(m), "k keep", "src/config.js", "1 kept as it is now")
+	if strings.Contains(plain(m), "The plan changed") {
+		t.Fatal("a keep the user asked for is told as a change from outside")
+	}
 	press(t, m, kp("y"))
 	if f.applyN != 1 {
 		t.Fatal("nothing applied")
