@@ -472,18 +472,7 @@ EOS
 	# Files written in the last two seconds are re-read by every sweep
 	# (racily clean): let the copy age past that, as a real tree has.
 	sleep 3
-<<<<<<< HEAD
 	local cold cold_git warm warm_git first rss_cold rss_warm rss_git big
-	cold=$(bench s "rm -rf '$T/.osfoundry'" "cd '$T' && '$CKPT' hook claude <'$S/pre.json'")
-	cold_git=$(bench s "rm -rf '$T/.git'; cd '$T' && ${GIT[*]} init -q" "cd '$T' && git add -A")
-	rm -rf "$T/.osfoundry"
-	rss_cold=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
-	"$S/step" && "$S/git-step"
-	warm=$(bench s "true" "'$S/step'")
-	warm_git=$(bench s "true" "'$S/git-step'")
-	first=$(bench s "true" "'$S/first-step'")
-=======
-	local cold cold_git warm warm_git rss_cold rss_warm rss_git big
 	cold=$(bench "rm -rf '$T/.osfoundry'" "cd '$T' && '$CKPT' hook claude <'$S/pre.json'")
 	cold_git=$(bench "rm -rf '$T/.git'; cd '$T' && ${GIT[*]} init -q" "cd '$T' && git add -A")
 	rm -rf "$T/.osfoundry"
@@ -491,7 +480,7 @@ EOS
 	"$S/step" && "$S/git-step"
 	warm=$(bench "true" "'$S/step'")
 	warm_git=$(bench "true" "'$S/git-step'")
->>>>>>> main
+	first=$(bench "true" "'$S/first-step'")
 	rss_warm=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
 	rss_git=$( (cd "$T" && /usr/bin/time -f %M git add -A) 2>&1 >/dev/null | tail -1)
 	(cd "$T" && find . -path ./.osfoundry -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||' >"$S/all")
