@@ -154,6 +154,7 @@ func TestHookNeverInTheWay(t *testing.T) {
 	defer delete(adapters, "panicky")
 	adapters["panicky"].parse = func([]byte, func(string) string) (event, error) {
 		var m map[string]int
+		//lint:ignore SA5000 the panic is what this test is about
 		m["x"] = 1 // nil map: panics
 		return event{}, nil
 	}
@@ -280,5 +281,20 @@ func TestParallelWritesOpenOneTurn(t *testing.T) {
 	}
 	if es[0].Source == nil || es[0].Source.Agent != "gemini" || es[0].Source.Session != "g" {
 		t.Fatalf("source %+v", es[0].Source)
+	}
+}
+
+func TestUnwrapRunQuotes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`"Edit the files"`, "Edit the files"},
+		{`""quoted by me""`, `"quoted by me"`},
+		{`"word"`, `"word"`}, // no space: opencode run did not wrap it
+		{`fix "the bug"`, `fix "the bug"`},
+		{`"`, `"`},
+		{"plain", "plain"},
+	} {
+		if got := unwrapRunQuotes(c.in); got != c.want {
+			t.Errorf("unwrapRunQuotes(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }
