@@ -15,17 +15,19 @@ func init() { register(newLogCmd) }
 
 // logJSON is one element of `log --json`.
 type logJSON struct {
-	Turn       string        `json:"turn"`
-	Label      string        `json:"label"`
-	At         string        `json:"at"`
-	Kind       store.Kind    `json:"kind"`
-	State      store.State   `json:"state"`
-	Files      int           `json:"files"`
-	HandEdited int           `json:"hand_edited"`
-	Source     *store.Source `json:"source,omitempty"`
-	Head       string        `json:"head,omitempty"`
-	Target     string        `json:"target,omitempty"`
-	Turns      []string      `json:"turns,omitempty"`
+	Turn       string          `json:"turn"`
+	Label      string          `json:"label"`
+	At         string          `json:"at"`
+	Kind       store.Kind      `json:"kind"`
+	State      store.State     `json:"state"`
+	Files      int             `json:"files"`
+	HandEdited int             `json:"hand_edited"`
+	Source     *store.Source   `json:"source,omitempty"`
+	Head       string          `json:"head,omitempty"`
+	Target     string          `json:"target,omitempty"`
+	Turns      []string        `json:"turns,omitempty"`
+	Retry      string          `json:"retry,omitempty"`
+	Failed     []store.Failure `json:"failed,omitempty"`
 }
 
 func newLogCmd(g *globals) *cobra.Command {
@@ -65,7 +67,7 @@ ckpt log --errors`,
 				for _, e := range entries {
 					out = append(out, logJSON{Turn: e.ID, Label: e.Label, At: e.At.UTC().Format(atLayout), Kind: e.Kind,
 						State: e.State, Files: e.Files, HandEdited: max(e.HandEdited, 0), Source: e.Source, Head: e.Head,
-						Target: e.Target, Turns: e.Turns})
+						Target: e.Target, Turns: e.Turns, Retry: e.Retry, Failed: e.Failed})
 				}
 				return printJSON(out)
 			}

@@ -19,7 +19,8 @@ otherwise it changes nothing (exit 4). Files changed since the agent wrote
 them have their current bytes kept, so ckpt undo brings them back.`,
 		Example: `ckpt rewind 3 --dry-run
 ckpt rewind 3 --yes
-ckpt rewind 3 --yes --json`,
+ckpt rewind 3 --yes --json
+ckpt rewind 3 --except src/keep.go --yes`,
 		Args:              exactArgs(1, "one TURN"),
 		ValidArgsFunction: completeTurn(g, false),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -27,5 +28,6 @@ ckpt rewind 3 --yes --json`,
 		},
 	}
 	f.add(cmd, false)
+	cmd.Flags().StringArrayVar(&f.except, "except", nil, "leave this path as it is now (repeatable)")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,12 +16,15 @@ import (
 // opFlags are the flags of rewind, undo and redo.
 type opFlags struct {
 	dryRun, yes, force, json bool
+	plan                     string
+	except                   []string // rewind only
 }
 
 func (f *opFlags) add(cmd *cobra.Command, force bool) {
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "show the plan and change nothing (exit 4)")
 	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "apply without asking")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON (see CONTRACT.md)")
+	cmd.Flags().StringVar(&f.plan, "plan", "", "apply exactly the plan with this id, as shown; if anything changed since, change nothing (exit 1)")
 	if force {
 		cmd.Flags().BoolVar(&f.force, "force", false, "undo even over a newer turn that wrote the same paths")
 	}
@@ -37,7 +41,15 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 	var p *store.Plan
 	switch kind {
 	case store.KindRewind:
-		p, err = s.PlanRewind(turn)
+		var keep []string
+		for _, k := range f.except {
+			abs, err := filepath.Abs(k)
+			if err != nil {
+				return fmt.Errorf("--except %s: %w", k, err)
+			}
+			keep = append(keep, abs)
+		}
+		p, err = s.PlanRewindKeep(turn, keep)
 	case store.KindUndo:
 		p, err = s.PlanUndo(f.force)
 	case store.KindRedo:
@@ -46,7 +58,12 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 	if err != nil {
 		return err
 	}
-	if !f.yes || f.dryRun {
+	// --plan ID applies the plan that was shown, and only that one.
+	if f.plan != "" && f.plan != p.ID {
+		return fmt.Errorf("plan %s is out of date: the store or the disk changed since it was shown, and nothing was changed (the plan now is %s; run the command without --plan to see it): %w",
+			esc(f.plan), p.ID, store.ErrPlanChanged)
+	}
+	if (!f.yes && f.plan == "") || f.dryRun {
 		interactive := !f.dryRun && isTerminal(os.Stdin) && isTerminal(os.Stderr)
 		if !interactive {
 			if f.json {
@@ -84,7 +101,15 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 			}
 		}
 	}
-	res, err := s.Apply(p, progress)
+	apply := p
+	if f.yes && f.plan == "" {
+		// Nothing was shown: --yes takes the plan as it stands once the
+		// store is locked (a capture in flight has then finished).
+		fresh := *p
+		fresh.ID = ""
+		apply = &fresh
+	}
+	res, err := s.Apply(apply, progress)
 	if err != nil {
 		return err
 	}
@@ -117,12 +142,19 @@ func printPlan(w io.Writer, p *store.Plan) {
 		verb = strings.TrimSuffix(verb, "s")
 	}
 	fmt.Fprintf(w, "%s (%s %s):\n", titleOf(p), verb, strings.Join(turns, ", "))
+	if p.Retry != "" {
+		fmt.Fprintf(w, "  retries the paths %s could not put back\n", p.Retry)
+	}
 	hand := 0
 	for _, st := range p.Steps {
 		if st.Do == store.ActKeep {
 			continue
 		}
-		line := fmt.Sprintf("  %-8s %s", st.Do, esc(st.Path))
+		do := string(st.Do)
+		if st.Do == store.ActLeave {
+			do = "kept"
+		}
+		line := fmt.Sprintf("  %-8s %s", do, esc(st.Path))
 		if st.Reason != "" {
 			line += "  (" + esc(st.Reason) + ")"
 		}
@@ -151,15 +183,22 @@ func printPlan(w io.Writer, p *store.Plan) {
 	for _, warn := range p.Warnings {
 		fmt.Fprintln(w, "warning: "+esc(warn))
 	}
+	fmt.Fprintf(w, "plan %s (--plan %s applies exactly this)\n", p.ID, p.ID)
 }
 
 func printResult(kind store.Kind, p *store.Plan, r *store.Result) {
 	fmt.Printf("%s: %s — %d restored, %d deleted, %d failed", r.Op, strings.ToLower(titleOf(p)[:1])+titleOf(p)[1:], len(r.Restored), len(r.Deleted), len(r.Failed))
+	if len(r.Kept) > 0 {
+		fmt.Printf(", %d kept as they are", len(r.Kept))
+	}
 	if kind != store.KindUndo {
 		fmt.Print(" (`ckpt undo` to undo)")
 	}
 	fmt.Println()
 	for _, f := range r.Failed {
 		fmt.Printf("  failed  %s: %s\n", esc(f.Path), esc(f.Reason))
+	}
+	if len(r.Failed) > 0 {
+		fmt.Println("running the same command again retries the failed paths")
 	}
 }

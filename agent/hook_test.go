@@ -282,3 +282,18 @@ func TestParallelWritesOpenOneTurn(t *testing.T) {
 		t.Fatalf("source %+v", es[0].Source)
 	}
 }
+
+func TestUnwrapRunQuotes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`"Edit the files"`, "Edit the files"},
+		{`""quoted by me""`, `"quoted by me"`},
+		{`"word"`, `"word"`}, // no space: opencode run did not wrap it
+		{`fix "the bug"`, `fix "the bug"`},
+		{`"`, `"`},
+		{"plain", "plain"},
+	} {
+		if got := unwrapRunQuotes(c.in); got != c.want {
+			t.Errorf("unwrapRunQuotes(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -39,7 +39,7 @@ func parseOpencode(data []byte, _ func(string) string) (event, error) {
 	ev := event{session: e.SessionID, prompt: e.MessageID, cwd: e.Directory, project: e.Directory}
 	switch e.Event {
 	case "chat.message":
-		ev.do, ev.text = startTurn, e.Text
+		ev.do, ev.text = startTurn, unwrapRunQuotes(e.Text)
 		return ev, nil
 	case "tool.execute.before":
 		ev.do = beforeWrite
@@ -81,6 +81,17 @@ func parseOpencode(data []byte, _ func(string) string) (event, error) {
 		ev.do = ignore
 	}
 	return ev, nil
+}
+
+// unwrapRunQuotes takes off the one pair of double quotes `opencode run`
+// wraps around a message argument that holds a space, so the label is what
+// the user typed. A prompt typed with quotes of its own keeps them: it
+// arrives with two pairs, and loses one.
+func unwrapRunQuotes(text string) string {
+	if len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"' && strings.ContainsAny(text[1:len(text)-1], " \t") {
+		return text[1 : len(text)-1]
+	}
+	return text
 }
 
 // pluginSource is the plugin file install writes, with the ckpt binary's

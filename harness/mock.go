@@ -334,3 +334,147 @@ func toolType(req map[string]any, name string) string {
 	}
 	return ""
 }
+
+// countKey counts the objects anywhere in v that hold key k.
+func countKey(v any, k string) int {
+	n := 0
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x[k]; ok {
+			n++
+		}
+		for _, c := range x {
+			n += countKey(c, k)
+		}
+	case []any:
+		for _, c := range x {
+			n += countKey(c, k)
+		}
+	}
+	return n
+}
+
+// gemini is a mock of the Gemini API (models/M:generateContent and
+// :streamGenerateContent?alt=sse), for Gemini CLI. Side requests asking
+// for JSON (the next-speaker check) are told the user speaks next.
+func (m *mock) gemini() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := readBody(r)
+		m.record(body)
+		path := r.URL.Path
+		switch {
+		case strings.HasSuffix(path, ":countTokens"):
+			_, _ = io.WriteString(w, `{"totalTokens": 100}`)
+			return
+		case strings.HasSuffix(path, ":generateContent"), strings.HasSuffix(path, ":streamGenerateContent"):
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		req := decode(body)
+		tools := toolNames(req)
+		results := countKey(req["contents"], "functionResponse")
+		st, ok := m.next("gemini", results, tools["write_file"] && tools["replace"])
+		var part map[string]any
+		if ok {
+			var name string
+			var args map[string]any
+			switch st.kind {
+			case stepWrite:
+				name, args = "write_file", map[string]any{"file_path": m.abs(st.path), "content": st.content}
+			case stepEdit:
+				// A relative path, as models often send: ckpt must resolve
+				// it as Gemini CLI does.
+				name, args = "replace", map[string]any{"file_path": st.path, "old_string": st.old, "new_string": st.new, "instruction": "change the second line"}
+			case stepShell:
+				name, args = "run_shell_command", map[string]any{"command": st.command, "description": "run the step's command"}
+			default:
+				http.Error(w, "no such step for gemini", 500)
+				return
+			}
+			part = map[string]any{"functionCall": map[string]any{"name": name, "args": args}}
+		} else {
+			text := finalText
+			if gc, _ := req["generationConfig"].(map[string]any); gc != nil && gc["responseMimeType"] == "application/json" {
+				text = `{"reasoning": "the task is done", "next_speaker": "user"}`
+			}
+			part = map[string]any{"text": text}
+		}
+		resp := map[string]any{
+			"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+			"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 10, "totalTokenCount": 20},
+			"modelVersion":  "gemini-2.5-flash",
+		}
+		if strings.HasSuffix(path, ":streamGenerateContent") {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sse(w, "", resp)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(resp)
+	})
+}
+
+// chat is a mock of an OpenAI-compatible chat completions API (POST
+// /v1/chat/completions, streamed), for opencode's custom provider.
+func (m *mock) chat() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := readBody(r)
+		m.record(body)
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"harness-model","object":"model"}]}`)
+			return
+		}
+		req := decode(body)
+		tools := toolNames(req)
+		results := countJSON(req["messages"], "role", "tool")
+		st, ok := m.next("chat", results, tools["bash"] && (tools["write"] || tools["apply_patch"]))
+		model, _ := req["model"].(string)
+		chunk := func(delta map[string]any, finish any) map[string]any {
+			return map[string]any{"id": fmt.Sprintf("chatcmpl-%d", results), "object": "chat.completion.chunk", "created": 1, "model": model,
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+		}
+		var delta map[string]any
+		finish := "stop"
+		if ok {
+			var name string
+			var args map[string]any
+			switch st.kind {
+			case stepRead:
+				name, args = "read", map[string]any{"filePath": m.abs(st.path)}
+			case stepWrite:
+				name, args = "write", map[string]any{"filePath": m.abs(st.path), "content": st.content}
+			case stepEdit:
+				name, args = "edit", map[string]any{"filePath": m.abs(st.path), "oldString": st.old, "newString": st.new}
+			case stepPatch:
+				name, args = "apply_patch", map[string]any{"patchText": st.patch}
+			case stepShell:
+				name, args = "bash", map[string]any{"command": st.command, "description": "run the step's command"}
+			}
+			a, _ := json.Marshal(args)
+			delta = map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": fmt.Sprintf("call_%02d", results+1), "type": "function",
+				"function": map[string]any{"name": name, "arguments": string(a)}}}}
+			finish = "tool_calls"
+		} else {
+			delta = map[string]any{"role": "assistant", "content": finalText}
+		}
+		if stream, _ := req["stream"].(bool); !stream {
+			msg := map[string]any{"role": "assistant", "content": delta["content"]}
+			if tc, ok := delta["tool_calls"]; ok {
+				msg["tool_calls"] = tc
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl", "object": "chat.completion", "created": 1, "model": model,
+				"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+				"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}})
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, "", chunk(delta, nil))
+		last := chunk(map[string]any{}, finish)
+		last["usage"] = map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
+		sse(w, "", last)
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	})
+}

@@ -20,6 +20,7 @@ pins=(
 )
 
 cache=${CKPT_AGENTS_CACHE:-$HOME/.cache/ckpt-agents}
+export CKPT_AGENTS_CACHE=$cache
 mkdir -p "$cache"
 skipped=()
 envs=()

@@ -1,22 +1,29 @@
 package store
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
 	"path"
 	"runtime"
-	"syscall"
+	"strings"
 	"time"
 )
 
-// Apply carries out a plan's kind and target under the store's lock,
-// recomputing the plan there (the disk or the store may have moved since
-// it was shown). It keeps the current bytes of every path first, logs the
-// operation, then changes the folder; a crash part-way is finished by the
-// next Open. progress, if not nil, is called after each path.
+// Apply carries out exactly the plan p under the store's lock. It makes
+// the plan again there, from the store and the disk as they are now, and
+// goes ahead only if that is the same plan (the same ID): otherwise it
+// changes nothing and returns an error wrapping ErrPlanChanged that says
+// what moved (a turn arrived, an operation ran, a file changed). A plan
+// without an ID (made by hand, not by a Plan method) is made afresh.
+//
+// It keeps the current bytes of every path first, logs the operation, then
+// changes the folder; a crash part-way is finished by the next Open.
+// progress, if not nil, is called after each path. Paths that could not
+// be put back are in Result.Failed with the reason, stay failed in the
+// store (Store.Failures; File.Status StatusFailed) and are retried by
+// planning the same command again; an operation all of whose steps failed
+// changed nothing and stands for nothing (its state is StateFailed).
 func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) {
 	if err := s.ensureDirs(); err != nil {
 		return nil, err
@@ -36,6 +43,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.saveStats()
 	v, err := s.load()
 	if err != nil {
 		return nil, err
@@ -43,7 +51,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	var q *Plan
 	switch p.Kind {
 	case KindRewind:
-		q, err = s.planRewind(v, p.Target)
+		q, err = s.planRewind(v, p.Target, p.Keep)
 	case KindUndo:
 		q, err = s.planUndo(v, p.Force)
 	case KindRedo:
@@ -52,12 +60,13 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		err = errf("apply: unknown operation %q", p.Kind)
 	}
 	if err != nil {
+		if p.ID != "" {
+			return nil, errf("%w: %w", ErrPlanChanged, err)
+		}
 		return nil, err
 	}
-	if q.Kind == KindUndo || q.Kind == KindRedo {
-		if want := p.Target; want != "" && want != q.Target {
-			return nil, errf("%s: the store changed since the plan (%s is now next, not %s)", q.Kind, q.Target, want)
-		}
+	if p.ID != "" && q.ID != p.ID {
+		return nil, errf("%s %s: %w (nothing was changed): %s", p.Kind, p.Target, ErrPlanChanged, planChanges(p, q))
 	}
 	fp := newFailpoint("apply")
 	var last OpID
@@ -65,20 +74,24 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		last = max(last, o.n)
 	}
 	id := last.Next().String()
-	recs, bytesOf, err := s.prepare(q, fp)
+	recs, bytesOf, err := s.prepare(q, s.handRule(v), fp)
 	if err != nil {
 		return nil, errf("%s: %w", q.Kind, err)
 	}
 	rmdirs := s.rmdirs(v, q)
 	var had, mkdirs []string
+	var hadModes, mkdirModes []uint32
 	for _, d := range rmdirs {
 		if fi, err := s.root.Lstat(d); err == nil && fi.IsDir() {
 			had = append(had, d)
+			hadModes = append(hadModes, uint32(fi.Mode().Perm()))
 		}
 	}
-	if q.Kind == KindUndo {
-		// Undo gives back the folders the operation it undoes removed.
-		mkdirs = v.undo[len(v.undo)-1].via.had
+	if q.Kind == KindUndo && q.Retry == "" {
+		// Undo gives back the folders the operation it undoes removed,
+		// with their modes.
+		via := v.undo[len(v.undo)-1].via
+		mkdirs, mkdirModes = via.had, via.hadModes
 	}
 	var buf []byte
 	for i := range recs {
@@ -98,53 +111,77 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		return nil, errf("%s: %w", q.Kind, err)
 	}
 	at := s.clock().UnixNano()
-	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Steps: len(recs), Rmdirs: rmdirs, Had: had, Mkdirs: mkdirs, At: at, N: s.nextSeq(at)})
+	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes, At: at, N: s.nextSeq(at)})
 	if err := appendDurable(s.dir, "ops.log", op); err != nil {
 		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)
 	}
 	fp.hit()
-	res := &Result{Op: id, Restored: []string{}, Deleted: []string{}, Failed: []Failure{}, HandEdited: []string{}, Applied: true}
-	errs := s.execute(recs, bytesOf, rmdirs, mkdirs, true, fp, progress)
-	var failed []string
-	for i, r := range recs {
-		if errs[i] != nil {
-			failed = append(failed, r.Path)
-		}
-	}
-	for i, r := range recs {
-		err := errs[i]
-		switch {
-		case err != nil:
-			res.Failed = append(res.Failed, Failure{Path: r.Path, Reason: err.Error()})
-		case r.Do == ActFail:
-			res.Failed = append(res.Failed, Failure{Path: r.Path, Reason: r.Why})
-		case r.Do == ActRestore:
-			res.Restored = append(res.Restored, r.Path)
-		case r.Do == ActDelete:
-			res.Deleted = append(res.Deleted, r.Path)
-		}
-		if r.Hand {
-			res.HandEdited = append(res.HandEdited, r.Path)
-		}
-	}
-	if err := s.finish(&record{R: "done", ID: id, Failed: failed}); err != nil {
+	errs := s.execute(recs, bytesOf, rmdirs, mkdirs, mkdirModes, true, fp, progress)
+	res, none := outcome(recs, errs)
+	res.Op, res.Plan, res.Applied = id, q.ID, true
+	if err := s.finish(doneRecord(id, res, none, false)); err != nil {
 		return res, err
 	}
 	fp.hit()
 	return res, nil
 }
 
+// outcome says what the steps did, given each one's error from execute.
+// none reports that the steps that failed were all there was: no path was
+// put as wanted (left alone as asked does not count either way).
+func outcome(recs []record, errs []error) (res *Result, none bool) {
+	good := 0
+	res = &Result{Restored: []string{}, Deleted: []string{}, Kept: []string{}, Failed: []Failure{}, HandEdited: []string{}}
+	for i, r := range recs {
+		switch {
+		case errs[i] != nil:
+			res.Failed = append(res.Failed, Failure{Path: r.Path, Reason: strings.TrimPrefix(errs[i].Error(), "store: ")})
+		case r.Do == ActFail:
+			res.Failed = append(res.Failed, Failure{Path: r.Path, Reason: r.Why})
+		case r.Do == ActRestore:
+			res.Restored = append(res.Restored, r.Path)
+			good++
+		case r.Do == ActDelete:
+			res.Deleted = append(res.Deleted, r.Path)
+			good++
+		case r.Do == ActKeep:
+			good++
+		case r.Do == ActLeave:
+			res.Kept = append(res.Kept, r.Path)
+		}
+		if r.Hand {
+			res.HandEdited = append(res.HandEdited, r.Path)
+		}
+	}
+	return res, len(res.Failed) > 0 && good == 0
+}
+
+// doneRecord logs how an operation ended (see outcome for none).
+func doneRecord(id string, res *Result, none, recovered bool) *record {
+	d := &record{R: "done", ID: id, Recovered: recovered, Fails: res.Failed, None: none}
+	for _, f := range res.Failed {
+		d.Failed = append(d.Failed, f.Path)
+	}
+	return d
+}
+
 // prepare turns a plan into step records, keeping first the current bytes
 // of every path it will touch (at any size: a rewind must never lose a
 // byte) and checking the bytes it will write against their hashes. A
 // path whose kept bytes are damaged becomes a failed step.
-func (s *Store) prepare(p *Plan, fp *failpoint) ([]record, map[string][]byte, error) {
+//
+// Every path is read here, under the lock, including those the plan would
+// leave alone: the plan looked through the stat cache, and a cache that
+// vouched for bytes a file no longer holds (racy, or tampered with) may
+// cost a read, never a skipped restore. Such a step is decided again from
+// what the file holds, toward the same want, and the cache entry dropped.
+func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) ([]record, map[string][]byte, error) {
 	bytesOf := map[string][]byte{}
 	var recs []record
 	var budget int64 = 256 << 20
 	var nowPaths []string
 	for _, st := range p.Steps {
-		if st.Do == ActRestore || st.Do == ActDelete {
+		if st.Do == ActRestore || st.Do == ActDelete || st.Do == ActKeep {
 			nowPaths = append(nowPaths, st.Path)
 		}
 	}
@@ -163,8 +200,15 @@ func (s *Store) prepare(p *Plan, fp *failpoint) ([]record, map[string][]byte, er
 		}
 		want := st.Want
 		r := record{R: "step", Path: st.Path, Img: &now, Want: &want, Do: st.Do, Why: st.Reason, Hand: st.HandEdited}
+		if now.Kind != ImageOther && st.Now.Kind != ImageOther && (!sameBytes(now, st.Now) || now.Mode != st.Now.Mode) {
+			r.Do, r.Why = s.decide(now, want)
+			r.Hand = hand(st.Path, now)
+			s.loadStats()
+			delete(s.stats.entries, st.Path)
+			s.stats.dirty = true
+		}
 		// A blob too big to hold is checked as it streams into place.
-		if st.Do == ActRestore && want.Kind == ImageContent && !sameBytes(now, want) && want.Size <= inMemMax {
+		if r.Do == ActRestore && want.Kind == ImageContent && !sameBytes(now, want) && want.Size <= inMemMax {
 			data, err := s.readBlob(want.SHA256, want.Size)
 			if err != nil {
 				r.Do, r.Why = ActFail, "not restored: "+err.Error()
@@ -183,11 +227,12 @@ func (s *Store) prepare(p *Plan, fp *failpoint) ([]record, map[string][]byte, er
 
 // execute changes the folder as the steps say, in an order that lets a
 // file replace a folder and a folder replace a file: deletions, then the
-// folders left empty, then restores, then the folders an undo gives back.
+// folders left empty, then the folders an undo gives back (before the
+// files in them, so each folder gets its own mode), then restores.
 // Within a phase paths are independent, so they run on several
 // goroutines (small-file writes wait on the disk more than the CPU).
 // Progress is reported from the calling goroutine.
-func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs []string, fresh bool, fp *failpoint, progress func(done, total int)) []error {
+func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs []string, mkdirModes []uint32, fresh bool, fp *failpoint, progress func(done, total int)) []error {
 	errs := make([]error, len(recs))
 	n := 0
 	phase := func(do func(Action) bool) {
@@ -227,9 +272,17 @@ func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs
 		}
 	}
 	phase(func(a Action) bool { return a == ActDelete })
-	s.removeDirs(rmdirs, fp)
+	// An operation that can put no path as wanted changes nothing, not
+	// even the folders its turns made.
+	hope := false
+	for i, r := range recs {
+		hope = hope || r.Do == ActKeep || r.Do == ActRestore || r.Do == ActDelete && errs[i] == nil
+	}
+	if hope {
+		s.removeDirs(rmdirs, fp)
+	}
+	s.makeDirs(mkdirs, mkdirModes, fp)
 	phase(func(a Action) bool { return a != ActDelete })
-	s.makeDirs(mkdirs, fp)
 	return errs
 }
 
@@ -245,25 +298,44 @@ func (s *Store) removeDirs(dirs []string, fp *failpoint) {
 	}
 }
 
-func (s *Store) makeDirs(dirs []string, fp *failpoint) {
-	for _, d := range dirs {
-		if rel, err := s.Rel(d); err == nil {
-			if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && s.root.MkdirAll(rel, 0o755) == nil {
-				fp.hit()
-			}
+// makeDirs gives back folders an operation removed. dirs come deepest
+// first (as rmdirs lists them), so they are made in reverse: a parent
+// before its children, each with its own mode. modes runs parallel to
+// dirs; a store written before folder modes were kept has none, and the
+// folders come back 0755.
+func (s *Store) makeDirs(dirs []string, modes []uint32, fp *failpoint) {
+	for i := len(dirs) - 1; i >= 0; i-- {
+		rel, err := s.Rel(dirs[i])
+		if err != nil {
+			continue
+		}
+		mode := fs.FileMode(0o755)
+		if len(modes) == len(dirs) && modes[i]&0o700 != 0 {
+			mode = permOnly(modes[i])
+		}
+		if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && s.root.MkdirAll(rel, mode) == nil {
+			// The umask must not change a kept mode.
+			s.root.Chmod(rel, mode)
+			fp.hit()
 		}
 	}
 }
+
+// permOnly keeps a recorded mode's permission bits: a record (which anyone
+// who can write the store can forge) never makes a setuid, setgid or
+// sticky file.
+func permOnly(mode uint32) fs.FileMode { return fs.FileMode(mode) & fs.ModePerm }
 
 // applyStep puts one path in its wanted state. It is idempotent: a
 // recovery runs it again over a folder a killed process left part-way.
 // fresh says r.Img is what the path holds now (the operation looked
 // under the lock a moment ago); a recovery looks again.
 //
-// A file is rewritten in place rather than through a new file renamed
-// over it: the operation's log, not the rename, is what makes a rewind
-// all-or-nothing, and a new inode per file costs more than the write on a
-// big rewind. A link in the way is removed first, never written through.
+// A file is written beside its path and renamed over it, never rewritten
+// in place: a write cut short (a full disk, an I/O error) then leaves the
+// old bytes whole, so no torn file is ever on disk to be kept as a state
+// to return to; and a hard link or a link in the way is replaced, never
+// written through.
 func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp *failpoint) error {
 	if r.Do != ActRestore && r.Do != ActDelete {
 		return nil
@@ -283,6 +355,16 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 	if now.Kind == ImageOther {
 		return errf("not touched: it %s now", now.Reason)
 	}
+	if !fresh {
+		// A recovery finds the folder as the kill left it, and perhaps
+		// edited since: a path holding neither what the step found nor
+		// what it writes holds bytes no record has, and is left alone.
+		dr, name := dirs.in(rel)
+		dr.Remove(replaceTmp(name)) // a write the kill cut short
+		if !reached(r.Do, now, want) && !holdsBefore(now, r.Img) {
+			return errf("left as it is: it changed after the interrupted operation began")
+		}
+	}
 	switch {
 	case r.Do == ActDelete:
 		if now.Kind == ImageAbsent {
@@ -297,7 +379,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 	case want.Kind == ImageContent && sameBytes(now, want):
 		if want.Mode != 0 && now.Mode != want.Mode {
 			dr, name := dirs.in(rel)
-			if err := dr.Chmod(name, fs.FileMode(want.Mode)); err != nil {
+			if err := dr.Chmod(name, permOnly(want.Mode)); err != nil {
 				return errf("set mode: %w", err)
 			}
 			fp.hit()
@@ -324,11 +406,11 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 			return errf("restore link: %w", err)
 		}
 	case ImageContent:
-		perm := fs.FileMode(want.Mode)
+		perm := permOnly(want.Mode)
 		if perm == 0 {
 			perm = 0o644
 			if now.Kind == ImageContent && now.Mode != 0 {
-				perm = fs.FileMode(now.Mode)
+				perm = permOnly(now.Mode)
 			}
 		}
 		if data == nil && want.Size > inMemMax {
@@ -342,14 +424,8 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 				return errf("not restored: %w", err)
 			}
 		}
-		done, err := writeInPlace(dr, name, data, perm)
-		if err != nil {
+		if err := writeReplace(dr, name, data, perm); err != nil {
 			return errf("restore: %w", err)
-		}
-		if !done {
-			if err := writeReplace(dr, name, data, perm); err != nil {
-				return errf("restore: %w", err)
-			}
 		}
 	default:
 		return errf("not restored: nothing kept for kind %q", want.Kind)
@@ -358,54 +434,30 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 	return nil
 }
 
-// writeInPlace rewrites an existing file's bytes without making a new
-// file: only a regular file with no other hard link (writing through one
-// would change a file elsewhere, maybe outside the root) that opens for
-// writing as the very file looked at. It reports false, having written
-// nothing, when the file does not qualify. It writes over the old bytes
-// and then cuts the file to length, rather than truncating it to zero
-// first: ext4 flushes a file truncated to zero when it is closed.
-func writeInPlace(r *os.Root, name string, data []byte, perm fs.FileMode) (bool, error) {
-	fi, err := r.Lstat(name)
-	if err != nil || !fi.Mode().IsRegular() || links(fi) != 1 {
-		return false, nil
-	}
-	f, err := r.OpenFile(name, os.O_WRONLY, 0)
-	if err != nil {
-		return false, nil // read-only, say: a new file renamed over it will do
-	}
-	defer f.Close()
-	ofi, err := f.Stat()
-	if err != nil || !os.SameFile(fi, ofi) || links(ofi) != 1 {
-		return false, nil
-	}
-	if _, err := f.WriteAt(data, 0); err != nil {
-		return true, err
-	}
-	if err := f.Truncate(int64(len(data))); err != nil {
-		return true, err
-	}
-	if err := f.Chmod(perm); err != nil {
-		return true, err
-	}
-	return true, f.Close()
-}
-
-func links(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 0
-}
-
 // writeReplace writes a new file beside name and renames it over name,
 // which replaces a link or a read-only file without writing through it.
 // The temporary name is fixed per path, so a recovery removes a leftover.
 func writeReplace(r *os.Root, name string, data []byte, perm fs.FileMode) error {
-	h := sha256.Sum256([]byte(name))
-	tmp := path.Join(path.Dir(name), ".ckpt-tmp-"+hex.EncodeToString(h[:8]))
+	tmp := replaceTmp(name)
 	r.Remove(tmp)
 	return writeVia(r, tmp, name, data, perm, false, true)
+}
+
+// reached reports whether now is already what a step doing do wants.
+func reached(do Action, now, want Image) bool {
+	if do == ActDelete {
+		return now.Kind == ImageAbsent
+	}
+	return sameBytes(now, want)
+}
+
+// holdsBefore reports whether now is what the step found before it acted
+// (a folder it found in the way counts as gone: the operation removes it).
+func holdsBefore(now Image, before *Image) bool {
+	if before == nil {
+		return true
+	}
+	return sameBytes(now, *before) || before.Kind == ImageOther && now.Kind == ImageAbsent
 }
 
 // finish makes the folder's changes durable and logs the operation done.

@@ -58,10 +58,17 @@
 // (written before it existed) are ordered by "at".
 //
 // ops.log holds {"r":"op","id":"op-N","kind":"rewind"|"undo"|"redo",
-// "target","turns","steps","rmdirs","at","n"} when an operation begins and
-// {"r":"done","id","recovered"} when it ends. Its steps file holds one
-// {"r":"step","p","i":now,"w":want,"do":"restore"|"delete"|"keep"|"fail",
-// "why","hand","dirs"} per path.
+// "target","turns","retry","steps","rmdirs","had","hadm","mkdirs","mkdirm",
+// "at","n"} when an operation begins — retry names the operation whose
+// failed paths it tries again; had lists the rmdirs that existed and hadm
+// their permission bits, mkdirs the folders an undo gives back and mkdirm
+// theirs — and {"r":"done","id","recovered","abandoned","failed","fails",
+// "none"} when it ends: failed lists the paths it could not put back and
+// fails gives each with its reason ({"path","reason"}); none says every
+// step failed, so it changed nothing. Its steps file holds one
+// {"r":"step","p","i":now,"w":want,"do":"restore"|"delete"|"keep"|"fail"|
+// "leave","why","hand","dirs"} per path ("leave": kept as it is at the
+// user's request).
 //
 // # Packs
 //
@@ -107,24 +114,39 @@
 // # Durability
 //
 // Blobs are written to a temporary name and renamed, before the lock is
-// taken (they are content-addressed, so a duplicate is harmless); a batch
-// is made durable with one syncfs, a few with an fsync each, before any
-// record names them. An operation keeps the current bytes of every path it
+// taken (they are content-addressed, so a duplicate is harmless). A
+// capture or a seal then appends its records and makes blobs and records
+// durable together with one barrier (syncfs of the store's file system):
+// one per call, however many files it names. It has not returned before
+// the barrier, so the agent has not written yet, and a crash can at worst
+// leave a record whose blob was lost while the file still holds exactly
+// those bytes (a rewind keeps it; verify reports the blob). Other writers
+// of blobs (a shell sweep, an operation) make them durable before any
+// record names them: one syncfs for a batch, an fsync each for a few. An
+// operation keeps the current bytes of every path it
 // will touch as blobs (at any size), writes its steps file, makes both
 // durable with one barrier, and only then logs {"r":"op"}. It then changes
-// the folder, each file through a fixed temporary name and a rename, syncs,
-// and logs {"r":"done"}. An operation logged but not done was interrupted:
-// the next Open takes the lock and carries it forward from its steps (each
-// step is idempotent), so the folder is wholly as after it, and says so
-// through Options.Notify and the error log.
+// the folder, each file through a fixed temporary name and a rename (so a
+// write cut short by a full disk or an I/O error leaves the old bytes
+// whole, and no torn file is ever kept as a state), syncs, and logs
+// {"r":"done"}. An operation logged but not done was interrupted: the next
+// Open takes the lock and carries it forward from its steps (each step is
+// idempotent), so the folder is wholly as after it, and says so through
+// Options.Notify and the error log. A path found holding neither what its
+// step found nor what it writes was changed since the crash: it is left as
+// it is and the step is failed, never overwritten.
 //
 // # State
 //
 // Turn and operation states are not stored: they follow from replaying
 // ops.log. A rewind marks its turns rewound and pushes itself on the undo
 // stack, emptying the redo stack; an undo pops it, brings its turns back
-// and pushes it on the redo stack; a redo moves it back. A capture naming a
-// rewound turn T goes to T.2 (then T.3 …).
+// and pushes it on the redo stack; a redo moves it back. An operation
+// every step of which failed changed nothing and moves nothing. Failed
+// paths stay failed until the same command is run again: rewinding a turn
+// whose rewind failed paths is a retry of just those (a rewind of its own,
+// undone on its own); undo or redo after an undo or redo that failed paths
+// finishes it. A capture naming a rewound turn T goes to T.2 (then T.3 …).
 //
 // # Safety
 //

@@ -51,6 +51,38 @@ func (f *failpoint) hit() {
 	}
 }
 
+// writeFault, set only by tests, is asked before each write of bytes to a
+// file (a restore, a blob, a record). An error it returns is what the
+// write returns, after half the bytes went out: a full disk or a failing
+// device cuts a write short.
+var writeFault func(name string) error
+
+// write writes data to f, which is name.
+func write(f *os.File, name string, data []byte) error {
+	if writeFault != nil {
+		if err := writeFault(name); err != nil {
+			f.Write(data[:len(data)/2])
+			return &fs.PathError{Op: "write", Path: name, Err: err}
+		}
+	}
+	_, err := f.Write(data)
+	return err
+}
+
+// faultWriter passes each write through write, so a test's writeFault
+// reaches streamed restores too.
+type faultWriter struct {
+	f    *os.File
+	name string
+}
+
+func (w faultWriter) Write(p []byte) (int, error) {
+	if err := write(w.f, w.name, p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // writeFileAtomic writes data to name inside r through a temporary file in
 // the same folder, renamed into place; sync fsyncs the file before the
 // rename (the caller syncs the folder or the file system).
@@ -66,7 +98,7 @@ func writeVia(r dirRoot, tmp, name string, data []byte, perm os.FileMode, sync, 
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = write(f, name, data)
 	if err == nil && chmod {
 		err = f.Chmod(perm)
 	}
@@ -111,6 +143,20 @@ func syncDir(r dirRoot, name string) error {
 	return f.Sync()
 }
 
+// appendFile appends data to name (creating it) in one write; the caller
+// makes it durable.
+func appendFile(r dirRoot, name string, data []byte) error {
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // appendDurable appends data to name (creating it) and fsyncs it.
 func appendDurable(r dirRoot, name string, data []byte) error {
 	f, err := r.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -118,7 +164,7 @@ func appendDurable(r dirRoot, name string, data []byte) error {
 		return err
 	}
 	// One write: a killed process never leaves half of it.
-	_, err = f.Write(data)
+	err = write(f, name, data)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -195,7 +241,11 @@ func writeReplaceFrom(r *os.Root, name string, src io.Reader, perm os.FileMode) 
 	if err != nil {
 		return err
 	}
-	_, err = io.CopyBuffer(struct{ io.Writer }{f}, struct{ io.Reader }{src}, make([]byte, 1<<20))
+	var dst io.Writer = struct{ io.Writer }{f}
+	if writeFault != nil {
+		dst = faultWriter{f, name}
+	}
+	_, err = io.CopyBuffer(dst, struct{ io.Reader }{src}, make([]byte, 1<<20))
 	if err == nil {
 		err = f.Chmod(perm)
 	}

@@ -86,11 +86,15 @@ type opRec struct {
 	steps     int
 	rmdirs    []string
 	had       []string
+	hadModes  []uint32
 	mkdirs    []string
+	mkdirMods []uint32
 	done      bool
 	recovered bool
 	abandoned bool
-	failed    map[string]bool
+	retry     string    // the operation whose failed paths this one tried again
+	none      bool      // every step failed: it changed nothing
+	fails     []Failure // paths it could not put as wanted, and why
 }
 
 // turnFile is the cached parse of one turn file; appended records are read
@@ -122,7 +126,14 @@ type view struct {
 	opState map[string]State
 	undo    []application // top is last
 	redo    []application
-	seedErr error
+	// fails holds, per operation, the paths it failed to put back that
+	// no later operation has tried again or made moot (by undoing it).
+	fails map[string][]Failure
+	// retryUndo and retryRedo are the newest undo (redo) when nothing but
+	// failed operations came after it: running undo (redo) again retries
+	// its failed paths, if it has any.
+	retryUndo, retryRedo *opRec
+	seedErr              error
 }
 
 // application is a rewind in effect (via the rewind itself or a redo), or
@@ -314,6 +325,14 @@ func (s *Store) parseSeed() ([]*turn, error) {
 		return nil, errf("%s is not a JSON array of turns: %v: %w", s.path("index.json"), err, ErrCorrupt)
 	}
 	var turns []*turn
+	// Symlinks are resolved once per folder, not once per entry: a big
+	// index names the same few folders over and over.
+	memo := map[string]string{}
+	type relOf struct {
+		rel string
+		err error
+	}
+	rels := map[string]relOf{}
 	for i, e := range entries {
 		id := seedID(e.Turn)
 		if id == "" {
@@ -324,7 +343,12 @@ func (s *Store) parseSeed() ([]*turn, error) {
 		for _, f := range e.Files {
 			raw, _ := f.Path.(string)
 			tf := &tfile{path: raw}
-			rel, err := s.Rel(raw)
+			r, ok := rels[raw]
+			if !ok {
+				r.rel, r.err = s.rel(raw, memo)
+				rels[raw] = r
+			}
+			rel, err := r.rel, r.err
 			switch {
 			case raw == "":
 				tf.path, tf.refused = fmt.Sprint(f.Path), "path is not a string"
@@ -411,14 +435,18 @@ func (s *Store) readOps() ([]*opRec, error) {
 		switch r.R {
 		case "op":
 			n, _ := ParseOpID(r.ID)
-			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.order(), steps: r.Steps, rmdirs: r.Rmdirs, had: r.Had, mkdirs: r.Mkdirs}
+			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.order(), steps: r.Steps, retry: r.Retry, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes}
 			c.ops = append(c.ops, o)
 			c.byID[o.id] = o
 		case "done":
 			if o := c.byID[r.ID]; o != nil {
-				o.done, o.recovered, o.abandoned = true, r.Recovered, r.Abandoned
-				if len(r.Failed) > 0 {
-					o.failed = set(r.Failed)
+				o.done, o.recovered, o.abandoned, o.none = true, r.Recovered, r.Abandoned, r.None
+				o.fails = r.Fails
+				if len(o.fails) == 0 {
+					// Written before reasons were kept.
+					for _, p := range r.Failed {
+						o.fails = append(o.fails, Failure{Path: p, Reason: "could not be restored"})
+					}
 				}
 			}
 		}
@@ -483,8 +511,15 @@ func (s *Store) buildView(ops []*opRec) *view {
 	return v
 }
 
-// replay walks the operations in order to find which turns stand rewound
-// and the undo and redo stacks.
+// replay walks the operations in order to find which turns stand rewound,
+// the undo and redo stacks, and the paths operations failed to put back.
+//
+// An operation whose every step failed changed nothing and stands for
+// nothing: its turns are not rewound, and the stacks do not move. A retry
+// of a rewind (rewinding a turn whose rewind failed some paths) is a
+// rewind of its own, on the undo stack; a retry of an undo or a redo
+// finishes that undo or redo and leaves the stacks as they are. Either
+// way the failures it tried again are now its own.
 func (v *view) replay(ops []*opRec) {
 	for _, o := range ops {
 		v.ops = append(v.ops, o)
@@ -492,42 +527,71 @@ func (v *view) replay(ops []*opRec) {
 		if !o.done || o.abandoned {
 			continue
 		}
-		switch o.kind {
-		case KindRewind:
+		if o.none {
+			v.opState[o.id] = StateFailed
+			continue
+		}
+		if o.retry != "" {
+			delete(v.fails, o.retry)
+		}
+		switch {
+		case o.kind == KindRewind:
 			for _, t := range o.turns {
 				v.rewound[t] = true
 			}
 			v.undo = append(v.undo, application{rewind: o, via: o})
 			v.redo = nil
-			v.opState[o.id] = StateActive
-		case KindUndo:
+			v.retryUndo, v.retryRedo = nil, nil
+		case o.retry != "" && o.kind == KindUndo:
+			v.retryUndo = o
+		case o.retry != "" && o.kind == KindRedo:
+			v.retryRedo = o
+		case o.kind == KindUndo:
 			if n := len(v.undo); n > 0 {
 				a := v.undo[n-1]
 				v.undo = v.undo[:n-1]
-				for _, t := range a.rewind.turns {
-					v.rewound[t] = false
-				}
+				delete(v.fails, a.via.id)
+				v.unrewind(a.rewind.turns)
 				v.redo = append(v.redo, application{rewind: a.rewind, via: o})
 				v.opState[a.rewind.id] = StateUndone
 			}
-			v.opState[o.id] = StateActive
-		case KindRedo:
+			v.retryUndo, v.retryRedo = o, nil
+		case o.kind == KindRedo:
 			if n := len(v.redo); n > 0 {
 				a := v.redo[n-1]
 				v.redo = v.redo[:n-1]
+				delete(v.fails, a.via.id)
 				for _, t := range a.rewind.turns {
 					v.rewound[t] = true
 				}
 				v.undo = append(v.undo, application{rewind: a.rewind, via: o})
 				v.opState[a.rewind.id] = StateActive
 			}
-			v.opState[o.id] = StateActive
+			v.retryUndo, v.retryRedo = nil, o
+		}
+		v.opState[o.id] = StateActive
+		if len(o.fails) > 0 {
+			v.fails[o.id] = o.fails
+		}
+	}
+}
+
+// unrewind brings back turns an undone application had rewound, unless
+// another application still in effect (a rewind and its retry) rewinds
+// them too.
+func (v *view) unrewind(turns []string) {
+	for _, t := range turns {
+		v.rewound[t] = false
+	}
+	for _, a := range v.undo {
+		for _, t := range a.rewind.turns {
+			v.rewound[t] = true
 		}
 	}
 }
 
 func newView() *view {
-	return &view{byID: map[string]*turn{}, opByID: map[string]*opRec{}, rewound: map[string]bool{}, opState: map[string]State{}}
+	return &view{byID: map[string]*turn{}, opByID: map[string]*opRec{}, rewound: map[string]bool{}, opState: map[string]State{}, fails: map[string][]Failure{}}
 }
 
 // steps reads an operation's steps file (cached: it never changes once

@@ -17,9 +17,17 @@ package store_test
 //     recently undone one, a new rewind empties the redo stack, and an undo
 //     or redo that would overwrite what a newer active turn wrote is refused
 //     unless forced;
-//   - a path's expected bytes are what the last committed step left there
-//     (the newest seal of an active turn, or the newest operation that wrote
-//     it); a path whose disk bytes differ is hand_edited;
+//   - a path's expected bytes are the post image of the newest active turn
+//     that sealed it (operations never change them); a path whose disk
+//     bytes differ is hand_edited, unless an active turn captured it after
+//     that seal and has not sealed it (it is being written);
+//   - a path an operation could not put back (a pre-image over the size
+//     limit) is failed, never hand_edited, until a later operation puts it
+//     or a newer capture starts it afresh; rewinding a turn whose rewind
+//     failed paths retries just those; an operation every step of which
+//     failed changes nothing (its turns are not rewound, the stacks stay);
+//   - Apply applies exactly the plan it is given: after the folder changed
+//     under a plan, it changes nothing and says the plan is out of date;
 //   - files whose bytes already match are not rewritten (their mtime stays),
 //     the executable bit is kept and restored, and a symbolic link is kept
 //     and restored as a link, never followed.
@@ -198,6 +206,7 @@ type mturn struct {
 	pre       map[string]img // first capture wins
 	post      map[string]img // newest seal
 	sealSeq   map[string]int
+	capSeq    map[string]int
 	made      []string // folders missing when the turn first captured a path beneath them
 	successor bool     // a capture naming this rewound turn started id.2
 }
@@ -218,6 +227,7 @@ type mrewind struct {
 	applyOp    string         // op id of the newest application
 	undoOp     string         // op id of the newest undo
 	everUndone bool
+	fails      []string // paths the application in effect failed (its pre-image over the limit)
 }
 
 type opWrite struct {
@@ -230,6 +240,11 @@ type mop struct {
 	rw      *mrewind
 	seq     int
 	targets []string // ids an undo or redo entry may name as its target
+	// none: every step failed, so the operation changed nothing; target
+	// and turns are what its log entry says.
+	none   bool
+	target string
+	turns  []string
 }
 
 type model struct {
@@ -323,7 +338,7 @@ func (m *model) prune(made []string) []string {
 }
 
 func (m *model) newTurn(id, label string) *mturn {
-	t := &mturn{id: id, label: label, seq: m.tick(), pre: map[string]img{}, post: map[string]img{}, sealSeq: map[string]int{}}
+	t := &mturn{id: id, label: label, seq: m.tick(), pre: map[string]img{}, post: map[string]img{}, sealSeq: map[string]int{}, capSeq: map[string]int{}}
 	m.turns = append(m.turns, t)
 	m.byID[id] = t
 	return t
@@ -335,6 +350,7 @@ func (m *model) capture(t *mturn, p string) {
 	}
 	t.paths = append(t.paths, p)
 	t.pre[p] = m.disk(p)
+	t.capSeq[p] = m.tick()
 	if t.pre[p].big() {
 		m.bigCaptures++
 	}
@@ -350,8 +366,9 @@ func (m *model) seal(t *mturn, p string) {
 	t.sealSeq[p] = m.tick()
 }
 
-// expected is what the last committed step left at p: the newest seal of an
-// active turn or the newest operation that wrote it.
+// expected is what the agent last left at p: the newest seal of an active
+// turn. ok is false when nothing is expected, including while a newer
+// capture of p waits for its seal.
 func (m *model) expected(p string) (img, bool) {
 	best, found := -1, false
 	var v img
@@ -360,15 +377,43 @@ func (m *model) expected(p string) (img, bool) {
 			best, v, found = s, t.post[p], true
 		}
 	}
-	for _, w := range m.writes[p] {
-		if w.seq > best {
-			best, v, found = w.seq, w.img, true
+	for _, t := range m.turns {
+		if c, ok := t.capSeq[p]; ok && !t.rewound && c > best {
+			if _, sealed := t.sealSeq[p]; !sealed {
+				return img{}, false
+			}
 		}
 	}
 	return v, found
 }
 
+// failedPath reports whether an operation in effect failed p and nothing
+// since put it or captured it afresh.
+func (m *model) failedPath(p string) bool {
+	for _, r := range m.undo {
+		if !slices.Contains(r.fails, p) {
+			continue
+		}
+		stale := false
+		for _, w := range m.writes[p] {
+			stale = stale || w.seq > r.appliedSeq
+		}
+		for _, t := range m.turns {
+			if c, ok := t.capSeq[p]; ok && !t.rewound && c > r.appliedSeq {
+				stale = true
+			}
+		}
+		if !stale {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *model) handEdited(p string) bool {
+	if m.failedPath(p) {
+		return false
+	}
 	e, ok := m.expected(p)
 	return ok && !e.sameBytes(m.disk(p))
 }
@@ -380,6 +425,8 @@ func (m *model) status(t *mturn, p string) []store.Status {
 	switch {
 	case pre.big():
 		return []store.Status{store.StatusSkipped}
+	case m.failedPath(p):
+		return []store.Status{store.StatusFailed}
 	case m.handEdited(p):
 		return []store.Status{store.StatusHandEdited}
 	case !pre.exists && d.exists:
@@ -468,6 +515,15 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool) {
 		u.rewound = true
 	}
 	r.appliedSeq, r.applyOp = seq, op
+	r.fails = nil
+	if !redo {
+		// A redo leaves out the steps the rewind planned to fail.
+		for _, p := range r.paths {
+			if !slices.Contains(r.live, p) {
+				r.fails = append(r.fails, p)
+			}
+		}
+	}
 	m.undo = append(m.undo, r)
 	kind := store.KindRewind
 	if redo {
@@ -481,6 +537,12 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool) {
 		m.redo = nil
 	}
 	m.ops[op] = &mop{kind: kind, rw: r, seq: seq, targets: []string{r.op, r.undoOp}}
+}
+
+// failedOp records an operation every step of which failed: it changed
+// nothing.
+func (m *model) failedOp(op string, kind store.Kind, target string, turns []string) {
+	m.ops[op] = &mop{kind: kind, seq: m.tick(), none: true, target: target, turns: turns}
 }
 
 // applyUndo undoes the newest rewind in effect.
@@ -503,6 +565,7 @@ func (m *model) applyUndo(op string) *mrewind {
 		u.rewound = false
 	}
 	r.undoneSeq, r.undoOp, r.everUndone = seq, op, true
+	r.fails = nil
 	m.redo = append(m.redo, r)
 	return r
 }
@@ -1077,6 +1140,12 @@ func (h *harness) rewind() {
 	}
 	t := h.m.turns[h.rng.IntN(len(h.m.turns))]
 	if t.rewound {
+		for i := len(h.m.undo) - 1; i >= 0; i-- {
+			if r := h.m.undo[i]; slices.Contains(r.turns, t) && len(r.fails) > 0 {
+				h.retryRewind(t, r)
+				return
+			}
+		}
 		h.logf("rewind %s (already rewound)", t.id)
 		h.expectErr(store.ErrRewound, "PlanRewind("+t.id+")", func() (*store.Plan, error) { return h.s.PlanRewind(t.id) })
 		h.cov["err-rewound"]++
@@ -1084,16 +1153,30 @@ func (h *harness) rewind() {
 	}
 	r := h.m.planRewind(t)
 	h.logf("rewind %s: turns %v, paths %v", t.id, turnIDs(r.turns), r.paths)
-	p, err := h.s.PlanRewind(t.id)
-	if err != nil {
-		h.fatalf("PlanRewind(%s): %v", t.id, err)
+	replan := func() *store.Plan {
+		p, err := h.s.PlanRewind(t.id)
+		if err != nil {
+			h.fatalf("PlanRewind(%s): %v", t.id, err)
+		}
+		h.checkPlan(p, store.KindRewind, turnIDs(r.turns), r.paths, r.want)
+		return p
 	}
-	h.checkPlan(p, store.KindRewind, turnIDs(r.turns), r.paths, r.want)
+	p := replan()
 	h.editBeforeApply()
 	if len(r.turns) > 1 {
 		h.cov["rewind-multi-turn"]++
 	}
-	res := h.applyAndCheck(p, r.paths, r.want, func(op string) { h.m.applyRewind(r, op, false) })
+	// A rewind whose every path fails changes nothing and stands for
+	// nothing.
+	none := len(r.live) == 0 && len(r.paths) > 0
+	res := h.applyAndCheck(p, replan, r.paths, r.want, func(op string) {
+		if none {
+			h.m.failedOp(op, store.KindRewind, t.id, turnIDs(r.turns))
+			h.cov["rewind-all-failed"]++
+			return
+		}
+		h.m.applyRewind(r, op, false)
+	})
 	if len(r.removed) > 0 {
 		h.cov["rewind-removed-dir"]++
 	}
@@ -1124,13 +1207,17 @@ func (h *harness) undo() {
 		h.cov["undo-after-redo"]++
 	}
 	h.logf("undo %s (force %v): turns %v back, paths %v", r.op, force, turnIDs(r.turns), r.live)
-	p, err := h.s.PlanUndo(force)
-	if err != nil {
-		h.fatalf("PlanUndo(%v): %v", force, err)
+	replan := func() *store.Plan {
+		p, err := h.s.PlanUndo(force)
+		if err != nil {
+			h.fatalf("PlanUndo(%v): %v", force, err)
+		}
+		h.checkPlan(p, store.KindUndo, turnIDs(r.turns), r.live, r.before)
+		return p
 	}
-	h.checkPlan(p, store.KindUndo, turnIDs(r.turns), r.live, r.before)
+	p := replan()
 	h.editBeforeApply()
-	res := h.applyAndCheck(p, r.live, r.before, func(op string) { h.m.applyUndo(op) })
+	res := h.applyAndCheck(p, replan, r.live, r.before, func(op string) { h.m.applyUndo(op) })
 	h.logf("  → %s restored %v deleted %v", res.Op, res.Restored, res.Deleted)
 	h.cov["undo"]++
 }
@@ -1161,19 +1248,48 @@ func (h *harness) redo() {
 		h.cov["redo-forced"]++
 	}
 	h.logf("redo %s (force %v): turns %v, paths %v", r.op, force, turnIDs(r.turns), r.live)
-	p, err := h.s.PlanRedo(force)
-	if err != nil {
-		h.fatalf("PlanRedo(%v): %v", force, err)
+	replan := func() *store.Plan {
+		p, err := h.s.PlanRedo(force)
+		if err != nil {
+			h.fatalf("PlanRedo(%v): %v", force, err)
+		}
+		h.checkPlan(p, store.KindRedo, turnIDs(r.turns), r.live, r.want)
+		return p
 	}
-	h.checkPlan(p, store.KindRedo, turnIDs(r.turns), r.live, r.want)
+	p := replan()
 	h.editBeforeApply()
-	res := h.applyAndCheck(p, r.live, r.want, func(op string) { h.m.applyRewind(r, op, true) })
+	res := h.applyAndCheck(p, replan, r.live, r.want, func(op string) { h.m.applyRewind(r, op, true) })
 	h.logf("  → %s restored %v deleted %v removed folders %v", res.Op, res.Restored, res.Deleted, r.removed)
 	h.cov["redo"]++
 }
 
+// retryRewind rewinds t again where r, the rewind in effect that rewound
+// it, failed paths: the plan retries just those. In the model a failure is
+// a pre-image over the size limit, so the retry fails them all again and
+// changes nothing.
+func (h *harness) retryRewind(t *mturn, r *mrewind) {
+	h.logf("rewind %s (already rewound by %s, which failed %v): retry", t.id, r.applyOp, r.fails)
+	replan := func() *store.Plan {
+		p, err := h.s.PlanRewind(t.id)
+		if err != nil {
+			h.fatalf("PlanRewind(%s), a retry of %s: %v", t.id, r.applyOp, err)
+		}
+		if p.Retry != r.applyOp {
+			h.fatalf("PlanRewind(%s): retry %q, want %q", t.id, p.Retry, r.applyOp)
+		}
+		h.checkPlan(p, store.KindRewind, turnIDs(r.turns), sortedCopy(r.fails), r.want)
+		return p
+	}
+	p := replan()
+	res := h.applyAndCheck(p, replan, r.fails, r.want, func(op string) {
+		h.m.failedOp(op, store.KindRewind, t.id, turnIDs(r.turns))
+	})
+	h.logf("  → %s failed %v", res.Op, res.Failed)
+	h.cov["rewind-retry"]++
+}
+
 // editBeforeApply now and then changes the folder between a plan and its
-// Apply, which must recompute the plan under the lock.
+// Apply, which then applies nothing unless the plan still holds.
 func (h *harness) editBeforeApply() {
 	if h.rng.IntN(8) == 0 {
 		h.handEdits()
@@ -1249,7 +1365,7 @@ func (h *harness) checkPlan(p *store.Plan, kind store.Kind, turns, paths []strin
 // applyAndCheck applies p after giving every file an old mtime, updates the
 // model through apply(opID), and checks the result and that files whose
 // state the operation did not change kept their mtime.
-func (h *harness) applyAndCheck(p *store.Plan, paths []string, want map[string]img, apply func(op string)) *store.Result {
+func (h *harness) applyAndCheck(p *store.Plan, replan func() *store.Plan, paths []string, want map[string]img, apply func(op string)) *store.Result {
 	h.t.Helper()
 	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC).Add(time.Duration(h.step) * time.Second)
 	for f, v := range h.m.files {
@@ -1284,12 +1400,26 @@ func (h *harness) applyAndCheck(p *store.Plan, paths []string, want map[string]i
 		}
 	}
 	last := -1
-	res, err := h.s.Apply(p, func(done, total int) {
+	progress := func(done, total int) {
 		if done < last || done > total || total > len(paths) {
 			h.t.Errorf("seed %d step %d: progress(%d, %d) after %d, %d paths", h.seed, h.step, done, total, last, len(paths))
 		}
 		last = done
-	})
+	}
+	res, err := h.s.Apply(p, progress)
+	if errors.Is(err, store.ErrPlanChanged) {
+		// The folder moved under the plan: nothing was applied, and the
+		// plan made now is applied instead.
+		h.logf("  plan %s out of date: %v", p.ID, err)
+		h.checkDisk()
+		h.cov["plan-out-of-date"]++
+		last = -1
+		q := replan()
+		if q.ID == p.ID {
+			h.fatalf("Apply said plan %s is out of date, and the plan made again has that id", p.ID)
+		}
+		res, err = h.s.Apply(q, progress)
+	}
 	if err != nil {
 		h.fatalf("Apply(%s %s): %v", p.Kind, p.Target, err)
 	}
@@ -1578,6 +1708,12 @@ func (h *harness) checkLog() {
 		o := h.m.ops[e.ID]
 		if e.Kind != o.kind {
 			h.fatalf("Log entry %s: kind %q, want %q", e.ID, e.Kind, o.kind)
+		}
+		if o.none {
+			if e.State != store.StateFailed || e.Target != o.target || !slices.Equal(sortedCopy(e.Turns), sortedCopy(o.turns)) {
+				h.fatalf("Log entry %s: state %q target %q turns %v; want failed %q %v", e.ID, e.State, e.Target, e.Turns, o.target, o.turns)
+			}
+			continue
 		}
 		if got, w := sortedCopy(e.Turns), sortedCopy(turnIDs(o.rw.turns)); !slices.Equal(got, w) {
 			h.fatalf("Log entry %s (%s): turns %v, want %v", e.ID, e.Kind, got, w)

@@ -14,14 +14,26 @@ const inFlightWindow = 2 * time.Minute
 // PlanRewind plans putting the folder back as it was before turn: the turn
 // and every later active turn are undone, each path getting its oldest
 // pre-image among them.
+//
+// Rewinding a turn that a rewind in effect already rewound, where that
+// rewind failed some paths, plans a retry of just those paths (Plan.Retry
+// names the operation retried); with nothing failed it is ErrRewound.
 func (s *Store) PlanRewind(turn string) (*Plan, error) {
+	return s.PlanRewindKeep(turn, nil)
+}
+
+// PlanRewindKeep is PlanRewind leaving the paths in keep (relative to the
+// root, or absolute) as they are now: their steps are ActLeave, the rest
+// is rewound, and an undo of it gives back exactly what the rewind changed.
+// A path the rewind does not touch is an error.
+func (s *Store) PlanRewindKeep(turn string, keep []string) (*Plan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, err := s.load()
 	if err != nil {
 		return nil, err
 	}
-	return s.planRewind(v, turn)
+	return s.planRewind(v, turn, keep)
 }
 
 // PlanUndo plans undoing the newest rewind not yet undone. It fails with
@@ -57,12 +69,31 @@ type wanted struct {
 	dirs    []string
 }
 
-func (s *Store) planRewind(v *view, id string) (*Plan, error) {
+func (s *Store) planRewind(v *view, id string, keep []string) (*Plan, error) {
 	t := v.byID[id]
 	if t == nil {
 		return nil, errf("rewind %q: %w", id, ErrUnknownTurn)
 	}
+	keepSet := map[string]bool{}
+	for _, k := range keep {
+		rel, err := s.Rel(k)
+		if err != nil {
+			return nil, errf("keep %s: %w", k, err)
+		}
+		keepSet[rel] = true
+	}
 	if v.rewound[id] {
+		for i := len(v.undo) - 1; i >= 0; i-- {
+			a := v.undo[i]
+			if contains(a.rewind.turns, id) && len(v.fails[a.via.id]) > 0 {
+				p := &Plan{Kind: KindRewind, Target: id, Turns: a.rewind.turns, Retry: a.via.id}
+				goals, err := s.retryGoals(v, a.via)
+				if err != nil {
+					return nil, err
+				}
+				return s.finishPlan(v, p, goals, keepSet)
+			}
+		}
 		by := ""
 		for i := len(v.undo) - 1; i >= 0; i-- {
 			if contains(v.undo[i].rewind.turns, id) {
@@ -98,16 +129,67 @@ func (s *Store) planRewind(v *view, id string) (*Plan, error) {
 			goals = append(goals, wanted{path: f.path, img: f.pre, dirs: f.dirs})
 		}
 	}
-	p.Steps = s.stepsFor(v, goals, set(s.rmdirs(v, p)))
 	p.Warnings = s.warnings(v, t)
+	return s.finishPlan(v, p, goals, keepSet)
+}
+
+// finishPlan works out p's steps from goals, leaves the paths in keep as
+// they are, and names the plan. keep may name only paths among the goals.
+func (s *Store) finishPlan(v *view, p *Plan, goals []wanted, keep map[string]bool) (*Plan, error) {
+	var gone map[string]bool
+	if p.Retry == "" || p.Kind == KindRewind {
+		gone = set(s.rmdirs(v, p))
+	}
+	p.Steps = s.stepsFor(v, goals, gone)
+	for i := range p.Steps {
+		st := &p.Steps[i]
+		if keep[st.Path] {
+			st.Do, st.Reason = ActLeave, ""
+		}
+	}
+	for k := range keep {
+		i := sort.Search(len(p.Steps), func(i int) bool { return p.Steps[i].Path >= k })
+		if i == len(p.Steps) || p.Steps[i].Path != k {
+			return nil, errf("keep %s: the %s does not touch it", k, p.Kind)
+		}
+		p.Keep = append(p.Keep, k)
+	}
+	sort.Strings(p.Keep)
+	p.ID = p.digest()
 	return p, nil
+}
+
+// retryGoals are the paths op failed to put back, with what it wanted
+// there.
+func (s *Store) retryGoals(v *view, op *opRec) ([]wanted, error) {
+	recs, err := s.steps(op.id)
+	if err != nil {
+		return nil, errf("retry %s: %w", op.id, err)
+	}
+	failed := map[string]bool{}
+	for _, f := range v.fails[op.id] {
+		failed[f.Path] = true
+	}
+	var goals []wanted
+	for _, r := range recs {
+		if !failed[r.Path] {
+			continue
+		}
+		delete(failed, r.Path)
+		if r.Want == nil || r.Want.Kind == "" {
+			goals = append(goals, wanted{path: r.Path, refused: r.Why})
+			continue
+		}
+		goals = append(goals, wanted{path: r.Path, img: *r.Want, dirs: r.Dirs})
+	}
+	return goals, nil
 }
 
 // stepsFor turns goals into steps against the disk now.
 // Folders in gone are to be removed by the operation (if left empty), so
 // a folder standing where a file is wanted does not fail the step.
 func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
-	exp := s.expected(v)
+	hand := s.handRule(v)
 	// The stat cache spares hashing files that did not change; Apply
 	// reads every file it touches anyway, under the lock, before it acts.
 	dirs := newDirCache(s.root)
@@ -123,9 +205,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 		}
 		now := s.diskState(g.path, dirs)
 		st.Now = now
-		if e, ok := exp[g.path]; ok && !sameBytes(now, e.img) {
-			st.HandEdited = true
-		}
+		st.HandEdited = hand(g.path, now)
 		if now.Kind == ImageOther && gone[g.path] {
 			now = Image{Kind: ImageAbsent}
 		}
@@ -134,6 +214,18 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Path < steps[j].Path })
 	return steps
+}
+
+// handRule returns the test of CONTRACT.md's "Changed outside ckpt": the
+// disk differs from the expected bytes, and no operation failed the path
+// (a failed path is shown as failed, never as changed since the agent).
+func (s *Store) handRule(v *view) func(path string, disk Image) bool {
+	exp, failed := s.expected(v), s.failures(v)
+	return func(p string, disk Image) bool {
+		e, ok := exp[p]
+		_, f := failed[p]
+		return ok && !f && e.changedSince(disk)
+	}
 }
 
 // decide says what to do to turn now into want.
@@ -211,6 +303,14 @@ func contains(list []string, s string) bool {
 }
 
 func (s *Store) planUndo(v *view, force bool) (*Plan, error) {
+	if o := v.retryUndo; o != nil && len(v.fails[o.id]) > 0 {
+		goals, err := s.retryGoals(v, o)
+		if err != nil {
+			return nil, err
+		}
+		p := &Plan{Kind: KindUndo, Target: o.target, Turns: o.turns, Force: force, Retry: o.id}
+		return s.finishPlan(v, p, goals, nil)
+	}
 	if len(v.undo) == 0 {
 		return nil, ErrNothingToUndo
 	}
@@ -219,9 +319,15 @@ func (s *Store) planUndo(v *view, force bool) (*Plan, error) {
 	if err != nil {
 		return nil, errf("undo %s: %w", a.rewind.id, err)
 	}
+	failed := map[string]bool{}
+	for _, f := range v.fails[a.via.id] {
+		failed[f.Path] = true
+	}
 	var goals []wanted
 	for _, r := range recs {
-		if r.Img == nil || r.Do == ActFail {
+		// A path the operation left alone (failed, or kept at the
+		// user's request) is not the undo's to change.
+		if r.Img == nil || r.Do == ActFail || r.Do == ActLeave || failed[r.Path] {
 			continue
 		}
 		goals = append(goals, wanted{path: r.Path, img: *r.Img})
@@ -230,11 +336,18 @@ func (s *Store) planUndo(v *view, force bool) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Kind: KindUndo, Target: a.rewind.id, Turns: a.rewind.turns, Force: force}
-	p.Steps = s.stepsFor(v, goals, set(s.rmdirs(v, p)))
-	return p, nil
+	return s.finishPlan(v, p, goals, nil)
 }
 
 func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
+	if o := v.retryRedo; o != nil && len(v.fails[o.id]) > 0 {
+		goals, err := s.retryGoals(v, o)
+		if err != nil {
+			return nil, err
+		}
+		p := &Plan{Kind: KindRedo, Target: o.target, Turns: o.turns, Force: force, Retry: o.id}
+		return s.finishPlan(v, p, goals, nil)
+	}
 	if len(v.redo) == 0 {
 		return nil, ErrNothingToRedo
 	}
@@ -245,7 +358,7 @@ func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
 	}
 	var goals []wanted
 	for _, r := range recs {
-		if r.Want == nil || r.Do == ActFail {
+		if r.Want == nil || r.Do == ActFail || r.Do == ActLeave {
 			continue
 		}
 		goals = append(goals, wanted{path: r.Path, img: *r.Want})
@@ -254,8 +367,7 @@ func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Kind: KindRedo, Target: a.rewind.id, Turns: a.rewind.turns, Force: force}
-	p.Steps = s.stepsFor(v, goals, set(s.rmdirs(v, p)))
-	return p, nil
+	return s.finishPlan(v, p, goals, nil)
 }
 
 // newerTurn refuses an undo or redo that would overwrite what an active
@@ -281,9 +393,11 @@ func newerTurn(v *view, op *opRec, goals []wanted, force bool, what string) erro
 
 // Result is what the plan would do, for a dry run or a declined prompt.
 func (p *Plan) Result() *Result {
-	r := &Result{Restored: []string{}, Deleted: []string{}, Failed: []Failure{}, HandEdited: []string{}}
+	r := &Result{Restored: []string{}, Deleted: []string{}, Kept: []string{}, Failed: []Failure{}, HandEdited: []string{}, Plan: p.ID}
 	for _, st := range p.Steps {
 		switch st.Do {
+		case ActLeave:
+			r.Kept = append(r.Kept, st.Path)
 		case ActRestore:
 			r.Restored = append(r.Restored, st.Path)
 		case ActDelete:
@@ -309,6 +423,11 @@ func set(list []string) map[string]bool {
 // rmdirs lists the folders to remove, if left empty, after p: those the
 // rewound turns created, or those the operation being undone created.
 func (s *Store) rmdirs(v *view, p *Plan) []string {
+	if p.Retry != "" && p.Kind != KindRewind {
+		// A retry of an undo or redo finishes its paths; the folders were
+		// seen to the first time.
+		return nil
+	}
 	set := map[string]bool{}
 	switch p.Kind {
 	case KindRewind:

@@ -7,63 +7,146 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 )
 
-// expectation is what the last committed step left at a path.
+// expectation is what the agent last left at a path.
 type expectation struct {
 	img Image
-	seq int64 // record.order of that step
+	seq int64 // record.order of the seal, or of the capture when writing
+	// writing: an active turn captured the path after its newest seal and
+	// has not sealed it yet. The path is being written, and nothing is
+	// expected of it until the seal.
+	writing bool
 }
 
-// expected maps each path to its expected bytes: the newest seal of an
-// active turn, or the newest rewind, undo or redo that wrote it. Caller
-// holds s.mu.
+// changedSince reports whether disk differs from what the agent left:
+// the path was changed outside ckpt.
+func (e expectation) changedSince(disk Image) bool {
+	return !e.writing && !sameBytes(disk, e.img)
+}
+
+// expected maps each path to its expected bytes: the post image of the
+// newest active turn that sealed it (CONTRACT.md, "Changed outside
+// ckpt"). Operations never change them, so a hand edit a rewind kept and
+// its undo brought back is still a hand edit. Caller holds s.mu.
 func (s *Store) expected(v *view) map[string]expectation {
 	exp := map[string]expectation{}
-	put := func(p string, img Image, seq int64) {
-		if e, ok := exp[p]; !ok || seq >= e.seq {
-			exp[p] = expectation{img, seq}
-		}
-	}
+	unsealed := map[string]int64{}
 	for _, t := range v.turns {
 		if v.rewound[t.id] {
 			continue
 		}
 		for _, f := range t.files {
-			if f.post != nil && f.refused == "" {
-				put(f.path, *f.post, f.postSeq)
+			switch {
+			case f.refused != "":
+			case f.post != nil:
+				if e, ok := exp[f.path]; !ok || f.postSeq >= e.seq {
+					exp[f.path] = expectation{img: *f.post, seq: f.postSeq}
+				}
+			case f.preSeq >= unsealed[f.path]:
+				unsealed[f.path] = f.preSeq
 			}
 		}
 	}
-	for _, o := range v.ops {
-		if !o.done || o.abandoned {
-			continue
-		}
-		steps, err := s.steps(o.id)
-		if err != nil {
-			continue
-		}
-		for _, st := range steps {
-			if st.Want != nil && st.Do != ActFail && !o.failed[st.Path] {
-				put(st.Path, *st.Want, o.seq)
-			}
+	for p, seq := range unsealed {
+		if e, ok := exp[p]; ok && seq > e.seq {
+			exp[p] = expectation{seq: seq, writing: true}
 		}
 	}
 	return exp
+}
+
+// beingWritten reports whether an active turn has captured p and not
+// sealed it since p's newest seal.
+func (r *statusRun) beingWritten(p string) bool {
+	return r.exp[p].writing
+}
+
+// failures maps each path still failed to its newest failure. A failure
+// is outstanding until a later operation puts the path as wanted (or
+// undoes the failing one: see replay), or a newer capture of the path
+// starts it afresh. Caller holds s.mu.
+func (s *Store) failures(v *view) map[string]PathFailure {
+	out := map[string]PathFailure{}
+	if len(v.fails) == 0 {
+		return out
+	}
+	var later []*opRec // done operations that changed something, in order
+	for _, o := range v.ops {
+		if o.done && !o.abandoned && !o.none {
+			later = append(later, o)
+		}
+	}
+	for i, o := range later {
+		for _, f := range v.fails[o.id] {
+			if s.putSince(later[i+1:], f.Path) || capturedSince(v, f.Path, o.seq) {
+				continue
+			}
+			out[f.Path] = PathFailure{Path: f.Path, Reason: f.Reason, Op: o.id, Kind: o.kind}
+		}
+	}
+	return out
+}
+
+// putSince reports whether one of ops put p as it wanted.
+func (s *Store) putSince(ops []*opRec, p string) bool {
+	for _, o := range ops {
+		recs, err := s.steps(o.id)
+		if err != nil {
+			continue
+		}
+		for _, r := range recs {
+			if r.Path == p && (r.Do == ActRestore || r.Do == ActDelete || r.Do == ActKeep) && !slices.ContainsFunc(o.fails, func(f Failure) bool { return f.Path == p }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func capturedSince(v *view, p string, seq int64) bool {
+	for _, t := range v.turns {
+		if f, ok := t.byPath[p]; ok && !v.rewound[t.id] && f.preSeq > seq {
+			return true
+		}
+	}
+	return false
+}
+
+// Failures lists the paths operations could not put back that are still
+// failed, sorted by path, each with the reason and the operation. Running
+// that operation's command again (rewinding the same turn, undo, redo)
+// plans a retry of them (Plan.Retry).
+func (s *Store) Failures() ([]PathFailure, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	m := s.failures(v)
+	out := make([]PathFailure, 0, len(m))
+	for _, f := range m {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
 }
 
 // statusRun holds what one Log or Files call learns while it compares
 // turns with the disk: each path is looked at once, folders are opened
 // once, and the blob folder is listed once when many files are asked about.
 type statusRun struct {
-	s     *Store
-	exp   map[string]expectation
-	disk  map[string]Image
-	dirs  *dirCache
-	blobs map[string]bool
+	s      *Store
+	exp    map[string]expectation
+	failed map[string]PathFailure
+	disk   map[string]Image
+	dirs   *dirCache
+	blobs  map[string]bool
 	// noBlobs skips the missing-blob check: the log counts only files
 	// changed since the agent, and listing a big blob folder is slow.
 	noBlobs bool
@@ -72,7 +155,7 @@ type statusRun struct {
 // newStatusRun starts a comparison of about n files. Caller holds s.mu and
 // calls done.
 func (s *Store) newStatusRun(v *view, n int) *statusRun {
-	r := &statusRun{s: s, exp: s.expected(v), disk: map[string]Image{}, dirs: newDirCache(s.root)}
+	r := &statusRun{s: s, exp: s.expected(v), failed: s.failures(v), disk: map[string]Image{}, dirs: newDirCache(s.root)}
 	if n > 256 {
 		r.blobs = s.blobNames()
 	}
@@ -120,11 +203,13 @@ func (r *statusRun) blobProblem(sum string, size int64) string {
 // that wrote it — whatever status comes first for it (a skipped file can
 // be changed since the agent too, and every view says so).
 func (r *statusRun) handEdited(f *tfile) bool {
-	if f.refused != "" {
+	if _, failed := r.failed[f.path]; f.refused != "" || failed {
+		// A path an operation failed to put back is failed, not changed
+		// since the agent.
 		return false
 	}
 	e, ok := r.exp[f.path]
-	return ok && !sameBytes(r.diskOf(f.path), e.img)
+	return ok && e.changedSince(r.diskOf(f.path))
 }
 
 // status tells how one path of a turn stands against the disk now.
@@ -142,7 +227,10 @@ func (r *statusRun) status(f *tfile) (Status, string, Image) {
 			return StatusMissingBlob, why, disk
 		}
 	}
-	if e, ok := exp[f.path]; ok && !sameBytes(disk, e.img) {
+	if fl, ok := r.failed[f.path]; ok {
+		return StatusFailed, fl.Reason, disk
+	}
+	if e, ok := exp[f.path]; ok && e.changedSince(disk) {
 		return StatusHandEdited, "changed since the agent wrote it", disk
 	}
 	switch {
@@ -176,6 +264,7 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 		run.noBlobs = true
 		defer run.done()
 	}
+	failed := s.failures(v)
 	var out []Entry
 	var seq []int64 // each entry's place in the order of commits
 	for _, t := range v.turns {
@@ -201,7 +290,12 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 			state = StateActive
 		}
 		e := Entry{ID: o.id, Kind: o.kind, At: time.Unix(0, o.at), State: state, Files: o.steps,
-			Target: o.target, Turns: o.turns, Label: opLabel(o)}
+			Target: o.target, Turns: o.turns, Label: opLabel(o), Retry: o.retry}
+		for _, f := range o.fails {
+			if pf, ok := failed[f.Path]; ok && pf.Op == o.id {
+				e.Failed = append(e.Failed, f)
+			}
+		}
 		if withStatus {
 			e.HandEdited = 0
 		} else {
@@ -269,6 +363,7 @@ func (s *Store) Files(id string, withStatus bool) ([]File, error) {
 		if withStatus {
 			ff.Status, ff.Reason, ff.Disk = run.status(f)
 			ff.HandEdited = run.handEdited(f)
+			ff.Writing = run.beingWritten(f.path)
 		} else if f.refused != "" {
 			ff.Status, ff.Reason = StatusRefused, f.refused
 		}
@@ -295,9 +390,13 @@ func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {
 			w := *st.Want
 			f.Post = &w
 		}
-		if st.Do == ActFail {
+		fl := slices.IndexFunc(o.fails, func(f Failure) bool { return f.Path == st.Path })
+		switch {
+		case fl >= 0:
+			f.Status, f.Reason = StatusFailed, o.fails[fl].Reason
+		case st.Do == ActFail:
 			f.Status, f.Reason = StatusSkipped, st.Why
-		} else if withStatus {
+		case withStatus:
 			f.Disk = s.diskState(st.Path, dirs)
 			// An operation's paths read against what it left there.
 			if f.Post != nil && sameBytes(f.Disk, *f.Post) {

@@ -43,14 +43,24 @@ type record struct {
 	Target string   `json:"target,omitempty"`
 	Turns  []string `json:"turns,omitempty"`
 	Steps  int      `json:"steps,omitempty"`
+	Retry  string   `json:"retry,omitempty"`  // op: the operation whose failed paths it tries again
 	Rmdirs []string `json:"rmdirs,omitempty"` // folders removed if left empty
 	Had    []string `json:"had,omitempty"`    // of those, the ones there before
 	Mkdirs []string `json:"mkdirs,omitempty"` // folders made (an undo's give-back)
+	// HadModes and MkdirModes run parallel to Had and Mkdirs: the
+	// folders' permission bits.
+	HadModes   []uint32 `json:"hadm,omitempty"`
+	MkdirModes []uint32 `json:"mkdirm,omitempty"`
 
 	// done
 	Recovered bool     `json:"recovered,omitempty"`
 	Abandoned bool     `json:"abandoned,omitempty"` // never carried out: changes nothing
-	Failed    []string `json:"failed,omitempty"`    // paths whose step failed while running
+	Failed    []string `json:"failed,omitempty"`    // paths whose step failed (readers before format 1.1: while running)
+	// Fails gives each failed path (planned to fail or failed while
+	// running) with its reason; None says every step failed, so the
+	// operation changed nothing and stands for nothing.
+	Fails []Failure `json:"fails,omitempty"`
+	None  bool      `json:"none,omitempty"`
 
 	At int64 `json:"at,omitempty"` // Unix nanoseconds, for display
 	// N orders records: taken under the lock from the store's clock file,

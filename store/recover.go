@@ -73,18 +73,16 @@ func (s *Store) recoverLocked() error {
 			}
 			continue
 		}
-		var failed, paths []string
-		for i, err := range s.execute(recs, nil, o.rmdirs, o.mkdirs, false, &failpoint{}, nil) {
-			if err != nil {
-				failed = append(failed, recs[i].Path+": "+err.Error())
-				paths = append(paths, recs[i].Path)
-			}
-		}
-		if err := s.finish(&record{R: "done", ID: o.id, Recovered: true, Failed: paths}); err != nil {
+		res, none := outcome(recs, s.execute(recs, nil, o.rmdirs, o.mkdirs, o.mkdirMods, false, &failpoint{}, nil))
+		if err := s.finish(doneRecord(o.id, res, none, true)); err != nil {
 			return errf("finish interrupted %s %s: %w", o.kind, o.id, err)
 		}
 		msg := fmt.Sprintf("finished %s %s, which was interrupted: the folder is now as after it", o.kind, o.id)
-		if len(failed) > 0 {
+		if len(res.Failed) > 0 {
+			var failed []string
+			for _, f := range res.Failed {
+				failed = append(failed, f.Path+": "+f.Reason)
+			}
 			msg += fmt.Sprintf(" (%d paths could not be restored: %s)", len(failed), strings.Join(failed, "; "))
 		}
 		s.LogError("%s", msg)

@@ -27,6 +27,10 @@ var (
 	ErrOutsideRoot = errors.New("store: path is outside the root")
 	// ErrCorrupt means a record or blob failed its check.
 	ErrCorrupt = errors.New("store: damaged")
+	// ErrPlanChanged means Apply was handed a plan that no longer holds: a
+	// turn arrived, an operation ran or a file changed since it was made.
+	// Nothing was changed; the wrapped message says what moved.
+	ErrPlanChanged = errors.New("store: the plan is out of date")
 )
 
 // PathError is one path of a batch (Capture, Seal, Remove) that could not
@@ -97,6 +101,7 @@ const (
 	StateActive  State = "active"  // a turn whose changes stand, or an operation in effect
 	StateRewound State = "rewound" // a turn undone by a rewind still in effect
 	StateUndone  State = "undone"  // a rewind later undone
+	StateFailed  State = "failed"  // an operation every step of which failed: it changed nothing
 )
 
 // ImageKind says what a path held at some moment.
@@ -144,6 +149,23 @@ type Entry struct {
 	Head       string   // git HEAD commit when the turn began, if any
 	Target     string   // operations: the turn rewound to, or the op undone/redone
 	Turns      []string // operations: the turns rewound (or brought back)
+	// Retry names the operation whose failed paths this one tried again.
+	Retry string
+	// Failed lists an operation's paths it could not put back that are
+	// still failed (not tried again since, nor made moot). Running the
+	// same command again (rewinding a turn it rewound, undo, redo)
+	// retries them.
+	Failed []Failure
+}
+
+// PathFailure is a path an operation could not put back and that is still
+// failed: no operation has since put it as wanted, and no newer turn has
+// captured it.
+type PathFailure struct {
+	Path   string
+	Reason string
+	Op     string // the operation that failed it
+	Kind   Kind   // that operation's kind
 }
 
 // Status is how one path of a turn stands against the disk now.
@@ -153,6 +175,7 @@ type Status string
 const (
 	StatusSkipped     Status = "skipped"
 	StatusMissingBlob Status = "missing_blob" // also a blob that fails its hash
+	StatusFailed      Status = "failed"       // an operation could not put it back (Reason says why); retried by running it again
 	StatusHandEdited  Status = "hand_edited"
 	StatusCreated     Status = "created"
 	StatusDeleted     Status = "deleted"
@@ -173,9 +196,14 @@ type File struct {
 	Reason string
 	// Disk is what the path holds now (filled with Status).
 	Disk Image
-	// HandEdited is set when the path was changed since the agent (or the
-	// last operation) wrote it, even where another status comes first.
+	// HandEdited is set when the path was changed since the agent wrote it
+	// (see CONTRACT.md, "Changed outside ckpt"), even where another status
+	// comes first.
 	HandEdited bool
+	// Writing is set when an active turn has captured the path and not yet
+	// sealed it: the agent is (or was, if it died) writing it, and it is
+	// never HandEdited meanwhile. Filled with Status.
+	Writing bool
 	// Shell is the shell command whose sweep recorded the path (raw:
 	// escape before showing); empty for a file tool's write.
 	Shell string
@@ -196,6 +224,7 @@ const (
 	ActDelete  Action = "delete"  // remove the file
 	ActKeep    Action = "keep"    // already as wanted; nothing written
 	ActFail    Action = "fail"    // cannot be restored (Reason says why)
+	ActLeave   Action = "leave"   // left as it is now, as asked (Plan.Keep)
 )
 
 // Step is one path of a plan.
@@ -208,15 +237,33 @@ type Step struct {
 	Want       Image  // what it will hold
 }
 
-// Plan is what a rewind, undo or redo will do. Plans are computed without
-// the lock; Apply recomputes them under it.
+// Plan is what a rewind, undo or redo will do. Plans are made without the
+// lock; Apply makes the plan again under it and goes ahead only when the
+// two are the same plan (the same ID).
+//
+// For a preview, each step carries Now (what the path holds) and Want
+// (what it will hold): Store.ReadDisk gives the bytes now and
+// Store.ReadImage(st.Want) the bytes after. To leave some paths as they
+// are, make the plan again with PlanRewindKeep; a retry (Retry set) is
+// shown and applied like any plan.
 type Plan struct {
+	// ID names this plan: a digest of its kind, target, turns, force,
+	// kept paths, retry, and per path the action, what it holds now and
+	// what it will hold. Two plans with the same ID do the same thing to
+	// the same folder. It is "plan" in the JSON of rewind, undo and redo.
+	ID       string
 	Kind     Kind     // rewind, undo or redo
 	Target   string   // the turn rewound to, or the op undone/redone
 	Turns    []string // turns that will be rewound (rewind, redo) or brought back (undo)
-	Steps    []Step
+	Steps    []Step   // sorted by path
 	Warnings []string // e.g. a capture in flight, git HEAD moved since the turn
 	Force    bool
+	// Keep lists the paths left as they are now (steps ActLeave), sorted.
+	Keep []string
+	// Retry names the operation whose failed paths this plan tries again
+	// ("" for a whole rewind, undo or redo). A rewind's retry is a rewind of
+	// its own, undone on its own; an undo's or redo's finishes it.
+	Retry string
 }
 
 // Failure is a path an operation could not put back.
@@ -230,8 +277,10 @@ type Result struct {
 	Op         string    `json:"op"`
 	Restored   []string  `json:"restored"`
 	Deleted    []string  `json:"deleted"`
+	Kept       []string  `json:"kept"` // left as they are, as asked
 	Failed     []Failure `json:"failed"`
 	HandEdited []string  `json:"hand_edited"`
+	Plan       string    `json:"plan"` // the plan's ID
 	Applied    bool      `json:"applied"`
 }
 
