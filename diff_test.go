@@ -72,7 +72,7 @@ func TestDiffAtTerminalEscapes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out := ttyRun(t, p.root, c.env, c.args...)
 			rest := sgr.ReplaceAllString(out, "")
-			if i := strings.IndexAny(rest, "\x1b\x07\x9b"); i >= 0 {
+			if i := strings.IndexAny(rest, "\x1b\x07\u009b"); i >= 0 {
 				t.Errorf("a raw control sequence reached the terminal at byte %d: %q", i, rest[max(0, i-20):min(len(rest), i+20)])
 			}
 			if got := sgr.MatchString(out); got != c.colored {

@@ -36,8 +36,6 @@ func cases() []diffCase {
 	}
 }
 
-var widths = []int{1, 8, 20, 33, 40, 61, 80, 120, 160}
-
 // ascii renders styled text as a terminal without colour would get it.
 func ascii(s string) string {
 	var b bytes.Buffer

@@ -138,28 +138,6 @@ func countJSON(v any, k, val string) int {
 	return n
 }
 
-// hasKey reports whether any object in v has key k.
-func hasKey(v any, k string) bool {
-	switch x := v.(type) {
-	case map[string]any:
-		if _, ok := x[k]; ok {
-			return true
-		}
-		for _, c := range x {
-			if hasKey(c, k) {
-				return true
-			}
-		}
-	case []any:
-		for _, c := range x {
-			if hasKey(c, k) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // toolNames lists the names of the tools a request offers, whatever the API.
 func toolNames(req map[string]any) map[string]bool {
 	out := map[string]bool{}

@@ -29,7 +29,7 @@ func TestEscape(t *testing.T) {
 			if ansi.Strip(got) != got {
 				t.Fatalf("escaped text still holds a sequence: %q", got)
 			}
-			if strings.ContainsAny(got, "\x1b\x07\n\r\x9b") {
+			if strings.ContainsAny(got, "\x1b\x07\n\r\u009b") {
 				t.Fatalf("escaped text holds a control: %q", got)
 			}
 		})

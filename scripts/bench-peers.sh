@@ -1,32 +1,60 @@
 #!/usr/bin/env bash
-# bench-peers.sh — ckpt beside its peers on a real tree: a copy of
-# $(go env GOROOT)/src (regular files under 8 MiB, sorted by path).
+# bench-peers.sh — ckpt beside its peers, every one run side by side in this
+# one run, on copies of $(go env GOROOT)/src (regular files under 8 MiB,
+# sorted by path). It prints only what it measured here, as times, ratios
+# and peak memory, with the machine it ran on.
 #
-#   a) one `ckpt capture` of every file
-#   b) a 4-file turn as 4 separate `ckpt capture` processes (as a hook calls
-#      it) vs `git add -A && git stash create` on the same tree, on the full
-#      tree and on a small one (ckpt stays flat, git grows with the tree)
-#   c) `ckpt rewind` of every file after a turn that modified all of them
-#   d) the store's size vs the raw bytes (sum of file sizes) and in disk
-#      blocks (du), vs git's loose objects for the same tree
-#   e) a capture into a store of 60,000 entries vs a store of one entry,
-#      and `ckpt log --json` on the big store
+# Peers:
+#   py     the seed design's Python store (checkpoints_ref.py, JOURNAL=1, its
+#          append-only variant), when its path is given
+#   git    git hash-object --stdin-paths (the floor of reading and hashing
+#          every file), git add -A (a bulk snapshot), git add -A && git stash
+#          create (a per-turn snapshot), git checkout -- . (a bulk restore)
+#   floor  rewriting the same files in place from memory, then one syncfs
+#          (what a restore cannot beat); a Go hello-world and `ckpt --version`
+#          (what a hook process cannot beat)
 #
-# Every ckpt figure is with its real durability on (the default). Needs bash,
-# go and git; uses hyperfine when installed, else a timing loop.
-# Usage: scripts/bench-peers.sh [RUNS [MAXFILES]]
-#   RUNS      timed runs per figure (default 5; the median is shown)
-#   MAXFILES  take only the first MAXFILES files of the sorted list
-#             (e.g. 4686, the tree the Python store's quoted figures were measured on)
+# Figures:
+#   a) bulk capture of the first MAXFILES files
+#   b) rewind of those files after a turn that changed all of them
+#   c) a hooked turn on four copies of the first 4,686 files (18,744 files):
+#      a prompt plus 4 Write tool calls as 9 `ckpt hook claude` processes, vs
+#      one git add -A && git stash create
+#   g) shell sweeps around a shell tool call, beside git snapshots (below)
+#   d) the store's size after (a), in bytes and in disk blocks, vs raw and git
+#   e) `ckpt log --json` on a seed-format index.json of 10,000 turns /
+#      100,000 entries
+#   f) peak memory (RSS) of (a) and (b) for each peer, and of capture, rewind
+#      and undo of a BIGFILE-MiB file
+#
+# Usage: scripts/bench-peers.sh [--python PATH] [RUNS [MAXFILES [BIGFILE]]]
+#   --python PATH  checkpoints_ref.py (or set CKPT_PY_REF); without it the
+#                  Python columns say "not run"
+#   RUNS           timed runs per figure (default 5; the median is shown)
+#   MAXFILES       files in (a) and (b) (default 4686; 0 for all)
+#   BIGFILE        size in MiB of the file in (f) (default 1024; 0 skips it)
+# Needs bash, go, git, python3 for the seed index and the Python peer, GNU
+# time (/usr/bin/time) for memory; uses hyperfine when installed.
 set -euo pipefail
 
+PYREF=${CKPT_PY_REF:-}
+if [[ ${1:-} == --python ]]; then
+	PYREF=$2
+	shift 2
+fi
 RUNS=${1:-5}
-MAXFILES=${2:-0}
+MAXFILES=${2:-4686}
+BIGFILE=${3:-1024}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ckpt-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-GIT=(git -c user.name=bench -c user.email=bench@example.com -c init.defaultBranch=main)
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+GIT=(git -c init.defaultBranch=main)
+if [[ -n $PYREF ]]; then
+	PYREF=$(cd "$(dirname "$PYREF")" && pwd)/$(basename "$PYREF")
+	[[ -f $PYREF ]] || { echo "no such file: $PYREF" >&2; exit 2; }
+fi
 
 say() { printf '%s\n' "$*" >&2; }
 
@@ -37,221 +65,367 @@ if [[ $(date +%N) =~ ^[0-9]+$ ]]; then
 else # BSD date has no %N
 	now_ns() { perl -MTime::HiRes=time -e 'printf "%.0f\n", time*1e9'; }
 fi
-
 HYPERFINE=$(command -v hyperfine || true)
 
-# bench NAME PREPARE CMD: runs CMD $RUNS times, PREPARE (untimed) before
-# each run, and prints the median in milliseconds.
+# bench PREPARE CMD: runs CMD $RUNS times, PREPARE (untimed) before each
+# run, and prints the median in milliseconds.
 bench() {
-	local name=$1 prepare=$2 cmd=$3
+	local prepare=$1 cmd=$2
 	if [[ -n $HYPERFINE ]]; then
 		local csv=$WORK/hf-$RANDOM.csv
-		"$HYPERFINE" --shell=bash --runs "$RUNS" --prepare "$prepare" --export-csv "$csv" "$cmd" >/dev/null
-		# command,mean,stddev,median,user,system,min,max (seconds)
-		awk -F, 'NR==2 { printf "%.1f\n", $4*1000 }' "$csv"
+		"$HYPERFINE" --shell=bash --runs "$RUNS" --prepare "$prepare" --export-csv "$csv" "$cmd" >/dev/null 2>&1
+		awk -F, 'NR==2 { printf "%.1f\n", $4*1000 }' "$csv" # median, seconds → ms
 		return
 	fi
 	local times=() i t0 t1
 	for ((i = 0; i < RUNS; i++)); do
-		bash -c "$prepare" >/dev/null
+		bash -c "$prepare" >/dev/null 2>&1
 		t0=$(now_ns)
-		bash -c "$cmd" >/dev/null
+		bash -c "$cmd" >/dev/null 2>&1
 		t1=$(now_ns)
 		times+=($(((t1 - t0) / 1000)))
 	done
 	printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.1f\n", m/1000 }'
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a/b; else print "-" }'; }
+# peak CMD...: the peak RSS in MiB of one run of CMD.
+TIME=$(command -v gtime || echo /usr/bin/time)
+peak() {
+	if ! "$TIME" -f %M true >/dev/null 2>&1; then
+		echo "-"
+		return
+	fi
+	"$TIME" -o "$WORK/rss" -f %M "$@" >/dev/null 2>&1 || true
+	awk '{ printf "%.0f MiB\n", $1/1024 }' "$WORK/rss"
+}
 
-# sumbytes DIR: the sum of the sizes of the regular files under DIR.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && a != "-" && b > 0) printf "%.2fx", a/b; else print "-" }'; }
 sumbytes() { find "$1" -type f -exec cat {} + 2>/dev/null | wc -c | tr -d ' '; }
-# dukb DIR: disk blocks in KiB.
 dukb() { du -sk "$1" | cut -f1; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b/1048576 }'; }
 
-# --- the tree ---------------------------------------------------------------
+# --- the trees --------------------------------------------------------------
 
-say "building ckpt…"
+say "building ckpt and the floor helpers…"
 (cd "$REPO" && go build -o "$WORK/ckpt" .)
 CKPT=$WORK/ckpt
+mkdir -p "$WORK/floor" "$WORK/hello"
+cat >"$WORK/floor/main.go" <<'EOF'
+// floor rewrites files in place from memory: it reads the pristine bytes
+// of every listed file (from SRC) into memory, then RUNS times appends a
+// line to each file under DST (untimed) and times rewriting all of them in
+// place, then one syncfs. It prints the median in milliseconds.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+func main() {
+	src, dst, list := os.Args[1], os.Args[2], os.Args[3]
+	runs, _ := strconv.Atoi(os.Args[4])
+	f, _ := os.Open(list)
+	var names []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		names = append(names, sc.Text())
+	}
+	data := make([][]byte, len(names))
+	for i, n := range names {
+		data[i], _ = os.ReadFile(filepath.Join(src, n))
+	}
+	var ms []float64
+	for r := 0; r < runs; r++ {
+		for _, n := range names {
+			f, _ := os.OpenFile(filepath.Join(dst, n), os.O_WRONLY|os.O_APPEND, 0)
+			f.WriteString("\n// edited\n")
+			f.Close()
+		}
+		t0 := time.Now()
+		for i, n := range names {
+			f, err := os.OpenFile(filepath.Join(dst, n), os.O_WRONLY|os.O_TRUNC, 0)
+			if err != nil {
+				panic(err)
+			}
+			f.Write(data[i])
+			f.Close()
+		}
+		if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
+			d, _ := os.Open(dst)
+			syscall.Syscall(306, d.Fd(), 0, 0) // syncfs
+			d.Close()
+		} else {
+			syscall.Sync()
+		}
+		ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+	}
+	sort.Float64s(ms)
+	fmt.Printf("%.1f\n", ms[len(ms)/2])
+}
+EOF
+printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' >"$WORK/hello/main.go"
+(cd "$WORK/floor" && GO111MODULE=off go build -o "$WORK/floor-rewrite" main.go)
+(cd "$WORK/hello" && GO111MODULE=off go build -o "$WORK/hello-go" main.go)
+
 SRC=$(go env GOROOT)/src
+(cd "$SRC" && find . -type f -size -8388608c | sed 's|^\./||' | LC_ALL=C sort) >"$WORK/all"
+cp "$WORK/all" "$WORK/files"
+if ((MAXFILES > 0)); then head -n "$MAXFILES" "$WORK/all" >"$WORK/files"; fi
+NFILES=$(wc -l <"$WORK/files" | tr -d ' ')
 TREE=$WORK/tree
 mkdir -p "$TREE"
-(cd "$SRC" && find . -type f -size -8388608c | sed 's|^\./||' | LC_ALL=C sort) >"$WORK/files"
-if ((MAXFILES > 0)); then
-	head -n "$MAXFILES" "$WORK/files" >"$WORK/files.head" && mv "$WORK/files.head" "$WORK/files"
-fi
 tar -C "$SRC" -cf - -T "$WORK/files" | tar -C "$TREE" -xf -
-NFILES=$(wc -l <"$WORK/files" | tr -d ' ')
+PRISTINE=$WORK/pristine
+cp -R "$TREE" "$PRISTINE"
 RAW=$(sumbytes "$TREE")
-say "tree: $NFILES files, $RAW bytes ($(mib "$RAW")) from $SRC"
+say "tree: $NFILES files, $(mib "$RAW") from $SRC"
 
-# Scripts the timings run (so hyperfine and the loop run the same thing).
 BIN=$WORK/bin
 mkdir -p "$BIN"
-cat >"$BIN/capture-all" <<EOF
+# ckpt-capture ROOT TURN: one capture of every file of the list
+cat >"$BIN/ckpt-capture" <<EOF
 #!/usr/bin/env bash
-# one capture of every file, in turn \$1
-cd "\$CKPT_ROOT" && mapfile -t f <"$WORK/files" && exec "$CKPT" capture --turn "\$1" "\${f[@]}"
+cd "\$1" && mapfile -t f <"$WORK/files" && exec "$CKPT" capture --turn "\$2" "\${f[@]}"
 EOF
-cat >"$BIN/seal-all" <<EOF
+cat >"$BIN/ckpt-seal" <<EOF
 #!/usr/bin/env bash
-cd "\$CKPT_ROOT" && mapfile -t f <"$WORK/files" && exec "$CKPT" seal --turn "\$1" "\${f[@]}"
+cd "\$1" && mapfile -t f <"$WORK/files" && exec "$CKPT" seal --turn "\$2" "\${f[@]}"
 EOF
+cat >"$BIN/py-capture" <<EOF
+#!/usr/bin/env bash
+cd "\$1" && mapfile -t f <"$WORK/files" && JOURNAL=1 exec python3 "$PYREF" "\$1" capture "\$2" bench "\${f[@]}"
+EOF
+# edit-all DIR: every file gets a line more (the agent's turn)
 cat >"$BIN/edit-all" <<EOF
 #!/usr/bin/env bash
-# the agent's turn: every file gets a line more
 cd "\$1" && while IFS= read -r f; do printf '\n// edited by the agent\n' >>"\$f"; done <"$WORK/files"
 EOF
-cat >"$BIN/edit4" <<EOF
+cat >"$BIN/git-fresh" <<EOF
 #!/usr/bin/env bash
-# four files change (between runs of the 4-file turn)
-cd "\$1" && for f in \$(cat "$WORK/four"); do printf '// %s\n' "\$RANDOM" >>"\$f"; done
-EOF
-cat >"$BIN/ckpt-4" <<EOF
-#!/usr/bin/env bash
-# a 4-file turn as a hook makes it: 4 capture processes, one per file,
-# into a new turn each run
-cd "\$CKPT_ROOT" || exit 1
-n=\$(( \$(cat "$WORK/turn-counter") + 1 )); echo "\$n" >"$WORK/turn-counter"
-for f in \$(cat "$WORK/four"); do "$CKPT" capture --turn "h\$n" "\$f" || exit 1; done
-EOF
-cat >"$BIN/ckpt-1proc" <<EOF
-#!/usr/bin/env bash
-# one capture process of the four files into a new turn
-cd "\$CKPT_ROOT" || exit 1
-n=\$(( \$(cat "$WORK/turn-counter") + 1 )); echo "\$n" >"$WORK/turn-counter"
-exec "$CKPT" capture --turn "p\$n" \$(cat "$WORK/four")
-EOF
-cat >"$BIN/git-4" <<EOF
-#!/usr/bin/env bash
-cd "\$1" && git add -A && git -c user.name=bench -c user.email=bench@example.com stash create >/dev/null
+rm -rf "\$1/.git" && cd "\$1" && git -c init.defaultBranch=main init -q
 EOF
 chmod +x "$BIN"/*
-echo 0 >"$WORK/turn-counter"
-# four files spread over the tree
-awk -v n="$NFILES" 'NR == int(n*0.1) || NR == int(n*0.35) || NR == int(n*0.6) || NR == int(n*0.85)' "$WORK/files" >"$WORK/four"
+export CKPT_ROOT=
 
 declare -a ROWS
-row() { ROWS+=("$(printf '%-58s %12s %14s %10s' "$@")"); }
+row() { ROWS+=("$(printf '%-52s %10s %10s %12s' "$@")"); }
+sep() { ROWS+=(""); ROWS+=("$1"); }
 
-# --- a) one capture of every file --------------------------------------------
+# --- a) bulk capture ---------------------------------------------------------
 
-say "a) capture of all $NFILES files…"
-export CKPT_ROOT=$TREE
-A_MS=$(bench a "rm -rf '$TREE/.osfoundry'" "'$BIN/capture-all' 1")
-"$BIN/capture-all" 1 >/dev/null # leave the store of one full-tree turn for (d)
+say "a) bulk capture of $NFILES files…"
+A_FLOOR=$(bench "true" "cd '$TREE' && git hash-object --stdin-paths <'$WORK/files'")
+A_CKPT=$(bench "rm -rf '$TREE/.osfoundry'" "'$BIN/ckpt-capture' '$TREE' 1")
+rm -rf "$TREE/.osfoundry"
+A_CKPT_RSS=$(peak "$BIN/ckpt-capture" "$TREE" 1)
 STORE_A=$(sumbytes "$TREE/.osfoundry")
 STORE_A_DU=$(dukb "$TREE/.osfoundry")
-
-# --- d) git's loose objects for the same tree --------------------------------
-
-say "d) git add of the tree…"
 GITTREE=$WORK/gittree
-cp -R "$TREE" "$GITTREE"
-rm -rf "$GITTREE/.osfoundry"
-(cd "$GITTREE" && "${GIT[@]}" init -q && git add -A)
+cp -R "$PRISTINE" "$GITTREE"
+A_GIT=$(bench "'$BIN/git-fresh' '$GITTREE'" "cd '$GITTREE' && git add -A")
+"$BIN/git-fresh" "$GITTREE"
+A_GIT_RSS=$(peak bash -c "cd '$GITTREE' && git add -A")
 GIT_OBJ=$(sumbytes "$GITTREE/.git/objects")
 GIT_OBJ_DU=$(dukb "$GITTREE/.git/objects")
-(cd "$GITTREE" && "${GIT[@]}" commit -q -m tree)
+(cd "$GITTREE" && git commit -q -m tree)
+A_PY=- A_PY_RSS=-
+if [[ -n $PYREF ]]; then
+	PYTREE=$WORK/pytree
+	cp -R "$PRISTINE" "$PYTREE"
+	A_PY=$(bench "rm -rf '$PYTREE/.osfoundry'" "'$BIN/py-capture' '$PYTREE' 1")
+	rm -rf "$PYTREE/.osfoundry"
+	A_PY_RSS=$(peak "$BIN/py-capture" "$PYTREE" 1)
+fi
 
-# --- b) a 4-file turn --------------------------------------------------------
+# --- b) rewind of every file -------------------------------------------------
 
-say "b) 4-file turn: 4 ckpt processes vs git add -A && git stash create…"
-B_CKPT=$(bench b "'$BIN/edit4' '$TREE'" "'$BIN/ckpt-4'")
-B_CKPT1=$(bench b1 "'$BIN/edit4' '$TREE'" "'$BIN/ckpt-1proc'")
-B_GIT=$(bench b "'$BIN/edit4' '$GITTREE'" "'$BIN/git-4' '$GITTREE'")
-
-# the same on a small tree (the first 400 files), to see who grows
-SMALL=$WORK/small
-mkdir -p "$SMALL"
-head -n 400 "$WORK/files" >"$WORK/files-small"
-tar -C "$SRC" -cf - -T "$WORK/files-small" | tar -C "$SMALL" -xf -
-awk 'NR % 100 == 50' "$WORK/files-small" >"$WORK/four-small"
-sed -i.bak "s|$WORK/four\"|$WORK/four-small\"|" "$BIN/edit4" "$BIN/ckpt-4"
-(cd "$SMALL" && "${GIT[@]}" init -q && git add -A && "${GIT[@]}" commit -q -m small)
-export CKPT_ROOT=$SMALL
-"$CKPT" capture --turn 0 "$SMALL/$(head -n1 "$WORK/files-small")" >/dev/null
-B_CKPT_S=$(bench bs "'$BIN/edit4' '$SMALL'" "'$BIN/ckpt-4'")
-B_GIT_S=$(bench bs "'$BIN/edit4' '$SMALL'" "'$BIN/git-4' '$SMALL'")
-mv "$BIN/edit4.bak" "$BIN/edit4"
-mv "$BIN/ckpt-4.bak" "$BIN/ckpt-4"
-
-# --- c) rewind of every file -------------------------------------------------
-
-say "c) rewind of all $NFILES files after a turn that modified all of them…"
+say "b) rewind of $NFILES files…"
 RW=$WORK/rewind
-cp -R "$TREE" "$RW"
-rm -rf "$RW/.osfoundry"
-export CKPT_ROOT=$RW
-"$BIN/capture-all" 1 >/dev/null
+cp -R "$PRISTINE" "$RW"
+"$BIN/ckpt-capture" "$RW" 1 >/dev/null
 "$BIN/edit-all" "$RW"
-"$BIN/seal-all" 1 >/dev/null
-STORE_C=$(sumbytes "$RW/.osfoundry")
-STORE_C_DU=$(dukb "$RW/.osfoundry")
+"$BIN/ckpt-seal" "$RW" 1 >/dev/null
 # Each timed rewind starts from the edited folder: the prepare step undoes
 # the previous rewind (the first has nothing to undo).
-C_MS=$(bench c "'$CKPT' undo --yes >/dev/null 2>&1 || true" "'$CKPT' rewind 1 --yes")
-
-# --- e) a store of 60,000 entries --------------------------------------------
-
-say "e) filling a store with 60,000 entries…"
-BIG=$WORK/big
-cp -R "$TREE" "$BIG"
-rm -rf "$BIG/.osfoundry"
-export CKPT_ROOT=$BIG
-TURNS=$(((60000 + NFILES - 1) / NFILES))
-for ((i = 1; i <= TURNS; i++)); do "$BIN/capture-all" "fill$i" >/dev/null; done
-ENTRIES=$((TURNS * NFILES))
-E_BIG=$(bench e "'$BIN/edit4' '$BIG'" "'$BIN/ckpt-1proc'")
-E_LOG=$(bench e "true" "'$CKPT' log --json >/dev/null")
-ONE=$WORK/one
-cp -R "$TREE" "$ONE"
-rm -rf "$ONE/.osfoundry"
-export CKPT_ROOT=$ONE
-(cd "$ONE" && "$CKPT" capture --turn 0 "$(head -n1 "$WORK/files")" >/dev/null)
-E_ONE=$(bench e "'$BIN/edit4' '$ONE'" "'$BIN/ckpt-1proc'")
-
-# --- the table -------------------------------------------------------------------
-
-PY_CAPTURE_MS=7000 # the seed design's Python store on these machines, as quoted
-PY_RESTORE_MS=5000
-
-row "figure" "ckpt" "peer" "peer/ckpt"
-row "----------------------------------------------------------" "------------" "--------------" "----------"
-row "a) capture of all $NFILES files (ms)" "$A_MS" "py: n/a" "-"
-if ((NFILES == 4686)); then
-	row "   vs the Python store's quoted ~7 s (not run here)" "$A_MS" "~$PY_CAPTURE_MS" "$(ratio $PY_CAPTURE_MS "$A_MS")"
+B_CKPT=$(bench "cd '$RW' && '$CKPT' undo --yes >/dev/null 2>&1 || true" "cd '$RW' && '$CKPT' rewind 1 --yes")
+(cd "$RW" && "$CKPT" undo --yes >/dev/null)
+B_CKPT_RSS=$(peak bash -c "cd '$RW' && exec '$CKPT' rewind 1 --yes")
+B_GIT=$(bench "'$BIN/edit-all' '$GITTREE'" "cd '$GITTREE' && git checkout -- .")
+"$BIN/edit-all" "$GITTREE"
+B_GIT_RSS=$(peak bash -c "cd '$GITTREE' && exec git checkout -- .")
+FLOORTREE=$WORK/floortree
+cp -R "$PRISTINE" "$FLOORTREE"
+B_FLOOR=$("$WORK/floor-rewrite" "$PRISTINE" "$FLOORTREE" "$WORK/files" "$RUNS")
+B_PY=- B_PY_RSS=-
+if [[ -n $PYREF ]]; then
+	# The journal variant's restore reads index.json: build it from the
+	# journal once (untimed), as the non-journal variant would have left it.
+	rm -rf "$PYTREE/.osfoundry"
+	"$BIN/py-capture" "$PYTREE" 1 >/dev/null
+	python3 - "$PYTREE/.osfoundry/checkpoints" <<'EOF'
+import json, sys, time
+d = sys.argv[1]
+turns = {}
+for line in open(d + "/journal.jsonl"):
+    e = json.loads(line)
+    t = e.pop("turn")
+    turns.setdefault(t, {"turn": t, "label": "bench", "at": time.time_ns(), "files": []})["files"].append(e)
+json.dump(list(turns.values()), open(d + "/index.json", "w"))
+EOF
+	cp "$PYTREE/.osfoundry/checkpoints/index.json" "$WORK/py-index.json"
+	PYPREP="cp '$WORK/py-index.json' '$PYTREE/.osfoundry/checkpoints/index.json' && '$BIN/edit-all' '$PYTREE'"
+	B_PY=$(bench "$PYPREP" "JOURNAL=1 python3 '$PYREF' '$PYTREE' restore 1")
+	bash -c "$PYPREP"
+	B_PY_RSS=$(peak env JOURNAL=1 python3 "$PYREF" "$PYTREE" restore 1)
 fi
-row "b) 4-file turn, 4 processes, full tree (ms)" "$B_CKPT" "git $B_GIT" "$(ratio "$B_GIT" "$B_CKPT")"
-row "   same 4 files in 1 capture process (ms)" "$B_CKPT1" "git $B_GIT" "$(ratio "$B_GIT" "$B_CKPT1")"
-row "   4-file turn, 4 processes, 400-file tree (ms)" "$B_CKPT_S" "git $B_GIT_S" "$(ratio "$B_GIT_S" "$B_CKPT_S")"
-row "   growth full/small tree" "$(ratio "$B_CKPT" "$B_CKPT_S")" "$(ratio "$B_GIT" "$B_GIT_S")" "-"
-row "c) rewind of all $NFILES files (ms)" "$C_MS" "py: n/a" "-"
-if ((NFILES == 4686)); then
-	row "   vs the Python store's quoted ~5 s restore (not run here)" "$C_MS" "~$PY_RESTORE_MS" "$(ratio $PY_RESTORE_MS "$C_MS")"
+
+# --- c) a hooked turn on the whole tree --------------------------------------
+
+# (c) runs on four copies of the first 4,686 files: 18,744 files.
+head -n 4686 "$WORK/all" >"$WORK/c-files"
+FULL=$WORK/full
+for i in 1 2 3 4; do
+	mkdir -p "$FULL/copy$i"
+	tar -C "$SRC" -cf - -T "$WORK/c-files" | tar -C "$FULL/copy$i" -xf -
+	sed "s|^|copy$i/|" "$WORK/c-files"
+done >"$WORK/c-all"
+NALL=$(wc -l <"$WORK/c-all" | tr -d ' ')
+say "c) a hooked turn (9 hook processes) on $NALL files…"
+(cd "$FULL" && "${GIT[@]}" init -q && git add -A && git commit -q -m full)
+awk -v n="$NALL" 'NR == int(n*0.1) || NR == int(n*0.35) || NR == int(n*0.6) || NR == int(n*0.85)' "$WORK/c-all" >"$WORK/four"
+echo 0 >"$WORK/turn-counter"
+cat >"$BIN/hook-turn" <<EOF
+#!/usr/bin/env bash
+# UserPromptSubmit, then PreToolUse / write / PostToolUse for 4 files, as
+# Claude Code calls the hook: 9 processes, each with its event on stdin.
+cd "$FULL" || exit 1
+n=\$(( \$(cat "$WORK/turn-counter") + 1 )); echo "\$n" >"$WORK/turn-counter"
+ev() { printf '{"session_id":"bench","transcript_path":"","cwd":"%s","hook_event_name":"%s","prompt_id":"p%s","prompt":"turn %s","tool_name":"Write","tool_input":{"file_path":"%s","content":"x"},"tool_use_id":"t%s"}' "$FULL" "\$1" "\$n" "\$n" "\$2" "\$n"; }
+ev UserPromptSubmit "" | CLAUDE_PROJECT_DIR="$FULL" "$CKPT" hook claude
+for f in \$(cat "$WORK/four"); do
+	ev PreToolUse "$FULL/\$f" | CLAUDE_PROJECT_DIR="$FULL" "$CKPT" hook claude
+	printf '// %s\n' "\$n" >>"$FULL/\$f"
+	ev PostToolUse "$FULL/\$f" | CLAUDE_PROJECT_DIR="$FULL" "$CKPT" hook claude
+done
+EOF
+cat >"$BIN/git-turn" <<EOF
+#!/usr/bin/env bash
+cd "$FULL" && for f in \$(cat "$WORK/four"); do printf '// %s\n' "\$RANDOM" >>"\$f"; done && git add -A && git stash create >/dev/null
+EOF
+cat >"$BIN/nine" <<'EOF'
+#!/usr/bin/env bash
+for i in 1 2 3 4 5 6 7 8 9; do "$@" >/dev/null; done
+EOF
+chmod +x "$BIN"/*
+"$BIN/hook-turn" # the first turn after install pays for the first sweep
+C_CKPT=$(bench "true" "'$BIN/hook-turn'")
+C_GIT=$(bench "true" "'$BIN/git-turn'")
+C_VER=$(bench "true" "'$BIN/nine' '$CKPT' --version")
+C_HELLO=$(bench "true" "'$BIN/nine' '$WORK/hello-go'")
+C_FSYNC=-
+if command -v strace >/dev/null; then
+	strace -f -c -e trace=fsync,fdatasync,syncfs,sync -o "$WORK/strace" "$BIN/hook-turn" >/dev/null 2>&1 &&
+		C_FSYNC=$(awk '$NF ~ /^(fsync|fdatasync|syncfs|sync)$/ { n += $4 } END { printf "%d", n }' "$WORK/strace") || true
 fi
-row "d) store after the full-tree capture / raw bytes" "$(ratio "$STORE_A" "$RAW")" "git $(ratio "$GIT_OBJ" "$RAW")" "-"
-row "   same in disk blocks (du) / raw bytes" "$(ratio $((STORE_A_DU * 1024)) "$RAW")" "git $(ratio $((GIT_OBJ_DU * 1024)) "$RAW")" "-"
-row "   store after capture+edit+seal of all / raw bytes" "$(ratio "$STORE_C" "$RAW")" "-" "-"
-row "   same in disk blocks (du) / raw bytes" "$(ratio $((STORE_C_DU * 1024)) "$RAW")" "-" "-"
-row "e) 4-file capture, store of 1 entry (ms)" "$E_ONE" "-" "-"
-row "   4-file capture, store of $ENTRIES entries (ms)" "$E_BIG" "-" "$(ratio "$E_BIG" "$E_ONE") of 1-entry"
-row "   log --json on the $ENTRIES-entry store (ms)" "$E_LOG" "-" "-"
+
+# --- e) a big seed store -----------------------------------------------------
+
+say "e) log --json on a seed index of 10,000 turns / 100,000 entries…"
+SEED=$WORK/seed
+mkdir -p "$SEED/.osfoundry/checkpoints"
+python3 - "$SEED" <<'EOF'
+import json, os, sys
+root = sys.argv[1]
+for d in range(20):
+    os.makedirs(f"{root}/src/d{d}", exist_ok=True)
+turns = []
+for t in range(10000):
+    files = []
+    for k in range(10):
+        i = (t * 10 + k) % 2000
+        files.append({"path": f"{root}/src/d{i % 20}/f{i}.txt", "pre": {"kind": "content", "sha256": "%064x" % (i + 1), "bytes": 100}})
+    turns.append({"turn": t + 1, "label": f"turn {t + 1}", "at": 1764412345123456789 + t * 10**9, "files": files})
+json.dump(turns, open(f"{root}/.osfoundry/checkpoints/index.json", "w"))
+EOF
+E_LOG=$(bench "true" "cd '$SEED' && '$CKPT' log --json")
+E_LOG_RSS=$(peak bash -c "cd '$SEED' && exec '$CKPT' log --json")
+
+# --- f) a big file ------------------------------------------------------------
+
+F_CAP=- F_RW=- F_UNDO=- F_CAP_RSS=- F_RW_RSS=- F_UNDO_RSS=-
+if ((BIGFILE > 0)); then
+	say "f) capture, rewind and undo of a $BIGFILE MiB file…"
+	BIG=$WORK/bigfile
+	mkdir -p "$BIG"
+	head -c $((BIGFILE << 20)) /dev/urandom >"$BIG/big.bin"
+	cd "$BIG"
+	t0=$(now_ns)
+	F_CAP_RSS=$(peak "$CKPT" capture --turn 1 --max-blob "$((BIGFILE + 1))MiB" big.bin)
+	F_CAP=$((($(now_ns) - t0) / 1000000))
+	printf 'agent\n' >"$BIG/big.bin"
+	"$CKPT" seal --turn 1 big.bin >/dev/null
+	t0=$(now_ns)
+	F_RW_RSS=$(peak "$CKPT" rewind 1 --yes)
+	F_RW=$((($(now_ns) - t0) / 1000000))
+	t0=$(now_ns)
+	F_UNDO_RSS=$(peak "$CKPT" undo --yes)
+	F_UNDO=$((($(now_ns) - t0) / 1000000))
+	cd "$WORK"
+	rm -rf "$BIG"
+fi
+
+# --- the table --------------------------------------------------------------------
+
+PYCOL() { [[ -n $PYREF ]] && echo "$1" || echo "not run"; }
+row "figure" "ckpt ms" "peer ms" "ratio"
+row "----------------------------------------------------" "----------" "----------" "------------"
+sep "a) bulk capture of $NFILES files ($(mib "$RAW"))"
+row "   ckpt capture vs Python store (JOURNAL=1)" "$A_CKPT" "$(PYCOL "$A_PY")" "$(ratio "$A_PY" "$A_CKPT")"
+row "   ckpt capture vs git add -A" "$A_CKPT" "$A_GIT" "$(ratio "$A_GIT" "$A_CKPT")"
+row "   floor: git hash-object --stdin-paths (ckpt/floor)" "$A_CKPT" "$A_FLOOR" "$(ratio "$A_CKPT" "$A_FLOOR")"
+sep "b) rewind of $NFILES files, every one changed"
+row "   ckpt rewind vs Python store restore" "$B_CKPT" "$(PYCOL "$B_PY")" "$(ratio "$B_PY" "$B_CKPT")"
+row "   ckpt rewind vs git checkout -- ." "$B_CKPT" "$B_GIT" "$(ratio "$B_GIT" "$B_CKPT")"
+row "   floor: rewrite in place from memory (ckpt/floor)" "$B_CKPT" "$B_FLOOR" "$(ratio "$B_CKPT" "$B_FLOOR")"
+sep "c) hooked turn on $NALL files: prompt + 4 writes, 9 processes"
+row "   ckpt hook ×9 vs git add -A && git stash create" "$C_CKPT" "$C_GIT" "$(ratio "$C_GIT" "$C_CKPT")"
+row "   floor: ckpt --version ×9 (ckpt/floor)" "$C_CKPT" "$C_VER" "$(ratio "$C_CKPT" "$C_VER")"
+row "   floor: Go hello-world ×9 (ckpt/floor)" "$C_CKPT" "$C_HELLO" "$(ratio "$C_CKPT" "$C_HELLO")"
+row "   fsync/fdatasync/syncfs calls in the 9 hook calls" "$C_FSYNC" "-" "-"
+sep "d) store after (a): size / raw bytes"
+row "   ckpt, bytes" "$(ratio "$STORE_A" "$RAW")" "git $(ratio "$GIT_OBJ" "$RAW")" "-"
+row "   ckpt, disk blocks (du)" "$(ratio $((STORE_A_DU * 1024)) "$RAW")" "git $(ratio $((GIT_OBJ_DU * 1024)) "$RAW")" "-"
+sep "e) seed index.json of 10,000 turns / 100,000 entries"
+row "   ckpt log --json (ms)" "$E_LOG" "-" "-"
+sep "f) peak memory (RSS)"
+row "   (a) bulk capture: ckpt / Python / git add -A" "$A_CKPT_RSS" "$(PYCOL "$A_PY_RSS")" "git $A_GIT_RSS"
+row "   (b) bulk rewind: ckpt / Python / git checkout" "$B_CKPT_RSS" "$(PYCOL "$B_PY_RSS")" "git $B_GIT_RSS"
+row "   (e) log --json on the seed index" "$E_LOG_RSS" "-" "-"
+if ((BIGFILE > 0)); then
+	row "   $BIGFILE MiB file: capture (ms, RSS)" "$F_CAP" "$F_CAP_RSS" "-"
+	row "   $BIGFILE MiB file: rewind (ms, RSS)" "$F_RW" "$F_RW_RSS" "-"
+	row "   $BIGFILE MiB file: undo (ms, RSS)" "$F_UNDO" "$F_UNDO_RSS" "-"
+fi
 
 echo
-echo "ckpt beside its peers: $NFILES files, $RAW bytes ($(mib "$RAW")) of $SRC, $RUNS runs each (median)"
-echo "timing: $([[ -n $HYPERFINE ]] && echo "hyperfine $($HYPERFINE --version | cut -d' ' -f2)" || echo "date +%s%N loop"); $(nproc 2>/dev/null || sysctl -n hw.ncpu) cores; $(go version | cut -d' ' -f3); $(git --version)"
+echo "ckpt beside its peers, one run: $RUNS runs per figure (median), $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "machine: $(uname -sm), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ //' || sysctl -n machdep.cpu.brand_string), $(nproc 2>/dev/null || sysctl -n hw.ncpu) cores, $(df -T "$WORK" 2>/dev/null | awk 'NR==2 { print $2 }') at $WORK"
+echo "tools: $(go version | cut -d' ' -f3), $(git --version), $(python3 --version 2>&1), timing by $([[ -n $HYPERFINE ]] && echo "hyperfine $($HYPERFINE --version | cut -d' ' -f2)" || echo "a date +%s%N loop")"
+echo "load average before the table: $(uptime | sed 's/.*load average[s]*: //')"
+echo
 printf '%s\n' "${ROWS[@]}"
 echo
-echo "sizes: raw $(mib "$RAW"); store after (a) $(mib "$STORE_A") apparent, $((STORE_A_DU / 1024)) MiB in blocks;"
-echo "       store after (c)'s turn $(mib "$STORE_C") apparent, $((STORE_C_DU / 1024)) MiB in blocks; git loose objects $(mib "$GIT_OBJ"), $((GIT_OBJ_DU / 1024)) MiB in blocks"
-echo "Python store peer: not available on this machine (it is run outside the repo). Its figures quoted"
-echo "for these machines (~7 s capture, ~5 s restore) are for the first 4,686 files: with MAXFILES=4686"
-echo "the table sets them beside ckpt's, marked as not run here."
-echo "load average while this ran: $(uptime | sed 's/.*load average[s]*: //')"
-echo "git runs with its default durability (no fsync of objects); ckpt with its own (on)."
+echo "ckpt runs with its durability on (a barrier before records name blobs, fsync of records);"
+echo "git and the Python store run with their defaults (no fsync). Ratios are peer/ckpt (above 1: ckpt is"
+echo "faster) beside a peer, and ckpt/floor (1 is the floor) beside a floor."
 
 # --- shell sweeps ------------------------------------------------------------
 # bench_shell: the sweep around a shell command, through the hook binary as
@@ -291,18 +465,18 @@ EOS
 	# (racily clean): let the copy age past that, as a real tree has.
 	sleep 3
 	local cold cold_git warm warm_git rss_cold rss_warm rss_git big
-	cold=$(bench s "rm -rf '$T/.osfoundry'" "cd '$T' && '$CKPT' hook claude <'$S/pre.json'")
-	cold_git=$(bench s "rm -rf '$T/.git'; cd '$T' && ${GIT[*]} init -q" "cd '$T' && git add -A")
+	cold=$(bench "rm -rf '$T/.osfoundry'" "cd '$T' && '$CKPT' hook claude <'$S/pre.json'")
+	cold_git=$(bench "rm -rf '$T/.git'; cd '$T' && ${GIT[*]} init -q" "cd '$T' && git add -A")
 	rm -rf "$T/.osfoundry"
 	rss_cold=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
 	"$S/step" && "$S/git-step"
-	warm=$(bench s "true" "'$S/step'")
-	warm_git=$(bench s "true" "'$S/git-step'")
+	warm=$(bench "true" "'$S/step'")
+	warm_git=$(bench "true" "'$S/git-step'")
 	rss_warm=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
 	rss_git=$( (cd "$T" && /usr/bin/time -f %M git add -A) 2>&1 >/dev/null | tail -1)
 	(cd "$T" && find . -path ./.osfoundry -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||' >"$S/all")
 	for i in 1 2 3; do (cd "$T" && xargs -a "$S/all" -d '\n' "$CKPT" capture --turn "fill$i" >/dev/null); done
-	big=$(bench s "true" "'$S/step'")
+	big=$(bench "true" "'$S/step'")
 	echo
 	echo "shell sweeps: $n files (4 copies of the first 4,686 of $SRC), $RUNS runs each (median)"
 	printf '%-58s %12s %14s %10s\n' "figure" "ckpt" "git" "git/ckpt"

@@ -229,16 +229,6 @@ func TestPruneRepacks(t *testing.T) {
 	}
 }
 
-// plantBlob puts data at blobs/<sum>.zst of root's store.
-func plantBlob(t *testing.T, root, sum string, data []byte) {
-	t.Helper()
-	dir := filepath.Join(root, storeDir, "blobs")
-	os.MkdirAll(dir, 0o700)
-	if err := os.WriteFile(filepath.Join(dir, sum+".zst"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Odd files named like blobs: a FIFO must not hang a reader, a zstd bomb
 // must fail once it passes the size its record gives.
 func TestOddBlobs(t *testing.T) {

@@ -83,6 +83,29 @@ func usable(seen []captured, bad []PathError) ([]captured, []PathError) {
 // or an fsync per blob for a few. A path that cannot be read carries its error
 // in its captured; the error returned is the barrier's.
 func (s *Store) lookEach(rels []string, keepAll bool, fp *failpoint) ([]captured, error) {
+	out, b, err := s.lookUnsynced(rels, keepAll, fp)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.syncBlobs(b.wrote, b.packed); err != nil {
+		return nil, err
+	}
+	if len(b.wrote) > 0 {
+		fp.hit()
+	}
+	return out, nil
+}
+
+// blobBatch is what a look wrote: blobs not yet known durable, and
+// whether they went into a pack.
+type blobBatch struct {
+	wrote  []string
+	packed bool
+}
+
+// lookUnsynced is lookEach without the barrier: the caller makes the
+// blobs durable, with the records that name them.
+func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]captured, blobBatch, error) {
 	out := make([]captured, len(rels))
 	var mu sync.Mutex
 	var wrote []string
@@ -167,16 +190,10 @@ func (s *Store) lookEach(rels []string, keepAll bool, fp *failpoint) ([]captured
 	if pack != nil {
 		packed = pack.used()
 		if err := pack.commit(); err != nil {
-			return nil, err
+			return nil, blobBatch{}, err
 		}
 	}
-	if err := s.syncBlobs(wrote, packed); err != nil {
-		return nil, err
-	}
-	if len(wrote) > 0 {
-		fp.hit()
-	}
-	return out, nil
+	return out, blobBatch{wrote, packed}, nil
 }
 
 // syncBlobs makes freshly written blobs durable before any record names
@@ -328,7 +345,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 			rels = without(rels, t.byPath)
 		}
 	}
-	seen, err := s.lookEach(rels, false, fp)
+	seen, batch, err := s.lookUnsynced(rels, false, fp)
 	if err != nil {
 		return "", errf("capture: %w", err)
 	}
@@ -371,13 +388,44 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 		buf = appendRecord(buf, &record{R: "pre", Path: c.rel, Img: &img, Dirs: c.dirs, At: now, N: n})
 	}
 	if len(buf) == 0 {
-		return id, nil
+		return id, s.syncBatch(batch, fp)
 	}
-	if err := s.appendTurn(id, buf, !exists); err != nil {
+	if err := s.appendTurnSynced(id, buf, fp); err != nil {
 		return "", err
 	}
-	fp.hit()
 	return id, nil
+}
+
+// syncBatch makes a look's blobs durable when no record follows them.
+func (s *Store) syncBatch(b blobBatch, fp *failpoint) error {
+	if err := s.syncBlobs(b.wrote, b.packed); err != nil {
+		return err
+	}
+	if len(b.wrote) > 0 {
+		fp.hit()
+	}
+	return nil
+}
+
+// appendTurnSynced appends records naming the blobs a look just wrote and
+// makes both durable with one barrier (syncfs of the store's file system) instead of
+// an fsync per blob, per folder and per record file. Until it returns,
+// the caller (a capture before the agent's write) has not let the write
+// happen, so a crash before the barrier can at worst lose a record or
+// keep a record whose blob was lost while the file still holds those very
+// bytes; a rewind keeps a file whose bytes already match, and verify
+// reports the blob.
+func (s *Store) appendTurnSynced(id string, buf []byte, fp *failpoint) error {
+	name := turnFileName(id)
+	if err := appendFile(s.dir, name, buf); err != nil {
+		return errf("append to %s: %w", s.path(name), err)
+	}
+	fp.hit()
+	if err := syncFS(s.dir); err != nil {
+		return errf("sync %s: %w", s.path("."), err)
+	}
+	fp.hit()
+	return nil
 }
 
 func without(rels []string, have map[string]*tfile) []string {
@@ -422,10 +470,10 @@ func (s *Store) NewTurn(meta TurnMeta) (string, error) {
 		}
 		now := s.clock().UnixNano()
 		buf := appendRecord(nil, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: s.nextSeq(now)})
-		if err := s.appendTurn(id, buf, true); err != nil {
+		writeFileAtomic(s.dir, "seq", []byte(id+"\n"), 0o600, false)
+		if err := s.appendTurnSynced(id, buf, &failpoint{}); err != nil {
 			return "", err
 		}
-		writeFileAtomic(s.dir, "seq", []byte(id+"\n"), 0o600, false)
 		return id, nil
 	}
 }
@@ -498,7 +546,8 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 		return err
 	}
 	defer bl.unlock()
-	seen, err := s.lookEach(rels, false, newFailpoint("seal"))
+	fp := newFailpoint("seal")
+	seen, batch, err := s.lookUnsynced(rels, false, fp)
 	if err != nil {
 		return errf("seal: %w", err)
 	}
@@ -544,9 +593,9 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 		buf = appendRecord(buf, &record{R: "post", Path: c.rel, Img: &img, At: now, N: n})
 	}
 	if len(buf) == 0 {
-		return nil
+		return s.syncBatch(batch, fp)
 	}
-	return s.appendTurn(id, buf, !exists)
+	return s.appendTurnSynced(id, buf, fp)
 }
 
 // earlier is a path's capture in an earlier incarnation of a turn.

@@ -114,9 +114,16 @@
 // # Durability
 //
 // Blobs are written to a temporary name and renamed, before the lock is
-// taken (they are content-addressed, so a duplicate is harmless); a batch
-// is made durable with one syncfs, a few with an fsync each, before any
-// record names them. An operation keeps the current bytes of every path it
+// taken (they are content-addressed, so a duplicate is harmless). A
+// capture or a seal then appends its records and makes blobs and records
+// durable together with one barrier (syncfs of the store's file system):
+// one per call, however many files it names. It has not returned before
+// the barrier, so the agent has not written yet, and a crash can at worst
+// leave a record whose blob was lost while the file still holds exactly
+// those bytes (a rewind keeps it; verify reports the blob). Other writers
+// of blobs (a shell sweep, an operation) make them durable before any
+// record names them: one syncfs for a batch, an fsync each for a few. An
+// operation keeps the current bytes of every path it
 // will touch as blobs (at any size), writes its steps file, makes both
 // durable with one barrier, and only then logs {"r":"op"}. It then changes
 // the folder, each file through a fixed temporary name and a rename (so a

@@ -143,6 +143,20 @@ func syncDir(r dirRoot, name string) error {
 	return f.Sync()
 }
 
+// appendFile appends data to name (creating it) in one write; the caller
+// makes it durable.
+func appendFile(r dirRoot, name string, data []byte) error {
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // appendDurable appends data to name (creating it) and fsyncs it.
 func appendDurable(r dirRoot, name string, data []byte) error {
 	f, err := r.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)

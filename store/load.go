@@ -325,6 +325,14 @@ func (s *Store) parseSeed() ([]*turn, error) {
 		return nil, errf("%s is not a JSON array of turns: %v: %w", s.path("index.json"), err, ErrCorrupt)
 	}
 	var turns []*turn
+	// Symlinks are resolved once per folder, not once per entry: a big
+	// index names the same few folders over and over.
+	memo := map[string]string{}
+	type relOf struct {
+		rel string
+		err error
+	}
+	rels := map[string]relOf{}
 	for i, e := range entries {
 		id := seedID(e.Turn)
 		if id == "" {
@@ -335,7 +343,12 @@ func (s *Store) parseSeed() ([]*turn, error) {
 		for _, f := range e.Files {
 			raw, _ := f.Path.(string)
 			tf := &tfile{path: raw}
-			rel, err := s.Rel(raw)
+			r, ok := rels[raw]
+			if !ok {
+				r.rel, r.err = s.rel(raw, memo)
+				rels[raw] = r
+			}
+			rel, err := r.rel, r.err
 			switch {
 			case raw == "":
 				tf.path, tf.refused = fmt.Sprint(f.Path), "path is not a string"

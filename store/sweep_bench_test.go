@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -23,10 +22,11 @@ var (
 func benchTree(b *testing.B) string {
 	b.Helper()
 	benchTreeOnce.Do(func() {
-		goroot := runtime.GOROOT()
-		if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-			goroot = strings.TrimSpace(string(out))
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			b.Fatalf("go env GOROOT: %v", err)
 		}
+		goroot := strings.TrimSpace(string(out))
 		src := filepath.Join(goroot, "src")
 		var files []string
 		filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {

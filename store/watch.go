@@ -13,11 +13,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// watchDir tells of changes under dir: see watchPaths.
-func watchDir(ctx context.Context, dir string, every time.Duration) (<-chan struct{}, error) {
-	return watchPaths(ctx, every, []string{dir}, nil)
-}
-
 // watchPaths sends on the returned channel whenever something under one of
 // trees (with its subfolders) or directly in one of dirs may have changed,
 // until ctx ends; then it closes the channel. The channel holds one signal:

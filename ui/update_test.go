@@ -352,7 +352,7 @@ func TestMouseWheelScrollsDiff(t *testing.T) {
 // reach the screen as visible text, never as sequences.
 func TestHostileLabelIsHarmless(t *testing.T) {
 	f := newFake()
-	evil := "\x1b[2J\x1b[H\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\x9b31m\u202eevil\r\nrm -rf"
+	evil := "\x1b[2J\x1b[H\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\u009b31m\u202eevil\r\nrm -rf"
 	f.write("1\x1b[31m", evil, t0, "a\x1b[5mb.txt", []byte("\x1b]8;;http://x\x07link\x1b]8;;\x07\n"))
 	f.errs = []string{"hook: \x1b[41mbad"}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
@@ -364,7 +364,7 @@ func TestHostileLabelIsHarmless(t *testing.T) {
 			// Under the ASCII profile only SGR attributes (ESC [ … m) are
 			// legitimate: strip them, and nothing else may remain.
 			rest := sgr.ReplaceAllString(s, "")
-			if i := strings.IndexAny(rest, "\x1b\x07\x9b\r\u202e"); i >= 0 {
+			if i := strings.IndexAny(rest, "\x1b\x07\u009b\r\u202e"); i >= 0 {
 				t.Fatalf("%dx%d: a control reached the screen at %d: %q", size[0], size[1], i, rest[max(i-20, 0):min(i+20, len(rest))])
 			}
 			for _, line := range strings.Split(plain(m), "\n") {
