@@ -433,7 +433,10 @@ echo "faster) beside a peer, and ckpt/floor (1 is the floor) beside a floor."
 # checkpointing pays per step), on four copies of the first 4,686 files of
 # $SRC (18,744 files):
 #   warm:  a shell step's two hook calls (PreToolUse + PostToolUse, one file
-#          changed between) vs two `git add -A && git write-tree`
+#          changed between) vs two `git add -A && git write-tree`: a later
+#          command of a turn (its sweep before is skipped: the turn swept
+#          already), and the first command of a turn (a prompt first, then
+#          two full sweeps)
 #   cold:  the first hook call on a fresh store (it keeps every file) vs
 #          `git add -A` into a fresh repository
 #   memory: peak RSS of a warm and a cold hook call, and of git's
@@ -452,6 +455,7 @@ bench_shell() {
 	local ev='"session_id":"bench","cwd":"'"$T"'","hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"t1"'
 	printf "{$ev}\n" PreToolUse >"$S/pre.json"
 	printf "{$ev}\n" PostToolUse >"$S/post.json"
+	printf '{"session_id":"bench","cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"go"}\n' "$T" >"$S/prompt.json"
 	cat >"$S/step" <<EOS
 #!/usr/bin/env bash
 "$CKPT" hook claude <"$S/pre.json" && printf '// %s\n' \$RANDOM >>"$f1" && "$CKPT" hook claude <"$S/post.json"
@@ -460,11 +464,15 @@ EOS
 #!/usr/bin/env bash
 cd "$T" && git add -A && git write-tree >/dev/null && printf '// %s\n' \$RANDOM >>"$f1" && git add -A && git write-tree >/dev/null
 EOS
-	chmod +x "$S/step" "$S/git-step"
+	cat >"$S/first-step" <<EOS
+#!/usr/bin/env bash
+"$CKPT" hook claude <"$S/prompt.json" && exec "$S/step"
+EOS
+	chmod +x "$S/step" "$S/git-step" "$S/first-step"
 	# Files written in the last two seconds are re-read by every sweep
 	# (racily clean): let the copy age past that, as a real tree has.
 	sleep 3
-	local cold cold_git warm warm_git rss_cold rss_warm rss_git big
+	local cold cold_git warm warm_git first rss_cold rss_warm rss_git big
 	cold=$(bench "rm -rf '$T/.osfoundry'" "cd '$T' && '$CKPT' hook claude <'$S/pre.json'")
 	cold_git=$(bench "rm -rf '$T/.git'; cd '$T' && ${GIT[*]} init -q" "cd '$T' && git add -A")
 	rm -rf "$T/.osfoundry"
@@ -472,6 +480,7 @@ EOS
 	"$S/step" && "$S/git-step"
 	warm=$(bench "true" "'$S/step'")
 	warm_git=$(bench "true" "'$S/git-step'")
+	first=$(bench "true" "'$S/first-step'")
 	rss_warm=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
 	rss_git=$( (cd "$T" && /usr/bin/time -f %M git add -A) 2>&1 >/dev/null | tail -1)
 	(cd "$T" && find . -path ./.osfoundry -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||' >"$S/all")
@@ -481,6 +490,7 @@ EOS
 	echo "shell sweeps: $n files (4 copies of the first 4,686 of $SRC), $RUNS runs each (median)"
 	printf '%-58s %12s %14s %10s\n' "figure" "ckpt" "git" "git/ckpt"
 	printf '%-58s %12s %14s %10s\n' "warm: shell step, 2 hook calls vs 2 add -A+write-tree (ms)" "$warm" "$warm_git" "$(ratio "$warm_git" "$warm")"
+	printf '%-58s %12s %14s %10s\n' "   first command of a turn: prompt + 2 full sweeps (ms)" "$first" "$warm_git" "$(ratio "$warm_git" "$first")"
 	printf '%-58s %12s %14s %10s\n' "cold: first hook call vs add -A into a fresh repo (ms)" "$cold" "$cold_git" "$(ratio "$cold_git" "$cold")"
 	printf '%-58s %12s %14s %10s\n' "peak RSS: warm hook call / git add -A (KiB)" "$rss_warm" "$rss_git" "-"
 	printf '%-58s %12s %14s %10s\n' "peak RSS: cold hook call (KiB)" "$rss_cold" "-" "-"

@@ -263,10 +263,12 @@ func (s *Store) loadBaseline() (*baseline, error) {
 	return b, nil
 }
 
-// saveBaseline replaces the baseline durably. Callers make the blobs it
-// names durable first.
+// saveBaseline replaces the baseline. Callers make the blobs it names
+// durable first. It is not fsynced: after a power loss an older baseline,
+// or a torn one (refused by its checksum), costs only reading again, since
+// the records it would have spared are durable already.
 func (s *Store) saveBaseline(b *baseline) error {
-	if err := writeFileAtomic(s.dir, baselineFile, b.encode(), 0o600, true); err != nil {
+	if err := writeFileAtomic(s.dir, baselineFile, b.encode(), 0o600, false); err != nil {
 		return errf("write %s: %w", s.path(baselineFile), err)
 	}
 	return nil

@@ -23,6 +23,10 @@ type SweepResult struct {
 	// Fresh is set when there was no usable baseline: every file was read
 	// and kept, and nothing could be attributed to a command.
 	Fresh bool
+	// Skipped is set when a sweep before a command was not needed: the
+	// turn swept already, so the sweep after the command covers what
+	// changed since as well.
+	Skipped bool
 	// Problems names paths the sweep could not look at, with the reason.
 	Problems []string
 }
@@ -30,10 +34,11 @@ type SweepResult struct {
 // SweepBefore sweeps the tree before a shell command of turn runs: every
 // file that differs from the baseline, or that it lacks, has its current
 // bytes kept, and the baseline moves on. What changed is a hand edit and
-// goes to no turn — unless the last sweep was for the same turn (the
-// agent's own writes since: a background command, or a command running in
-// parallel), in which case it is recorded in turn as after a command.
-// cmd is the command about to run, shown with what it changes.
+// goes to no turn. When the last sweep was for the same turn it does
+// nothing (SweepResult.Skipped): what changed since is the agent's (a
+// background command, a command running in parallel, its file tools), and
+// the sweep after this command records it in the turn against the same
+// baseline. cmd is the command about to run.
 func (s *Store) SweepBefore(turn string, meta TurnMeta, cmd string) (*SweepResult, error) {
 	return s.sweep(turn, meta, cmd, false)
 }
@@ -93,15 +98,15 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	if old == nil {
 		res.Fresh = true
 	}
-	attribute := false
-	recCmd := cmd
-	switch {
-	case old == nil:
-	case after:
-		attribute = true
-	case turn != "" && old.turn == turn && !s.operatedSince(old.at):
-		attribute, recCmd = true, old.cmd
+	if !after && old != nil && turn != "" && old.turn == turn && !s.operatedSince(old.at) {
+		// The turn swept already: whatever changed since is the agent's
+		// and the sweep after this command records it against the same
+		// baseline, so this one would only read the tree twice.
+		res.Skipped = true
+		return res, nil
 	}
+	attribute := after && old != nil
+	recCmd := cmd
 	now, unread, err := walkTree(s.rootPath)
 	if err != nil {
 		return nil, err
@@ -229,9 +234,6 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	}
 	fp.hit()
 	nb := &baseline{at: start, turn: turn, cmd: cmd, entries: next}
-	if !after && attribute && cmd == "" {
-		nb.cmd = old.cmd
-	}
 	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || s.anyRacy(old) {
 		if err := s.saveBaseline(nb); err != nil {
 			return nil, err

@@ -234,8 +234,9 @@ func maps(m map[string]string, k, v string) map[string]string {
 	return out
 }
 
-// TestSweepSameTurn: changes found before a command in the turn of the
-// last sweep are the agent's (a background command), not hand edits.
+// TestSweepSameTurn: changes made after a command in the turn of the last
+// sweep are the agent's (a background command), not hand edits: the next
+// command's sweep after it records them.
 func TestSweepSameTurn(t *testing.T) {
 	root, s := shellProject(t)
 	turn, _ := s.NewTurn(TurnMeta{Label: "one"})
@@ -247,12 +248,24 @@ func TestSweepSameTurn(t *testing.T) {
 	}
 	put(t, root, "a.txt", "written by the dev server\n", 0o644)
 	res, err := s.SweepBefore(turn, TurnMeta{}, "ls")
+	if err != nil || !res.Skipped || len(res.Changed) != 0 {
+		t.Fatalf("before the next command of the turn: %+v, %v; want it skipped", res, err)
+	}
+	res, err = s.SweepAfter(turn, TurnMeta{}, "ls")
 	if err != nil || !slices.Equal(res.Changed, []string{"a.txt"}) {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	files, _ := s.Files(turn, false)
-	if len(files) != 1 || files[0].Shell != "npm run dev &" {
+	if len(files) != 1 || files[0].Shell != "ls" || files[0].Pre.SHA256 != hashHex([]byte("a\n")) {
 		t.Fatalf("files %+v", files)
+	}
+	// A rewind in between makes the next command's sweep before it a
+	// real one: what the rewind changed is no command's doing.
+	p, _ := s.PlanRewind(turn)
+	s.Apply(p, nil)
+	res, err = s.SweepBefore(turn, TurnMeta{}, "ls")
+	if err != nil || res.Skipped {
+		t.Fatalf("after a rewind: %+v, %v", res, err)
 	}
 }
 

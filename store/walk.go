@@ -79,17 +79,19 @@ func walkTree(root string) ([]baseEntry, []string, error) {
 		return nil, nil, errf("sweep %s: %w", root, err)
 	}
 	w := &walker{work: make(chan walkJob), maxRead: 1 << 20}
-	// Listing waits on the disk more than on the CPU.
-	for range 4 * runtime.GOMAXPROCS(0) {
+	// One worker a core: more only spin in the scheduler when the tree is
+	// in the page cache, which it is for every sweep but the first.
+	for range runtime.GOMAXPROCS(0) - 1 {
 		go func() {
+			buf := make([]byte, 32<<10)
 			for j := range w.work {
-				w.dir(j)
+				w.dir(j, buf)
 				w.wg.Done()
 			}
 		}()
 	}
 	w.wg.Add(1)
-	rootErr := w.dir(walkJob{fd: fd, ig: &ignores{}})
+	rootErr := w.dir(walkJob{fd: fd, ig: &ignores{}}, make([]byte, 32<<10))
 	w.wg.Done()
 	w.wg.Wait()
 	close(w.work)
@@ -101,21 +103,20 @@ func walkTree(root string) ([]baseEntry, []string, error) {
 
 // spawn hands a folder to an idle worker, or lists it here when none is
 // idle, which bounds the open descriptors by workers × depth.
-func (w *walker) spawn(j walkJob) {
+func (w *walker) spawn(j walkJob, buf []byte) {
 	w.wg.Add(1)
 	select {
 	case w.work <- j:
 	default:
-		w.dir(j)
+		w.dir(j, buf)
 		w.wg.Done()
 	}
 }
 
 // dir lists one folder and closes its descriptor.
-func (w *walker) dir(j walkJob) error {
-	f := os.NewFile(uintptr(j.fd), j.rel)
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
+func (w *walker) dir(j walkJob, buf []byte) error {
+	defer unix.Close(j.fd)
+	names, err := readNames(j.fd, buf)
 	if err != nil {
 		w.mu.Lock()
 		w.unread = append(w.unread, j.rel)
@@ -166,7 +167,7 @@ func (w *walker) dir(j walkJob) error {
 				continue
 			}
 			local = append(local, e)
-			w.spawn(walkJob{fd: sub, rel: rel, ig: ig})
+			w.spawn(walkJob{fd: sub, rel: rel, ig: ig}, buf)
 			continue
 		case unix.S_IFREG:
 			e.kind = baseFile
@@ -188,6 +189,24 @@ func (w *walker) dir(j walkJob) error {
 	w.out = append(w.out, local...)
 	w.mu.Unlock()
 	return nil
+}
+
+// readNames lists the folder fd with getdents into buf, which it reuses.
+func readNames(fd int, buf []byte) ([]string, error) {
+	var names []string
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
 }
 
 // readSmall reads an ignore file in the folder fd; unreadable or huge,

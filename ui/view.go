@@ -409,6 +409,10 @@ func fileStatus(f *store.File) (letter, word, short string) {
 		// marked all the same.
 		letter, word = "!", word+", "+present.ChangedSinceAgent
 	}
+	if f.Shell != "" {
+		// Changed by a shell command: the diff pane shows which.
+		word, short = word+" · $", short+" $"
+	}
 	return letter, word, short
 }
 
@@ -527,6 +531,9 @@ func (m *Model) diffView(w, h int) []string {
 		info = append(info, word)
 	}
 	out = append(out, m.pathTitle(f, strings.Join(info, " · "), w, m.focus == paneDiff))
+	if f != nil && f.Shell != "" {
+		out = append(out, m.sty.dim.Render(present.Fit(" changed by the shell command $ "+present.Escape(f.Shell), w)))
+	}
 	if m.search.typing {
 		m.input.SetWidth(max(w-10, 1))
 		out = append(out, fitStyled(" search: "+m.input.View(), w))
