@@ -184,7 +184,7 @@ func (m *Model) turnsView(w, h int) []string {
 	}
 	rows := h - len(out)
 	if len(m.entries) == 0 {
-		out = append(out, m.sty.dim.Render(present.Fit(" waiting for the agent — its turns appear here as it works", w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" waiting for the agent…", w)))
 	} else if len(m.shown) == 0 {
 		out = append(out, m.sty.dim.Render(present.Fit(" no turn matches the filter", w)))
 	}
@@ -390,6 +390,9 @@ func (m *Model) selStyle(sel, focused bool) lipgloss.Style {
 
 // opText describes an operation as a line of the log.
 func opText(e *store.Entry) string {
+	if e.Retry != "" {
+		return fmt.Sprintf("retried %s · %s", present.Escape(e.Retry), present.Count(e.Files, "file"))
+	}
 	return present.OpSummary(e.Kind, e.Target, len(e.Turns), e.Files)
 }
 
@@ -559,9 +562,12 @@ func (m *Model) diffView(w, h int) []string {
 	}
 	switch {
 	case f == nil && len(m.entries) == 0:
-		out = append(out, m.sty.dim.Render(present.Fit(" ckpt keeps each file's bytes before the agent writes it.", w)),
-			m.sty.dim.Render(present.Fit(" Hook it into your agent with `ckpt install claude` (or gemini, codex,", w)),
-			m.sty.dim.Render(present.Fit(" opencode), then start the agent here.", w)))
+		const hint = "Waiting for the agent. ckpt keeps each file's bytes before the agent writes it: " +
+			"run `ckpt install claude` (or gemini, codex, opencode) in this project, then start the agent. " +
+			"Its turns appear here as it works."
+		for _, l := range strings.Split(ansi.Wrap(hint, max(w-2, 1), ""), "\n") {
+			out = append(out, m.sty.dim.Render(present.Fit(" "+l, w)))
+		}
 	case f == nil:
 		out = append(out, m.sty.dim.Render(present.Fit(" select a file to see its diff", w)))
 	case m.diff.err != nil:
