@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -179,6 +180,8 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 	bytesOf := map[string][]byte{}
 	var recs []record
 	var budget int64 = 256 << 20
+	dirs := newDirCache(s.root)
+	defer dirs.close()
 	var nowPaths []string
 	for _, st := range p.Steps {
 		if st.Do == ActRestore || st.Do == ActDelete || st.Do == ActKeep {
@@ -218,7 +221,7 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 			}
 		}
 		if r.Do == ActRestore {
-			r.Dirs = s.missingDirs(st.Path)
+			r.Dirs = s.missingDirsIn(st.Path, dirs)
 		}
 		recs = append(recs, r)
 	}
@@ -340,7 +343,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 	if r.Do != ActRestore && r.Do != ActDelete {
 		return nil
 	}
-	rel, err := s.Rel(r.Path)
+	rel, err := dirs.rel(s, r.Path)
 	if err != nil {
 		return err
 	}
@@ -415,7 +418,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 		}
 		if data == nil && want.Size > inMemMax {
 			if err := s.restoreStream(dr, name, want, perm); err != nil {
-				return errf("not restored: %w", err)
+				return errf("not restored: %w", tmpErr(err))
 			}
 			break
 		}
@@ -425,7 +428,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 			}
 		}
 		if err := writeReplace(dr, name, data, perm); err != nil {
-			return errf("restore: %w", err)
+			return errf("not restored: %w", tmpErr(err))
 		}
 	default:
 		return errf("not restored: nothing kept for kind %q", want.Kind)
@@ -439,8 +442,25 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 // The temporary name is fixed per path, so a recovery removes a leftover.
 func writeReplace(r *os.Root, name string, data []byte, perm fs.FileMode) error {
 	tmp := replaceTmp(name)
-	r.Remove(tmp)
-	return writeVia(r, tmp, name, data, perm, false, true)
+	err := writeVia(r, tmp, name, data, perm, false, true)
+	if errors.Is(err, fs.ErrExist) {
+		// A leftover of a write cut short: the create is exclusive, so
+		// nothing is written through whatever stands there.
+		r.Remove(tmp)
+		err = writeVia(r, tmp, name, data, perm, false, true)
+	}
+	return err
+}
+
+// tmpErr drops the temporary file's name from a write error: the reason
+// (a full disk, an I/O error) is about the path being restored, which the
+// caller names.
+func tmpErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.Contains(pe.Path, ".ckpt-tmp-") {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
 }
 
 // reached reports whether now is already what a step doing do wants.
