@@ -18,12 +18,9 @@ type uiStore struct{ *store.Store }
 
 var _ ui.Store = uiStore{}
 
-// PlanRewind plans a rewind; this store cannot leave paths out of one yet.
+// PlanRewind plans a rewind leaving the paths in keep as they are.
 func (u uiStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
-	if len(keep) > 0 {
-		return nil, errors.New("this store cannot keep files out of a rewind yet")
-	}
-	return u.Store.PlanRewind(turn)
+	return u.Store.PlanRewindKeep(turn, keep)
 }
 
 func init() { register(newUICmd) }

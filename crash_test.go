@@ -10,10 +10,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -666,5 +668,125 @@ func TestRewindAmidParallelCaptures(t *testing.T) {
 	}
 	if v := ckpt(t, root, "verify"); v.Code != 0 {
 		t.Errorf("verify\n%s", v)
+	}
+}
+
+// TestCrashThenEdits adds a second actor to the kills: after each kill
+// point of a rewind, an undo and a redo, a random few files are edited
+// before the next command recovers. Recovery never writes over an edit:
+// every byte the actor wrote, and what each path the actor left alone held
+// before the operation, is on disk afterwards or comes back through undo
+// and redo.
+func TestCrashThenEdits(t *testing.T) {
+	cases := []crashCase{
+		{name: "rewind", prepare: func(*testing.T, string) {}, args: []string{"rewind", "1", "--yes"}},
+		{name: "undo", prepare: func(t *testing.T, root string) { ckptOK(t, root, "rewind", "1", "--yes") },
+			args: []string{"undo", "--yes"}, beforeIsS0: true},
+		{name: "redo", prepare: func(t *testing.T, root string) {
+			ckptOK(t, root, "rewind", "1", "--yes")
+			ckptOK(t, root, "undo", "--yes")
+		}, args: []string{"redo", "--yes"}},
+	}
+	paths := []string{"a.txt", "b.txt", "c.txt", "gone.txt", "keep.txt", "src/main.go", "run.sh", "new/deep/x.txt", "new/y.txt"}
+	for ci, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			base := t.TempDir()
+			tmpl := filepath.Join(base, "template")
+			s0, s1 := crashProject(t, tmpl)
+			c.prepare(t, tmpl)
+			before, after := s1, s0
+			if c.beforeIsS0 {
+				before, after = s0, s1
+			}
+			rng := rand.New(rand.NewSource(int64(ci + 1)))
+			edited := 0
+			for k := 1; ; k++ {
+				if k > maxFailpoint {
+					t.Fatalf("%s still killed at apply:%d", c.name, k)
+				}
+				root := filepath.Join(base, fmt.Sprintf("k%d", k))
+				copyTree(t, tmpl, root)
+				r := ckptDo(t, ckptCall{Root: root, Env: []string{"CKPT_FAILPOINT=apply:" + strconv.Itoa(k)}}, c.args...)
+				if !r.Killed {
+					break
+				}
+				// The second actor.
+				edits := map[string]string{}
+				for _, p := range paths {
+					if rng.Intn(3) == 0 {
+						edits[p] = fmt.Sprintf("edited after kill %d of the %s: %s\n", k, c.name, p)
+						writeText(t, root, p, edits[p])
+					}
+				}
+				edited += len(edits)
+				lr := ckpt(t, root, "log")
+				if lr.Code != 0 {
+					t.Fatalf("apply:%d: log after the kill and edits %v\n%s", k, slices.Sorted(maps.Keys(edits)), lr)
+				}
+				now := snapshotDir(t, root)
+				for p, v := range edits {
+					if now[p].Data != v {
+						t.Fatalf("apply:%d: recovery overwrote %s, edited after the kill (it holds %s)\n%s", k, p, now[p], lr.Stderr)
+					}
+				}
+				// The paths the actor left alone are wholly before or
+				// wholly after the operation.
+				wholly := func(want map[string]fsNode) bool {
+					for _, p := range paths {
+						if _, ok := edits[p]; !ok && now[p] != want[p] {
+							return false
+						}
+					}
+					return true
+				}
+				if !wholly(before) && !wholly(after) {
+					t.Fatalf("apply:%d: after the edits %v and recovery, the other paths are neither before nor after the %s\nvs before:\n  %s\nvs after:\n  %s",
+						k, slices.Sorted(maps.Keys(edits)), c.name, strings.Join(snapshotDiff(before, now), "\n  "), strings.Join(snapshotDiff(after, now), "\n  "))
+				}
+				// Everything is reachable: walk undo back, redo forward, and
+				// undo back again, gathering every state seen.
+				seen := []map[string]fsNode{now}
+				for _, verb := range []string{"undo", "redo", "undo"} {
+					for i := 0; i < 4; i++ {
+						args := []string{verb, "--yes", "--force"}
+						if r := ckpt(t, root, args...); r.Code != 0 && r.Code != 3 {
+							break
+						}
+						seen = append(seen, snapshotDir(t, root))
+					}
+				}
+				reachable := func(p string, data string, gone bool) bool {
+					for _, s := range seen {
+						n, ok := s[p]
+						if gone && !ok || !gone && ok && n.Kind == 'f' && n.Data == data {
+							return true
+						}
+					}
+					return false
+				}
+				for p, v := range edits {
+					if !reachable(p, v, false) {
+						t.Fatalf("apply:%d: the edit of %s made after the kill is lost: in no state undo and redo reach", k, p)
+					}
+				}
+				for _, p := range paths {
+					if _, ok := edits[p]; ok {
+						continue
+					}
+					// What it held before the operation was on disk; what
+					// it holds after is now, if the operation took effect.
+					if n, ok := before[p]; !reachable(p, n.Data, !ok) {
+						t.Fatalf("apply:%d: %s as it was before the %s (%s) is lost: in no state undo and redo reach", k, p, c.name, n)
+					}
+				}
+				if v := ckpt(t, root, "verify"); v.Code != 0 {
+					t.Errorf("apply:%d: verify\n%s", k, v)
+				}
+				os.RemoveAll(root)
+			}
+			if edited == 0 {
+				t.Errorf("%s: the second actor edited nothing", c.name)
+			}
+		})
 	}
 }

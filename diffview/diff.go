@@ -256,9 +256,21 @@ func (d *Diff) hunk(ops []op, oldAt, newAt []int) {
 	flush := func() {
 		// A deleted line and the added line beside it are a changed line:
 		// each knows the other, so the words that changed can be shown.
-		for i := 0; i < min(len(dels), len(adds)); i++ {
-			dels[i].mate, adds[i].mate = adds[i].at+1, dels[i].at+1
-			d.rows[dels[i].at].mate, d.rows[adds[i].at].mate = dels[i].mate, adds[i].mate
+		// Lines pair in order; where the counts differ, a line pairs with
+		// the next one on the other side that looks like it.
+		for i, j := 0, 0; i < len(dels) && j < len(adds); i++ {
+			k := j
+			if len(dels) != len(adds) {
+				for k < len(adds) && k < j+8 && !alike(dels[i].Text, adds[k].Text) {
+					k++
+				}
+				if k == len(adds) || k == j+8 {
+					continue
+				}
+			}
+			dels[i].mate, adds[k].mate = adds[k].at+1, dels[i].at+1
+			d.rows[dels[i].at].mate, d.rows[adds[k].at].mate = dels[i].mate, adds[k].mate
+			j = k + 1
 		}
 		for i := 0; i < max(len(dels), len(adds)); i++ {
 			p := Pair{Left: Row{Kind: RowNote}, Right: Row{Kind: RowNote}}
@@ -312,4 +324,23 @@ func digits(n int) int {
 		d++
 	}
 	return d
+}
+
+// alike says whether two lines share enough of their start and end (past
+// indentation) to be one line changed rather than two different lines.
+func alike(a, b string) bool {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	n := min(len(a), len(b))
+	if n == 0 {
+		return false
+	}
+	p := 0
+	for p < n && a[p] == b[p] {
+		p++
+	}
+	q := 0
+	for q < n-p && a[len(a)-1-q] == b[len(b)-1-q] {
+		q++
+	}
+	return (p+q)*100 >= n*minCommonPct
 }

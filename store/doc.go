@@ -39,7 +39,7 @@
 //	<crc32c of the JSON, 8 hex digits> <one JSON object>\n
 //
 // and the JSON's "r" field says what the record is. A turn file starts with
-// {"r":"turn","v":1,"id","label","at","n","source","head"} (head is the git
+// {"r":"turn","v":2,"id","label","at","n","source","head"} (head is the git
 // commit at the time, to warn when the branch moved since), then holds
 // {"r":"pre","p":path,"i":image,"dirs":[…],"at","n"} — what path held before the
 // agent's first write in the turn (later pres of the same path are ignored:
@@ -56,6 +56,15 @@
 // moves forward, so turns and operations keep the order in which they
 // were committed even when the clock steps back. Records without "n"
 // (written before it existed) are ordered by "at".
+//
+// Names are bytes, JSON strings are UTF-8: a path, folder, link target
+// or turn id that is not valid UTF-8 is written as a NUL, "b64:" and the
+// standard base64 of its bytes ("\u0000b64:YmFk/25hbWU="), so a rewind
+// writes the very name captured, never one with U+FFFD in it. No file
+// name holds a NUL, so the escaped form cannot be a real name, and a
+// reader that predates it fails that path rather than write a wrong one.
+// Turn files of format v1 hold neither "n" nor escaped names; v2 adds
+// both, and reads v1 as it is.
 //
 // ops.log holds {"r":"op","id":"op-N","kind":"rewind"|"undo"|"redo",
 // "target","turns","retry","steps","rmdirs","had","hadm","mkdirs","mkdirm",

@@ -582,6 +582,8 @@ var pool = []string{
 	"lib/keep.txt", "lib/x/y.txt", "lib/x/z/w.txt",
 	"new1/a.txt", "new1/deep/b.txt", "new1/deep/c.sh",
 	"new2/p/q/r.txt", "new2/p/s.txt", "new3/only.txt",
+	// Names that are not UTF-8 are kept as bytes, never as U+FFFD.
+	"bad\xffname.txt", "new\xfe/f\xfd.txt",
 }
 
 var initial = map[string]img{

@@ -2,17 +2,22 @@ package store
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // formatVersion is the version of the record format this package writes.
-const formatVersion = 1
+// Version 2 added "n" (the order of commits) and names that are not UTF-8
+// (see nameEscape); it reads version 1 as it is.
+const formatVersion = 2
 
 // FormatName names the store format in `ckpt --version`.
-const FormatName = "ckpt-store/1 (crc32c-framed JSON records, zstd blobs)"
+const FormatName = "ckpt-store/2 (crc32c-framed JSON records, zstd blobs)"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -77,8 +82,83 @@ func (r *record) order() int64 {
 	return r.At
 }
 
+// nameEscape starts a name that is not valid UTF-8, in a record: the
+// rest is the standard base64 of its bytes. JSON strings are UTF-8, and
+// encoding/json would turn each bad byte into U+FFFD, so a rewind would
+// create a file of another name. No file name holds a NUL, so the escaped
+// form cannot be taken for a real name, and a reader that does not know
+// it fails that path rather than write a wrong one.
+const nameEscape = "\x00b64:"
+
+// escName is s as a record holds it.
+func escName(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return nameEscape + base64.StdEncoding.EncodeToString([]byte(s))
+}
+
+// unescName is the name a record's string stands for.
+func unescName(s string) string {
+	if len(s) == 0 || s[0] != 0 {
+		return s
+	}
+	if b, ok := strings.CutPrefix(s, nameEscape); ok {
+		if raw, err := base64.StdEncoding.DecodeString(b); err == nil && !utf8.Valid(raw) {
+			return string(raw)
+		}
+	}
+	return s // left with its NUL: refused wherever it is used as a path
+}
+
+func escNames(list []string, f func(string) string) []string {
+	var out []string
+	for i, n := range list {
+		if e := f(n); e != n {
+			if out == nil {
+				out = append([]string(nil), list...)
+			}
+			out[i] = e
+		}
+	}
+	if out == nil {
+		return list
+	}
+	return out
+}
+
+func escImage(img *Image, f func(string) string) *Image {
+	if img == nil || f(img.Link) == img.Link {
+		return img
+	}
+	c := *img
+	c.Link = f(img.Link)
+	return &c
+}
+
+// names maps every name a record holds (paths, folders, link targets,
+// turn ids) through f, copying only what changes.
+func (r *record) mapNames(f func(string) string) *record {
+	c := *r
+	c.Path, c.ID, c.Target = f(r.Path), f(r.ID), f(r.Target)
+	c.Dirs, c.Rmdirs, c.Had, c.Mkdirs = escNames(r.Dirs, f), escNames(r.Rmdirs, f), escNames(r.Had, f), escNames(r.Mkdirs, f)
+	c.Failed, c.Turns = escNames(r.Failed, f), escNames(r.Turns, f)
+	c.Img, c.Want = escImage(r.Img, f), escImage(r.Want, f)
+	copied := false
+	for i, fl := range r.Fails {
+		if p := f(fl.Path); p != fl.Path {
+			if !copied {
+				c.Fails, copied = append([]Failure(nil), r.Fails...), true
+			}
+			c.Fails[i].Path = p
+		}
+	}
+	return &c
+}
+
 // appendRecord frames r as "<crc32c hex> <json>\n" and appends it to buf.
 func appendRecord(buf []byte, r *record) []byte {
+	r = r.mapNames(escName)
 	js, err := json.Marshal(r)
 	if err != nil {
 		// Only unsupported types fail, and record has none.
@@ -158,6 +238,10 @@ func decodeLine(l []byte, r *record) bool {
 		if err := json.Unmarshal(l[9:], r); err != nil {
 			return false
 		}
+	}
+	if bytes.IndexByte(l, '\\') >= 0 {
+		// Only an escaped name (a JSON "\u0000") can need unescaping.
+		*r = *r.mapNames(unescName)
 	}
 	return r.R != ""
 }

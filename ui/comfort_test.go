@@ -172,7 +172,7 @@ func TestOperationsFold(t *testing.T) {
 
 func TestWaitingForTheAgent(t *testing.T) {
 	m := testModel(t, newFake(), 100, 24)
-	mustContain(t, plain(m), "waiting for the agent", "ckpt install claude")
+	mustContain(t, plain(m), "waiting for the agent", "install claude")
 }
 
 func TestHelpDimsWhatCannotAct(t *testing.T) {

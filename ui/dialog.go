@@ -188,7 +188,11 @@ func (d *dialog) setPlan(plan, base *store.Plan) {
 	d.rows = d.rows[:0]
 	for _, s := range d.base.Steps {
 		if ps, ok := inPlan[s.Path]; ok {
-			d.rows = append(d.rows, planRow{step: ps})
+			kept := ps.Do == store.ActLeave
+			if kept {
+				d.keep[s.Path] = true
+			}
+			d.rows = append(d.rows, planRow{step: ps, kept: kept})
 			delete(inPlan, s.Path)
 		} else if d.keep[s.Path] {
 			d.rows = append(d.rows, planRow{step: s, kept: true})
@@ -196,9 +200,10 @@ func (d *dialog) setPlan(plan, base *store.Plan) {
 	}
 	for _, s := range plan.Steps { // made after the base: a path new to it
 		if _, ok := inPlan[s.Path]; ok {
-			d.rows = append(d.rows, planRow{step: s})
+			d.rows = append(d.rows, planRow{step: s, kept: s.Do == store.ActLeave})
 		}
 	}
+	d.retry = plan.Retry != ""
 	for p := range d.keep {
 		found := false
 		for _, r := range d.rows {
@@ -331,7 +336,8 @@ func (d *dialog) head() []styledLine {
 		what = "Brings back"
 	}
 	if d.retry {
-		add(stylePlain, "Retries %s the last rewind could not restore: %s", present.Count(len(d.rows), "file"), strings.Join(counts, ", "))
+		add(stylePlain, "Retries %s %s could not restore: %s", present.Count(len(d.rows), "file"),
+			present.Escape(d.plan.Retry), strings.Join(counts, ", "))
 	} else {
 		add(stylePlain, "%s %s: %s · %s: %s", what, present.Count(len(ids), "turn"), strings.Join(ids, ", "),
 			present.Count(len(d.rows), "file"), strings.Join(counts, ", "))
@@ -659,7 +665,7 @@ func (m *Model) applied(msg appliedMsg) tea.Cmd {
 	if d != nil {
 		d.applying = false
 	}
-	if msg.err != nil && errors.Is(msg.err, ErrPlanChanged) && d != nil {
+	if msg.err != nil && errors.Is(msg.err, store.ErrPlanChanged) && d != nil {
 		// Nothing was applied: show what would be done now.
 		d.changed = true
 		m.status = "the plan changed before it was applied; nothing was changed — here is the new plan"

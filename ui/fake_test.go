@@ -196,6 +196,10 @@ func (f *fakeStore) Log(withStatus bool) ([]store.Entry, error) {
 	}
 	for _, o := range f.ops {
 		e := o.entry
+		e.Failed = nil
+		for p, why := range o.failed {
+			e.Failed = append(e.Failed, store.Failure{Path: p, Reason: why})
+		}
 		e.HandEdited = -1
 		if withStatus {
 			e.HandEdited = 0
@@ -218,7 +222,7 @@ func (f *fakeStore) Files(turn string, withStatus bool) ([]store.File, error) {
 				for i := range out {
 					out[i].Status = f.status(out[i], t.entry.State == store.StateActive)
 					if why := f.failedOf(turn, out[i].Path); why != "" {
-						out[i].Status, out[i].Reason = StatusFailed, why
+						out[i].Status, out[i].Reason = store.StatusFailed, why
 					}
 					if b, ok := f.disk[out[i].Path]; ok {
 						sum := sha256.Sum256(b)
@@ -266,10 +270,11 @@ func (f *fakeStore) takeErr() error {
 // plan builds the steps that put each path of turns back to its oldest
 // pre-image among them.
 func (f *fakeStore) plan(kind store.Kind, target string, turns []*fakeTurn, keep []string) *store.Plan {
-	p := &store.Plan{Kind: kind, Target: target}
+	p := &store.Plan{Kind: kind, Target: target, Keep: keep}
 	seen := map[string]bool{}
+	leave := map[string]bool{}
 	for _, k := range keep {
-		seen[k] = true
+		leave[k] = true
 	}
 	for _, t := range turns {
 		p.Turns = append(p.Turns, t.entry.ID)
@@ -279,6 +284,11 @@ func (f *fakeStore) plan(kind store.Kind, target string, turns []*fakeTurn, keep
 			}
 			seen[file.Path] = true
 			s := store.Step{Path: file.Path, Want: file.Pre, Now: f.now(file.Path), HandEdited: f.status(file, true) == store.StatusHandEdited}
+			if leave[file.Path] {
+				s.Do, s.Want = store.ActLeave, s.Now
+				p.Steps = append(p.Steps, s)
+				continue
+			}
 			if file.Pre.Kind == store.ImageAbsent {
 				s.Do = store.ActDelete
 			} else {
@@ -326,6 +336,9 @@ func (f *fakeStore) planRewind(turn string, keep []string) (*store.Plan, error) 
 	if f.turns[from].entry.State != store.StateActive {
 		// A retry of what the rewind in effect could not restore.
 		p := &store.Plan{Kind: store.KindRewind, Target: turn}
+		if o := f.lastFailed(); o != nil {
+			p.Retry = o.entry.ID
+		}
 		for _, t := range f.turns[from:] {
 			for _, file := range t.files {
 				if f.failedOf(t.entry.ID, file.Path) != "" && !contains(keep, file.Path) {
@@ -455,12 +468,14 @@ func (f *fakeStore) Apply(p *store.Plan, progress func(done, total int)) (*store
 		f.mu.Lock()
 	}
 	if err != nil || fingerprint(again) != fingerprint(p) {
-		return nil, fmt.Errorf("%s: %w", p.Kind, ErrPlanChanged)
+		return nil, fmt.Errorf("%s: %w", p.Kind, store.ErrPlanChanged)
 	}
 	f.applyN++
 	var paths []string
 	for _, s := range p.Steps {
-		paths = append(paths, s.Path)
+		if s.Do != store.ActLeave {
+			paths = append(paths, s.Path)
+		}
 	}
 	f.applied = append(f.applied, paths)
 	retryOf := f.retryOf(p)
@@ -474,6 +489,10 @@ func (f *fakeStore) Apply(p *store.Plan, progress func(done, total int)) (*store
 			op.before[s.Path] = nil
 		}
 		switch {
+		case s.Do == store.ActLeave:
+			delete(op.before, s.Path)
+			res.Kept = append(res.Kept, s.Path)
+			continue
 		case p.Kind == store.KindRewind && f.failing[s.Path] != "":
 			op.failed[s.Path] = f.failing[s.Path]
 			res.Failed = append(res.Failed, store.Failure{Path: s.Path, Reason: f.failing[s.Path]})
@@ -549,6 +568,16 @@ func (f *fakeStore) Apply(p *store.Plan, progress func(done, total int)) (*store
 	}
 	f.ops = append(f.ops, op)
 	return res, nil
+}
+
+// lastFailed is the newest op with failed paths, or nil.
+func (f *fakeStore) lastFailed() *fakeOp {
+	for i := len(f.ops) - 1; i >= 0; i-- {
+		if len(f.ops[i].failed) > 0 {
+			return f.ops[i]
+		}
+	}
+	return nil
 }
 
 // retryOf is the op whose failed paths a rewind plan retries, or nil.

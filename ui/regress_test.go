@@ -148,7 +148,7 @@ func TestFailedPathAndRetry(t *testing.T) {
 		press(t, m, kp("j"))
 	}
 	s := plain(m)
-	mustContain(t, s, "X legacy.js", "failed: permission denied")
+	mustContain(t, s, "X legacy.js", "failed: permission denied", "✗1 failed")
 	if strings.Contains(s, "! legacy.js") {
 		t.Fatal("the failed path shows as changed since the agent")
 	}

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 
 	"ckpt/store"
 )
@@ -23,7 +22,7 @@ type Store interface {
 	PlanRedo(force bool) (*store.Plan, error)
 	// Apply carries out exactly p. If the store or the disk changed since
 	// p was made, it changes nothing and returns an error that
-	// errors.Is ErrPlanChanged.
+	// errors.Is store.ErrPlanChanged.
 	Apply(p *store.Plan, progress func(done, total int)) (*store.Result, error)
 	Errors() ([]string, error)
 	// ClearErrors drops the logged errors.
@@ -32,13 +31,3 @@ type Store interface {
 	Root() string
 	Watch(ctx context.Context) (<-chan struct{}, error)
 }
-
-// ErrPlanChanged is what Apply returns (wrapped) when the plan it was
-// given is no longer what the store would do: the preview shows the new
-// plan and nothing is applied.
-var ErrPlanChanged = errors.New("ui: the plan changed since it was shown")
-
-// StatusFailed is the status of a path an operation could not restore;
-// File.Reason says why. It comes before every other status: a failed
-// path is never shown as changed since the agent.
-const StatusFailed store.Status = "failed"

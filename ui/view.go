@@ -184,7 +184,7 @@ func (m *Model) turnsView(w, h int) []string {
 	}
 	rows := h - len(out)
 	if len(m.entries) == 0 {
-		out = append(out, m.sty.dim.Render(present.Fit(" waiting for the agent — its turns appear here as it works", w)))
+		out = append(out, m.sty.dim.Render(present.Fit(" waiting for the agent…", w)))
 	} else if len(m.shown) == 0 {
 		out = append(out, m.sty.dim.Render(present.Fit(" no turn matches the filter", w)))
 	}
@@ -227,7 +227,7 @@ func (m *Model) undoableOp() string {
 		}
 		switch e.Kind {
 		case store.KindRewind:
-			if e.State == "failed" {
+			if e.State == store.StateFailed {
 				continue // changed nothing
 			}
 			stack = append(stack, e.ID)
@@ -277,11 +277,18 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool, folded [
 		mark = map[store.Kind]string{store.KindRewind: "↶", store.KindUndo: "↺", store.KindRedo: "↷"}[e.Kind]
 		label = opText(e)
 		base = m.sty.op
-		if e.State == store.StateUndone {
+		switch {
+		case e.State == store.StateUndone:
 			base = dim
 			right = append(right, seg{text: "undone", style: dim})
-		} else if undoable {
+		case e.State == store.StateFailed:
+			base = dim
+			right = append(right, seg{text: "failed, changed nothing", style: m.sty.fail})
+		case undoable:
 			label += " — u to undo"
+		}
+		if n := len(e.Failed); n > 0 && e.State != store.StateFailed {
+			right = append(right, seg{text: fmt.Sprintf("✗%d failed", n), style: m.sty.fail})
 		}
 		if len(folded) > 0 {
 			label += fmt.Sprintf(" · +%d more", len(folded))
@@ -383,6 +390,9 @@ func (m *Model) selStyle(sel, focused bool) lipgloss.Style {
 
 // opText describes an operation as a line of the log.
 func opText(e *store.Entry) string {
+	if e.Retry != "" {
+		return fmt.Sprintf("retried %s · %s", present.Escape(e.Retry), present.Count(e.Files, "file"))
+	}
 	return present.OpSummary(e.Kind, e.Target, len(e.Turns), e.Files)
 }
 
@@ -399,12 +409,15 @@ const statusWriting store.Status = "writing"
 // before the store's status, and a failed path says why.
 func fileStatus(f *store.File) (letter, word, short string) {
 	s := f.Status
+	if f.Writing && s != store.StatusFailed {
+		s = statusWriting
+	}
 	letter, word = statusInfo(s)
 	short = shortWord(s)
-	if s == StatusFailed {
+	if s == store.StatusFailed {
 		word = "failed: " + present.Escape(orUnknown(f.Reason))
 	}
-	if f.HandEdited && s != store.StatusHandEdited && s != StatusFailed && s != statusWriting {
+	if f.HandEdited && s != store.StatusHandEdited && s != store.StatusFailed && s != statusWriting {
 		// Another status comes first, but the change since the agent is
 		// marked all the same.
 		letter, word = "!", word+", "+present.ChangedSinceAgent
@@ -494,7 +507,16 @@ func opDetails(e *store.Entry) []string {
 		out = append(out, "redid "+present.Escape(e.Target))
 		out = append(out, "turns rewound again: "+strings.Join(turns, ", "))
 	}
+	if e.Retry != "" {
+		out = append(out, "tried again what "+present.Escape(e.Retry)+" could not restore")
+	}
 	out = append(out, present.Count(e.Files, "file")+" touched · "+string(e.State))
+	if len(e.Failed) > 0 {
+		out = append(out, present.Count(len(e.Failed), "file")+" could not be restored (r on the turn retries):")
+		for _, f := range e.Failed {
+			out = append(out, "  ✗ "+present.Escape(f.Path)+" — "+present.Escape(f.Reason))
+		}
+	}
 	return out
 }
 
@@ -540,9 +562,12 @@ func (m *Model) diffView(w, h int) []string {
 	}
 	switch {
 	case f == nil && len(m.entries) == 0:
-		out = append(out, m.sty.dim.Render(present.Fit(" ckpt keeps each file's bytes before the agent writes it.", w)),
-			m.sty.dim.Render(present.Fit(" Hook it into your agent with `ckpt install claude` (or gemini, codex,", w)),
-			m.sty.dim.Render(present.Fit(" opencode), then start the agent here.", w)))
+		const hint = "Waiting for the agent. ckpt keeps each file's bytes before the agent writes it: " +
+			"run `ckpt install claude` (or gemini, codex, opencode) in this project, then start the agent. " +
+			"Its turns appear here as it works."
+		for _, l := range strings.Split(ansi.Wrap(hint, max(w-2, 1), ""), "\n") {
+			out = append(out, m.sty.dim.Render(present.Fit(" "+l, w)))
+		}
 	case f == nil:
 		out = append(out, m.sty.dim.Render(present.Fit(" select a file to see its diff", w)))
 	case m.diff.err != nil:
@@ -659,7 +684,7 @@ func (m *Model) helpLines() []string {
 	}
 	lines = append(lines, "", m.sty.dialogTitle.Render(" File status"), "")
 	for _, s := range []store.Status{store.StatusModified, store.StatusCreated, store.StatusDeleted,
-		store.StatusUnchanged, store.StatusHandEdited, statusWriting, StatusFailed, store.StatusSkipped, store.StatusMissingBlob} {
+		store.StatusUnchanged, store.StatusHandEdited, statusWriting, store.StatusFailed, store.StatusSkipped, store.StatusMissingBlob} {
 		l, w := statusInfo(s)
 		lines = append(lines, "  "+l+"  "+w)
 	}

@@ -1,0 +1,127 @@
+package store
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// A file name that is not valid UTF-8 is kept as bytes: a rewind restores
+// that very file, and never creates one with U+FFFD in its name.
+func TestNonUTF8Names(t *testing.T) {
+	root := t.TempDir()
+	bad := "bad\xffname.txt"
+	dir := "new\xfe"
+	wr(t, root, bad, "B0")
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write("1", TurnMeta{}, filepath.Join(root, bad), []byte("B1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write("1", TurnMeta{}, filepath.Join(root, dir, "f"), []byte("F1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Capture("1", TurnMeta{}, []string{filepath.Join(root, "link")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("to\xfd", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal("1", []string{filepath.Join(root, "link")}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// Read back from disk, not from the cache of the store that wrote it.
+	if s, err = Open(root, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	files, err := s.Files("1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Path)
+		if f.Status != StatusModified && f.Status != StatusCreated {
+			t.Errorf("%q: status %q", f.Path, f.Status)
+		}
+	}
+	if strings.Join(got, "|") != bad+"|"+dir+"/f|link" {
+		t.Fatalf("paths %q", got)
+	}
+	if p := rewindPost(t, s, "1"); p.Post == nil || p.Post.Link != "to\xfd" {
+		t.Fatalf("the link's target is %+v", p.Post)
+	}
+	rewind(t, s, "1")
+	if rd(t, root, bad) != "B0" {
+		t.Fatalf("%q holds %q after the rewind", bad, rd(t, root, bad))
+	}
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), "\uFFFD") || e.Name() == dir || e.Name() == "link" {
+			t.Errorf("the rewind left %q", e.Name())
+		}
+	}
+	if fs, err := s.Verify(); err != nil || len(fs) != 0 {
+		t.Fatalf("verify: %v %v", fs, err)
+	}
+	// Undo puts back the agent's bytes under the same names.
+	p, err := s.PlanUndo(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(p, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rd(t, root, bad) != "B1" || rd(t, root, dir+"/f") != "F1" {
+		t.Fatalf("after undo: %q %q", rd(t, root, bad), rd(t, root, dir+"/f"))
+	}
+	if l, err := os.Readlink(filepath.Join(root, "link")); err != nil || l != "to\xfd" {
+		t.Fatalf("link after undo: %q %v", l, err)
+	}
+}
+
+func rewindPost(t *testing.T, s *Store, turn string) File {
+	t.Helper()
+	files, err := s.Files(turn, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files[len(files)-1]
+}
+
+// The escape round-trips every name, and leaves valid UTF-8 alone.
+func TestNameEscape(t *testing.T) {
+	for _, n := range []string{"", "a.txt", "caf\u00e9/x", "bad\xff", "\xff\xfe", "a\ufffdb"} {
+		e := escName(n)
+		if utf8ok := !strings.HasPrefix(e, nameEscape); utf8ok != (e == n) {
+			t.Errorf("escName(%q) = %q", n, e)
+		}
+		if back := unescName(e); back != n {
+			t.Errorf("unescName(escName(%q)) = %q", n, back)
+		}
+		l := []string{n}
+		rec := record{R: "pre", Path: n, ID: n, Target: n, Img: &Image{Kind: ImageLink, Link: n}, Want: &Image{Link: n},
+			Dirs: l, Rmdirs: l, Had: l, Mkdirs: l, Failed: l, Turns: l, Fails: []Failure{{Path: n}}}
+		res := decodeRecords(appendRecord(nil, &rec))
+		if len(res.recs) != 1 || !reflect.DeepEqual(res.recs[0], rec) {
+			t.Errorf("record round trip of %q: %+v", n, res.recs)
+		}
+		// Every string field of a record that can hold a name is escaped:
+		// a new one must be added to mapNames.
+		if js := appendRecord(nil, &rec); !utf8.Valid(js) || (!utf8.ValidString(n) && bytes.Contains(js, []byte("\\ufffd"))) {
+			t.Errorf("record of %q is written as %q", n, js)
+		}
+	}
+	// A string that merely starts like an escape is never a name.
+	if got := unescName(nameEscape + "!!"); !strings.HasPrefix(got, "\x00") {
+		t.Errorf("a broken escape became %q", got)
+	}
+}

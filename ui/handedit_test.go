@@ -1,0 +1,50 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"ckpt/store"
+)
+
+// A hand edit on top of the agent's write stays marked after a rewind
+// and its undo, on the real store: the files pane says so, and the turn
+// keeps its badge.
+func TestHandEditStaysMarkedAfterUndo(t *testing.T) {
+	root := t.TempDir()
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := filepath.Join(root, "app.js")
+	if err := os.WriteFile(p, []byte("v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write("1", store.TurnMeta{Label: "agent edit"}, p, []byte("v2\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("v2 and a hand edit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	drive(t, m, m.Init())
+	mustContain(t, plain(m), "⚠1", "! app.js")
+
+	press(t, m, keys("r", "y")...)
+	press(t, m, keys("u", "y")...)
+	press(t, m, kp("G")) // the turn
+	drive(t, m, m.badges())
+	if b, _ := os.ReadFile(p); string(b) != "v2 and a hand edit\n" {
+		t.Fatalf("undo left %q", b)
+	}
+	s2 := plain(m)
+	if !strings.Contains(s2, "! app.js") || !strings.Contains(s2, "⚠1") {
+		t.Fatalf("after the rewind and its undo the hand edit is not marked:\n%s", s2)
+	}
+}
