@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -209,5 +210,20 @@ func TestGeminiCommentedSettings(t *testing.T) {
 	writeText(t, root, ".claude/settings.local.json", "// mine\n{}\n")
 	if r := ckptCode(t, root, 1, "install", "claude"); !strings.Contains(r.Stderr, "comments") {
 		t.Errorf("claude: want comments refused\n%s", r)
+	}
+}
+
+// BenchmarkHookStartup runs `ckpt hook claude` on an event it ignores:
+// the cost of starting the binary and reaching the hook, which every agent
+// tool call pays. scripts or hyperfine compare it across builds.
+func BenchmarkHookStartup(b *testing.B) {
+	root := b.TempDir()
+	event := []byte(`{"session_id":"s1","cwd":"` + root + `","hook_event_name":"Notification","message":"hi"}`)
+	for b.Loop() {
+		cmd := exec.Command(ckptBin, "hook", "claude")
+		cmd.Stdin = bytes.NewReader(event)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			b.Fatalf("hook: %v %q", err, out)
+		}
 	}
 }

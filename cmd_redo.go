@@ -12,7 +12,7 @@ func newRedoCmd(g *globals) *cobra.Command {
 	var f opFlags
 	cmd := &cobra.Command{
 		Use:     "redo",
-		Short:   "Re-apply the most recently undone rewind",
+		Short:   "Apply again the most recently undone rewind",
 		Long:    `redo applies again the rewind the newest undo took back.`,
 		Example: `ckpt redo --yes`,
 		Args:    noArgs(""),

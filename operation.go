@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,12 +41,8 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 	switch kind {
 	case store.KindRewind:
 		var keep []string
-		for _, k := range f.except {
-			abs, err := filepath.Abs(k)
-			if err != nil {
-				return fmt.Errorf("--except %s: %w", k, err)
-			}
-			keep = append(keep, abs)
+		if keep, err = absPaths(f.except); err != nil {
+			return fmt.Errorf("--except %w", err)
 		}
 		p, err = s.PlanRewindKeep(turn, keep)
 	case store.KindUndo:

@@ -1,8 +1,10 @@
 package diffview
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -55,5 +57,42 @@ func TestFindAndScroll(t *testing.T) {
 	}
 	if o, n := d.LineNumbers(0, Unified); o != 1 || n != 1 {
 		t.Fatalf("hunk header's first line: %d %d", o, n)
+	}
+}
+
+// TestBoundedDiffStaysCorrect: a reformat of every line, past the time
+// the search for the smallest diff may take, still gives a diff that
+// rebuilds both sides and counts every changed line.
+func TestBoundedDiffStaysCorrect(t *testing.T) {
+	var a, b strings.Builder
+	changed := 0
+	for i := 0; i < 20000; i++ {
+		if i%7 == 6 {
+			a.WriteString("\n")
+			b.WriteString("\n")
+			continue
+		}
+		changed++
+		fmt.Fprintf(&a, "\tv%d := f(%d)\n", i, i%13)
+		fmt.Fprintf(&b, "    v%d := f(%d)\n", i, i%13)
+	}
+	d := Compute([]byte(a.String()), []byte(b.String()), Options{Timeout: time.Millisecond, Context: 1 << 20})
+	if d.Added < changed || d.Added != d.Deleted {
+		t.Fatalf("+%d -%d, want at least %d each", d.Added, d.Deleted, changed)
+	}
+	var old, new strings.Builder
+	for _, r := range d.Rows() {
+		switch r.Kind {
+		case RowContext:
+			old.WriteString(r.Text + "\n")
+			new.WriteString(r.Text + "\n")
+		case RowDel:
+			old.WriteString(r.Text + "\n")
+		case RowAdd:
+			new.WriteString(r.Text + "\n")
+		}
+	}
+	if old.String() != a.String() || new.String() != b.String() {
+		t.Fatal("the rows do not rebuild both sides")
 	}
 }

@@ -1,6 +1,7 @@
 package keymap
 
 import (
+	"reflect"
 	"testing"
 
 	"charm.land/bubbles/v2/key"
@@ -74,6 +75,24 @@ func TestFullHelpCoversShortHelp(t *testing.T) {
 	for _, b := range k.ShortHelp() {
 		if !all[b.Help().Key] {
 			t.Errorf("%s in short help but not in full help", b.Help().Key)
+		}
+	}
+}
+
+// TestFullHelpListsEveryKey: ? shows every binding of the map.
+func TestFullHelpListsEveryKey(t *testing.T) {
+	k := Default()
+	listed := map[string]bool{}
+	for _, g := range k.FullHelp() {
+		for _, b := range g {
+			listed[b.Help().Key+" "+b.Help().Desc] = true
+		}
+	}
+	v := reflect.ValueOf(k)
+	for i := 0; i < v.NumField(); i++ {
+		b := v.Field(i).Interface().(key.Binding)
+		if !listed[b.Help().Key+" "+b.Help().Desc] {
+			t.Errorf("%s (%s) is not in the full help", v.Type().Field(i).Name, b.Help().Key)
 		}
 	}
 }

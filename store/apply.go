@@ -179,6 +179,8 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 	bytesOf := map[string][]byte{}
 	var recs []record
 	var budget int64 = 256 << 20
+	dirs := newDirCache(s.root)
+	defer dirs.close()
 	var nowPaths []string
 	for _, st := range p.Steps {
 		if st.Do == ActRestore || st.Do == ActDelete || st.Do == ActKeep {
@@ -218,7 +220,7 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 			}
 		}
 		if r.Do == ActRestore {
-			r.Dirs = s.missingDirs(st.Path)
+			r.Dirs = s.missingDirsIn(st.Path, dirs)
 		}
 		recs = append(recs, r)
 	}
@@ -340,7 +342,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 	if r.Do != ActRestore && r.Do != ActDelete {
 		return nil
 	}
-	rel, err := s.Rel(r.Path)
+	rel, err := dirs.rel(s, r.Path)
 	if err != nil {
 		return err
 	}
@@ -439,8 +441,14 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 // The temporary name is fixed per path, so a recovery removes a leftover.
 func writeReplace(r *os.Root, name string, data []byte, perm fs.FileMode) error {
 	tmp := replaceTmp(name)
-	r.Remove(tmp)
-	return writeVia(r, tmp, name, data, perm, false, true)
+	err := writeVia(r, tmp, name, data, perm, false, true)
+	if errors.Is(err, fs.ErrExist) {
+		// A leftover of a write cut short: the create is exclusive, so
+		// nothing is written through whatever stands there.
+		r.Remove(tmp)
+		err = writeVia(r, tmp, name, data, perm, false, true)
+	}
+	return err
 }
 
 // reached reports whether now is already what a step doing do wants.

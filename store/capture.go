@@ -245,6 +245,15 @@ func (s *Store) missingDirs(rel string) []string {
 	return dirs
 }
 
+// missingDirsIn is missingDirs through a batch's open folders: a file
+// whose folder is open costs no call at all.
+func (s *Store) missingDirsIn(rel string, dirs *dirCache) []string {
+	if dirs.exists(path.Dir(rel)) {
+		return nil
+	}
+	return s.missingDirs(rel)
+}
+
 func humanBytes(n int64) string {
 	switch {
 	case n >= 1<<20:
@@ -796,21 +805,31 @@ func (s *Store) ClearErrors() error {
 	return nil
 }
 
-// dirCache opens each folder of a batch once as an os.Root of its own, so
-// reading a file deep in the tree costs one open rather than one per
-// path element. It is safe for concurrent use.
+// dirCache opens each folder of a batch once as an os.Root of its own,
+// each through its parent's, so reading a file deep in the tree costs one
+// open rather than one per path element, and a folder one open per batch.
+// It also remembers how paths resolve (see Store.rel), so symlinks are
+// resolved once per folder. It is safe for concurrent use.
 type dirCache struct {
 	root *os.Root
 	mu   sync.Mutex
 	subs map[string]*os.Root
+	rels map[string]string // memo for Store.rel
 }
 
 // maxOpenDirs bounds the folders a dirCache holds open; past it, paths
-// are opened through the project root.
-const maxOpenDirs = 512
+// are opened through the project root. It leaves most of the process's
+// file descriptors to the rest.
+var maxOpenDirs = func() int {
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Cur > 2048 {
+		return int(min(lim.Cur/4, 16384))
+	}
+	return 512
+}()
 
 func newDirCache(root *os.Root) *dirCache {
-	return &dirCache{root: root, subs: map[string]*os.Root{}}
+	return &dirCache{root: root, subs: map[string]*os.Root{}, rels: map[string]string{}}
 }
 
 // in returns the root to use for rel and rel's name inside it.
@@ -819,27 +838,65 @@ func (d *dirCache) in(rel string) (*os.Root, string) {
 	if dir == "" {
 		return d.root, rel
 	}
-	dir = strings.TrimSuffix(dir, "/")
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if r, ok := d.subs[dir]; ok {
-		if r == nil {
-			return d.root, rel
-		}
+	if r := d.sub(strings.TrimSuffix(dir, "/")); r != nil {
 		return r, base
 	}
-	if len(d.subs) >= maxOpenDirs {
-		return d.root, rel
+	return d.root, rel
+}
+
+// sub opens dir (through its parent when that is open) or returns nil.
+// Caller holds d.mu.
+func (d *dirCache) sub(dir string) *os.Root {
+	if r, ok := d.subs[dir]; ok {
+		return r
 	}
-	r, err := d.root.OpenRoot(dir)
+	if len(d.subs) >= maxOpenDirs {
+		return nil
+	}
+	parent, base := path.Split(dir)
+	var pr *os.Root
+	if parent != "" {
+		pr = d.sub(strings.TrimSuffix(parent, "/"))
+	}
+	var r *os.Root
+	var err error
+	if pr != nil {
+		r, err = pr.OpenRoot(base)
+	} else {
+		r, err = d.root.OpenRoot(dir)
+	}
 	if err != nil {
-		// A missing folder, or a link leading out: the full path through
-		// the project root gives the right answer or error.
+		// A missing folder, or a link leading out of its parent: the full
+		// path through the project root gives the right answer or error.
 		d.subs[dir] = nil
-		return d.root, rel
+		return nil
 	}
 	d.subs[dir] = r
-	return r, base
+	return r
+}
+
+// exists reports whether the folder dir ("." for the root) is there, as
+// the batch first found it.
+func (d *dirCache) exists(dir string) bool {
+	if dir == "." {
+		return true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sub(dir) != nil {
+		return true
+	}
+	fi, err := d.root.Lstat(dir)
+	return err == nil && fi.IsDir()
+}
+
+// rel is Store.rel with the batch's memo of resolved folders.
+func (d *dirCache) rel(s *Store, p string) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return s.rel(p, d.rels)
 }
 
 func (d *dirCache) read(rel string) (Image, []byte, error) {

@@ -809,9 +809,13 @@ func (m *Model) dialogFoot() string {
 func (m *Model) planListView(w, h int) []string {
 	d := m.dlg
 	out := []string{m.title(fmt.Sprintf("Files (%d)", len(d.rows)), w, true)}
-	d.cur.clip(len(d.rows), h-1)
-	end := min(d.cur.top+h-1, len(d.rows))
-	for i := d.cur.top; i < end; i++ {
+	top := d.cur.top // kept in range by Update; recomputed here only to draw
+	if d.cur.cur >= top+h-1 {
+		top = d.cur.cur - (h - 1) + 1
+	}
+	top = clamp(min(top, d.cur.cur), 0, max(len(d.rows)-(h-1), 0))
+	end := min(top+h-1, len(d.rows))
+	for i := top; i < end; i++ {
 		r := d.rows[i]
 		mark, action, note, style := r.text()
 		cur := " "

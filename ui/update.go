@@ -19,6 +19,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.turns.clip(len(m.shown), m.turnsHeight())
 		m.fileList.clip(len(m.files), m.filesHeight())
 		m.clipDiff()
+		m.sizeInput()
+		if m.dlg != nil {
+			m.dlg.cur.clip(len(m.dlg.rows), m.planListHeight())
+			m.clipPreviewDiff()
+		}
 		return m, nil
 
 	case tea.KeyPressMsg:
@@ -261,7 +266,7 @@ func (m *Model) bindings() keymap.KeyMap {
 	hunks := diff != nil && len(diff.Hunks(m.layout())) > 0
 	k.NextHunk.SetEnabled(hunks || (!inDialog && m.search.query != "" && m.focus == paneDiff))
 	k.PrevHunk.SetEnabled(k.NextHunk.Enabled())
-	k.Left.SetEnabled(diff != nil && (preview || m.diff.left > 0 || diff.Longest() > 0))
+	k.Left.SetEnabled(diff != nil)
 	k.Right.SetEnabled(diff != nil)
 	k.DiffMode.SetEnabled((!inDialog && m.selectedFile() != nil) || (preview && row != nil && row.step.HandEdited))
 	k.Help.SetEnabled(!inDialog)
@@ -344,11 +349,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.focus = paneTurns
 		m.input.SetValue(m.filter)
 		m.input.CursorEnd()
+		m.sizeInput()
 		return m.input.Focus()
 	case key.Matches(msg, k.Search):
 		m.search.typing = true
 		m.input.SetValue(m.search.query)
 		m.input.CursorEnd()
+		m.sizeInput()
 		return m.input.Focus()
 	case key.Matches(msg, k.Dismiss):
 		m.errText = ""
@@ -623,6 +630,15 @@ func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
 	return cmd
+}
+
+// sizeInput fits the text line to the filter's or the search's room.
+func (m *Model) sizeInput() {
+	if m.search.typing {
+		m.input.SetWidth(max(m.diffWidth()-10, 1))
+	} else {
+		m.input.SetWidth(max(m.leftWidth()-3, 1))
+	}
 }
 
 // findAll finds the search in the diff on screen.

@@ -176,7 +176,6 @@ func (m *Model) turnsView(w, h int) []string {
 	out = append(out, m.title(n, w, m.focus == paneTurns))
 	if m.filtering || m.filter != "" {
 		if m.filtering {
-			m.input.SetWidth(max(w-3, 1))
 			out = append(out, fitStyled(" /"+m.input.View(), w))
 		} else {
 			out = append(out, m.sty.dim.Render(present.Fit(" filter: "+present.Escape(m.filter)+" (esc clears)", w)))
@@ -557,7 +556,6 @@ func (m *Model) diffView(w, h int) []string {
 		out = append(out, m.sty.dim.Render(present.Fit(" changed by the shell command $ "+present.Escape(f.Shell), w)))
 	}
 	if m.search.typing {
-		m.input.SetWidth(max(w-10, 1))
 		out = append(out, fitStyled(" search: "+m.input.View(), w))
 	}
 	switch {
@@ -623,10 +621,10 @@ func (m *Model) statusLine() string {
 	switch {
 	case m.errText != "":
 		msg, style = "error: "+present.Escape(m.errText)+" (x dismisses)", m.sty.errText
+	case m.newer > 0 && m.dlg == nil: // newer than any status
+		msg, style = fmt.Sprintf("%s since you looked — f follows the newest", present.Count(m.newer, "new turn")), m.sty.dim
 	case m.status != "":
 		msg = present.Escape(m.status)
-	case m.newer > 0:
-		msg, style = fmt.Sprintf("%s since you looked — f follows the newest", present.Count(m.newer, "new turn")), m.sty.dim
 	case len(m.hookErrs) > m.errsSeen:
 		msg, style = fmt.Sprintf("%s logged (? shows them, x dismisses); last: %s", present.Count(len(m.hookErrs)-m.errsSeen, "error"),
 			present.Escape(m.hookErrs[len(m.hookErrs)-1])), m.sty.warn
