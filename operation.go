@@ -55,8 +55,8 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 	}
 	// --plan ID applies the plan that was shown, and only that one.
 	if f.plan != "" && f.plan != p.ID {
-		return fmt.Errorf("plan %s is out of date: the store or the disk changed since it was shown, and nothing was changed (the plan now is %s; run the command without --plan to see it): %w",
-			esc(f.plan), p.ID, store.ErrPlanChanged)
+		return fmt.Errorf("%w: plan %s was shown before the store or the disk changed, and nothing was changed (the plan now is %s; run the command without --plan to see it)",
+			store.ErrPlanChanged, esc(f.plan), p.ID)
 	}
 	if (!f.yes && f.plan == "") || f.dryRun {
 		interactive := !f.dryRun && isTerminal(os.Stdin) && isTerminal(os.Stderr)
