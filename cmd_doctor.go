@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -54,9 +53,6 @@ ckpt doctor --json`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
 	return cmd
 }
-
-// errNoCapture ends doctor with exit 1 after the report said why.
-var errNoCapture = errors.New("capture would not happen")
 
 func runDoctor(root, exe string, names []string, asJSON bool, version func(string) (string, error)) error {
 	named := len(names) > 0
