@@ -44,10 +44,6 @@ import (
 	"ckpt/store"
 )
 
-// maxEvent bounds what Hook reads from standard input. A Write event carries
-// the whole new file, so the bound is generous.
-const maxEvent = 64 << 20
-
 // maxLabel is the longest label, in characters, taken from a prompt.
 const maxLabel = 120
 
@@ -150,7 +146,9 @@ type hookCall struct {
 }
 
 func (h *hookCall) run(in io.Reader) error {
-	data, err := io.ReadAll(io.LimitReader(in, maxEvent))
+	// Only the fields ckpt reads are kept (see projectEvent); the rest of
+	// standard input is drained.
+	data, err := projectEvent(in)
 	if err != nil {
 		return h.fail(fmt.Errorf("hook %s: read the event: %w", h.agent.name, err))
 	}
