@@ -29,8 +29,9 @@
 //	baseline          what the last shell sweep saw (see Shell sweeps)
 //	sweep.lock        flock: one sweep at a time
 //
-// Turn ids made only of letters, digits, '.', '-' and '_' name their file
-// directly; any other id is hex-encoded after a '%'.
+// Turn ids are at most 100 bytes. Those made only of letters, digits, '.',
+// '-' and '_' name their file directly; any other id is hex-encoded after
+// a '%'.
 //
 // # Records
 //
@@ -158,6 +159,10 @@
 // finishes it. A capture naming a rewound turn T goes to T.2 (then T.3 …).
 //
 // # Safety
+//
+// A record's path is cleaned ("./b.txt" is "b.txt") and refused when it
+// is absolute, holds "..", or lies in the store: such an entry is shown
+// as refused, fails in a rewind, and is reported by Verify.
 //
 // Every path from a record or an index is made relative to the root after
 // resolving symlinks, refused if it lands outside (or inside the store),
