@@ -191,9 +191,10 @@
 // files. The baseline file is binary, little work to load for 100,000
 // paths:
 //
-//	"ckptbl\x00\x01"    magic; the last byte is the version (1)
+//	"ckptbl\x00\x02"    magic; the last byte is the version (2)
 //	varint at          Unix ns when the sweep that wrote it began
 //	str turn, str cmd  the turn and command of the last sweep made for a turn
+//	varint ops         the size of ops.log then (an operation since ends the turn's run)
 //	uvarint n          then n entries, sorted by path (byte order):
 //	  uvarint shared, str suffix   the path: shared bytes of the previous one, then the rest
 //	  byte kind        'f' file (bytes in a blob), 's' over the size limit,
