@@ -30,11 +30,15 @@ func main() {
 
 // run parses args, runs the command they name and returns the exit code.
 func run(args []string) int {
+	// Every agent tool call starts a hook, so a hook builds only the
+	// commands it needs: the root and hook itself.
+	hook := newRoot(newHookCmd)
+	hook.SetArgs(args)
+	if cmd, _, _ := hook.Find(args); cmd != nil && cmd.Name() == "hook" && cmd.Parent() == hook {
+		return runHook(hook, args)
+	}
 	root := newRootCmd()
 	root.SetArgs(args)
-	if cmd, _, _ := root.Find(args); cmd != nil && cmd.Name() == "hook" && cmd.Parent() == root {
-		return runHook(root, args)
-	}
 	return report(executed(root, args), execute(root))
 }
 
@@ -43,6 +47,7 @@ func run(args []string) int {
 func execute(root *cobra.Command) error {
 	return fang.Execute(context.Background(), root,
 		fang.WithVersion(versionString()),
+		fang.WithoutManpage(), // cmd_man.go: listed, and its mistakes are usage errors
 		fang.WithErrorHandler(func(io.Writer, fang.Styles, error) {}),
 	)
 }
@@ -57,7 +62,10 @@ func executed(root *cobra.Command, args []string) *cobra.Command {
 }
 
 // newRootCmd builds the whole command tree: `ckpt` alone opens the UI.
-func newRootCmd() *cobra.Command {
+func newRootCmd() *cobra.Command { return newRoot(commandMakers...) }
+
+// newRoot builds the root command with the subcommands makers build.
+func newRoot(makers ...func(*globals) *cobra.Command) *cobra.Command {
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "ckpt",
@@ -102,8 +110,11 @@ ckpt demo`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %w", err, errUsage)
 	})
-	for _, mk := range commandMakers {
+	for _, mk := range makers {
 		root.AddCommand(mk(g))
+	}
+	if len(makers) > 1 {
+		initCompletion(root)
 	}
 	return root
 }

@@ -21,7 +21,7 @@ type opFlags struct {
 
 func (f *opFlags) add(cmd *cobra.Command, force bool) {
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "show the plan and change nothing (exit 4)")
-	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "apply without asking")
+	cmd.Flags().BoolVar(&f.yes, "yes", false, "apply without asking")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON (see CONTRACT.md)")
 	cmd.Flags().StringVar(&f.plan, "plan", "", "apply exactly the plan with this id, as shown; if anything changed since, change nothing (exit 1)")
 	if force {
@@ -55,8 +55,8 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 	}
 	// --plan ID applies the plan that was shown, and only that one.
 	if f.plan != "" && f.plan != p.ID {
-		return fmt.Errorf("plan %s is out of date: the store or the disk changed since it was shown, and nothing was changed (the plan now is %s; run the command without --plan to see it): %w",
-			esc(f.plan), p.ID, store.ErrPlanChanged)
+		return fmt.Errorf("%w: plan %s was shown before the store or the disk changed, and nothing was changed (the plan now is %s; run the command without --plan to see it)",
+			store.ErrPlanChanged, esc(f.plan), p.ID)
 	}
 	if (!f.yes && f.plan == "") || f.dryRun {
 		interactive := !f.dryRun && isTerminal(os.Stdin) && isTerminal(os.Stderr)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -417,7 +418,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 		}
 		if data == nil && want.Size > inMemMax {
 			if err := s.restoreStream(dr, name, want, perm); err != nil {
-				return errf("not restored: %w", err)
+				return errf("not restored: %w", tmpErr(err))
 			}
 			break
 		}
@@ -427,7 +428,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 			}
 		}
 		if err := writeReplace(dr, name, data, perm); err != nil {
-			return errf("restore: %w", err)
+			return errf("not restored: %w", tmpErr(err))
 		}
 	default:
 		return errf("not restored: nothing kept for kind %q", want.Kind)
@@ -447,6 +448,17 @@ func writeReplace(r *os.Root, name string, data []byte, perm fs.FileMode) error 
 		// nothing is written through whatever stands there.
 		r.Remove(tmp)
 		err = writeVia(r, tmp, name, data, perm, false, true)
+	}
+	return err
+}
+
+// tmpErr drops the temporary file's name from a write error: the reason
+// (a full disk, an I/O error) is about the path being restored, which the
+// caller names.
+func tmpErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.Contains(pe.Path, ".ckpt-tmp-") {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
 	}
 	return err
 }

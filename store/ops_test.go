@@ -247,6 +247,9 @@ func TestRewindExceptKeepsPathsAndUndoIsExact(t *testing.T) {
 	if after := snapshot(t, root); !maps2Equal(before, after) {
 		t.Errorf("undo of a selective rewind:\n got %v\nwant %v", after, before)
 	}
+	if fs, err := s.Verify(); err != nil || len(fs) > 0 {
+		t.Errorf("verify after a selective rewind: %v %+v", err, fs)
+	}
 }
 
 // TestFailedRewindStaysRetryable: a rewind every step of which failed
