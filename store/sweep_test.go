@@ -309,7 +309,7 @@ func TestSweepDamagedBaseline(t *testing.T) {
 }
 
 func TestBaselineRoundTrip(t *testing.T) {
-	b := &baseline{at: 1234567890123, turn: "7.2", cmd: "rm -rf \x1b[2J", entries: []baseEntry{
+	b := &baseline{at: 1234567890123, turn: "7.2", cmd: "rm -rf \x1b[2J", ops: 4321, entries: []baseEntry{
 		{path: "a", kind: baseDir, mode: 0o755},
 		{path: "a/b", kind: baseFile, mode: 0o644, size: 3, mtime: 5, ctime: -6, ino: 7, sum: [32]byte{1, 2}},
 		{path: "a/bc", kind: baseLink, mode: 0o777, size: 2, link: "b"},
@@ -321,7 +321,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.at != b.at || got.turn != b.turn || got.cmd != b.cmd || !slices.Equal(got.entries, b.entries) {
+	if got.at != b.at || got.turn != b.turn || got.cmd != b.cmd || got.ops != b.ops || !slices.Equal(got.entries, b.entries) {
 		t.Fatalf("round trip:\n%+v\n%+v", got, b)
 	}
 	// Any single damaged byte or cut is refused, never a panic.
@@ -354,5 +354,34 @@ func TestSweepRacy(t *testing.T) {
 	res, err := s.SweepAfter(turn, TurnMeta{}, "x")
 	if err != nil || !slices.Equal(res.Changed, []string{"a.txt"}) {
 		t.Fatalf("%+v %v", res, err)
+	}
+}
+
+// TestSweepPruneKeepsBaseline: prune drops every turn but keeps the blobs
+// the baseline names, so the next command's pre-images are still there.
+func TestSweepPruneKeepsBaseline(t *testing.T) {
+	root, s := shellProject(t)
+	turn, _ := s.NewTurn(TurnMeta{Label: "one"})
+	if _, err := s.SweepBefore(turn, TurnMeta{}, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prune(PruneOptions{OlderThan: time.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	turn, _ = s.NewTurn(TurnMeta{Label: "two"})
+	s.SweepBefore(turn, TurnMeta{}, "rm a.txt")
+	os.Remove(filepath.Join(root, "a.txt"))
+	if _, err := s.SweepAfter(turn, TurnMeta{}, "rm a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.PlanRewind(turn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Apply(p, nil); err != nil || len(r.Failed) > 0 {
+		t.Fatalf("rewind after prune: %+v, %v", r, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "a\n" {
+		t.Fatalf("a.txt holds %q", b)
 	}
 }
