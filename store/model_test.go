@@ -253,15 +253,15 @@ type mop struct {
 }
 
 type model struct {
-	files       map[string]img
-	dirs        map[string]bool
-	turns       []*mturn // oldest first
-	byID        map[string]*mturn
-	seq         int
-	writes      map[string][]opWrite // what operations wrote, per path
-	undo        []*mrewind           // in effect, newest last
-	redo        []*mrewind           // undone, most recently undone last
-	ops         map[string]*mop
+	files  map[string]img
+	dirs   map[string]bool
+	turns  []*mturn // oldest first
+	byID   map[string]*mturn
+	seq    int
+	writes map[string][]opWrite // what operations wrote, per path
+	undo   []*mrewind           // in effect, newest last
+	redo   []*mrewind           // undone, most recently undone last
+	ops    map[string]*mop
 	// lastUndo (lastRedo) is the application whose undo (redo) was the
 	// newest operation that changed something but a rewind: undo (redo)
 	// again retries what that failed.
