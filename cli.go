@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -169,9 +171,15 @@ func parseSize(s string) (int64, error) {
 			break
 		}
 	}
-	var n int64
-	if _, err := fmt.Sscan(low, &n); err != nil || n <= 0 {
+	n, err := strconv.ParseInt(strings.TrimSpace(low), 10, 64)
+	if err != nil || n <= 0 {
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, errors.New("too large")
+		}
 		return 0, errors.New("not a size")
+	}
+	if n > math.MaxInt64/mult {
+		return 0, errors.New("too large")
 	}
 	return n * mult, nil
 }

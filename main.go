@@ -30,11 +30,15 @@ func main() {
 
 // run parses args, runs the command they name and returns the exit code.
 func run(args []string) int {
+	// Every agent tool call starts a hook, so a hook builds only the
+	// commands it needs: the root and hook itself.
+	hook := newRoot(newHookCmd)
+	hook.SetArgs(args)
+	if cmd, _, _ := hook.Find(args); cmd != nil && cmd.Name() == "hook" && cmd.Parent() == hook {
+		return runHook(hook, args)
+	}
 	root := newRootCmd()
 	root.SetArgs(args)
-	if cmd, _, _ := root.Find(args); cmd != nil && cmd.Name() == "hook" && cmd.Parent() == root {
-		return runHook(root, args)
-	}
 	return report(executed(root, args), execute(root))
 }
 
@@ -57,7 +61,10 @@ func executed(root *cobra.Command, args []string) *cobra.Command {
 }
 
 // newRootCmd builds the whole command tree: `ckpt` alone opens the UI.
-func newRootCmd() *cobra.Command {
+func newRootCmd() *cobra.Command { return newRoot(commandMakers...) }
+
+// newRoot builds the root command with the subcommands makers build.
+func newRoot(makers ...func(*globals) *cobra.Command) *cobra.Command {
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "ckpt",
@@ -102,7 +109,7 @@ ckpt demo`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return fmt.Errorf("%w: %w", err, errUsage)
 	})
-	for _, mk := range commandMakers {
+	for _, mk := range makers {
 		root.AddCommand(mk(g))
 	}
 	return root

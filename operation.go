@@ -21,7 +21,7 @@ type opFlags struct {
 
 func (f *opFlags) add(cmd *cobra.Command, force bool) {
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "show the plan and change nothing (exit 4)")
-	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "apply without asking")
+	cmd.Flags().BoolVar(&f.yes, "yes", false, "apply without asking")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON (see CONTRACT.md)")
 	cmd.Flags().StringVar(&f.plan, "plan", "", "apply exactly the plan with this id, as shown; if anything changed since, change nothing (exit 1)")
 	if force {

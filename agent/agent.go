@@ -32,18 +32,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"ckpt/store"
 )
-
-// maxEvent bounds what Hook reads from standard input. A Write event carries
-// the whole new file, so the bound is generous.
-const maxEvent = 64 << 20
 
 // maxLabel is the longest label, in characters, taken from a prompt.
 const maxLabel = 120
@@ -64,6 +63,7 @@ const (
 // event is an agent's hook JSON reduced to what ckpt needs.
 type event struct {
 	do      action
+	name    string   // the agent's name for the event (PreToolUse), for ckpt doctor
 	session string   // the agent's session id
 	prompt  string   // the agent's id for the prompt or turn, if any
 	text    string   // the prompt's text (startTurn)
@@ -146,16 +146,20 @@ type hookCall struct {
 }
 
 func (h *hookCall) run(in io.Reader) error {
-	data, err := io.ReadAll(io.LimitReader(in, maxEvent))
+	// Only the fields ckpt reads are kept (see projectEvent); the rest of
+	// standard input is drained.
+	data, err := projectEvent(in)
 	if err != nil {
 		return h.fail(fmt.Errorf("hook %s: read the event: %w", h.agent.name, err))
 	}
 	ev, err := h.agent.parse(bytes.TrimSpace(data), h.getenv)
 	h.ev = ev
 	if err != nil {
+		h.stamp()
 		return h.fail(fmt.Errorf("hook %s: %w", h.agent.name, err))
 	}
 	if ev.do == ignore {
+		h.stamp()
 		return nil
 	}
 	s, err := store.Open(h.root(), store.Options{
@@ -168,6 +172,7 @@ func (h *hookCall) run(in io.Reader) error {
 		return fmt.Errorf("hook %s: open the store: %w", h.agent.name, err)
 	}
 	h.store = s
+	h.stamp()
 	switch ev.do {
 	case startTurn:
 		err = h.startTurn()
@@ -186,6 +191,42 @@ func (h *hookCall) run(in io.Reader) error {
 		h.log("%v", err)
 	}
 	return err
+}
+
+// stamp records when the agent's hooks last ran, for `ckpt doctor`:
+// <root>/.osfoundry/hooks/AGENT.last holds the event's name, its mtime the
+// time. Only where the project has a store folder already: an event ckpt
+// has no use for creates nothing.
+func (h *hookCall) stamp() {
+	dir := filepath.Join(h.root(), ".osfoundry")
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	dir = filepath.Join(dir, "hooks")
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, h.agent.name+".last"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(h.ev.name + "\n")
+	f.Close()
+}
+
+// LastEvent is when agentName's hooks last ran in the project at root, and
+// the event's name; ok false when they never have (or left no trace).
+func LastEvent(root, agentName string) (at time.Time, name string, ok bool) {
+	p := filepath.Join(root, ".osfoundry", "hooks", agentName+".last")
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return time.Time{}, "", false
+	}
+	data, _ := os.ReadFile(p)
+	return fi.ModTime(), strings.TrimSpace(string(data)), true
 }
 
 // fail logs err in the project's store when one exists already: an event

@@ -50,7 +50,7 @@ func parseClaude(data []byte, getenv func(string) string) (event, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return event{}, fmt.Errorf("decode the event: %w", err)
 	}
-	ev := event{
+	ev := event{name: e.HookEventName,
 		session: e.SessionID,
 		prompt:  e.PromptID,
 		cwd:     e.Cwd,

@@ -47,7 +47,7 @@ func parseCodex(data []byte, getenv func(string) string) (event, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return event{}, fmt.Errorf("decode the event: %w", err)
 	}
-	ev := event{session: e.SessionID, prompt: e.TurnID, cwd: e.Cwd}
+	ev := event{name: e.HookEventName, session: e.SessionID, prompt: e.TurnID, cwd: e.Cwd}
 	if sh, ok := claudeShell(e.HookEventName, e.ToolName); ok {
 		ev.do, ev.command = sh, shellCommand(e.ToolName, toolCommand(e.ToolInput))
 		return ev, nil

@@ -50,7 +50,7 @@ func parseGemini(data []byte, getenv func(string) string) (event, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return event{}, fmt.Errorf("decode the event: %w", err)
 	}
-	ev := event{session: e.SessionID, cwd: e.Cwd, project: getenv("GEMINI_PROJECT_DIR")}
+	ev := event{name: e.HookEventName, session: e.SessionID, cwd: e.Cwd, project: getenv("GEMINI_PROJECT_DIR")}
 	if e.HookEventName == "AfterAgent" {
 		ev.do = turnEnd
 		return ev, nil

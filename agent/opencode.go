@@ -36,7 +36,7 @@ func parseOpencode(data []byte, _ func(string) string) (event, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return event{}, fmt.Errorf("decode the event: %w", err)
 	}
-	ev := event{session: e.SessionID, prompt: e.MessageID, cwd: e.Directory, project: e.Directory}
+	ev := event{name: e.Event, session: e.SessionID, prompt: e.MessageID, cwd: e.Directory, project: e.Directory}
 	switch e.Event {
 	case "chat.message":
 		ev.do, ev.text = startTurn, unwrapRunQuotes(e.Text)

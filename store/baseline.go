@@ -13,7 +13,7 @@ import (
 const baselineFile = "baseline"
 
 // baselineMagic starts the baseline file; its last byte is the version.
-const baselineMagic = "ckptbl\x00\x01"
+const baselineMagic = "ckptbl\x00\x02"
 
 // Kinds of baseline entry.
 const (
@@ -65,6 +65,10 @@ type baseline struct {
 	// cmd is the command of that sweep, for changes found before the next
 	// command of the same turn (a background command still writing).
 	cmd string
+	// ops is the size of ops.log when it was written: a rewind, undo or
+	// redo since makes it differ, and what the operation changed is no
+	// command's doing.
+	ops int64
 	// entries are sorted by path (byte order).
 	entries []baseEntry
 }
@@ -84,6 +88,7 @@ func (b *baseline) encode() []byte {
 	buf = binary.AppendVarint(buf, b.at)
 	buf = appendStr(buf, b.turn)
 	buf = appendStr(buf, b.cmd)
+	buf = binary.AppendVarint(buf, b.ops)
 	buf = binary.AppendUvarint(buf, uint64(len(b.entries)))
 	prev := ""
 	for i := range b.entries {
@@ -138,6 +143,7 @@ func decodeBaseline(data []byte) (*baseline, error) {
 	b.at = d.varint()
 	b.turn = d.str()
 	b.cmd = d.str()
+	b.ops = d.varint()
 	n := d.uvarint()
 	if d.bad || n > uint64(len(body)) {
 		return nil, errBadBaseline

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -291,10 +292,32 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 	return t, t.at != 0, nil
 }
 
+// maxTurnID is the longest turn id, in bytes: its file name (hex-encoded
+// when it holds other characters, with room for a ".N" continuation)
+// must fit the file system's 255.
+const maxTurnID = 100
+
+// ErrBadTurnID means a turn id is empty or too long to name a file.
+var ErrBadTurnID = errors.New("store: not a usable turn id")
+
+// checkTurnID refuses an id no turn file could be named after.
+func checkTurnID(id string) error {
+	switch {
+	case id == "":
+		return errf("an empty turn id: %w", ErrBadTurnID)
+	case len(id) > maxTurnID:
+		return errf("turn id %q… is %d bytes long; at most %d: %w", id[:20], len(id), maxTurnID, ErrBadTurnID)
+	}
+	return nil
+}
+
 // incarnation finds the turn a capture naming id goes to: id itself, or,
 // when id was rewound, the first of id.2, id.3, … that is not. Caller
 // holds the lock.
 func (s *Store) incarnation(id string) (string, error) {
+	if err := checkTurnID(id); err != nil {
+		return "", err
+	}
 	s.mu.Lock()
 	ops, err := s.readOps()
 	v := newView()
@@ -326,8 +349,8 @@ func (s *Store) incarnation(id string) (string, error) {
 // unreadable, a folder) is left out, and the error is a *BatchError naming
 // it, while the others are captured.
 func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, error) {
-	if turn == "" {
-		return "", errf("capture: empty turn id")
+	if err := checkTurnID(turn); err != nil {
+		return "", errf("capture: %w", err)
 	}
 	rels, bad := s.rels(paths)
 	id, err := s.capture(turn, meta, rels, &bad)
@@ -536,6 +559,9 @@ func (s *Store) lastNumber() int {
 // been captured in the turn. As for Capture, each path stands alone: the
 // error is a *BatchError naming those that could not be sealed.
 func (s *Store) Seal(turn string, paths []string) error {
+	if err := checkTurnID(turn); err != nil {
+		return errf("seal: %w", err)
+	}
 	rels, bad := s.rels(paths)
 	if err := s.seal(turn, rels, &bad); err != nil {
 		return err
@@ -680,8 +706,8 @@ func (s *Store) Remove(turn string, meta TurnMeta, paths []string) (string, erro
 		return "", err
 	}
 	defer bl.unlock()
-	if turn == "" {
-		return "", errf("rm: empty turn id")
+	if err := checkTurnID(turn); err != nil {
+		return "", errf("rm: %w", err)
 	}
 	rels, bad := s.rels(paths)
 	id, err := s.capture(turn, meta, rels, &bad)
@@ -744,7 +770,7 @@ const errLogMax = 256 << 10
 // LogError appends a line to the store's bounded error log. Hooks, which
 // must stay silent, report through it; `ckpt log` and the UI show it.
 func (s *Store) LogError(format string, args ...any) {
-	msg := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " ")
+	msg := escapeLogLine(strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " "))
 	line := time.Now().UTC().Format(time.RFC3339) + " " + msg + "\n"
 	f, err := s.dir.OpenFile("errors.log", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
@@ -766,6 +792,29 @@ func (s *Store) LogError(format string, args ...any) {
 			l.unlock()
 		}
 	}
+}
+
+// escapeLogLine writes control characters (NUL, escape sequences, C1)
+// and bytes that are not UTF-8 as escapes, so a hostile
+// path or label can neither split a line of the error log nor paint the
+// terminal that shows it.
+func escapeLogLine(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r < 0xa0:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // Errors returns the error log's lines, oldest first.

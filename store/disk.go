@@ -112,6 +112,29 @@ func readOpen(r *os.Root, name, rel string, fi fs.FileInfo, big bigFile) (Image,
 	return img, data, true, nil
 }
 
+// reasonOf words an error met while looking at a path so that it reads
+// after "it", as in "not touched: it <reason> now"; the path itself is
+// named by the caller, so it is not repeated.
+func reasonOf(err error) string {
+	inner := err
+	for {
+		var pe *fs.PathError
+		if !errors.As(inner, &pe) {
+			break
+		}
+		inner = pe.Err
+	}
+	switch {
+	case inner.Error() == "path escapes from parent":
+		return "lies behind a symbolic link that leads out of the root"
+	case errors.Is(err, syscall.ELOOP):
+		return "lies behind a loop of symbolic links"
+	case errors.Is(err, fs.ErrPermission):
+		return "cannot be read (permission denied)"
+	}
+	return "cannot be read (" + inner.Error() + ")"
+}
+
 func kindWord(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
@@ -217,7 +240,7 @@ func (s *Store) diskState(rel string, dirs *dirCache) Image {
 	if err != nil || !fi.Mode().IsRegular() {
 		img, _, err := readIn(r, name, rel)
 		if err != nil {
-			return Image{Kind: ImageOther, Reason: err.Error()}
+			return Image{Kind: ImageOther, Reason: reasonOf(err)}
 		}
 		delete(s.stats.entries, rel)
 		return img
@@ -236,7 +259,7 @@ func (s *Store) diskState(rel string, dirs *dirCache) Image {
 	e.When = time.Now().UnixNano()
 	img, _, err := readIn(r, name, rel)
 	if err != nil {
-		return Image{Kind: ImageOther, Reason: err.Error()}
+		return Image{Kind: ImageOther, Reason: reasonOf(err)}
 	}
 	if img.Kind == ImageContent && img.Size == e.Size {
 		e.SHA = img.SHA256

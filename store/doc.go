@@ -29,8 +29,9 @@
 //	baseline          what the last shell sweep saw (see Shell sweeps)
 //	sweep.lock        flock: one sweep at a time
 //
-// Turn ids made only of letters, digits, '.', '-' and '_' name their file
-// directly; any other id is hex-encoded after a '%'.
+// Turn ids are at most 100 bytes. Those made only of letters, digits, '.',
+// '-' and '_' name their file directly; any other id is hex-encoded after
+// a '%'.
 //
 // # Records
 //
@@ -159,6 +160,10 @@
 //
 // # Safety
 //
+// A record's path is cleaned ("./b.txt" is "b.txt") and refused when it
+// is absolute, holds "..", or lies in the store: such an entry is shown
+// as refused, fails in a rewind, and is reported by Verify.
+//
 // Every path from a record or an index is made relative to the root after
 // resolving symlinks, refused if it lands outside (or inside the store),
 // and every file operation on the project goes through an os.Root, so no
@@ -186,9 +191,10 @@
 // files. The baseline file is binary, little work to load for 100,000
 // paths:
 //
-//	"ckptbl\x00\x01"    magic; the last byte is the version (1)
+//	"ckptbl\x00\x02"    magic; the last byte is the version (2)
 //	varint at          Unix ns when the sweep that wrote it began
 //	str turn, str cmd  the turn and command of the last sweep made for a turn
+//	varint ops         the size of ops.log then (an operation since ends the turn's run)
 //	uvarint n          then n entries, sorted by path (byte order):
 //	  uvarint shared, str suffix   the path: shared bytes of the previous one, then the rest
 //	  byte kind        'f' file (bytes in a blob), 's' over the size limit,

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"runtime"
 	"sort"
 	"strconv"
@@ -57,14 +58,25 @@ func (t *turn) apply(r *record) {
 		if r.Img == nil || r.Path == "" {
 			return
 		}
-		if _, ok := t.byPath[r.Path]; ok {
+		p, why := cleanRecordPath(r.Path)
+		key := p
+		if why != "" {
+			// Kept, to be shown and failed with the reason; its key
+			// matches no path.
+			p, key = r.Path, "\x00"+strconv.Itoa(len(t.files))
+		}
+		if _, ok := t.byPath[key]; ok {
 			return
 		}
-		f := &tfile{path: r.Path, pre: *r.Img, dirs: r.Dirs, preAt: r.At, preSeq: r.order(), cmd: r.Cmd}
+		f := &tfile{path: p, pre: *r.Img, dirs: cleanDirs(r.Dirs), preAt: r.At, preSeq: r.order(), cmd: r.Cmd, refused: why}
 		t.files = append(t.files, f)
-		t.byPath[r.Path] = f
+		t.byPath[key] = f
 	case "post":
-		if f, ok := t.byPath[r.Path]; ok && r.Img != nil && r.order() >= f.postSeq {
+		p, why := cleanRecordPath(r.Path)
+		if why != "" {
+			return
+		}
+		if f, ok := t.byPath[p]; ok && r.Img != nil && r.order() >= f.postSeq {
 			img := *r.Img
 			f.post, f.postAt, f.postSeq = &img, r.At, r.order()
 			if f.cmd == "" {
@@ -72,6 +84,43 @@ func (t *turn) apply(r *record) {
 			}
 		}
 	}
+}
+
+// cleanRecordPath checks a path read from a record, which is just a file
+// in the folder it describes: it must be relative, '/'-separated, free of
+// ".." and NUL, and outside the store. It returns the path cleaned, so
+// "./b.txt" and "b.txt" are one path, or why it is refused.
+func cleanRecordPath(p string) (string, string) {
+	switch {
+	case p == "" || strings.IndexByte(p, 0) >= 0:
+		return "", "not a usable file name: refused"
+	case strings.HasPrefix(p, "/"):
+		return "", "an absolute path: refused"
+	}
+	for _, el := range strings.Split(p, "/") {
+		if el == ".." {
+			return "", "leads out of the root (..): refused"
+		}
+	}
+	c := path.Clean(p)
+	if c == "." {
+		return "", "names the root itself: refused"
+	}
+	if top, _, _ := strings.Cut(c, "/"); strings.EqualFold(top, ".osfoundry") {
+		return "", "inside the checkpoint store: refused"
+	}
+	return c, ""
+}
+
+// cleanDirs keeps the usable folders of a record's list, cleaned.
+func cleanDirs(dirs []string) []string {
+	out := dirs[:0:0]
+	for _, d := range dirs {
+		if c, why := cleanRecordPath(d); why == "" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // opRec is one operation from ops.log.

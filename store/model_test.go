@@ -144,8 +144,9 @@ var coverageKeys = []string{
 	"undo", "undo-refused-newer", "undo-forced", "undo-nothing", "redo", "redo-forced",
 	"redo-after-rewind-refused", "redo-nothing", "undo-after-redo", "turn-dot-2", "reopen",
 	"mode-only-hand-edit", "edit-before-apply", "agent-symlink", "hand-symlink", "restore-link",
-	"hand-same-size-mtime", "rewind-failed-skipped", "capture-skipped",
-	"write-failed", "rewind-retry", "rewind-retry-restored", "undo-retry", "redo-retry", "plan-out-of-date", "clock-back",
+	"hand-same-size-mtime", "rewind-failed-skipped", "capture-skipped", "clock-back",
+	"shell-same-turn", "shell-skip-before", "shell-delete", "shell-move", "shell-chmod", "shell-write", "shell-recorded",
+	"write-failed", "rewind-retry", "rewind-retry-restored", "undo-retry", "redo-retry", "plan-out-of-date",
 }
 
 // ---------------------------------------------------------------------------
@@ -665,6 +666,7 @@ type harness struct {
 	cov      map[string]int
 	nextC    int
 	touched  map[string]bool // turns whose files to check after this step
+	base     shellBase       // the model's shell baseline (model_shell_test.go)
 	moved    bool            // the step changed the folder or the store's standing
 	notes    []string
 }
@@ -759,8 +761,10 @@ func (h *harness) run() {
 			h.cov["clock-back"]++
 		}
 		switch n := h.rng.IntN(100); {
-		case n < 34:
+		case n < 27:
 			h.agentTurn()
+		case n < 34:
+			h.shellStep()
 		case n < 49:
 			h.handEdits()
 		case n < 65:

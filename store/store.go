@@ -162,6 +162,12 @@ func (s *Store) create() error {
 				err = cerr
 			}
 		}
+		if errors.Is(err, fs.ErrExist) {
+			// Another hook made the store at the same moment.
+			if fi, lerr := s.root.Lstat(".osfoundry/.gitignore"); lerr == nil && fi.Mode().IsRegular() {
+				err = nil
+			}
+		}
 		if err != nil {
 			return errf("create %s: %w", filepath.Join(s.rootPath, ".osfoundry/.gitignore"), err)
 		}

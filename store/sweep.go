@@ -98,7 +98,8 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	if old == nil {
 		res.Fresh = true
 	}
-	if !after && old != nil && turn != "" && old.turn == turn && !s.operatedSince(old.at) {
+	ops := s.opsLogSize()
+	if !after && old != nil && turn != "" && old.turn == turn && old.ops == ops {
 		// The turn swept already: whatever changed since is the agent's
 		// and the sweep after this command records it against the same
 		// baseline, so this one would only read the tree twice.
@@ -233,8 +234,8 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		}
 	}
 	fp.hit()
-	nb := &baseline{at: start, turn: turn, cmd: cmd, entries: next}
-	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || s.anyRacy(old) {
+	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, entries: next}
+	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) {
 		if err := s.saveBaseline(nb); err != nil {
 			return nil, err
 		}
@@ -255,11 +256,14 @@ func (s *Store) anyRacy(b *baseline) bool {
 	return false
 }
 
-// operatedSince reports whether a rewind, undo or redo was logged after
-// the baseline was written: what it changed is no command's doing.
-func (s *Store) operatedSince(at int64) bool {
+// opsLogSize is the size of ops.log, which grows with every rewind, undo
+// and redo (and only then).
+func (s *Store) opsLogSize() int64 {
 	fi, err := s.dir.Lstat("ops.log")
-	return err == nil && fi.ModTime().UnixNano() >= at
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // lookTolerant reads and keeps rels in one batch through look; when the

@@ -309,7 +309,7 @@ func TestSweepDamagedBaseline(t *testing.T) {
 }
 
 func TestBaselineRoundTrip(t *testing.T) {
-	b := &baseline{at: 1234567890123, turn: "7.2", cmd: "rm -rf \x1b[2J", entries: []baseEntry{
+	b := &baseline{at: 1234567890123, turn: "7.2", cmd: "rm -rf \x1b[2J", ops: 4321, entries: []baseEntry{
 		{path: "a", kind: baseDir, mode: 0o755},
 		{path: "a/b", kind: baseFile, mode: 0o644, size: 3, mtime: 5, ctime: -6, ino: 7, sum: [32]byte{1, 2}},
 		{path: "a/bc", kind: baseLink, mode: 0o777, size: 2, link: "b"},
@@ -321,7 +321,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.at != b.at || got.turn != b.turn || got.cmd != b.cmd || !slices.Equal(got.entries, b.entries) {
+	if got.at != b.at || got.turn != b.turn || got.cmd != b.cmd || got.ops != b.ops || !slices.Equal(got.entries, b.entries) {
 		t.Fatalf("round trip:\n%+v\n%+v", got, b)
 	}
 	// Any single damaged byte or cut is refused, never a panic.

@@ -60,6 +60,11 @@ func (s *Store) Verify() ([]Finding, error) {
 			add(name, "does not start with a turn record of a known version")
 		}
 		for i := range recs {
+			if r := &recs[i]; r.R == "pre" || r.R == "post" {
+				if _, why := cleanRecordPath(r.Path); why != "" {
+					add(name, "a %s record names %q: %s", r.R, r.Path, why)
+				}
+			}
 			if recs[i].R == "pre" && recs[i].Img != nil && !recs[i].Img.Kept {
 				continue
 			}

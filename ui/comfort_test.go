@@ -183,3 +183,13 @@ func TestHelpDimsWhatCannotAct(t *testing.T) {
 	}
 	mustContain(t, plain(m), "ctrl+r", "keep all", "search the diff")
 }
+
+// A file the agent captured and has not sealed yet is being written, not
+// changed since the agent.
+func TestBeingWritten(t *testing.T) {
+	f := sample()
+	f.turns[2].files[0].Writing = true // src/config.js of turn 3
+	m := testModel(t, f, 120, 30)
+	s := plain(m)
+	mustContain(t, s, "~ src/config.js", "being written")
+}

@@ -1,0 +1,96 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A path behind a link leading out of the root fails with a reason that
+// reads as a sentence, not a syscall's words.
+func TestReasonReads(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "sub/f.txt", "F0")
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Write("1", TurnMeta{}, filepath.Join(root, "sub/f.txt"), []byte("F1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(root, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.PlanRewind("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Steps) != 1 || p.Steps[0].Do != ActFail {
+		t.Fatalf("steps %+v", p.Steps)
+	}
+	why := p.Steps[0].Reason
+	if want := "not touched: it lies behind a symbolic link that leads out of the root now"; why != want {
+		t.Fatalf("reason %q, want %q", why, want)
+	}
+	for _, bad := range []string{"statat", "sub/f.txt", "escapes from parent"} {
+		if strings.Contains(why, bad) {
+			t.Errorf("reason %q holds %q", why, bad)
+		}
+	}
+}
+
+// A turn id too long to name a file is refused with a sentence that says
+// so, not the file system's "file name too long".
+func TestLongTurnID(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "a.txt", "A0")
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	long := strings.Repeat("t", 200)
+	_, err = s.Capture(long, TurnMeta{}, []string{filepath.Join(root, "a.txt")})
+	if !errors.Is(err, ErrBadTurnID) || !strings.Contains(err.Error(), "200 bytes long; at most 100") || strings.Contains(err.Error(), "too long") {
+		t.Fatalf("capture: %v", err)
+	}
+	if err := s.Seal(long, []string{filepath.Join(root, "a.txt")}); !errors.Is(err, ErrBadTurnID) {
+		t.Fatalf("seal: %v", err)
+	}
+	// The longest id there is works, and so does its continuation.
+	id := strings.Repeat("\xff", maxTurnID)
+	if _, err := s.Write(id, TurnMeta{}, filepath.Join(root, "a.txt"), []byte("A1")); err != nil {
+		t.Fatal(err)
+	}
+	rewind(t, s, id)
+	got, err := s.Capture(id, TurnMeta{}, []string{filepath.Join(root, "a.txt")})
+	if err != nil || got != id+".2" {
+		t.Fatalf("continuation: %q %v", got, err)
+	}
+}
+
+// NUL, escape sequences and bytes that are not UTF-8 go into errors.log
+// escaped: one line per error, nothing that paints a terminal.
+func TestErrorLogEscapes(t *testing.T) {
+	root := t.TempDir()
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.LogError("bad %s", "a\x00b\x1b[2Jc\rd\xffe\u009bf\nnext")
+	lines, err := s.Errors()
+	if err != nil || len(lines) != 1 {
+		t.Fatalf("lines %q, %v", lines, err)
+	}
+	want := `bad a\x00b\x1b[2Jc\x0dd\xffe\u009bf next`
+	if !strings.HasSuffix(lines[0], want) {
+		t.Fatalf("logged %q, want it to end %q", lines[0], want)
+	}
+}

@@ -1,0 +1,186 @@
+package store_test
+
+// Shell steps of TestModel: a command run between two sweeps (CONTRACT.md,
+// "Shell commands"). The model keeps its own baseline: what the folder held
+// at the last sweep, the turn it was made for, and the size of ops.log then.
+//
+//   - before a command, the sweep is skipped when the baseline was made
+//     for the same turn and no operation ran since; otherwise the baseline
+//     becomes the folder as it is (what changed is a hand edit, in no turn);
+//   - after it, every path whose bytes, mode or link differ from the
+//     baseline is captured in the turn with the baseline as its pre-image
+//     (the first capture wins; folders the baseline lacked are the turn's)
+//     and sealed with the disk, unless the turn sealed those very bytes
+//     already; then the baseline becomes the folder.
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"ckpt/store"
+)
+
+// shellBase is the model's baseline.
+type shellBase struct {
+	ok    bool
+	files map[string]img
+	dirs  map[string]bool
+	turn  string
+	ops   int64
+	// bornOps is ops.log's size when the baseline's turn began: a turn
+	// goes on only while no operation ran since it began (an operation's
+	// newer-turn rule orders turns by when they began).
+	bornOps int64
+}
+
+// opsSize is the size of ops.log, which every applied operation grows.
+func (h *harness) opsSize() int64 {
+	fi, err := os.Stat(filepath.Join(h.root, ".osfoundry", "checkpoints", "ops.log"))
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+func (h *harness) takeBase(turn string) {
+	born := h.base.bornOps
+	if turn != h.base.turn {
+		born = h.opsSize()
+	}
+	h.base = shellBase{ok: true, files: maps.Clone(h.m.files), dirs: maps.Clone(h.m.dirs), turn: turn, ops: h.opsSize(), bornOps: born}
+}
+
+func (h *harness) shellStep() {
+	var mt *mturn
+	if h.base.ok && h.rng.IntN(2) == 0 {
+		if t := h.m.byID[h.base.turn]; t != nil && !t.rewound && t == h.m.turns[len(h.m.turns)-1] && h.base.bornOps == h.opsSize() {
+			mt = t
+			h.cov["shell-same-turn"]++
+		}
+	}
+	if mt == nil {
+		label := fmt.Sprintf("shell turn at step %d", h.step)
+		id, err := h.s.NewTurn(store.TurnMeta{Label: label})
+		if err != nil {
+			h.fatalf("NewTurn: %v", err)
+		}
+		mt = h.m.newTurn(id, label)
+	}
+	id := mt.id
+	h.touched[id] = true
+	cmd := fmt.Sprintf("make step%d", h.step)
+	res, err := h.s.SweepBefore(id, store.TurnMeta{}, cmd)
+	if err != nil {
+		h.fatalf("SweepBefore(%s): %v", id, err)
+	}
+	skip := h.base.ok && h.base.turn == id && h.base.ops == h.opsSize()
+	if res.Skipped != skip || len(res.Changed) > 0 {
+		h.fatalf("SweepBefore(%s): skipped %v, changed %v; want skipped %v, nothing recorded", id, res.Skipped, res.Changed, skip)
+	}
+	if skip {
+		h.cov["shell-skip-before"]++
+	} else {
+		h.takeBase(id)
+	}
+
+	// The command.
+	var desc []string
+	for range 1 + h.rng.IntN(4) {
+		p := pool[h.rng.IntN(len(pool))]
+		cur := h.m.disk(p)
+		switch n := h.rng.IntN(10); {
+		case n < 2 && cur.exists:
+			h.diskRemove(p)
+			h.m.set(p, img{})
+			desc = append(desc, "rm "+p)
+			h.cov["shell-delete"]++
+		case n < 4 && cur.exists:
+			q := pool[h.rng.IntN(len(pool))]
+			if h.m.disk(q).exists || q == p || strings.HasPrefix(q, p+"/") {
+				continue
+			}
+			if err := os.MkdirAll(filepath.Dir(h.abs(q)), 0o755); err != nil {
+				h.fatalf("mkdir for %s: %v", q, err)
+			}
+			if err := os.Rename(h.abs(p), h.abs(q)); err != nil {
+				h.fatalf("mv %s %s: %v", p, q, err)
+			}
+			h.m.set(q, cur)
+			h.m.set(p, img{})
+			desc = append(desc, "mv "+p+" "+q)
+			h.cov["shell-move"]++
+		case n < 5 && cur.isFile():
+			v := cur
+			v.mode ^= 0o111
+			if err := os.Chmod(h.abs(p), v.mode); err != nil {
+				h.fatalf("chmod %s: %v", p, err)
+			}
+			h.m.set(p, v)
+			desc = append(desc, fmt.Sprintf("chmod %v %s", v.mode, p))
+			h.cov["shell-chmod"]++
+		default:
+			v := h.agentWriteImg(p)
+			h.diskWrite(p, v)
+			h.m.set(p, v)
+			desc = append(desc, fmt.Sprintf("write %s=%s", p, v))
+			h.cov["shell-write"]++
+		}
+	}
+	h.logf("shell step in turn %s (sweep before skipped: %v): %s", id, skip, strings.Join(desc, "; "))
+
+	res, err = h.s.SweepAfter(id, store.TurnMeta{}, cmd)
+	if err != nil {
+		h.fatalf("SweepAfter(%s): %v", id, err)
+	}
+	var changed []string
+	for _, p := range slices.Sorted(maps.Keys(h.m.files)) {
+		if b, ok := h.base.files[p]; !ok || !b.same(h.m.files[p]) {
+			changed = append(changed, p)
+		}
+	}
+	for p := range h.base.files {
+		if !h.m.files[p].exists {
+			changed = append(changed, p)
+		}
+	}
+	slices.Sort(changed)
+	if !slices.Equal(res.Changed, changed) {
+		h.fatalf("SweepAfter(%s) found %v changed, want %v", id, res.Changed, changed)
+	}
+	if len(changed) > 0 && res.Turn != id {
+		h.fatalf("SweepAfter(%s) recorded in turn %q", id, res.Turn)
+	}
+	for _, p := range changed {
+		now := h.m.disk(p)
+		if post, ok := mt.post[p]; ok && post.same(now) {
+			continue // sealed by the agent's own tool already
+		}
+		if _, ok := mt.pre[p]; !ok {
+			pre := h.base.files[p]
+			mt.paths = append(mt.paths, p)
+			mt.pre[p] = pre
+			mt.capSeq[p] = h.m.tick()
+			if pre.big() {
+				h.m.bigCaptures++
+			}
+			if !pre.exists {
+				for d := path.Dir(p); d != "."; d = path.Dir(d) {
+					if !h.base.dirs[d] && !slices.Contains(mt.made, d) {
+						mt.made = append(mt.made, d)
+					}
+				}
+			}
+		}
+		h.m.seal(mt, p)
+	}
+	if len(changed) > 0 {
+		h.cov["shell-recorded"]++
+	}
+	h.takeBase(id)
+	h.moved = true
+}
