@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"ckpt/store"
@@ -34,5 +36,32 @@ func completeTurn(g *globals, thenPaths bool) cobra.CompletionFunc {
 			out = append(out, cobra.CompletionWithDesc(e.ID, esc(e.Label)))
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+	}
+}
+
+// initCompletion adds cobra's `completion bash|zsh|fish|powershell`
+// command now, rather than when the tree runs, so that its mistakes are
+// usage errors (exit 2) like every other command's.
+func initCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sh := range c.Commands() {
+			sh.Args = noArgs("")
+			shells = append(shells, sh.Name())
+		}
+		c.Example = `source <(ckpt completion bash)
+ckpt completion zsh > "${fpath[1]}/_ckpt"
+ckpt completion fish > ~/.config/fish/completions/ckpt.fish`
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return usageErrorf("completion: no shell %q (want %s)", args[0], strings.Join(shells, ", "))
+		}
 	}
 }

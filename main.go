@@ -47,6 +47,7 @@ func run(args []string) int {
 func execute(root *cobra.Command) error {
 	return fang.Execute(context.Background(), root,
 		fang.WithVersion(versionString()),
+		fang.WithoutManpage(), // cmd_man.go: listed, and its mistakes are usage errors
 		fang.WithErrorHandler(func(io.Writer, fang.Styles, error) {}),
 	)
 }
@@ -111,6 +112,9 @@ ckpt demo`,
 	})
 	for _, mk := range makers {
 		root.AddCommand(mk(g))
+	}
+	if len(makers) > 1 {
+		initCompletion(root)
 	}
 	return root
 }
