@@ -47,6 +47,9 @@ type Store struct {
 	maxBlob  int64
 	notify   func(string)
 	clock    func() time.Time // stamps records' At (display only); tests step it back
+	// restoreFault, set only by tests, fails a path's restore or delete
+	// before anything is written, as a full disk fails a write beside it.
+	restoreFault func(path string) error
 
 	bmu   sync.Mutex // guards blobs
 	blobs *safeDir   // the blobs folder, opened on first use
