@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -100,7 +102,65 @@ func parseGemini(data []byte, getenv func(string) string) (event, error) {
 		return ev, fmt.Errorf("%s %s: tool_input names no file", e.HookEventName, e.ToolName)
 	}
 	ev.paths = []string{p}
+	if e.ToolName == "replace" && !filepath.IsAbs(p) {
+		base := ev.project
+		if base == "" {
+			base = ev.cwd
+		}
+		if filepath.IsAbs(base) {
+			ev.paths = geminiReplaceTargets(base, p)
+		}
+	}
 	return ev, nil
+}
+
+// geminiMaxDirs is how many folders Gemini CLI's search for a relative
+// path visits (pathCorrector.ts: bfsFileSearchSync with maxDirs 50).
+const geminiMaxDirs = 50
+
+// geminiReplaceTargets resolves a relative `replace` path as Gemini CLI's
+// correctPath does (packages/core/src/utils/pathCorrector.ts): the path
+// under the project folder when a file is there; otherwise the one file,
+// found breadth first, whose path ends with it. Where Gemini would refuse
+// (no match, or several) it edits nothing, and every candidate is returned:
+// capturing a file the tool leaves alone is harmless.
+//
+// Not mirrored: Gemini also searches the workspace's extra folders
+// (--include-directories) and skips files its ignore rules hide. A file
+// edited there is outside what this finds; only a sweep around the call
+// would see it.
+func geminiReplaceTargets(base, rel string) []string {
+	direct := filepath.Join(base, rel)
+	if _, err := os.Stat(direct); err == nil {
+		return []string{direct}
+	}
+	want := filepath.ToSlash(rel)
+	name := filepath.Base(rel)
+	var found []string
+	queue := []string{base}
+	for visited := 0; len(queue) > 0 && visited < geminiMaxDirs; visited++ {
+		dir := queue[0]
+		queue = queue[1:]
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			switch {
+			case e.IsDir():
+				if n := e.Name(); n != ".git" && n != "node_modules" && n != ".osfoundry" {
+					queue = append(queue, p)
+				}
+			case e.Name() == name && strings.HasSuffix(filepath.ToSlash(p), want):
+				found = append(found, p)
+			}
+		}
+	}
+	if len(found) == 1 {
+		return found
+	}
+	return append([]string{direct}, found...)
 }
 
 // geminiFailed reports whether a tool_response carries an error: the file

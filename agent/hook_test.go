@@ -81,7 +81,7 @@ func TestParse(t *testing.T) {
 		{"gemini prompt", "gemini", `{"hook_event_name":"BeforeAgent","prompt":"do it"}`, startTurn, nil, "do it", "", "/g", false},
 		{"gemini old param", "gemini", `{"hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"absolute_path":"/g/x"}}`, beforeWrite, []string{"/g/x"}, "", "", "/g", false},
 		{"gemini failed", "gemini", `{"hook_event_name":"AfterTool","tool_name":"replace","tool_input":{"file_path":"x"},"tool_response":{"error":"boom"}}`, ignore, nil, "", "", "/g", false},
-		{"gemini null error", "gemini", `{"hook_event_name":"AfterTool","tool_name":"replace","tool_input":{"file_path":"x"},"tool_response":{"error":null}}`, afterWrite, []string{"x"}, "", "", "/g", false},
+		{"gemini null error", "gemini", `{"hook_event_name":"AfterTool","tool_name":"replace","tool_input":{"file_path":"x"},"tool_response":{"error":null}}`, afterWrite, []string{"/g/x"}, "", "", "/g", false},
 		{"codex prompt", "codex", `{"hook_event_name":"UserPromptSubmit","turn_id":"t9","prompt":"go"}`, startTurn, nil, "go", "t9", "", false},
 		{"codex patch string", "codex", `{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":"*** Begin Patch\n*** Delete File: a\n*** End Patch"}`, beforeWrite, []string{"a"}, "", "", "", false},
 		{"codex argv", "codex", `{"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":["apply_patch","*** Begin Patch\n*** Add File: b\n+x\n*** End Patch"]}}`, beforeWrite, []string{"b"}, "", "", "", false},
@@ -295,6 +295,62 @@ func TestUnwrapRunQuotes(t *testing.T) {
 	} {
 		if got := unwrapRunQuotes(c.in); got != c.want {
 			t.Errorf("unwrapRunQuotes(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestPatchPathsIndented: Codex trims whitespace around hunk headers, so
+// indented headers count where a hunk may start; inside an update's body
+// an indented line is a context line, as Codex reads it.
+func TestPatchPathsIndented(t *testing.T) {
+	cases := []struct {
+		name, patch string
+		want        []string
+	}{
+		{"indented update", "*** Begin Patch\n   *** Update File: a.go\n@@\n-a\n+b\n*** End Patch", []string{"a.go"}},
+		{"indented markers all round", "  *** Begin Patch\n\t*** Add File: n.txt\n+x\n   *** Delete File: d.txt\n *** Update File: u.txt\n*** Move to: v.txt\n@@\n-a\n+b\n  *** End Patch  \n", []string{"n.txt", "d.txt", "u.txt", "v.txt"}},
+		{"context line that looks like a header", "*** Begin Patch\n*** Update File: a.go\n@@\n  *** Add File: not-a-header\n-x\n+y\n*** End Patch", []string{"a.go"}},
+		{"heredoc", "<<'EOF'\n*** Begin Patch\n  *** Delete File: d.txt\n*** End Patch\nEOF", []string{"d.txt"}},
+		{"unframed, lenient", "  *** Update File: a.go\n@@\n-a\n+b\n", []string{"a.go"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := patchPaths(c.patch); !slices.Equal(got, c.want) {
+				t.Errorf("patchPaths = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestGeminiReplaceTargets: a relative replace path resolves as Gemini
+// CLI resolves it: under the project first, then the one file whose path
+// ends the same way; ambiguity captures every candidate.
+func TestGeminiReplaceTargets(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"top.txt", "src/pkg/util.go", "a/dup.txt", "b/dup.txt", "node_modules/x/util.go"} {
+		p := filepath.Join(root, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), 0o644)
+	}
+	cases := []struct {
+		rel  string
+		want []string
+	}{
+		{"top.txt", []string{"top.txt"}},
+		{"pkg/util.go", []string{"src/pkg/util.go"}},
+		{"util.go", []string{"src/pkg/util.go"}},
+		{"dup.txt", []string{"dup.txt", "a/dup.txt", "b/dup.txt"}},
+		{"nowhere.txt", []string{"nowhere.txt"}},
+	}
+	for _, c := range cases {
+		got := geminiReplaceTargets(root, c.rel)
+		var rel []string
+		for _, g := range got {
+			r, _ := filepath.Rel(root, g)
+			rel = append(rel, filepath.ToSlash(r))
+		}
+		if !slices.Equal(rel, c.want) {
+			t.Errorf("%s: got %q, want %q", c.rel, rel, c.want)
 		}
 	}
 }

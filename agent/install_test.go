@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -660,4 +661,42 @@ func comments(s string) []string {
 		}
 	}
 	return out
+}
+
+// TestOpencodePluginWithoutBun runs the plugin under Node, where opencode
+// passes $ as undefined: the events still reach ckpt, through
+// node:child_process.
+func TestOpencodePluginWithoutBun(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	dir := t.TempDir()
+	got := filepath.Join(dir, "got.jsonl")
+	fake := filepath.Join(dir, "ckpt")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"$@\" >> "+got+"\ncat >> "+got+"\necho >> "+got+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plugin.mjs"), renderPlugin(fake), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := `import { CkptPlugin } from "./plugin.mjs"
+const hooks = await CkptPlugin({ $: undefined, directory: "/proj" })
+await hooks["tool.execute.before"]({ tool: "write", sessionID: "s", callID: "c" }, { args: { filePath: "a.txt" } })
+`
+	if err := os.WriteFile(filepath.Join(dir, "run.mjs"), []byte(run), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "run.mjs")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(got)
+	if err != nil {
+		t.Fatalf("ckpt was not run: %v", err)
+	}
+	if !strings.HasPrefix(string(data), "hook opencode\n") || !strings.Contains(string(data), `"filePath":"a.txt"`) || !strings.Contains(string(data), `"directory":"/proj"`) {
+		t.Errorf("ckpt got:\n%s", data)
+	}
 }

@@ -100,6 +100,106 @@ func unwrapRunQuotes(text string) string {
 const pluginSource = `// ckpt: keeps what opencode's file tools are about to change, turn by turn,
 // so that ` + "`ckpt`" + ` can show and rewind it. Written by ` + "`ckpt install opencode`" + `;
 // ` + "`ckpt uninstall opencode`" + ` removes it (an edited copy is left alone).
+import { spawn } from "node:child_process"
+
+const CKPT = %s
+const FILE_TOOLS = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
+// The shell says nothing of what it writes: ckpt sweeps the tree around it.
+const SWEPT_TOOLS = new Set(["bash"])
+
+export const CkptPlugin = async ({ $, directory }) => {
+  const pending = new Map()
+  // ckpt exits 0 and prints nothing; a failure here must never stop a tool.
+  // $ is Bun's shell, and undefined where opencode runs outside Bun: then
+  // node:child_process does the same.
+  const send = async (event) => {
+    const body = JSON.stringify({ directory, ...event })
+    try {
+      if (typeof $ === "function") {
+        await $` + "`${CKPT} hook opencode < ${new Response(body)}`" + `.quiet().nothrow()
+        return
+      }
+      await new Promise((resolve) => {
+        const child = spawn(CKPT, ["hook", "opencode"], { stdio: ["pipe", "ignore", "ignore"] })
+        child.on("error", resolve)
+        child.on("close", resolve)
+        child.stdin.on("error", () => {})
+        child.stdin.end(body)
+      })
+    } catch {}
+  }
+  return {
+    "chat.message": async (input, output) => {
+      const text = (output?.parts ?? [])
+        .filter((p) => p?.type === "text" && !p.synthetic)
+        .map((p) => p.text)
+        .join("\n")
+      await send({ event: "chat.message", sessionID: input?.sessionID, messageID: input?.messageID ?? output?.message?.id, text })
+    },
+    "tool.execute.before": async (input, output) => {
+      if (!FILE_TOOLS.has(input?.tool) && !SWEPT_TOOLS.has(input?.tool)) return
+      pending.set(input.callID, output?.args)
+      await send({ event: "tool.execute.before", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args: output?.args })
+    },
+    "tool.execute.after": async (input) => {
+      if (!FILE_TOOLS.has(input?.tool) && !SWEPT_TOOLS.has(input?.tool)) return
+      const args = input.args ?? pending.get(input.callID)
+      pending.delete(input.callID)
+      await send({ event: "tool.execute.after", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args })
+    },
+    // The end of a turn: a command left running may have written since.
+    event: async ({ event }) => {
+      if (event?.type === "session.idle") await send({ event: "session.idle", sessionID: event.properties?.sessionID })
+    },
+  }
+}
+`
+
+// Earlier plugin files install wrote, still recognised as ckpt's, so that
+// install replaces them and uninstall removes them.
+var pastPluginSources = []string{pluginSourceFirst, pluginSourceShell}
+
+const pluginSourceFirst = `// ckpt: keeps what opencode's file tools are about to change, turn by turn,
+// so that ` + "`ckpt`" + ` can show and rewind it. Written by ` + "`ckpt install opencode`" + `;
+// ` + "`ckpt uninstall opencode`" + ` removes it (an edited copy is left alone).
+const CKPT = %s
+const FILE_TOOLS = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
+
+export const CkptPlugin = async ({ $, directory }) => {
+  const pending = new Map()
+  // ckpt exits 0 and prints nothing; a failure here must never stop a tool.
+  const send = async (event) => {
+    try {
+      const body = new Response(JSON.stringify({ directory, ...event }))
+      await $` + "`${CKPT} hook opencode < ${body}`" + `.quiet().nothrow()
+    } catch {}
+  }
+  return {
+    "chat.message": async (input, output) => {
+      const text = (output?.parts ?? [])
+        .filter((p) => p?.type === "text" && !p.synthetic)
+        .map((p) => p.text)
+        .join("\n")
+      await send({ event: "chat.message", sessionID: input?.sessionID, messageID: input?.messageID ?? output?.message?.id, text })
+    },
+    "tool.execute.before": async (input, output) => {
+      if (!FILE_TOOLS.has(input?.tool)) return
+      pending.set(input.callID, output?.args)
+      await send({ event: "tool.execute.before", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args: output?.args })
+    },
+    "tool.execute.after": async (input) => {
+      if (!FILE_TOOLS.has(input?.tool)) return
+      const args = input.args ?? pending.get(input.callID)
+      pending.delete(input.callID)
+      await send({ event: "tool.execute.after", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args })
+    },
+  }
+}
+`
+
+const pluginSourceShell = `// ckpt: keeps what opencode's file tools are about to change, turn by turn,
+// so that ` + "`ckpt`" + ` can show and rewind it. Written by ` + "`ckpt install opencode`" + `;
+// ` + "`ckpt uninstall opencode`" + ` removes it (an edited copy is left alone).
 const CKPT = %s
 const FILE_TOOLS = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
 // The shell says nothing of what it writes: ckpt sweeps the tree around it.
@@ -156,7 +256,16 @@ func isOurPlugin(data []byte) bool {
 			if json.Unmarshal([]byte(lit), &exe) != nil {
 				return false
 			}
-			return bytes.Equal(data, renderPlugin(exe))
+			if bytes.Equal(data, renderPlugin(exe)) {
+				return true
+			}
+			lit, _ := json.Marshal(exe)
+			for _, src := range pastPluginSources {
+				if bytes.Equal(data, []byte(fmt.Sprintf(src, lit))) {
+					return true
+				}
+			}
+			return false
 		}
 	}
 	return false

@@ -186,7 +186,10 @@
 // stat and hash as the last sweep saw it. Before a command, what differs is
 // kept as blobs and the baseline moves on (a hand edit goes to no turn);
 // after it, what differs is recorded in the turn with the baseline as its
-// pre-image, tagged with the command. Folders ignored by any .gitignore,
+// pre-image, tagged with the command. A command of the turn the baseline
+// was made for, with no operation since, skips the sweep before it: what
+// changed meanwhile is the agent's, and the sweep after records it against
+// the same baseline. Folders ignored by any .gitignore,
 // .git, and the store are not swept; .ckptignore patterns skip folders and
 // files. The baseline file is binary, little work to load for 100,000
 // paths:
@@ -207,10 +210,11 @@
 // (str is a uvarint length and the bytes.) An entry whose mtime or ctime
 // is within two seconds of "at" is racy: it is read again whatever its
 // stat says, as git treats racily clean index entries. The baseline is
-// replaced atomically, after the blobs it names are durable and after the
-// turn's records, so a sweep killed at any point leaves the old baseline
-// or the new one; a damaged or missing one is ignored, and the next sweep
-// reads every file and attributes nothing. Prune keeps its blobs.
+// replaced atomically (not fsynced), after the blobs it names are durable
+// and after the turn's records, so a sweep killed at any point leaves the
+// old baseline or the new one; a damaged or missing one is ignored, and the
+// next sweep reads every file and attributes nothing. Prune keeps its
+// blobs.
 //
 // # Seed stores
 //

@@ -235,6 +235,9 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	}
 	fp.hit()
 	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, entries: next}
+	if res.Turn != "" {
+		nb.turn = res.Turn // a continuation (T.2): the agent goes on in it
+	}
 	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) {
 		if err := s.saveBaseline(nb); err != nil {
 			return nil, err

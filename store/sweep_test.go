@@ -356,3 +356,32 @@ func TestSweepRacy(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 }
+
+// TestSweepPruneKeepsBaseline: prune drops every turn but keeps the blobs
+// the baseline names, so the next command's pre-images are still there.
+func TestSweepPruneKeepsBaseline(t *testing.T) {
+	root, s := shellProject(t)
+	turn, _ := s.NewTurn(TurnMeta{Label: "one"})
+	if _, err := s.SweepBefore(turn, TurnMeta{}, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prune(PruneOptions{OlderThan: time.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	turn, _ = s.NewTurn(TurnMeta{Label: "two"})
+	s.SweepBefore(turn, TurnMeta{}, "rm a.txt")
+	os.Remove(filepath.Join(root, "a.txt"))
+	if _, err := s.SweepAfter(turn, TurnMeta{}, "rm a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.PlanRewind(turn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Apply(p, nil); err != nil || len(r.Failed) > 0 {
+		t.Fatalf("rewind after prune: %+v, %v", r, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "a\n" {
+		t.Fatalf("a.txt holds %q", b)
+	}
+}

@@ -18,11 +18,11 @@ import (
 // until ctx ends; then it closes the channel. The channel holds one signal:
 // signals sent while the reader is busy merge into one.
 //
-// It watches with fsnotify, adding subfolders as they appear, and also polls
-// a fingerprint (names, sizes, modification times) every `every` where
-// fsnotify fails, and ten times less often where it works, to catch what a
-// watcher misses (network file systems, a full event queue). Polling skips
-// folders named "blobs": blobs are content-addressed and written before the
+// It watches with fsnotify, adding subfolders as they appear; a full event
+// queue (events lost) signals too. Where fsnotify fails it polls a
+// fingerprint (names, sizes, modification times) every `every` instead;
+// where it works nothing runs until an event arrives, so an idle watch
+// costs nothing. Polling skips folders named "blobs" and "packs": blobs are content-addressed and written before the
 // record that names them, which the poll sees. At least one tree or dir
 // must exist.
 func watchPaths(ctx context.Context, every time.Duration, trees, dirs []string) (<-chan struct{}, error) {
@@ -73,7 +73,6 @@ func watchPaths(ctx context.Context, every time.Duration, trees, dirs []string) 
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	if w != nil {
-		poll = 10 * every
 		events, errs = w.Events, w.Errors
 	}
 	go func() {
@@ -81,9 +80,16 @@ func watchPaths(ctx context.Context, every time.Duration, trees, dirs []string) 
 		if w != nil {
 			defer w.Close()
 		}
-		tick := time.NewTicker(poll)
-		defer tick.Stop()
-		last := fingerprint(trees, dirs)
+		// Polling is the fallback where fsnotify cannot watch: where it
+		// can, nothing runs until an event (or a lost one) arrives.
+		var tickC <-chan time.Time
+		var last uint64
+		if w == nil {
+			tick := time.NewTicker(poll)
+			defer tick.Stop()
+			tickC = tick.C
+			last = fingerprint(trees, dirs)
+		}
 		for {
 			select {
 			case <-ctx.Done():
@@ -108,7 +114,7 @@ func watchPaths(ctx context.Context, every time.Duration, trees, dirs []string) 
 					continue
 				}
 				signal() // events were lost: something may have changed
-			case <-tick.C:
+			case <-tickC:
 				if fp := fingerprint(trees, dirs); fp != last {
 					last = fp
 					signal()

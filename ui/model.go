@@ -181,6 +181,7 @@ type Model struct {
 	// most every badgeEvery ticks while changes come.
 	badgeBusy  bool
 	badgeDirty bool
+	ticking    bool // a refresh tick is armed
 	badgeAge   int
 	badgeCost  time.Duration // how long the last badge pass took
 	seq        int
@@ -240,8 +241,8 @@ func (m *Model) Init() tea.Cmd {
 	if !m.opt.NoWatch {
 		cmds = append(cmds, m.rewatch())
 	}
-	if m.opt.Poll > 0 {
-		cmds = append(cmds, tick(m.opt.Poll))
+	if c := m.startTick(); c != nil {
+		cmds = append(cmds, c)
 	}
 	return tea.Batch(cmds...)
 }

@@ -144,7 +144,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.err != nil {
 			m.watching = false
-			return m, nil // the polling tick does the work
+			return m, m.startTick() // the polling tick does the work
 		}
 		m.watching = true
 		m.watchCh = msg.ch
@@ -162,15 +162,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.badgeCost < slowBadge {
 			badges = m.badges() // cheap: no need to wait for the tick
 		}
-		return m, tea.Batch(refresh, badges, rearm, m.replan())
+		return m, tea.Batch(refresh, badges, rearm, m.replan(), m.startTick())
 
 	case watchEndedMsg:
 		if msg.gen == m.watchGen {
 			m.watching = false
+			return m, m.startTick()
 		}
 		return m, nil
 
 	case tickMsg:
+		m.ticking = false
 		m.ticks++
 		m.badgeAge++
 		var cmds []tea.Cmd
@@ -183,9 +185,26 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.watching || m.ticks%lightEvery == 0 {
 			cmds = append(cmds, m.replan()) // what the watch cannot see
 		}
-		return m, tea.Batch(append(cmds, tick(m.opt.Poll))...)
+		// While the watch works, the tick only paces what a change left to
+		// do (a slow badge pass, a refresh that came in a burst); with
+		// nothing left it stops, so an idle screen costs nothing, and the
+		// next change starts it again.
+		if !m.watching || m.badgeDirty || m.pending {
+			m.ticking = true
+			cmds = append(cmds, tick(m.opt.Poll))
+		}
+		return m, tea.Batch(cmds...)
 	}
 	return m, nil
+}
+
+// startTick starts the refresh tick unless it is running.
+func (m *Model) startTick() tea.Cmd {
+	if m.ticking || m.opt.Poll <= 0 {
+		return nil
+	}
+	m.ticking = true
+	return tick(m.opt.Poll)
 }
 
 // afterRefresh starts the next refresh when changes came during this one.
