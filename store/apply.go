@@ -343,6 +343,11 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 	if r.Do != ActRestore && r.Do != ActDelete {
 		return nil
 	}
+	if s.restoreFault != nil {
+		if err := s.restoreFault(r.Path); err != nil {
+			return errf("not restored: %w", err)
+		}
+	}
 	rel, err := dirs.rel(s, r.Path)
 	if err != nil {
 		return err

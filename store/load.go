@@ -589,6 +589,11 @@ func (v *view) replay(ops []*opRec) {
 				v.rewound[t] = true
 			}
 			v.undo = append(v.undo, application{rewind: o, via: o})
+			// The undos on the redo stack can no longer be retried, nor
+			// redone: what they failed is moot.
+			for _, a := range v.redo {
+				delete(v.fails, a.via.id)
+			}
 			v.redo = nil
 			v.retryUndo, v.retryRedo = nil, nil
 		case o.retry != "" && o.kind == KindUndo:

@@ -22,9 +22,11 @@ package store_test
 //     bytes differ is hand_edited, unless an active turn captured it after
 //     that seal and has not sealed it (it is being written);
 //   - a path an operation could not put back (a pre-image over the size
-//     limit) is failed, never hand_edited, until a later operation puts it
-//     or a newer capture starts it afresh; rewinding a turn whose rewind
-//     failed paths retries just those; an operation every step of which
+//     limit, a write that failed as on a full disk) is failed, never
+//     hand_edited, until a later operation puts it or a newer capture
+//     starts it afresh; rewinding a turn whose rewind failed paths retries
+//     just those, as a rewind of its own; undo (redo) after an undo (redo)
+//     that failed paths retries them; an operation every step of which
 //     failed changes nothing (its turns are not rewound, the stacks stay);
 //   - Apply applies exactly the plan it is given: after the folder changed
 //     under a plan, it changes nothing and says the plan is out of date;
@@ -54,6 +56,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -143,6 +146,7 @@ var coverageKeys = []string{
 	"mode-only-hand-edit", "edit-before-apply", "agent-symlink", "hand-symlink", "restore-link",
 	"hand-same-size-mtime", "rewind-failed-skipped", "capture-skipped", "clock-back",
 	"shell-same-turn", "shell-skip-before", "shell-delete", "shell-move", "shell-chmod", "shell-write", "shell-recorded",
+	"write-failed", "rewind-retry", "rewind-retry-restored", "undo-retry", "redo-retry", "plan-out-of-date",
 }
 
 // ---------------------------------------------------------------------------
@@ -228,7 +232,8 @@ type mrewind struct {
 	applyOp    string         // op id of the newest application
 	undoOp     string         // op id of the newest undo
 	everUndone bool
-	fails      []string // paths the application in effect failed (its pre-image over the limit)
+	fails      []string // paths the application in effect failed (a pre-image over the limit, a failed write)
+	undoFails  []string // paths its newest undo failed to put back
 }
 
 type opWrite struct {
@@ -249,16 +254,20 @@ type mop struct {
 }
 
 type model struct {
-	files       map[string]img
-	dirs        map[string]bool
-	turns       []*mturn // oldest first
-	byID        map[string]*mturn
-	seq         int
-	writes      map[string][]opWrite // what operations wrote, per path
-	undo        []*mrewind           // in effect, newest last
-	redo        []*mrewind           // undone, most recently undone last
-	ops         map[string]*mop
-	bigCaptures int // captures of files over the size limit
+	files  map[string]img
+	dirs   map[string]bool
+	turns  []*mturn // oldest first
+	byID   map[string]*mturn
+	seq    int
+	writes map[string][]opWrite // what operations wrote, per path
+	undo   []*mrewind           // in effect, newest last
+	redo   []*mrewind           // undone, most recently undone last
+	ops    map[string]*mop
+	// lastUndo (lastRedo) is the application whose undo (redo) was the
+	// newest operation that changed something but a rewind: undo (redo)
+	// again retries what that failed.
+	lastUndo, lastRedo *mrewind
+	bigCaptures        int // captures of files over the size limit
 	// redoCleared is set when a rewind emptied a non-empty redo stack, and
 	// reset by the next redo attempt.
 	redoCleared bool
@@ -391,24 +400,54 @@ func (m *model) expected(p string) (img, bool) {
 // failedPath reports whether an operation in effect failed p and nothing
 // since put it or captured it afresh.
 func (m *model) failedPath(p string) bool {
-	for _, r := range m.undo {
-		if !slices.Contains(r.fails, p) {
-			continue
-		}
-		stale := false
+	fresh := func(seq int) bool {
 		for _, w := range m.writes[p] {
-			stale = stale || w.seq > r.appliedSeq
-		}
-		for _, t := range m.turns {
-			if c, ok := t.capSeq[p]; ok && !t.rewound && c > r.appliedSeq {
-				stale = true
+			if w.seq > seq {
+				return false
 			}
 		}
-		if !stale {
+		for _, t := range m.turns {
+			if c, ok := t.capSeq[p]; ok && !t.rewound && c > seq {
+				return false
+			}
+		}
+		return true
+	}
+	for _, r := range m.undo {
+		if slices.Contains(r.fails, p) && fresh(r.appliedSeq) {
+			return true
+		}
+	}
+	for _, r := range m.redo {
+		if slices.Contains(r.undoFails, p) && fresh(r.undoneSeq) {
 			return true
 		}
 	}
 	return false
+}
+
+// undoPaths are the paths an undo of r puts back: those its application
+// did not fail.
+func (r *mrewind) undoPaths() []string {
+	var out []string
+	for _, p := range r.live {
+		if !slices.Contains(r.fails, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// unrewind brings back turns no application in effect rewinds.
+func (m *model) unrewind(turns []*mturn) {
+	for _, u := range turns {
+		u.rewound = false
+	}
+	for _, r := range m.undo {
+		for _, u := range r.turns {
+			u.rewound = true
+		}
+	}
 }
 
 func (m *model) handEdited(p string) bool {
@@ -501,11 +540,15 @@ func (m *model) write(p string, v img, seq int) {
 }
 
 // applyRewind carries out r (a fresh rewind or a redo of it).
-func (m *model) applyRewind(r *mrewind, op string, redo bool) {
+// failed are the paths whose write failed (they stay as they are).
+func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 	seq := m.tick()
 	r.before = m.snapshot(r.live)
 	r.created = nil
 	for _, p := range r.live {
+		if slices.Contains(failed, p) {
+			continue
+		}
 		if r.want[p].exists {
 			r.created = append(r.created, m.missingDirs(p)...)
 		}
@@ -516,7 +559,7 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool) {
 		u.rewound = true
 	}
 	r.appliedSeq, r.applyOp = seq, op
-	r.fails = nil
+	r.fails = slices.Clone(failed)
 	if !redo {
 		// A redo leaves out the steps the rewind planned to fail.
 		for _, p := range r.paths {
@@ -530,12 +573,20 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool) {
 	if redo {
 		kind = store.KindRedo
 		m.redo = m.redo[:len(m.redo)-1]
+		r.undoFails = nil
+		m.lastUndo, m.lastRedo = nil, r
 	} else {
-		r.op = op
+		if r.op == "" {
+			r.op = op
+		}
 		if len(m.redo) > 0 {
 			m.redoCleared = true
 		}
+		for _, x := range m.redo {
+			x.undoFails = nil
+		}
 		m.redo = nil
+		m.lastUndo, m.lastRedo = nil, nil
 	}
 	m.ops[op] = &mop{kind: kind, rw: r, seq: seq, targets: []string{r.op, r.undoOp}}
 }
@@ -546,15 +597,18 @@ func (m *model) failedOp(op string, kind store.Kind, target string, turns []stri
 	m.ops[op] = &mop{kind: kind, seq: m.tick(), none: true, target: target, turns: turns}
 }
 
-// applyUndo undoes the newest rewind in effect.
-func (m *model) applyUndo(op string) *mrewind {
+// applyUndo undoes the newest rewind in effect; the writes of failed
+// fail.
+func (m *model) applyUndo(op string, failed []string) *mrewind {
 	r := m.undo[len(m.undo)-1]
 	m.undo = m.undo[:len(m.undo)-1]
 	m.ops[op] = &mop{kind: store.KindUndo, rw: r, targets: []string{r.op, r.applyOp}}
 	seq := m.tick()
 	m.ops[op].seq = seq
-	for _, p := range r.live {
-		m.write(p, r.before[p], seq)
+	for _, p := range r.undoPaths() {
+		if !slices.Contains(failed, p) {
+			m.write(p, r.before[p], seq)
+		}
 	}
 	// The folder before the rewind, exactly: folders it created and left
 	// empty go, folders it removed come back.
@@ -562,12 +616,12 @@ func (m *model) applyUndo(op string) *mrewind {
 	for _, d := range r.removed {
 		m.mkdirAll(d)
 	}
-	for _, u := range r.turns {
-		u.rewound = false
-	}
+	m.unrewind(r.turns)
 	r.undoneSeq, r.undoOp, r.everUndone = seq, op, true
 	r.fails = nil
+	r.undoFails = slices.Clone(failed)
 	m.redo = append(m.redo, r)
+	m.lastUndo, m.lastRedo = r, nil
 	return r
 }
 
@@ -1174,14 +1228,13 @@ func (h *harness) rewind() {
 	}
 	// A rewind whose every path fails changes nothing and stands for
 	// nothing.
-	none := len(r.live) == 0 && len(r.paths) > 0
-	res := h.applyAndCheck(p, replan, r.paths, r.want, func(op string) {
+	res := h.applyAndCheck(p, replan, r.paths, r.want, true, func(op string, failed []string, none bool) {
 		if none {
 			h.m.failedOp(op, store.KindRewind, t.id, turnIDs(r.turns))
 			h.cov["rewind-all-failed"]++
 			return
 		}
-		h.m.applyRewind(r, op, false)
+		h.m.applyRewind(r, op, false, failed)
 	})
 	if len(r.removed) > 0 {
 		h.cov["rewind-removed-dir"]++
@@ -1191,6 +1244,10 @@ func (h *harness) rewind() {
 }
 
 func (h *harness) undo() {
+	if r := h.m.lastUndo; r != nil && len(r.undoFails) > 0 {
+		h.retryUndoRedo(store.KindUndo, r)
+		return
+	}
 	if len(h.m.undo) == 0 {
 		h.logf("undo (nothing to undo)")
 		h.expectErr(store.ErrNothingToUndo, "PlanUndo(false)", func() (*store.Plan, error) { return h.s.PlanUndo(false) })
@@ -1199,7 +1256,7 @@ func (h *harness) undo() {
 	}
 	r := h.m.undo[len(h.m.undo)-1]
 	force := h.rng.IntN(10) == 0
-	if newer := h.m.newer(r.live, r.appliedSeq); len(newer) > 0 {
+	if newer := h.m.newer(r.undoPaths(), r.appliedSeq); len(newer) > 0 {
 		h.logf("undo %s refused: newer turns %v wrote its paths", r.op, newer)
 		h.expectErr(store.ErrNewerTurn, "PlanUndo(false)", func() (*store.Plan, error) { return h.s.PlanUndo(false) })
 		h.cov["undo-refused-newer"]++
@@ -1212,23 +1269,34 @@ func (h *harness) undo() {
 	if r.applyOp != r.op {
 		h.cov["undo-after-redo"]++
 	}
-	h.logf("undo %s (force %v): turns %v back, paths %v", r.op, force, turnIDs(r.turns), r.live)
+	paths := r.undoPaths()
+	h.logf("undo %s (force %v): turns %v back, paths %v", r.op, force, turnIDs(r.turns), paths)
 	replan := func() *store.Plan {
 		p, err := h.s.PlanUndo(force)
 		if err != nil {
 			h.fatalf("PlanUndo(%v): %v", force, err)
 		}
-		h.checkPlan(p, store.KindUndo, turnIDs(r.turns), r.live, r.before)
+		h.checkPlan(p, store.KindUndo, turnIDs(r.turns), paths, r.before)
 		return p
 	}
 	p := replan()
 	h.editBeforeApply()
-	res := h.applyAndCheck(p, replan, r.live, r.before, func(op string) { h.m.applyUndo(op) })
+	res := h.applyAndCheck(p, replan, paths, r.before, true, func(op string, failed []string, none bool) {
+		if none {
+			h.m.failedOp(op, store.KindUndo, r.op, turnIDs(r.turns))
+			return
+		}
+		h.m.applyUndo(op, failed)
+	})
 	h.logf("  → %s restored %v deleted %v", res.Op, res.Restored, res.Deleted)
 	h.cov["undo"]++
 }
 
 func (h *harness) redo() {
+	if r := h.m.lastRedo; r != nil && len(r.fails) > 0 {
+		h.retryUndoRedo(store.KindRedo, r)
+		return
+	}
 	cleared := h.m.redoCleared
 	h.m.redoCleared = false
 	if len(h.m.redo) == 0 {
@@ -1264,17 +1332,29 @@ func (h *harness) redo() {
 	}
 	p := replan()
 	h.editBeforeApply()
-	res := h.applyAndCheck(p, replan, r.live, r.want, func(op string) { h.m.applyRewind(r, op, true) })
+	res := h.applyAndCheck(p, replan, r.live, r.want, true, func(op string, failed []string, none bool) {
+		if none {
+			h.m.failedOp(op, store.KindRedo, r.op, turnIDs(r.turns))
+			return
+		}
+		h.m.applyRewind(r, op, true, failed)
+	})
 	h.logf("  → %s restored %v deleted %v removed folders %v", res.Op, res.Restored, res.Deleted, r.removed)
 	h.cov["redo"]++
 }
 
-// retryRewind rewinds t again where r, the rewind in effect that rewound
-// it, failed paths: the plan retries just those. In the model a failure is
-// a pre-image over the size limit, so the retry fails them all again and
-// changes nothing.
+// retryRewind rewinds t again where r, the application in effect that
+// rewound it, failed paths: the plan retries just those, as a rewind of
+// its own (undone on its own). A pre-image over the size limit fails
+// again; a write that failed succeeds now.
 func (h *harness) retryRewind(t *mturn, r *mrewind) {
 	h.logf("rewind %s (already rewound by %s, which failed %v): retry", t.id, r.applyOp, r.fails)
+	y := &mrewind{target: t.id, turns: r.turns, want: r.want, made: r.made, paths: sortedCopy(r.fails)}
+	for _, p := range y.paths {
+		if !r.want[p].big() {
+			y.live = append(y.live, p)
+		}
+	}
 	replan := func() *store.Plan {
 		p, err := h.s.PlanRewind(t.id)
 		if err != nil {
@@ -1283,15 +1363,62 @@ func (h *harness) retryRewind(t *mturn, r *mrewind) {
 		if p.Retry != r.applyOp {
 			h.fatalf("PlanRewind(%s): retry %q, want %q", t.id, p.Retry, r.applyOp)
 		}
-		h.checkPlan(p, store.KindRewind, turnIDs(r.turns), sortedCopy(r.fails), r.want)
+		h.checkPlan(p, store.KindRewind, turnIDs(r.turns), y.paths, r.want)
 		return p
 	}
 	p := replan()
-	res := h.applyAndCheck(p, replan, r.fails, r.want, func(op string) {
-		h.m.failedOp(op, store.KindRewind, t.id, turnIDs(r.turns))
+	res := h.applyAndCheck(p, replan, y.paths, r.want, false, func(op string, failed []string, none bool) {
+		if none {
+			h.m.failedOp(op, store.KindRewind, t.id, turnIDs(r.turns))
+			return
+		}
+		// The failures are the retry's now.
+		r.fails = nil
+		h.m.applyRewind(y, op, false, failed)
+		h.cov["rewind-retry-restored"]++
 	})
-	h.logf("  → %s failed %v", res.Op, res.Failed)
+	h.logf("  → %s restored %v deleted %v failed %v", res.Op, res.Restored, res.Deleted, res.Failed)
 	h.cov["rewind-retry"]++
+}
+
+// retryUndoRedo runs undo (redo) again after an undo (redo) of r that
+// failed paths: the plan retries just those and finishes it, leaving the
+// stacks as they are.
+func (h *harness) retryUndoRedo(kind store.Kind, r *mrewind) {
+	failed, want, holder := r.undoFails, r.before, r.undoOp
+	plan := func() (*store.Plan, error) { return h.s.PlanUndo(false) }
+	if kind == store.KindRedo {
+		failed, want, holder = r.fails, r.want, r.applyOp
+		plan = func() (*store.Plan, error) { return h.s.PlanRedo(false) }
+	}
+	paths := sortedCopy(failed)
+	h.logf("%s again: %s failed %v: retry", kind, holder, paths)
+	replan := func() *store.Plan {
+		p, err := plan()
+		if err != nil {
+			h.fatalf("Plan%s, a retry of %s: %v", kind, holder, err)
+		}
+		if p.Retry != holder {
+			h.fatalf("Plan%s: retry %q, want %q", kind, p.Retry, holder)
+		}
+		h.checkPlan(p, kind, turnIDs(r.turns), paths, want)
+		return p
+	}
+	p := replan()
+	res := h.applyAndCheck(p, replan, paths, want, false, func(op string, _ []string, _ bool) {
+		seq := h.m.tick()
+		for _, q := range paths {
+			h.m.write(q, want[q], seq)
+		}
+		if kind == store.KindUndo {
+			r.undoFails = nil
+		} else {
+			r.fails = nil
+		}
+		h.m.ops[op] = &mop{kind: kind, rw: r, seq: seq, targets: []string{r.op}}
+	})
+	h.logf("  → %s restored %v deleted %v", res.Op, res.Restored, res.Deleted)
+	h.cov[string(kind)+"-retry"]++
 }
 
 // editBeforeApply now and then changes the folder between a plan and its
@@ -1371,7 +1498,10 @@ func (h *harness) checkPlan(p *store.Plan, kind store.Kind, turns, paths []strin
 // applyAndCheck applies p after giving every file an old mtime, updates the
 // model through apply(opID), and checks the result and that files whose
 // state the operation did not change kept their mtime.
-func (h *harness) applyAndCheck(p *store.Plan, replan func() *store.Plan, paths []string, want map[string]img, apply func(op string)) *store.Result {
+//
+// With faults, now and then the write of one path fails (as on a full
+// disk): apply learns which, and whether every path failed (none).
+func (h *harness) applyAndCheck(p *store.Plan, replan func() *store.Plan, paths []string, want map[string]img, faults bool, apply func(op string, failed []string, none bool)) *store.Result {
 	h.t.Helper()
 	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC).Add(time.Duration(h.step) * time.Second)
 	for f, v := range h.m.files {
@@ -1405,6 +1535,24 @@ func (h *harness) applyAndCheck(p *store.Plan, replan func() *store.Plan, paths 
 			keeps++
 		}
 	}
+	var faulty []string
+	if faults && h.rng.IntN(5) == 0 && len(paths)-len(failed) >= 2 && len(restored)+len(deleted) > 0 {
+		q := append(slices.Clone(restored), deleted...)[h.rng.IntN(len(restored)+len(deleted))]
+		faulty = []string{q}
+		restored = slices.DeleteFunc(restored, func(x string) bool { return x == q })
+		deleted = slices.DeleteFunc(deleted, func(x string) bool { return x == q })
+		failed = append(failed, q)
+		store.SetRestoreFault(h.s, func(p string) error {
+			if p == q {
+				return syscall.ENOSPC
+			}
+			return nil
+		})
+		defer store.SetRestoreFault(h.s, nil)
+		h.logf("  the write of %s will fail", q)
+		h.cov["write-failed"]++
+	}
+	none := len(paths) > 0 && len(failed) == len(paths)
 	last := -1
 	progress := func(done, total int) {
 		if done < last || done > total || total > len(paths) {
@@ -1440,7 +1588,7 @@ func (h *harness) applyAndCheck(p *store.Plan, replan func() *store.Plan, paths 
 		gotFailed = append(gotFailed, f.Path)
 	}
 	if g := sortedCopy(gotFailed); !slices.Equal(g, sortedCopy(failed)) {
-		h.fatalf("Apply failed %+v, want %v (skipped pre-images)", res.Failed, failed)
+		h.fatalf("Apply failed %+v, want %v (skipped pre-images, failed writes)", res.Failed, failed)
 	}
 	if len(failed) > 0 {
 		h.cov["rewind-failed-skipped"]++
@@ -1473,7 +1621,7 @@ func (h *harness) applyAndCheck(p *store.Plan, replan func() *store.Plan, paths 
 			}
 		}
 	}
-	apply(res.Op)
+	apply(res.Op, faulty, none)
 	h.moved = true
 	h.checkDisk()
 	// Files the operation left as they were must not have been rewritten.

@@ -47,9 +47,12 @@ type Store struct {
 	maxBlob  int64
 	notify   func(string)
 	clock    func() time.Time // stamps records' At (display only); tests step it back
+	// restoreFault, set only by tests, fails a path's restore or delete
+	// before anything is written, as a full disk fails a write beside it.
+	restoreFault func(path string) error
 
 	bmu   sync.Mutex // guards blobs
-	blobs *os.Root   // the blobs folder, opened on first use
+	blobs *safeDir   // the blobs folder, opened on first use
 	packs packSet    // the packs' indexes, loaded on first use
 	// looseMax is the most new blobs a batch keeps as loose files (see
 	// looseMax the constant); tests lower it to put every batch in a pack.
