@@ -36,7 +36,7 @@ func hostileDiffProject(t *testing.T) (testProject, map[string]string) {
 func ttyRun(t *testing.T, root string, env []string, args ...string) string {
 	t.Helper()
 	controller, terminal := openPTY(t)
-	env = append([]string{"NO_COLOR="}, env...) // unset unless the case sets it
+	env = append([]string{"NO_COLOR=", "TERM=xterm-256color"}, env...) // unless the case says otherwise
 	cmd := ckptCommand(context.Background(), ckptCall{Root: root, Env: env}, args...)
 	cmd.Stdout = terminal
 	var stderr bytes.Buffer
@@ -68,6 +68,7 @@ func TestDiffAtTerminalEscapes(t *testing.T) {
 		{"auto", nil, []string{"diff", "1"}, true},
 		{"NO_COLOR", []string{"NO_COLOR=1"}, []string{"diff", "1"}, false},
 		{"never", nil, []string{"diff", "1", "--color=never"}, false},
+		{"dumb terminal", []string{"TERM=dumb"}, []string{"diff", "1"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := ttyRun(t, p.root, c.env, c.args...)

@@ -216,6 +216,10 @@ func runAgent(t *testing.T, s agentSpec, ckptBin, exe string) {
 		t.Fatalf("HARNESS %s %s: FAIL: the agent did not carry out the script: the project holds\n%s\n%s", s.name, version, showTree(got), explain())
 	}
 	c := checker{t: t, r: r, ckpt: filepath.Join(r.bin, realName), name: s.name, version: version, explain: explain}
+	if _, err := os.Stat(filepath.Join(r.project, ".osfoundry", "checkpoints")); err != nil {
+		c.fatalf("no store in the project: ckpt's hooks captured nothing (%d hook calls reached the proxy)", len(recs))
+	}
+	c.doctor(filepath.Dir(exe))
 	shell := c.check(shellCovered)
 	t.Logf("HARNESS %s %s: ok: %d hook calls; edit tools captured, sealed, rewound and undone exactly; shell: %s; %s",
 		s.name, version, len(recs), shell, took)
@@ -330,6 +334,31 @@ func (c *checker) check(shellCovered bool) string {
 		c.fatalf("log after rewind and undo: kinds %v", kinds)
 	}
 	return shell
+}
+
+// doctor checks that `ckpt doctor AGENT` agrees that capture works here,
+// with the agent's folder on $PATH so it reads the version too.
+func (c *checker) doctor(agentDir string) {
+	c.t.Helper()
+	cmd := exec.Command(c.ckpt, "doctor", c.name, "--json", "--root", c.r.project)
+	cmd.Dir = c.r.project
+	cmd.Env = []string{"HOME=" + c.r.home, "PATH=" + agentDir + ":" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	var ds []struct {
+		Capture bool   `json:"capture"`
+		Version string `json:"version"`
+		Tested  bool   `json:"version_tested"`
+		Checks  []struct {
+			Check, Detail string
+			OK            bool
+		} `json:"checks"`
+	}
+	if jerr := json.Unmarshal(out, &ds); err != nil || jerr != nil || len(ds) != 1 {
+		c.fatalf("ckpt doctor %s: %v %v\n%s", c.name, err, jerr, out)
+	}
+	if !ds[0].Capture || !ds[0].Tested || ds[0].Version != c.version {
+		c.fatalf("ckpt doctor %s disagrees: %s", c.name, out)
+	}
 }
 
 func ckptRun(r *run, ckpt string, args ...string) ([]byte, error) {

@@ -54,13 +54,13 @@ func hashHex(b []byte) string {
 
 // blobDir opens the blobs folder once; seed stores without one have no
 // blobs.
-func (s *Store) blobDir() (*os.Root, error) {
+func (s *Store) blobDir() (*safeDir, error) {
 	s.bmu.Lock()
 	defer s.bmu.Unlock()
 	if s.blobs != nil {
 		return s.blobs, nil
 	}
-	r, err := s.dir.OpenRoot("blobs")
+	r, err := s.dir.Sub("blobs")
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ type Store struct {
 	restoreFault func(path string) error
 
 	bmu   sync.Mutex // guards blobs
-	blobs *os.Root   // the blobs folder, opened on first use
+	blobs *safeDir   // the blobs folder, opened on first use
 	packs packSet    // the packs' indexes, loaded on first use
 	// looseMax is the most new blobs a batch keeps as loose files (see
 	// looseMax the constant); tests lower it to put every batch in a pack.

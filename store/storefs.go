@@ -268,8 +268,22 @@ func (d *safeDir) OpenRoot(name string) (*os.Root, error) {
 	return r, nil
 }
 
-// FS lists the store folder's files for a walk (verify, prune).
-func (d *safeDir) FS() fs.FS { return d.root.FS() }
+// FS lists the store folder's files for a walk (verify, prune), with the
+// same discipline as OpenFile.
+func (d *safeDir) FS() fs.FS { return safeFS{d} }
+
+type safeFS struct{ d *safeDir }
+
+func (f safeFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	file, err := f.d.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return file, nil
+}
 
 // Close releases the folder.
 func (d *safeDir) Close() error {
