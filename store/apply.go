@@ -210,6 +210,9 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 			delete(s.stats.entries, st.Path)
 			s.stats.dirty = true
 		}
+		if img, ok := p.asIf[st.Path]; ok && (sameBytes(now, want) || now.Kind == ImageAbsent) {
+			r.Img = &img
+		}
 		// A blob too big to hold is checked as it streams into place.
 		if r.Do == ActRestore && want.Kind == ImageContent && !sameBytes(now, want) && want.Size <= inMemMax {
 			data, err := s.readBlob(want.SHA256, want.Size)
