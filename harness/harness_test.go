@@ -99,7 +99,7 @@ func (r *run) write(t *testing.T, rel, content string) {
 	}
 }
 
-var specs = []agentSpec{claudeSpec, codexSpec, geminiSpec, opencodeSpec, opencodePatchSpec}
+var specs = []agentSpec{claudeSpec, codexSpec, codexCodeModeSpec, geminiSpec, opencodeSpec, opencodePatchSpec}
 
 // TestRealAgents runs each agent whose executable $CKPT_AGENT_<NAME> names,
 // with the ckpt binary $CKPT_BIN.
