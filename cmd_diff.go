@@ -76,17 +76,18 @@ func runDiff(g *globals, w diffWriter, turn string, paths []string) error {
 	if err != nil {
 		return err
 	}
-	only := map[string]bool{}
+	// want filters the files; only tracks the named paths not met yet.
+	want, only := map[string]bool{}, map[string]bool{}
 	for _, p := range abs {
 		rel, err := s.Rel(p)
 		if err != nil {
 			return err
 		}
-		only[rel] = true
+		want[rel], only[rel] = true, true
 	}
 	code := exitOK
 	for _, f := range files {
-		if len(only) > 0 && !only[f.Path] {
+		if len(want) > 0 && !want[f.Path] {
 			continue
 		}
 		delete(only, f.Path)

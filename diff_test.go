@@ -121,3 +121,18 @@ func TestDiffPipedAppliesWithGit(t *testing.T) {
 
 	ckptCode(t, p.root, 2, "diff", "1", "--color", "sometimes")
 }
+
+// A path named on the command line limits the diff to it, whichever place
+// it has among the turn's files.
+func TestDiffOnlyNamedPaths(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+	p.turn(t, "1", "", []string{"a.txt", "b.txt", "c.txt"}, func() {
+		writeTexts(t, p.root, map[string]string{"a.txt": "A\n", "b.txt": "B\n", "c.txt": "C\n"})
+	})
+	for _, name := range []string{"a.txt", "b.txt"} {
+		r := ckptOK(t, p.root, "diff", "1", name)
+		if n := strings.Count(r.Stdout, "\n--- "); !strings.HasPrefix(r.Stdout, "--- ") || n != 0 || !strings.Contains(r.Stdout, name) {
+			t.Errorf("diff 1 %s shows other files:\n%s", name, r.Stdout)
+		}
+	}
+}
