@@ -156,7 +156,10 @@
 // paths stay failed until the same command is run again: rewinding a turn
 // whose rewind failed paths is a retry of just those (a rewind of its own,
 // undone on its own); undo or redo after an undo or redo that failed paths
-// finishes it. A capture naming a rewound turn T goes to T.2 (then T.3 …).
+// finishes it. A redo of a rewind whose undo failed paths records, for
+// those still holding what the rewind left, the bytes that undo was to
+// bring back, so undoing the redo brings them back. A capture naming a
+// rewound turn T goes to T.2 (then T.3 …).
 //
 // # Safety
 //
