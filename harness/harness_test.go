@@ -60,8 +60,11 @@ var (
 
 // agentSpec is how to run one agent.
 type agentSpec struct {
-	name  string
-	steps []step
+	name string
+	// variant names a second run of the same agent (its subtest and its
+	// fixture, recorded-VARIANT.jsonl).
+	variant string
+	steps   []step
 	// shellTool names the agent's shell tool as ckpt's installed hooks
 	// would mention it, to tell whether ckpt covers shell commands yet.
 	shellTool string
@@ -96,7 +99,7 @@ func (r *run) write(t *testing.T, rel, content string) {
 	}
 }
 
-var specs = []agentSpec{claudeSpec, codexSpec, geminiSpec, opencodeSpec}
+var specs = []agentSpec{claudeSpec, codexSpec, codexCodeModeSpec, geminiSpec, opencodeSpec, opencodePatchSpec}
 
 // TestRealAgents runs each agent whose executable $CKPT_AGENT_<NAME> names,
 // with the ckpt binary $CKPT_BIN.
@@ -109,7 +112,11 @@ func TestRealAgents(t *testing.T) {
 		t.Fatal("CKPT_BIN names no ckpt binary")
 	}
 	for _, s := range specs {
-		t.Run(s.name, func(t *testing.T) {
+		sub := s.name
+		if s.variant != "" {
+			sub += "/" + s.variant
+		}
+		t.Run(sub, func(t *testing.T) {
 			exe := os.Getenv("CKPT_AGENT_" + strings.ToUpper(s.name))
 			if exe == "" {
 				t.Skipf("HARNESS %s: SKIPPED: $CKPT_AGENT_%s names no executable", s.name, strings.ToUpper(s.name))
@@ -151,7 +158,7 @@ func runAgent(t *testing.T, s agentSpec, ckptBin, exe string) {
 	ckpt := filepath.Join(r.bin, "ckpt")
 	copyFile(t, ckptBin, ckpt)
 	install := []string{"install", s.name}
-	if s.approve {
+	if s.approve && os.Getenv("CKPT_HARNESS_NO_APPROVE") == "" {
 		install = append(install, "--approve")
 	}
 	out, err := ckptRun(r, ckpt, install...)
@@ -221,6 +228,9 @@ func runAgent(t *testing.T, s agentSpec, ckptBin, exe string) {
 	}
 	c.doctor(filepath.Dir(exe))
 	shell := c.check(shellCovered)
+	if s.variant != "" {
+		version += " (" + s.variant + ")"
+	}
 	t.Logf("HARNESS %s %s: ok: %d hook calls; edit tools captured, sealed, rewound and undone exactly; shell: %s; %s",
 		s.name, version, len(recs), shell, took)
 }
@@ -433,7 +443,11 @@ func recordFixture(t *testing.T, s agentSpec, r *run, recs []hookRecord, version
 	}
 	note := fmt.Sprintf("Recorded from %s %s by the real-agent harness (CKPT_HARNESS_RECORD=1 scripts/real-agents.sh): %s.", s.name, version, scriptNote(s.steps))
 	data := scenario(recs, r.dir, note)
-	path := filepath.Join("..", "testdata", "hooks", s.name, "recorded.jsonl")
+	file := "recorded.jsonl"
+	if s.variant != "" {
+		file = "recorded-" + s.variant + ".jsonl"
+	}
+	path := filepath.Join("..", "testdata", "hooks", s.name, file)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
