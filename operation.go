@@ -186,7 +186,9 @@ func printResult(kind store.Kind, p *store.Plan, r *store.Result) {
 	if len(r.Kept) > 0 {
 		fmt.Printf(", %d kept as they are", len(r.Kept))
 	}
-	if kind != store.KindUndo {
+	// Every path failed: nothing changed, and there is nothing to undo.
+	changedNothing := len(r.Failed) > 0 && len(r.Restored)+len(r.Deleted) == 0
+	if kind != store.KindUndo && !changedNothing {
 		fmt.Print(" (`ckpt undo` to undo)")
 	}
 	fmt.Println()

@@ -198,12 +198,15 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 	}
 	for _, st := range p.Steps {
 		now := st.Now
-		if img, ok := nowOf[st.Path]; ok {
+		img, read := nowOf[st.Path]
+		if read {
 			now = img
 		}
 		want := st.Want
 		r := record{R: "step", Path: st.Path, Img: &now, Want: &want, Do: st.Do, Why: st.Reason, Hand: st.HandEdited}
-		if now.Kind != ImageOther && st.Now.Kind != ImageOther && (!sameBytes(now, st.Now) || now.Mode != st.Now.Mode) {
+		// Only a path read here is decided again: a failed step (a
+		// refused path among them) keeps the plan's reason.
+		if read && now.Kind != ImageOther && st.Now.Kind != ImageOther && (!sameBytes(now, st.Now) || now.Mode != st.Now.Mode) {
 			r.Do, r.Why = s.decide(now, want)
 			r.Hand = hand(st.Path, now)
 			s.loadStats()

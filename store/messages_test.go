@@ -94,3 +94,19 @@ func TestErrorLogEscapes(t *testing.T) {
 		t.Fatalf("logged %q, want it to end %q", lines[0], want)
 	}
 }
+
+// The note of a finished interrupted operation counts its failed paths in
+// words that agree with the count.
+func TestFinishedNoteCounts(t *testing.T) {
+	one := finishedNote(KindRewind, "op-1", []Failure{{Path: "a.txt", Reason: "left as it is"}})
+	if !strings.Contains(one, "(1 path could not be restored: a.txt: left as it is)") {
+		t.Errorf("one failed path: %s", one)
+	}
+	two := finishedNote(KindUndo, "op-2", []Failure{{Path: "a", Reason: "r"}, {Path: "b", Reason: "r"}})
+	if !strings.Contains(two, "(2 paths could not be restored: a: r; b: r)") {
+		t.Errorf("two failed paths: %s", two)
+	}
+	if none := finishedNote(KindRedo, "op-3", nil); strings.Contains(none, "could not") {
+		t.Errorf("no failed path: %s", none)
+	}
+}
