@@ -447,7 +447,8 @@ echo "faster) beside a peer, and ckpt/floor (1 is the floor) beside a floor."
 cpu_ms() {
 	local i out=()
 	for ((i = 0; i < RUNS; i++)); do
-		out+=($({ /usr/bin/time -f '%U %S' bash -c "$1" >/dev/null 2>/dev/null; } 2>&1 | tail -1 | awk '{ printf "%.0f", ($1 + $2) * 1000 }'))
+		/usr/bin/time -f '%U %S' -o "$WORK/cpu-time" bash -c "$1" >/dev/null 2>&1
+		out+=($(tail -1 "$WORK/cpu-time" | awk '{ printf "%.0f", ($1 + $2) * 1000 }'))
 	done
 	printf '%s\n' "${out[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
