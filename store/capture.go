@@ -36,7 +36,12 @@ func (s *Store) rels(paths []string) (out []string, bad []PathError) {
 	for _, p := range paths {
 		rel, err := s.rel(p, memo)
 		if err != nil {
-			bad = append(bad, PathError{Path: p, Err: err})
+			// rel's error names p already.
+			if pe := (*PathError)(nil); errors.As(err, &pe) {
+				bad = append(bad, *pe)
+			} else {
+				bad = append(bad, PathError{Path: p, Err: err})
+			}
 			continue
 		}
 		if !seen[rel] {
@@ -68,7 +73,11 @@ func usable(seen []captured, bad []PathError) ([]captured, []PathError) {
 	var ok []captured
 	for _, c := range seen {
 		if c.err != nil {
-			bad = append(bad, PathError{Path: c.rel, Err: c.err})
+			if pe := (*PathError)(nil); errors.As(c.err, &pe) && pe.Path == c.rel {
+				bad = append(bad, *pe) // it names the path already
+			} else {
+				bad = append(bad, PathError{Path: c.rel, Err: c.err})
+			}
 			continue
 		}
 		ok = append(ok, c)
@@ -168,7 +177,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 					case img.Kind == ImageAbsent:
 						c.dirs = s.missingDirs(c.rel)
 					case img.Kind == ImageOther && !keepAll:
-						c.err = errf("%s %s", c.rel, img.Reason)
+						c.err = &PathError{Path: c.rel, Err: errf("it %s", img.Reason)}
 					}
 					c.img = img
 					out[i] = c
