@@ -166,7 +166,11 @@ func printPlan(w io.Writer, p *store.Plan) {
 		}
 	}
 	if keep > 0 {
-		fmt.Fprintf(w, "  %s already as they should be: left alone\n", present.Count(keep, "path"))
+		what := present.Count(keep, "path") + " already as they should be"
+		if keep == 1 {
+			what = "1 path already as it should be"
+		}
+		fmt.Fprintf(w, "  %s: left alone\n", what)
 	}
 	if hand > 0 {
 		what := present.Count(hand, "file") + " were"

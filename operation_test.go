@@ -19,3 +19,13 @@ func TestRewindAllFailedOffersNoUndo(t *testing.T) {
 	wantSubstrings(t, "rewind", r.Stdout, "big.txt", "not kept")
 	ckptCode(t, p.root, 1, "undo", "--yes")
 }
+
+// A plan's note of the paths already as they should be agrees with its count.
+func TestPlanKeepNoteCount(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	p.turn(t, "1", "", []string{"a.txt", "b.txt"}, func() {
+		writeTexts(t, p.root, map[string]string{"a.txt": "A\n"})
+	})
+	r := ckptCode(t, p.root, 4, "rewind", "1", "--dry-run")
+	wantSubstrings(t, "rewind --dry-run", r.Stdout, "1 path already as it should be: left alone")
+}

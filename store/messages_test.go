@@ -110,3 +110,24 @@ func TestFinishedNoteCounts(t *testing.T) {
 		t.Errorf("no failed path: %s", none)
 	}
 }
+
+// Operations have their own namespace: a turn cannot be named like one, so
+// "op-1" always means the operation.
+func TestTurnIDLikeAnOperation(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "a.txt", "A0")
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.Capture("op-1", TurnMeta{}, []string{filepath.Join(root, "a.txt")})
+	if !errors.Is(err, ErrBadTurnID) || !strings.Contains(err.Error(), "operation") {
+		t.Fatalf("capture op-1: %v", err)
+	}
+	for _, id := range []string{"op", "op-", "op-01", "op-1.2", "op-x", "1"} {
+		if _, err := s.Capture(id, TurnMeta{}, []string{filepath.Join(root, "a.txt")}); err != nil {
+			t.Errorf("capture %q: %v", id, err)
+		}
+	}
+}

