@@ -29,8 +29,8 @@ before the turn, or only the PATHs named.
 At a terminal the diff is coloured and control characters in the files are
 escaped, so a file cannot clear the screen or retitle the terminal. Into a
 pipe it is the raw unified diff: git apply -R takes it and puts the files
-back as they were before TURN. --color=auto colours only at a terminal and
-when NO_COLOR is not set.`,
+back as they were before TURN. --color=auto colours only at a terminal, when
+NO_COLOR is not set and TERM is not dumb.`,
 		Example: `ckpt diff 3
 ckpt diff 3 src/app.js
 ckpt diff 3 | git apply -R`,
@@ -41,7 +41,7 @@ ckpt diff 3 | git apply -R`,
 			var colored bool
 			switch color {
 			case "auto":
-				colored = tty && os.Getenv("NO_COLOR") == ""
+				colored = tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 			case "always":
 				colored = true
 			case "never":
@@ -76,17 +76,18 @@ func runDiff(g *globals, w diffWriter, turn string, paths []string) error {
 	if err != nil {
 		return err
 	}
-	only := map[string]bool{}
+	// want filters the files; only tracks the named paths not met yet.
+	want, only := map[string]bool{}, map[string]bool{}
 	for _, p := range abs {
 		rel, err := s.Rel(p)
 		if err != nil {
 			return err
 		}
-		only[rel] = true
+		want[rel], only[rel] = true, true
 	}
 	code := exitOK
 	for _, f := range files {
-		if len(only) > 0 && !only[f.Path] {
+		if len(want) > 0 && !want[f.Path] {
 			continue
 		}
 		delete(only, f.Path)

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,13 +61,19 @@ func runDoctor(root, exe string, names []string, asJSON bool, version func(strin
 	if !named {
 		names = agent.Agents()
 	}
-	var ds []*agent.Diagnosis
-	for _, n := range names {
-		d, err := agent.Diagnose(n, agent.DoctorOptions{Root: root, Exe: exe, Version: version})
-		if err != nil {
-			return err
-		}
-		ds = append(ds, d)
+	// One agent at a time would wait on each agent's --version in turn
+	// (Node-based ones take seconds to start).
+	ds := make([]*agent.Diagnosis, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Go(func() {
+			ds[i], errs[i] = agent.Diagnose(n, agent.DoctorOptions{Root: root, Exe: exe, Version: version})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	failed, installed := false, 0
 	for _, d := range ds {

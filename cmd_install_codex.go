@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"ckpt/agent"
 )
@@ -27,7 +28,12 @@ func codexApproval(root string, c *agent.Change, approve, dry bool) error {
 			return nil
 		}
 		fmt.Printf("ckpt: recording in %s the project's trust and the approval of ckpt's %d codex hooks, as Codex's /hooks screen does:\n", change.Path, len(hooks))
-		fmt.Print(change.Diff(change.Path))
+		// The diff names the file by its absolute path, not as a/ b/ sides.
+		d := change.Diff("config.toml")
+		if _, body, ok := strings.Cut(d, "\n+++ b/config.toml\n"); ok {
+			d = "--- " + change.Path + "\n+++ " + change.Path + "\n" + body
+		}
+		fmt.Print(d)
 		if dry {
 			return exitWith(exitPlanShown)
 		}

@@ -81,6 +81,9 @@ ckpt log --errors`,
 				if e.HandEdited > 0 {
 					extra = fmt.Sprintf("  %d changed since the agent", e.HandEdited)
 				}
+				if len(e.Failed) > 0 {
+					extra += fmt.Sprintf("  %s failed (the same command again retries)", present.Count(len(e.Failed), "path"))
+				}
 				who := ""
 				if e.Source != nil && e.Source.Agent != "" {
 					who = "  [" + esc(e.Source.Agent) + "]"

@@ -36,7 +36,7 @@ func hostileDiffProject(t *testing.T) (testProject, map[string]string) {
 func ttyRun(t *testing.T, root string, env []string, args ...string) string {
 	t.Helper()
 	controller, terminal := openPTY(t)
-	env = append([]string{"NO_COLOR="}, env...) // unset unless the case sets it
+	env = append([]string{"NO_COLOR=", "TERM=xterm-256color"}, env...) // unless the case says otherwise
 	cmd := ckptCommand(context.Background(), ckptCall{Root: root, Env: env}, args...)
 	cmd.Stdout = terminal
 	var stderr bytes.Buffer
@@ -68,6 +68,7 @@ func TestDiffAtTerminalEscapes(t *testing.T) {
 		{"auto", nil, []string{"diff", "1"}, true},
 		{"NO_COLOR", []string{"NO_COLOR=1"}, []string{"diff", "1"}, false},
 		{"never", nil, []string{"diff", "1", "--color=never"}, false},
+		{"dumb terminal", []string{"TERM=dumb"}, []string{"diff", "1"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := ttyRun(t, p.root, c.env, c.args...)
@@ -119,4 +120,19 @@ func TestDiffPipedAppliesWithGit(t *testing.T) {
 	}
 
 	ckptCode(t, p.root, 2, "diff", "1", "--color", "sometimes")
+}
+
+// A path named on the command line limits the diff to it, whichever place
+// it has among the turn's files.
+func TestDiffOnlyNamedPaths(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+	p.turn(t, "1", "", []string{"a.txt", "b.txt", "c.txt"}, func() {
+		writeTexts(t, p.root, map[string]string{"a.txt": "A\n", "b.txt": "B\n", "c.txt": "C\n"})
+	})
+	for _, name := range []string{"a.txt", "b.txt"} {
+		r := ckptOK(t, p.root, "diff", "1", name)
+		if n := strings.Count(r.Stdout, "\n--- "); !strings.HasPrefix(r.Stdout, "--- ") || n != 0 || !strings.Contains(r.Stdout, name) {
+			t.Errorf("diff 1 %s shows other files:\n%s", name, r.Stdout)
+		}
+	}
 }

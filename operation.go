@@ -166,7 +166,11 @@ func printPlan(w io.Writer, p *store.Plan) {
 		}
 	}
 	if keep > 0 {
-		fmt.Fprintf(w, "  %s already as they should be: left alone\n", present.Count(keep, "path"))
+		what := present.Count(keep, "path") + " already as they should be"
+		if keep == 1 {
+			what = "1 path already as it should be"
+		}
+		fmt.Fprintf(w, "  %s: left alone\n", what)
 	}
 	if hand > 0 {
 		what := present.Count(hand, "file") + " were"
@@ -186,7 +190,9 @@ func printResult(kind store.Kind, p *store.Plan, r *store.Result) {
 	if len(r.Kept) > 0 {
 		fmt.Printf(", %d kept as they are", len(r.Kept))
 	}
-	if kind != store.KindUndo {
+	// Every path failed: nothing changed, and there is nothing to undo.
+	changedNothing := len(r.Failed) > 0 && len(r.Restored)+len(r.Deleted) == 0
+	if kind != store.KindUndo && !changedNothing {
 		fmt.Print(" (`ckpt undo` to undo)")
 	}
 	fmt.Println()

@@ -97,7 +97,7 @@ func codexHookHash(event, matcher, command string, timeout *int, async bool, sta
 // approval keys and hashes, in file order. The key names the file by its
 // absolute path as given in root.
 func CodexHooks(root string) ([]CodexHook, error) {
-	path := filepath.Join(root, ".codex", "hooks.json")
+	path := filepath.Join(codexRoot(root), ".codex", "hooks.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -157,6 +157,16 @@ func codexHooks(path string, data []byte) ([]CodexHook, error) {
 	return out, nil
 }
 
+// codexRoot is the project root as Codex names it in keys: the working
+// directory it starts in, as the system reports it, with no symlinks
+// (/tmp/x on macOS is /private/tmp/x to Codex).
+func codexRoot(root string) string {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		return r
+	}
+	return root
+}
+
 // CodexHome is $CODEX_HOME, else ~/.codex.
 func CodexHome(getenv func(string) string) string {
 	if h := getenv("CODEX_HOME"); h != "" {
@@ -188,7 +198,7 @@ func ReadCodexTrust(codexHome, root string, keys []string) (*CodexTrust, error) 
 		return nil, err
 	}
 	tables := tomlTables(data)
-	if tables[projectTable(root)]["trust_level"] == "trusted" {
+	if tables[projectTable(codexRoot(root))]["trust_level"] == "trusted" {
 		t.ProjectTrusted = true
 	}
 	for _, k := range keys {
@@ -323,7 +333,7 @@ func ApproveCodex(root, codexHome string, hooksJSON []byte, dryRun bool) (*Chang
 	var hooks []CodexHook
 	var err error
 	if hooksJSON != nil {
-		hooks, err = codexHooks(filepath.Join(root, ".codex", "hooks.json"), hooksJSON)
+		hooks, err = codexHooks(filepath.Join(codexRoot(root), ".codex", "hooks.json"), hooksJSON)
 	} else {
 		hooks, err = CodexHooks(root)
 	}
@@ -347,7 +357,7 @@ func ApproveCodex(root, codexHome string, hooksJSON []byte, dryRun bool) (*Chang
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	text := string(c.Old)
-	text, err = tomlSet(text, projectTable(root), "trust_level", "trusted")
+	text, err = tomlSet(text, projectTable(codexRoot(root)), "trust_level", "trusted")
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -108,3 +108,30 @@ func TestApproveCodex(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexKeysResolveSymlinks: Codex names the project by the path the
+// system reports for its working directory, symlinks resolved.
+func TestCodexKeysResolveSymlinks(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install("codex", InstallOptions{Root: link, Exe: "/opt/ckpt"}); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	c, hooks, err := ApproveCodex(link, home, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolved, _ := filepath.EvalSymlinks(real)
+	for _, h := range hooks {
+		if !strings.HasPrefix(h.Key, resolved+"/.codex/hooks.json:") {
+			t.Errorf("key %s does not name the resolved path %s", h.Key, resolved)
+		}
+	}
+	if !strings.Contains(string(c.New), "[projects."+tomlQuote(resolved)+"]") {
+		t.Errorf("trust not recorded for %s:\n%s", resolved, c.New)
+	}
+}

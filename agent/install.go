@@ -79,8 +79,9 @@ func ConfigPath(agentName string) (string, error) {
 
 // Install adds ckpt's hooks for agentName to its project config under
 // opt.Root, keeping everything already there. Installing twice is the same
-// as once. An unreadable, malformed or commented config is an error naming
-// the file, and nothing is written.
+// as once. An unreadable or malformed config is an error naming the file,
+// and nothing is written; so are comments, except in Gemini CLI's settings,
+// which allow them (and trailing commas) and keep them through an install.
 func Install(agentName string, opt InstallOptions) (*Change, error) {
 	return edit(agentName, opt, true)
 }

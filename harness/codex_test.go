@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"os/exec"
 	"path/filepath"
@@ -38,3 +40,24 @@ stream_max_retries = 0
 		return exec.Command(exe, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--color", "never", prompt)
 	},
 }
+
+// codexCodeModeSpec runs Codex with a "code mode" model, which gets one
+// JavaScript exec tool whose script calls apply_patch and exec_command;
+// hooks fire for those nested calls.
+var codexCodeModeSpec = func() agentSpec {
+	s := codexSpec
+	s.variant = "code-mode"
+	prepare := s.prepare
+	s.prepare = func(t *testing.T, r *run, url string) {
+		prepare(t, r, url)
+		p := filepath.Join(r.home, ".codex", "config.toml")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.Replace(string(b), `model = "gpt-5.5"`, `model = "gpt-6-sol"`, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}()

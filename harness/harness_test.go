@@ -60,8 +60,11 @@ var (
 
 // agentSpec is how to run one agent.
 type agentSpec struct {
-	name  string
-	steps []step
+	name string
+	// variant names a second run of the same agent (its subtest and its
+	// fixture, recorded-VARIANT.jsonl).
+	variant string
+	steps   []step
 	// shellTool names the agent's shell tool as ckpt's installed hooks
 	// would mention it, to tell whether ckpt covers shell commands yet.
 	shellTool string
@@ -96,7 +99,7 @@ func (r *run) write(t *testing.T, rel, content string) {
 	}
 }
 
-var specs = []agentSpec{claudeSpec, codexSpec, geminiSpec, opencodeSpec}
+var specs = []agentSpec{claudeSpec, codexSpec, codexCodeModeSpec, geminiSpec, opencodeSpec, opencodePatchSpec}
 
 // TestRealAgents runs each agent whose executable $CKPT_AGENT_<NAME> names,
 // with the ckpt binary $CKPT_BIN.
@@ -109,7 +112,11 @@ func TestRealAgents(t *testing.T) {
 		t.Fatal("CKPT_BIN names no ckpt binary")
 	}
 	for _, s := range specs {
-		t.Run(s.name, func(t *testing.T) {
+		sub := s.name
+		if s.variant != "" {
+			sub += "/" + s.variant
+		}
+		t.Run(sub, func(t *testing.T) {
 			exe := os.Getenv("CKPT_AGENT_" + strings.ToUpper(s.name))
 			if exe == "" {
 				t.Skipf("HARNESS %s: SKIPPED: $CKPT_AGENT_%s names no executable", s.name, strings.ToUpper(s.name))
@@ -151,7 +158,7 @@ func runAgent(t *testing.T, s agentSpec, ckptBin, exe string) {
 	ckpt := filepath.Join(r.bin, "ckpt")
 	copyFile(t, ckptBin, ckpt)
 	install := []string{"install", s.name}
-	if s.approve {
+	if s.approve && os.Getenv("CKPT_HARNESS_NO_APPROVE") == "" {
 		install = append(install, "--approve")
 	}
 	out, err := ckptRun(r, ckpt, install...)
@@ -216,7 +223,14 @@ func runAgent(t *testing.T, s agentSpec, ckptBin, exe string) {
 		t.Fatalf("HARNESS %s %s: FAIL: the agent did not carry out the script: the project holds\n%s\n%s", s.name, version, showTree(got), explain())
 	}
 	c := checker{t: t, r: r, ckpt: filepath.Join(r.bin, realName), name: s.name, version: version, explain: explain}
+	if _, err := os.Stat(filepath.Join(r.project, ".osfoundry", "checkpoints")); err != nil {
+		c.fatalf("no store in the project: ckpt's hooks captured nothing (%d hook calls reached the proxy)", len(recs))
+	}
+	c.doctor(filepath.Dir(exe))
 	shell := c.check(shellCovered)
+	if s.variant != "" {
+		version += " (" + s.variant + ")"
+	}
 	t.Logf("HARNESS %s %s: ok: %d hook calls; edit tools captured, sealed, rewound and undone exactly; shell: %s; %s",
 		s.name, version, len(recs), shell, took)
 }
@@ -332,6 +346,31 @@ func (c *checker) check(shellCovered bool) string {
 	return shell
 }
 
+// doctor checks that `ckpt doctor AGENT` agrees that capture works here,
+// with the agent's folder on $PATH so it reads the version too.
+func (c *checker) doctor(agentDir string) {
+	c.t.Helper()
+	cmd := exec.Command(c.ckpt, "doctor", c.name, "--json", "--root", c.r.project)
+	cmd.Dir = c.r.project
+	cmd.Env = []string{"HOME=" + c.r.home, "PATH=" + agentDir + ":" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	var ds []struct {
+		Capture bool   `json:"capture"`
+		Version string `json:"version"`
+		Tested  bool   `json:"version_tested"`
+		Checks  []struct {
+			Check, Detail string
+			OK            bool
+		} `json:"checks"`
+	}
+	if jerr := json.Unmarshal(out, &ds); err != nil || jerr != nil || len(ds) != 1 {
+		c.fatalf("ckpt doctor %s: %v %v\n%s", c.name, err, jerr, out)
+	}
+	if !ds[0].Capture || !ds[0].Tested || ds[0].Version != c.version {
+		c.fatalf("ckpt doctor %s disagrees: %s", c.name, out)
+	}
+}
+
 func ckptRun(r *run, ckpt string, args ...string) ([]byte, error) {
 	cmd := exec.Command(ckpt, append(args, "--root", r.project)...)
 	cmd.Dir = r.project
@@ -404,7 +443,11 @@ func recordFixture(t *testing.T, s agentSpec, r *run, recs []hookRecord, version
 	}
 	note := fmt.Sprintf("Recorded from %s %s by the real-agent harness (CKPT_HARNESS_RECORD=1 scripts/real-agents.sh): %s.", s.name, version, scriptNote(s.steps))
 	data := scenario(recs, r.dir, note)
-	path := filepath.Join("..", "testdata", "hooks", s.name, "recorded.jsonl")
+	file := "recorded.jsonl"
+	if s.variant != "" {
+		file = "recorded-" + s.variant + ".jsonl"
+	}
+	path := filepath.Join("..", "testdata", "hooks", s.name, file)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -253,14 +253,33 @@ func (m *mock) responses() http.Handler {
 		}
 		req := decode(body)
 		tools := toolNames(req)
+		// Code-mode models get one JavaScript `exec` tool, offered in the
+		// input, whose script calls the other tools.
+		codeMode := hasTool(req["input"], "custom", "exec")
 		results := countJSON(req["input"], "type", "function_call_output") + countJSON(req["input"], "type", "custom_tool_call_output")
-		st, ok := m.next("responses", results, tools["apply_patch"])
+		st, ok := m.next("responses", results, tools["apply_patch"] || codeMode)
 		id := fmt.Sprintf("resp_%d", results)
 		var item map[string]any
 		if ok {
 			callID := fmt.Sprintf("call_%02d", results+1)
+			switch {
+			case codeMode:
+				var script string
+				switch st.kind {
+				case stepPatch:
+					p, _ := json.Marshal(st.patch)
+					script = "const r = await tools.apply_patch(" + string(p) + ");\ntext(JSON.stringify(r));\n"
+				case stepShell:
+					c, _ := json.Marshal(st.command)
+					script = "const r = await tools.exec_command({cmd: " + string(c) + "});\ntext(JSON.stringify(r));\n"
+				}
+				item = map[string]any{"type": "custom_tool_call", "id": "ctc_" + callID, "call_id": callID, "name": "exec", "input": script, "status": "completed"}
+			}
 			switch st.kind {
 			case stepPatch:
+				if item != nil {
+					break
+				}
 				if toolType(req, "apply_patch") == "custom" {
 					item = map[string]any{"type": "custom_tool_call", "id": "ctc_" + callID, "call_id": callID, "name": "apply_patch", "input": st.patch, "status": "completed"}
 				} else {
@@ -268,6 +287,9 @@ func (m *mock) responses() http.Handler {
 					item = map[string]any{"type": "function_call", "id": "fc_" + callID, "call_id": callID, "name": "apply_patch", "arguments": string(args), "status": "completed"}
 				}
 			case stepShell:
+				if item != nil {
+					break
+				}
 				var name string
 				var args any
 				switch {
@@ -455,4 +477,27 @@ func (m *mock) chat() http.Handler {
 		sse(w, "", last)
 		_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	})
+}
+
+// hasTool reports whether v offers a tool of type typ named name,
+// anywhere (code mode nests its tools in the request's input).
+func hasTool(v any, typ, name string) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if x["type"] == typ && x["name"] == name {
+			return true
+		}
+		for _, c := range x {
+			if hasTool(c, typ, name) {
+				return true
+			}
+		}
+	case []any:
+		for _, c := range x {
+			if hasTool(c, typ, name) {
+				return true
+			}
+		}
+	}
+	return false
 }

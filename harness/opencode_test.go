@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -93,3 +94,27 @@ func pluginDepsCache() string {
 	}
 	return filepath.Join(c, "opencode-plugin-deps")
 }
+
+// opencodePatchSpec runs opencode again with a model whose id holds
+// "gpt-": opencode offers those apply_patch instead of write and edit.
+var opencodePatchSpec = func() agentSpec {
+	s := opencodeSpec
+	s.variant = "apply_patch"
+	s.steps = []step{patchStep, shellStep}
+	prepare := s.prepare
+	s.prepare = func(t *testing.T, r *run, url string) {
+		prepare(t, r, url)
+		p := filepath.Join(r.home, ".config", "opencode", "opencode.json")
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(b), "harness-model", "gpt-harness")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.command = func(r *run, exe string) *exec.Cmd {
+		return exec.Command(exe, "run", "--model", "mock/gpt-harness", prompt)
+	}
+	return s
+}()

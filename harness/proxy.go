@@ -58,9 +58,6 @@ func runProxy(args []string) int {
 		return execReal(filepath.Join(bin, realName), args, os.Stdin)
 	}
 	data, _ := io.ReadAll(os.Stdin)
-	if _, err := os.Stat(filepath.Join(bin, brokenName)); err == nil {
-		return 0 // a hook that does nothing: the harness must fail
-	}
 	rec := hookRecord{At: time.Now().UnixNano(), Args: args, Tree: snapshot(filepath.Join(run, "project"))}
 	if json.Valid(bytes.TrimSpace(data)) {
 		rec.Event = json.RawMessage(bytes.TrimSpace(data))
@@ -71,6 +68,9 @@ func runProxy(args []string) int {
 		dir := filepath.Join(run, "hooklog")
 		_ = os.MkdirAll(dir, 0o755)
 		_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%020d-%d.json", rec.At, os.Getpid())), b, 0o644)
+	}
+	if _, err := os.Stat(filepath.Join(bin, brokenName)); err == nil {
+		return 0 // a hook that does nothing: the harness must fail
 	}
 	return execReal(filepath.Join(bin, realName), args, bytes.NewReader(data))
 }

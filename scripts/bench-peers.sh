@@ -441,6 +441,18 @@ echo "faster) beside a peer, and ckpt/floor (1 is the floor) beside a floor."
 #          `git add -A` into a fresh repository
 #   memory: peak RSS of a warm and a cold hook call, and of git's
 #   store size: the warm step again once the store holds ~56,000 entries
+# cpu_ms CMD: the median CPU time (user + system, the command and its
+# children) of CMD over $RUNS runs, in ms: steadier than the wall clock on a
+# loaded machine.
+cpu_ms() {
+	local i out=()
+	for ((i = 0; i < RUNS; i++)); do
+		/usr/bin/time -f '%U %S' -o "$WORK/cpu-time" bash -c "$1" >/dev/null 2>&1
+		out+=($(tail -1 "$WORK/cpu-time" | awk '{ printf "%.0f", ($1 + $2) * 1000 }'))
+	done
+	printf '%s\n' "${out[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+
 bench_shell() {
 	local S=$WORK/shell T=$WORK/shell/tree i
 	mkdir -p "$T"
@@ -481,6 +493,10 @@ EOS
 	warm=$(bench "true" "'$S/step'")
 	warm_git=$(bench "true" "'$S/git-step'")
 	first=$(bench "true" "'$S/first-step'")
+	local warm_cpu warm_git_cpu first_cpu
+	warm_cpu=$(cpu_ms "'$S/step'")
+	warm_git_cpu=$(cpu_ms "'$S/git-step'")
+	first_cpu=$(cpu_ms "'$S/first-step'")
 	rss_warm=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
 	rss_git=$( (cd "$T" && /usr/bin/time -f %M git add -A) 2>&1 >/dev/null | tail -1)
 	(cd "$T" && find . -path ./.osfoundry -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||' >"$S/all")
@@ -491,6 +507,8 @@ EOS
 	printf '%-58s %12s %14s %10s\n' "figure" "ckpt" "git" "git/ckpt"
 	printf '%-58s %12s %14s %10s\n' "warm: shell step, 2 hook calls vs 2 add -A+write-tree (ms)" "$warm" "$warm_git" "$(ratio "$warm_git" "$warm")"
 	printf '%-58s %12s %14s %10s\n' "   first command of a turn: prompt + 2 full sweeps (ms)" "$first" "$warm_git" "$(ratio "$warm_git" "$first")"
+	printf '%-58s %12s %14s %10s\n' "   same, CPU time (user+sys, ms)" "$warm_cpu" "$warm_git_cpu" "$(ratio "$warm_git_cpu" "$warm_cpu")"
+	printf '%-58s %12s %14s %10s\n' "   first command of a turn, CPU time (ms)" "$first_cpu" "$warm_git_cpu" "$(ratio "$warm_git_cpu" "$first_cpu")"
 	printf '%-58s %12s %14s %10s\n' "cold: first hook call vs add -A into a fresh repo (ms)" "$cold" "$cold_git" "$(ratio "$cold_git" "$cold")"
 	printf '%-58s %12s %14s %10s\n' "peak RSS: warm hook call / git add -A (KiB)" "$rss_warm" "$rss_git" "-"
 	printf '%-58s %12s %14s %10s\n' "peak RSS: cold hook call (KiB)" "$rss_cold" "-" "-"

@@ -24,6 +24,7 @@ export CKPT_AGENTS_CACHE=$cache
 mkdir -p "$cache"
 skipped=()
 envs=()
+registry=unknown # probed once, when an agent needs installing
 for pin in "${pins[@]}"; do
 	read -r name pkg ver exe <<<"$pin"
 	dir="$cache/$name-$ver"
@@ -31,6 +32,16 @@ for pin in "${pins[@]}"; do
 	if [ ! -x "$bin" ]; then
 		if ! command -v npm >/dev/null; then
 			skipped+=("$name $ver (npm is not installed)")
+			continue
+		fi
+		if [ "$registry" = unknown ]; then
+			registry=up
+			if ! timeout 60 npm view --fetch-retries=1 "$pkg@$ver" version >/dev/null 2>"$cache/registry.log"; then
+				registry=down
+			fi
+		fi
+		if [ "$registry" = down ]; then
+			skipped+=("$name $ver (the npm registry cannot be reached: $(grep -m1 "npm error" "$cache/registry.log"))")
 			continue
 		fi
 		start=$(date +%s)

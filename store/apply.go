@@ -8,6 +8,7 @@ import (
 	"path"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -198,17 +199,23 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 	}
 	for _, st := range p.Steps {
 		now := st.Now
-		if img, ok := nowOf[st.Path]; ok {
+		img, read := nowOf[st.Path]
+		if read {
 			now = img
 		}
 		want := st.Want
 		r := record{R: "step", Path: st.Path, Img: &now, Want: &want, Do: st.Do, Why: st.Reason, Hand: st.HandEdited}
-		if now.Kind != ImageOther && st.Now.Kind != ImageOther && (!sameBytes(now, st.Now) || now.Mode != st.Now.Mode) {
+		// Only a path read here is decided again: a failed step (a
+		// refused path among them) keeps the plan's reason.
+		if read && now.Kind != ImageOther && st.Now.Kind != ImageOther && (!sameBytes(now, st.Now) || now.Mode != st.Now.Mode) {
 			r.Do, r.Why = s.decide(now, want)
 			r.Hand = hand(st.Path, now)
 			s.loadStats()
 			delete(s.stats.entries, st.Path)
 			s.stats.dirty = true
+		}
+		if img, ok := p.asIf[st.Path]; ok && (sameBytes(now, want) || now.Kind == ImageAbsent) {
+			r.Img = &img
 		}
 		// A blob too big to hold is checked as it streams into place.
 		if r.Do == ActRestore && want.Kind == ImageContent && !sameBytes(now, want) && want.Size <= inMemMax {
@@ -334,11 +341,12 @@ func permOnly(mode uint32) fs.FileMode { return fs.FileMode(mode) & fs.ModePerm 
 // fresh says r.Img is what the path holds now (the operation looked
 // under the lock a moment ago); a recovery looks again.
 //
-// A file is written beside its path and renamed over it, never rewritten
-// in place: a write cut short (a full disk, an I/O error) then leaves the
-// old bytes whole, so no torn file is ever on disk to be kept as a state
-// to return to; and a hard link or a link in the way is replaced, never
-// written through.
+// No write cut short leaves a torn file to be kept as a state to return
+// to: a file is rewritten in place only once its bytes are sure to fit
+// (a full disk fails before a byte is written), and put back whole if the
+// write fails anyway (an I/O error); otherwise it is written beside its
+// path and renamed over it, which leaves the old bytes whole. A hard link
+// or a link in the way is replaced, never written through.
 func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp *failpoint) error {
 	if r.Do != ActRestore && r.Do != ActDelete {
 		return nil
@@ -432,14 +440,90 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 				return errf("not restored: %w", err)
 			}
 		}
-		if err := writeReplace(dr, name, data, perm); err != nil {
-			return errf("not restored: %w", tmpErr(err))
+		done, err := writeInPlace(dr, name, data, perm)
+		if done && err != nil {
+			// Cut short (an I/O error): put back whole what was there, so
+			// no torn file stays to be kept as a state.
+			s.putBack(dr, name, now)
+			return errf("not restored: %w", err)
+		}
+		if !done {
+			if err := writeReplace(dr, name, data, perm); err != nil {
+				return errf("not restored: %w", tmpErr(err))
+			}
 		}
 	default:
 		return errf("not restored: nothing kept for kind %q", want.Kind)
 	}
 	fp.hit()
 	return nil
+}
+
+// writeInPlace rewrites an existing file's bytes without making a new
+// file, which on ext4 spares the flush a rename over a file forces: only a
+// regular file with no other hard link (writing through one would change a
+// file elsewhere, maybe outside the root) that opens for writing as the
+// very file looked at, and only once reserve has made sure the bytes fit.
+// It reports false, having written nothing, when the file does not
+// qualify. It writes over the old bytes and then cuts the file to length,
+// rather than truncating it to zero first: ext4 flushes a file truncated
+// to zero when it is closed.
+func writeInPlace(r *os.Root, name string, data []byte, perm fs.FileMode) (bool, error) {
+	fi, err := r.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() || links(fi) != 1 {
+		return false, nil
+	}
+	f, err := r.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return false, nil // read-only, say: a new file renamed over it will do
+	}
+	defer f.Close()
+	ofi, err := f.Stat()
+	if err != nil || !os.SameFile(fi, ofi) || links(ofi) != 1 || !reserve(f, int64(len(data))) {
+		return false, nil
+	}
+	if writeFault != nil {
+		if err := writeFault(name); err != nil {
+			f.WriteAt(data[:len(data)/2], 0)
+			return true, &fs.PathError{Op: "write", Path: name, Err: err}
+		}
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return true, err
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return true, err
+	}
+	if err := f.Chmod(perm); err != nil {
+		return true, err
+	}
+	return true, f.Close()
+}
+
+func links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 0
+}
+
+// putBack writes was (what the step found, kept as a blob before anything
+// changed) back at name, beside it and renamed over it.
+func (s *Store) putBack(r *os.Root, name string, was Image) {
+	if was.Kind != ImageContent {
+		return
+	}
+	perm := permOnly(was.Mode)
+	if perm == 0 {
+		perm = 0o644
+	}
+	if was.Size > inMemMax {
+		s.restoreStream(r, name, was, perm)
+		return
+	}
+	if data, err := s.readBlob(was.SHA256, was.Size); err == nil {
+		writeReplace(r, name, data, perm)
+	}
 }
 
 // writeReplace writes a new file beside name and renames it over name,

@@ -637,3 +637,72 @@ func BenchmarkTreeWriteFloor(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(files)), "files")
 }
+
+// BenchmarkHookBlobs weighs loose blobs against packs for hook-sized
+// captures: "capture" is one capture of 2 new files (open, capture,
+// close), as a hook does it, with the blobs loose (the default for so few)
+// or in a pack of their own; "read" is opening the store afterwards and
+// reading one blob back, once 200 such captures have been made. A pack
+// per hook call costs about the same to write, but every reader must load
+// every pack's index, so hooks keep loose blobs.
+func BenchmarkHookBlobs(b *testing.B) {
+	for _, mode := range []string{"loose", "packed"} {
+		b.Run(mode, func(b *testing.B) {
+			root := b.TempDir()
+			var files []string
+			for i := range 400 {
+				p := filepath.Join(root, fmt.Sprintf("f%03d.txt", i))
+				os.WriteFile(p, []byte(strings.Repeat(fmt.Sprintf("file %d\n", i), 40)), 0o644)
+				files = append(files, p)
+			}
+			capture := func(i int) {
+				j := i % 200
+				for _, f := range files[2*j : 2*j+2] {
+					os.WriteFile(f, []byte(strings.Repeat(fmt.Sprintf("%s %d\n", f, i), 40)), 0o644)
+				}
+				s, err := store.Open(root, store.Options{Create: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if mode == "packed" {
+					store.SetLooseMax(s, 0)
+				}
+				if _, err := s.Capture(fmt.Sprintf("t%d", i), store.TurnMeta{}, files[2*j:2*j+2]); err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
+			}
+			b.Run("capture", func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					capture(i)
+					i++
+				}
+			})
+			for i := range 200 {
+				capture(1_000_000 + i)
+			}
+			s0, err := store.Open(root, store.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			fl, err := s0.Files("t1000000", false)
+			s0.Close()
+			if err != nil || len(fl) == 0 {
+				b.Fatal(err)
+			}
+			b.Run("read", func(b *testing.B) {
+				for b.Loop() {
+					s, err := store.Open(root, store.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := s.ReadImage(fl[0].Pre); err != nil {
+						b.Fatal(err)
+					}
+					s.Close()
+				}
+			})
+		})
+	}
+}

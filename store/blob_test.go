@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -320,5 +321,25 @@ func TestBigFileStreams(t *testing.T) {
 	}
 	if ents := dirNames(t, root); len(ents) != 2 {
 		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// The pack format in the package doc matches the code.
+func TestDocPackFormat(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		strconv.Quote(packHeader),
+		fmt.Sprintf("header, %d bytes", len(packHeader)),
+		strconv.Quote(packMagic),
+		strconv.Quote(packEnd),
+		fmt.Sprintf("trailer, %d bytes", packTrailerLen),
+		"packs/<id>.pack",
+	} {
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("doc.go does not say %s", want)
+		}
 	}
 }

@@ -298,7 +298,8 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 // must fit the file system's 255.
 const maxTurnID = 100
 
-// ErrBadTurnID means a turn id is empty or too long to name a file.
+// ErrBadTurnID means a turn id is empty, too long to name a file, or
+// named like an operation (op-N).
 var ErrBadTurnID = errors.New("store: not a usable turn id")
 
 // checkTurnID refuses an id no turn file could be named after.
@@ -308,6 +309,9 @@ func checkTurnID(id string) error {
 		return errf("an empty turn id: %w", ErrBadTurnID)
 	case len(id) > maxTurnID:
 		return errf("turn id %q… is %d bytes long; at most %d: %w", id[:20], len(id), maxTurnID, ErrBadTurnID)
+	}
+	if _, err := ParseOpID(id); err == nil {
+		return errf("turn id %q names an operation (op-N is theirs): %w", id, ErrBadTurnID)
 	}
 	return nil
 }

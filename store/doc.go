@@ -136,9 +136,10 @@
 // operation keeps the current bytes of every path it
 // will touch as blobs (at any size), writes its steps file, makes both
 // durable with one barrier, and only then logs {"r":"op"}. It then changes
-// the folder, each file through a fixed temporary name and a rename (so a
-// write cut short by a full disk or an I/O error leaves the old bytes
-// whole, and no torn file is ever kept as a state), syncs, and logs
+// the folder — a file in place once fallocate has made sure its bytes fit
+// (and put back whole if the write fails anyway), else through a fixed
+// temporary name and a rename, so a write cut short by a full disk or an
+// I/O error never leaves a torn file to be kept as a state — syncs, and logs
 // {"r":"done"}. An operation logged but not done was interrupted: the next
 // Open takes the lock and carries it forward from its steps (each step is
 // idempotent), so the folder is wholly as after it, and says so through
@@ -156,7 +157,10 @@
 // paths stay failed until the same command is run again: rewinding a turn
 // whose rewind failed paths is a retry of just those (a rewind of its own,
 // undone on its own); undo or redo after an undo or redo that failed paths
-// finishes it. A capture naming a rewound turn T goes to T.2 (then T.3 …).
+// finishes it. A redo of a rewind whose undo failed paths records, for
+// those still holding what the rewind left, the bytes that undo was to
+// bring back, so undoing the redo brings them back. A capture naming a
+// rewound turn T goes to T.2 (then T.3 …).
 //
 // # Safety
 //

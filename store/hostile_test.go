@@ -75,6 +75,12 @@ func TestHostileRecordPaths(t *testing.T) {
 	if len(r.Failed) != 4 {
 		t.Errorf("rewind failed %+v", r.Failed)
 	}
+	for _, f := range r.Failed {
+		// The reason the plan gave, not one made up from an empty image.
+		if !strings.Contains(f.Reason, "refused") {
+			t.Errorf("rewind failed %q: %q, want the refusal", f.Path, f.Reason)
+		}
+	}
 	if rd(t, parent, "x") != "outside" || rd(t, root, "a.txt") != "A0" {
 		t.Fatalf("x=%q a=%q", rd(t, parent, "x"), rd(t, root, "a.txt"))
 	}

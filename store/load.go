@@ -340,15 +340,17 @@ type seedEntry struct {
 	Turn  json.RawMessage `json:"turn"`
 	Label string          `json:"label"`
 	At    int64           `json:"at"`
-	Files []struct {
-		Path any `json:"path"`
-		Pre  struct {
-			Kind   string `json:"kind"`
-			SHA256 string `json:"sha256"`
-			Bytes  int64  `json:"bytes"`
-			Reason string `json:"reason"`
-		} `json:"pre"`
-	} `json:"files"`
+	Files []seedFile      `json:"files"`
+}
+
+type seedFile struct {
+	Path any `json:"path"`
+	Pre  struct {
+		Kind   string `json:"kind"`
+		SHA256 string `json:"sha256"`
+		Bytes  int64  `json:"bytes"`
+		Reason string `json:"reason"`
+	} `json:"pre"`
 }
 
 func (s *Store) loadSeed() {
@@ -369,9 +371,12 @@ func (s *Store) parseSeed() ([]*turn, error) {
 	if err != nil {
 		return nil, errf("read %s: %w", s.path("index.json"), err)
 	}
-	var entries []seedEntry
-	if err := json.Unmarshal(data, &entries); err != nil {
-		return nil, errf("%s is not a JSON array of turns: %v: %w", s.path("index.json"), err, ErrCorrupt)
+	entries, ok := fastSeed(data)
+	if !ok {
+		entries = nil
+		if err := json.Unmarshal(data, &entries); err != nil {
+			return nil, errf("%s is not a JSON array of turns: %v: %w", s.path("index.json"), err, ErrCorrupt)
+		}
 	}
 	var turns []*turn
 	// Symlinks are resolved once per folder, not once per entry: a big
@@ -389,6 +394,11 @@ func (s *Store) parseSeed() ([]*turn, error) {
 		}
 		t := newTurn(id)
 		t.label, t.at, t.seq, t.seed = e.Label, e.At, e.At, true
+		// The array is oldest first, whatever the "at" say (a clock
+		// stepped back, or none given): each turn comes after the last.
+		if len(turns) > 0 && t.seq <= turns[len(turns)-1].seq {
+			t.seq = turns[len(turns)-1].seq + 1
+		}
 		for _, f := range e.Files {
 			raw, _ := f.Path.(string)
 			tf := &tfile{path: raw}
@@ -438,6 +448,15 @@ func (s *Store) parseSeed() ([]*turn, error) {
 }
 
 func seedID(raw json.RawMessage) string {
+	if len(raw) > 0 && len(raw) < 19 && raw[0] != '0' || len(raw) == 1 {
+		digits := true
+		for _, c := range raw {
+			digits = digits && '0' <= c && c <= '9'
+		}
+		if digits {
+			return string(raw) // the common case, without a decoder
+		}
+	}
 	var str string
 	if json.Unmarshal(raw, &str) == nil {
 		return str

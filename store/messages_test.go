@@ -94,3 +94,40 @@ func TestErrorLogEscapes(t *testing.T) {
 		t.Fatalf("logged %q, want it to end %q", lines[0], want)
 	}
 }
+
+// The note of a finished interrupted operation counts its failed paths in
+// words that agree with the count.
+func TestFinishedNoteCounts(t *testing.T) {
+	one := finishedNote(KindRewind, "op-1", []Failure{{Path: "a.txt", Reason: "left as it is"}})
+	if !strings.Contains(one, "(1 path could not be restored: a.txt: left as it is)") {
+		t.Errorf("one failed path: %s", one)
+	}
+	two := finishedNote(KindUndo, "op-2", []Failure{{Path: "a", Reason: "r"}, {Path: "b", Reason: "r"}})
+	if !strings.Contains(two, "(2 paths could not be restored: a: r; b: r)") {
+		t.Errorf("two failed paths: %s", two)
+	}
+	if none := finishedNote(KindRedo, "op-3", nil); strings.Contains(none, "could not") {
+		t.Errorf("no failed path: %s", none)
+	}
+}
+
+// Operations have their own namespace: a turn cannot be named like one, so
+// "op-1" always means the operation.
+func TestTurnIDLikeAnOperation(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "a.txt", "A0")
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.Capture("op-1", TurnMeta{}, []string{filepath.Join(root, "a.txt")})
+	if !errors.Is(err, ErrBadTurnID) || !strings.Contains(err.Error(), "operation") {
+		t.Fatalf("capture op-1: %v", err)
+	}
+	for _, id := range []string{"op", "op-", "op-01", "op-1.2", "op-x", "1"} {
+		if _, err := s.Capture(id, TurnMeta{}, []string{filepath.Join(root, "a.txt")}); err != nil {
+			t.Errorf("capture %q: %v", id, err)
+		}
+	}
+}

@@ -543,7 +543,17 @@ func (m *model) write(p string, v img, seq int) {
 // failed are the paths whose write failed (they stay as they are).
 func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 	seq := m.tick()
+	old := r.before
 	r.before = m.snapshot(r.live)
+	if redo {
+		// A path the undo failed still holds what the rewind left (or
+		// nothing): undoing the redo gives it what the undo was to.
+		for _, p := range r.undoFails {
+			if d := m.disk(p); d.sameBytes(r.want[p]) || !d.exists {
+				r.before[p] = old[p]
+			}
+		}
+	}
 	r.created = nil
 	for _, p := range r.live {
 		if slices.Contains(failed, p) {

@@ -337,6 +337,31 @@ func TestFailedRewindStaysRetryable(t *testing.T) {
 	}
 }
 
+// TestRedoAfterFailedUndo: an undo failed a path, and instead of running
+// undo again the user redoes and then undoes: the agent's bytes come back
+// all the same.
+func TestRedoAfterFailedUndo(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "a.txt", "A0")
+	s := openStore(t, root)
+	agentTurn(t, s, "1", map[string]string{"a.txt": "A1", "n.txt": "N1"})
+	p, err := s.PlanRewind("1")
+	apply(t, s, p, err)
+	os.MkdirAll(filepath.Join(root, "n.txt", "in the way"), 0o755)
+	u, err := s.PlanUndo(false)
+	if r := apply(t, s, u, err); len(r.Failed) != 1 {
+		t.Fatalf("undo %+v", r)
+	}
+	os.RemoveAll(filepath.Join(root, "n.txt"))
+	rp, err := s.PlanRedo(false)
+	apply(t, s, rp, err)
+	u, err = s.PlanUndo(false)
+	apply(t, s, u, err)
+	if got := rd(t, root, "n.txt"); got != "N1" {
+		t.Fatalf("n.txt %q after redo and undo, want the agent's N1", got)
+	}
+}
+
 // TestFailedUndoIsRetried is the case where an undo's step failed (a
 // folder stood where the file goes): undo again retries it, and the
 // agent's bytes come back.

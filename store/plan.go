@@ -367,6 +367,28 @@ func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Kind: KindRedo, Target: a.rewind.id, Turns: a.rewind.turns, Force: force}
+	// Paths the undo being redone failed to put back still hold what the
+	// rewind left there (or nothing): undoing this redo must give them
+	// what that undo was to bring back, or those bytes would be lost to
+	// undo and redo.
+	if fails := v.fails[a.via.id]; len(fails) > 0 {
+		urecs, err := s.steps(a.via.id)
+		if err != nil {
+			return nil, errf("redo %s: %w", a.rewind.id, err)
+		}
+		failed := map[string]bool{}
+		for _, f := range fails {
+			failed[f.Path] = true
+		}
+		for _, r := range urecs {
+			if failed[r.Path] && r.Want != nil {
+				if p.asIf == nil {
+					p.asIf = map[string]Image{}
+				}
+				p.asIf[r.Path] = *r.Want
+			}
+		}
+	}
 	return s.finishPlan(v, p, goals, nil)
 }
 

@@ -324,6 +324,9 @@ func opLabel(o *opRec) string {
 	if n == 1 {
 		plural = ""
 	}
+	if o.retry != "" {
+		return fmt.Sprintf("%s again: retried what %s could not put back", o.kind, o.retry)
+	}
 	switch o.kind {
 	case KindRewind:
 		return fmt.Sprintf("rewound %d turn%s to before %s", n, plural, o.target)

@@ -77,18 +77,29 @@ func (s *Store) recoverLocked() error {
 		if err := s.finish(doneRecord(o.id, res, none, true)); err != nil {
 			return errf("finish interrupted %s %s: %w", o.kind, o.id, err)
 		}
-		msg := fmt.Sprintf("finished %s %s, which was interrupted: the folder is now as after it", o.kind, o.id)
-		if len(res.Failed) > 0 {
-			var failed []string
-			for _, f := range res.Failed {
-				failed = append(failed, f.Path+": "+f.Reason)
-			}
-			msg += fmt.Sprintf(" (%d paths could not be restored: %s)", len(failed), strings.Join(failed, "; "))
-		}
+		msg := finishedNote(o.kind, o.id, res.Failed)
 		s.LogError("%s", msg)
 		if s.notify != nil {
 			s.notify(msg)
 		}
 	}
 	return nil
+}
+
+// finishedNote says that an interrupted operation was finished, and which
+// paths it could not put back.
+func finishedNote(kind Kind, id string, failed []Failure) string {
+	msg := fmt.Sprintf("finished %s %s, which was interrupted: the folder is now as after it", kind, id)
+	if len(failed) == 0 {
+		return msg
+	}
+	var each []string
+	for _, f := range failed {
+		each = append(each, f.Path+": "+f.Reason)
+	}
+	what := fmt.Sprintf("%d paths", len(failed))
+	if len(failed) == 1 {
+		what = "1 path"
+	}
+	return msg + fmt.Sprintf(" (%s could not be restored: %s)", what, strings.Join(each, "; "))
 }

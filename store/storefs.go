@@ -80,7 +80,16 @@ func walkNoFollow(dirfd int, name string, flag int, perm uint32, display string)
 		return -1, &fs.PathError{Op: "open", Path: display, Err: fs.ErrInvalid}
 	}
 	if name == "." {
-		fd, err := unix.FcntlInt(uintptr(dirfd), unix.F_DUPFD_CLOEXEC, 0)
+		// A fresh open, not a dup: a dup shares the folder's read offset,
+		// so a second walk would find it already read to the end.
+		var fd int
+		var err error
+		for {
+			fd, err = unix.Openat(dirfd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != unix.EINTR {
+				break
+			}
+		}
 		if err != nil {
 			return -1, &fs.PathError{Op: "open", Path: display, Err: err}
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/hex"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -87,6 +88,10 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		return nil, err
 	}
 	defer bl.unlock()
+	// A sweep allocates a listing of the whole tree that is garbage a
+	// moment later: a higher collection target for its span spares about a
+	// fifth of its CPU time for a few MiB more at the peak.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	fp := newFailpoint(map[bool]string{false: "sweep-before", true: "sweep-after"}[after])
 	res := &SweepResult{}
 	start := time.Now().UnixNano()
@@ -113,7 +118,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		return nil, err
 	}
 	res.Seen = len(now)
-	slices.SortFunc(now, func(a, b baseEntry) int { return strings.Compare(a.path, b.path) })
+	now = sortByPath(now)
 
 	var oldEntries []baseEntry
 	if old != nil {
@@ -121,7 +126,9 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	}
 	var changes []sweepChange
 	var toRead []string
-	next := make([]baseEntry, 0, len(now))
+	// order lists the next baseline's entries in path order as the merge
+	// meets them: j ≥ 0 is now[j], -(i+1) is an old entry that stands.
+	order := make([]int32, 0, len(now)+8)
 	i, j := 0, 0
 	for i < len(oldEntries) || j < len(now) {
 		switch {
@@ -129,7 +136,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 			o := &oldEntries[i]
 			i++
 			if under(o.path, unread) {
-				next = append(next, *o) // not listed this time: stands
+				order = append(order, int32(-i)) // -(its index+1): not listed this time, it stands
 				continue
 			}
 			if o.kind != baseDir {
@@ -137,6 +144,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 			}
 		case i == len(oldEntries) || now[j].path < oldEntries[i].path:
 			n := &now[j]
+			order = append(order, int32(j))
 			j++
 			if n.kind != baseDir {
 				changes = append(changes, sweepChange{now: n})
@@ -144,6 +152,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 			}
 		default:
 			o, n := &oldEntries[i], &now[j]
+			order = append(order, int32(j))
 			i, j = i+1, j+1
 			if o.sameStat(n) && !old.racy(o) {
 				n.sum, n.link, n.kind = o.sum, o.link, o.kind
@@ -216,12 +225,15 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		}
 		recs = append(recs, r)
 	}
-	for _, n := range now {
-		if n.kind != 0 {
-			next = append(next, n)
+	next := make([]baseEntry, 0, len(order))
+	for _, k := range order {
+		switch {
+		case k < 0:
+			next = append(next, oldEntries[-k-1])
+		case now[k].kind != 0:
+			next = append(next, now[k])
 		}
 	}
-	slices.SortFunc(next, func(a, b baseEntry) int { return strings.Compare(a.path, b.path) })
 	fp.hit()
 	if len(recs) > 0 {
 		id, err := s.recordShell(turn, meta, recCmd, recs)
@@ -400,4 +412,19 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		return "", err
 	}
 	return id, nil
+}
+
+// sortByPath returns es sorted by path. It sorts indices and gathers once:
+// an entry is a hundred bytes, and swapping them cost more than comparing.
+func sortByPath(es []baseEntry) []baseEntry {
+	idx := make([]int32, len(es))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int { return strings.Compare(es[a].path, es[b].path) })
+	out := make([]baseEntry, len(es))
+	for i, k := range idx {
+		out[i] = es[k]
+	}
+	return out
 }

@@ -264,6 +264,11 @@ type Plan struct {
 	// ("" for a whole rewind, undo or redo). A rewind's retry is a rewind of
 	// its own, undone on its own; an undo's or redo's finishes it.
 	Retry string
+
+	// asIf gives, per path, what an undo of this redo puts back when the
+	// path holds what the redo writes or nothing: the bytes an undo that
+	// failed the path was to bring back.
+	asIf map[string]Image
 }
 
 // Failure is a path an operation could not put back.
