@@ -76,9 +76,10 @@
 // "none"} when it ends: failed lists the paths it could not put back and
 // fails gives each with its reason ({"path","reason"}); none says every
 // step failed, so it changed nothing. Its steps file holds one
-// {"r":"step","p","i":now,"w":want,"do":"restore"|"delete"|"keep"|"fail"|
-// "leave","why","hand","dirs"} per path ("leave": kept as it is at the
-// user's request).
+// {"r":"step","p","i":now,"w":want,"back","do":"restore"|"delete"|"keep"|
+// "fail"|"leave","why","hand","dirs"} per path ("leave": kept as it is at
+// the user's request; "back", when present, is what an undo of the step
+// puts back instead of "i": see State).
 //
 // # Packs
 //

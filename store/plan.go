@@ -330,7 +330,11 @@ func (s *Store) planUndo(v *view, force bool) (*Plan, error) {
 		if r.Img == nil || r.Do == ActFail || r.Do == ActLeave || failed[r.Path] {
 			continue
 		}
-		goals = append(goals, wanted{path: r.Path, img: *r.Img})
+		back := *r.Img
+		if r.Back != nil {
+			back = *r.Back
+		}
+		goals = append(goals, wanted{path: r.Path, img: back})
 	}
 	if err := newerTurn(v, a.via, goals, force, "undo"); err != nil {
 		return nil, err
