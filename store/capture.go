@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"runtime"
@@ -530,15 +531,26 @@ const clockFile = "clock"
 // than every one before it, so turns and operations keep the order in
 // which they were committed even when the wall clock steps back (a VM
 // resumed, WSL). It is the wall clock while that moves forward, so a lost
-// clock file costs nothing unless the clock steps back at the same time.
-// Caller holds the lock.
+// update of the clock file costs nothing unless the clock steps back at
+// the same time; hence it is written in place, without a sync (replacing
+// it through a rename cost more than the rest of a capture). Caller holds
+// the lock.
 func (s *Store) nextSeq(now int64) int64 {
-	last := int64(0)
-	if b, err := s.dir.ReadFile(clockFile); err == nil {
-		last, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	f, err := s.dir.OpenFile(clockFile, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return now
 	}
-	n := max(last+1, now)
-	writeFileAtomic(s.dir, clockFile, strconv.AppendInt(nil, n, 10), 0o600, false)
+	defer f.Close()
+	var buf [24]byte
+	k, _ := f.ReadAt(buf[:], 0)
+	line, _, _ := strings.Cut(string(buf[:k]), "\n")
+	last, _ := strconv.ParseInt(line, 10, 64)
+	n := now
+	if last < math.MaxInt64 && last+1 > n {
+		n = last + 1
+	}
+	// Fixed width: the number is always the whole file.
+	f.WriteAt(fmt.Appendf(nil, "%020d\n", n), 0)
 	return n
 }
 
