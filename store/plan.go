@@ -78,7 +78,7 @@ func (s *Store) planRewind(v *view, id string, keep []string) (*Plan, error) {
 	for _, k := range keep {
 		rel, err := s.Rel(k)
 		if err != nil {
-			return nil, errf("keep %s: %w", k, err)
+			return nil, errf("keep: %w", err) // err names k
 		}
 		keepSet[rel] = true
 	}
