@@ -379,6 +379,9 @@ func (h *hookCall) paths() []string {
 		}
 		abs := absPath(p, h.ev.cwd)
 		if _, err := h.store.Rel(abs); err != nil {
+			if pe := (*store.PathError)(nil); errors.As(err, &pe) {
+				err = pe.Err // named once, as abs
+			}
 			h.log("hook %s: %s ignored: %v", h.agent.name, abs, err)
 			continue
 		}

@@ -215,7 +215,7 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 			s.stats.dirty = true
 		}
 		if img, ok := p.asIf[st.Path]; ok && (sameBytes(now, want) || now.Kind == ImageAbsent) {
-			r.Img = &img
+			r.Back = &img
 		}
 		// A blob too big to hold is checked as it streams into place.
 		if r.Do == ActRestore && want.Kind == ImageContent && !sameBytes(now, want) && want.Size <= inMemMax {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"runtime"
@@ -36,7 +37,12 @@ func (s *Store) rels(paths []string) (out []string, bad []PathError) {
 	for _, p := range paths {
 		rel, err := s.rel(p, memo)
 		if err != nil {
-			bad = append(bad, PathError{Path: p, Err: err})
+			// rel's error names p already.
+			if pe := (*PathError)(nil); errors.As(err, &pe) {
+				bad = append(bad, *pe)
+			} else {
+				bad = append(bad, PathError{Path: p, Err: err})
+			}
 			continue
 		}
 		if !seen[rel] {
@@ -68,7 +74,11 @@ func usable(seen []captured, bad []PathError) ([]captured, []PathError) {
 	var ok []captured
 	for _, c := range seen {
 		if c.err != nil {
-			bad = append(bad, PathError{Path: c.rel, Err: c.err})
+			if pe := (*PathError)(nil); errors.As(c.err, &pe) && pe.Path == c.rel {
+				bad = append(bad, *pe) // it names the path already
+			} else {
+				bad = append(bad, PathError{Path: c.rel, Err: c.err})
+			}
 			continue
 		}
 		ok = append(ok, c)
@@ -168,7 +178,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 					case img.Kind == ImageAbsent:
 						c.dirs = s.missingDirs(c.rel)
 					case img.Kind == ImageOther && !keepAll:
-						c.err = errf("%s %s", c.rel, img.Reason)
+						c.err = &PathError{Path: c.rel, Err: errf("it %s", img.Reason)}
 					}
 					c.img = img
 					out[i] = c
@@ -521,15 +531,26 @@ const clockFile = "clock"
 // than every one before it, so turns and operations keep the order in
 // which they were committed even when the wall clock steps back (a VM
 // resumed, WSL). It is the wall clock while that moves forward, so a lost
-// clock file costs nothing unless the clock steps back at the same time.
-// Caller holds the lock.
+// update of the clock file costs nothing unless the clock steps back at
+// the same time; hence it is written in place, without a sync (replacing
+// it through a rename cost more than the rest of a capture). Caller holds
+// the lock.
 func (s *Store) nextSeq(now int64) int64 {
-	last := int64(0)
-	if b, err := s.dir.ReadFile(clockFile); err == nil {
-		last, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	f, err := s.dir.OpenFile(clockFile, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return now
 	}
-	n := max(last+1, now)
-	writeFileAtomic(s.dir, clockFile, strconv.AppendInt(nil, n, 10), 0o600, false)
+	defer f.Close()
+	var buf [24]byte
+	k, _ := f.ReadAt(buf[:], 0)
+	line, _, _ := strings.Cut(string(buf[:k]), "\n")
+	last, _ := strconv.ParseInt(line, 10, 64)
+	n := now
+	if last < math.MaxInt64 && last+1 > n {
+		n = last + 1
+	}
+	// Fixed width: the number is always the whole file.
+	f.WriteAt(fmt.Appendf(nil, "%020d\n", n), 0)
 	return n
 }
 

@@ -76,9 +76,10 @@
 // "none"} when it ends: failed lists the paths it could not put back and
 // fails gives each with its reason ({"path","reason"}); none says every
 // step failed, so it changed nothing. Its steps file holds one
-// {"r":"step","p","i":now,"w":want,"do":"restore"|"delete"|"keep"|"fail"|
-// "leave","why","hand","dirs"} per path ("leave": kept as it is at the
-// user's request).
+// {"r":"step","p","i":now,"w":want,"back","do":"restore"|"delete"|"keep"|
+// "fail"|"leave","why","hand","dirs"} per path ("leave": kept as it is at
+// the user's request; "back", when present, is what an undo of the step
+// puts back instead of "i": see State).
 //
 // # Packs
 //
@@ -136,9 +137,10 @@
 // operation keeps the current bytes of every path it
 // will touch as blobs (at any size), writes its steps file, makes both
 // durable with one barrier, and only then logs {"r":"op"}. It then changes
-// the folder, each file through a fixed temporary name and a rename (so a
-// write cut short by a full disk or an I/O error leaves the old bytes
-// whole, and no torn file is ever kept as a state), syncs, and logs
+// the folder — a file in place once fallocate has made sure its bytes fit
+// (and put back whole if the write fails anyway), else through a fixed
+// temporary name and a rename, so a write cut short by a full disk or an
+// I/O error never leaves a torn file to be kept as a state — syncs, and logs
 // {"r":"done"}. An operation logged but not done was interrupted: the next
 // Open takes the lock and carries it forward from its steps (each step is
 // idempotent), so the folder is wholly as after it, and says so through

@@ -394,6 +394,11 @@ func (s *Store) parseSeed() ([]*turn, error) {
 		}
 		t := newTurn(id)
 		t.label, t.at, t.seq, t.seed = e.Label, e.At, e.At, true
+		// The array is oldest first, whatever the "at" say (a clock
+		// stepped back, or none given): each turn comes after the last.
+		if len(turns) > 0 && t.seq <= turns[len(turns)-1].seq {
+			t.seq = turns[len(turns)-1].seq + 1
+		}
 		for _, f := range e.Files {
 			raw, _ := f.Path.(string)
 			tf := &tfile{path: raw}

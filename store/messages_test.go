@@ -131,3 +131,30 @@ func TestTurnIDLikeAnOperation(t *testing.T) {
 		}
 	}
 }
+
+// A capture that cannot take some paths names each of them once, with
+// the reason.
+func TestCaptureErrorsNamePathOnce(t *testing.T) {
+	parent := t.TempDir()
+	root := filepath.Join(parent, "proj")
+	wr(t, root, "d/f", "x")
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out, in, dir := filepath.Join(parent, "x"), filepath.Join(root, ".osfoundry", "x"), filepath.Join(root, "d")
+	_, err = s.Capture("1", TurnMeta{}, []string{out, in, dir})
+	if err == nil {
+		t.Fatal("capture of a path outside the root, one in the store and a folder: no error")
+	}
+	msg := err.Error()
+	for _, p := range []string{out, in, "d:"} {
+		if n := strings.Count(msg, p); n != 1 {
+			t.Errorf("%q named %d times in %q", p, n, msg)
+		}
+	}
+	if !strings.Contains(msg, "inside the checkpoint store") || !strings.Contains(msg, "folder") || !errors.Is(err, ErrOutsideRoot) {
+		t.Errorf("reasons missing: %q", msg)
+	}
+}

@@ -360,6 +360,38 @@ func TestRedoAfterFailedUndo(t *testing.T) {
 	if got := rd(t, root, "n.txt"); got != "N1" {
 		t.Fatalf("n.txt %q after redo and undo, want the agent's N1", got)
 	}
+	if fs, err := s.Verify(); err != nil || len(fs) > 0 {
+		t.Fatalf("verify: %v %+v", err, fs)
+	}
+}
+
+// TestRedoAfterFailedUndoIntoMissingFolder: the path the undo failed is
+// in a folder that is gone by the redo, which must make it again.
+func TestRedoAfterFailedUndoIntoMissingFolder(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "d/n.txt", "N0")
+	s := openStore(t, root)
+	agentTurn(t, s, "1", map[string]string{"d/n.txt": "N1", "a.txt": "A1"})
+	p, err := s.PlanRewind("1")
+	apply(t, s, p, err)
+	os.Remove(filepath.Join(root, "d", "n.txt"))
+	os.MkdirAll(filepath.Join(root, "d", "n.txt", "in the way"), 0o755)
+	u, err := s.PlanUndo(false)
+	if r := apply(t, s, u, err); len(r.Failed) != 1 {
+		t.Fatalf("undo %+v", r)
+	}
+	os.RemoveAll(filepath.Join(root, "d"))
+	rp, err := s.PlanRedo(false)
+	if r := apply(t, s, rp, err); len(r.Failed) != 0 {
+		t.Fatalf("redo %+v", r)
+	}
+	u, err = s.PlanUndo(false)
+	if r := apply(t, s, u, err); len(r.Failed) != 0 {
+		t.Fatalf("undo %+v", r)
+	}
+	if got := rd(t, root, "d/n.txt"); got != "N1" || rd(t, root, "a.txt") != "A1" {
+		t.Fatalf("d/n.txt %q a.txt %q after redo and undo", got, rd(t, root, "a.txt"))
+	}
 }
 
 // TestFailedUndoIsRetried is the case where an undo's step failed (a

@@ -78,7 +78,7 @@ func (s *Store) planRewind(v *view, id string, keep []string) (*Plan, error) {
 	for _, k := range keep {
 		rel, err := s.Rel(k)
 		if err != nil {
-			return nil, errf("keep %s: %w", k, err)
+			return nil, errf("keep: %w", err) // err names k
 		}
 		keepSet[rel] = true
 	}
@@ -330,7 +330,11 @@ func (s *Store) planUndo(v *view, force bool) (*Plan, error) {
 		if r.Img == nil || r.Do == ActFail || r.Do == ActLeave || failed[r.Path] {
 			continue
 		}
-		goals = append(goals, wanted{path: r.Path, img: *r.Img})
+		back := *r.Img
+		if r.Back != nil {
+			back = *r.Back
+		}
+		goals = append(goals, wanted{path: r.Path, img: back})
 	}
 	if err := newerTurn(v, a.via, goals, force, "undo"); err != nil {
 		return nil, err

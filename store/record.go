@@ -36,7 +36,8 @@ type record struct {
 	// pre, post, step
 	Path string   `json:"p,omitempty"`
 	Img  *Image   `json:"i,omitempty"`
-	Want *Image   `json:"w,omitempty"` // step: what the operation writes
+	Want *Image   `json:"w,omitempty"`    // step: what the operation writes
+	Back *Image   `json:"back,omitempty"` // step: what an undo puts back, when not Img
 	Dirs []string `json:"dirs,omitempty"`
 	Do   Action   `json:"do,omitempty"`
 	Why  string   `json:"why,omitempty"`

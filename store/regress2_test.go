@@ -60,3 +60,46 @@ func TestRegressWatchRace(t *testing.T) {
 	}()
 	wg.Wait()
 }
+
+// A seed index lists its turns oldest first; their "at" may not agree (a
+// clock stepped back, or no "at" at all). The array's order is the turns'
+// order: the log follows it, and rewinding a turn undoes it and the turns
+// after it in the array, never one before it.
+func TestSeedOrderIsTheArrays(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"a", "b", "c"} {
+		wr(t, root, f, f)
+	}
+	if err := os.MkdirAll(filepath.Join(root, storeDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	idx := `[{"turn": 1, "at": 300, "files": [{"path": "a", "pre": {"kind": "absent"}}]},
+	 {"turn": 2, "files": [{"path": "b", "pre": {"kind": "absent"}}]},
+	 {"turn": 3, "at": 200, "files": [{"path": "c", "pre": {"kind": "absent"}}]}]`
+	if err := os.WriteFile(filepath.Join(root, storeDir, "index.json"), []byte(idx), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	log, err := s.Log(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range log {
+		ids = append(ids, e.ID)
+	}
+	if fmt.Sprint(ids) != "[3 2 1]" {
+		t.Errorf("log order %v, want [3 2 1]", ids)
+	}
+	p, err := s.PlanRewind("2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(p.Turns) != "[2 3]" {
+		t.Errorf("rewind 2 undoes %v, want [2 3]", p.Turns)
+	}
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -220,12 +221,22 @@ func (s *Store) path(name string) string {
 // root itself, and paths inside the store — after resolving symlinks in
 // every element but the last (which may itself be a link, kept as one), so
 // neither "../x" nor a link to somewhere else gets through.
+// The error is a *PathError naming p.
 func (s *Store) Rel(p string) (string, error) { return s.rel(p, nil) }
+
+// errInsideStore is why a path inside the store is refused; it is an
+// ErrOutsideRoot.
+var errInsideStore error = insideStore{}
+
+type insideStore struct{}
+
+func (insideStore) Error() string        { return "it is inside the checkpoint store" }
+func (insideStore) Is(target error) bool { return target == ErrOutsideRoot }
 
 // rel is Rel with a memo of resolved folders, for a batch of paths.
 func (s *Store) rel(p string, memo map[string]string) (string, error) {
 	if p == "" || strings.IndexByte(p, 0) >= 0 {
-		return "", errf("%q: %w", p, ErrOutsideRoot)
+		return "", &PathError{Path: fmt.Sprintf("%q", p), Err: ErrOutsideRoot}
 	}
 	abs := p
 	if !filepath.IsAbs(abs) {
@@ -244,16 +255,16 @@ func (s *Store) rel(p string, memo map[string]string) (string, error) {
 	}
 	rel, err := filepath.Rel(s.rootPath, filepath.Join(dir, base))
 	if err != nil {
-		return "", errf("%s: %w", p, ErrOutsideRoot)
+		return "", &PathError{Path: p, Err: ErrOutsideRoot}
 	}
 	rel = path.Clean(filepath.ToSlash(rel))
 	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/") {
-		return "", errf("%s: %w", p, ErrOutsideRoot)
+		return "", &PathError{Path: p, Err: ErrOutsideRoot}
 	}
 	// Case folded: on a case-insensitive file system .OSFOUNDRY is the
 	// store too.
 	if top, _, _ := strings.Cut(rel, "/"); strings.EqualFold(top, ".osfoundry") {
-		return "", errf("%s is inside the checkpoint store: %w", p, ErrOutsideRoot)
+		return "", &PathError{Path: p, Err: errInsideStore}
 	}
 	return rel, nil
 }

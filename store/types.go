@@ -265,9 +265,9 @@ type Plan struct {
 	// its own, undone on its own; an undo's or redo's finishes it.
 	Retry string
 
-	// asIf gives, per path, what an undo of this redo puts back when the
-	// path holds what the redo writes or nothing: the bytes an undo that
-	// failed the path was to bring back.
+	// asIf gives, per path, what an undo of this redo puts back (the
+	// step's Back) when the path holds what the redo writes or nothing:
+	// the bytes an undo that failed the path was to bring back.
 	asIf map[string]Image
 }
 

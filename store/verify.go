@@ -83,6 +83,7 @@ func (s *Store) Verify() ([]Finding, error) {
 				if st.Do != ActFail && st.Do != ActLeave {
 					ref(st.Img, name)
 					ref(st.Want, name)
+					ref(st.Back, name)
 				}
 			}
 		}
@@ -240,6 +241,7 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 		for i := range recs {
 			keep(recs[i].Img)
 			keep(recs[i].Want)
+			keep(recs[i].Back)
 		}
 	}
 	if !o.DryRun {
