@@ -466,8 +466,18 @@ func (s *Store) rmdirs(v *view, p *Plan) []string {
 		}
 	case KindUndo:
 		if len(v.undo) > 0 {
-			if recs, err := s.steps(v.undo[len(v.undo)-1].via.id); err == nil {
+			via := v.undo[len(v.undo)-1].via
+			// A step that failed made no folder: the ones it would have
+			// made are not the operation's to take away.
+			failed := map[string]bool{}
+			for _, f := range via.fails {
+				failed[f.Path] = true
+			}
+			if recs, err := s.steps(via.id); err == nil {
 				for _, r := range recs {
+					if failed[r.Path] {
+						continue
+					}
 					for _, d := range r.Dirs {
 						set[d] = true
 					}
