@@ -81,17 +81,27 @@ func runConfig(g *globals, verb, name string, dry, approve bool) error {
 		if !approve {
 			return exitWith(exitPlanShown)
 		}
+	case verb == "install" && len(c.Removed) > 0:
+		fmt.Printf("ckpt: installed %s hooks in %s (running %s, in place of %s)\n", name, rel, exe, strings.Join(c.Removed, ", "))
 	case verb == "install":
 		fmt.Printf("ckpt: installed %s hooks in %s (running %s)\n", name, rel, exe)
 	case !c.Exists:
-		fmt.Printf("ckpt: uninstalled %s hooks: removed %s, which install had created\n", name, rel)
+		fmt.Printf("ckpt: uninstalled %s hooks%s: removed %s, which install had created\n", name, running(c.Removed), rel)
 	default:
-		fmt.Printf("ckpt: uninstalled %s hooks from %s\n", name, rel)
+		fmt.Printf("ckpt: uninstalled %s hooks%s from %s\n", name, running(c.Removed), rel)
 	}
 	if verb == "install" && name == "codex" {
-		return codexApproval(root, c, approve, dry)
+		return codexApproval(root, exe, c, approve, dry)
 	}
 	return nil
+}
+
+// running names the binaries the removed hooks ran.
+func running(exes []string) string {
+	if len(exes) == 0 {
+		return ""
+	}
+	return " (running " + strings.Join(exes, ", ") + ")"
 }
 
 // ckptPath is the absolute path the agents' configs run: this binary,

@@ -13,7 +13,7 @@ import (
 // screen, and skips them silently until then. Without --approve it says
 // so; with it, it shows the lines it records in $CODEX_HOME/config.toml
 // and records them (under --dry-run it only shows them).
-func codexApproval(root string, c *agent.Change, approve, dry bool) error {
+func codexApproval(root, exe string, c *agent.Change, approve, dry bool) error {
 	home := agent.CodexHome(os.Getenv)
 	if approve {
 		change, hooks, err := agent.ApproveCodex(root, home, c.New, true)
@@ -68,8 +68,11 @@ func codexApproval(root string, c *agent.Change, approve, dry bool) error {
 		fmt.Printf("ckpt: the project is trusted and ckpt's %d codex hooks are approved in %s\n", len(hooks), trust.Config)
 		return nil
 	}
-	if c.Changed() && len(agent.HookExes("codex", c.Old)) > 0 {
-		fmt.Println("ckpt: the hooks changed (the ckpt binary moved, or a timeout changed), so Codex no longer treats them as approved.")
+	switch {
+	case len(c.Removed) > 0:
+		fmt.Printf("ckpt: the hooks changed (they ran %s, now %s), so Codex no longer treats them as approved.\n", strings.Join(c.Removed, ", "), exe)
+	case c.Changed() && len(agent.HookExes("codex", c.Old, exe)) > 0:
+		fmt.Println("ckpt: the hooks changed, so Codex no longer treats them as approved.")
 	}
 	fmt.Printf(`ckpt: Codex skips these hooks silently, and nothing is captured, until two steps are done (both recorded in %s):
   1. trust the project%s

@@ -13,8 +13,9 @@ func newUninstallCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "uninstall AGENT",
 		Short: "Take out exactly what install put in",
-		Long: `uninstall takes ckpt's hooks out of AGENT's project config, leaving the
-rest of the file as it was; a file install created is removed again.`,
+		Long: `uninstall takes ckpt's hooks out of AGENT's project config, whatever ckpt
+binary they run, leaving the rest of the file as it was; a file install
+created is removed again.`,
 		Example:   `ckpt uninstall claude`,
 		Args:      exactArgs(1, "one AGENT"),
 		ValidArgs: agent.Agents(),

@@ -46,7 +46,10 @@ func TestInstallCodexBesideUserHooks(t *testing.T) {
 	data := readText(t, root, ".codex/hooks.json")
 	writeTexts(t, root, map[string]string{".codex/hooks.json": strings.ReplaceAll(data, ckptBin, "/elsewhere/ckpt")})
 	r = ckptDo(t, call, "install", "codex")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "hooks changed") {
+	if r.Code != 0 || !strings.Contains(r.Stdout, "hooks changed (they ran /elsewhere/ckpt, now "+ckptBin+")") {
 		t.Errorf("install over hooks for another binary:\n%s", r)
+	}
+	if got := readText(t, root, ".codex/hooks.json"); got != data {
+		t.Errorf("install over hooks for another binary did not put them back as they were:\n%s", got)
 	}
 }

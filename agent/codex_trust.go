@@ -136,7 +136,7 @@ func codexHooks(path string, data []byte) ([]CodexHook, error) {
 				m = *g.Matcher
 			}
 			for hi, h := range g.Hooks {
-				if h.Type != "command" || !strings.HasSuffix(h.Command, " hook codex") {
+				if _, ok := hookCommandExe(h.Command, "codex"); h.Type != "command" || !ok {
 					continue
 				}
 				t := 600

@@ -135,3 +135,52 @@ func TestCodexKeysResolveSymlinks(t *testing.T) {
 		t.Errorf("trust not recorded for %s:\n%s", resolved, c.New)
 	}
 }
+
+// TestReinstallCodexApproval: hooks made to run a moved binary keep their
+// places (the same approval keys) but not their approval; approving again
+// approves them all.
+func TestReinstallCodexApproval(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	if _, err := Install("codex", InstallOptions{Root: root, Exe: "/tmp/a/ckpt"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ApproveCodex(root, home, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := CodexHooks(root)
+	if _, err := Install("codex", InstallOptions{Root: root, Exe: "/tmp/b/ckpt"}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := CodexHooks(root)
+	if len(after) != len(before) {
+		t.Fatalf("%d hooks after the second install, %d before", len(after), len(before))
+	}
+	keys := make([]string, len(after))
+	for i, h := range after {
+		keys[i] = h.Key
+		if h.Key != before[i].Key || h.Command != "/tmp/b/ckpt hook codex" {
+			t.Errorf("hook %d: %s %q, was %s", i, h.Key, h.Command, before[i].Key)
+		}
+	}
+	tr, err := ReadCodexTrust(home, root, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range after {
+		if tr.Approved[h.Key] == h.Hash {
+			t.Errorf("%s still approved after the binary moved", h.Key)
+		}
+	}
+	c, hooks, err := ApproveCodex(root, home, nil, false)
+	if err != nil || !c.Written || len(hooks) != len(after) {
+		t.Fatalf("approve again: %v, written %v, %d hooks", err, c != nil && c.Written, len(hooks))
+	}
+	if tr, _ = ReadCodexTrust(home, root, keys); len(tr.Approved) != len(after) {
+		t.Fatalf("approved %d of %d", len(tr.Approved), len(after))
+	}
+	for _, h := range after {
+		if tr.Approved[h.Key] != h.Hash {
+			t.Errorf("%s not approved", h.Key)
+		}
+	}
+}

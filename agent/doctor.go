@@ -1,14 +1,18 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
+
+	"github.com/tailscale/hujson"
 
 	"ckpt/store"
 )
@@ -67,7 +71,7 @@ func Diagnose(agentName string, opt DoctorOptions) (*Diagnosis, error) {
 	add := func(c Check) { d.Checks = append(d.Checks, c) }
 	cfgPath := filepath.Join(opt.Root, filepath.FromSlash(a.install.path()))
 	data, err := os.ReadFile(cfgPath)
-	exes := hookExes(agentName, data)
+	exes := hookExes(agentName, data, opt.Exe)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || err == nil && len(exes) == 0:
 		add(Check{Name: "installed", Detail: d.Config + " holds no ckpt hooks", Blocking: true,
@@ -84,9 +88,13 @@ func Diagnose(agentName string, opt DoctorOptions) (*Diagnosis, error) {
 		switch {
 		case ierr != nil:
 			add(Check{Name: "installed", Detail: ierr.Error(), Blocking: true, Fix: "repair " + d.Config + ", then ckpt install " + agentName})
-		case len(exes) > 1 || c.Changed():
-			add(Check{Name: "installed", Detail: d.Config + " holds only some of ckpt's hooks, or hooks for different binaries", Blocking: true,
-				Fix: fmt.Sprintf("ckpt uninstall %s; ckpt install %s", agentName, agentName)})
+		case len(exes) > 1:
+			// Install makes every one of them run the binary installing.
+			add(Check{Name: "installed", Detail: d.Config + " holds ckpt's hooks for different binaries (" + strings.Join(exes, ", ") + "), so every event runs more than one", Blocking: true,
+				Fix: "ckpt install " + agentName + codexApproveHint(agentName)})
+		case c.Changed():
+			add(Check{Name: "installed", Detail: d.Config + " holds only some of ckpt's hooks, or some twice", Blocking: true,
+				Fix: "ckpt install " + agentName + codexApproveHint(agentName)})
 		default:
 			add(Check{Name: "installed", OK: true, Detail: d.Config + " holds ckpt's hooks"})
 		}
@@ -167,12 +175,15 @@ func sameFile(a, b string) bool {
 
 // HookExes lists, once each, the ckpt binaries that config data (the
 // agent's project config file) runs for its hooks: none when ckpt's hooks
-// are not in it.
-func HookExes(agentName string, data []byte) []string { return hookExes(agentName, data) }
+// are not in it. exe is the binary asking, whatever its name (see
+// isCkptHook).
+func HookExes(agentName string, data []byte, exe string) []string {
+	return hookExes(agentName, data, exe)
+}
 
 // hookExes lists, once each, the ckpt binaries an agent's config runs for
 // its hooks.
-func hookExes(agentName string, data []byte) []string {
+func hookExes(agentName string, data []byte, exe string) []string {
 	var out []string
 	seen := map[string]bool{}
 	addExe := func(e string) {
@@ -199,28 +210,27 @@ func hookExes(agentName string, data []byte) []string {
 			} `json:"hooks"`
 		} `json:"hooks"`
 	}
-	if json.Unmarshal(data, &file) != nil {
+	// Gemini CLI's settings may hold comments and trailing commas.
+	std, err := hujson.Standardize(bytes.Clone(data))
+	if err != nil || json.Unmarshal(std, &file) != nil {
 		return nil
 	}
-	suffix := " hook " + agentName
-	for _, groups := range file.Hooks {
-		for _, g := range groups {
+	events := make([]string, 0, len(file.Hooks))
+	for e := range file.Hooks {
+		events = append(events, e)
+	}
+	sort.Strings(events)
+	for _, e := range events {
+		for _, g := range file.Hooks[e] {
 			for _, h := range g.Hooks {
-				if q, ok := strings.CutSuffix(h.Command, suffix); ok {
-					addExe(shellUnquote(q))
+				if isCkptHook(h.Command, agentName, exe) {
+					p, _ := hookCommandExe(h.Command, agentName)
+					addExe(p)
 				}
 			}
 		}
 	}
 	return out
-}
-
-// shellUnquote reverses ShellQuote.
-func shellUnquote(s string) string {
-	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
-		return strings.ReplaceAll(s[1:len(s)-1], `'\''`, "'")
-	}
-	return s
 }
 
 func diagnoseCodex(d *Diagnosis, root, codexHome string, add func(Check)) {

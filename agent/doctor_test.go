@@ -190,3 +190,27 @@ func TestDoctorEventsAndErrors(t *testing.T) {
 		t.Errorf("errors: %d %q", d.Errors, d.LastError)
 	}
 }
+
+// TestDoctorTwoBinaries: hooks for a binary that moved beside the new
+// one's fail the installed check, and its fix, ckpt install, clears it.
+func TestDoctorTwoBinaries(t *testing.T) {
+	for _, agentName := range jsonAgents {
+		t.Run(agentName, func(t *testing.T) {
+			e := newDoctorEnv(t)
+			gone := filepath.Join(t.TempDir(), "ckpt")
+			e.write(t, filepath.Join(e.root, filepath.FromSlash(adapters[agentName].install.path())), twoSets(t, agentName, "{}\n", gone, e.exe))
+			d := e.diagnose(t, agentName, nil)
+			c := check(d, "installed")
+			if c.OK || d.Capture || !strings.Contains(c.Detail, "different binaries") || !strings.HasPrefix(c.Fix, "ckpt install "+agentName) || strings.Contains(c.Fix, "uninstall") {
+				t.Fatalf("two binaries: %+v", c)
+			}
+			if _, err := Install(agentName, InstallOptions{Root: e.root, Exe: e.exe}); err != nil {
+				t.Fatal(err)
+			}
+			d = e.diagnose(t, agentName, nil)
+			if c := check(d, "installed"); !c.OK || d.HookExe != e.exe {
+				t.Fatalf("after ckpt install: %+v, hooks run %s", c, d.HookExe)
+			}
+		})
+	}
+}

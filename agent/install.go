@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -16,11 +17,13 @@ type installer interface {
 	// path is the config file, relative to the project root.
 	path() string
 	// add returns the file's content with ckpt's hooks for the binary at
-	// exe; old is the current content (existed false: no file). It returns
-	// old itself when the hooks are there already.
+	// exe; old is the current content (existed false: no file). Hooks an
+	// earlier install wrote for another binary are made to run exe, in
+	// place. It returns old itself when the hooks are there already.
 	add(agent string, old []byte, existed bool, exe string) ([]byte, error)
-	// remove returns the content without ckpt's hooks, keep false when the
-	// file should be deleted (install created it), or errNotInstalled.
+	// remove returns the content without ckpt's hooks, whatever binary they
+	// run, keep false when the file should be deleted (install created it),
+	// or errNotInstalled.
 	remove(agent string, old []byte, exe string) (content []byte, keep bool, err error)
 }
 
@@ -46,6 +49,9 @@ type Change struct {
 	New     []byte // its content after (nil when it is deleted)
 	Exists  bool   // whether the file exists after
 	Written bool   // false under DryRun, and when nothing changed
+	// Removed lists the binaries whose hooks are gone from the file:
+	// replaced by Install's (the binary moved), or taken out by Uninstall.
+	Removed []string
 }
 
 // Changed reports whether the file's bytes (or existence) change.
@@ -79,16 +85,19 @@ func ConfigPath(agentName string) (string, error) {
 
 // Install adds ckpt's hooks for agentName to its project config under
 // opt.Root, keeping everything already there. Installing twice is the same
-// as once. An unreadable or malformed config is an error naming the file,
-// and nothing is written; so are comments, except in Gemini CLI's settings,
-// which allow them (and trailing commas) and keep them through an install.
+// as once; installing after the binary moved makes the hooks an earlier
+// install wrote run the new one, where they are (see isCkptHook). An
+// unreadable or malformed config is an error naming the file, and nothing
+// is written; so are comments, except in Gemini CLI's settings, which
+// allow them (and trailing commas) and keep them through an install.
 func Install(agentName string, opt InstallOptions) (*Change, error) {
 	return edit(agentName, opt, true)
 }
 
 // Uninstall takes out exactly what Install put in: after Install then
 // Uninstall the file is byte for byte as before (deleted if Install made
-// it). ckpt's entries are recognised by their exact command.
+// it). ckpt's entries are recognised by their command (see isCkptHook),
+// whatever binary they run.
 func Uninstall(agentName string, opt InstallOptions) (*Change, error) {
 	return edit(agentName, opt, false)
 }
@@ -123,6 +132,12 @@ func edit(agentName string, opt InstallOptions, install bool) (*Change, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	now := hookExes(agentName, c.New, opt.Exe)
+	for _, e := range hookExes(agentName, c.Old, opt.Exe) {
+		if !slices.Contains(now, e) {
+			c.Removed = append(c.Removed, e)
+		}
 	}
 	if opt.DryRun || !c.Changed() {
 		return c, nil
@@ -234,6 +249,43 @@ func ShellQuote(s string) string {
 // HookCommand is the command line an agent's config runs for agentName.
 func HookCommand(exe, agentName string) string {
 	return ShellQuote(exe) + " hook " + agentName
+}
+
+// hookCommandExe returns the binary a hook command runs when the command
+// has the form HookCommand writes for agentName: an absolute path, quoted
+// as ShellQuote quotes it, then " hook AGENT".
+func hookCommandExe(command, agentName string) (string, bool) {
+	q, ok := strings.CutSuffix(command, " hook "+agentName)
+	if !ok {
+		return "", false
+	}
+	exe := shellUnquote(q)
+	if !filepath.IsAbs(exe) || ShellQuote(exe) != q {
+		return "", false
+	}
+	return exe, true
+}
+
+// isCkptHook reports whether command is a hook install wrote for
+// agentName: HookCommand for exe (the binary installing now), or for any
+// other program named ckpt, which is an earlier install's from wherever the
+// binary was then. A command the user wrote otherwise (`ckpt hook claude`
+// found on $PATH, extra arguments) is theirs.
+func isCkptHook(command, agentName, exe string) bool {
+	p, ok := hookCommandExe(command, agentName)
+	if !ok {
+		return false
+	}
+	base := filepath.Base(p)
+	return p == exe || base == "ckpt" || base == "ckpt.exe"
+}
+
+// shellUnquote reverses ShellQuote.
+func shellUnquote(s string) string {
+	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
+		return strings.ReplaceAll(s[1:len(s)-1], `'\''`, "'")
+	}
+	return s
 }
 
 // unifiedDiff is a one-hunk unified diff of a and b: the lines between

@@ -31,6 +31,7 @@ var configs = map[string]string{
 	"user hooks everywhere": userHooks,
 	"near miss command":     `{"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "'/opt/ckpt tools/bin/ckpt' hook claude --verbose"}]}], "BeforeTool": [{"hooks": [{"type": "command", "command": "ckpt hook gemini"}]}]}}`,
 	"duplicate keys":        `{"hooks": {"AfterTool": 1}, "hooks": {"PostToolUse": []}}`,
+	"user's own ckpt calls": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ckpt hook claude"}, {"type": "command", "command": "ckpt hook codex"}, {"type": "command", "command": "/usr/bin/ckpt-audit hook claude"}, {"type": "command", "command": "/usr/bin/ckpt hook claude --debug"}]}], "AfterAgent": [{"hooks": [{"type": "command", "command": "/usr/bin/ckpt  hook gemini"}, {"type": "command", "command": "/usr/bin/ck\\pt hook gemini"}]}]}}`,
 	"unicode and escapes":   "{\"note\": \"caf\\u00e9 \\\"q\\\" } ]\", \"hooks\": {\"PreToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo \\\"}\\\"\"}]}]}}",
 }
 
@@ -231,6 +232,164 @@ func TestInstallNewFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReinstallMovedBinary: installing from a second path after the
+// binary moved makes the hooks an install from the first path wrote run
+// the second, where they are: one set of hooks, naming the new path. An
+// uninstall from any path gives back the original bytes.
+func TestReinstallMovedBinary(t *testing.T) {
+	const exeA, exeB, exeC = "/tmp/a/ckpt", "/opt/ckpt tools/b/ckpt", "/usr/local/bin/ckpt"
+	type start struct {
+		name, content string
+		exists        bool
+	}
+	starts := []start{{name: "no file"}}
+	for name, c := range configs {
+		if name != "duplicate keys" {
+			starts = append(starts, start{name, c, true})
+		}
+	}
+	for _, agentName := range Agents() {
+		for _, st := range starts {
+			if agentName == "opencode" && st.exists {
+				continue // ckpt's plugin is a file of its own
+			}
+			t.Run(agentName+"/"+st.name, func(t *testing.T) {
+				root := t.TempDir()
+				path := filepath.Join(root, filepath.FromSlash(adapters[agentName].install.path()))
+				if st.exists {
+					writeConfig(t, root, agentName, st.content)
+				}
+				if _, err := Install(agentName, InstallOptions{Root: root, Exe: exeA}); err != nil {
+					t.Fatalf("install from A: %v", err)
+				}
+				c, err := Install(agentName, InstallOptions{Root: root, Exe: exeB})
+				if err != nil {
+					t.Fatalf("install from B: %v", err)
+				}
+				if !c.Written || !slices.Equal(c.Removed, []string{exeA}) {
+					t.Fatalf("install from B: written %v, removed %q, want [%s]", c.Written, c.Removed, exeA)
+				}
+				installed := readFile(t, path)
+				if got := hookExes(agentName, installed, exeB); !slices.Equal(got, []string{exeB}) {
+					t.Fatalf("hooks run %q, want only %s:\n%s", got, exeB, installed)
+				}
+				if agentName != "opencode" {
+					want := commandsFor(agentName, exeB)
+					if st.exists {
+						want = append(hookCommands(t, []byte(st.content)), want...)
+					}
+					slices.Sort(want)
+					if got := hookCommands(t, standard(t, installed)); !slices.Equal(got, want) {
+						t.Fatalf("hooks after the second install:\n got %q\nwant %q\n%s", got, want, installed)
+					}
+				} else if !bytes.Equal(installed, renderPlugin(exeB)) {
+					t.Fatalf("plugin is not B's:\n%s", installed)
+				}
+				if c, err := Install(agentName, InstallOptions{Root: root, Exe: exeB}); err != nil || c.Changed() {
+					t.Fatalf("install from B again: %v, changed %v", err, c != nil && c.Changed())
+				}
+				// From a third path: ckpt's hooks go, whatever they run.
+				u, err := Uninstall(agentName, InstallOptions{Root: root, Exe: exeC})
+				if err != nil {
+					t.Fatalf("uninstall: %v\n%s", err, installed)
+				}
+				if !slices.Equal(u.Removed, []string{exeB}) {
+					t.Errorf("uninstall says it removed %q, want [%s]", u.Removed, exeB)
+				}
+				got, err := os.ReadFile(path)
+				switch {
+				case !st.exists && !os.IsNotExist(err):
+					t.Fatalf("uninstall left the file install created: %v", err)
+				case !st.exists:
+					if entries, _ := os.ReadDir(root); len(entries) != 0 {
+						t.Fatalf("uninstall left %v in the root", entries)
+					}
+				case string(got) != st.content:
+					t.Fatalf("uninstall left\n%q\nwant\n%q\ninstalled was\n%s", got, st.content, installed)
+				}
+			})
+		}
+	}
+}
+
+// TestReinstallCollapsesDuplicates: a config that holds ckpt's hooks twice,
+// for two binaries (as an install that did not recognise the first set
+// left it), gets one set from the next install: the first set, now running
+// the installing binary, where it was; the second goes. Uninstall then
+// gives back the original bytes.
+func TestReinstallCollapsesDuplicates(t *testing.T) {
+	const exeA, exeB = "/tmp/a/ckpt", "/tmp/b/ckpt"
+	for _, agentName := range jsonAgents {
+		for _, name := range []string{"other keys", "user hooks everywhere", "compact", "crlf", "tabs"} {
+			t.Run(agentName+"/"+name, func(t *testing.T) {
+				orig := configs[name]
+				twice := twoSets(t, agentName, orig, exeA, exeB)
+				root := t.TempDir()
+				path := writeConfig(t, root, agentName, twice)
+				if got := hookExes(agentName, []byte(twice), exeB); !slices.Equal(got, []string{exeA, exeB}) {
+					t.Fatalf("set up: hooks run %q", got)
+				}
+				c, err := Install(agentName, InstallOptions{Root: root, Exe: exeB})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(c.Removed, []string{exeA}) {
+					t.Errorf("removed %q, want [%s]", c.Removed, exeA)
+				}
+				want := append(hookCommands(t, []byte(orig)), commandsFor(agentName, exeB)...)
+				slices.Sort(want)
+				if got := hookCommands(t, c.New); !slices.Equal(got, want) {
+					t.Fatalf("hooks:\n got %q\nwant %q\n%s", got, want, c.New)
+				}
+				if _, err := Uninstall(agentName, InstallOptions{Root: root, Exe: exeB}); err != nil {
+					t.Fatal(err)
+				}
+				if got := string(readFile(t, path)); got != orig {
+					t.Fatalf("uninstall left\n%q\nwant\n%q", got, orig)
+				}
+			})
+		}
+	}
+}
+
+// twoSets is orig with ckpt's hooks added for exeA and then again for
+// exeB, each set appended as an install appends it.
+func twoSets(t *testing.T, agentName, orig, exeA, exeB string) string {
+	t.Helper()
+	inst := adapters[agentName].install.(jsonInstaller)
+	// A binary of another name is not recognised as ckpt's: its set stays
+	// when exeB's is added, then takes exeA's path.
+	other := filepath.Join(filepath.Dir(exeA), "other")
+	a, err := inst.add(agentName, []byte(orig), true, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := inst.add(agentName, a, true, exeB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(string(b), other, exeA)
+}
+
+// commandsFor is ourCommands for the binary at exe.
+func commandsFor(agentName, exe string) []string {
+	var out []string
+	for _, h := range adapters[agentName].install.(jsonInstaller).hooks {
+		out = append(out, h.event+" "+h.matcher+" "+HookCommand(exe, agentName))
+	}
+	return out
+}
+
+// standard is JSONC data as plain JSON.
+func standard(t *testing.T, data []byte) []byte {
+	t.Helper()
+	std, err := hujson.Standardize(slices.Clone(data))
+	if err != nil {
+		t.Fatalf("not JSONC: %v\n%s", err, data)
+	}
+	return std
 }
 
 func sorted(s []string) []string {

@@ -121,12 +121,53 @@ func (j jsonInstaller) add(agentName string, old []byte, existed bool, exe strin
 		if arr.kind != '[' {
 			return nil, fmt.Errorf(`"hooks.%s" is not an array`, h.event)
 		}
-		if len(ourHooks(text, arr, cmd)) > 0 {
+		if len(ourHooks(text, arr, agentName, cmd)) > 0 {
+			text = j.repoint(text, h.event, agentName, cmd)
 			continue
 		}
 		text = insertItem(text, arr, st.indent(group, arr.depth()+1))
 	}
 	return text, nil
+}
+
+// repoint makes ckpt's hooks in event's array (there is at least one)
+// one hook running cmd: the first stays where it is with cmd as its
+// command, the others go, newest first, as uninstall would take them out.
+// Only the command string's bytes change in the one kept.
+func (j jsonInstaller) repoint(text []byte, event, agentName, cmd string) []byte {
+	for {
+		root, err := j.parse(text)
+		if err != nil {
+			return text // checked by the caller; every edit keeps it valid
+		}
+		arr := root.member("hooks").member(event)
+		ours := ourHooks(text, arr, agentName, cmd)
+		if len(ours) == 1 {
+			c := ours[0].member("command")
+			if s, _ := stringValue(text, c); s != cmd {
+				text = splice(text, c.start, c.end, jsonString(cmd))
+			}
+			return text
+		}
+		// The last of them goes, with its group when the group holds
+		// nothing else and is not the first one's.
+		h := ours[len(ours)-1]
+		target := h
+		if g := h.parent.parent; g != ours[0].parent.parent && allOurs(text, h.parent, agentName, cmd) {
+			target = g
+		}
+		text, _ = removeNode(text, target)
+	}
+}
+
+// jsonString is s as a JSON string, written as install writes values
+// (HTML characters unescaped).
+func jsonString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func (j jsonInstaller) remove(agentName string, old []byte, exe string) ([]byte, bool, error) {
@@ -140,7 +181,7 @@ func (j jsonInstaller) remove(agentName string, old []byte, exe string) ([]byte,
 		if err != nil {
 			return nil, false, fmt.Errorf("internal error: removing ckpt's hooks broke the JSON: %w", err)
 		}
-		target := lastOurs(text, root, j.hooks, cmd)
+		target := lastOurs(text, root, j.hooks, agentName, cmd)
 		if target == nil {
 			break
 		}
@@ -152,7 +193,7 @@ func (j jsonInstaller) remove(agentName string, old []byte, exe string) ([]byte,
 		}
 	}
 	if !found {
-		return nil, false, fmt.Errorf("%w (looked for the command %s)", errNotInstalled, cmd)
+		return nil, false, fmt.Errorf("%w (looked for the command %s, or the same for ckpt elsewhere)", errNotInstalled, cmd)
 	}
 	return text, true, nil
 }
@@ -161,7 +202,7 @@ func (j jsonInstaller) remove(agentName string, old []byte, exe string) ([]byte,
 // event of specs holding one, the last matching group in its array. The
 // whole group goes when it holds nothing but ckpt's hooks; otherwise only
 // ckpt's hook inside it.
-func lastOurs(text []byte, root *jnode, specs []hookSpec, cmd string) *jnode {
+func lastOurs(text []byte, root *jnode, specs []hookSpec, agentName, cmd string) *jnode {
 	hooks := root.member("hooks")
 	if hooks == nil || hooks.kind != '{' {
 		return nil
@@ -171,29 +212,33 @@ func lastOurs(text []byte, root *jnode, specs []hookSpec, cmd string) *jnode {
 		if arr == nil || arr.kind != '[' {
 			continue
 		}
-		ours := ourHooks(text, arr, cmd)
+		ours := ourHooks(text, arr, agentName, cmd)
 		if len(ours) == 0 {
 			continue
 		}
 		h := ours[len(ours)-1]
-		list := h.parent
-		all := true
-		for _, k := range list.kids {
-			if !isOurHook(text, k, cmd) {
-				all = false
-			}
-		}
-		if all {
-			return list.parent // the group
+		if allOurs(text, h.parent, agentName, cmd) {
+			return h.parent.parent // the group
 		}
 		return h
 	}
 	return nil
 }
 
-// ourHooks lists the hook objects in an event's array whose command is
-// exactly cmd.
-func ourHooks(text []byte, arr *jnode, cmd string) []*jnode {
+// allOurs reports whether every hook in a group's list is ckpt's.
+func allOurs(text []byte, list *jnode, agentName, cmd string) bool {
+	for _, k := range list.kids {
+		if !isOurHook(text, k, agentName, cmd) {
+			return false
+		}
+	}
+	return true
+}
+
+// ourHooks lists the hook objects in an event's array that are ckpt's
+// (see isCkptHook; cmd is the command for the binary at work), in file
+// order.
+func ourHooks(text []byte, arr *jnode, agentName, cmd string) []*jnode {
 	var out []*jnode
 	for _, g := range arr.kids {
 		if g.kind != '{' {
@@ -204,7 +249,7 @@ func ourHooks(text []byte, arr *jnode, cmd string) []*jnode {
 			continue
 		}
 		for _, h := range list.kids {
-			if isOurHook(text, h, cmd) {
+			if isOurHook(text, h, agentName, cmd) {
 				out = append(out, h)
 			}
 		}
@@ -212,16 +257,24 @@ func ourHooks(text []byte, arr *jnode, cmd string) []*jnode {
 	return out
 }
 
-func isOurHook(text []byte, h *jnode, cmd string) bool {
+func isOurHook(text []byte, h *jnode, agentName, cmd string) bool {
 	if h.kind != '{' {
 		return false
 	}
-	c := h.member("command")
-	if c == nil || c.kind != '"' {
-		return false
+	s, ok := stringValue(text, h.member("command"))
+	return ok && (s == cmd || isCkptHook(s, agentName, ""))
+}
+
+// stringValue decodes a string node.
+func stringValue(text []byte, n *jnode) (string, bool) {
+	if n == nil || n.kind != '"' {
+		return "", false
 	}
 	var s string
-	return json.Unmarshal(text[c.start:c.end], &s) == nil && s == cmd
+	if json.Unmarshal(text[n.start:n.end], &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // insertItem adds item (a member `"k": v` for objects, a value for arrays)
