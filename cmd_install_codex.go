@@ -68,7 +68,7 @@ func codexApproval(root string, c *agent.Change, approve, dry bool) error {
 		fmt.Printf("ckpt: the project is trusted and ckpt's %d codex hooks are approved in %s\n", len(hooks), trust.Config)
 		return nil
 	}
-	if c.Existed && c.Changed() {
+	if c.Changed() && len(agent.HookExes("codex", c.Old)) > 0 {
 		fmt.Println("ckpt: the hooks changed (the ckpt binary moved, or a timeout changed), so Codex no longer treats them as approved.")
 	}
 	fmt.Printf(`ckpt: Codex skips these hooks silently, and nothing is captured, until two steps are done (both recorded in %s):

@@ -165,6 +165,11 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
+// HookExes lists, once each, the ckpt binaries that config data (the
+// agent's project config file) runs for its hooks: none when ckpt's hooks
+// are not in it.
+func HookExes(agentName string, data []byte) []string { return hookExes(agentName, data) }
+
 // hookExes lists, once each, the ckpt binaries an agent's config runs for
 // its hooks.
 func hookExes(agentName string, data []byte) []string {

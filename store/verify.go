@@ -157,7 +157,7 @@ func (s *Store) Verify() ([]Finding, error) {
 			}
 			have[e.sum] = true // present; damaged or not, said here
 			if err := s.checkSource(e.sum, size, src); err != nil {
-				add("packs/"+p.name, "blob %s is lost: %v%s", e.sum, strings.TrimPrefix(err.Error(), "store: "), named(e.sum))
+				add("packs/"+p.name, "blob %s is lost: %s%s", e.sum, blobWhy(err, src.where), named(e.sum))
 			}
 		}
 	}
@@ -351,4 +351,16 @@ func (s *Store) prunePacks(live map[string]bool, res *PruneResult, dry bool) err
 		}
 	}
 	return nil
+}
+
+// blobWhy is what a blob read error says, without the blob and file the
+// finding already names.
+func blobWhy(err error, where string) string {
+	msg := strings.TrimSuffix(err.Error(), ": "+ErrCorrupt.Error())
+	if _, rest, ok := strings.Cut(msg, " in "); ok && strings.HasPrefix(msg, "blob ") {
+		if _, why, ok := strings.Cut(rest, where+" "); ok {
+			return why
+		}
+	}
+	return msg
 }

@@ -152,7 +152,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 			rel = j.rel + "/" + n
 		}
 		elems[len(elems)-1] = n
-		e := baseEntry{path: rel, mode: st.Mode & 0o777}
+		e := baseEntry{path: rel, mode: uint32(st.Mode) & 0o777}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFDIR:
 			if ig.skip(elems, true) {
@@ -191,11 +191,12 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 	return nil
 }
 
-// readNames lists the folder fd with getdents into buf, which it reuses.
+// readNames lists the folder fd with getdents (getdirentries on macOS)
+// into buf, which it reuses.
 func readNames(fd int, buf []byte) ([]string, error) {
 	var names []string
 	for {
-		n, err := unix.Getdents(fd, buf)
+		n, err := unix.ReadDirent(fd, buf)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
