@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -99,7 +98,7 @@ func (g *globals) openStore(so storeOptions) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt := store.Options{Create: so.create, Notify: func(msg string) { fmt.Fprintln(os.Stderr, "ckpt: "+msg) }}
+	opt := store.Options{Create: so.create, Notify: func(msg string) { fmt.Fprintln(os.Stderr, "ckpt: "+escLines(msg)) }}
 	if so.maxBlob != "" {
 		n, err := parseSize(so.maxBlob)
 		if err != nil {
@@ -201,13 +200,6 @@ func parseDuration(s string) (time.Duration, error) {
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(f.Fd()) }
 
-// printJSON writes v to standard output, indented.
-func printJSON(v any) error {
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 // report prints err for a user and returns the exit code it calls for.
 // cmd is the command that ran (nil when none was found), for the pointer
 // to its help.
@@ -226,7 +218,7 @@ func report(cmd *cobra.Command, err error) int {
 		msg = strings.TrimSuffix(msg, ": "+s.Error())
 	}
 	msg = strings.ReplaceAll(msg, "store: ", "")
-	fmt.Fprintln(os.Stderr, "ckpt: "+msg)
+	fmt.Fprintln(os.Stderr, "ckpt: "+escLines(msg))
 	if errors.Is(err, errUsage) {
 		help := "ckpt --help"
 		if cmd != nil && cmd.HasParent() {

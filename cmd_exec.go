@@ -77,12 +77,12 @@ func runSwept(s *store.Store, turn string, meta store.TurnMeta, argv []string) e
 		}
 	case runErr != nil:
 		// Never started: nothing to sweep.
-		fmt.Fprintf(os.Stderr, "ckpt: exec %s: %v\n", esc(argv[0]), runErr)
+		fmt.Fprintf(os.Stderr, "ckpt: exec %s: %s\n", esc(argv[0]), escLines(runErr.Error()))
 		return exitWith(127)
 	}
 	res, err := s.SweepAfter(turn, meta, line)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "ckpt: sweep after %s: %v\n", esc(line), strings.ReplaceAll(err.Error(), "store: ", ""))
+		fmt.Fprintf(os.Stderr, "ckpt: sweep after %s: %s\n", esc(line), escLines(strings.ReplaceAll(err.Error(), "store: ", "")))
 		return exitWith(max(code, exitError))
 	}
 	if res.Fresh {

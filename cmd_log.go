@@ -15,19 +15,22 @@ func init() { register(newLogCmd) }
 
 // logJSON is one element of `log --json`.
 type logJSON struct {
-	Turn       string          `json:"turn"`
-	Label      string          `json:"label"`
-	At         string          `json:"at"`
-	Kind       store.Kind      `json:"kind"`
-	State      store.State     `json:"state"`
-	Files      int             `json:"files"`
-	HandEdited int             `json:"hand_edited"`
-	Source     *store.Source   `json:"source,omitempty"`
-	Head       string          `json:"head,omitempty"`
-	Target     string          `json:"target,omitempty"`
-	Turns      []string        `json:"turns,omitempty"`
-	Retry      string          `json:"retry,omitempty"`
-	Failed     []store.Failure `json:"failed,omitempty"`
+	Turn       string         `json:"turn"`
+	TurnB64    string         `json:"turn_b64,omitempty"`
+	Label      string         `json:"label"`
+	At         string         `json:"at"`
+	Kind       store.Kind     `json:"kind"`
+	State      store.State    `json:"state"`
+	Files      int            `json:"files"`
+	HandEdited int            `json:"hand_edited"`
+	Source     *store.Source  `json:"source,omitempty"`
+	Head       string         `json:"head,omitempty"`
+	Target     string         `json:"target,omitempty"`
+	TargetB64  string         `json:"target_b64,omitempty"`
+	Turns      []string       `json:"turns,omitempty"`
+	TurnsB64   map[int]string `json:"turns_b64,omitempty"`
+	Retry      string         `json:"retry,omitempty"`
+	Failed     []failureJSON  `json:"failed,omitempty"`
 }
 
 func newLogCmd(g *globals) *cobra.Command {
@@ -65,9 +68,10 @@ ckpt log --errors`,
 			if asJSON {
 				out := make([]logJSON, 0, len(entries))
 				for _, e := range entries {
-					out = append(out, logJSON{Turn: e.ID, Label: e.Label, At: e.At.UTC().Format(atLayout), Kind: e.Kind,
+					out = append(out, logJSON{Turn: e.ID, TurnB64: nameB64(e.ID), Label: e.Label, At: e.At.UTC().Format(atLayout), Kind: e.Kind,
 						State: e.State, Files: e.Files, HandEdited: max(e.HandEdited, 0), Source: e.Source, Head: e.Head,
-						Target: e.Target, Turns: e.Turns, Retry: e.Retry, Failed: e.Failed})
+						Target: e.Target, TargetB64: nameB64(e.Target), Turns: e.Turns, TurnsB64: namesB64(e.Turns),
+						Retry: e.Retry, Failed: failuresJSON(e.Failed)})
 				}
 				return printJSON(out)
 			}

@@ -36,6 +36,7 @@ ckpt show 3 --json`,
 			if asJSON {
 				type fileJSON struct {
 					Path       string       `json:"path"`
+					PathB64    string       `json:"path_b64,omitempty"`
 					Pre        string       `json:"pre"`
 					Status     store.Status `json:"status"`
 					Reason     string       `json:"reason,omitempty"`
@@ -43,11 +44,12 @@ ckpt show 3 --json`,
 					Cmd        string       `json:"cmd,omitempty"`
 				}
 				out := struct {
-					Turn  string     `json:"turn"`
-					Files []fileJSON `json:"files"`
-				}{Turn: args[0], Files: []fileJSON{}}
+					Turn    string     `json:"turn"`
+					TurnB64 string     `json:"turn_b64,omitempty"`
+					Files   []fileJSON `json:"files"`
+				}{Turn: args[0], TurnB64: nameB64(args[0]), Files: []fileJSON{}}
 				for _, f := range files {
-					out.Files = append(out.Files, fileJSON{Path: f.Path, Pre: string(f.Pre.Kind), Status: f.Status, Reason: f.Reason,
+					out.Files = append(out.Files, fileJSON{Path: f.Path, PathB64: nameB64(f.Path), Pre: string(f.Pre.Kind), Status: f.Status, Reason: f.Reason,
 						HandEdited: f.HandEdited && f.Status != store.StatusHandEdited, Cmd: f.Shell})
 				}
 				return printJSON(out)

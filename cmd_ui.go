@@ -56,7 +56,7 @@ func openUI(root string) error {
 		return errNoTerminal
 	}
 	var st ui.Store
-	s, err := store.Open(root, store.Options{Notify: func(msg string) { fmt.Fprintln(os.Stderr, "ckpt: "+msg) }})
+	s, err := store.Open(root, store.Options{Notify: func(msg string) { fmt.Fprintln(os.Stderr, "ckpt: "+escLines(msg)) }})
 	switch {
 	case err == nil:
 		defer s.Close()

@@ -62,7 +62,7 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 		interactive := !f.dryRun && isTerminal(os.Stdin) && isTerminal(os.Stderr)
 		if !interactive {
 			if f.json {
-				if err := printJSON(p.Result()); err != nil {
+				if err := printJSON(newResultJSON(p.Result())); err != nil {
 					return err
 				}
 			} else {
@@ -77,7 +77,7 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 		if ans := strings.ToLower(strings.TrimSpace(answer)); ans != "y" && ans != "yes" {
 			fmt.Fprintln(os.Stderr, "nothing changed")
 			if f.json {
-				if err := printJSON(p.Result()); err != nil {
+				if err := printJSON(newResultJSON(p.Result())); err != nil {
 					return err
 				}
 			}
@@ -109,7 +109,7 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 		return err
 	}
 	if f.json {
-		if err := printJSON(res); err != nil {
+		if err := printJSON(newResultJSON(res)); err != nil {
 			return err
 		}
 	} else {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io/fs"
+	"slices"
 	"strings"
 )
 
@@ -13,7 +14,7 @@ import (
 const baselineFile = "baseline"
 
 // baselineMagic starts the baseline file; its last byte is the version.
-const baselineMagic = "ckptbl\x00\x02"
+const baselineMagic = "ckptbl\x00\x03"
 
 // Kinds of baseline entry.
 const (
@@ -71,6 +72,33 @@ type baseline struct {
 	ops int64
 	// entries are sorted by path (byte order).
 	entries []baseEntry
+	// rules are the .gitignore and .ckptignore files the listing followed,
+	// by path (the empty ones left out): the sweep after a command skips
+	// by them, not by the files on disk then. nil for a baseline of
+	// version 2, which did not record them.
+	rules map[string][]byte
+}
+
+// sameRules reports whether a and b recorded the same ignore files.
+func sameRules(a, b map[string][]byte) bool {
+	if a == nil || len(a) != len(b) {
+		return false
+	}
+	for p, d := range a {
+		if e, ok := b[p]; !ok || !bytes.Equal(d, e) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasDir reports whether the listing holds the folder rel ("" the root).
+func (b *baseline) hasDir(rel string) bool {
+	if rel == "" {
+		return true
+	}
+	i, ok := slices.BinarySearchFunc(b.entries, rel, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
+	return ok && b.entries[i].kind == baseDir
 }
 
 // racy reports whether e's stat cannot vouch for its bytes.
@@ -116,6 +144,16 @@ func (b *baseline) encode() []byte {
 			buf = appendStr(buf, e.link)
 		}
 	}
+	paths := make([]string, 0, len(b.rules))
+	for p := range b.rules {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	buf = binary.AppendUvarint(buf, uint64(len(paths)))
+	for _, p := range paths {
+		buf = appendStr(buf, p)
+		buf = appendStr(buf, string(b.rules[p]))
+	}
 	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
 }
 
@@ -131,7 +169,12 @@ var errBadBaseline = errors.New("store: damaged baseline")
 // decodeBaseline parses a baseline file. It never panics; anything amiss
 // is errBadBaseline.
 func decodeBaseline(data []byte) (*baseline, error) {
-	if len(data) < len(baselineMagic)+4 || !bytes.HasPrefix(data, []byte(baselineMagic)) {
+	magic := len(baselineMagic)
+	if len(data) < magic+4 || !bytes.HasPrefix(data, []byte(baselineMagic[:magic-1])) {
+		return nil, errBadBaseline
+	}
+	version := data[magic-1]
+	if version != 2 && version != 3 {
 		return nil, errBadBaseline
 	}
 	body := data[:len(data)-4]
@@ -189,6 +232,17 @@ func decodeBaseline(data []byte) (*baseline, error) {
 		}
 		if d.bad {
 			return nil, errBadBaseline
+		}
+	}
+	if version >= 3 {
+		m := d.uvarint()
+		if d.bad || m > uint64(len(body)) {
+			return nil, errBadBaseline
+		}
+		b.rules = make(map[string][]byte, m)
+		for range m {
+			p := d.str()
+			b.rules[p] = bytes.Clone(d.bytes())
 		}
 	}
 	if d.bad || d.p != len(body) {

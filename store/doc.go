@@ -196,10 +196,25 @@
 // changed meanwhile is the agent's, and the sweep after records it against
 // the same baseline. Folders ignored by any .gitignore,
 // .git, and the store are not swept; .ckptignore patterns skip folders and
-// files. The baseline file is binary, little work to load for 100,000
-// paths:
+// files.
 //
-//	"ckptbl\x00\x02"    magic; the last byte is the version (2)
+// The baseline records the ignore files its listing followed, and the
+// sweep after a command skips by those rules, not by the ignore files the
+// command left: otherwise a command that adds "build/" to .gitignore while
+// writing build/x would hide that write (its pre-image lost), and one that
+// deletes .gitignore would record every file under build/ as created (a
+// rewind would delete them). A folder the baseline lacks follows its own
+// ignore files on disk, since nothing under it is in the baseline (a
+// command that makes a project with a node_modules/ it ignores does not
+// record node_modules/). The baseline that sweep writes keeps the old
+// rules with the listing made under them; the next sweep before a command
+// follows the ignore files on disk again, and what they stop ignoring
+// enters the baseline there, as a hand edit. A baseline of version 2,
+// which has no rules, leaves the sweep after to follow the disk.
+//
+// The baseline file is binary, little work to load for 100,000 paths:
+//
+//	"ckptbl\x00\x03"    magic; the last byte is the version (3)
 //	varint at          Unix ns when the sweep that wrote it began
 //	str turn, str cmd  the turn and command of the last sweep made for a turn
 //	varint ops         the size of ops.log then (an operation since ends the turn's run)
@@ -210,6 +225,9 @@
 //	  uvarint mode     permission bits; a folder's entry ends here
 //	  uvarint size, varint mtime, varint ctime, uvarint inode
 //	  32 bytes SHA-256 ('f', 's') or str target ('l')
+//	uvarint m          then m rules, sorted by path: str path, str bytes of
+//	                   a .gitignore or .ckptignore the listing followed
+//	                   (the empty ones left out; version 2 ends before m)
 //	uint32 crc32c      little-endian, of everything before it
 //
 // (str is a uvarint length and the bytes.) An entry whose mtime or ctime

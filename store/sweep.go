@@ -115,7 +115,14 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	}
 	attribute := after && old != nil
 	recCmd := cmd
-	now, unread, err := walkTree(s.rootPath)
+	// The sweep after a command skips by the rules the baseline was
+	// taken under: a command that edits an ignore file neither hides its
+	// own changes nor passes off as new the files it stops ignoring.
+	var prior *baseline
+	if attribute {
+		prior = old
+	}
+	now, unread, rules, err := walkTree(s.rootPath, prior)
 	if err != nil {
 		return nil, err
 	}
@@ -248,11 +255,11 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		}
 	}
 	fp.hit()
-	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, entries: next}
+	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, entries: next, rules: rules}
 	if res.Turn != "" {
 		nb.turn = res.Turn // a continuation (T.2): the agent goes on in it
 	}
-	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) {
+	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) || !sameRules(old.rules, nb.rules) {
 		if err := s.saveBaseline(nb); err != nil {
 			return nil, err
 		}

@@ -315,13 +315,13 @@ func TestBaselineRoundTrip(t *testing.T) {
 		{path: "a/bc", kind: baseLink, mode: 0o777, size: 2, link: "b"},
 		{path: "big", kind: baseSkipped, mode: 0o600, size: 1 << 40, sum: [32]byte{9}},
 		{path: "x", kind: baseUnknown, mode: 0o000, size: 1},
-	}}
+	}, rules: map[string][]byte{".gitignore": []byte("build/\n"), "a/.ckptignore": []byte("*.tmp\n")}}
 	data := b.encode()
 	got, err := decodeBaseline(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.at != b.at || got.turn != b.turn || got.cmd != b.cmd || got.ops != b.ops || !slices.Equal(got.entries, b.entries) {
+	if got.at != b.at || got.turn != b.turn || got.cmd != b.cmd || got.ops != b.ops || !slices.Equal(got.entries, b.entries) || !sameRules(got.rules, b.rules) {
 		t.Fatalf("round trip:\n%+v\n%+v", got, b)
 	}
 	// Any single damaged byte or cut is refused, never a panic.

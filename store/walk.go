@@ -63,6 +63,10 @@ type walker struct {
 	out     []baseEntry
 	unread  []string // folders that could not be listed: their old entries stand
 	maxRead int64    // ignore files larger than this are not read
+	// prior, when set, is the baseline whose rules a folder it lists
+	// follows instead of the ignore files on disk.
+	prior *baseline
+	rules map[string][]byte // the ignore files followed, by path
 }
 
 type walkJob struct {
@@ -72,13 +76,20 @@ type walkJob struct {
 }
 
 // walkTree lists every folder, file and link under root that a sweep
-// covers, unsorted.
-func walkTree(root string) ([]baseEntry, []string, error) {
+// covers, unsorted, and the ignore files it followed (path to bytes, the
+// empty ones left out). With prior, a folder the prior baseline lists
+// follows the rules that baseline was taken under, not the ignore files
+// on disk now; a folder it lacks follows its own ignore files on disk (no
+// file under it is in the baseline).
+func walkTree(root string, prior *baseline) ([]baseEntry, []string, map[string][]byte, error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil, errf("sweep %s: %w", root, err)
+		return nil, nil, nil, errf("sweep %s: %w", root, err)
 	}
-	w := &walker{work: make(chan walkJob), maxRead: 1 << 20}
+	if prior != nil && prior.rules == nil {
+		prior = nil // a baseline of version 2: its rules are unknown
+	}
+	w := &walker{work: make(chan walkJob), maxRead: 1 << 20, prior: prior, rules: map[string][]byte{}}
 	// One worker a core: more only spin in the scheduler when the tree is
 	// in the page cache, which it is for every sweep but the first.
 	for range runtime.GOMAXPROCS(0) - 1 {
@@ -96,9 +107,30 @@ func walkTree(root string) ([]baseEntry, []string, error) {
 	w.wg.Wait()
 	close(w.work)
 	if rootErr != nil {
-		return nil, nil, errf("sweep %s: %w", root, rootErr)
+		return nil, nil, nil, errf("sweep %s: %w", root, rootErr)
 	}
-	return w.out, w.unread, nil
+	return w.out, w.unread, w.rules, nil
+}
+
+// ignoreFile is the bytes of the ignore file name in the folder j lists,
+// by the rules the walk follows, and records them.
+func (w *walker) ignoreFile(j walkJob, name string, onDisk bool) []byte {
+	rel := name
+	if j.rel != "" {
+		rel = j.rel + "/" + name
+	}
+	var data []byte
+	if w.prior != nil && w.prior.hasDir(j.rel) {
+		data = w.prior.rules[rel]
+	} else if onDisk {
+		data = w.readSmall(j.fd, name)
+	}
+	if len(data) > 0 {
+		w.mu.Lock()
+		w.rules[rel] = data
+		w.mu.Unlock()
+	}
+	return data
 }
 
 // spawn hands a folder to an idle worker, or lists it here when none is
@@ -127,15 +159,17 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 	if j.rel != "" {
 		domain = strings.Split(j.rel, "/")
 	}
-	var git, ckpt []gitignore.Pattern
+	var hasGit, hasCkpt bool
 	for _, n := range names {
 		switch n {
 		case ".gitignore":
-			git = parseIgnore(w.readSmall(j.fd, n), domain)
+			hasGit = true
 		case ".ckptignore":
-			ckpt = parseIgnore(w.readSmall(j.fd, n), domain)
+			hasCkpt = true
 		}
 	}
+	git := parseIgnore(w.ignoreFile(j, ".gitignore", hasGit), domain)
+	ckpt := parseIgnore(w.ignoreFile(j, ".ckptignore", hasCkpt), domain)
 	ig := j.ig.with(git, ckpt)
 	local := make([]baseEntry, 0, len(names))
 	var st unix.Stat_t
