@@ -25,7 +25,8 @@ import (
 // be put back are in Result.Failed with the reason, stay failed in the
 // store (Store.Failures; File.Status StatusFailed) and are retried by
 // planning the same command again; an operation all of whose steps failed
-// changed nothing and stands for nothing (its state is StateFailed).
+// changed nothing and stands for nothing (its state is StateFailed), but
+// its paths are failed all the same.
 func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) {
 	if err := s.ensureDirs(); err != nil {
 		return nil, err

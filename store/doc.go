@@ -154,8 +154,8 @@
 // ops.log. A rewind marks its turns rewound and pushes itself on the undo
 // stack, emptying the redo stack; an undo pops it, brings its turns back
 // and pushes it on the redo stack; a redo moves it back. An operation
-// every step of which failed changed nothing and moves nothing. Failed
-// paths stay failed until the same command is run again: rewinding a turn
+// every step of which failed changed nothing and moves nothing, but its
+// paths are failed like any operation's. Failed paths stay failed until the same command is run again: rewinding a turn
 // whose rewind failed paths is a retry of just those (a rewind of its own,
 // undone on its own); undo or redo after an undo or redo that failed paths
 // finishes it. A redo of a rewind whose undo failed paths records, for

@@ -178,6 +178,8 @@ type view struct {
 	// fails holds, per operation, the paths it failed to put back that
 	// no later operation has tried again or made moot (by undoing it).
 	fails map[string][]Failure
+	// noneRetries maps an operation to its retries that changed nothing.
+	noneRetries map[string][]string
 	// retryUndo and retryRedo are the newest undo (redo) when nothing but
 	// failed operations came after it: running undo (redo) again retries
 	// its failed paths, if it has any.
@@ -583,7 +585,8 @@ func (s *Store) buildView(ops []*opRec) *view {
 // the undo and redo stacks, and the paths operations failed to put back.
 //
 // An operation whose every step failed changed nothing and stands for
-// nothing: its turns are not rewound, and the stacks do not move. A retry
+// nothing: its turns are not rewound, and the stacks do not move; the
+// paths it failed are failed all the same. A retry
 // of a rewind (rewinding a turn whose rewind failed some paths) is a
 // rewind of its own, on the undo stack; a retry of an undo or a redo
 // finishes that undo or redo and leaves the stacks as they are. Either
@@ -596,11 +599,23 @@ func (v *view) replay(ops []*opRec) {
 			continue
 		}
 		if o.none {
+			// It stands for nothing, but what it failed to put back is
+			// failed until something puts it: shown as failed, like the
+			// failures of an operation that changed something.
 			v.opState[o.id] = StateFailed
+			if len(o.fails) > 0 {
+				v.fails[o.id] = o.fails
+			}
+			if o.retry != "" {
+				if v.noneRetries == nil {
+					v.noneRetries = map[string][]string{}
+				}
+				v.noneRetries[o.retry] = append(v.noneRetries[o.retry], o.id)
+			}
 			continue
 		}
 		if o.retry != "" {
-			delete(v.fails, o.retry)
+			v.dropFails(o.retry)
 		}
 		switch {
 		case o.kind == KindRewind:
@@ -611,7 +626,7 @@ func (v *view) replay(ops []*opRec) {
 			// The undos on the redo stack can no longer be retried, nor
 			// redone: what they failed is moot.
 			for _, a := range v.redo {
-				delete(v.fails, a.via.id)
+				v.dropFails(a.via.id)
 			}
 			v.redo = nil
 			v.retryUndo, v.retryRedo = nil, nil
@@ -623,7 +638,7 @@ func (v *view) replay(ops []*opRec) {
 			if n := len(v.undo); n > 0 {
 				a := v.undo[n-1]
 				v.undo = v.undo[:n-1]
-				delete(v.fails, a.via.id)
+				v.dropFails(a.via.id)
 				v.unrewind(a.rewind.turns)
 				v.redo = append(v.redo, application{rewind: a.rewind, via: o})
 				v.opState[a.rewind.id] = StateUndone
@@ -633,7 +648,7 @@ func (v *view) replay(ops []*opRec) {
 			if n := len(v.redo); n > 0 {
 				a := v.redo[n-1]
 				v.redo = v.redo[:n-1]
-				delete(v.fails, a.via.id)
+				v.dropFails(a.via.id)
 				for _, t := range a.rewind.turns {
 					v.rewound[t] = true
 				}
@@ -646,6 +661,16 @@ func (v *view) replay(ops []*opRec) {
 		if len(o.fails) > 0 {
 			v.fails[o.id] = o.fails
 		}
+	}
+}
+
+// dropFails forgets what operation id failed, once it is moot: the
+// operation was undone (or retried), and so were the retries of it that
+// changed nothing.
+func (v *view) dropFails(id string) {
+	delete(v.fails, id)
+	for _, r := range v.noneRetries[id] {
+		delete(v.fails, r)
 	}
 }
 

@@ -146,7 +146,7 @@ var coverageKeys = []string{
 	"mode-only-hand-edit", "edit-before-apply", "agent-symlink", "hand-symlink", "restore-link",
 	"hand-same-size-mtime", "rewind-failed-skipped", "capture-skipped", "clock-back",
 	"shell-same-turn", "shell-skip-before", "shell-delete", "shell-move", "shell-chmod", "shell-write", "shell-recorded",
-	"write-failed", "rewind-retry", "rewind-retry-restored", "undo-retry", "redo-retry", "plan-out-of-date",
+	"write-failed", "rewind-retry", "rewind-retry-restored", "undo-retry", "redo-retry", "plan-out-of-date", "all-failed-listed",
 }
 
 // ---------------------------------------------------------------------------
@@ -251,6 +251,12 @@ type mop struct {
 	none   bool
 	target string
 	turns  []string
+	// fails: the paths an operation that changed nothing failed (all of
+	// them); retryOf: the application whose failures it tried again, so
+	// its failures stand only while that application's do.
+	fails   []string
+	retryOf *mrewind
+	retryOp string
 }
 
 type model struct {
@@ -271,6 +277,10 @@ type model struct {
 	// redoCleared is set when a rewind emptied a non-empty redo stack, and
 	// reset by the next redo attempt.
 	redoCleared bool
+	// noneOps are the operations that changed nothing, oldest first;
+	// lastFail is, per path, the seq of the newest operation that failed it.
+	noneOps  []*mop
+	lastFail map[string]int
 }
 
 func newModel() *model {
@@ -280,6 +290,8 @@ func newModel() *model {
 		byID:   map[string]*mturn{},
 		writes: map[string][]opWrite{},
 		ops:    map[string]*mop{},
+		// lastFail is set as operations fail paths.
+		lastFail: map[string]int{},
 	}
 }
 
@@ -397,21 +409,42 @@ func (m *model) expected(p string) (img, bool) {
 	return v, found
 }
 
-// failedPath reports whether an operation in effect failed p and nothing
-// since put it or captured it afresh.
+// fresh reports whether nothing put p or captured it afresh after seq.
+func (m *model) fresh(p string, seq int) bool {
+	for _, w := range m.writes[p] {
+		if w.seq > seq {
+			return false
+		}
+	}
+	for _, t := range m.turns {
+		if c, ok := t.capSeq[p]; ok && !t.rewound && c > seq {
+			return false
+		}
+	}
+	return true
+}
+
+// noneFailed reports whether o, an operation that changed nothing, still
+// has p failed: nothing put p since, and, for a retry, the application
+// it tried again still has p failed.
+func (m *model) noneFailed(o *mop, p string) bool {
+	if !slices.Contains(o.fails, p) || !m.fresh(p, o.seq) {
+		return false
+	}
+	if r := o.retryOf; r != nil {
+		return r.applyOp == o.retryOp && slices.Contains(m.undo, r) && slices.Contains(r.fails, p)
+	}
+	return true
+}
+
+// failedPath reports whether an operation in effect, or one that changed
+// nothing, failed p and nothing since put it or captured it afresh.
 func (m *model) failedPath(p string) bool {
-	fresh := func(seq int) bool {
-		for _, w := range m.writes[p] {
-			if w.seq > seq {
-				return false
-			}
+	fresh := func(seq int) bool { return m.fresh(p, seq) }
+	for _, o := range m.noneOps {
+		if m.noneFailed(o, p) {
+			return true
 		}
-		for _, t := range m.turns {
-			if c, ok := t.capSeq[p]; ok && !t.rewound && c > seq {
-				return false
-			}
-		}
-		return true
 	}
 	for _, r := range m.undo {
 		if slices.Contains(r.fails, p) && fresh(r.appliedSeq) {
@@ -578,6 +611,9 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 			}
 		}
 	}
+	for _, p := range r.fails {
+		m.lastFail[p] = seq
+	}
 	m.undo = append(m.undo, r)
 	kind := store.KindRewind
 	if redo {
@@ -602,9 +638,18 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 }
 
 // failedOp records an operation every step of which failed: it changed
-// nothing.
-func (m *model) failedOp(op string, kind store.Kind, target string, turns []string) {
-	m.ops[op] = &mop{kind: kind, seq: m.tick(), none: true, target: target, turns: turns}
+// nothing, but the paths it failed are failed. retryOf is the application
+// whose failed paths it tried again, if it was a retry.
+func (m *model) failedOp(op string, kind store.Kind, target string, turns, paths []string, retryOf *mrewind) {
+	o := &mop{kind: kind, seq: m.tick(), none: true, target: target, turns: turns, fails: sortedCopy(paths), retryOf: retryOf}
+	if retryOf != nil {
+		o.retryOp = retryOf.applyOp
+	}
+	for _, p := range paths {
+		m.lastFail[p] = o.seq
+	}
+	m.ops[op] = o
+	m.noneOps = append(m.noneOps, o)
 }
 
 // applyUndo undoes the newest rewind in effect; the writes of failed
@@ -630,6 +675,9 @@ func (m *model) applyUndo(op string, failed []string) *mrewind {
 	r.undoneSeq, r.undoOp, r.everUndone = seq, op, true
 	r.fails = nil
 	r.undoFails = slices.Clone(failed)
+	for _, p := range failed {
+		m.lastFail[p] = seq
+	}
 	m.redo = append(m.redo, r)
 	m.lastUndo, m.lastRedo = r, nil
 	return r
@@ -1240,7 +1288,7 @@ func (h *harness) rewind() {
 	// nothing.
 	res := h.applyAndCheck(p, replan, r.paths, r.want, true, func(op string, failed []string, none bool) {
 		if none {
-			h.m.failedOp(op, store.KindRewind, t.id, turnIDs(r.turns))
+			h.m.failedOp(op, store.KindRewind, t.id, turnIDs(r.turns), r.paths, nil)
 			h.cov["rewind-all-failed"]++
 			return
 		}
@@ -1293,7 +1341,7 @@ func (h *harness) undo() {
 	h.editBeforeApply()
 	res := h.applyAndCheck(p, replan, paths, r.before, true, func(op string, failed []string, none bool) {
 		if none {
-			h.m.failedOp(op, store.KindUndo, r.op, turnIDs(r.turns))
+			h.m.failedOp(op, store.KindUndo, r.op, turnIDs(r.turns), paths, nil)
 			return
 		}
 		h.m.applyUndo(op, failed)
@@ -1344,7 +1392,7 @@ func (h *harness) redo() {
 	h.editBeforeApply()
 	res := h.applyAndCheck(p, replan, r.live, r.want, true, func(op string, failed []string, none bool) {
 		if none {
-			h.m.failedOp(op, store.KindRedo, r.op, turnIDs(r.turns))
+			h.m.failedOp(op, store.KindRedo, r.op, turnIDs(r.turns), r.live, nil)
 			return
 		}
 		h.m.applyRewind(r, op, true, failed)
@@ -1379,7 +1427,7 @@ func (h *harness) retryRewind(t *mturn, r *mrewind) {
 	p := replan()
 	res := h.applyAndCheck(p, replan, y.paths, r.want, false, func(op string, failed []string, none bool) {
 		if none {
-			h.m.failedOp(op, store.KindRewind, t.id, turnIDs(r.turns))
+			h.m.failedOp(op, store.KindRewind, t.id, turnIDs(r.turns), y.paths, r)
 			return
 		}
 		// The failures are the retry's now.
@@ -1876,6 +1924,24 @@ func (h *harness) checkLog() {
 		if o.none {
 			if e.State != store.StateFailed || e.Target != o.target || !slices.Equal(sortedCopy(e.Turns), sortedCopy(o.turns)) {
 				h.fatalf("Log entry %s: state %q target %q turns %v; want failed %q %v", e.ID, e.State, e.Target, e.Turns, o.target, o.turns)
+			}
+			// Its failures are listed like those of an operation that
+			// changed something: each still failed, with the reason, and
+			// every one no newer operation failed again.
+			var got []string
+			for _, f := range e.Failed {
+				if f.Reason == "" || !h.m.noneFailed(o, f.Path) {
+					h.fatalf("Log entry %s lists %s failed (%q), which is not failed by it", e.ID, f.Path, f.Reason)
+				}
+				got = append(got, f.Path)
+			}
+			for _, p := range o.fails {
+				if h.m.noneFailed(o, p) && h.m.lastFail[p] == o.seq && !slices.Contains(got, p) {
+					h.fatalf("Log entry %s: failed %v, lacks %s", e.ID, got, p)
+				}
+			}
+			if len(got) > 0 {
+				h.cov["all-failed-listed"]++
 			}
 			continue
 		}

@@ -75,9 +75,9 @@ func (s *Store) failures(v *view) map[string]PathFailure {
 	if len(v.fails) == 0 {
 		return out
 	}
-	var later []*opRec // done operations that changed something, in order
+	var later []*opRec // done operations, in order (one that changed nothing may have failed paths too)
 	for _, o := range v.ops {
-		if o.done && !o.abandoned && !o.none {
+		if o.done && !o.abandoned {
 			later = append(later, o)
 		}
 	}
