@@ -362,10 +362,11 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 		return err
 	}
 	var now Image
+	var nowData []byte
 	// A folder in the way may have been removed by the phase before.
 	if fresh && r.Img != nil && r.Img.Kind != ImageOther {
 		now = *r.Img
-	} else if now, _, err = dirs.read(rel); err != nil {
+	} else if now, nowData, err = dirs.read(rel); err != nil {
 		return err
 	}
 	want := *r.Want
@@ -378,7 +379,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 		// what it writes holds bytes no record has, and is left alone.
 		dr, name := dirs.in(rel)
 		dr.Remove(replaceTmp(name)) // a write the kill cut short
-		if !reached(r.Do, now, want) && !holdsBefore(now, r.Img) {
+		if !reached(r.Do, now, want) && !holdsBefore(now, r.Img) && !s.cutShort(now, nowData, r.Img, want) {
 			return errf("left as it is: it changed after the interrupted operation began")
 		}
 	}
@@ -441,7 +442,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 				return errf("not restored: %w", err)
 			}
 		}
-		done, err := writeInPlace(dr, name, data, perm)
+		done, err := writeInPlace(dr, name, data, perm, fp)
 		if done && err != nil {
 			// Cut short (an I/O error): put back whole what was there, so
 			// no torn file stays to be kept as a state.
@@ -469,7 +470,10 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 // qualify. It writes over the old bytes and then cuts the file to length,
 // rather than truncating it to zero first: ext4 flushes a file truncated
 // to zero when it is closed.
-func writeInPlace(r *os.Root, name string, data []byte, perm fs.FileMode) (bool, error) {
+//
+// The bytes go down in two writes with a failpoint between them, so the
+// crash tests also kill a rewrite half-way, the state cutShort recognises.
+func writeInPlace(r *os.Root, name string, data []byte, perm fs.FileMode, fp *failpoint) (bool, error) {
 	fi, err := r.Lstat(name)
 	if err != nil || !fi.Mode().IsRegular() || links(fi) != 1 {
 		return false, nil
@@ -489,7 +493,12 @@ func writeInPlace(r *os.Root, name string, data []byte, perm fs.FileMode) (bool,
 			return true, &fs.PathError{Op: "write", Path: name, Err: err}
 		}
 	}
-	if _, err := f.WriteAt(data, 0); err != nil {
+	half := len(data) / 2
+	if _, err := f.WriteAt(data[:half], 0); err != nil {
+		return true, err
+	}
+	fp.hit()
+	if _, err := f.WriteAt(data[half:], int64(half)); err != nil {
 		return true, err
 	}
 	if err := f.Truncate(int64(len(data))); err != nil {
@@ -559,6 +568,52 @@ func reached(do Action, now, want Image) bool {
 		return now.Kind == ImageAbsent
 	}
 	return sameBytes(now, want)
+}
+
+// cutShort reports whether a file holds what a rewrite in place that was
+// killed part-way leaves: writeInPlace writes want's bytes over before's
+// from the start and cuts the file to length last, so such a file is a
+// prefix of want's bytes followed by the rest of before's, at least as long
+// as before. Both are kept as blobs, so finishing the write loses nothing;
+// bytes of any other shape were written by someone else, and are left
+// alone. data is the file's bytes (nil when too big to have been written in
+// place).
+func (s *Store) cutShort(now Image, data []byte, before *Image, want Image) bool {
+	if before == nil || before.Kind != ImageContent || want.Kind != ImageContent ||
+		now.Kind != ImageContent || data == nil || want.Size > inMemMax ||
+		now.Size < before.Size || now.Size > max(before.Size, want.Size) {
+		return false
+	}
+	a, err := s.readBlob(want.SHA256, want.Size)
+	if err != nil {
+		return false
+	}
+	b, err := s.readBlob(before.SHA256, before.Size)
+	if err != nil {
+		return false
+	}
+	return tornMix(data, a, b)
+}
+
+// tornMix reports whether d is a[:k] followed by b[k:len(d)] for some k,
+// with len(d) the larger of len(b) and k: the bytes of a write of a over b
+// in place, cut short after k bytes.
+func tornMix(d, a, b []byte) bool {
+	if len(d) < len(b) {
+		return false
+	}
+	k := 0 // the longest prefix of d that a holds
+	for k < len(d) && k < len(a) && d[k] == a[k] {
+		k++
+	}
+	if len(d) > len(b) {
+		return k == len(d) // written past b's end: all of d is a's
+	}
+	j := len(d) // the start of the longest suffix of d that b holds
+	for j > 0 && d[j-1] == b[j-1] {
+		j--
+	}
+	return j <= k
 }
 
 // holdsBefore reports whether now is what the step found before it acted
