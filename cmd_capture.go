@@ -43,28 +43,41 @@ wins. A capture naming a turn already rewound starts a new turn (T.2).`,
 		Example: `ckpt capture --turn 7 --label "restyle the page" styles.css theme.css`,
 		Args:    minArgs(1, "--turn T and at least one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.needTurn(cmd, "at least one PATH"); err != nil {
-				return err
-			}
-			paths, err := absPaths(args)
-			if err != nil {
-				return err
-			}
-			s, err := g.openStore(storeOptions{create: true, maxBlob: f.maxBlob})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			id, err := s.Capture(f.turn, store.TurnMeta{Label: f.label}, paths)
-			if err != nil {
-				return err
-			}
-			noteIncarnation(f.turn, id)
-			return nil
+			return f.run(cmd, g, args, "at least one PATH", func(s *store.Store, meta store.TurnMeta, paths []string) (string, error) {
+				return s.Capture(f.turn, meta, paths)
+			})
 		},
 	}
 	f.add(cmd, true)
 	return cmd
+}
+
+// run is what capture, seal, write and rm share: it checks --turn, makes
+// the paths absolute, opens the store for writing records and calls do,
+// which records into a turn and returns that turn's id ("" for no new
+// one). what names the paths the command needs, for the usage error.
+func (f *turnFlags) run(cmd *cobra.Command, g *globals, args []string, what string,
+	do func(s *store.Store, meta store.TurnMeta, paths []string) (string, error)) error {
+	if err := f.needTurn(cmd, what); err != nil {
+		return err
+	}
+	paths, err := absPaths(args)
+	if err != nil {
+		return err
+	}
+	s, err := g.openStore(storeOptions{create: true, maxBlob: f.maxBlob})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	id, err := do(s, store.TurnMeta{Label: f.label}, paths)
+	if err != nil {
+		return err
+	}
+	if id != "" {
+		noteIncarnation(f.turn, id)
+	}
+	return nil
 }
 
 // noteIncarnation says when a turn id named a rewound turn, so the records

@@ -17,24 +17,9 @@ func newRmCmd(g *globals) *cobra.Command {
 		Example: `ckpt rm --turn 7 legacy.js`,
 		Args:    minArgs(1, "--turn T and at least one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.needTurn(cmd, "at least one PATH"); err != nil {
-				return err
-			}
-			paths, err := absPaths(args)
-			if err != nil {
-				return err
-			}
-			s, err := g.openStore(storeOptions{create: true, maxBlob: f.maxBlob})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			id, err := s.Remove(f.turn, store.TurnMeta{Label: f.label}, paths)
-			if err != nil {
-				return err
-			}
-			noteIncarnation(f.turn, id)
-			return nil
+			return f.run(cmd, g, args, "at least one PATH", func(s *store.Store, meta store.TurnMeta, paths []string) (string, error) {
+				return s.Remove(f.turn, meta, paths)
+			})
 		},
 	}
 	f.add(cmd, true)

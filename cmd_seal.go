@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"ckpt/store"
 )
 
 func init() { register(newSealCmd) }
@@ -16,19 +18,9 @@ so later views can tell the agent's change from changes made since.`,
 		Example: `ckpt seal --turn 7 styles.css theme.css`,
 		Args:    minArgs(1, "--turn T and at least one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.needTurn(cmd, "at least one PATH"); err != nil {
-				return err
-			}
-			paths, err := absPaths(args)
-			if err != nil {
-				return err
-			}
-			s, err := g.openStore(storeOptions{create: true, maxBlob: f.maxBlob})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return s.Seal(f.turn, paths)
+			return f.run(cmd, g, args, "at least one PATH", func(s *store.Store, _ store.TurnMeta, paths []string) (string, error) {
+				return "", s.Seal(f.turn, paths)
+			})
 		},
 	}
 	f.add(cmd, false)

@@ -21,28 +21,13 @@ func newWriteCmd(g *globals) *cobra.Command {
 		Example: `printf 'body { color: red }\n' | ckpt write --turn 7 styles.css`,
 		Args:    exactArgs(1, "--turn T and one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.needTurn(cmd, "one PATH"); err != nil {
-				return err
-			}
-			paths, err := absPaths(args)
-			if err != nil {
-				return err
-			}
-			data, err := io.ReadAll(os.Stdin)
-			if err != nil {
-				return fmt.Errorf("write: read standard input: %w", err)
-			}
-			s, err := g.openStore(storeOptions{create: true, maxBlob: f.maxBlob})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			id, err := s.Write(f.turn, store.TurnMeta{Label: f.label}, paths[0], data)
-			if err != nil {
-				return err
-			}
-			noteIncarnation(f.turn, id)
-			return nil
+			return f.run(cmd, g, args, "one PATH", func(s *store.Store, meta store.TurnMeta, paths []string) (string, error) {
+				data, err := io.ReadAll(os.Stdin)
+				if err != nil {
+					return "", fmt.Errorf("write: read standard input: %w", err)
+				}
+				return s.Write(f.turn, meta, paths[0], data)
+			})
 		},
 	}
 	f.add(cmd, true)
