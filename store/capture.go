@@ -417,13 +417,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 	n := s.nextSeq(now)
 	var buf []byte
 	if !exists {
-		if id != turn && meta.Label == "" && meta.Source == nil {
-			// A continuation (T.2) keeps the label and source of T.
-			if orig, ok, _ := s.readTurnFile(turn, false); ok {
-				meta = TurnMeta{Label: orig.label, Source: orig.source}
-			}
-		}
-		buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: n})
+		buf = s.turnHeader(buf, turn, id, meta, now, n)
 		t = newTurn(id)
 	}
 	for _, c := range seen {
@@ -526,6 +520,18 @@ func (s *Store) NewTurn(meta TurnMeta) (string, error) {
 
 // clockFile holds the last order number handed out (record.N).
 const clockFile = "clock"
+
+// turnHeader appends the record that opens turn id's file, asked for as
+// turn: a continuation (T.2) keeps the label and source of T unless new
+// ones were given.
+func (s *Store) turnHeader(buf []byte, turn, id string, meta TurnMeta, now, n int64) []byte {
+	if id != turn && meta.Label == "" && meta.Source == nil {
+		if orig, ok, _ := s.readTurnFile(turn, false); ok {
+			meta = TurnMeta{Label: orig.label, Source: orig.source}
+		}
+	}
+	return appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: n})
+}
 
 // nextSeq hands out the order number of records committed now: greater
 // than every one before it, so turns and operations keep the order in

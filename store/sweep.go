@@ -394,12 +394,7 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 	n := s.nextSeq(now)
 	var buf []byte
 	if !exists {
-		if id != turn && meta.Label == "" && meta.Source == nil {
-			if orig, ok, _ := s.readTurnFile(turn, false); ok {
-				meta = TurnMeta{Label: orig.label, Source: orig.source}
-			}
-		}
-		buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: n})
+		buf = s.turnHeader(buf, turn, id, meta, now, n)
 		t = newTurn(id)
 	}
 	for _, r := range recs {
