@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,12 +37,14 @@ var (
 func zstdCodecs() (*zstd.Encoder, *zstd.Decoder) {
 	zsetOnce.Do(func() {
 		// EncodeAll and DecodeAll are safe for concurrent use; one of each
-		// serves every goroutine. The fastest level keeps Go source at about
-		// a quarter of its size at ~185 MB/s a core. The decoder serves only
+		// serves every goroutine, but EncodeAll holds one of the encoder's
+		// states for the whole call, so it needs one state per core or the
+		// capture workers take turns. The fastest level keeps Go source at
+		// about a quarter of its size at ~185 MB/s a core. The decoder serves only
 		// blobs whose record says they fit in memory, so its limit is that
 		// size: a small blob that expands further (a zstd bomb) fails
 		// cleanly instead of exhausting memory.
-		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
 		zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(inMemMax+1<<10), zstd.WithDecoderMaxWindow(maxWindow))
 	})
 	return zenc, zdec
