@@ -107,7 +107,8 @@ mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b/1048576 }'; }
 # --- the trees --------------------------------------------------------------
 
 say "building ckpt and the floor helpers…"
-(cd "$REPO" && go build -o "$WORK/ckpt" .)
+(cd "$REPO" && CGO_ENABLED=0 go build -o "$WORK/ckpt" .) # static, as README installs it
+(cd "$REPO" && CGO_ENABLED=1 go build -o "$WORK/ckpt-libc" .) || cp "$WORK/ckpt" "$WORK/ckpt-libc"
 CKPT=$WORK/ckpt
 mkdir -p "$WORK/floor" "$WORK/hello"
 cat >"$WORK/floor/main.go" <<'EOF'
@@ -329,6 +330,7 @@ chmod +x "$BIN"/*
 C_CKPT=$(bench "true" "'$BIN/hook-turn'")
 C_GIT=$(bench "true" "'$BIN/git-turn'")
 C_VER=$(bench "true" "'$BIN/nine' '$CKPT' --version")
+C_VER_LIBC=$(bench "true" "'$BIN/nine' '$WORK/ckpt-libc' --version")
 C_HELLO=$(bench "true" "'$BIN/nine' '$WORK/hello-go'")
 C_FSYNC=-
 if command -v strace >/dev/null; then
@@ -399,6 +401,7 @@ sep "c) hooked turn on $NALL files: prompt + 4 writes, 9 processes"
 row "   ckpt hook ×9 vs git add -A && git stash create" "$C_CKPT" "$C_GIT" "$(ratio "$C_GIT" "$C_CKPT")"
 row "   floor: ckpt --version ×9 (ckpt/floor)" "$C_CKPT" "$C_VER" "$(ratio "$C_CKPT" "$C_VER")"
 row "   floor: Go hello-world ×9 (ckpt/floor)" "$C_CKPT" "$C_HELLO" "$(ratio "$C_CKPT" "$C_HELLO")"
+row "   ckpt --version ×9: static vs linked against libc" "$C_VER" "$C_VER_LIBC" "$(ratio "$C_VER_LIBC" "$C_VER")"
 row "   fsync/fdatasync/syncfs calls in the 9 hook calls" "$C_FSYNC" "-" "-"
 sep "d) store after (a): size / raw bytes"
 row "   ckpt, bytes" "$(ratio "$STORE_A" "$RAW")" "git $(ratio "$GIT_OBJ" "$RAW")" "-"
