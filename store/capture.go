@@ -310,19 +310,11 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 		return "", errf("capture: %w", err)
 	}
 	seen, *bad = usable(seen, *bad)
-	l, err := s.lock()
+	l, id, t, exists, err := s.lockTurn(turn)
 	if err != nil {
 		return "", err
 	}
 	defer l.unlock()
-	id, err := s.incarnation(turn)
-	if err != nil {
-		return "", err
-	}
-	t, exists, err := s.readTurnFile(id, true)
-	if err != nil {
-		return "", err
-	}
 	if !exists && len(seen) == 0 && len(*bad) > 0 {
 		// Every path failed: no turn is started for nothing.
 		return id, nil

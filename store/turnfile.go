@@ -88,6 +88,28 @@ func (s *Store) incarnation(id string) (string, error) {
 	}
 }
 
+// lockTurn takes the store's lock for a writer appending records to the
+// turn asked for: it finds the incarnation they go to (see incarnation)
+// and reads its file, cutting a torn last record. The caller unlocks; on
+// an error nothing is held.
+func (s *Store) lockTurn(asked string) (*lockFile, string, *turn, bool, error) {
+	l, err := s.lock()
+	if err != nil {
+		return nil, "", nil, false, err
+	}
+	id, err := s.incarnation(asked)
+	if err != nil {
+		l.unlock()
+		return nil, "", nil, false, err
+	}
+	t, exists, err := s.readTurnFile(id, true)
+	if err != nil {
+		l.unlock()
+		return nil, "", nil, false, err
+	}
+	return l, id, t, exists, nil
+}
+
 func (s *Store) appendTurn(id string, buf []byte, created bool) error {
 	name := turnFileName(id)
 	if err := appendDurable(s.dir, name, buf); err != nil {
