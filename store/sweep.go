@@ -377,19 +377,11 @@ type shellRec struct {
 // the turn lacks the path (the first capture wins), and a post record,
 // both naming the command. It returns the turn id used.
 func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shellRec) (string, error) {
-	l, err := s.lock()
+	l, id, t, exists, err := s.lockTurn(turn)
 	if err != nil {
 		return "", err
 	}
 	defer l.unlock()
-	id, err := s.incarnation(turn)
-	if err != nil {
-		return "", err
-	}
-	t, exists, err := s.readTurnFile(id, true)
-	if err != nil {
-		return "", err
-	}
 	now := s.clock().UnixNano()
 	n := s.nextSeq(now)
 	var buf []byte
