@@ -23,7 +23,7 @@
 #   g) shell sweeps around a shell tool call, beside git snapshots (below)
 #   d) the store's size after (a), in bytes and in disk blocks, vs raw and git
 #   e) `ckpt log --json` on a seed-format index.json of 10,000 turns /
-#      100,000 entries
+#      100,000 entries, and the UI's first frame on it (ui's Go benchmark)
 #   f) peak memory (RSS) of (a) and (b) for each peer, and of capture, rewind
 #      and undo of a BIGFILE-MiB file
 #
@@ -359,6 +359,11 @@ json.dump(turns, open(f"{root}/.osfoundry/checkpoints/index.json", "w"))
 EOF
 E_LOG=$(bench "true" "cd '$SEED' && '$CKPT' log --json")
 E_LOG_RSS=$(peak bash -c "cd '$SEED' && exec '$CKPT' log --json")
+# The UI's first frame on the same index: opening the store, the first
+# size and the first View, which must show the newest turn (ui's Go
+# benchmark, which makes the index as above).
+E_UI=$(cd "$REPO" && go test ./ui -run '^$' -bench '^BenchmarkFirstFrameSeed$' -benchtime "${RUNS}x" 2>/dev/null |
+	awk '/^BenchmarkFirstFrameSeed/ { printf "%.1f\n", $3/1e6 }')
 
 # --- f) a big file ------------------------------------------------------------
 
@@ -408,6 +413,7 @@ row "   ckpt, bytes" "$(ratio "$STORE_A" "$RAW")" "git $(ratio "$GIT_OBJ" "$RAW"
 row "   ckpt, disk blocks (du)" "$(ratio $((STORE_A_DU * 1024)) "$RAW")" "git $(ratio $((GIT_OBJ_DU * 1024)) "$RAW")" "-"
 sep "e) seed index.json of 10,000 turns / 100,000 entries"
 row "   ckpt log --json (ms)" "$E_LOG" "-" "-"
+row "   UI: open the store to the first frame (ms, mean)" "${E_UI:--}" "-" "-"
 sep "f) peak memory (RSS)"
 row "   (a) bulk capture: ckpt / Python / git add -A" "$A_CKPT_RSS" "$(PYCOL "$A_PY_RSS")" "git $A_GIT_RSS"
 row "   (b) bulk rewind: ckpt / Python / git checkout" "$B_CKPT_RSS" "$(PYCOL "$B_PY_RSS")" "git $B_GIT_RSS"
