@@ -102,7 +102,7 @@ func (s *Store) lookEach(rels []string, keepAll bool, fp *failpoint) ([]captured
 // blobBatch is what a look wrote: blobs not yet known durable, and
 // whether they went into a pack.
 type blobBatch struct {
-	wrote  []string
+	wrote  []BlobID
 	packed bool
 }
 
@@ -111,8 +111,8 @@ type blobBatch struct {
 func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]captured, blobBatch, error) {
 	out := make([]captured, len(rels))
 	var mu sync.Mutex
-	var wrote []string
-	var known map[string]bool
+	var wrote []BlobID
+	var known map[BlobID]bool
 	var pack *packWriter
 	if len(rels) > s.looseMax {
 		known = s.blobNames()
@@ -124,7 +124,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 			return hashOnly(f, size)
 		}
 		sum, n, err := s.putBlobStream(f)
-		return Image{Kind: ImageContent, SHA256: sum, Size: n, Kept: err == nil}, err
+		return Image{Kind: ImageContent, SHA256: sum.String(), Size: n, Kept: err == nil}, err
 	}
 	dirs := newDirCache(s.root)
 	defer dirs.close()
@@ -148,9 +148,10 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 						img.Kind, img.Kept = ImageSkipped, false
 						img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
 					case img.Kind == ImageContent:
+						sum, _ := ParseBlobID(img.SHA256) // hashed just now
 						if data != nil || !img.Kept {
 							var isNew bool
-							isNew, c.err = s.putBlob(img.SHA256, data, known, pack)
+							isNew, c.err = s.putBlob(sum, data, known, pack)
 							img.Kept = c.err == nil
 							if isNew {
 								mu.Lock()
@@ -165,7 +166,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 						// A blob found already there may be another capture's,
 						// not yet durable: it is synced like a new one.
 						mu.Lock()
-						wrote = append(wrote, img.SHA256)
+						wrote = append(wrote, sum)
 						mu.Unlock()
 					case img.Kind == ImageAbsent:
 						c.dirs = s.missingDirs(c.rel)
@@ -202,7 +203,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 // syncBlobs makes freshly written blobs durable before any record names
 // them: one barrier for a batch or a pack, else an fsync per blob (found
 // loose or in a pack) and of the folders.
-func (s *Store) syncBlobs(sums []string, packed bool) error {
+func (s *Store) syncBlobs(sums []BlobID, packed bool) error {
 	if len(sums) == 0 && !packed {
 		return nil
 	}
@@ -224,7 +225,7 @@ func (s *Store) syncBlobs(sums []string, packed bool) error {
 			}
 		}
 		if err != nil {
-			return errf("sync blob %s: %w", sum[:12], err)
+			return errf("sync blob %s: %w", sum.Short(), err)
 		}
 	}
 	if inPack {

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/hex"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -321,11 +320,11 @@ func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) map
 func (e *baseEntry) fill(img Image, maxBlob int64) bool {
 	switch img.Kind {
 	case ImageContent, ImageSkipped:
-		sum, err := hex.DecodeString(img.SHA256)
-		if err != nil || len(sum) != 32 {
+		sum, err := ParseBlobID(img.SHA256)
+		if err != nil {
 			return false
 		}
-		copy(e.sum[:], sum)
+		e.sum = sum
 		e.kind = baseFile
 		if img.Kind == ImageSkipped {
 			e.kind = baseSkipped
@@ -360,10 +359,10 @@ func (e *baseEntry) image(maxBlob int64) Image {
 	case baseLink:
 		return Image{Kind: ImageLink, Link: e.link}
 	case baseSkipped:
-		return Image{Kind: ImageSkipped, SHA256: hex.EncodeToString(e.sum[:]), Size: e.size, Mode: e.mode,
+		return Image{Kind: ImageSkipped, SHA256: e.sum.String(), Size: e.size, Mode: e.mode,
 			Reason: fmt.Sprintf("%s over the %s limit", humanBytes(e.size), humanBytes(maxBlob))}
 	}
-	return Image{Kind: ImageContent, SHA256: hex.EncodeToString(e.sum[:]), Size: e.size, Mode: e.mode, Kept: true}
+	return Image{Kind: ImageContent, SHA256: e.sum.String(), Size: e.size, Mode: e.mode, Kept: true}
 }
 
 // shellRec is one path a shell command changed.
