@@ -50,7 +50,9 @@ func runHook(root *cobra.Command, args []string) int {
 		os.Stderr = null
 	}
 	root.SetErr(io.Discard)
-	if err := execute(root); err != nil && slices.Contains(args, "gemini") {
+	// Not through fang: a hook prints no help, and every agent tool call
+	// pays for whatever runs here.
+	if err := root.Execute(); err != nil && slices.Contains(args, "gemini") {
 		// Gemini CLI reads stdout as the hook's answer even then. A usage
 		// mistake never reached the agent package, which answers itself.
 		if errors.Is(err, errUsage) {

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
@@ -34,12 +35,17 @@ func run(args []string) int {
 	// commands it needs: the root and hook itself.
 	hook := newRoot(newHookCmd)
 	hook.SetArgs(args)
-	if cmd, _, _ := hook.Find(args); cmd != nil && cmd.Name() == "hook" && cmd.Parent() == hook {
+	if cmd, _, _ := hook.Find(args); cmd != nil && cmd.Name() == "hook" && cmd.Parent() == hook && !asksHelp(args) {
 		return runHook(hook, args)
 	}
 	root := newRootCmd()
 	root.SetArgs(args)
 	return report(executed(root, args), execute(root))
+}
+
+// asksHelp reports whether args ask for help, which fang styles.
+func asksHelp(args []string) bool {
+	return slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "--help" })
 }
 
 // execute runs the command tree through fang, which styles help and adds

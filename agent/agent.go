@@ -209,11 +209,19 @@ func (h *hookCall) stamp() {
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(dir, h.agent.name+".last"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	// Written over, not truncated first: truncating frees the file's block
+	// and writing allocates it again, which costs a hook call more than
+	// the write.
+	f, err := os.OpenFile(filepath.Join(dir, h.agent.name+".last"), os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return
 	}
-	_, _ = f.WriteString(h.ev.name + "\n")
+	line := h.ev.name + "\n"
+	if _, err := f.WriteAt([]byte(line), 0); err == nil {
+		if fi, err := f.Stat(); err == nil && fi.Size() != int64(len(line)) {
+			_ = f.Truncate(int64(len(line)))
+		}
+	}
 	f.Close()
 }
 

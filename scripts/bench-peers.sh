@@ -11,7 +11,8 @@
 #          every file), git add -A (a bulk snapshot), git add -A && git stash
 #          create (a per-turn snapshot), git checkout -- . (a bulk restore)
 #   floor  rewriting the same files in place from memory, then one syncfs
-#          (what a restore cannot beat); a Go hello-world and `ckpt --version`
+#          (what a durable restore cannot beat; also without the syncfs, as
+#          git checkout does not sync); a Go hello-world and `ckpt --version`
 #          (what a hook process cannot beat)
 #
 # Figures:
@@ -23,7 +24,7 @@
 #   g) shell sweeps around a shell tool call, beside git snapshots (below)
 #   d) the store's size after (a), in bytes and in disk blocks, vs raw and git
 #   e) `ckpt log --json` on a seed-format index.json of 10,000 turns /
-#      100,000 entries
+#      100,000 entries, and the UI's first frame on it (ui's Go benchmark)
 #   f) peak memory (RSS) of (a) and (b) for each peer, and of capture, rewind
 #      and undo of a BIGFILE-MiB file
 #
@@ -107,14 +108,16 @@ mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b/1048576 }'; }
 # --- the trees --------------------------------------------------------------
 
 say "building ckpt and the floor helpers…"
-(cd "$REPO" && go build -o "$WORK/ckpt" .)
+(cd "$REPO" && CGO_ENABLED=0 go build -o "$WORK/ckpt" .) # static, as README installs it
+(cd "$REPO" && CGO_ENABLED=1 go build -o "$WORK/ckpt-libc" .) || cp "$WORK/ckpt" "$WORK/ckpt-libc"
 CKPT=$WORK/ckpt
 mkdir -p "$WORK/floor" "$WORK/hello"
 cat >"$WORK/floor/main.go" <<'EOF'
 // floor rewrites files in place from memory: it reads the pristine bytes
 // of every listed file (from SRC) into memory, then RUNS times appends a
 // line to each file under DST (untimed) and times rewriting all of them in
-// place, then one syncfs. It prints the median in milliseconds.
+// place, then one syncfs (none when a fifth argument says nosync). It
+// prints the median in milliseconds.
 package main
 
 import (
@@ -158,7 +161,9 @@ func main() {
 			f.Write(data[i])
 			f.Close()
 		}
-		if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
+		if len(os.Args) > 5 && os.Args[5] == "nosync" {
+			// no barrier, as git checkout
+		} else if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
 			d, _ := os.Open(dst)
 			syscall.Syscall(306, d.Fd(), 0, 0) // syncfs
 			d.Close()
@@ -264,6 +269,7 @@ B_GIT_RSS=$(peak bash -c "cd '$GITTREE' && exec git checkout -- .")
 FLOORTREE=$WORK/floortree
 cp -R "$PRISTINE" "$FLOORTREE"
 B_FLOOR=$("$WORK/floor-rewrite" "$PRISTINE" "$FLOORTREE" "$WORK/files" "$RUNS")
+B_FLOOR_NOSYNC=$("$WORK/floor-rewrite" "$PRISTINE" "$FLOORTREE" "$WORK/files" "$RUNS" nosync)
 B_PY=- B_PY_RSS=-
 if [[ -n $PYREF ]]; then
 	# The journal variant's restore reads index.json: build it from the
@@ -329,6 +335,7 @@ chmod +x "$BIN"/*
 C_CKPT=$(bench "true" "'$BIN/hook-turn'")
 C_GIT=$(bench "true" "'$BIN/git-turn'")
 C_VER=$(bench "true" "'$BIN/nine' '$CKPT' --version")
+C_VER_LIBC=$(bench "true" "'$BIN/nine' '$WORK/ckpt-libc' --version")
 C_HELLO=$(bench "true" "'$BIN/nine' '$WORK/hello-go'")
 C_FSYNC=-
 if command -v strace >/dev/null; then
@@ -357,6 +364,11 @@ json.dump(turns, open(f"{root}/.osfoundry/checkpoints/index.json", "w"))
 EOF
 E_LOG=$(bench "true" "cd '$SEED' && '$CKPT' log --json")
 E_LOG_RSS=$(peak bash -c "cd '$SEED' && exec '$CKPT' log --json")
+# The UI's first frame on the same index: opening the store, the first
+# size and the first View, which must show the newest turn (ui's Go
+# benchmark, which makes the index as above).
+E_UI=$(cd "$REPO" && go test ./ui -run '^$' -bench '^BenchmarkFirstFrameSeed$' -benchtime "${RUNS}x" 2>/dev/null |
+	awk '/^BenchmarkFirstFrameSeed/ { printf "%.1f\n", $3/1e6 }')
 
 # --- f) a big file ------------------------------------------------------------
 
@@ -395,16 +407,19 @@ sep "b) rewind of $NFILES files, every one changed"
 row "   ckpt rewind vs Python store restore" "$B_CKPT" "$(PYCOL "$B_PY")" "$(ratio "$B_PY" "$B_CKPT")"
 row "   ckpt rewind vs git checkout -- ." "$B_CKPT" "$B_GIT" "$(ratio "$B_GIT" "$B_CKPT")"
 row "   floor: rewrite in place from memory (ckpt/floor)" "$B_CKPT" "$B_FLOOR" "$(ratio "$B_CKPT" "$B_FLOOR")"
+row "   the same floor without its syncfs (git/floor)" "$B_GIT" "$B_FLOOR_NOSYNC" "$(ratio "$B_GIT" "$B_FLOOR_NOSYNC")"
 sep "c) hooked turn on $NALL files: prompt + 4 writes, 9 processes"
 row "   ckpt hook ×9 vs git add -A && git stash create" "$C_CKPT" "$C_GIT" "$(ratio "$C_GIT" "$C_CKPT")"
 row "   floor: ckpt --version ×9 (ckpt/floor)" "$C_CKPT" "$C_VER" "$(ratio "$C_CKPT" "$C_VER")"
 row "   floor: Go hello-world ×9 (ckpt/floor)" "$C_CKPT" "$C_HELLO" "$(ratio "$C_CKPT" "$C_HELLO")"
+row "   ckpt --version ×9: static vs linked against libc" "$C_VER" "$C_VER_LIBC" "$(ratio "$C_VER_LIBC" "$C_VER")"
 row "   fsync/fdatasync/syncfs calls in the 9 hook calls" "$C_FSYNC" "-" "-"
 sep "d) store after (a): size / raw bytes"
 row "   ckpt, bytes" "$(ratio "$STORE_A" "$RAW")" "git $(ratio "$GIT_OBJ" "$RAW")" "-"
 row "   ckpt, disk blocks (du)" "$(ratio $((STORE_A_DU * 1024)) "$RAW")" "git $(ratio $((GIT_OBJ_DU * 1024)) "$RAW")" "-"
 sep "e) seed index.json of 10,000 turns / 100,000 entries"
 row "   ckpt log --json (ms)" "$E_LOG" "-" "-"
+row "   UI: open the store to the first frame (ms, mean)" "${E_UI:--}" "-" "-"
 sep "f) peak memory (RSS)"
 row "   (a) bulk capture: ckpt / Python / git add -A" "$A_CKPT_RSS" "$(PYCOL "$A_PY_RSS")" "git $A_GIT_RSS"
 row "   (b) bulk rewind: ckpt / Python / git checkout" "$B_CKPT_RSS" "$(PYCOL "$B_PY_RSS")" "git $B_GIT_RSS"

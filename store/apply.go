@@ -220,7 +220,7 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 		}
 		// A blob too big to hold is checked as it streams into place.
 		if r.Do == ActRestore && want.Kind == ImageContent && !sameBytes(now, want) && want.Size <= inMemMax {
-			data, err := s.readBlob(want.SHA256, want.Size)
+			data, err := s.readBlobOf(want)
 			if err != nil {
 				r.Do, r.Why = ActFail, "not restored: "+err.Error()
 			} else if int64(len(data)) <= budget {
@@ -438,7 +438,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 			break
 		}
 		if data == nil {
-			if data, err = s.readBlob(want.SHA256, want.Size); err != nil {
+			if data, err = s.readBlobOf(want); err != nil {
 				return errf("not restored: %w", err)
 			}
 		}
@@ -531,7 +531,7 @@ func (s *Store) putBack(r *os.Root, name string, was Image) {
 		s.restoreStream(r, name, was, perm)
 		return
 	}
-	if data, err := s.readBlob(was.SHA256, was.Size); err == nil {
+	if data, err := s.readBlobOf(was); err == nil {
 		writeReplace(r, name, data, perm)
 	}
 }
@@ -584,11 +584,11 @@ func (s *Store) cutShort(now Image, data []byte, before *Image, want Image) bool
 		now.Size < before.Size || now.Size > max(before.Size, want.Size) {
 		return false
 	}
-	a, err := s.readBlob(want.SHA256, want.Size)
+	a, err := s.readBlobOf(want)
 	if err != nil {
 		return false
 	}
-	b, err := s.readBlob(before.SHA256, before.Size)
+	b, err := s.readBlobOf(*before)
 	if err != nil {
 		return false
 	}

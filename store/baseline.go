@@ -35,8 +35,8 @@ type baseEntry struct {
 	mtime int64 // Unix nanoseconds
 	ctime int64
 	ino   uint64
-	sum   [32]byte // baseFile, baseSkipped
-	link  string   // baseLink
+	sum   BlobID // baseFile, baseSkipped
+	link  string // baseLink
 }
 
 // sameStat reports whether e and w (a fresh stat) agree on everything the

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -27,30 +26,30 @@ const inMemMax = 8 << 20
 // allocated. ckpt's own encoder uses far smaller windows.
 const maxWindow = 32 << 20
 
+// The codecs are made on first use, each on its own: a hook that only
+// keeps bytes never pays for a decoder, nor a listing for an encoder.
+// EncodeAll and DecodeAll are safe for concurrent use; one of each serves
+// every goroutine.
 var (
-	zenc     *zstd.Encoder
-	zdec     *zstd.Decoder
-	zsetOnce sync.Once
+	// zstdEncoder is at the fastest level, which keeps Go source at about a
+	// quarter of its size at ~185 MB/s a core. Its lower-memory mode
+	// compresses the same and halves what its first use allocates (a hook
+	// keeping one small file pays that whole).
+	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+		return enc
+	})
+	// zstdDecoder serves only blobs whose record says they fit in memory,
+	// so its limit is that size: a small blob that expands further (a zstd
+	// bomb) fails cleanly instead of exhausting memory.
+	zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
+		dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(inMemMax+1<<10), zstd.WithDecoderMaxWindow(maxWindow))
+		return dec
+	})
 )
 
-func zstdCodecs() (*zstd.Encoder, *zstd.Decoder) {
-	zsetOnce.Do(func() {
-		// EncodeAll and DecodeAll are safe for concurrent use; one of each
-		// serves every goroutine. The fastest level keeps Go source at about
-		// a quarter of its size at ~185 MB/s a core. The decoder serves only
-		// blobs whose record says they fit in memory, so its limit is that
-		// size: a small blob that expands further (a zstd bomb) fails
-		// cleanly instead of exhausting memory.
-		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-		zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(inMemMax+1<<10), zstd.WithDecoderMaxWindow(maxWindow))
-	})
-	return zenc, zdec
-}
-
-func hashHex(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
-}
+// hashHex is the id of b as an Image names it.
+func hashHex(b []byte) string { return blobIDOf(b).String() }
 
 // blobDir opens the blobs folder once; seed stores without one have no
 // blobs.
@@ -70,18 +69,15 @@ func (s *Store) blobDir() (*safeDir, error) {
 
 // hasBlob reports whether a blob (packed, loose, or a seed's raw one)
 // exists.
-func (s *Store) hasBlob(sum string) bool {
-	if !isHex64(sum) {
-		return false
-	}
+func (s *Store) hasBlob(sum BlobID) bool {
 	if _, ok := s.packs.find(s, sum, false); ok {
 		return true
 	}
 	if b, err := s.blobDir(); err == nil {
-		if _, err := b.Lstat(sum + ".zst"); err == nil {
+		if _, err := b.Lstat(sum.String() + ".zst"); err == nil {
 			return true
 		}
-		if _, err = b.Lstat(sum); err == nil {
+		if _, err = b.Lstat(sum.String()); err == nil {
 			return true
 		}
 	}
@@ -91,11 +87,13 @@ func (s *Store) hasBlob(sum string) bool {
 
 // blobNames lists the blobs present, loose and packed, for a batch that
 // would otherwise look each one up.
-func (s *Store) blobNames() map[string]bool {
-	have := map[string]bool{}
+func (s *Store) blobNames() map[BlobID]bool {
+	have := map[BlobID]bool{}
 	list, _ := names(s.dir, "blobs")
 	for _, n := range list {
-		have[strings.TrimSuffix(n, ".zst")] = true
+		if id, err := ParseBlobID(strings.TrimSuffix(n, ".zst")); err == nil {
+			have[id] = true
+		}
 	}
 	s.packs.addNames(s, have)
 	return have
@@ -105,11 +103,11 @@ func (s *Store) blobNames() map[string]bool {
 // (known, when not nil, lists those present): into pack when not nil,
 // else as a loose blob. It reports whether it wrote a loose blob; the
 // caller makes the batch durable.
-func (s *Store) putBlob(sum string, data []byte, known map[string]bool, pack *packWriter) (bool, error) {
+func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *packWriter) (bool, error) {
 	if known != nil && known[sum] || known == nil && s.hasBlob(sum) {
 		return false, nil
 	}
-	enc, _ := zstdCodecs()
+	enc := zstdEncoder()
 	z := enc.EncodeAll(data, make([]byte, 0, len(data)/3+64))
 	if pack != nil {
 		return false, pack.add(sum, z, int64(len(data)))
@@ -118,7 +116,7 @@ func (s *Store) putBlob(sum string, data []byte, known map[string]bool, pack *pa
 	if err != nil {
 		return false, errf("keep blob: open %s: %w", s.path("blobs"), err)
 	}
-	name := sum + ".zst"
+	name := sum.String() + ".zst"
 	if err := writeFileAtomic(b, name, z, 0o600, false); err != nil {
 		return false, errf("keep blob %s: %w", s.path("blobs/"+name), err)
 	}
@@ -128,15 +126,15 @@ func (s *Store) putBlob(sum string, data []byte, known map[string]bool, pack *pa
 // putBlobStream keeps the bytes read from src as a loose blob, hashing
 // and compressing them as they stream, and returns their hash and length.
 // Memory stays bounded whatever the length. The caller makes it durable.
-func (s *Store) putBlobStream(src io.Reader) (string, int64, error) {
+func (s *Store) putBlobStream(src io.Reader) (BlobID, int64, error) {
 	b, err := s.blobDir()
 	if err != nil {
-		return "", 0, errf("keep blob: open %s: %w", s.path("blobs"), err)
+		return BlobID{}, 0, errf("keep blob: open %s: %w", s.path("blobs"), err)
 	}
 	tmp := ".tmp-" + randHex(8)
 	f, err := b.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return "", 0, errf("keep blob: %w", err)
+		return BlobID{}, 0, errf("keep blob: %w", err)
 	}
 	h := sha256.New()
 	zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<22))
@@ -150,17 +148,17 @@ func (s *Store) putBlobStream(src io.Reader) (string, int64, error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
+	sum := BlobID(h.Sum(nil))
 	if err == nil && s.hasBlob(sum) {
 		b.Remove(tmp)
 		return sum, n, nil
 	}
 	if err == nil {
-		err = b.Rename(tmp, sum+".zst")
+		err = b.Rename(tmp, sum.String()+".zst")
 	}
 	if err != nil {
 		b.Remove(tmp)
-		return "", 0, errf("keep blob %s: %w", s.path("blobs"), err)
+		return BlobID{}, 0, errf("keep blob %s: %w", s.path("blobs"), err)
 	}
 	return sum, n, nil
 }
@@ -198,38 +196,35 @@ type blobSource struct {
 
 // locate finds the blob named sum: in a pack, as blobs/<sum>.zst, or as a
 // seed store's raw blobs/<sum>.
-func (s *Store) locate(sum string) (blobSource, error) {
-	if !isHex64(sum) {
-		return blobSource{}, errf("blob name %q is not 64 hex digits: %w", sum, ErrCorrupt)
-	}
+func (s *Store) locate(sum BlobID) (blobSource, error) {
 	if src, ok := s.packs.find(s, sum, false); ok {
 		return src, nil
 	}
 	b, err := s.blobDir()
 	if err == nil {
-		for _, name := range []string{sum + ".zst", sum} {
+		for _, name := range []string{sum.String() + ".zst", sum.String()} {
 			f, size, err := openRegular(b, name)
 			if err == nil {
-				return blobSource{f: f, close: true, n: size, zstd: name != sum, where: "blobs/" + name}, nil
+				return blobSource{f: f, close: true, n: size, zstd: strings.HasSuffix(name, ".zst"), where: "blobs/" + name}, nil
 			}
 			if !errors.Is(err, fs.ErrNotExist) {
 				return blobSource{}, errf("read blob %s: %w", s.path("blobs/"+name), err)
 			}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return blobSource{}, errf("read blob %s: %w", sum[:12], err)
+		return blobSource{}, errf("read blob %s: %w", sum.Short(), err)
 	}
 	if src, ok := s.packs.find(s, sum, true); ok {
 		return src, nil
 	}
-	return blobSource{}, errf("blob %s is missing: %w", sum[:12], fs.ErrNotExist)
+	return blobSource{}, errf("blob %s is missing: %w", sum.Short(), fs.ErrNotExist)
 }
 
 // readBlob returns the bytes named sum, checked against the name. size is
 // the length the record gives (-1 when it gives none): a compressed blob
 // that decodes to anything else is damaged, and decoding stops there. It
 // reads only inside the store and only names of 64 hex digits.
-func (s *Store) readBlob(sum string, size int64) ([]byte, error) {
+func (s *Store) readBlob(sum BlobID, size int64) ([]byte, error) {
 	src, err := s.locate(sum)
 	if err != nil {
 		return nil, err
@@ -237,12 +232,22 @@ func (s *Store) readBlob(sum string, size int64) ([]byte, error) {
 	return s.readFrom(sum, size, src)
 }
 
-func (s *Store) readFrom(sum string, size int64, src blobSource) ([]byte, error) {
+// readBlobOf returns the kept bytes img names, checked against their
+// hash; a name that is not a blob's is ErrCorrupt.
+func (s *Store) readBlobOf(img Image) ([]byte, error) {
+	sum, err := ParseBlobID(img.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	return s.readBlob(sum, img.Size)
+}
+
+func (s *Store) readFrom(sum BlobID, size int64, src blobSource) ([]byte, error) {
 	if src.close {
 		defer src.f.Close()
 	}
 	bad := func(why string) error {
-		return errf("blob %s in %s %s: %w", sum[:12], s.path(src.where), why, ErrCorrupt)
+		return errf("blob %s in %s %s: %w", sum.Short(), s.path(src.where), why, ErrCorrupt)
 	}
 	var data []byte
 	if src.zstd && size >= 0 && size <= inMemMax && src.n <= 2*inMemMax+1024 {
@@ -250,7 +255,7 @@ func (s *Store) readFrom(sum string, size int64, src blobSource) ([]byte, error)
 		if _, err := src.f.ReadAt(z, src.off); err != nil {
 			return nil, errf("read blob %s: %w", s.path(src.where), err)
 		}
-		_, dec := zstdCodecs()
+		dec := zstdDecoder()
 		data, err := dec.DecodeAll(z, make([]byte, 0, size))
 		if err != nil {
 			return nil, bad("does not decompress (or holds more than its record says)")
@@ -258,7 +263,7 @@ func (s *Store) readFrom(sum string, size int64, src blobSource) ([]byte, error)
 		if int64(len(data)) != size {
 			return nil, bad(fmt.Sprintf("holds %d bytes, not the %d its record says", len(data), size))
 		}
-		if hashHex(data) != sum {
+		if blobIDOf(data) != sum {
 			return nil, bad("does not match its hash")
 		}
 		return data, nil
@@ -283,7 +288,7 @@ func (s *Store) readFrom(sum string, size int64, src blobSource) ([]byte, error)
 // (in place of io.EOF) when the bytes do not match the name or run past
 // size (when size >= 0), so a caller that writes them somewhere commits
 // only after a clean io.EOF. Memory stays bounded whatever the size.
-func (s *Store) openBlob(sum string, size int64) (io.ReadCloser, error) {
+func (s *Store) openBlob(sum BlobID, size int64) (io.ReadCloser, error) {
 	src, err := s.locate(sum)
 	if err != nil {
 		return nil, err
@@ -293,7 +298,7 @@ func (s *Store) openBlob(sum string, size int64) (io.ReadCloser, error) {
 
 // checkBlob reads the blob named sum through, checking it against its
 // name, without holding it in memory.
-func (s *Store) checkBlob(sum string, size int64) error {
+func (s *Store) checkBlob(sum BlobID, size int64) error {
 	r, err := s.openBlob(sum, size)
 	if err != nil {
 		return err
@@ -303,7 +308,7 @@ func (s *Store) checkBlob(sum string, size int64) error {
 	return err
 }
 
-func (s *Store) streamFrom(sum string, size int64, src blobSource) io.ReadCloser {
+func (s *Store) streamFrom(sum BlobID, size int64, src blobSource) io.ReadCloser {
 	v := &verifying{s: s, sum: sum, size: size, src: src, h: sha256.New()}
 	var r io.Reader = io.NewSectionReader(src.f, src.off, src.n)
 	if src.zstd {
@@ -323,7 +328,7 @@ func (s *Store) streamFrom(sum string, size int64, src blobSource) io.ReadCloser
 // ErrCorrupt when they do not match.
 type verifying struct {
 	s    *Store
-	sum  string
+	sum  BlobID
 	size int64
 	src  blobSource
 	r    io.Reader
@@ -334,7 +339,7 @@ type verifying struct {
 }
 
 func (v *verifying) bad(why string) error {
-	return errf("blob %s in %s %s: %w", v.sum[:12], v.s.path(v.src.where), why, ErrCorrupt)
+	return errf("blob %s in %s %s: %w", v.sum.Short(), v.s.path(v.src.where), why, ErrCorrupt)
 }
 
 func (v *verifying) Read(p []byte) (int, error) {
@@ -349,7 +354,7 @@ func (v *verifying) Read(p []byte) (int, error) {
 		v.err = v.bad(fmt.Sprintf("holds more than the %d bytes its record says", v.size))
 		return 0, v.err
 	case err == io.EOF:
-		if hex.EncodeToString(v.h.Sum(nil)) != v.sum {
+		if BlobID(v.h.Sum(nil)) != v.sum {
 			v.err = v.bad("does not match its hash")
 			return n, v.err
 		}
@@ -383,7 +388,11 @@ func blobSize(img Image) int64 { return img.Size }
 // through a temporary file beside it renamed over it only once every byte
 // has matched the blob's hash: a damaged blob leaves the file untouched.
 func (s *Store) restoreStream(r *os.Root, name string, want Image, perm fs.FileMode) error {
-	src, err := s.openBlob(want.SHA256, want.Size)
+	sum, err := ParseBlobID(want.SHA256)
+	if err != nil {
+		return err
+	}
+	src, err := s.openBlob(sum, want.Size)
 	if err != nil {
 		return err
 	}
@@ -401,12 +410,16 @@ func (s *Store) checkLoose(name string, size int64) error {
 	if err != nil {
 		return err
 	}
-	sum := strings.TrimSuffix(name, ".zst")
-	return s.checkSource(sum, size, blobSource{f: f, close: true, n: n, zstd: sum != name, where: "blobs/" + name})
+	sum, err := ParseBlobID(strings.TrimSuffix(name, ".zst"))
+	if err != nil {
+		f.Close()
+		return err
+	}
+	return s.checkSource(sum, size, blobSource{f: f, close: true, n: n, zstd: strings.HasSuffix(name, ".zst"), where: "blobs/" + name})
 }
 
 // checkSource reads one stored copy of a blob through, checking it.
-func (s *Store) checkSource(sum string, size int64, src blobSource) error {
+func (s *Store) checkSource(sum BlobID, size int64, src blobSource) error {
 	r := s.streamFrom(sum, size, src)
 	defer r.Close()
 	_, err := io.Copy(io.Discard, r)

@@ -122,7 +122,7 @@ func TestPackDamaged(t *testing.T) {
 			pre = f.Pre
 		}
 	}
-	src, ok := s.packs.find(s, pre.SHA256, true)
+	src, ok := s.packs.find(s, mustBlobID(t, pre.SHA256), true)
 	if !ok {
 		t.Fatalf("%s is not in a pack", victim)
 	}
@@ -264,7 +264,7 @@ func TestOddBlobs(t *testing.T) {
 			c.plant(t, blob)
 			done := make(chan error, 1)
 			go func() {
-				_, err := s.readBlob(sum, c.size)
+				_, err := s.readBlob(mustBlobID(t, sum), c.size)
 				done <- err
 			}()
 			select {

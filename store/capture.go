@@ -1,21 +1,13 @@
 package store
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"math"
 	"os"
 	"path"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
-	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -110,7 +102,7 @@ func (s *Store) lookEach(rels []string, keepAll bool, fp *failpoint) ([]captured
 // blobBatch is what a look wrote: blobs not yet known durable, and
 // whether they went into a pack.
 type blobBatch struct {
-	wrote  []string
+	wrote  []BlobID
 	packed bool
 }
 
@@ -119,8 +111,8 @@ type blobBatch struct {
 func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]captured, blobBatch, error) {
 	out := make([]captured, len(rels))
 	var mu sync.Mutex
-	var wrote []string
-	var known map[string]bool
+	var wrote []BlobID
+	var known map[BlobID]bool
 	var pack *packWriter
 	if len(rels) > s.looseMax {
 		known = s.blobNames()
@@ -132,7 +124,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 			return hashOnly(f, size)
 		}
 		sum, n, err := s.putBlobStream(f)
-		return Image{Kind: ImageContent, SHA256: sum, Size: n, Kept: err == nil}, err
+		return Image{Kind: ImageContent, SHA256: sum.String(), Size: n, Kept: err == nil}, err
 	}
 	dirs := newDirCache(s.root)
 	defer dirs.close()
@@ -156,9 +148,10 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 						img.Kind, img.Kept = ImageSkipped, false
 						img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
 					case img.Kind == ImageContent:
+						sum, _ := ParseBlobID(img.SHA256) // hashed just now
 						if data != nil || !img.Kept {
 							var isNew bool
-							isNew, c.err = s.putBlob(img.SHA256, data, known, pack)
+							isNew, c.err = s.putBlob(sum, data, known, pack)
 							img.Kept = c.err == nil
 							if isNew {
 								mu.Lock()
@@ -173,7 +166,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 						// A blob found already there may be another capture's,
 						// not yet durable: it is synced like a new one.
 						mu.Lock()
-						wrote = append(wrote, img.SHA256)
+						wrote = append(wrote, sum)
 						mu.Unlock()
 					case img.Kind == ImageAbsent:
 						c.dirs = s.missingDirs(c.rel)
@@ -210,7 +203,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 // syncBlobs makes freshly written blobs durable before any record names
 // them: one barrier for a batch or a pack, else an fsync per blob (found
 // loose or in a pack) and of the folders.
-func (s *Store) syncBlobs(sums []string, packed bool) error {
+func (s *Store) syncBlobs(sums []BlobID, packed bool) error {
 	if len(sums) == 0 && !packed {
 		return nil
 	}
@@ -232,7 +225,7 @@ func (s *Store) syncBlobs(sums []string, packed bool) error {
 			}
 		}
 		if err != nil {
-			return errf("sync blob %s: %w", sum[:12], err)
+			return errf("sync blob %s: %w", sum.Short(), err)
 		}
 	}
 	if inPack {
@@ -273,84 +266,6 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
-}
-
-// readTurnFile parses one turn file for a writer holding the lock, cutting
-// a torn last record so the next append starts on a clean line.
-func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
-	name := turnFileName(id)
-	data, err := s.dir.ReadFile(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, errf("read %s: %w", s.path(name), err)
-	}
-	res := decodeRecords(data)
-	if res.torn && cut {
-		if err := truncateDurably(s.dir, name, res.good); err != nil {
-			return nil, false, errf("cut the torn record at the end of %s: %w", s.path(name), err)
-		}
-	}
-	t := newTurn(id)
-	for i := range res.recs {
-		t.apply(&res.recs[i])
-	}
-	if t.v > formatVersion {
-		return nil, false, errf("%s was written by a newer ckpt (record format v%d): upgrade ckpt", s.path(name), t.v)
-	}
-	return t, t.at != 0, nil
-}
-
-// maxTurnID is the longest turn id, in bytes: its file name (hex-encoded
-// when it holds other characters, with room for a ".N" continuation)
-// must fit the file system's 255.
-const maxTurnID = 100
-
-// ErrBadTurnID means a turn id is empty, too long to name a file, or
-// named like an operation (op-N).
-var ErrBadTurnID = errors.New("store: not a usable turn id")
-
-// checkTurnID refuses an id no turn file could be named after.
-func checkTurnID(id string) error {
-	switch {
-	case id == "":
-		return errf("an empty turn id: %w", ErrBadTurnID)
-	case len(id) > maxTurnID:
-		return errf("turn id %q… is %d bytes long; at most %d: %w", id[:20], len(id), maxTurnID, ErrBadTurnID)
-	}
-	if _, err := ParseOpID(id); err == nil {
-		return errf("turn id %q names an operation (op-N is theirs): %w", id, ErrBadTurnID)
-	}
-	return nil
-}
-
-// incarnation finds the turn a capture naming id goes to: id itself, or,
-// when id was rewound, the first of id.2, id.3, … that is not. Caller
-// holds the lock.
-func (s *Store) incarnation(id string) (string, error) {
-	if err := checkTurnID(id); err != nil {
-		return "", err
-	}
-	s.mu.Lock()
-	ops, err := s.readOps()
-	v := newView()
-	if err == nil {
-		v.replay(ops)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		return "", err
-	}
-	for k := 1; ; k++ {
-		cand := id
-		if k > 1 {
-			cand = id + "." + strconv.Itoa(k)
-		}
-		if !v.rewound[cand] {
-			return cand, nil
-		}
-	}
 }
 
 // Capture keeps the current bytes of paths before an agent writes them,
@@ -396,19 +311,11 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 		return "", errf("capture: %w", err)
 	}
 	seen, *bad = usable(seen, *bad)
-	l, err := s.lock()
+	l, id, t, exists, err := s.lockTurn(turn)
 	if err != nil {
 		return "", err
 	}
 	defer l.unlock()
-	id, err := s.incarnation(turn)
-	if err != nil {
-		return "", err
-	}
-	t, exists, err := s.readTurnFile(id, true)
-	if err != nil {
-		return "", err
-	}
 	if !exists && len(seen) == 0 && len(*bad) > 0 {
 		// Every path failed: no turn is started for nothing.
 		return id, nil
@@ -476,113 +383,6 @@ func without(rels []string, have map[string]*tfile) []string {
 		}
 	}
 	return out
-}
-
-func (s *Store) appendTurn(id string, buf []byte, created bool) error {
-	name := turnFileName(id)
-	if err := appendDurable(s.dir, name, buf); err != nil {
-		return errf("append to %s: %w", s.path(name), err)
-	}
-	if created {
-		if err := syncDir(s.dir, "turns"); err != nil {
-			return errf("sync %s: %w", s.path("turns"), err)
-		}
-	}
-	return nil
-}
-
-// NewTurn starts a turn with the next short numeric id ("1", "2", …).
-func (s *Store) NewTurn(meta TurnMeta) (string, error) {
-	if err := s.ensureDirs(); err != nil {
-		return "", err
-	}
-	l, err := s.lock()
-	if err != nil {
-		return "", err
-	}
-	defer l.unlock()
-	n := s.lastNumber()
-	for {
-		n++
-		id := strconv.Itoa(n)
-		if _, exists, err := s.readTurnFile(id, true); err != nil || exists {
-			continue
-		}
-		now := s.clock().UnixNano()
-		buf := appendRecord(nil, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: s.nextSeq(now)})
-		writeFileAtomic(s.dir, "seq", []byte(id+"\n"), 0o600, false)
-		if err := s.appendTurnSynced(id, buf, &failpoint{}); err != nil {
-			return "", err
-		}
-		return id, nil
-	}
-}
-
-// clockFile holds the last order number handed out (record.N).
-const clockFile = "clock"
-
-// turnHeader appends the record that opens turn id's file, asked for as
-// turn: a continuation (T.2) keeps the label and source of T unless new
-// ones were given.
-func (s *Store) turnHeader(buf []byte, turn, id string, meta TurnMeta, now, n int64) []byte {
-	if id != turn && meta.Label == "" && meta.Source == nil {
-		if orig, ok, _ := s.readTurnFile(turn, false); ok {
-			meta = TurnMeta{Label: orig.label, Source: orig.source}
-		}
-	}
-	return appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: n})
-}
-
-// nextSeq hands out the order number of records committed now: greater
-// than every one before it, so turns and operations keep the order in
-// which they were committed even when the wall clock steps back (a VM
-// resumed, WSL). It is the wall clock while that moves forward, so a lost
-// update of the clock file costs nothing unless the clock steps back at
-// the same time; hence it is written in place, without a sync (replacing
-// it through a rename cost more than the rest of a capture). Caller holds
-// the lock.
-func (s *Store) nextSeq(now int64) int64 {
-	f, err := s.dir.OpenFile(clockFile, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return now
-	}
-	defer f.Close()
-	var buf [24]byte
-	k, _ := f.ReadAt(buf[:], 0)
-	line, _, _ := strings.Cut(string(buf[:k]), "\n")
-	last, _ := strconv.ParseInt(line, 10, 64)
-	n := now
-	if last < math.MaxInt64 && last+1 > n {
-		n = last + 1
-	}
-	// Fixed width: the number is always the whole file.
-	f.WriteAt(fmt.Appendf(nil, "%020d\n", n), 0)
-	return n
-}
-
-// lastNumber is the highest numeric turn id handed out: from the seq file,
-// or, when it is missing, from the turn files and the seed index.
-func (s *Store) lastNumber() int {
-	if b, err := s.dir.ReadFile("seq"); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			return n
-		}
-	}
-	n := 0
-	list, _ := names(s.dir, "turns")
-	for _, name := range list {
-		if k, err := strconv.Atoi(strings.TrimSuffix(name, ".log")); err == nil && k > n {
-			n = k
-		}
-	}
-	if seed, err := s.parseSeed(); err == nil {
-		for _, t := range seed {
-			if k, err := strconv.Atoi(t.id); err == nil && k > n {
-				n = k
-			}
-		}
-	}
-	return n
 }
 
 // Seal records what the agent left at paths after its write: the hash,
@@ -767,232 +567,4 @@ func (s *Store) Remove(turn string, meta TurnMeta, paths []string) (string, erro
 		return id, err
 	}
 	return id, batchError("rm", bad)
-}
-
-// SessionTurn returns the open turn recorded for an agent session key.
-func (s *Store) SessionTurn(key string) (string, bool) {
-	b, err := s.dir.ReadFile(sessionFile(key))
-	if err != nil {
-		return "", false
-	}
-	id := strings.TrimSpace(string(b))
-	return id, id != ""
-}
-
-// SetSessionTurn records the open turn for an agent session key.
-func (s *Store) SetSessionTurn(key, turn string) error {
-	if err := s.dir.Mkdir("sessions", 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return errf("create %s: %w", s.path("sessions"), err)
-	}
-	if err := writeFileAtomic(s.dir, sessionFile(key), []byte(turn+"\n"), 0o600, false); err != nil {
-		return errf("record session turn in %s: %w", s.path(sessionFile(key)), err)
-	}
-	return nil
-}
-
-func sessionFile(key string) string {
-	h := sha256.Sum256([]byte(key))
-	return "sessions/" + hex.EncodeToString(h[:12])
-}
-
-// errLogMax bounds the error log; past it the older half is dropped.
-const errLogMax = 256 << 10
-
-// LogError appends a line to the store's bounded error log. Hooks, which
-// must stay silent, report through it; `ckpt log` and the UI show it.
-func (s *Store) LogError(format string, args ...any) {
-	msg := escapeLogLine(strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " "))
-	line := time.Now().UTC().Format(time.RFC3339) + " " + msg + "\n"
-	f, err := s.dir.OpenFile("errors.log", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return
-	}
-	f.Write([]byte(line))
-	fi, err := f.Stat()
-	f.Close()
-	if err == nil && fi.Size() > errLogMax {
-		if l, ok, _ := s.tryLock(); ok {
-			data, err := s.dir.ReadFile("errors.log")
-			if err == nil && len(data) > errLogMax/2 {
-				data = data[len(data)-errLogMax/2:]
-				if i := strings.IndexByte(string(data), '\n'); i >= 0 {
-					data = data[i+1:]
-				}
-				writeFileAtomic(s.dir, "errors.log", data, 0o600, false)
-			}
-			l.unlock()
-		}
-	}
-}
-
-// escapeLogLine writes control characters (NUL, escape sequences, C1)
-// and bytes that are not UTF-8 as escapes, so a hostile
-// path or label can neither split a line of the error log nor paint the
-// terminal that shows it.
-func escapeLogLine(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// Errors returns the error log's lines, oldest first.
-func (s *Store) Errors() ([]string, error) {
-	f, err := s.dir.Open("errors.log")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, errf("read %s: %w", s.path("errors.log"), err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, errf("read %s: %w", s.path("errors.log"), err)
-	}
-	var lines []string
-	for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
-		if l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines, nil
-}
-
-// ClearErrors empties the error log (`ckpt log --errors` shows, then
-// clears it; the UI's dismiss does the same).
-func (s *Store) ClearErrors() error {
-	l, err := s.lock()
-	if err != nil {
-		return err
-	}
-	defer l.unlock()
-	if err := s.dir.Remove("errors.log"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return errf("clear %s: %w", s.path("errors.log"), err)
-	}
-	return nil
-}
-
-// dirCache opens each folder of a batch once as an os.Root of its own,
-// each through its parent's, so reading a file deep in the tree costs one
-// open rather than one per path element, and a folder one open per batch.
-// It also remembers how paths resolve (see Store.rel), so symlinks are
-// resolved once per folder. It is safe for concurrent use.
-type dirCache struct {
-	root *os.Root
-	mu   sync.Mutex
-	subs map[string]*os.Root
-	rels map[string]string // memo for Store.rel
-}
-
-// maxOpenDirs bounds the folders a dirCache holds open; past it, paths
-// are opened through the project root. It leaves most of the process's
-// file descriptors to the rest.
-var maxOpenDirs = func() int {
-	var lim unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Cur > 2048 {
-		return int(min(lim.Cur/4, 16384))
-	}
-	return 512
-}()
-
-func newDirCache(root *os.Root) *dirCache {
-	return &dirCache{root: root, subs: map[string]*os.Root{}, rels: map[string]string{}}
-}
-
-// in returns the root to use for rel and rel's name inside it.
-func (d *dirCache) in(rel string) (*os.Root, string) {
-	dir, base := path.Split(rel)
-	if dir == "" {
-		return d.root, rel
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if r := d.sub(strings.TrimSuffix(dir, "/")); r != nil {
-		return r, base
-	}
-	return d.root, rel
-}
-
-// sub opens dir (through its parent when that is open) or returns nil.
-// Caller holds d.mu.
-func (d *dirCache) sub(dir string) *os.Root {
-	if r, ok := d.subs[dir]; ok {
-		return r
-	}
-	if len(d.subs) >= maxOpenDirs {
-		return nil
-	}
-	parent, base := path.Split(dir)
-	var pr *os.Root
-	if parent != "" {
-		pr = d.sub(strings.TrimSuffix(parent, "/"))
-	}
-	var r *os.Root
-	var err error
-	if pr != nil {
-		r, err = pr.OpenRoot(base)
-	} else {
-		r, err = d.root.OpenRoot(dir)
-	}
-	if err != nil {
-		// A missing folder, or a link leading out of its parent: the full
-		// path through the project root gives the right answer or error.
-		d.subs[dir] = nil
-		return nil
-	}
-	d.subs[dir] = r
-	return r
-}
-
-// exists reports whether the folder dir ("." for the root) is there, as
-// the batch first found it.
-func (d *dirCache) exists(dir string) bool {
-	if dir == "." {
-		return true
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.sub(dir) != nil {
-		return true
-	}
-	fi, err := d.root.Lstat(dir)
-	return err == nil && fi.IsDir()
-}
-
-// rel is Store.rel with the batch's memo of resolved folders.
-func (d *dirCache) rel(s *Store, p string) (string, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return s.rel(p, d.rels)
-}
-
-func (d *dirCache) read(rel string) (Image, []byte, error) {
-	r, name := d.in(rel)
-	return readIn(r, name, rel)
-}
-
-func (d *dirCache) readWith(rel string, big bigFile) (Image, []byte, error) {
-	r, name := d.in(rel)
-	return readInWith(r, name, rel, big)
-}
-
-func (d *dirCache) close() {
-	for _, r := range d.subs {
-		if r != nil {
-			r.Close()
-		}
-	}
 }

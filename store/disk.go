@@ -2,7 +2,6 @@ package store
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,7 +27,7 @@ type bigFile func(f *os.File, size int64) (Image, error)
 func hashOnly(f *os.File, size int64) (Image, error) {
 	h := sha256.New()
 	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, 1<<20))
-	return Image{Kind: ImageContent, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}, err
+	return Image{Kind: ImageContent, SHA256: BlobID(h.Sum(nil)).String(), Size: n}, err
 }
 
 // readIn reads name inside r; rel names it in errors. A file larger than

@@ -180,20 +180,6 @@ func randHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// isHex64 reports whether s is 64 lowercase hex digits: a blob name.
-func isHex64(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
 // names lists a store folder's entries without a stat of each (a blob

@@ -36,7 +36,7 @@ const looseMax = 8
 // packEnt is one blob of a pack: where its zstd frame lies and how long
 // its raw bytes are.
 type packEnt struct {
-	sum       string
+	sum       BlobID
 	off, zlen int64
 	size      int64
 }
@@ -54,7 +54,7 @@ type packSet struct {
 	mu     sync.Mutex
 	listed bool
 	files  map[string]*packFile
-	where  map[string]packLoc
+	where  map[BlobID]packLoc
 	bad    map[string]error // packs whose index cannot be read
 }
 
@@ -65,7 +65,7 @@ type packLoc struct {
 
 // find locates sum in a pack, listing packs/ first when refresh is set or
 // nothing was listed yet.
-func (ps *packSet) find(s *Store, sum string, refresh bool) (blobSource, bool) {
+func (ps *packSet) find(s *Store, sum BlobID, refresh bool) (blobSource, bool) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if refresh || !ps.listed {
@@ -79,7 +79,7 @@ func (ps *packSet) find(s *Store, sum string, refresh bool) (blobSource, bool) {
 }
 
 // addNames adds the hash of every packed blob to have.
-func (ps *packSet) addNames(s *Store, have map[string]bool) {
+func (ps *packSet) addNames(s *Store, have map[BlobID]bool) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.refresh(s)
@@ -109,7 +109,7 @@ func (ps *packSet) list(s *Store) ([]*packFile, map[string]error) {
 func (ps *packSet) refresh(s *Store) {
 	ps.listed = true
 	if ps.files == nil {
-		ps.files, ps.where, ps.bad = map[string]*packFile{}, map[string]packLoc{}, map[string]error{}
+		ps.files, ps.where, ps.bad = map[string]*packFile{}, map[BlobID]packLoc{}, map[string]error{}
 	}
 	list, _ := names(s.dir, "packs")
 	now := map[string]bool{}
@@ -146,7 +146,7 @@ func (ps *packSet) refresh(s *Store) {
 		}
 	}
 	if changed {
-		ps.where = map[string]packLoc{}
+		ps.where = map[BlobID]packLoc{}
 		for _, p := range ps.files {
 			for _, e := range p.ents {
 				ps.where[e.sum] = packLoc{p, e}
@@ -227,7 +227,11 @@ func readPackIndex(f *os.File, size int64) ([]packEnt, error) {
 		line, rest, ok := bytes.Cut(idx, []byte{'\n'})
 		idx = rest
 		f := strings.Fields(string(line))
-		if !ok || len(f) != 4 || !isHex64(f[0]) {
+		if !ok || len(f) != 4 {
+			return nil, errf("its index holds a malformed line: %w", ErrCorrupt)
+		}
+		sum, err := ParseBlobID(f[0])
+		if err != nil {
 			return nil, errf("its index holds a malformed line: %w", ErrCorrupt)
 		}
 		off, e1 := strconv.ParseInt(f[1], 10, 64)
@@ -236,7 +240,7 @@ func readPackIndex(f *os.File, size int64) ([]packEnt, error) {
 		if e1 != nil || e2 != nil || e3 != nil || off < hl || zlen < 0 || n < 0 || off > ioff || zlen > ioff-off {
 			return nil, errf("its index names a frame outside the pack: %w", ErrCorrupt)
 		}
-		ents = append(ents, packEnt{sum: f[0], off: off, zlen: zlen, size: n})
+		ents = append(ents, packEnt{sum: sum, off: off, zlen: zlen, size: n})
 	}
 	return ents, nil
 }
@@ -254,16 +258,16 @@ type packWriter struct {
 	tmp  string
 	off  int64
 	ents []packEnt
-	have map[string]bool
+	have map[BlobID]bool
 	err  error
 }
 
 func (s *Store) newPackWriter(fp *failpoint) *packWriter {
-	return &packWriter{s: s, fp: fp, have: map[string]bool{}}
+	return &packWriter{s: s, fp: fp, have: map[BlobID]bool{}}
 }
 
 // add appends one compressed blob.
-func (w *packWriter) add(sum string, z []byte, size int64) error {
+func (w *packWriter) add(sum BlobID, z []byte, size int64) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil || w.have[sum] {
@@ -310,7 +314,7 @@ func (w *packWriter) commit() error {
 	}
 	var idx []byte
 	for _, e := range w.ents {
-		idx = fmt.Appendf(idx, "%s %d %d %d\n", e.sum, e.off, e.zlen, e.size)
+		idx = fmt.Appendf(idx, "%s %d %d %d\n", e.sum.String(), e.off, e.zlen, e.size)
 	}
 	tr := make([]byte, 0, packTrailerLen)
 	tr = append(tr, packMagic...)

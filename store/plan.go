@@ -247,7 +247,8 @@ func (s *Store) decide(now, want Image) (Action, string) {
 		}
 		return ActRestore, ""
 	case ImageContent:
-		if !isHex64(want.SHA256) {
+		sum, err := ParseBlobID(want.SHA256)
+		if err != nil {
 			return ActFail, fmt.Sprintf("not restored: blob name %q is not 64 hex digits", want.SHA256)
 		}
 		if sameBytes(now, want) {
@@ -256,8 +257,8 @@ func (s *Store) decide(now, want Image) (Action, string) {
 			}
 			return ActKeep, ""
 		}
-		if !s.hasBlob(want.SHA256) {
-			return ActFail, "not restored: its kept bytes (blob " + want.SHA256[:12] + ") are missing from the store"
+		if !s.hasBlob(sum) {
+			return ActFail, "not restored: its kept bytes (blob " + sum.Short() + ") are missing from the store"
 		}
 		return ActRestore, ""
 	}

@@ -146,7 +146,7 @@ type statusRun struct {
 	failed map[string]PathFailure
 	disk   map[string]Image
 	dirs   *dirCache
-	blobs  map[string]bool
+	blobs  map[BlobID]bool
 	// noBlobs skips the missing-blob check: the log counts only files
 	// changed since the agent, and listing a big blob folder is slow.
 	noBlobs bool
@@ -176,12 +176,14 @@ func (r *statusRun) diskOf(rel string) Image {
 	return img
 }
 
-// blobProblem says what is wrong with the blob named sum, or "" when it
-// is there and matches its name. Each blob is read once per Store: a
-// status that promises a rewind can restore the file checks the bytes.
-func (r *statusRun) blobProblem(sum string, size int64) string {
-	if !isHex64(sum) {
-		return fmt.Sprintf("blob name %q is not 64 hex digits", sum)
+// blobProblem says what is wrong with the blob a record names, or ""
+// when it is there and matches its name. Each blob is read once per
+// Store: a status that promises a rewind can restore the file checks the
+// bytes.
+func (r *statusRun) blobProblem(name string, size int64) string {
+	sum, err := ParseBlobID(name)
+	if err != nil {
+		return fmt.Sprintf("blob name %q is not 64 hex digits", name)
 	}
 	if r.blobs != nil && !r.blobs[sum] {
 		return "its kept bytes are missing from the store"
@@ -418,7 +420,7 @@ func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {
 func (s *Store) ReadImage(img Image) ([]byte, error) {
 	switch img.Kind {
 	case ImageContent:
-		return s.readBlob(img.SHA256, blobSize(img))
+		return s.readBlobOf(img)
 	case ImageLink:
 		return []byte(img.Link), nil
 	case ImageAbsent:

@@ -62,7 +62,7 @@ type Store struct {
 	mu      sync.Mutex // guards cache, stats and checked
 	cache   cache
 	stats   statCache
-	checked map[string]string // blob → what is wrong with it ("" for sound)
+	checked map[BlobID]string // blob → what is wrong with it ("" for sound)
 }
 
 // FindRoot walks up from start to the first directory holding
@@ -106,7 +106,7 @@ func Open(root string, opt Options) (*Store, error) {
 	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax, clock: time.Now}
 	s.cache.files = map[string]*turnFile{}
 	s.cache.steps = map[string][]record{}
-	s.checked = map[string]string{}
+	s.checked = map[BlobID]string{}
 	if s.maxBlob <= 0 {
 		s.maxBlob = DefaultMaxBlob
 	}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/hex"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -328,11 +327,11 @@ func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) map
 func (e *baseEntry) fill(img Image, maxBlob int64) bool {
 	switch img.Kind {
 	case ImageContent, ImageSkipped:
-		sum, err := hex.DecodeString(img.SHA256)
-		if err != nil || len(sum) != 32 {
+		sum, err := ParseBlobID(img.SHA256)
+		if err != nil {
 			return false
 		}
-		copy(e.sum[:], sum)
+		e.sum = sum
 		e.kind = baseFile
 		if img.Kind == ImageSkipped {
 			e.kind = baseSkipped
@@ -367,10 +366,10 @@ func (e *baseEntry) image(maxBlob int64) Image {
 	case baseLink:
 		return Image{Kind: ImageLink, Link: e.link}
 	case baseSkipped:
-		return Image{Kind: ImageSkipped, SHA256: hex.EncodeToString(e.sum[:]), Size: e.size, Mode: e.mode,
+		return Image{Kind: ImageSkipped, SHA256: e.sum.String(), Size: e.size, Mode: e.mode,
 			Reason: fmt.Sprintf("%s over the %s limit", humanBytes(e.size), humanBytes(maxBlob))}
 	}
-	return Image{Kind: ImageContent, SHA256: hex.EncodeToString(e.sum[:]), Size: e.size, Mode: e.mode, Kept: true}
+	return Image{Kind: ImageContent, SHA256: e.sum.String(), Size: e.size, Mode: e.mode, Kept: true}
 }
 
 // shellRec is one path a shell command changed.
@@ -384,19 +383,11 @@ type shellRec struct {
 // the turn lacks the path (the first capture wins), and a post record,
 // both naming the command. It returns the turn id used.
 func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shellRec) (string, error) {
-	l, err := s.lock()
+	l, id, t, exists, err := s.lockTurn(turn)
 	if err != nil {
 		return "", err
 	}
 	defer l.unlock()
-	id, err := s.incarnation(turn)
-	if err != nil {
-		return "", err
-	}
-	t, exists, err := s.readTurnFile(id, true)
-	if err != nil {
-		return "", err
-	}
 	now := s.clock().UnixNano()
 	n := s.nextSeq(now)
 	var buf []byte

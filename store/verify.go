@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,13 +20,17 @@ func (s *Store) Verify() ([]Finding, error) {
 	add := func(file, format string, args ...any) {
 		out = append(out, Finding{File: file, Reason: fmt.Sprintf(format, args...)})
 	}
-	refs := map[string][]string{} // blob → files naming it
-	sizes := map[string]int64{}   // blob → the size its records give
+	refs := map[BlobID][]string{} // blob → files naming it
+	sizes := map[BlobID]int64{}   // blob → the size its records give
 	ref := func(img *Image, file string) {
 		if img != nil && img.Kind == ImageContent && (img.Kept || img.SHA256 != "") {
-			refs[img.SHA256] = append(refs[img.SHA256], file)
+			sum, err := ParseBlobID(img.SHA256)
+			if err != nil {
+				return // names no blob there could be
+			}
+			refs[sum] = append(refs[sum], file)
 			if file != "index.json" {
-				sizes[img.SHA256] = img.Size
+				sizes[sum] = img.Size
 			}
 		}
 	}
@@ -92,7 +95,7 @@ func (s *Store) Verify() ([]Finding, error) {
 		for _, t := range seed {
 			for _, f := range t.files {
 				if f.pre.Kind == ImageContent {
-					if !isHex64(f.pre.SHA256) {
+					if _, err := ParseBlobID(f.pre.SHA256); err != nil {
 						add("index.json", "turn %s names blob %q, which is not 64 hex digits", t.id, f.pre.SHA256)
 						continue
 					}
@@ -103,13 +106,13 @@ func (s *Store) Verify() ([]Finding, error) {
 	} else if _, serr := s.dir.Lstat("index.json"); serr == nil {
 		add("index.json", "%v", err)
 	}
-	sizeOf := func(sum string) int64 {
+	sizeOf := func(sum BlobID) int64 {
 		if n, ok := sizes[sum]; ok {
 			return n
 		}
 		return -1
 	}
-	named := func(sum string) string {
+	named := func(sum BlobID) string {
 		if files := refs[sum]; len(files) > 0 {
 			sort.Strings(files)
 			return ", named by " + strings.Join(dedupe(files), ", ")
@@ -120,14 +123,14 @@ func (s *Store) Verify() ([]Finding, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, errf("verify: read %s: %w", s.path("blobs"), err)
 	}
-	have := map[string]bool{}
+	have := map[BlobID]bool{}
 	for _, e := range blobEnts {
 		name := e.Name()
 		if strings.HasPrefix(name, ".tmp-") {
 			continue
 		}
-		sum := strings.TrimSuffix(name, ".zst")
-		if !isHex64(sum) || !e.Type().IsRegular() {
+		sum, err := ParseBlobID(strings.TrimSuffix(name, ".zst"))
+		if err != nil || !e.Type().IsRegular() {
 			add("blobs/"+name, "not a blob: the name is not 64 hex digits (with .zst) or it is not a file")
 			continue
 		}
@@ -162,11 +165,11 @@ func (s *Store) Verify() ([]Finding, error) {
 		}
 	}
 	for sum, files := range refs {
-		if !isHex64(sum) || have[sum] {
+		if have[sum] {
 			continue
 		}
 		sort.Strings(files)
-		add("blobs/"+sum, "missing, named by %s", strings.Join(dedupe(files), ", "))
+		add("blobs/"+sum.String(), "missing, named by %s", strings.Join(dedupe(files), ", "))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].File < out[j].File })
 	return out, nil
@@ -210,10 +213,12 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 			res.Turns = append(res.Turns, t.id)
 		}
 	}
-	live := map[string]bool{}
+	live := map[BlobID]bool{}
 	keep := func(img *Image) {
 		if img != nil && img.Kind == ImageContent {
-			live[img.SHA256] = true
+			if sum, err := ParseBlobID(img.SHA256); err == nil {
+				live[sum] = true
+			}
 		}
 	}
 	for _, t := range v.turns {
@@ -229,7 +234,7 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 	if b, _ := s.loadBaseline(); b != nil {
 		for i := range b.entries {
 			if b.entries[i].kind == baseFile {
-				live[hex.EncodeToString(b.entries[i].sum[:])] = true
+				live[b.entries[i].sum] = true
 			}
 		}
 	}
@@ -259,8 +264,8 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 		return nil, errf("prune: read %s: %w", s.path("blobs"), err)
 	}
 	for _, e := range ents {
-		sum := strings.TrimSuffix(e.Name(), ".zst")
-		if !isHex64(sum) || live[sum] {
+		sum, err := ParseBlobID(strings.TrimSuffix(e.Name(), ".zst"))
+		if err != nil || live[sum] {
 			continue
 		}
 		fi, err := e.Info()
@@ -288,7 +293,7 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 // live blob in at least one pack. Leftovers of killed writers (.tmp-
 // files) go too: the caller holds blobs.lock exclusively, so no capture
 // is writing.
-func (s *Store) prunePacks(live map[string]bool, res *PruneResult, dry bool) error {
+func (s *Store) prunePacks(live map[BlobID]bool, res *PruneResult, dry bool) error {
 	fp := newFailpoint("prune")
 	if !dry {
 		for _, dir := range []string{"blobs", "packs"} {

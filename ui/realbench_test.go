@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -101,5 +102,54 @@ func makeBigStore(b *testing.B, dir string, turns, files int) {
 		if err := s.Seal(id, paths); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkFirstFrameSeed is the first frame on a seed-format store: one
+// index.json of 10,000 turns and 100,000 entries over 2,000 files in 20
+// folders, from opening the store to the first View, which shows the
+// newest turn.
+func BenchmarkFirstFrameSeed(b *testing.B) {
+	dir := b.TempDir()
+	ck := filepath.Join(dir, ".osfoundry", "checkpoints")
+	if err := os.MkdirAll(ck, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for d := range 20 {
+		if err := os.MkdirAll(filepath.Join(dir, "src", fmt.Sprint("d", d)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var idx []byte
+	idx = append(idx, '[')
+	for t := range 10000 {
+		if t > 0 {
+			idx = append(idx, ',')
+		}
+		idx = fmt.Appendf(idx, `{"turn":%d,"label":"turn %d","at":%d,"files":[`, t+1, t+1, int64(1764412345123456789)+int64(t)*1e9)
+		for k := range 10 {
+			if k > 0 {
+				idx = append(idx, ',')
+			}
+			i := (t*10 + k) % 2000
+			idx = fmt.Appendf(idx, `{"path":"%s/src/d%d/f%d.txt","pre":{"kind":"content","sha256":"%064x","bytes":100}}`, dir, i%20, i, i+1)
+		}
+		idx = append(idx, "]}"...)
+	}
+	idx = append(idx, ']')
+	if err := os.WriteFile(filepath.Join(ck, "index.json"), idx, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s, err := store.Open(dir, store.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
+		m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+		if v := m.View().Content; !strings.Contains(v, "turn 10000") {
+			b.Fatalf("the first frame does not show the newest turn:\n%s", v)
+		}
+		s.Close()
 	}
 }

@@ -1,0 +1,122 @@
+package store
+
+import (
+	"os"
+	"path"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirCache opens each folder of a batch once as an os.Root of its own,
+// each through its parent's, so reading a file deep in the tree costs one
+// open rather than one per path element, and a folder one open per batch.
+// It also remembers how paths resolve (see Store.rel), so symlinks are
+// resolved once per folder. It is safe for concurrent use.
+type dirCache struct {
+	root *os.Root
+	mu   sync.Mutex
+	subs map[string]*os.Root
+	rels map[string]string // memo for Store.rel
+}
+
+// maxOpenDirs bounds the folders a dirCache holds open; past it, paths
+// are opened through the project root. It leaves most of the process's
+// file descriptors to the rest.
+var maxOpenDirs = func() int {
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Cur > 2048 {
+		return int(min(lim.Cur/4, 16384))
+	}
+	return 512
+}()
+
+func newDirCache(root *os.Root) *dirCache {
+	return &dirCache{root: root, subs: map[string]*os.Root{}, rels: map[string]string{}}
+}
+
+// in returns the root to use for rel and rel's name inside it.
+func (d *dirCache) in(rel string) (*os.Root, string) {
+	dir, base := path.Split(rel)
+	if dir == "" {
+		return d.root, rel
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r := d.sub(strings.TrimSuffix(dir, "/")); r != nil {
+		return r, base
+	}
+	return d.root, rel
+}
+
+// sub opens dir (through its parent when that is open) or returns nil.
+// Caller holds d.mu.
+func (d *dirCache) sub(dir string) *os.Root {
+	if r, ok := d.subs[dir]; ok {
+		return r
+	}
+	if len(d.subs) >= maxOpenDirs {
+		return nil
+	}
+	parent, base := path.Split(dir)
+	var pr *os.Root
+	if parent != "" {
+		pr = d.sub(strings.TrimSuffix(parent, "/"))
+	}
+	var r *os.Root
+	var err error
+	if pr != nil {
+		r, err = pr.OpenRoot(base)
+	} else {
+		r, err = d.root.OpenRoot(dir)
+	}
+	if err != nil {
+		// A missing folder, or a link leading out of its parent: the full
+		// path through the project root gives the right answer or error.
+		d.subs[dir] = nil
+		return nil
+	}
+	d.subs[dir] = r
+	return r
+}
+
+// exists reports whether the folder dir ("." for the root) is there, as
+// the batch first found it.
+func (d *dirCache) exists(dir string) bool {
+	if dir == "." {
+		return true
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sub(dir) != nil {
+		return true
+	}
+	fi, err := d.root.Lstat(dir)
+	return err == nil && fi.IsDir()
+}
+
+// rel is Store.rel with the batch's memo of resolved folders.
+func (d *dirCache) rel(s *Store, p string) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return s.rel(p, d.rels)
+}
+
+func (d *dirCache) read(rel string) (Image, []byte, error) {
+	r, name := d.in(rel)
+	return readIn(r, name, rel)
+}
+
+func (d *dirCache) readWith(rel string, big bigFile) (Image, []byte, error) {
+	r, name := d.in(rel)
+	return readInWith(r, name, rel, big)
+}
+
+func (d *dirCache) close() {
+	for _, r := range d.subs {
+		if r != nil {
+			r.Close()
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// readTurnFile parses one turn file for a writer holding the lock, cutting
+// a torn last record so the next append starts on a clean line.
+func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
+	name := turnFileName(id)
+	data, err := s.dir.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, errf("read %s: %w", s.path(name), err)
+	}
+	res := decodeRecords(data)
+	if res.torn && cut {
+		if err := truncateDurably(s.dir, name, res.good); err != nil {
+			return nil, false, errf("cut the torn record at the end of %s: %w", s.path(name), err)
+		}
+	}
+	t := newTurn(id)
+	for i := range res.recs {
+		t.apply(&res.recs[i])
+	}
+	if t.v > formatVersion {
+		return nil, false, errf("%s was written by a newer ckpt (record format v%d): upgrade ckpt", s.path(name), t.v)
+	}
+	return t, t.at != 0, nil
+}
+
+// maxTurnID is the longest turn id, in bytes: its file name (hex-encoded
+// when it holds other characters, with room for a ".N" continuation)
+// must fit the file system's 255.
+const maxTurnID = 100
+
+// ErrBadTurnID means a turn id is empty, too long to name a file, or
+// named like an operation (op-N).
+var ErrBadTurnID = errors.New("store: not a usable turn id")
+
+// checkTurnID refuses an id no turn file could be named after.
+func checkTurnID(id string) error {
+	switch {
+	case id == "":
+		return errf("an empty turn id: %w", ErrBadTurnID)
+	case len(id) > maxTurnID:
+		return errf("turn id %q… is %d bytes long; at most %d: %w", id[:20], len(id), maxTurnID, ErrBadTurnID)
+	}
+	if _, err := ParseOpID(id); err == nil {
+		return errf("turn id %q names an operation (op-N is theirs): %w", id, ErrBadTurnID)
+	}
+	return nil
+}
+
+// incarnation finds the turn a capture naming id goes to: id itself, or,
+// when id was rewound, the first of id.2, id.3, … that is not. Caller
+// holds the lock.
+func (s *Store) incarnation(id string) (string, error) {
+	if err := checkTurnID(id); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	ops, err := s.readOps()
+	v := newView()
+	if err == nil {
+		v.replay(ops)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	for k := 1; ; k++ {
+		cand := id
+		if k > 1 {
+			cand = id + "." + strconv.Itoa(k)
+		}
+		if !v.rewound[cand] {
+			return cand, nil
+		}
+	}
+}
+
+// lockTurn takes the store's lock for a writer appending records to the
+// turn asked for: it finds the incarnation they go to (see incarnation)
+// and reads its file, cutting a torn last record. The caller unlocks; on
+// an error nothing is held.
+func (s *Store) lockTurn(asked string) (*lockFile, string, *turn, bool, error) {
+	l, err := s.lock()
+	if err != nil {
+		return nil, "", nil, false, err
+	}
+	id, err := s.incarnation(asked)
+	if err != nil {
+		l.unlock()
+		return nil, "", nil, false, err
+	}
+	t, exists, err := s.readTurnFile(id, true)
+	if err != nil {
+		l.unlock()
+		return nil, "", nil, false, err
+	}
+	return l, id, t, exists, nil
+}
+
+func (s *Store) appendTurn(id string, buf []byte, created bool) error {
+	name := turnFileName(id)
+	if err := appendDurable(s.dir, name, buf); err != nil {
+		return errf("append to %s: %w", s.path(name), err)
+	}
+	if created {
+		if err := syncDir(s.dir, "turns"); err != nil {
+			return errf("sync %s: %w", s.path("turns"), err)
+		}
+	}
+	return nil
+}
+
+// NewTurn starts a turn with the next short numeric id ("1", "2", …).
+func (s *Store) NewTurn(meta TurnMeta) (string, error) {
+	if err := s.ensureDirs(); err != nil {
+		return "", err
+	}
+	l, err := s.lock()
+	if err != nil {
+		return "", err
+	}
+	defer l.unlock()
+	n := s.lastNumber()
+	for {
+		n++
+		id := strconv.Itoa(n)
+		if _, exists, err := s.readTurnFile(id, true); err != nil || exists {
+			continue
+		}
+		now := s.clock().UnixNano()
+		buf := appendRecord(nil, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: s.nextSeq(now)})
+		writeFileAtomic(s.dir, "seq", []byte(id+"\n"), 0o600, false)
+		if err := s.appendTurnSynced(id, buf, &failpoint{}); err != nil {
+			return "", err
+		}
+		return id, nil
+	}
+}
+
+// clockFile holds the last order number handed out (record.N).
+const clockFile = "clock"
+
+// turnHeader appends the record that opens turn id's file, asked for as
+// turn: a continuation (T.2) keeps the label and source of T unless new
+// ones were given.
+func (s *Store) turnHeader(buf []byte, turn, id string, meta TurnMeta, now, n int64) []byte {
+	if id != turn && meta.Label == "" && meta.Source == nil {
+		if orig, ok, _ := s.readTurnFile(turn, false); ok {
+			meta = TurnMeta{Label: orig.label, Source: orig.source}
+		}
+	}
+	return appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: n})
+}
+
+// nextSeq hands out the order number of records committed now: greater
+// than every one before it, so turns and operations keep the order in
+// which they were committed even when the wall clock steps back (a VM
+// resumed, WSL). It is the wall clock while that moves forward, so a lost
+// update of the clock file costs nothing unless the clock steps back at
+// the same time; hence it is written in place, without a sync (replacing
+// it through a rename cost more than the rest of a capture). Caller holds
+// the lock.
+func (s *Store) nextSeq(now int64) int64 {
+	f, err := s.dir.OpenFile(clockFile, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return now
+	}
+	defer f.Close()
+	var buf [24]byte
+	k, _ := f.ReadAt(buf[:], 0)
+	line, _, _ := strings.Cut(string(buf[:k]), "\n")
+	last, _ := strconv.ParseInt(line, 10, 64)
+	n := now
+	if last < math.MaxInt64 && last+1 > n {
+		n = last + 1
+	}
+	// Fixed width: the number is always the whole file.
+	f.WriteAt(fmt.Appendf(nil, "%020d\n", n), 0)
+	return n
+}
+
+// lastNumber is the highest numeric turn id handed out: from the seq file,
+// or, when it is missing, from the turn files and the seed index.
+func (s *Store) lastNumber() int {
+	if b, err := s.dir.ReadFile("seq"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			return n
+		}
+	}
+	n := 0
+	list, _ := names(s.dir, "turns")
+	for _, name := range list {
+		if k, err := strconv.Atoi(strings.TrimSuffix(name, ".log")); err == nil && k > n {
+			n = k
+		}
+	}
+	if seed, err := s.parseSeed(); err == nil {
+		for _, t := range seed {
+			if k, err := strconv.Atoi(t.id); err == nil && k > n {
+				n = k
+			}
+		}
+	}
+	return n
+}
