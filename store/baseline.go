@@ -307,7 +307,8 @@ func (d *bdec) byte() byte {
 }
 
 // loadBaseline reads the baseline; nil when there is none or it is
-// damaged (the sweep then reads every file, and says so).
+// damaged (the sweep then reads every file, and says so). One of a newer
+// version is ErrNewerFormat.
 func (s *Store) loadBaseline() (*baseline, error) {
 	data, err := s.dir.ReadFile(baselineFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -315,6 +316,11 @@ func (s *Store) loadBaseline() (*baseline, error) {
 	}
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(baselineFile), err)
+	}
+	if len(data) >= len(baselineMagic) && strings.HasPrefix(string(data), baselineMagic[:len(baselineMagic)-1]) {
+		if err := checkVersion(s.path(baselineFile), "baseline format", int(data[len(baselineMagic)-1]), baselineVersion); err != nil {
+			return nil, err
+		}
 	}
 	b, err := decodeBaseline(data)
 	if err != nil {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -91,6 +92,9 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	res := &SweepResult{}
 	start := time.Now().UnixNano()
 	old, lerr := s.loadBaseline()
+	if errors.Is(lerr, ErrNewerFormat) {
+		return nil, errf("sweep: %w", lerr)
+	}
 	if lerr != nil {
 		// A damaged baseline is no worse than none: every file is read.
 		s.LogError("sweep: %v; reading every file again", lerr)
