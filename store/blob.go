@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,25 +27,34 @@ const inMemMax = 8 << 20
 // allocated. ckpt's own encoder uses far smaller windows.
 const maxWindow = 32 << 20
 
+// The codecs are made on first use, each on its own: a hook that only
+// keeps bytes never pays for a decoder, nor a listing for an encoder.
+// EncodeAll and DecodeAll are safe for concurrent use; one of each serves
+// every goroutine.
 var (
-	zenc     *zstd.Encoder
-	zdec     *zstd.Decoder
-	zsetOnce sync.Once
-)
-
-func zstdCodecs() (*zstd.Encoder, *zstd.Decoder) {
-	zsetOnce.Do(func() {
-		// EncodeAll and DecodeAll are safe for concurrent use; one of each
-		// serves every goroutine. The fastest level keeps Go source at about
-		// a quarter of its size at ~185 MB/s a core. The decoder serves only
-		// blobs whose record says they fit in memory, so its limit is that
-		// size: a small blob that expands further (a zstd bomb) fails
-		// cleanly instead of exhausting memory.
-		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-		zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(inMemMax+1<<10), zstd.WithDecoderMaxWindow(maxWindow))
+	// zstdEncoder is at the fastest level, which keeps Go source at about a
+	// quarter of its size at ~185 MB/s a core. Its lower-memory mode
+	// compresses the same and halves what its first use allocates (a hook
+	// keeping one small file pays that whole).
+	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+		return enc
 	})
-	return zenc, zdec
-}
+	// zstdPackEncoder serves a batch that writes a pack. EncodeAll holds
+	// one of an encoder's states for the whole call, so this one has a
+	// state per core: with one, the batch's workers would take turns.
+	zstdPackEncoder = sync.OnceValue(func() *zstd.Encoder {
+		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithLowerEncoderMem(true))
+		return enc
+	})
+	// zstdDecoder serves only blobs whose record says they fit in memory,
+	// so its limit is that size: a small blob that expands further (a zstd
+	// bomb) fails cleanly instead of exhausting memory.
+	zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
+		dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(inMemMax+1<<10), zstd.WithDecoderMaxWindow(maxWindow))
+		return dec
+	})
+)
 
 // hashHex is the id of b as an Image names it.
 func hashHex(b []byte) string { return blobIDOf(b).String() }
@@ -105,7 +115,10 @@ func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *pa
 	if known != nil && known[sum] || known == nil && s.hasBlob(sum) {
 		return false, nil
 	}
-	enc, _ := zstdCodecs()
+	enc := zstdEncoder()
+	if pack != nil {
+		enc = zstdPackEncoder()
+	}
 	z := enc.EncodeAll(data, make([]byte, 0, len(data)/3+64))
 	if pack != nil {
 		return false, pack.add(sum, z, int64(len(data)))
@@ -253,7 +266,7 @@ func (s *Store) readFrom(sum BlobID, size int64, src blobSource) ([]byte, error)
 		if _, err := src.f.ReadAt(z, src.off); err != nil {
 			return nil, errf("read blob %s: %w", s.path(src.where), err)
 		}
-		_, dec := zstdCodecs()
+		dec := zstdDecoder()
 		data, err := dec.DecodeAll(z, make([]byte, 0, size))
 		if err != nil {
 			return nil, bad("does not decompress (or holds more than its record says)")
