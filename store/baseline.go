@@ -169,27 +169,50 @@ var errBadBaseline = errors.New("store: damaged baseline")
 // decodeBaseline parses a baseline file. It never panics; anything amiss
 // is errBadBaseline.
 func decodeBaseline(data []byte) (*baseline, error) {
+	b, d, err := decodeBaselineHead(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.entries(b, data[len(baselineMagic)-1]); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// decodeBaselineHead checks a baseline file whole and parses what comes
+// before its entries (when, the turn and command, ops.log's size): all a
+// sweep needs to see that it has nothing to do. d reads on from there.
+func decodeBaselineHead(data []byte) (b *baseline, d *bdec, err error) {
 	magic := len(baselineMagic)
 	if len(data) < magic+4 || !bytes.HasPrefix(data, []byte(baselineMagic[:magic-1])) {
-		return nil, errBadBaseline
+		return nil, nil, errBadBaseline
 	}
 	version := data[magic-1]
 	if version != 2 && version != 3 {
-		return nil, errBadBaseline
+		return nil, nil, errBadBaseline
 	}
 	body := data[:len(data)-4]
 	if binary.LittleEndian.Uint32(data[len(data)-4:]) != crc32.Checksum(body, castagnoli) {
-		return nil, errBadBaseline
+		return nil, nil, errBadBaseline
 	}
-	d := &bdec{b: body, p: len(baselineMagic)}
-	b := &baseline{}
+	d = &bdec{b: body, p: len(baselineMagic)}
+	b = &baseline{}
 	b.at = d.varint()
 	b.turn = d.str()
 	b.cmd = d.str()
 	b.ops = d.varint()
+	if d.bad {
+		return nil, nil, errBadBaseline
+	}
+	return b, d, nil
+}
+
+// entries parses the rest of a baseline file of version into b.
+func (d *bdec) entries(b *baseline, version byte) error {
+	body := d.b
 	n := d.uvarint()
 	if d.bad || n > uint64(len(body)) {
-		return nil, errBadBaseline
+		return errBadBaseline
 	}
 	b.entries = make([]baseEntry, n)
 	// One arena for every path: a tree of 100,000 files decodes with a
@@ -204,7 +227,7 @@ func decodeBaseline(data []byte) (*baseline, error) {
 		shared := d.uvarint()
 		suffix := d.bytes()
 		if d.bad || shared > uint64(len(prev)) {
-			return nil, errBadBaseline
+			return errBadBaseline
 		}
 		start := arena.Len()
 		arena.Write(prev[:shared])
@@ -218,7 +241,7 @@ func decodeBaseline(data []byte) (*baseline, error) {
 			continue
 		case baseFile, baseSkipped, baseLink, baseUnknown:
 		default:
-			return nil, errBadBaseline
+			return errBadBaseline
 		}
 		e.size = int64(d.uvarint())
 		e.mtime = d.varint()
@@ -231,13 +254,13 @@ func decodeBaseline(data []byte) (*baseline, error) {
 			copy(e.sum[:], d.take(32))
 		}
 		if d.bad {
-			return nil, errBadBaseline
+			return errBadBaseline
 		}
 	}
 	if version >= 3 {
 		m := d.uvarint()
 		if d.bad || m > uint64(len(body)) {
-			return nil, errBadBaseline
+			return errBadBaseline
 		}
 		b.rules = make(map[string][]byte, m)
 		for range m {
@@ -246,16 +269,16 @@ func decodeBaseline(data []byte) (*baseline, error) {
 		}
 	}
 	if d.bad || d.p != len(body) {
-		return nil, errBadBaseline
+		return errBadBaseline
 	}
 	all := arena.String()
 	for i := range b.entries {
 		b.entries[i].path = all[spans[i].at : spans[i].at+spans[i].n]
 		if i > 0 && b.entries[i-1].path >= b.entries[i].path {
-			return nil, errBadBaseline
+			return errBadBaseline
 		}
 	}
-	return b, nil
+	return nil
 }
 
 // bdec reads the baseline's varints; a short or malformed read sets bad.
@@ -309,18 +332,34 @@ func (d *bdec) byte() byte {
 // loadBaseline reads the baseline; nil when there is none or it is
 // damaged (the sweep then reads every file, and says so).
 func (s *Store) loadBaseline() (*baseline, error) {
+	b, rest, err := s.loadBaselineHead()
+	if b == nil || err != nil {
+		return nil, err
+	}
+	return b, rest()
+}
+
+// loadBaselineHead reads the baseline and parses its head (see
+// decodeBaselineHead); rest parses its entries into b, nil on success.
+// b is nil when there is none or it is damaged.
+func (s *Store) loadBaselineHead() (b *baseline, rest func() error, err error) {
 	data, err := s.dir.ReadFile(baselineFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, errf("read %s: %w", s.path(baselineFile), err)
+		return nil, nil, errf("read %s: %w", s.path(baselineFile), err)
 	}
-	b, err := decodeBaseline(data)
+	b, d, err := decodeBaselineHead(data)
 	if err != nil {
-		return nil, errf("%s: %w", s.path(baselineFile), err)
+		return nil, nil, errf("%s: %w", s.path(baselineFile), err)
 	}
-	return b, nil
+	return b, func() error {
+		if err := d.entries(b, data[len(baselineMagic)-1]); err != nil {
+			return errf("%s: %w", s.path(baselineFile), err)
+		}
+		return nil
+	}, nil
 }
 
 // saveBaseline replaces the baseline. Callers make the blobs it names

@@ -177,7 +177,27 @@ func (d *safeDir) ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	// One buffer of the size the file has now (a byte more, to see it
+	// end), not the doubling of io.ReadAll: a store file of megabytes
+	// read by a short-lived hook costs its pages once.
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= 0 || fi.Size() > 1<<30 {
+		return io.ReadAll(f)
+	}
+	buf := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // it grew: go on past the stat'ed size
+		}
+	}
 }
 
 // WriteFile writes data to name, creating or truncating it, never

@@ -60,7 +60,7 @@ func (s *Store) SweepAfter(turn string, meta TurnMeta, cmd string) (*SweepResult
 // command: an agent's end-of-turn event sweeps again only when the turn
 // ran a shell command, which may still be writing.
 func (s *Store) SweptTurn() (turn, cmd string) {
-	b, err := s.loadBaseline()
+	b, _, err := s.loadBaselineHead()
 	if err != nil || b == nil {
 		return "", ""
 	}
@@ -90,7 +90,22 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	fp := newFailpoint(map[bool]string{false: "sweep-before", true: "sweep-after"}[after])
 	res := &SweepResult{}
 	start := time.Now().UnixNano()
-	old, lerr := s.loadBaseline()
+	old, rest, lerr := s.loadBaselineHead()
+	ops := s.opsLogSize()
+	if !after && old != nil && turn != "" && old.turn == turn && old.ops == ops {
+		// The turn swept already: whatever changed since is the agent's
+		// and the sweep after this command records it against the same
+		// baseline, so this one would only read the tree twice. (Its
+		// entries are not even parsed.)
+		res.Skipped = true
+		return res, nil
+	}
+	if old != nil {
+		lerr = rest()
+		if lerr != nil {
+			old = nil
+		}
+	}
 	if lerr != nil {
 		// A damaged baseline is no worse than none: every file is read.
 		s.LogError("sweep: %v; reading every file again", lerr)
@@ -103,14 +118,6 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		// spares about a fifth of its CPU time for a few MiB more at the
 		// peak. (A first sweep holds files' bytes: it keeps the default.)
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
-	}
-	ops := s.opsLogSize()
-	if !after && old != nil && turn != "" && old.turn == turn && old.ops == ops {
-		// The turn swept already: whatever changed since is the agent's
-		// and the sweep after this command records it against the same
-		// baseline, so this one would only read the tree twice.
-		res.Skipped = true
-		return res, nil
 	}
 	attribute := after && old != nil
 	recCmd := cmd
