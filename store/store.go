@@ -139,6 +139,10 @@ func Open(root string, opt Options) (*Store, error) {
 		rt.Close()
 		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
 	}
+	if err := s.checkFormat(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.recover(); err != nil {
 		s.Close()
 		return nil, err
@@ -190,8 +194,8 @@ func (s *Store) ensureDirs() error {
 			return errf("%s is not a folder", s.path(d))
 		}
 	}
-	if _, err := s.dir.Lstat("FORMAT"); errors.Is(err, fs.ErrNotExist) {
-		writeFileAtomic(s.dir, "FORMAT", []byte(FormatName+"\n"), 0o600, false)
+	if _, err := s.dir.Lstat(formatFile); errors.Is(err, fs.ErrNotExist) {
+		writeFileAtomic(s.dir, formatFile, []byte(FormatName+"\n"), 0o600, false)
 	}
 	return nil
 }
