@@ -340,7 +340,8 @@ func (d *bdec) byte() byte {
 }
 
 // loadBaseline reads the baseline; nil when there is none or it is
-// damaged (the sweep then reads every file, and says so).
+// damaged (the sweep then reads every file, and says so). One of a newer
+// version is ErrNewerFormat.
 func (s *Store) loadBaseline() (*baseline, error) {
 	b, rest, err := s.loadBaselineHead()
 	if b == nil || err != nil {
@@ -359,6 +360,11 @@ func (s *Store) loadBaselineHead() (b *baseline, rest func() error, err error) {
 	}
 	if err != nil {
 		return nil, nil, errf("read %s: %w", s.path(baselineFile), err)
+	}
+	if len(data) >= len(baselineMagic) && strings.HasPrefix(string(data), baselineMagic[:len(baselineMagic)-1]) {
+		if err := checkVersion(s.path(baselineFile), "baseline format", int(data[len(baselineMagic)-1]), baselineVersion); err != nil {
+			return nil, nil, err
+		}
 	}
 	b, d, err := decodeBaselineHead(data)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -37,6 +38,13 @@ var (
 	// keeping one small file pays that whole).
 	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
 		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+		return enc
+	})
+	// zstdPackEncoder serves a batch that writes a pack. EncodeAll holds
+	// one of an encoder's states for the whole call, so this one has a
+	// state per core: with one, the batch's workers would take turns.
+	zstdPackEncoder = sync.OnceValue(func() *zstd.Encoder {
+		enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithLowerEncoderMem(true))
 		return enc
 	})
 	// zstdDecoder serves only blobs whose record says they fit in memory,
@@ -108,6 +116,9 @@ func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *pa
 		return false, nil
 	}
 	enc := zstdEncoder()
+	if pack != nil {
+		enc = zstdPackEncoder()
+	}
 	z := enc.EncodeAll(data, make([]byte, 0, len(data)/3+64))
 	if pack != nil {
 		return false, pack.add(sum, z, int64(len(data)))

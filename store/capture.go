@@ -302,7 +302,11 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 	// Skip paths the turn already holds before doing the expensive part;
 	// the check is repeated under the lock.
 	if guess, err := s.incarnation(turn); err == nil {
-		if t, ok, _ := s.readTurnFile(guess, false); ok {
+		t, ok, err := s.readTurnFile(guess, false)
+		if errors.Is(err, ErrNewerFormat) {
+			return "", err // refused before a blob is written
+		}
+		if ok {
 			rels = without(rels, t.byPath)
 		}
 	}
@@ -418,19 +422,11 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 		return errf("seal: %w", err)
 	}
 	seen, *bad = usable(seen, *bad)
-	l, err := s.lock()
+	l, id, t, exists, err := s.lockTurn(turn)
 	if err != nil {
 		return err
 	}
 	defer l.unlock()
-	id, err := s.incarnation(turn)
-	if err != nil {
-		return err
-	}
-	t, exists, err := s.readTurnFile(id, true)
-	if err != nil {
-		return err
-	}
 	if !exists {
 		t = newTurn(id)
 	}

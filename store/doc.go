@@ -120,7 +120,26 @@
 // and a record is never glued onto half of another. A damaged record in
 // the middle of a file is skipped by readers and reported by Verify.
 // The first record's "v" is the format version; readers refuse versions
-// they do not know.
+// they do not know (see Versions).
+//
+// # Versions
+//
+// Every file that has a format of its own names its version, and every
+// reader refuses a newer one than it knows, naming the file and the
+// version ("written by a newer ckpt … upgrade ckpt", ErrNewerFormat),
+// before it changes anything; older versions are read as they are:
+//
+//	FORMAT            "ckpt-store/<v>", checked when the store is opened
+//	turns/<id>.log    the turn record's "v"
+//	ops.log           each op record's "v"; an operation's steps file is
+//	                  of its op record's version
+//	packs/<id>.pack   the header, "ckpt-pack <v>"
+//	baseline          the magic's last byte
+//
+// The rest carry none, and need none: seq and clock hold a number,
+// sessions/<key> a turn id, errors.log lines for people, statcache.json a
+// cache thrown away when it does not parse, and blobs are named by their
+// hash; index.json is the seed format, which ckpt never writes.
 //
 // # Durability
 //

@@ -40,6 +40,9 @@ func newFailpoint(phase string) *failpoint {
 	return &failpoint{phase: phase, at: at}
 }
 
+// armed reports whether this failpoint kills the process at some hit.
+func (f *failpoint) armed() bool { return f.at != 0 }
+
 // hit counts one file operation.
 func (f *failpoint) hit() {
 	if f.at == 0 {

@@ -328,8 +328,8 @@ func (s *Store) refreshTurnFile(turns *safeDir, name string, c *turnFile) (*turn
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
 	res := decodeEach(data, c.t.apply)
-	if c.t.v > formatVersion {
-		return nil, errf("%s was written by a newer ckpt (record format v%d; this one reads v%d): upgrade ckpt", s.path(name), c.t.v, formatVersion)
+	if err := checkVersion(s.path(name), "record format", c.t.v, formatVersion); err != nil {
+		return nil, err
 	}
 	c.size = from + res.good
 	c.torn = res.torn
@@ -501,6 +501,13 @@ func (s *Store) readOps() ([]*opRec, error) {
 		return nil, errf("read %s: %w", s.path("ops.log"), err)
 	}
 	res := decodeRecords(data)
+	for _, r := range res.recs {
+		if r.R == "op" {
+			if err := checkVersion(s.path("ops.log"), "record format", r.V, formatVersion); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for _, r := range res.recs {
 		switch r.R {
 		case "op":

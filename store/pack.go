@@ -200,6 +200,11 @@ func readPackIndex(f *os.File, size int64) ([]packEnt, error) {
 		return nil, err
 	}
 	if string(head) != packHeader {
+		if v, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(string(head), "ckpt-pack "))); err == nil {
+			if err := checkVersion("", "pack format", v, packVersion); err != nil {
+				return nil, err
+			}
+		}
 		return nil, errf("does not start with %q: %w", strings.TrimSpace(packHeader), ErrCorrupt)
 	}
 	tr := make([]byte, packTrailerLen)

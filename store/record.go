@@ -11,11 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// formatVersion is the version of the record format this package writes.
-// Version 2 added "n" (the order of commits) and names that are not UTF-8
-// (see nameEscape); it reads version 1 as it is.
-const formatVersion = 2
-
 // FormatName names the store format in `ckpt --version`.
 const FormatName = "ckpt-store/2 (crc32c-framed JSON records, zstd blobs)"
 

@@ -139,6 +139,10 @@ func Open(root string, opt Options) (*Store, error) {
 		rt.Close()
 		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
 	}
+	if err := s.checkFormat(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.recover(); err != nil {
 		s.Close()
 		return nil, err
@@ -190,8 +194,8 @@ func (s *Store) ensureDirs() error {
 			return errf("%s is not a folder", s.path(d))
 		}
 	}
-	if _, err := s.dir.Lstat("FORMAT"); errors.Is(err, fs.ErrNotExist) {
-		writeFileAtomic(s.dir, "FORMAT", []byte(FormatName+"\n"), 0o600, false)
+	if _, err := s.dir.Lstat(formatFile); errors.Is(err, fs.ErrNotExist) {
+		writeFileAtomic(s.dir, formatFile, []byte(FormatName+"\n"), 0o600, false)
 	}
 	return nil
 }
@@ -244,14 +248,10 @@ func (s *Store) rel(p string, memo map[string]string) (string, error) {
 	}
 	dir, base := filepath.Split(filepath.Clean(abs))
 	dir = filepath.Clean(dir)
-	if r, ok := memo[dir]; ok {
-		dir = r
+	if memo != nil {
+		dir = resolveDir(dir, memo)
 	} else {
-		r = resolvePrefix(dir)
-		if memo != nil {
-			memo[dir] = r
-		}
-		dir = r
+		dir = resolvePrefix(dir)
 	}
 	rel, err := filepath.Rel(s.rootPath, filepath.Join(dir, base))
 	if err != nil {
@@ -267,6 +267,24 @@ func (s *Store) rel(p string, memo map[string]string) (string, error) {
 		return "", &PathError{Path: p, Err: errInsideStore}
 	}
 	return rel, nil
+}
+
+// resolveDir is resolvePrefix through a memo of folders already
+// resolved: a folder costs one Lstat once its parent is known, where
+// resolvePrefix looks at every element of the path again.
+func resolveDir(dir string, memo map[string]string) string {
+	if r, ok := memo[dir]; ok {
+		return r
+	}
+	r := dir
+	if parent := filepath.Dir(dir); parent != dir {
+		r = filepath.Join(resolveDir(parent, memo), filepath.Base(dir))
+		if fi, err := os.Lstat(r); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			r = resolvePrefix(dir)
+		}
+	}
+	memo[dir] = r
+	return r
 }
 
 // resolvePrefix resolves symlinks in the longest existing prefix of an

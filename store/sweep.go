@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -91,6 +92,9 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	res := &SweepResult{}
 	start := time.Now().UnixNano()
 	old, rest, lerr := s.loadBaselineHead()
+	if errors.Is(lerr, ErrNewerFormat) {
+		return nil, errf("sweep: %w", lerr)
+	}
 	ops := s.opsLogSize()
 	if !after && old != nil && turn != "" && old.turn == turn && old.ops == ops {
 		// The turn swept already: whatever changed since is the agent's

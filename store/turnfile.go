@@ -31,8 +31,8 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 	for i := range res.recs {
 		t.apply(&res.recs[i])
 	}
-	if t.v > formatVersion {
-		return nil, false, errf("%s was written by a newer ckpt (record format v%d): upgrade ckpt", s.path(name), t.v)
+	if err := checkVersion(s.path(name), "record format", t.v, formatVersion); err != nil {
+		return nil, false, err
 	}
 	return t, t.at != 0, nil
 }

@@ -59,8 +59,12 @@ func (s *Store) Verify() ([]Finding, error) {
 		}
 		name := "turns/" + n
 		recs := checkRecords(name)
-		if len(recs) > 0 && (recs[0].R != "turn" || recs[0].V > formatVersion) {
-			add(name, "does not start with a turn record of a known version")
+		if len(recs) > 0 && recs[0].R != "turn" {
+			add(name, "does not start with a turn record")
+		} else if len(recs) > 0 {
+			if err := checkVersion("", "record format", recs[0].V, formatVersion); err != nil {
+				add(name, "%v", err)
+			}
 		}
 		for i := range recs {
 			if r := &recs[i]; r.R == "pre" || r.R == "post" {
@@ -77,6 +81,10 @@ func (s *Store) Verify() ([]Finding, error) {
 	if _, err := s.dir.Lstat("ops.log"); err == nil {
 		for _, r := range checkRecords("ops.log") {
 			if r.R != "op" {
+				continue
+			}
+			if err := checkVersion("", "record format", r.V, formatVersion); err != nil {
+				add("ops.log", "operation %s was %v", r.ID, err)
 				continue
 			}
 			name := "ops/" + r.ID + ".steps"
@@ -140,8 +148,16 @@ func (s *Store) Verify() ([]Finding, error) {
 		}
 	}
 	packs, bad := s.packs.list(s)
+	var newer *newerFormat
 	for name, err := range bad {
+		if errors.As(err, &newer) {
+			add("packs/"+name, "%s", newer.why())
+			continue
+		}
 		add("packs/"+name, "unreadable, so the blobs it held are lost: %v", err)
+	}
+	if _, err := s.loadBaseline(); errors.As(err, &newer) {
+		add(baselineFile, "%s", newer.why())
 	}
 	packEnts, _ := names(s.dir, "packs")
 	for _, name := range packEnts {
@@ -230,8 +246,19 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 			keep(f.post)
 		}
 	}
-	// The baseline's blobs are the pre-images of the next shell command.
-	if b, _ := s.loadBaseline(); b != nil {
+	// The baseline's blobs are the pre-images of the next shell command;
+	// a newer pack's blobs, or a newer baseline's, are beyond judging.
+	b, err := s.loadBaseline()
+	if errors.Is(err, ErrNewerFormat) {
+		return nil, errf("prune: %w", err)
+	}
+	_, bad := s.packs.list(s)
+	for _, err := range bad {
+		if errors.Is(err, ErrNewerFormat) {
+			return nil, errf("prune: %w", err)
+		}
+	}
+	if b != nil {
 		for i := range b.entries {
 			if b.entries[i].kind == baseFile {
 				live[b.entries[i].sum] = true

@@ -1,0 +1,95 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The newest version of each versioned store file this ckpt reads (and
+// the one it writes). A file of a newer version is refused, never read
+// as if it were older nor written over. Files without a version (seq,
+// clock, sessions/*, errors.log, statcache.json) hold a number, a turn
+// id, lines for people or a cache a reader may throw away; the seed
+// format's index.json is never written by ckpt.
+const (
+	// formatVersion is the version of the record format: turn files,
+	// ops.log and, through their op record, steps files; and FORMAT's.
+	// Version 2 added "n" (the order of commits) and names that are not
+	// UTF-8 (see nameEscape); it reads version 1 as it is.
+	formatVersion = 2
+	// packVersion is the number in a pack's header (packHeader).
+	packVersion = 1
+	// baselineVersion is the last byte of baselineMagic. Version 3 added
+	// the ignore rules; it reads version 2 as it is.
+	baselineVersion = 3
+)
+
+// ErrNewerFormat means a store file was written by a newer ckpt, in a
+// version this one does not read. Nothing was changed; the wrapped message
+// names the file and its version.
+var ErrNewerFormat = errors.New("store: written by a newer ckpt")
+
+// newerFormat is the error checkVersion returns.
+type newerFormat struct {
+	file   string // as shown to the user; "" when the caller names it
+	format string // "record format", "pack format", …
+	v      int    // the file's version
+	reads  int    // the newest this ckpt reads
+}
+
+func (e *newerFormat) Error() string {
+	if e.file == "" {
+		return e.why()
+	}
+	return e.file + " was " + e.why()
+}
+
+// why is the error without the file's name, for a finding that names it.
+func (e *newerFormat) why() string {
+	return fmt.Sprintf("written by a newer ckpt (%s v%d; this one reads v%d): upgrade ckpt", e.format, e.v, e.reads)
+}
+
+func (e *newerFormat) Unwrap() error { return ErrNewerFormat }
+
+// checkVersion is the one check of a store file's version: file (as shown
+// to the user) holds format at version v, and this ckpt reads versions up
+// to newest. It errs with ErrNewerFormat when v is newer.
+func checkVersion(file, format string, v, newest int) error {
+	if v > newest {
+		return &newerFormat{file: file, format: format, v: v, reads: newest}
+	}
+	return nil
+}
+
+// formatFile names the store format in FORMAT; its first line starts
+// "ckpt-store/<version>".
+const formatFile = "FORMAT"
+
+// checkFormat refuses a store whose FORMAT names a newer format. A store
+// without one (a seed store, or one a writer has not touched yet) or with
+// one it cannot parse is read by its files' own versions.
+func (s *Store) checkFormat() error {
+	f, err := s.dir.Open(formatFile)
+	if err != nil {
+		return nil
+	}
+	// The version is at the start: one read, whatever follows.
+	var buf [32]byte
+	n, _ := f.Read(buf[:])
+	f.Close()
+	rest, ok := strings.CutPrefix(string(buf[:n]), "ckpt-store/")
+	if !ok {
+		return nil
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	v, err := strconv.Atoi(rest[:end])
+	if err != nil {
+		return nil
+	}
+	return checkVersion(s.path(formatFile), "store format", v, formatVersion)
+}

@@ -1,0 +1,239 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// versionedStore makes a store holding one of each versioned file: FORMAT,
+// turn files, ops.log (a rewind, and its steps file), packs and a
+// baseline.
+func versionedStore(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	s := openT(t, root)
+	SetLooseMax(s, 0) // every batch in a pack
+	wr(t, root, "a.txt", "a\n")
+	wr(t, root, "b.txt", "b\n")
+	captureEditSeal(t, s, root, "1", []string{"a.txt", "b.txt"})
+	rewind(t, s, "1")
+	captureEditSeal(t, s, root, "2", []string{"a.txt", "b.txt"})
+	if _, err := s.SweepBefore("3", TurnMeta{}, "true"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Log(true); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	return root
+}
+
+// storeFiles reads every file of the store at root.
+func storeFiles(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	dir := filepath.Join(root, storeDir)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[strings.TrimPrefix(p, dir+"/")] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// setRecordVersion rewrites the records of name whose kind is r with
+// version v.
+func setRecordVersion(t *testing.T, root, name, r string, v int) {
+	t.Helper()
+	p := filepath.Join(root, storeDir, name)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := decodeRecords(data)
+	var buf []byte
+	found := false
+	for i := range res.recs {
+		if res.recs[i].R == r {
+			res.recs[i].V, found = v, true
+		}
+		buf = appendRecord(buf, &res.recs[i])
+	}
+	if !found {
+		t.Fatalf("%s holds no %q record", name, r)
+	}
+	if err := os.WriteFile(p, buf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func firstFile(t *testing.T, root, dir, suffix string) string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(root, storeDir, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), suffix) {
+			return dir + "/" + e.Name()
+		}
+	}
+	t.Fatalf("no %s file in %s", suffix, dir)
+	return ""
+}
+
+// A store file of a newer version than this ckpt reads is refused, by
+// every reader, with an error naming the file and the version, and
+// nothing in the store changes.
+func TestNewerVersionRefused(t *testing.T) {
+	type reader struct {
+		name string
+		run  func(s *Store) error
+	}
+	open := func(root string) (*Store, error) { return Open(root, Options{}) }
+	capture := reader{"capture", func(s *Store) error {
+		// Bytes no blob holds yet.
+		if err := os.WriteFile(filepath.Join(s.Root(), "new.txt"), []byte("new\n"), 0o644); err != nil {
+			return err
+		}
+		_, err := s.Capture("2", TurnMeta{}, []string{"new.txt"})
+		return err
+	}}
+	log := reader{"log", func(s *Store) error { _, err := s.Log(true); return err }}
+	sweep := reader{"sweep", func(s *Store) error { _, err := s.SweepBefore("4", TurnMeta{}, "true"); return err }}
+	prune := reader{"prune", func(s *Store) error { _, err := s.Prune(PruneOptions{Keep: 1}); return err }}
+	verify := reader{"verify", func(s *Store) error {
+		fs, err := s.Verify()
+		if err != nil {
+			return err
+		}
+		for _, f := range fs {
+			if strings.Contains(f.Reason, "written by a newer ckpt") {
+				return fmt.Errorf("%s: %s: %w", f.File, f.Reason, ErrNewerFormat)
+			}
+		}
+		return nil
+	}}
+	for _, tc := range []struct {
+		name    string
+		file    func(root string) string // the file made newer
+		newer   func(t *testing.T, root, file string)
+		version string   // as the error gives it
+		onOpen  bool     // Open refuses the store
+		readers []reader // else these refuse it
+	}{
+		{
+			name: "FORMAT",
+			file: func(string) string { return formatFile },
+			newer: func(t *testing.T, root, file string) {
+				wr(t, filepath.Join(root, storeDir), file, "ckpt-store/"+strconv.Itoa(formatVersion+1)+" (what comes next)\n")
+			},
+			version: "store format v3", onOpen: true,
+		},
+		{
+			name:  "turn file",
+			file:  func(string) string { return "turns/2.log" },
+			newer: func(t *testing.T, root, file string) { setRecordVersion(t, root, file, "turn", formatVersion+1) },
+			// Verify says it as a finding.
+			version: "record format v3", readers: []reader{capture, log, prune, verify},
+		},
+		{
+			name:    "ops.log",
+			file:    func(string) string { return "ops.log" },
+			newer:   func(t *testing.T, root, file string) { setRecordVersion(t, root, file, "op", formatVersion+1) },
+			version: "record format v3", onOpen: true,
+		},
+		{
+			name: "baseline",
+			file: func(string) string { return baselineFile },
+			newer: func(t *testing.T, root, file string) {
+				p := filepath.Join(root, storeDir, file)
+				b, _ := os.ReadFile(p)
+				b[len(baselineMagic)-1] = baselineVersion + 1
+				os.WriteFile(p, b, 0o600)
+			},
+			version: "baseline format v4", readers: []reader{sweep, prune, verify},
+		},
+		{
+			name: "pack",
+			file: func(root string) string { return firstFile(t, root, "packs", ".pack") },
+			newer: func(t *testing.T, root, file string) {
+				p := filepath.Join(root, storeDir, file)
+				b, _ := os.ReadFile(p)
+				copy(b, "ckpt-pack 2\n")
+				os.WriteFile(p, b, 0o600)
+			},
+			version: "pack format v2", readers: []reader{prune, verify},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := versionedStore(t)
+			file := tc.file(root)
+			tc.newer(t, root, file)
+			before := storeFiles(t, root)
+			check := func(what string, err error) {
+				t.Helper()
+				if !errors.Is(err, ErrNewerFormat) {
+					t.Fatalf("%s: %v, want ErrNewerFormat", what, err)
+				}
+				msg := err.Error()
+				if !strings.Contains(msg, filepath.Base(file)) || !strings.Contains(msg, tc.version) || !strings.Contains(msg, "upgrade ckpt") {
+					t.Errorf("%s: %q does not name %s, %q and the remedy", what, msg, file, tc.version)
+				}
+			}
+			s, err := open(root)
+			if tc.onOpen {
+				if err == nil {
+					s.Close()
+				}
+				check("open", err)
+			} else {
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range tc.readers {
+					check(r.name, r.run(s))
+				}
+				s.Close()
+			}
+			after := storeFiles(t, root)
+			for k := range after {
+				if b, ok := before[k]; !ok {
+					t.Errorf("%s made", k)
+				} else if b != after[k] {
+					t.Errorf("%s changed", k)
+				}
+			}
+			for k := range before {
+				if _, ok := after[k]; !ok {
+					t.Errorf("%s removed", k)
+				}
+			}
+		})
+	}
+}
+
+// The versions written are the ones the format constants spell out.
+func TestVersionsWritten(t *testing.T) {
+	if want := "ckpt-pack " + strconv.Itoa(packVersion) + "\n"; packHeader != want {
+		t.Errorf("packHeader = %q, want %q", packHeader, want)
+	}
+	if int(baselineMagic[len(baselineMagic)-1]) != baselineVersion {
+		t.Errorf("baselineMagic ends in %d, want %d", baselineMagic[len(baselineMagic)-1], baselineVersion)
+	}
+	if want := "ckpt-store/" + strconv.Itoa(formatVersion) + " "; !strings.HasPrefix(FormatName, want) {
+		t.Errorf("FormatName = %q, want it to start %q", FormatName, want)
+	}
+}
