@@ -40,17 +40,19 @@
 //	<crc32c of the JSON, 8 hex digits> <one JSON object>\n
 //
 // and the JSON's "r" field says what the record is. A turn file starts with
-// {"r":"turn","v":2,"id","label","at","n","source","head"} (head is the git
-// commit at the time, to warn when the branch moved since), then holds
-// {"r":"pre","p":path,"i":image,"dirs":[…],"at","n"} — what path held before the
-// agent's first write in the turn (later pres of the same path are ignored:
-// the first capture wins; dirs are folders the file's absence implied and a
-// rewind removes again if left empty) — and {"r":"post","p","i","at","n"}: what
-// the agent left (the newest seal counts). An image is
+// {"r":"turn","v":2,"id","label","at","n","source":{"agent","session",
+// "prompt"},"head"} (source is where the turn came from, as the agent's
+// hook knew it; head is the git commit at the time, to warn when the branch
+// moved since), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
+// "at","n"} — what path held before the agent's first write in the turn
+// (later pres of the same path are ignored: the first capture wins; dirs
+// are folders the file's absence implied and a rewind removes again if
+// left empty) — and {"r":"post","p","i","cmd","at","n"}: what the agent
+// left (the newest seal counts). An image is
 // {"kind":"content"|"absent"|"skipped"|"symlink","sha256","bytes","mode",
-// "link","reason","kept"}; a pre or post recorded by a shell sweep also
-// has "cmd", the command that changed the path. Content under the size limit is kept as a blob,
-// and a skipped file still carries its hash. Paths are relative to the root
+// "link","reason","kept"}; "cmd", in a pre or post recorded by a shell
+// sweep, is the command that changed the path. Content under the size
+// limit is kept as a blob, and a skipped file still carries its hash. Paths are relative to the root
 // with '/' separators. "at" is Unix nanoseconds, for display only. "n"
 // orders records: taken under the lock from the clock file, it is greater
 // than every "n" handed out before, and equal to "at" while the wall clock
@@ -67,13 +69,13 @@
 // Turn files of format v1 hold neither "n" nor escaped names; v2 adds
 // both, and reads v1 as it is.
 //
-// ops.log holds {"r":"op","id":"op-N","kind":"rewind"|"undo"|"redo",
+// ops.log holds {"r":"op","v":2,"id":"op-N","kind":"rewind"|"undo"|"redo",
 // "target","turns","retry","steps","rmdirs","had","hadm","mkdirs","mkdirm",
 // "at","n"} when an operation begins — retry names the operation whose
 // failed paths it tries again; had lists the rmdirs that existed and hadm
 // their permission bits, mkdirs the folders an undo gives back and mkdirm
 // theirs — and {"r":"done","id","recovered","abandoned","failed","fails",
-// "none"} when it ends: failed lists the paths it could not put back and
+// "none","at"} when it ends: failed lists the paths it could not put back and
 // fails gives each with its reason ({"path","reason"}); none says every
 // step failed, so it changed nothing. Its steps file holds one
 // {"r":"step","p","i":now,"w":want,"back","do":"restore"|"delete"|"keep"|

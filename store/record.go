@@ -17,57 +17,59 @@ const FormatName = "ckpt-store/2 (crc32c-framed JSON records, zstd blobs)"
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // record is one line of a turn file, the operations log or a steps file.
-// Field names are short because a big turn holds thousands of them.
+// Field names are short because a big turn holds thousands of them. A
+// field's "in" tag lists the kinds of record ("r") that carry it, as the
+// package doc describes them (TestDocRecordKeys keeps the two in step).
 type record struct {
-	R string `json:"r"` // turn, pre, post; op, done; step
+	R string `json:"r" in:"turn,pre,post,op,done,step"` // turn, pre, post; op, done; step
 
 	// turn header
-	V      int     `json:"v,omitempty"`
-	ID     string  `json:"id,omitempty"`
-	Label  string  `json:"label,omitempty"`
-	Source *Source `json:"source,omitempty"`
-	Head   string  `json:"head,omitempty"`
+	V      int     `json:"v,omitempty" in:"turn,op"`
+	ID     string  `json:"id,omitempty" in:"turn,op,done"`
+	Label  string  `json:"label,omitempty" in:"turn"`
+	Source *Source `json:"source,omitempty" in:"turn"`
+	Head   string  `json:"head,omitempty" in:"turn"`
 
 	// pre, post, step
-	Path string   `json:"p,omitempty"`
-	Img  *Image   `json:"i,omitempty"`
-	Want *Image   `json:"w,omitempty"`    // step: what the operation writes
-	Back *Image   `json:"back,omitempty"` // step: what an undo puts back, when not Img
-	Dirs []string `json:"dirs,omitempty"`
-	Do   Action   `json:"do,omitempty"`
-	Why  string   `json:"why,omitempty"`
-	Hand bool     `json:"hand,omitempty"`
-	Cmd  string   `json:"cmd,omitempty"` // pre, post: the shell command that changed the path
+	Path string   `json:"p,omitempty" in:"pre,post,step"`
+	Img  *Image   `json:"i,omitempty" in:"pre,post,step"`
+	Want *Image   `json:"w,omitempty" in:"step"`    // step: what the operation writes
+	Back *Image   `json:"back,omitempty" in:"step"` // step: what an undo puts back, when not Img
+	Dirs []string `json:"dirs,omitempty" in:"pre,step"`
+	Do   Action   `json:"do,omitempty" in:"step"`
+	Why  string   `json:"why,omitempty" in:"step"`
+	Hand bool     `json:"hand,omitempty" in:"step"`
+	Cmd  string   `json:"cmd,omitempty" in:"pre,post"` // pre, post: the shell command that changed the path
 
 	// op
-	Kind   Kind     `json:"kind,omitempty"`
-	Target string   `json:"target,omitempty"`
-	Turns  []string `json:"turns,omitempty"`
-	Steps  int      `json:"steps,omitempty"`
-	Retry  string   `json:"retry,omitempty"`  // op: the operation whose failed paths it tries again
-	Rmdirs []string `json:"rmdirs,omitempty"` // folders removed if left empty
-	Had    []string `json:"had,omitempty"`    // of those, the ones there before
-	Mkdirs []string `json:"mkdirs,omitempty"` // folders made (an undo's give-back)
+	Kind   Kind     `json:"kind,omitempty" in:"op"`
+	Target string   `json:"target,omitempty" in:"op"`
+	Turns  []string `json:"turns,omitempty" in:"op"`
+	Steps  int      `json:"steps,omitempty" in:"op"`
+	Retry  string   `json:"retry,omitempty" in:"op"`  // op: the operation whose failed paths it tries again
+	Rmdirs []string `json:"rmdirs,omitempty" in:"op"` // folders removed if left empty
+	Had    []string `json:"had,omitempty" in:"op"`    // of those, the ones there before
+	Mkdirs []string `json:"mkdirs,omitempty" in:"op"` // folders made (an undo's give-back)
 	// HadModes and MkdirModes run parallel to Had and Mkdirs: the
 	// folders' permission bits.
-	HadModes   []uint32 `json:"hadm,omitempty"`
-	MkdirModes []uint32 `json:"mkdirm,omitempty"`
+	HadModes   []uint32 `json:"hadm,omitempty" in:"op"`
+	MkdirModes []uint32 `json:"mkdirm,omitempty" in:"op"`
 
 	// done
-	Recovered bool     `json:"recovered,omitempty"`
-	Abandoned bool     `json:"abandoned,omitempty"` // never carried out: changes nothing
-	Failed    []string `json:"failed,omitempty"`    // paths whose step failed (readers before format 1.1: while running)
+	Recovered bool     `json:"recovered,omitempty" in:"done"`
+	Abandoned bool     `json:"abandoned,omitempty" in:"done"` // never carried out: changes nothing
+	Failed    []string `json:"failed,omitempty" in:"done"`    // paths whose step failed (readers before format 1.1: while running)
 	// Fails gives each failed path (planned to fail or failed while
 	// running) with its reason; None says every step failed, so the
 	// operation changed nothing and stands for nothing.
-	Fails []Failure `json:"fails,omitempty"`
-	None  bool      `json:"none,omitempty"`
+	Fails []Failure `json:"fails,omitempty" in:"done"`
+	None  bool      `json:"none,omitempty" in:"done"`
 
-	At int64 `json:"at,omitempty"` // Unix nanoseconds, for display
+	At int64 `json:"at,omitempty" in:"turn,pre,post,op,done"` // Unix nanoseconds, for display
 	// N orders records: taken under the lock from the store's clock file,
 	// greater than every N before it even when the wall clock steps back.
 	// Records without one (older stores) are ordered by At.
-	N int64 `json:"n,omitempty"`
+	N int64 `json:"n,omitempty" in:"turn,pre,post,op"`
 }
 
 // order is r's place in the store's order of commits.
