@@ -72,6 +72,10 @@ type baseline struct {
 	ops int64
 	// entries are sorted by path (byte order).
 	entries []baseEntry
+	// list, when set, stands for entries in a baseline to be written: a
+	// sweep's next baseline points into the old one and its listing
+	// rather than copying them.
+	list []*baseEntry
 	// rules are the .gitignore and .ckptignore files the listing followed,
 	// by path (the empty ones left out): the sweep after a command skips
 	// by them, not by the files on disk then. nil for a baseline of
@@ -111,16 +115,22 @@ func (b *baseline) racy(e *baseEntry) bool {
 
 // encode lays the baseline out as documented in doc.go.
 func (b *baseline) encode() []byte {
-	buf := make([]byte, 0, 64+len(b.entries)*80)
+	n := len(b.entries)
+	entry := func(i int) *baseEntry { return &b.entries[i] }
+	if b.list != nil {
+		n = len(b.list)
+		entry = func(i int) *baseEntry { return b.list[i] }
+	}
+	buf := make([]byte, 0, 64+n*80)
 	buf = append(buf, baselineMagic...)
 	buf = binary.AppendVarint(buf, b.at)
 	buf = appendStr(buf, b.turn)
 	buf = appendStr(buf, b.cmd)
 	buf = binary.AppendVarint(buf, b.ops)
-	buf = binary.AppendUvarint(buf, uint64(len(b.entries)))
+	buf = binary.AppendUvarint(buf, uint64(n))
 	prev := ""
-	for i := range b.entries {
-		e := &b.entries[i]
+	for i := range n {
+		e := entry(i)
 		n := 0
 		for n < len(prev) && n < len(e.path) && prev[n] == e.path[n] {
 			n++

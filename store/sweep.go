@@ -137,7 +137,10 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		return nil, err
 	}
 	res.Seen = len(now)
-	now = sortByPath(now)
+	if !slices.IsSortedFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) }) {
+		// The walk lays paths out in order; the merge below depends on it.
+		slices.SortFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) })
+	}
 
 	var oldEntries []baseEntry
 	if old != nil {
@@ -162,7 +165,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 				changes = append(changes, sweepChange{old: o})
 			}
 		case i == len(oldEntries) || now[j].path < oldEntries[i].path:
-			n := &now[j]
+			n := now[j]
 			order = append(order, int32(j))
 			j++
 			if n.kind != baseDir {
@@ -170,7 +173,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 				toRead = append(toRead, n.path)
 			}
 		default:
-			o, n := &oldEntries[i], &now[j]
+			o, n := &oldEntries[i], now[j]
 			order = append(order, int32(j))
 			i, j = i+1, j+1
 			if o.sameStat(n) && !old.racy(o) {
@@ -244,11 +247,11 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		}
 		recs = append(recs, r)
 	}
-	next := make([]baseEntry, 0, len(order))
+	next := make([]*baseEntry, 0, len(order))
 	for _, k := range order {
 		switch {
 		case k < 0:
-			next = append(next, oldEntries[-k-1])
+			next = append(next, &oldEntries[-k-1])
 		case now[k].kind != 0:
 			next = append(next, now[k])
 		}
@@ -265,7 +268,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		}
 	}
 	fp.hit()
-	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, entries: next, rules: rules}
+	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, list: next, rules: rules}
 	if res.Turn != "" {
 		nb.turn = res.Turn // a continuation (T.2): the agent goes on in it
 	}
@@ -418,19 +421,4 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		return "", err
 	}
 	return id, nil
-}
-
-// sortByPath returns es sorted by path. It sorts indices and gathers once:
-// an entry is a hundred bytes, and swapping them cost more than comparing.
-func sortByPath(es []baseEntry) []baseEntry {
-	idx := make([]int32, len(es))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortFunc(idx, func(a, b int32) int { return strings.Compare(es[a].path, es[b].path) })
-	out := make([]baseEntry, len(es))
-	for i, k := range idx {
-		out[i] = es[k]
-	}
-	return out
 }

@@ -385,3 +385,36 @@ func TestSweepPruneKeepsBaseline(t *testing.T) {
 		t.Fatalf("a.txt holds %q", b)
 	}
 }
+
+// TestWalkOrder checks that the walk lays paths out in byte order, which
+// the sweep's merge with the baseline depends on, where a folder's name
+// is a prefix of a sibling's ("a", "a.go", "a/b").
+func TestWalkOrder(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"a/b.c", "a/b/c", "a/b-/c", "a.go", "a-b/x", "a0", "A", "a b/x",
+		"b/a.b/x", "b/a/x", "b/a.c", "b/a/b/c", "b/a!", ".x", "z/z/z/z", "z/z.z", "z.z/z"} {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _, _, err := walkTree(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, e := range got {
+		paths = append(paths, e.path)
+	}
+	want := slices.Clone(paths)
+	slices.Sort(want)
+	if !slices.Equal(paths, want) {
+		t.Errorf("walk order:\n got %q\nwant %q", paths, want)
+	}
+	if len(paths) != 30 {
+		t.Errorf("walk listed %d paths, want 30: %q", len(paths), paths)
+	}
+}

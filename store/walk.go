@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -60,7 +61,7 @@ type walker struct {
 	work    chan walkJob
 	wg      sync.WaitGroup
 	mu      sync.Mutex
-	out     []baseEntry
+	lists   []*dirList
 	unread  []string // folders that could not be listed: their old entries stand
 	maxRead int64    // ignore files larger than this are not read
 	// prior, when set, is the baseline whose rules a folder it lists
@@ -75,13 +76,20 @@ type walkJob struct {
 	ig  *ignores
 }
 
+// dirList is one folder's listing, sorted by name. Its entries' paths
+// share one string.
+type dirList struct {
+	rel  string // "" for the root
+	ents []baseEntry
+}
+
 // walkTree lists every folder, file and link under root that a sweep
-// covers, unsorted, and the ignore files it followed (path to bytes, the
-// empty ones left out). With prior, a folder the prior baseline lists
+// covers, sorted by path, and the ignore files it followed (path to
+// bytes, the empty ones left out). With prior, a folder the prior baseline lists
 // follows the rules that baseline was taken under, not the ignore files
 // on disk now; a folder it lacks follows its own ignore files on disk (no
 // file under it is in the baseline).
-func walkTree(root string, prior *baseline) ([]baseEntry, []string, map[string][]byte, error) {
+func walkTree(root string, prior *baseline) ([]*baseEntry, []string, map[string][]byte, error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, nil, errf("sweep %s: %w", root, err)
@@ -109,7 +117,77 @@ func walkTree(root string, prior *baseline) ([]baseEntry, []string, map[string][
 	if rootErr != nil {
 		return nil, nil, nil, errf("sweep %s: %w", root, rootErr)
 	}
-	return w.out, w.unread, w.rules, nil
+	return w.sorted(), w.unread, w.rules, nil
+}
+
+// sorted lays the folders' listings out in path order (bytes, as the
+// baseline is), each folder sorted on its own: no sort of the whole tree.
+// A folder's own entry and what lies under it are apart when a sibling's
+// name extends its name with a byte below '/' ("a", "a.go", "a/b"), so
+// each folder's contents go where name+"/" sorts among its siblings.
+func (w *walker) sorted() []*baseEntry {
+	byRel := make(map[string]*dirList, len(w.lists))
+	total := 0
+	for _, l := range w.lists {
+		byRel[l.rel] = l
+		total += len(l.ents)
+	}
+	out := make([]*baseEntry, 0, total)
+	var groups []int
+	var emit func(l *dirList)
+	emit = func(l *dirList) {
+		lp := 0
+		if l.rel != "" {
+			lp = len(l.rel) + 1
+		}
+		name := func(i int) string { return l.ents[i].path[lp:] }
+		at := len(groups)
+		for i := range l.ents {
+			if l.ents[i].kind == baseDir {
+				groups = append(groups, i)
+			}
+		}
+		gs := groups[at:]
+		slices.SortFunc(gs, func(a, b int) int { return cmpKey(name(a), true, name(b), true) })
+		i, g := 0, 0
+		for i < len(l.ents) || g < len(gs) {
+			if g == len(gs) || i < len(l.ents) && cmpKey(name(i), false, name(gs[g]), true) < 0 {
+				out = append(out, &l.ents[i])
+				i++
+				continue
+			}
+			if c := byRel[l.ents[gs[g]].path]; c != nil {
+				emit(c)
+			}
+			g++
+		}
+		groups = groups[:at]
+	}
+	if root := byRel[""]; root != nil {
+		emit(root)
+	}
+	return out
+}
+
+// cmpKey compares a and b, names without a '/', each followed by a '/'
+// when its flag is set (the contents of a folder of that name).
+func cmpKey(a string, aSlash bool, b string, bSlash bool) int {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c
+	}
+	next := func(s string, slash bool) int { // the byte after the common part; -1: none
+		switch {
+		case len(s) > n:
+			return int(s[n])
+		case slash:
+			return '/'
+		}
+		return -1
+	}
+	// At most one of them goes on past n, and never with a '/'; equal
+	// bytes here mean the same name with the same flag.
+	return next(a, aSlash) - next(b, bSlash)
 }
 
 // ignoreFile is the bytes of the ignore file name in the folder j lists,
@@ -156,9 +234,19 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		return err
 	}
 	var domain []string
+	prefix := ""
 	if j.rel != "" {
 		domain = strings.Split(j.rel, "/")
+		prefix = j.rel + "/"
 	}
+	// Every entry's path in one string.
+	var pb strings.Builder
+	pb.Grow(len(names)*len(prefix) + namesLen(names))
+	for _, n := range names {
+		pb.WriteString(prefix)
+		pb.WriteString(n)
+	}
+	paths, off := pb.String(), 0
 	var hasGit, hasCkpt bool
 	for _, n := range names {
 		switch n {
@@ -175,15 +263,13 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 	var st unix.Stat_t
 	elems := append(domain[:len(domain):len(domain)], "")
 	for _, n := range names {
+		rel := paths[off : off+len(prefix)+len(n)]
+		off += len(rel)
 		if n == ".git" || j.rel == "" && strings.EqualFold(n, ".osfoundry") {
 			continue
 		}
 		if err := unix.Fstatat(j.fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			continue // gone since the listing
-		}
-		rel := n
-		if j.rel != "" {
-			rel = j.rel + "/" + n
 		}
 		elems[len(elems)-1] = n
 		e := baseEntry{path: rel, mode: uint32(st.Mode) & 0o777}
@@ -219,10 +305,20 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		e.ino = st.Ino
 		local = append(local, e)
 	}
+	lp := len(prefix)
+	slices.SortFunc(local, func(a, b baseEntry) int { return strings.Compare(a.path[lp:], b.path[lp:]) })
 	w.mu.Lock()
-	w.out = append(w.out, local...)
+	w.lists = append(w.lists, &dirList{rel: j.rel, ents: local})
 	w.mu.Unlock()
 	return nil
+}
+
+func namesLen(names []string) int {
+	n := 0
+	for _, s := range names {
+		n += len(s)
+	}
+	return n
 }
 
 // readNames lists the folder fd with getdents (getdirentries on macOS)
