@@ -110,8 +110,9 @@ func (s *Store) blobNames() map[BlobID]bool {
 // putBlob keeps data under its hash unless a blob of that hash exists
 // (known, when not nil, lists those present): into pack when not nil,
 // else as a loose blob. It reports whether it wrote a loose blob; the
-// caller makes the batch durable.
-func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *packWriter) (bool, error) {
+// caller makes the batch durable. The compressed frame is built in
+// *scratch, which is kept for the caller's next blob.
+func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *packWriter, scratch *[]byte) (bool, error) {
 	if known != nil && known[sum] || known == nil && s.hasBlob(sum) {
 		return false, nil
 	}
@@ -119,7 +120,8 @@ func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *pa
 	if pack != nil {
 		enc = zstdPackEncoder()
 	}
-	z := enc.EncodeAll(data, make([]byte, 0, len(data)/3+64))
+	z := enc.EncodeAll(data, (*scratch)[:0])
+	*scratch = keepBuf(z)
 	if pack != nil {
 		return false, pack.add(sum, z, int64(len(data)))
 	}
@@ -132,6 +134,15 @@ func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *pa
 		return false, errf("keep blob %s: %w", s.path("blobs/"+name), err)
 	}
 	return true, nil
+}
+
+// keepBuf returns b for reuse as a scratch buffer, or nil when it grew
+// past 1 MiB: a few large files must not pin their size in every worker.
+func keepBuf(b []byte) []byte {
+	if cap(b) > 1<<20 {
+		return nil
+	}
+	return b
 }
 
 // putBlobStream keeps the bytes read from src as a loose blob, hashing

@@ -137,10 +137,14 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Each worker reads and compresses into buffers of its own,
+			// reused from file to file.
+			var buf, z []byte
 			for i := range work {
 				if err := guarded(func() error {
 					c := captured{rel: rels[i]}
-					img, data, err := dirs.readWith(c.rel, big)
+					img, data, err := dirs.readInto(c.rel, big, buf)
+					defer func() { buf = keepBuf(data[:0]) }()
 					switch {
 					case err != nil:
 						c.err = err
@@ -151,7 +155,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 						sum, _ := ParseBlobID(img.SHA256) // hashed just now
 						if data != nil || !img.Kept {
 							var isNew bool
-							isNew, c.err = s.putBlob(sum, data, known, pack)
+							isNew, c.err = s.putBlob(sum, data, known, pack, &z)
 							img.Kept = c.err == nil
 							if isNew {
 								mu.Lock()

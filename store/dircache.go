@@ -19,6 +19,9 @@ type dirCache struct {
 	mu   sync.Mutex
 	subs map[string]*os.Root
 	rels map[string]string // memo for Store.rel
+	// fds holds open folders as plain descriptors too, for readInto; nil
+	// for a folder that could not be opened.
+	fds map[string]*os.File
 }
 
 // maxOpenDirs bounds the folders a dirCache holds open; past it, paths
@@ -33,7 +36,7 @@ var maxOpenDirs = func() int {
 }()
 
 func newDirCache(root *os.Root) *dirCache {
-	return &dirCache{root: root, subs: map[string]*os.Root{}, rels: map[string]string{}}
+	return &dirCache{root: root, subs: map[string]*os.Root{}, rels: map[string]string{}, fds: map[string]*os.File{}}
 }
 
 // in returns the root to use for rel and rel's name inside it.
@@ -113,10 +116,59 @@ func (d *dirCache) readWith(rel string, big bigFile) (Image, []byte, error) {
 	return readInWith(r, name, rel, big)
 }
 
+// readInto is readWith for a bulk capture, reading a file's bytes into
+// buf when it has room (the result may share buf's memory). A regular
+// file in an open folder is read with a handful of plain system calls
+// (fstatat, openat, fstat, read, close) and no *os.File; anything else,
+// and any error, goes through readWith, which has the final say.
+func (d *dirCache) readInto(rel string, big bigFile, buf []byte) (Image, []byte, error) {
+	dir, name := d.fd(rel)
+	if dir == nil {
+		return d.readWith(rel, big)
+	}
+	var img Image
+	var data []byte
+	var ok bool
+	if err := withFd(dir, func(dfd int) { img, data, ok = readRegularAt(dfd, name, buf) }); err != nil || !ok {
+		return d.readWith(rel, big)
+	}
+	return img, data, nil
+}
+
+// fd returns the open folder holding rel as a plain descriptor (nil when
+// it cannot be), and rel's name in it.
+func (d *dirCache) fd(rel string) (*os.File, string) {
+	dir, base := path.Split(rel)
+	dir = strings.TrimSuffix(dir, "/")
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f, ok := d.fds[dir]; ok {
+		return f, base
+	}
+	if len(d.fds) >= maxOpenDirs {
+		return nil, base
+	}
+	r := d.root
+	if dir != "" {
+		r = d.sub(dir)
+	}
+	var f *os.File
+	if r != nil {
+		f, _ = r.Open(".")
+	}
+	d.fds[dir] = f
+	return f, base
+}
+
 func (d *dirCache) close() {
 	for _, r := range d.subs {
 		if r != nil {
 			r.Close()
+		}
+	}
+	for _, f := range d.fds {
+		if f != nil {
+			f.Close()
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // readDisk returns what rel holds now, with a file's bytes. A symlink is
@@ -109,6 +111,66 @@ func readOpen(r *os.Root, name, rel string, fi fs.FileInfo, big bigFile) (Image,
 	}
 	img := Image{Kind: ImageContent, SHA256: hashHex(data), Size: int64(len(data)), Mode: uint32(ofi.Mode().Perm())}
 	return img, data, true, nil
+}
+
+// withFd runs fn with f's descriptor, which stays open meanwhile.
+func withFd(f *os.File, fn func(fd int)) error {
+	c, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	return c.Control(func(fd uintptr) { fn(int(fd)) })
+}
+
+// readRegularAt reads name inside the folder dfd when it is a regular
+// file of at most inMemMax bytes, into buf when it has room. It reports
+// false for anything else, and for any error: the caller then reads the
+// path the careful way, which words the error. As readInWith, it looks at
+// the name without following a link, opens it without following one
+// either, and checks the file opened is the one looked at.
+func readRegularAt(dfd int, name string, buf []byte) (Image, []byte, bool) {
+	var st, ost unix.Stat_t
+	if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > inMemMax {
+		return Image{}, nil, false
+	}
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return Image{}, nil, false
+	}
+	defer unix.Close(fd)
+	if unix.Fstat(fd, &ost) != nil || ost.Dev != st.Dev || ost.Ino != st.Ino || ost.Mode&unix.S_IFMT != unix.S_IFREG || ost.Size > inMemMax {
+		return Image{}, nil, false
+	}
+	size := int(ost.Size)
+	data := buf[:0]
+	if cap(data) < size+1 {
+		data = make([]byte, 0, size+1)
+	}
+	for {
+		n, err := unix.Read(fd, data[len(data):cap(data)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n < 0 {
+			return Image{}, nil, false
+		}
+		data = data[:len(data)+n]
+		// Asked for one byte more than fstat gave: getting exactly that
+		// many means the read met the end. Fewer or more (the file is
+		// changing) read on to the end.
+		if n == 0 || len(data) == size && len(data) < cap(data) {
+			break
+		}
+		if len(data) > inMemMax {
+			return Image{}, nil, false
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+	sum := blobIDOf(data)
+	img := Image{Kind: ImageContent, SHA256: sum.String(), Size: int64(len(data)), Mode: uint32(ost.Mode) & 0o777}
+	return img, data, true
 }
 
 // reasonOf words an error met while looking at a path so that it reads

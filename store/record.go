@@ -157,14 +157,29 @@ func (r *record) mapNames(f func(string) string) *record {
 // appendRecord frames r as "<crc32c hex> <json>\n" and appends it to buf.
 func appendRecord(buf []byte, r *record) []byte {
 	r = r.mapNames(escName)
-	js, err := json.Marshal(r)
-	if err != nil {
-		// Only unsupported types fail, and record has none.
-		panic(fmt.Sprintf("store: encode record: %v", err))
+	start := len(buf)
+	buf = append(buf, "00000000 "...)
+	js, ok := appendFileRecord(buf, r)
+	if !ok {
+		enc, err := json.Marshal(r)
+		if err != nil {
+			// Only unsupported types fail, and record has none.
+			panic(fmt.Sprintf("store: encode record: %v", err))
+		}
+		js = append(buf, enc...)
 	}
-	buf = fmt.Appendf(buf, "%08x ", crc32.Checksum(js, castagnoli))
-	buf = append(buf, js...)
-	return append(buf, '\n')
+	crc := crc32.Checksum(js[start+9:], castagnoli)
+	hexCRC(js[start:start+8], crc)
+	return append(js, '\n')
+}
+
+// hexCRC writes crc as 8 lowercase hex digits into dst.
+func hexCRC(dst []byte, crc uint32) {
+	const digits = "0123456789abcdef"
+	for i := 7; i >= 0; i-- {
+		dst[i] = digits[crc&0xf]
+		crc >>= 4
+	}
 }
 
 // decodeResult is what decodeRecords found in a file's bytes.
