@@ -14,7 +14,7 @@ import (
 const baselineFile = "baseline"
 
 // baselineMagic starts the baseline file; its last byte is the version.
-const baselineMagic = "ckptbl\x00\x03"
+const baselineMagic = "ckptbl\x00\x04"
 
 // Kinds of baseline entry.
 const (
@@ -141,6 +141,9 @@ func (b *baseline) encode() []byte {
 		buf = append(buf, e.kind)
 		buf = binary.AppendUvarint(buf, uint64(e.mode))
 		if e.kind == baseDir {
+			buf = binary.AppendVarint(buf, e.mtime)
+			buf = binary.AppendVarint(buf, e.ctime)
+			buf = binary.AppendUvarint(buf, e.ino)
 			continue
 		}
 		buf = binary.AppendUvarint(buf, uint64(e.size))
@@ -198,7 +201,7 @@ func decodeBaselineHead(data []byte) (b *baseline, d *bdec, err error) {
 		return nil, nil, errBadBaseline
 	}
 	version := data[magic-1]
-	if version != 2 && version != 3 {
+	if version < 2 || version > baselineVersion {
 		return nil, nil, errBadBaseline
 	}
 	body := data[:len(data)-4]
@@ -248,6 +251,11 @@ func (d *bdec) entries(b *baseline, version byte) error {
 		e.mode = uint32(d.uvarint())
 		switch e.kind {
 		case baseDir:
+			if version >= 4 {
+				e.mtime = d.varint()
+				e.ctime = d.varint()
+				e.ino = d.uvarint()
+			}
 			continue
 		case baseFile, baseSkipped, baseLink, baseUnknown:
 		default:

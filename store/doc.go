@@ -233,9 +233,19 @@
 // enters the baseline there, as a hand edit. A baseline of version 2,
 // which has no rules, leaves the sweep after to follow the disk.
 //
+// Adding, removing or renaming an entry sets its folder's mtime and
+// ctime, so a folder whose stat is the one the baseline recorded (and not
+// racily close to "at") holds the entries the baseline lists under it:
+// the sweep stats those without reading the folder, as git's untracked
+// cache does. It does so only on local file systems known to keep those
+// times (ext4, XFS, Btrfs, tmpfs, F2FS, ZFS, on the root's device), and
+// only where the ignore files of the folder and its parents are the
+// baseline's; a folder whose listing left something out (a subfolder it
+// could not open) is recorded with no stat, and read again.
+//
 // The baseline file is binary, little work to load for 100,000 paths:
 //
-//	"ckptbl\x00\x03"    magic; the last byte is the version (3)
+//	"ckptbl\x00\x04"    magic; the last byte is the version (4)
 //	varint at          Unix ns when the sweep that wrote it began
 //	str turn, str cmd  the turn and command of the last sweep made for a turn
 //	varint ops         the size of ops.log then (an operation since ends the turn's run)
@@ -243,7 +253,10 @@
 //	  uvarint shared, str suffix   the path: shared bytes of the previous one, then the rest
 //	  byte kind        'f' file (bytes in a blob), 's' over the size limit,
 //	                   'l' link, 'd' folder, 'x' unreadable
-//	  uvarint mode     permission bits; a folder's entry ends here
+//	  uvarint mode     permission bits
+//	  a folder: varint mtime, varint ctime, uvarint inode, taken before
+//	                   it was listed (all 0: its listing left something
+//	                   out; version 3 has none of them), and the entry ends
 //	  uvarint size, varint mtime, varint ctime, uvarint inode
 //	  32 bytes SHA-256 ('f', 's') or str target ('l')
 //	uvarint m          then m rules, sorted by path: str path, str bytes of

@@ -147,7 +147,7 @@ func TestSweepCommandEditsNestedIgnore(t *testing.T) {
 // still loads; with its rules unknown, the sweep after a command follows
 // the ignore files on disk, and the baseline it writes records them.
 func TestBaselineVersion2(t *testing.T) {
-	b := &baseline{at: 1, turn: "1", entries: []baseEntry{{path: "a", kind: baseDir, mode: 0o755}}}
+	b := &baseline{at: 1, turn: "1", entries: []baseEntry{{path: "a", kind: baseFile, mode: 0o644, size: 1, mtime: 5, ctime: 6, ino: 7}}}
 	data := b.encode()
 	body := data[:len(data)-5] // no rules: their count is one zero byte
 	body[len(baselineMagic)-1] = 2

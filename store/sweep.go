@@ -132,7 +132,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	if attribute {
 		prior = old
 	}
-	now, unread, rules, err := walkTree(s.rootPath, prior)
+	now, unread, rules, err := walkTree(s.rootPath, prior, old)
 	if err != nil {
 		return nil, err
 	}

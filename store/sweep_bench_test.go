@@ -116,7 +116,7 @@ func BenchmarkSweepCold(b *testing.B) {
 func BenchmarkWalk(b *testing.B) {
 	root := benchTree(b)
 	for i := 0; i < b.N; i++ {
-		if _, _, _, err := walkTree(root, nil); err != nil {
+		if _, _, _, err := walkTree(root, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -171,7 +171,7 @@ func BenchmarkWalkGitignores(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, _, _, err := walkTree(root, nil); err != nil {
+				if _, _, _, err := walkTree(root, nil, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

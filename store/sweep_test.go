@@ -401,7 +401,7 @@ func TestWalkOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, _, _, err := walkTree(root, nil)
+	got, _, _, err := walkTree(root, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,5 +416,90 @@ func TestWalkOrder(t *testing.T) {
 	}
 	if len(paths) != 30 {
 		t.Errorf("walk listed %d paths, want 30: %q", len(paths), paths)
+	}
+}
+
+// baselinePaths lists the paths in s's baseline.
+func baselinePaths(t *testing.T, s *Store) []string {
+	t.Helper()
+	b, err := s.loadBaseline()
+	if err != nil || b == nil {
+		t.Fatalf("baseline: %v", err)
+	}
+	var out []string
+	for _, e := range b.entries {
+		out = append(out, e.path)
+	}
+	return out
+}
+
+// TestSweepFolderListing: a folder whose stat is what the baseline
+// recorded takes its listing from the baseline; one whose times moved, or
+// whose ignore file changed in place, is read again.
+func TestSweepFolderListing(t *testing.T) {
+	root := t.TempDir()
+	fd, err := os.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := dirTimesKept(int(fd.Fd()))
+	fd.Close()
+	if !kept {
+		t.Skip("folder times are not trusted on this file system")
+	}
+	put(t, root, "c/x", "x", 0o644)
+	put(t, root, "c/y", "y", 0o644)
+	put(t, root, "d/.gitignore", "sub/\n", 0o644)
+	put(t, root, "d/sub/f", "f", 0o644)
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	turn, _ := s.NewTurn(TurnMeta{Label: "t"})
+	if _, err := s.SweepBefore(turn, TurnMeta{}, "make"); err != nil {
+		t.Fatal(err)
+	}
+	ageBaseline(t, s)
+	// Take c/y out of the baseline: c is as it was, so its listing comes
+	// from the baseline, and c/y stays unseen.
+	b, _ := s.loadBaseline()
+	b.entries = slices.DeleteFunc(b.entries, func(e baseEntry) bool { return e.path == "c/y" })
+	if err := s.saveBaseline(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "c", "x"), []byte("x2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.SweepAfter(turn, TurnMeta{}, "make")
+	if err != nil || !slices.Equal(res.Changed, []string{"c/x"}) {
+		t.Fatalf("after: %+v, %v; want c/x changed", res, err)
+	}
+	if ps := baselinePaths(t, s); slices.Contains(ps, "c/y") || slices.Contains(ps, "d/sub") {
+		t.Fatalf("baseline %q: c was read again, or d/sub not ignored", ps)
+	}
+	// An entry made in c moves its times: c is read again.
+	time.Sleep(20 * time.Millisecond)
+	ageBaseline(t, s)
+	put(t, root, "c/z", "z", 0o644)
+	res, err = s.SweepAfter(turn, TurnMeta{}, "make")
+	if err != nil || !slices.Equal(res.Changed, []string{"c/y", "c/z"}) {
+		t.Fatalf("after c/z: %+v, %v; want c/y and c/z", res, err)
+	}
+	// d/.gitignore stops ignoring sub/, rewritten in place: d's own
+	// times stay, but its rules moved, so it is read again.
+	ageBaseline(t, s)
+	f, err := os.OpenFile(filepath.Join(root, "d", ".gitignore"), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("other/\n")
+	f.Close()
+	turn2, _ := s.NewTurn(TurnMeta{Label: "t2"})
+	if _, err := s.SweepBefore(turn2, TurnMeta{}, "make"); err != nil {
+		t.Fatal(err)
+	}
+	if ps := baselinePaths(t, s); !slices.Contains(ps, "d/sub/f") {
+		t.Fatalf("baseline %q lacks d/sub/f, which d/.gitignore no longer ignores", ps)
 	}
 }

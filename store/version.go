@@ -22,8 +22,9 @@ const (
 	// packVersion is the number in a pack's header (packHeader).
 	packVersion = 1
 	// baselineVersion is the last byte of baselineMagic. Version 3 added
-	// the ignore rules; it reads version 2 as it is.
-	baselineVersion = 3
+	// the ignore rules, version 4 folders' mtime, ctime and inode; it
+	// reads versions 2 and 3 as they are.
+	baselineVersion = 4
 )
 
 // ErrNewerFormat means a store file was written by a newer ckpt, in a

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path"
@@ -68,12 +69,30 @@ type walker struct {
 	// follows instead of the ignore files on disk.
 	prior *baseline
 	rules map[string][]byte // the ignore files followed, by path
+	// old is the last baseline, whose listing of a folder stands in for
+	// reading the folder again when the folder's stat is as it was (see
+	// oldNames); kids indexes its entries by folder. nil: every folder
+	// is read.
+	old  *baseline
+	kids map[string][]int32
+	dev  uint64 // the root's device: a folder on another is always read
+	// partial names the folders whose listing left out something it
+	// could not look at: their stat is not kept, so they are read again.
+	partial []string
 }
 
 type walkJob struct {
-	fd  int
-	rel string // "" for the root
-	ig  *ignores
+	fd    int
+	rel   string // "" for the root
+	ig    *ignores
+	st    dirStat
+	fresh bool // the ignore rules above differ from old's: read it
+}
+
+// dirStat is what says whether a folder's entries may have changed.
+type dirStat struct {
+	mtime, ctime int64
+	ino, dev     uint64
 }
 
 // dirList is one folder's listing, sorted by name. Its entries' paths
@@ -89,7 +108,15 @@ type dirList struct {
 // follows the rules that baseline was taken under, not the ignore files
 // on disk now; a folder it lacks follows its own ignore files on disk (no
 // file under it is in the baseline).
-func walkTree(root string, prior *baseline) ([]*baseEntry, []string, map[string][]byte, error) {
+//
+// With old, a folder whose stat (mtime, ctime, inode) is what old recorded,
+// and not racily so, has the same entries as then, so old's listing of it
+// stands in for reading it (git's untracked cache rests on the same rule):
+// each entry is still stat'ed. That holds only on file systems known to
+// keep folders' times (dirTimesKept), and only under the same ignore
+// rules: a folder whose rules, or whose parents' rules, differ from old's
+// is read.
+func walkTree(root string, prior, old *baseline) ([]*baseEntry, []string, map[string][]byte, error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, nil, errf("sweep %s: %w", root, err)
@@ -98,6 +125,10 @@ func walkTree(root string, prior *baseline) ([]*baseEntry, []string, map[string]
 		prior = nil // a baseline of version 2: its rules are unknown
 	}
 	w := &walker{work: make(chan walkJob), maxRead: 1 << 20, prior: prior, rules: map[string][]byte{}}
+	var rst unix.Stat_t
+	if old != nil && old.rules != nil && unix.Fstat(fd, &rst) == nil && dirTimesKept(fd) {
+		w.old, w.kids, w.dev = old, old.folders(), uint64(rst.Dev)
+	}
 	// One worker a core: more only spin in the scheduler when the tree is
 	// in the page cache, which it is for every sweep but the first.
 	for range runtime.GOMAXPROCS(0) - 1 {
@@ -120,6 +151,63 @@ func walkTree(root string, prior *baseline) ([]*baseEntry, []string, map[string]
 	return w.sorted(), w.unread, w.rules, nil
 }
 
+// folders indexes b's entries by the folder holding them ("" the root).
+func (b *baseline) folders() map[string][]int32 {
+	kids := map[string][]int32{}
+	for i := range b.entries {
+		p := b.entries[i].path
+		d := ""
+		if k := strings.LastIndexByte(p, '/'); k >= 0 {
+			d = p[:k]
+		}
+		kids[d] = append(kids[d], int32(i))
+	}
+	return kids
+}
+
+// oldNames is old's listing of the folder j, when it stands for the
+// folder now (see walkTree); ok is false when the folder must be read.
+func (w *walker) oldNames(j walkJob) (names []string, ok bool) {
+	if w.old == nil || j.fresh || j.rel == "" || j.st.dev != w.dev || j.st.ino == 0 {
+		return nil, false
+	}
+	k, found := slices.BinarySearchFunc(w.old.entries, j.rel, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
+	if !found {
+		return nil, false
+	}
+	e := &w.old.entries[k]
+	if e.kind != baseDir || e.ino != j.st.ino || e.mtime != j.st.mtime || e.ctime != j.st.ctime ||
+		e.mtime >= w.old.at-racyWindow || e.ctime >= w.old.at-racyWindow {
+		return nil, false
+	}
+	kids := w.kids[j.rel]
+	names = make([]string, len(kids))
+	for i, x := range kids {
+		names[i] = w.old.entries[x].path[len(j.rel)+1:]
+	}
+	return names, true
+}
+
+// rulesMoved reports whether the ignore files of the folder rel differ
+// from those old was listed under; then nothing under it may reuse
+// old's listing.
+func (w *walker) rulesMoved(rel string, git, ckpt []byte) bool {
+	if w.old == nil {
+		return true
+	}
+	prefix := ""
+	if rel != "" {
+		prefix = rel + "/"
+	}
+	return !bytes.Equal(git, w.old.rules[prefix+".gitignore"]) || !bytes.Equal(ckpt, w.old.rules[prefix+".ckptignore"])
+}
+
+func (w *walker) markPartial(rel string) {
+	w.mu.Lock()
+	w.partial = append(w.partial, rel)
+	w.mu.Unlock()
+}
+
 // sorted lays the folders' listings out in path order (bytes, as the
 // baseline is), each folder sorted on its own: no sort of the whole tree.
 // A folder's own entry and what lies under it are apart when a sibling's
@@ -131,6 +219,21 @@ func (w *walker) sorted() []*baseEntry {
 	for _, l := range w.lists {
 		byRel[l.rel] = l
 		total += len(l.ents)
+	}
+	for _, rel := range w.partial {
+		parent := ""
+		if k := strings.LastIndexByte(rel, '/'); k >= 0 {
+			parent = rel[:k]
+		}
+		if l := byRel[parent]; l != nil && rel != "" {
+			lp := len(parent) + 1
+			if parent == "" {
+				lp = 0
+			}
+			if k, ok := slices.BinarySearchFunc(l.ents, rel[lp:], func(e baseEntry, n string) int { return strings.Compare(e.path[lp:], n) }); ok {
+				l.ents[k].mtime, l.ents[k].ctime, l.ents[k].ino = 0, 0, 0
+			}
+		}
 	}
 	out := make([]*baseEntry, 0, total)
 	var groups []int
@@ -226,13 +329,36 @@ func (w *walker) spawn(j walkJob, buf []byte) {
 // dir lists one folder and closes its descriptor.
 func (w *walker) dir(j walkJob, buf []byte) error {
 	defer unix.Close(j.fd)
-	names, err := readNames(j.fd, buf)
-	if err != nil {
-		w.mu.Lock()
-		w.unread = append(w.unread, j.rel)
-		w.mu.Unlock()
-		return err
+	names, reused := w.oldNames(j)
+	var gitData, ckptData []byte
+	for {
+		if !reused {
+			var err error
+			if names, err = readNames(j.fd, buf); err != nil {
+				w.mu.Lock()
+				w.unread = append(w.unread, j.rel)
+				w.mu.Unlock()
+				w.markPartial(j.rel)
+				return err
+			}
+		}
+		var hasGit, hasCkpt bool
+		for _, n := range names {
+			switch n {
+			case ".gitignore":
+				hasGit = true
+			case ".ckptignore":
+				hasCkpt = true
+			}
+		}
+		gitData = w.ignoreFile(j, ".gitignore", hasGit)
+		ckptData = w.ignoreFile(j, ".ckptignore", hasCkpt)
+		if !reused || !w.rulesMoved(j.rel, gitData, ckptData) {
+			break
+		}
+		reused = false // its ignore files changed in place: read it
 	}
+	fresh := j.fresh || w.rulesMoved(j.rel, gitData, ckptData)
 	var domain []string
 	prefix := ""
 	if j.rel != "" {
@@ -247,17 +373,8 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		pb.WriteString(n)
 	}
 	paths, off := pb.String(), 0
-	var hasGit, hasCkpt bool
-	for _, n := range names {
-		switch n {
-		case ".gitignore":
-			hasGit = true
-		case ".ckptignore":
-			hasCkpt = true
-		}
-	}
-	git := parseIgnore(w.ignoreFile(j, ".gitignore", hasGit), domain)
-	ckpt := parseIgnore(w.ignoreFile(j, ".ckptignore", hasCkpt), domain)
+	git := parseIgnore(gitData, domain)
+	ckpt := parseIgnore(ckptData, domain)
 	ig := j.ig.with(git, ckpt)
 	local := make([]baseEntry, 0, len(names))
 	var st unix.Stat_t
@@ -269,6 +386,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 			continue
 		}
 		if err := unix.Fstatat(j.fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			w.markPartial(j.rel)
 			continue // gone since the listing
 		}
 		elems[len(elems)-1] = n
@@ -279,15 +397,20 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 				continue
 			}
 			e.kind = baseDir
+			// A folder's stat is taken before it is read: whatever
+			// changes in it from then on moves its times past these.
+			e.mtime, e.ctime, e.ino = st.Mtim.Nano(), st.Ctim.Nano(), st.Ino
 			sub, err := unix.Openat(j.fd, n, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			if err != nil {
 				w.mu.Lock()
 				w.unread = append(w.unread, rel)
 				w.mu.Unlock()
+				w.markPartial(j.rel)
 				continue
 			}
 			local = append(local, e)
-			w.spawn(walkJob{fd: sub, rel: rel, ig: ig}, buf)
+			w.spawn(walkJob{fd: sub, rel: rel, ig: ig, fresh: fresh,
+				st: dirStat{mtime: e.mtime, ctime: e.ctime, ino: e.ino, dev: uint64(st.Dev)}}, buf)
 			continue
 		case unix.S_IFREG:
 			e.kind = baseFile
