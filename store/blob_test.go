@@ -343,3 +343,54 @@ func TestDocPackFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredFrame: a blob kept as it is is a zstd frame every reader
+// decodes, whole or streaming, at each size the header spells differently.
+func TestStoredFrame(t *testing.T) {
+	for _, n := range []int{1, 255, 256, 257, storedMax, 65791} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			data := make([]byte, n)
+			for i := range data {
+				data[i] = byte(i*7 + n)
+			}
+			z := storedFrame([]byte("x"), data)[1:]
+			got, err := zstdDecoder().DecodeAll(z, nil)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("DecodeAll: %v, %d bytes back of %d", err, len(got), n)
+			}
+			d, err := zstd.NewReader(bytes.NewReader(z), zstd.WithDecoderConcurrency(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			var buf bytes.Buffer
+			if _, err := buf.ReadFrom(d); err != nil || !bytes.Equal(buf.Bytes(), data) {
+				t.Fatalf("streaming: %v, %d bytes back of %d", err, buf.Len(), n)
+			}
+		})
+	}
+	// Through the store: small and larger blobs, loose and packed, read back.
+	for _, looseMax := range []int{100, 1} {
+		root := t.TempDir()
+		var paths []string
+		for i, size := range []int{0, 1, 300, storedMax, storedMax + 1, 5000} {
+			p := fmt.Sprintf("f%d", i)
+			wr(t, root, p, strings.Repeat("z", size))
+			paths = append(paths, p)
+		}
+		s := openT(t, root)
+		s.looseMax = looseMax
+		if _, err := s.Capture("1", TurnMeta{}, paths); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			want, _ := os.ReadFile(filepath.Join(root, p))
+			img, _, _ := s.ReadDisk(p)
+			got, err := s.readBlobOf(img)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("looseMax %d: %s read back %d bytes (%v), want %d", looseMax, p, len(got), err, len(want))
+			}
+		}
+		s.Close()
+	}
+}
