@@ -17,3 +17,7 @@ func dirTimesKept(fd int) bool {
 	}
 	return false
 }
+
+// openStatOnly opens a folder whose entries are only stat'ed: O_PATH
+// skips what opening it for reading costs.
+const openStatOnly = unix.O_PATH

@@ -87,6 +87,10 @@ type walkJob struct {
 	ig    *ignores
 	st    dirStat
 	fresh bool // the ignore rules above differ from old's: read it
+	// names, when reused, is old's listing of the folder, and fd was
+	// opened only to stat its entries (O_PATH where there is one).
+	names  []string
+	reused bool
 }
 
 // dirStat is what says whether a folder's entries may have changed.
@@ -329,12 +333,21 @@ func (w *walker) spawn(j walkJob, buf []byte) {
 // dir lists one folder and closes its descriptor.
 func (w *walker) dir(j walkJob, buf []byte) error {
 	defer unix.Close(j.fd)
-	names, reused := w.oldNames(j)
+	names, reused := j.names, j.reused
 	var gitData, ckptData []byte
 	for {
 		if !reused {
 			var err error
-			if names, err = readNames(j.fd, buf); err != nil {
+			fd := j.fd
+			if j.reused { // opened to stat only: open it to read
+				if fd, err = unix.Openat(j.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+					defer unix.Close(fd)
+				}
+			}
+			if err == nil {
+				names, err = readNames(fd, buf)
+			}
+			if err != nil {
 				w.mu.Lock()
 				w.unread = append(w.unread, j.rel)
 				w.mu.Unlock()
@@ -400,7 +413,13 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 			// A folder's stat is taken before it is read: whatever
 			// changes in it from then on moves its times past these.
 			e.mtime, e.ctime, e.ino = st.Mtim.Nano(), st.Ctim.Nano(), st.Ino
-			sub, err := unix.Openat(j.fd, n, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			sj := walkJob{rel: rel, ig: ig, fresh: fresh, st: dirStat{mtime: e.mtime, ctime: e.ctime, ino: e.ino, dev: uint64(st.Dev)}}
+			sj.names, sj.reused = w.oldNames(sj)
+			flags := unix.O_RDONLY
+			if sj.reused {
+				flags = openStatOnly
+			}
+			sub, err := unix.Openat(j.fd, n, flags|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			if err != nil {
 				w.mu.Lock()
 				w.unread = append(w.unread, rel)
@@ -409,8 +428,8 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 				continue
 			}
 			local = append(local, e)
-			w.spawn(walkJob{fd: sub, rel: rel, ig: ig, fresh: fresh,
-				st: dirStat{mtime: e.mtime, ctime: e.ctime, ino: e.ino, dev: uint64(st.Dev)}}, buf)
+			sj.fd = sub
+			w.spawn(sj, buf)
 			continue
 		case unix.S_IFREG:
 			e.kind = baseFile
