@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -128,7 +129,9 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 	}
 	dirs := newDirCache(s.root)
 	defer dirs.close()
-	work := make(chan int)
+	// Workers take the next path by counting, not from a channel: a
+	// batch of thousands would otherwise hand each one over with a wake-up.
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	// Reading and writing small files waits on the disk more than on the
 	// CPU: more workers than cores keep both busy.
@@ -140,7 +143,11 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 			// Each worker reads and compresses into buffers of its own,
 			// reused from file to file.
 			var buf, z []byte
-			for i := range work {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(rels) {
+					return
+				}
 				if err := guarded(func() error {
 					c := captured{rel: rels[i]}
 					img, data, err := dirs.readInto(c.rel, big, buf)
@@ -186,10 +193,6 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 			}
 		}()
 	}
-	for i := range rels {
-		work <- i
-	}
-	close(work)
 	wg.Wait()
 	for range loose {
 		fp.hit()

@@ -19,9 +19,9 @@ type dirCache struct {
 	mu   sync.Mutex
 	subs map[string]*os.Root
 	rels map[string]string // memo for Store.rel
-	// fds holds open folders as plain descriptors too, for readInto; nil
-	// for a folder that could not be opened.
-	fds map[string]*os.File
+	// fds holds folders open as plain descriptors, for readInto; -1 for
+	// one that could not be opened so.
+	fds map[string]int
 }
 
 // maxOpenDirs bounds the folders a dirCache holds open; past it, paths
@@ -36,7 +36,7 @@ var maxOpenDirs = func() int {
 }()
 
 func newDirCache(root *os.Root) *dirCache {
-	return &dirCache{root: root, subs: map[string]*os.Root{}, rels: map[string]string{}, fds: map[string]*os.File{}}
+	return &dirCache{root: root, subs: map[string]*os.Root{}, rels: map[string]string{}, fds: map[string]int{}}
 }
 
 // in returns the root to use for rel and rel's name inside it.
@@ -118,46 +118,53 @@ func (d *dirCache) readWith(rel string, big bigFile) (Image, []byte, error) {
 
 // readInto is readWith for a bulk capture, reading a file's bytes into
 // buf when it has room (the result may share buf's memory). A regular
-// file in an open folder is read with a handful of plain system calls
-// (fstatat, openat, fstat, read, close) and no *os.File; anything else,
-// and any error, goes through readWith, which has the final say.
+// file in a folder open as a plain descriptor is read with a few plain
+// system calls (openat, fstat, read, close) and no *os.File; anything
+// else, and any error, goes through readWith, which has the final say.
 func (d *dirCache) readInto(rel string, big bigFile, buf []byte) (Image, []byte, error) {
-	dir, name := d.fd(rel)
-	if dir == nil {
+	dir, name := path.Split(rel)
+	d.mu.Lock()
+	dfd := d.fd(strings.TrimSuffix(dir, "/"))
+	d.mu.Unlock()
+	if dfd < 0 {
 		return d.readWith(rel, big)
 	}
-	var img Image
-	var data []byte
-	var ok bool
-	if err := withFd(dir, func(dfd int) { img, data, ok = readRegularAt(dfd, name, buf) }); err != nil || !ok {
+	img, data, ok := readRegularAt(dfd, name, buf)
+	if !ok {
 		return d.readWith(rel, big)
 	}
 	return img, data, nil
 }
 
-// fd returns the open folder holding rel as a plain descriptor (nil when
-// it cannot be), and rel's name in it.
-func (d *dirCache) fd(rel string) (*os.File, string) {
-	dir, base := path.Split(rel)
-	dir = strings.TrimSuffix(dir, "/")
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if f, ok := d.fds[dir]; ok {
-		return f, base
+// fd returns the folder dir ("" for the root) open as a plain descriptor,
+// each through its parent's without following a link, or -1 when it
+// cannot be (a link, a missing folder, too many open): its files are then
+// read through readWith. The descriptors stay open until close. Caller
+// holds d.mu.
+func (d *dirCache) fd(dir string) int {
+	if fd, ok := d.fds[dir]; ok {
+		return fd
 	}
-	if len(d.fds) >= maxOpenDirs {
-		return nil, base
+	fd := -1
+	switch {
+	case len(d.fds) >= maxOpenDirs:
+		return -1
+	case dir == "":
+		if f, err := d.root.Open("."); err == nil {
+			fd, _ = unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+			f.Close()
+		}
+	default:
+		parent, base := path.Split(dir)
+		if pfd := d.fd(strings.TrimSuffix(parent, "/")); pfd >= 0 {
+			fd, _ = unix.Openat(pfd, base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		}
 	}
-	r := d.root
-	if dir != "" {
-		r = d.sub(dir)
+	if fd < 0 {
+		fd = -1
 	}
-	var f *os.File
-	if r != nil {
-		f, _ = r.Open(".")
-	}
-	d.fds[dir] = f
-	return f, base
+	d.fds[dir] = fd
+	return fd
 }
 
 func (d *dirCache) close() {
@@ -166,9 +173,9 @@ func (d *dirCache) close() {
 			r.Close()
 		}
 	}
-	for _, f := range d.fds {
-		if f != nil {
-			f.Close()
+	for _, fd := range d.fds {
+		if fd >= 0 {
+			unix.Close(fd)
 		}
 	}
 }

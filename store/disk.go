@@ -113,15 +113,6 @@ func readOpen(r *os.Root, name, rel string, fi fs.FileInfo, big bigFile) (Image,
 	return img, data, true, nil
 }
 
-// withFd runs fn with f's descriptor, which stays open meanwhile.
-func withFd(f *os.File, fn func(fd int)) error {
-	c, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	return c.Control(func(fd uintptr) { fn(int(fd)) })
-}
-
 // readRegularAt reads name inside the folder dfd when it is a regular
 // file of at most inMemMax bytes, into buf when it has room. It reports
 // false for anything else, and for any error: the caller then reads the

@@ -134,9 +134,11 @@ func escImage(img *Image, f func(string) string) *Image {
 	return &c
 }
 
-// names maps every name a record holds (paths, folders, link targets,
-// turn ids) through f, copying only what changes.
-func (r *record) mapNames(f func(string) string) *record {
+// mapNames maps every name a record holds (paths, folders, link targets,
+// turn ids) through f, copying only what changes. It returns a copy of r
+// rather than a pointer, so a record written a file at a time is not
+// allocated twice.
+func (r *record) mapNames(f func(string) string) record {
 	c := *r
 	c.Path, c.ID, c.Target = f(r.Path), f(r.ID), f(r.Target)
 	c.Dirs, c.Rmdirs, c.Had, c.Mkdirs = escNames(r.Dirs, f), escNames(r.Rmdirs, f), escNames(r.Had, f), escNames(r.Mkdirs, f)
@@ -151,17 +153,18 @@ func (r *record) mapNames(f func(string) string) *record {
 			c.Fails[i].Path = p
 		}
 	}
-	return &c
+	return c
 }
 
 // appendRecord frames r as "<crc32c hex> <json>\n" and appends it to buf.
 func appendRecord(buf []byte, r *record) []byte {
-	r = r.mapNames(escName)
+	esc := r.mapNames(escName)
 	start := len(buf)
 	buf = append(buf, "00000000 "...)
-	js, ok := appendFileRecord(buf, r)
+	js, ok := appendFileRecord(buf, &esc)
 	if !ok {
-		enc, err := json.Marshal(r)
+		other := esc // only this copy escapes to encoding/json
+		enc, err := json.Marshal(&other)
 		if err != nil {
 			// Only unsupported types fail, and record has none.
 			panic(fmt.Sprintf("store: encode record: %v", err))
@@ -254,7 +257,7 @@ func decodeLine(l []byte, r *record) bool {
 	}
 	if bytes.IndexByte(l, '\\') >= 0 {
 		// Only an escaped name (a JSON "\u0000") can need unescaping.
-		*r = *r.mapNames(unescName)
+		*r = r.mapNames(unescName)
 	}
 	return r.R != ""
 }
