@@ -87,9 +87,9 @@ type walkJob struct {
 	ig    *ignores
 	st    dirStat
 	fresh bool // the ignore rules above differ from old's: read it
-	// names, when reused, is old's listing of the folder, and fd was
+	// paths, when reused, is old's listing of the folder, and fd was
 	// opened only to stat its entries (O_PATH where there is one).
-	names  []string
+	paths  []string
 	reused bool
 }
 
@@ -169,9 +169,10 @@ func (b *baseline) folders() map[string][]int32 {
 	return kids
 }
 
-// oldNames is old's listing of the folder j, when it stands for the
-// folder now (see walkTree); ok is false when the folder must be read.
-func (w *walker) oldNames(j walkJob) (names []string, ok bool) {
+// oldNames is old's listing of the folder j (its entries' paths), when it
+// stands for the folder now (see walkTree); ok is false when the folder
+// must be read.
+func (w *walker) oldNames(j walkJob) (paths []string, ok bool) {
 	if w.old == nil || j.fresh || j.rel == "" || j.st.dev != w.dev || j.st.ino == 0 {
 		return nil, false
 	}
@@ -185,11 +186,11 @@ func (w *walker) oldNames(j walkJob) (names []string, ok bool) {
 		return nil, false
 	}
 	kids := w.kids[j.rel]
-	names = make([]string, len(kids))
+	paths = make([]string, len(kids))
 	for i, x := range kids {
-		names[i] = w.old.entries[x].path[len(j.rel)+1:]
+		paths[i] = w.old.entries[x].path
 	}
-	return names, true
+	return paths, true
 }
 
 // rulesMoved reports whether the ignore files of the folder rel differ
@@ -333,7 +334,14 @@ func (w *walker) spawn(j walkJob, buf []byte) {
 // dir lists one folder and closes its descriptor.
 func (w *walker) dir(j walkJob, buf []byte) error {
 	defer unix.Close(j.fd)
-	names, reused := j.names, j.reused
+	var domain []string
+	prefix := ""
+	if j.rel != "" {
+		domain = strings.Split(j.rel, "/")
+		prefix = j.rel + "/"
+	}
+	lp := len(prefix)
+	paths, reused := j.paths, j.reused
 	var gitData, ckptData []byte
 	for {
 		if !reused {
@@ -344,6 +352,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 					defer unix.Close(fd)
 				}
 			}
+			var names []string
 			if err == nil {
 				names, err = readNames(fd, buf)
 			}
@@ -354,10 +363,11 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 				w.markPartial(j.rel)
 				return err
 			}
+			paths = joinNames(prefix, names)
 		}
 		var hasGit, hasCkpt bool
-		for _, n := range names {
-			switch n {
+		for _, p := range paths {
+			switch p[lp:] {
 			case ".gitignore":
 				hasGit = true
 			case ".ckptignore":
@@ -372,29 +382,14 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		reused = false // its ignore files changed in place: read it
 	}
 	fresh := j.fresh || w.rulesMoved(j.rel, gitData, ckptData)
-	var domain []string
-	prefix := ""
-	if j.rel != "" {
-		domain = strings.Split(j.rel, "/")
-		prefix = j.rel + "/"
-	}
-	// Every entry's path in one string.
-	var pb strings.Builder
-	pb.Grow(len(names)*len(prefix) + namesLen(names))
-	for _, n := range names {
-		pb.WriteString(prefix)
-		pb.WriteString(n)
-	}
-	paths, off := pb.String(), 0
 	git := parseIgnore(gitData, domain)
 	ckpt := parseIgnore(ckptData, domain)
 	ig := j.ig.with(git, ckpt)
-	local := make([]baseEntry, 0, len(names))
+	local := make([]baseEntry, 0, len(paths))
 	var st unix.Stat_t
 	elems := append(domain[:len(domain):len(domain)], "")
-	for _, n := range names {
-		rel := paths[off : off+len(prefix)+len(n)]
-		off += len(rel)
+	for _, rel := range paths {
+		n := rel[lp:]
 		if n == ".git" || j.rel == "" && strings.EqualFold(n, ".osfoundry") {
 			continue
 		}
@@ -414,7 +409,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 			// changes in it from then on moves its times past these.
 			e.mtime, e.ctime, e.ino = st.Mtim.Nano(), st.Ctim.Nano(), st.Ino
 			sj := walkJob{rel: rel, ig: ig, fresh: fresh, st: dirStat{mtime: e.mtime, ctime: e.ctime, ino: e.ino, dev: uint64(st.Dev)}}
-			sj.names, sj.reused = w.oldNames(sj)
+			sj.paths, sj.reused = w.oldNames(sj)
 			flags := unix.O_RDONLY
 			if sj.reused {
 				flags = openStatOnly
@@ -447,7 +442,6 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		e.ino = st.Ino
 		local = append(local, e)
 	}
-	lp := len(prefix)
 	slices.SortFunc(local, func(a, b baseEntry) int { return strings.Compare(a.path[lp:], b.path[lp:]) })
 	w.mu.Lock()
 	w.lists = append(w.lists, &dirList{rel: j.rel, ents: local})
@@ -455,12 +449,25 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 	return nil
 }
 
-func namesLen(names []string) int {
-	n := 0
-	for _, s := range names {
-		n += len(s)
+// joinNames is prefix+name for each name, the paths sharing one string.
+func joinNames(prefix string, names []string) []string {
+	size := len(names) * len(prefix)
+	for _, n := range names {
+		size += len(n)
 	}
-	return n
+	var b strings.Builder
+	b.Grow(size)
+	for _, n := range names {
+		b.WriteString(prefix)
+		b.WriteString(n)
+	}
+	all, off := b.String(), 0
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = all[off : off+len(prefix)+len(n)]
+		off += len(prefix) + len(n)
+	}
+	return paths
 }
 
 // readNames lists the folder fd with getdents (getdirentries on macOS)
