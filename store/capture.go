@@ -333,7 +333,8 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 	}
 	now := s.clock().UnixNano()
 	n := s.nextSeq(now)
-	var buf []byte
+	// A file's record takes about 250 bytes: room for all of them at once.
+	buf := make([]byte, 0, 256*len(seen)+512)
 	if !exists {
 		buf = s.turnHeader(buf, turn, id, meta, now, n)
 		t = newTurn(id)
@@ -439,7 +440,7 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 	}
 	now := s.clock().UnixNano()
 	n := s.nextSeq(now)
-	var buf []byte
+	buf := make([]byte, 0, 256*len(seen)+512)
 	created := !exists
 	for _, c := range seen {
 		if _, ok := t.byPath[c.rel]; !ok {

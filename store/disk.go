@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/bits"
 	"os"
 	"syscall"
 	"time"
@@ -133,7 +134,13 @@ func readRegularAt(dfd int, name string, buf []byte) (Image, []byte, bool) {
 	size := int(ost.Size)
 	data := buf[:0]
 	if cap(data) < size+1 {
-		data = make([]byte, 0, size+1)
+		// In powers of two, so a worker's buffer (kept up to 1 MiB) settles
+		// after a few files rather than growing at each larger one.
+		c := size + 1
+		if c <= 1<<20 {
+			c = max(16<<10, 1<<bits.Len(uint(size)))
+		}
+		data = make([]byte, 0, c)
 	}
 	for {
 		n, err := unix.Read(fd, data[len(data):cap(data)])
