@@ -108,6 +108,9 @@
 // making the new pack durable before it removes the old, so a crash at any
 // point leaves every live blob in some pack.
 //
+// A blob of at most 1 KiB is a frame of one raw (uncompressed) block:
+// compressing so few bytes costs the most time for the least room.
+//
 // Every blob, loose or packed, is opened only if it is a regular file,
 // decoded no further than the length its record gives, and checked
 // against its hash as it streams; files larger than 8 MiB are hashed,
