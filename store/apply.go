@@ -508,10 +508,10 @@ func writeInPlace(r *os.Root, name string, data []byte, perm fs.FileMode, fp *fa
 			return true, err
 		}
 	}
-	// The file is at least as long as data now: it is cut only if it was
-	// longer, and its mode set only if it differs, each a journal entry
-	// saved on most files of a rewind.
-	if ofi.Size() > int64(len(data)) {
+	// The file is at least as long as data now: it is cut only if it is
+	// longer (it was, or it grew since), and its mode set only if it
+	// differs, each a journal entry saved on most files of a rewind.
+	if now, err := f.Stat(); err != nil || now.Size() != int64(len(data)) {
 		if err := f.Truncate(int64(len(data))); err != nil {
 			return true, err
 		}
@@ -641,7 +641,13 @@ func holdsBefore(now Image, before *Image) bool {
 
 // finish makes the folder's changes durable and logs the operation done.
 func (s *Store) finish(done *record) error {
-	if err := syncFS(s.root); err != nil {
+	var err error
+	if s.rootFd != nil {
+		err = syncOpen(s.rootFd) // opened before the folder was changed: see syncFS
+	} else {
+		err = syncFS(s.root)
+	}
+	if err != nil {
 		return errf("sync %s: %w", s.rootPath, err)
 	}
 	done.At = time.Now().UnixNano()

@@ -44,6 +44,7 @@ type Options struct {
 type Store struct {
 	rootPath string   // absolute, symlinks resolved
 	root     *os.Root // the project
+	rootFd   *os.File // the project folder, opened with the store, for syncfs
 	dir      *safeDir // the store folder: nothing in it is followed
 	maxBlob  int64
 	notify   func(string)
@@ -139,6 +140,7 @@ func Open(root string, opt Options) (*Store, error) {
 		rt.Close()
 		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
 	}
+	s.rootFd, _ = rt.Open(".") // without it a barrier opens its own
 	if err := s.checkFormat(); err != nil {
 		s.Close()
 		return nil, err
@@ -208,6 +210,9 @@ func (s *Store) Close() error {
 	s.packs.close()
 	if s.dir != nil {
 		s.dir.Close()
+	}
+	if s.rootFd != nil {
+		s.rootFd.Close()
 	}
 	return s.root.Close()
 }

@@ -344,7 +344,10 @@ func (e *baseEntry) fill(img Image, maxBlob int64) bool {
 		}
 		// The size and mode read are the truth; the stat before the read
 		// may be older, and then differs next time and is read again.
-		e.mode = img.Mode
+		// The size goes with the hash into the records: a file that grew
+		// between the stat and the read must not be recorded as the
+		// read's hash at the stat's size, which no blob matches.
+		e.size, e.mode = img.Size, img.Mode
 		return true
 	case ImageLink:
 		e.kind, e.link = baseLink, img.Link

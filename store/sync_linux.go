@@ -8,14 +8,24 @@ import (
 
 // syncFS makes every write on the file system holding dir durable with one
 // barrier (syncfs), which costs far less than an fsync per file in a batch.
+// syncfs reports the write-back errors that happened since its descriptor
+// was opened, so the store folder's own descriptor, opened with the store
+// before anything was written, is used where there is one: one opened only
+// now would miss an I/O error in write-back the kernel started earlier.
 func syncFS(r dirRoot) error {
+	if d, ok := r.(*safeDir); ok && d.fd != nil {
+		return syncOpen(d.fd)
+	}
 	f, err := r.Open(".")
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return unix.Syncfs(int(f.Fd()))
+	return syncOpen(f)
 }
+
+// syncOpen is syncFS through a descriptor already open on the file system.
+func syncOpen(f *os.File) error { return unix.Syncfs(int(f.Fd())) }
 
 // startWriteback asks the kernel to start writing a range of f to the
 // disk without waiting for it (sync_file_range with only

@@ -22,17 +22,19 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 		return nil, false, errf("read %s: %w", s.path(name), err)
 	}
 	res := decodeRecords(data)
-	if res.torn && cut {
-		if err := truncateDurably(s.dir, name, res.good); err != nil {
-			return nil, false, errf("cut the torn record at the end of %s: %w", s.path(name), err)
-		}
-	}
 	t := newTurn(id)
 	for i := range res.recs {
 		t.apply(&res.recs[i])
 	}
+	// A newer ckpt's file is refused as it is: its last line may be a
+	// record this version cannot read, not a torn one.
 	if err := checkVersion(s.path(name), "record format", t.v, formatVersion); err != nil {
 		return nil, false, err
+	}
+	if res.torn && cut {
+		if err := truncateDurably(s.dir, name, res.good); err != nil {
+			return nil, false, errf("cut the torn record at the end of %s: %w", s.path(name), err)
+		}
 	}
 	return t, t.at != 0, nil
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -235,5 +236,56 @@ func TestVersionsWritten(t *testing.T) {
 	}
 	if want := "ckpt-store/" + strconv.Itoa(formatVersion) + " "; !strings.HasPrefix(FormatName, want) {
 		t.Errorf("FormatName = %q, want it to start %q", FormatName, want)
+	}
+}
+
+// TestNewerTurnFileNotCut: a newer ckpt's turn file whose last line this
+// version cannot read is refused as it is, not cut back as if torn first.
+func TestNewerTurnFileNotCut(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "a.txt", "a\n")
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Capture("1", TurnMeta{}, []string{"a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	name := turnFileName("1")
+	setRecordVersion(t, root, name, "turn", formatVersion+1)
+	p := filepath.Join(root, storeDir, name)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`v3-frame {"r":"what comes next"}`) // no newline: reads as torn
+	f.Close()
+	before, _ := os.ReadFile(p)
+	s, err = Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	wr(t, root, "a.txt", "agent\n")
+	if err := s.Seal("1", []string{"a.txt"}); !errors.Is(err, ErrNewerFormat) {
+		t.Fatalf("seal of a newer turn file: %v, want ErrNewerFormat", err)
+	}
+	if after, _ := os.ReadFile(p); !bytes.Equal(before, after) {
+		t.Fatalf("the newer turn file was changed:\nbefore %q\nafter  %q", before, after)
+	}
+}
+
+// TestSweepEntrySizeIsRead: a baseline entry takes its size from the read
+// that gave its hash, not from the stat before it, which a file growing
+// in between makes older; records carry that size beside the hash.
+func TestSweepEntrySizeIsRead(t *testing.T) {
+	e := baseEntry{size: 401, mode: 0o644}
+	img := Image{Kind: ImageContent, SHA256: strings.Repeat("ab", 32), Size: 446, Mode: 0o644}
+	if !e.fill(img, DefaultMaxBlob) {
+		t.Fatal("fill refused a content image")
+	}
+	if e.size != 446 {
+		t.Fatalf("entry size %d after a read of %d bytes", e.size, img.Size)
 	}
 }
