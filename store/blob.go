@@ -96,14 +96,13 @@ func (s *Store) hasBlob(sum BlobID) bool {
 // blobNames lists the blobs present, loose and packed, for a batch that
 // would otherwise look each one up.
 func (s *Store) blobNames() map[BlobID]bool {
-	have := map[BlobID]bool{}
 	list, _ := names(s.dir, "blobs")
+	have := s.packs.names(s, len(list))
 	for _, n := range list {
 		if id, err := ParseBlobID(strings.TrimSuffix(n, ".zst")); err == nil {
 			have[id] = true
 		}
 	}
-	s.packs.addNames(s, have)
 	return have
 }
 

@@ -13,18 +13,46 @@ type BlobID [32]byte
 // blob's name is checked: a name from a record, a pack's index or the
 // blobs folder becomes a BlobID here, or is refused with ErrCorrupt.
 func ParseBlobID(s string) (BlobID, error) {
-	var id BlobID
-	if len(s) != 2*len(id) {
+	id, ok := parseBlobID(s)
+	if !ok {
 		return BlobID{}, errf("blob name %q is not 64 hex digits: %w", s, ErrCorrupt)
 	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return BlobID{}, errf("blob name %q is not 64 hex digits: %w", s, ErrCorrupt)
-		}
-	}
-	hex.Decode(id[:], []byte(s))
 	return id, nil
 }
+
+// parseBlobID is ParseBlobID for a string or bytes (a pack's index),
+// reporting only whether they are an id. It checks and decodes in one
+// pass: a store's packs name tens of thousands of blobs, each parsed when
+// a process first reads a blob.
+func parseBlobID[T string | []byte](s T) (BlobID, bool) {
+	var id BlobID
+	if len(s) != 2*len(id) {
+		return BlobID{}, false
+	}
+	for i := range id {
+		hi, lo := lowerHex[s[2*i]], lowerHex[s[2*i+1]]
+		if hi > 0xf || lo > 0xf {
+			return BlobID{}, false
+		}
+		id[i] = hi<<4 | lo
+	}
+	return id, true
+}
+
+// lowerHex is the value of each lowercase hex digit; 0xff for any other
+// byte.
+var lowerHex = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c - '0'
+	}
+	for c := byte('a'); c <= 'f'; c++ {
+		t[c] = c - 'a' + 10
+	}
+	return t
+}()
 
 // blobIDOf returns the id of data.
 func blobIDOf(data []byte) BlobID { return sha256.Sum256(data) }

@@ -20,6 +20,7 @@ func TestParseBlobID(t *testing.T) {
 		{"long", good + "0", false},
 		{"upper", strings.ToUpper(good), false},
 		{"not hex", "g" + good[1:], false},
+		{"not hex at the end", good[:63] + "G", false},
 		{"path", "../" + good[3:], false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -77,14 +77,17 @@ func (ps *packSet) find(s *Store, sum BlobID, refresh bool) (blobSource, bool) {
 	return blobSource{f: l.p.f, off: l.e.off, n: l.e.zlen, zstd: true, where: "packs/" + l.p.name}, true
 }
 
-// addNames adds the hash of every packed blob to have.
-func (ps *packSet) addNames(s *Store, have map[BlobID]bool) {
+// names returns the hash of every packed blob, in a set with room for
+// extra more.
+func (ps *packSet) names(s *Store, extra int) map[BlobID]bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.refresh(s)
+	have := make(map[BlobID]bool, len(ps.where)+extra)
 	for sum := range ps.where {
 		have[sum] = true
 	}
+	return have
 }
 
 // list returns the packs and the packs that could not be read, by name.
@@ -145,7 +148,11 @@ func (ps *packSet) refresh(s *Store) {
 		}
 	}
 	if changed {
-		ps.where = map[BlobID]packLoc{}
+		n := 0
+		for _, p := range ps.files {
+			n += len(p.ents)
+		}
+		ps.where = make(map[BlobID]packLoc, n)
 		for _, p := range ps.files {
 			for _, e := range p.ents {
 				ps.where[e.sum] = packLoc{p, e}
@@ -226,27 +233,60 @@ func readPackIndex(f *os.File, size int64) ([]packEnt, error) {
 	if crc32.Checksum(idx, castagnoli) != crc {
 		return nil, errf("its index does not match its checksum: %w", ErrCorrupt)
 	}
-	var ents []packEnt
+	// Lines are parsed in place, as the writer writes them (one space
+	// between fields): every process that reads a blob of a store with
+	// packs reads every index first.
+	ents := make([]packEnt, 0, bytes.Count(idx, []byte{'\n'}))
 	for len(idx) > 0 {
 		line, rest, ok := bytes.Cut(idx, []byte{'\n'})
 		idx = rest
-		f := strings.Fields(string(line))
-		if !ok || len(f) != 4 {
+		var sum BlobID
+		var nums [3]int64
+		good := ok && len(line) > 2*len(sum) && line[2*len(sum)] == ' '
+		if good {
+			sum, good = parseBlobID(line[:2*len(sum)])
+		}
+		if good {
+			f := line[2*len(sum)+1:]
+			for i := range nums {
+				if nums[i], f, good = cutDecimal(f, i < len(nums)-1); !good {
+					break
+				}
+			}
+			good = good && len(f) == 0
+		}
+		if !good {
 			return nil, errf("its index holds a malformed line: %w", ErrCorrupt)
 		}
-		sum, err := ParseBlobID(f[0])
-		if err != nil {
-			return nil, errf("its index holds a malformed line: %w", ErrCorrupt)
-		}
-		off, e1 := strconv.ParseInt(f[1], 10, 64)
-		zlen, e2 := strconv.ParseInt(f[2], 10, 64)
-		n, e3 := strconv.ParseInt(f[3], 10, 64)
-		if e1 != nil || e2 != nil || e3 != nil || off < hl || zlen < 0 || n < 0 || off > ioff || zlen > ioff-off {
+		off, zlen, n := nums[0], nums[1], nums[2]
+		if off < hl || off > ioff || zlen > ioff-off {
 			return nil, errf("its index names a frame outside the pack: %w", ErrCorrupt)
 		}
 		ents = append(ents, packEnt{sum: sum, off: off, zlen: zlen, size: n})
 	}
 	return ents, nil
+}
+
+// cutDecimal parses the digits b starts with (1 to 18 of them, so no
+// overflow), followed by a space when more fields follow, and returns the
+// rest.
+func cutDecimal(b []byte, more bool) (int64, []byte, bool) {
+	var v int64
+	i := 0
+	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		v = v*10 + int64(b[i]-'0')
+	}
+	if i == 0 || i > 18 {
+		return 0, nil, false
+	}
+	b = b[i:]
+	if more {
+		if len(b) == 0 || b[0] != ' ' {
+			return 0, nil, false
+		}
+		b = b[1:]
+	}
+	return v, b, true
 }
 
 // writeback writes to f and has the kernel start writing each chunk to
