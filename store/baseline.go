@@ -5,9 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"io/fs"
+	"runtime/debug"
 	"slices"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // baselineFile holds what the last sweep saw (see "Shell sweeps" in doc.go).
@@ -362,28 +366,82 @@ func (s *Store) loadBaseline() (*baseline, error) {
 // decodeBaselineHead); rest parses its entries into b, nil on success.
 // b is nil when there is none or it is damaged.
 func (s *Store) loadBaselineHead() (b *baseline, rest func() error, err error) {
-	data, err := s.dir.ReadFile(baselineFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, errf("read %s: %w", s.path(baselineFile), err)
-	}
-	if len(data) >= len(baselineMagic) && strings.HasPrefix(string(data), baselineMagic[:len(baselineMagic)-1]) {
-		if err := checkVersion(s.path(baselineFile), "baseline format", int(data[len(baselineMagic)-1]), baselineVersion); err != nil {
-			return nil, nil, err
+	err = s.mapBaseline(func(data []byte) error {
+		if len(data) >= len(baselineMagic) && strings.HasPrefix(string(data[:len(baselineMagic)]), baselineMagic[:len(baselineMagic)-1]) {
+			if err := checkVersion(s.path(baselineFile), "baseline format", int(data[len(baselineMagic)-1]), baselineVersion); err != nil {
+				return err
+			}
 		}
-	}
-	b, d, err := decodeBaselineHead(data)
-	if err != nil {
-		return nil, nil, errf("%s: %w", s.path(baselineFile), err)
-	}
-	return b, func() error {
-		if err := d.entries(b, data[len(baselineMagic)-1]); err != nil {
+		var err error
+		if b, _, err = decodeBaselineHead(data); err != nil {
 			return errf("%s: %w", s.path(baselineFile), err)
 		}
 		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil || b == nil {
+		return nil, nil, err
+	}
+	return b, func() error {
+		// The sweep lock is held: the file is the one whose head was read.
+		return s.mapBaseline(func(data []byte) error {
+			all, err := decodeBaseline(data)
+			if err != nil {
+				return errf("%s: %w", s.path(baselineFile), err)
+			}
+			*b = *all
+			return nil
+		})
 	}, nil
+}
+
+// mapBaseline calls fn with the baseline file's bytes, mapped rather than
+// read where mmap serves: a hook that parses a baseline of megabytes and
+// exits does not copy it into pages of its own first. fn copies out what
+// it keeps. A file cut short under the mapping is a fault, turned into
+// errBadBaseline.
+func (s *Store) mapBaseline(fn func(data []byte) error) (err error) {
+	f, err := s.dir.Open(baselineFile)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return errf("read %s: %w", s.path(baselineFile), err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return errf("read %s: %w", s.path(baselineFile), err)
+	}
+	size := fi.Size()
+	if size <= 0 || size > 1<<30 || int64(int(size)) != size {
+		data, err := io.ReadAll(f)
+		if err != nil {
+			return errf("read %s: %w", s.path(baselineFile), err)
+		}
+		return fn(data)
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		data, err := io.ReadAll(f)
+		if err != nil {
+			return errf("read %s: %w", s.path(baselineFile), err)
+		}
+		return fn(data)
+	}
+	defer unix.Munmap(data)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(interface{ Addr() uintptr }); !ok {
+				panic(r)
+			}
+			err = errf("%s: %w", s.path(baselineFile), errBadBaseline)
+		}
+	}()
+	return fn(data)
 }
 
 // saveBaseline replaces the baseline. Callers make the blobs it names

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -501,5 +502,36 @@ func TestSweepFolderListing(t *testing.T) {
 	}
 	if ps := baselinePaths(t, s); !slices.Contains(ps, "d/sub/f") {
 		t.Fatalf("baseline %q lacks d/sub/f, which d/.gitignore no longer ignores", ps)
+	}
+}
+
+// TestBaselineCutUnderMapping: a baseline cut short while it is mapped
+// is a damaged baseline, not a crash.
+func TestBaselineCutUnderMapping(t *testing.T) {
+	root := t.TempDir()
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := &baseline{at: 1}
+	for i := range 2000 {
+		b.entries = append(b.entries, baseEntry{path: fmt.Sprintf("f%05d", i), kind: baseFile, mode: 0o644})
+	}
+	if err := s.saveBaseline(b); err != nil {
+		t.Fatal(err)
+	}
+	err = s.mapBaseline(func(data []byte) error {
+		if err := os.Truncate(filepath.Join(root, storeDir, baselineFile), 0); err != nil {
+			t.Fatal(err)
+		}
+		_, err := decodeBaseline(data)
+		return err
+	})
+	if !errors.Is(err, errBadBaseline) {
+		t.Fatalf("cut under the mapping: %v, want errBadBaseline", err)
+	}
+	if got, err := s.loadBaseline(); got != nil || err == nil {
+		t.Fatalf("empty baseline: %v, %v; want none, damaged", got, err)
 	}
 }
