@@ -112,8 +112,8 @@ func (s *Store) blobNames() map[BlobID]bool {
 // caller makes the batch durable. The compressed frame is built in
 // *scratch, which is kept for the caller's next blob.
 func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *packWriter, scratch *[]byte) (bool, error) {
-	if known != nil && known[sum] || known == nil && s.hasBlob(sum) {
-		return false, nil
+	if known != nil && known[sum] || known == nil && s.hasBlob(sum) || pack.has(sum) {
+		return false, nil // a copy of a file the batch already holds costs no compressing
 	}
 	var z []byte
 	if len(data) > 0 && len(data) <= storedMax {

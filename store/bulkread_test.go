@@ -24,6 +24,10 @@ func TestBulkCaptureOddPaths(t *testing.T) {
 		paths = append(paths, p)
 	}
 	wr(t, root, "top.txt", "at the root")
+	for _, p := range []string{"d0/same.txt", "d1/same.txt", "d2/same.txt"} {
+		wr(t, root, p, strings.Repeat("the same bytes\n", 100))
+		paths = append(paths, p)
+	}
 	wr(t, root, "real/inner.txt", "behind a linked folder")
 	if err := os.Chmod(filepath.Join(root, "d1/f01.txt"), 0o751); err != nil {
 		t.Fatal(err)

@@ -425,6 +425,17 @@ func (w *packWriter) abortLocked() {
 	}
 }
 
+// has reports whether the batch's pack holds sum already (false for a
+// nil writer).
+func (w *packWriter) has(sum BlobID) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.have[sum]
+}
+
 // used reports whether the batch wrote a pack.
 func (w *packWriter) used() bool {
 	w.mu.Lock()
