@@ -59,8 +59,15 @@ func parseIgnore(data []byte, domain []string) []gitignore.Pattern {
 // Folders are opened relative to their parent's descriptor without
 // following links, so a link never leads the walk out of the root.
 type walker struct {
-	work    chan walkJob
-	wg      sync.WaitGroup
+	// queue holds folders opened and waiting for a worker (at most
+	// queueMax: past that a folder is listed where it was found, which
+	// bounds the open descriptors); active counts the folders being
+	// listed, waiting the workers parked on more.
+	qmu     sync.Mutex
+	qcond   sync.Cond
+	queue   []walkJob
+	active  int
+	waiting int
 	mu      sync.Mutex
 	lists   []*dirList
 	unread  []string // folders that could not be listed: their old entries stand
@@ -128,27 +135,30 @@ func walkTree(root string, prior, old *baseline) ([]*baseEntry, []string, map[st
 	if prior != nil && prior.rules == nil {
 		prior = nil // a baseline of version 2: its rules are unknown
 	}
-	w := &walker{work: make(chan walkJob), maxRead: 1 << 20, prior: prior, rules: map[string][]byte{}}
+	w := &walker{maxRead: 1 << 20, prior: prior, rules: map[string][]byte{}}
+	w.qcond.L = &w.qmu
 	var rst unix.Stat_t
 	if old != nil && old.rules != nil && unix.Fstat(fd, &rst) == nil && dirTimesKept(fd) {
 		w.old, w.kids, w.dev = old, old.folders(), uint64(rst.Dev)
 	}
 	// One worker a core: more only spin in the scheduler when the tree is
 	// in the page cache, which it is for every sweep but the first.
+	var wg sync.WaitGroup
+	w.active = 1 // the root
 	for range runtime.GOMAXPROCS(0) - 1 {
+		wg.Add(1)
 		go func() {
-			buf := make([]byte, 32<<10)
-			for j := range w.work {
-				w.dir(j, buf)
-				w.wg.Done()
-			}
+			defer wg.Done()
+			w.work(make([]byte, 32<<10))
 		}()
 	}
-	w.wg.Add(1)
-	rootErr := w.dir(walkJob{fd: fd, ig: &ignores{}}, make([]byte, 32<<10))
-	w.wg.Done()
-	w.wg.Wait()
-	close(w.work)
+	buf := make([]byte, 32<<10)
+	rootErr := w.dir(walkJob{fd: fd, ig: &ignores{}}, buf)
+	w.qmu.Lock()
+	w.active--
+	w.qmu.Unlock()
+	w.work(buf)
+	wg.Wait()
 	if rootErr != nil {
 		return nil, nil, nil, errf("sweep %s: %w", root, rootErr)
 	}
@@ -319,15 +329,48 @@ func (w *walker) ignoreFile(j walkJob, name string, onDisk bool) []byte {
 	return data
 }
 
-// spawn hands a folder to an idle worker, or lists it here when none is
-// idle, which bounds the open descriptors by workers × depth.
+// queueMax bounds the folders opened and waiting for a worker.
+const queueMax = 64
+
+// spawn queues a folder for whichever worker is free, or lists it here
+// when the queue is full.
 func (w *walker) spawn(j walkJob, buf []byte) {
-	w.wg.Add(1)
-	select {
-	case w.work <- j:
-	default:
+	w.qmu.Lock()
+	if len(w.queue) < queueMax {
+		w.queue = append(w.queue, j)
+		if w.waiting > 0 {
+			w.qcond.Signal()
+		}
+		w.qmu.Unlock()
+		return
+	}
+	w.qmu.Unlock()
+	w.dir(j, buf)
+}
+
+// work lists queued folders until none is queued or being listed. A
+// worker parks only when the queue is empty, so a folder changes hands
+// only when a worker would otherwise be idle.
+func (w *walker) work(buf []byte) {
+	w.qmu.Lock()
+	for {
+		for len(w.queue) == 0 && w.active > 0 {
+			w.waiting++
+			w.qcond.Wait()
+			w.waiting--
+		}
+		if len(w.queue) == 0 {
+			w.qcond.Broadcast() // the walk is over
+			w.qmu.Unlock()
+			return
+		}
+		j := w.queue[len(w.queue)-1]
+		w.queue = w.queue[:len(w.queue)-1]
+		w.active++
+		w.qmu.Unlock()
 		w.dir(j, buf)
-		w.wg.Done()
+		w.qmu.Lock()
+		w.active--
 	}
 }
 
