@@ -64,7 +64,7 @@ func (s *Store) look(rels []string, keepAll bool, fp *failpoint) ([]captured, er
 // usable splits what lookEach found into the paths read and the ones
 // that could not be, added to bad.
 func usable(seen []captured, bad []PathError) ([]captured, []PathError) {
-	var ok []captured
+	ok := make([]captured, 0, len(seen))
 	for _, c := range seen {
 		if c.err != nil {
 			if pe := (*PathError)(nil); errors.As(c.err, &pe) && pe.Path == c.rel {
