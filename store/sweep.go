@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
