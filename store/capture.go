@@ -151,7 +151,11 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 				if err := guarded(func() error {
 					c := captured{rel: rels[i]}
 					img, data, err := dirs.readInto(c.rel, big, buf)
-					defer func() { buf = keepBuf(data[:0]) }()
+					defer func() {
+						if data != nil {
+							buf = keepBuf(data[:0])
+						}
+					}()
 					switch {
 					case err != nil:
 						c.err = err

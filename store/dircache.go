@@ -12,8 +12,10 @@ import (
 // dirCache opens each folder of a batch once as an os.Root of its own,
 // each through its parent's, so reading a file deep in the tree costs one
 // open rather than one per path element, and a folder one open per batch.
-// It also remembers how paths resolve (see Store.rel), so symlinks are
-// resolved once per folder. It is safe for concurrent use.
+// A bulk capture's reads use the folders open as plain descriptors
+// instead (see readInto). It also remembers how paths resolve (see
+// Store.rel), so symlinks are resolved once per folder. It is safe for
+// concurrent use.
 type dirCache struct {
 	root *os.Root
 	mu   sync.Mutex

@@ -151,8 +151,8 @@ func readRegularAt(dfd int, name string, buf []byte) (Image, []byte, bool) {
 			return Image{}, nil, false
 		}
 		data = data[:len(data)+n]
-		// Asked for one byte more than fstat gave: getting exactly that
-		// many means the read met the end. Fewer or more (the file is
+		// Asked for more than the size fstat gave: getting exactly that
+		// size means the read met the end. Fewer or more (the file is
 		// changing) read on to the end.
 		if n == 0 || len(data) == size && len(data) < cap(data) {
 			break
