@@ -112,14 +112,38 @@ func BenchmarkSweepCold(b *testing.B) {
 }
 
 // BenchmarkWalk is the listing alone: one stat per entry, folders matched
-// against the .gitignore files.
+// against the .gitignore files; every folder read, or the folders as the
+// baseline lists them (unchanged since).
 func BenchmarkWalk(b *testing.B) {
 	root := benchTree(b)
-	for i := 0; i < b.N; i++ {
-		if _, _, _, err := walkTree(root, nil, nil); err != nil {
+	b.Run("read", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, _, _, err := walkTree(root, nil, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("from-baseline", func(b *testing.B) {
+		os.RemoveAll(filepath.Join(root, ".osfoundry"))
+		s, err := Open(root, Options{Create: true})
+		if err != nil {
 			b.Fatal(err)
 		}
-	}
+		defer s.Close()
+		if _, err := s.SweepBefore("", TurnMeta{}, ""); err != nil {
+			b.Fatal(err)
+		}
+		old, err := s.loadBaseline()
+		if err != nil || old == nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, _, _, err := walkTree(root, nil, old); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkBaselineLoad decodes a baseline of 100,000 entries.
