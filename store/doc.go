@@ -268,8 +268,9 @@
 //	uint32 crc32c      little-endian, of everything before it
 //
 // (str is a uvarint length and the bytes.) An entry whose mtime or ctime
-// is within two seconds of "at" is racy: it is read again whatever its
-// stat says, as git treats racily clean index entries. The baseline is
+// is within two seconds of "at" is racy: it is hashed again whatever its
+// stat says, as git treats racily clean index entries, and kept again
+// only when its bytes are no longer the baseline's. The baseline is
 // replaced atomically (not fsynced), after the blobs it names are durable
 // and after the turn's records, so a sweep killed at any point leaves the
 // old baseline or the new one; a damaged or missing one is ignored, and the

@@ -232,10 +232,12 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	}
 	// A racy file is hashed first: when it holds the baseline's bytes,
 	// which are kept already, it is no change, and nothing is written.
+	hashed := 0
 	if len(racy) > 0 {
 		for _, c := range racy {
 			if s.sameBytes(c.now, c.old) {
 				c.now.sum, c.now.kind = c.old.sum, c.old.kind
+				hashed++
 				continue
 			}
 			changes = append(changes, c)
@@ -244,7 +246,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		slices.SortFunc(changes, func(a, b sweepChange) int { return strings.Compare(a.path(), b.path()) })
 		slices.Sort(toRead)
 	}
-	res.Read = len(toRead) + len(racy)
+	res.Read = len(toRead) + hashed
 	imgs := s.lookTolerant(toRead, fp, res)
 	var recs []shellRec
 	var dirSet map[string]bool
