@@ -15,7 +15,7 @@ func newRmCmd(g *globals) *cobra.Command {
 		Short:   "Capture, delete, seal",
 		Long:    `rm keeps each PATH's bytes in turn T, deletes it and records the deletion.`,
 		Example: `ckpt rm --turn 7 legacy.js`,
-		Args:    minArgs(1, "--turn T and at least one PATH"),
+		Args:    f.pathArgs("--turn T and at least one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.run(cmd, g, args, "at least one PATH", func(s *store.Store, meta store.TurnMeta, paths []string) (string, error) {
 				return s.Remove(f.turn, meta, paths)
@@ -23,5 +23,6 @@ func newRmCmd(g *globals) *cobra.Command {
 		},
 	}
 	f.add(cmd, true)
+	f.addPaths(cmd)
 	return cmd
 }

@@ -16,7 +16,7 @@ func newSealCmd(g *globals) *cobra.Command {
 		Long: `seal records what each PATH holds now as what turn T's agent left there,
 so later views can tell the agent's change from changes made since.`,
 		Example: `ckpt seal --turn 7 styles.css theme.css`,
-		Args:    minArgs(1, "--turn T and at least one PATH"),
+		Args:    f.pathArgs("--turn T and at least one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.run(cmd, g, args, "at least one PATH", func(s *store.Store, _ store.TurnMeta, paths []string) (string, error) {
 				return "", s.Seal(f.turn, paths)
@@ -24,5 +24,6 @@ so later views can tell the agent's change from changes made since.`,
 		},
 	}
 	f.add(cmd, false)
+	f.addPaths(cmd)
 	return cmd
 }

@@ -195,14 +195,15 @@ say "tree: $NFILES files, $(mib "$RAW") from $SRC"
 
 BIN=$WORK/bin
 mkdir -p "$BIN"
-# ckpt-capture ROOT TURN: one capture of every file of the list
+# ckpt-capture ROOT TURN: one capture of every file of the list, read from
+# standard input as git hash-object --stdin-paths reads it
 cat >"$BIN/ckpt-capture" <<EOF
 #!/usr/bin/env bash
-cd "\$1" && mapfile -t f <"$WORK/files" && exec "$CKPT" capture --turn "\$2" "\${f[@]}"
+cd "\$1" && exec "$CKPT" capture --turn "\$2" --stdin-paths <"$WORK/files"
 EOF
 cat >"$BIN/ckpt-seal" <<EOF
 #!/usr/bin/env bash
-cd "\$1" && mapfile -t f <"$WORK/files" && exec "$CKPT" seal --turn "\$2" "\${f[@]}"
+cd "\$1" && exec "$CKPT" seal --turn "\$2" --stdin-paths <"$WORK/files"
 EOF
 cat >"$BIN/py-capture" <<EOF
 #!/usr/bin/env bash
@@ -515,7 +516,7 @@ EOS
 	rss_warm=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
 	rss_git=$( (cd "$T" && /usr/bin/time -f %M git add -A) 2>&1 >/dev/null | tail -1)
 	(cd "$T" && find . -path ./.osfoundry -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||' >"$S/all")
-	for i in 1 2 3; do (cd "$T" && xargs -a "$S/all" -d '\n' "$CKPT" capture --turn "fill$i" >/dev/null); done
+	for i in 1 2 3; do (cd "$T" && "$CKPT" capture --turn "fill$i" --stdin-paths <"$S/all" >/dev/null); done
 	big=$(bench "true" "'$S/step'")
 	echo
 	echo "shell sweeps: $n files (4 copies of the first 4,686 of $SRC), $RUNS runs each (median)"
