@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -119,13 +120,33 @@ func (b *baseline) racy(e *baseEntry) bool {
 
 // encode lays the baseline out as documented in doc.go.
 func (b *baseline) encode() []byte {
+	var out []byte
+	b.encodeTo(func(p []byte) error {
+		out = append(out, p...)
+		return nil
+	})
+	return out
+}
+
+// encodeTo lays the baseline out as documented in doc.go, handing it to
+// emit in pieces of about 64 KiB: a sweep writes a baseline of megabytes
+// without holding it whole.
+func (b *baseline) encodeTo(emit func([]byte) error) error {
 	n := len(b.entries)
 	entry := func(i int) *baseEntry { return &b.entries[i] }
 	if b.list != nil {
 		n = len(b.list)
 		entry = func(i int) *baseEntry { return b.list[i] }
 	}
-	buf := make([]byte, 0, 64+n*80)
+	const piece = 64 << 10
+	buf := make([]byte, 0, piece+1024)
+	var sum uint32
+	flush := func() error {
+		sum = crc32.Update(sum, castagnoli, buf)
+		err := emit(buf)
+		buf = buf[:0]
+		return err
+	}
 	buf = append(buf, baselineMagic...)
 	buf = binary.AppendVarint(buf, b.at)
 	buf = appendStr(buf, b.turn)
@@ -134,6 +155,11 @@ func (b *baseline) encode() []byte {
 	buf = binary.AppendUvarint(buf, uint64(n))
 	prev := ""
 	for i := range n {
+		if len(buf) >= piece {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
 		e := entry(i)
 		n := 0
 		for n < len(prev) && n < len(e.path) && prev[n] == e.path[n] {
@@ -171,7 +197,9 @@ func (b *baseline) encode() []byte {
 		buf = appendStr(buf, p)
 		buf = appendStr(buf, string(b.rules[p]))
 	}
-	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+	sum = crc32.Update(sum, castagnoli, buf)
+	buf = binary.LittleEndian.AppendUint32(buf, sum)
+	return emit(buf)
 }
 
 func appendStr(buf []byte, s string) []byte {
@@ -449,7 +477,22 @@ func (s *Store) mapBaseline(fn func(data []byte) error) (err error) {
 // or a torn one (refused by its checksum), costs only reading again, since
 // the records it would have spared are durable already.
 func (s *Store) saveBaseline(b *baseline) error {
-	if err := writeFileAtomic(s.dir, baselineFile, b.encode(), 0o600, false); err != nil {
+	// As writeFileAtomic does, with the bytes streamed in.
+	tmp := ".tmp-" + randHex(8)
+	f, err := s.dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		err = b.encodeTo(func(p []byte) error { return write(f, baselineFile, p) })
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = s.dir.Rename(tmp, baselineFile)
+		}
+		if err != nil {
+			s.dir.Remove(tmp)
+		}
+	}
+	if err != nil {
 		return errf("write %s: %w", s.path(baselineFile), err)
 	}
 	return nil

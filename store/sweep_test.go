@@ -588,3 +588,27 @@ func TestSweepRacyHashed(t *testing.T) {
 		t.Fatalf("racy file with the baseline's bytes: %+v, %v", res, err)
 	}
 }
+
+// TestBaselineSavedInPieces: a baseline written in several pieces reads
+// back as it was.
+func TestBaselineSavedInPieces(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := &baseline{at: 7, turn: "3", cmd: "make", ops: 9, rules: map[string][]byte{".gitignore": []byte("out/\n")}}
+	for i := range 10000 {
+		b.entries = append(b.entries, baseEntry{path: fmt.Sprintf("d%03d/f%05d", i/100, i), kind: baseFile, mode: 0o644, size: int64(i), mtime: int64(i) << 20, ino: uint64(i), sum: BlobID{byte(i)}})
+	}
+	if err := s.saveBaseline(b); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.loadBaseline()
+	if err != nil || got == nil || !slices.Equal(got.entries, b.entries) || got.turn != "3" || got.ops != 9 || !sameRules(got.rules, b.rules) {
+		t.Fatalf("read back: %v", err)
+	}
+	if data := b.encode(); len(data) < 128<<10 {
+		t.Fatalf("%d bytes: not several pieces", len(data))
+	}
+}
