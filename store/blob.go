@@ -78,7 +78,21 @@ func (s *Store) blobDir() (*safeDir, error) {
 // hasBlob reports whether a blob (packed, loose, or a seed's raw one)
 // exists.
 func (s *Store) hasBlob(sum BlobID) bool {
-	if _, ok := s.packs.find(s, sum, false); ok {
+	if s.hasBlobNear(sum) {
+		return true
+	}
+	_, ok := s.packs.find(s, sum, true)
+	return ok
+}
+
+// hasBlobNear is hasBlob without reading a pack index not read yet: a
+// loose blob, or one in the packs already loaded. A capture of a few
+// files asks it before keeping a blob: a false answer costs a loose
+// duplicate of a packed blob (prune folds it), a full lookup the parsing
+// of every pack's index, which in a store with a swept tree is most of a
+// hook's work.
+func (s *Store) hasBlobNear(sum BlobID) bool {
+	if _, ok := s.packs.findLoaded(sum); ok {
 		return true
 	}
 	if b, err := s.blobDir(); err == nil {
@@ -89,8 +103,7 @@ func (s *Store) hasBlob(sum BlobID) bool {
 			return true
 		}
 	}
-	_, ok := s.packs.find(s, sum, true)
-	return ok
+	return false
 }
 
 // blobNames lists the blobs present, loose and packed, for a batch that
@@ -112,7 +125,7 @@ func (s *Store) blobNames() map[BlobID]bool {
 // caller makes the batch durable. The compressed frame is built in
 // *scratch, which is kept for the caller's next blob.
 func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *packWriter, scratch *[]byte) (bool, error) {
-	if known != nil && known[sum] || known == nil && s.hasBlob(sum) || pack.has(sum) {
+	if known != nil && known[sum] || known == nil && s.hasBlobNear(sum) || pack.has(sum) {
 		return false, nil // a copy of a file the batch already holds costs no compressing
 	}
 	var z []byte
@@ -246,7 +259,7 @@ type blobSource struct {
 // locate finds the blob named sum: in a pack, as blobs/<sum>.zst, or as a
 // seed store's raw blobs/<sum>.
 func (s *Store) locate(sum BlobID) (blobSource, error) {
-	if src, ok := s.packs.find(s, sum, false); ok {
+	if src, ok := s.packs.findLoaded(sum); ok {
 		return src, nil
 	}
 	b, err := s.blobDir()

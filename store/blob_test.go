@@ -458,3 +458,44 @@ func TestPackIndexLines(t *testing.T) {
 		})
 	}
 }
+
+// TestLooseCopyOfPackedBlob: a small capture does not read the packs'
+// indexes to find a blob, so bytes a pack holds may be kept again as a
+// loose blob. Both copies serve readers, verify accepts the store, and
+// prune keeps it whole.
+func TestLooseCopyOfPackedBlob(t *testing.T) {
+	root := t.TempDir()
+	paths := bulkTree(t, root, 30)
+	s := openT(t, root)
+	if _, err := s.Capture("1", TurnMeta{}, paths); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// A new process, as a hook is: nothing of the packs is loaded.
+	s = openT(t, root)
+	if _, err := s.Capture("2", TurnMeta{}, paths[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if loose := dirNames(t, filepath.Join(root, storeDir, "blobs")); len(loose) != 1 {
+		t.Fatalf("want the one file kept loose again, got %v", loose)
+	}
+	want := rd(t, root, paths[0])
+	wr(t, root, paths[0], "agent\n")
+	r := rewind(t, s, "2")
+	if len(r.Restored) != 1 || len(r.Failed) != 0 || rd(t, root, paths[0]) != want {
+		t.Fatalf("rewind of the loose copy: %+v, file %q", r, rd(t, root, paths[0]))
+	}
+	if fs, err := s.Verify(); err != nil || len(fs) != 0 {
+		t.Fatalf("verify: %v %v", fs, err)
+	}
+	if _, err := s.Prune(PruneOptions{Keep: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if fs, err := s.Verify(); err != nil || len(fs) != 0 {
+		t.Fatalf("verify after prune: %v %v", fs, err)
+	}
+	r = rewind(t, s, "1")
+	if len(r.Failed) != 0 || rd(t, root, paths[0]) != want {
+		t.Fatalf("rewind of turn 1 after prune: %+v", r)
+	}
+}

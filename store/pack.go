@@ -74,7 +74,25 @@ func (ps *packSet) find(s *Store, sum BlobID, refresh bool) (blobSource, bool) {
 	if !ok {
 		return blobSource{}, false
 	}
-	return blobSource{f: l.p.f, off: l.e.off, n: l.e.zlen, zstd: true, where: "packs/" + l.p.name}, true
+	return l.source(), true
+}
+
+// source is where to read the blob l names.
+func (l packLoc) source() blobSource {
+	return blobSource{f: l.p.f, off: l.e.off, n: l.e.zlen, zstd: true, where: "packs/" + l.p.name}
+}
+
+// findLoaded is find without loading anything: false when the packs were
+// not listed yet. A point lookup (a hook's one blob) tries loose blobs
+// before it pays for reading every pack's index.
+func (ps *packSet) findLoaded(sum BlobID) (blobSource, bool) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	l, ok := ps.where[sum] // nil before the packs are listed
+	if !ps.listed || !ok {
+		return blobSource{}, false
+	}
+	return l.source(), true
 }
 
 // names returns the hash of every packed blob, in a set with room for
