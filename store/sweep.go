@@ -198,7 +198,15 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 			o := &oldEntries[i]
 			i++
 			if under(o.path, unread) {
-				order = append(order, int32(-i)) // -(its index+1): not listed this time, it stands
+				// Not listed this time, it stands: -(its index+1). Its stat
+				// was taken under the old baseline's time; one racy then
+				// (a file, or a folder whose listing it vouches for) would
+				// look settled under the new one, so it loses its times
+				// and is read again once it can be.
+				if o.mtime >= old.at-racyWindow || o.ctime >= old.at-racyWindow {
+					o.mtime, o.ctime = 0, 0
+				}
+				order = append(order, int32(-i))
 				continue
 			}
 			if o.kind != baseDir {
