@@ -49,7 +49,7 @@ ckpt doctor --json`,
 			if err != nil {
 				return fmt.Errorf("doctor: find the ckpt binary: %w", err)
 			}
-			return runDoctor(root, exe, args, asJSON, agentVersion)
+			return runDoctor(root, hookExe(exe), args, asJSON, agentVersion)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")

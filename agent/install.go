@@ -267,17 +267,20 @@ func hookCommandExe(command, agentName string) (string, bool) {
 }
 
 // isCkptHook reports whether command is a hook install wrote for
-// agentName: HookCommand for exe (the binary installing now), or for any
-// other program named ckpt, which is an earlier install's from wherever the
-// binary was then. A command the user wrote otherwise (`ckpt hook claude`
-// found on $PATH, extra arguments) is theirs.
+// agentName: HookCommand for exe (the program installing now), or for any
+// other program named ckpt or ckpt-hook, which is an earlier install's from
+// wherever the binary was then. A command the user wrote otherwise (`ckpt
+// hook claude` found on $PATH, extra arguments) is theirs.
 func isCkptHook(command, agentName, exe string) bool {
 	p, ok := hookCommandExe(command, agentName)
 	if !ok {
 		return false
 	}
-	base := filepath.Base(p)
-	return p == exe || base == "ckpt" || base == "ckpt.exe"
+	switch filepath.Base(p) {
+	case "ckpt", "ckpt.exe", "ckpt-hook", "ckpt-hook.exe":
+		return true
+	}
+	return p == exe
 }
 
 // shellUnquote reverses ShellQuote.

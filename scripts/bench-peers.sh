@@ -19,7 +19,8 @@
 #   a) bulk capture of the first MAXFILES files
 #   b) rewind of those files after a turn that changed all of them
 #   c) a hooked turn on four copies of the first 4,686 files (18,744 files):
-#      a prompt plus 4 Write tool calls as 9 `ckpt hook claude` processes, vs
+#      a prompt plus 4 Write tool calls as 9 `ckpt-hook hook claude` processes
+#      (and as `ckpt hook claude`), vs
 #      one git add -A && git stash create
 #   g) shell sweeps around a shell tool call, beside git snapshots (below)
 #   d) the store's size after (a), in bytes and in disk blocks, vs raw and git
@@ -108,9 +109,11 @@ mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b/1048576 }'; }
 # --- the trees --------------------------------------------------------------
 
 say "building ckpt and the floor helpers…"
-(cd "$REPO" && CGO_ENABLED=0 go build -o "$WORK/ckpt" .) # static, as README installs it
+(cd "$REPO" && CGO_ENABLED=0 go build -o "$WORK/ckpt" .) # static, as README installs it,
+(cd "$REPO" && CGO_ENABLED=0 go build -o "$WORK/ckpt-hook" ./cmd/ckpt-hook) # and what install points hooks at
 (cd "$REPO" && CGO_ENABLED=1 go build -o "$WORK/ckpt-libc" .) || cp "$WORK/ckpt" "$WORK/ckpt-libc"
 CKPT=$WORK/ckpt
+HOOK=$WORK/ckpt-hook
 mkdir -p "$WORK/floor" "$WORK/hello"
 cat >"$WORK/floor/main.go" <<'EOF'
 // floor rewrites files in place from memory: it reads the pristine bytes
@@ -313,14 +316,16 @@ cat >"$BIN/hook-turn" <<EOF
 #!/usr/bin/env bash
 # UserPromptSubmit, then PreToolUse / write / PostToolUse for 4 files, as
 # Claude Code calls the hook: 9 processes, each with its event on stdin.
+# PROG (default ckpt-hook, as ckpt install writes it) runs as PROG hook claude.
+P=\${1:-$HOOK}
 cd "$FULL" || exit 1
 n=\$(( \$(cat "$WORK/turn-counter") + 1 )); echo "\$n" >"$WORK/turn-counter"
 ev() { printf '{"session_id":"bench","transcript_path":"","cwd":"%s","hook_event_name":"%s","prompt_id":"p%s","prompt":"turn %s","tool_name":"Write","tool_input":{"file_path":"%s","content":"x"},"tool_use_id":"t%s"}' "$FULL" "\$1" "\$n" "\$n" "\$2" "\$n"; }
-ev UserPromptSubmit "" | CLAUDE_PROJECT_DIR="$FULL" "$CKPT" hook claude
+ev UserPromptSubmit "" | CLAUDE_PROJECT_DIR="$FULL" "\$P" hook claude
 for f in \$(cat "$WORK/four"); do
-	ev PreToolUse "$FULL/\$f" | CLAUDE_PROJECT_DIR="$FULL" "$CKPT" hook claude
+	ev PreToolUse "$FULL/\$f" | CLAUDE_PROJECT_DIR="$FULL" "\$P" hook claude
 	printf '// %s\n' "\$n" >>"$FULL/\$f"
-	ev PostToolUse "$FULL/\$f" | CLAUDE_PROJECT_DIR="$FULL" "$CKPT" hook claude
+	ev PostToolUse "$FULL/\$f" | CLAUDE_PROJECT_DIR="$FULL" "\$P" hook claude
 done
 EOF
 cat >"$BIN/git-turn" <<EOF
@@ -334,6 +339,8 @@ EOF
 chmod +x "$BIN"/*
 "$BIN/hook-turn" # the first turn after install pays for the first sweep
 C_CKPT=$(bench "true" "'$BIN/hook-turn'")
+C_FULLBIN=$(bench "true" "'$BIN/hook-turn' '$CKPT'")
+C_SMALL=$(bench "true" "'$BIN/nine' '$HOOK' -h")
 C_GIT=$(bench "true" "'$BIN/git-turn'")
 C_VER=$(bench "true" "'$BIN/nine' '$CKPT' --version")
 C_VER_LIBC=$(bench "true" "'$BIN/nine' '$WORK/ckpt-libc' --version")
@@ -410,7 +417,9 @@ row "   ckpt rewind vs git checkout -- ." "$B_CKPT" "$B_GIT" "$(ratio "$B_GIT" "
 row "   floor: rewrite in place from memory (ckpt/floor)" "$B_CKPT" "$B_FLOOR" "$(ratio "$B_CKPT" "$B_FLOOR")"
 row "   the same floor without its syncfs (git/floor)" "$B_GIT" "$B_FLOOR_NOSYNC" "$(ratio "$B_GIT" "$B_FLOOR_NOSYNC")"
 sep "c) hooked turn on $NALL files: prompt + 4 writes, 9 processes"
-row "   ckpt hook ×9 vs git add -A && git stash create" "$C_CKPT" "$C_GIT" "$(ratio "$C_GIT" "$C_CKPT")"
+row "   ckpt-hook ×9 vs git add -A && git stash create" "$C_CKPT" "$C_GIT" "$(ratio "$C_GIT" "$C_CKPT")"
+row "   the same as ckpt hook (the whole binary) vs git" "$C_FULLBIN" "$C_GIT" "$(ratio "$C_GIT" "$C_FULLBIN")"
+row "   floor: ckpt-hook -h ×9 (ckpt/floor)" "$C_CKPT" "$C_SMALL" "$(ratio "$C_CKPT" "$C_SMALL")"
 row "   floor: ckpt --version ×9 (ckpt/floor)" "$C_CKPT" "$C_VER" "$(ratio "$C_CKPT" "$C_VER")"
 row "   floor: Go hello-world ×9 (ckpt/floor)" "$C_CKPT" "$C_HELLO" "$(ratio "$C_CKPT" "$C_HELLO")"
 row "   ckpt --version ×9: static vs linked against libc" "$C_VER" "$C_VER_LIBC" "$(ratio "$C_VER_LIBC" "$C_VER")"
@@ -486,7 +495,7 @@ bench_shell() {
 	printf '{"session_id":"bench","cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"go"}\n' "$T" >"$S/prompt.json"
 	cat >"$S/step" <<EOS
 #!/usr/bin/env bash
-"$CKPT" hook claude <"$S/pre.json" && printf '// %s\n' \$RANDOM >>"$f1" && "$CKPT" hook claude <"$S/post.json"
+"$HOOK" hook claude <"$S/pre.json" && printf '// %s\n' \$RANDOM >>"$f1" && "$HOOK" hook claude <"$S/post.json"
 EOS
 	cat >"$S/git-step" <<EOS
 #!/usr/bin/env bash
@@ -494,17 +503,17 @@ cd "$T" && git add -A && git write-tree >/dev/null && printf '// %s\n' \$RANDOM 
 EOS
 	cat >"$S/first-step" <<EOS
 #!/usr/bin/env bash
-"$CKPT" hook claude <"$S/prompt.json" && exec "$S/step"
+"$HOOK" hook claude <"$S/prompt.json" && exec "$S/step"
 EOS
 	chmod +x "$S/step" "$S/git-step" "$S/first-step"
 	# Files written in the last two seconds are re-read by every sweep
 	# (racily clean): let the copy age past that, as a real tree has.
 	sleep 3
 	local cold cold_git warm warm_git first rss_cold rss_warm rss_git big
-	cold=$(bench "rm -rf '$T/.osfoundry'" "cd '$T' && '$CKPT' hook claude <'$S/pre.json'")
+	cold=$(bench "rm -rf '$T/.osfoundry'" "cd '$T' && '$HOOK' hook claude <'$S/pre.json'")
 	cold_git=$(bench "rm -rf '$T/.git'; cd '$T' && ${GIT[*]} init -q" "cd '$T' && git add -A")
 	rm -rf "$T/.osfoundry"
-	rss_cold=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
+	rss_cold=$( (cd "$T" && /usr/bin/time -f %M "$HOOK" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
 	"$S/step" && "$S/git-step"
 	warm=$(bench "true" "'$S/step'")
 	warm_git=$(bench "true" "'$S/git-step'")
@@ -513,7 +522,7 @@ EOS
 	warm_cpu=$(cpu_ms "'$S/step'")
 	warm_git_cpu=$(cpu_ms "'$S/git-step'")
 	first_cpu=$(cpu_ms "'$S/first-step'")
-	rss_warm=$( (cd "$T" && /usr/bin/time -f %M "$CKPT" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
+	rss_warm=$( (cd "$T" && /usr/bin/time -f %M "$HOOK" hook claude <"$S/pre.json") 2>&1 >/dev/null | tail -1)
 	rss_git=$( (cd "$T" && /usr/bin/time -f %M git add -A) 2>&1 >/dev/null | tail -1)
 	(cd "$T" && find . -path ./.osfoundry -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||' >"$S/all")
 	for i in 1 2 3; do (cd "$T" && "$CKPT" capture --turn "fill$i" --stdin-paths <"$S/all" >/dev/null); done

@@ -71,7 +71,8 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-CGO_ENABLED=0 go build -o "$tmp/ckpt" . # as README installs it
+CGO_ENABLED=0 go build -o "$tmp/ckpt" . # as README installs it,
+CGO_ENABLED=0 go build -o "$tmp/ckpt-hook" ./cmd/ckpt-hook # so the hooks run ckpt-hook
 status=0
 env "${envs[@]}" CKPT_REAL_AGENTS=1 CKPT_BIN="$tmp/ckpt" \
 	go test ./harness -run 'TestRealAgents' -count=1 -v >"$tmp/out" 2>&1 || status=$?

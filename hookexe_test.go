@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHookExecutable: where ckpt-hook stands next to ckpt, install points
+// the agents' hooks at it, the commands it writes record a turn as `ckpt
+// hook` does, a reinstall without it goes back to `ckpt hook`, and
+// uninstall takes either out.
+func TestHookExecutable(t *testing.T) {
+	bin := t.TempDir()
+	data, err := os.ReadFile(ckptBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := filepath.Join(bin, "ckpt")
+	if err := os.WriteFile(ck, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	small := filepath.Join(bin, "ckpt-hook")
+	if out, err := exec.Command("go", "build", "-o", small, "./cmd/ckpt-hook").CombinedOutput(); err != nil {
+		t.Fatalf("building ckpt-hook: %v\n%s", err, out)
+	}
+	root := t.TempDir()
+	gitRun(t, root, "init", "-q")
+	writeText(t, root, "a.txt", "before\n")
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(ck, args...)
+		cmd.Dir = root
+		cmd.Env = ckptEnv("", nil)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("ckpt %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("install", "claude")
+	var cfg struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	commands := func() map[string]string {
+		t.Helper()
+		cfg.Hooks = nil
+		if err := json.Unmarshal([]byte(readText(t, root, ".claude/settings.local.json")), &cfg); err != nil {
+			t.Fatal(err)
+		}
+		byEvent := map[string]string{}
+		for ev, groups := range cfg.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					byEvent[ev] = h.Command
+				}
+			}
+		}
+		return byEvent
+	}
+	cmds := commands()
+	want := small + " hook claude"
+	if cmds["PreToolUse"] != want || cmds["UserPromptSubmit"] != want || cmds["PostToolUse"] != want {
+		t.Fatalf("install wrote %v, want every command to be %q", cmds, want)
+	}
+	// The agent runs the command through a shell, its event on stdin.
+	hook := func(event string) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", cmds["PreToolUse"])
+		cmd.Dir = root
+		cmd.Env = append(ckptEnv("", nil), "CLAUDE_PROJECT_DIR="+root)
+		cmd.Stdin = strings.NewReader(event)
+		out, err := cmd.CombinedOutput()
+		if err != nil || len(out) != 0 {
+			t.Fatalf("the hook: %v, output %q", err, out)
+		}
+	}
+	ev := func(name string) string {
+		return `{"session_id":"s1","cwd":"` + root + `","hook_event_name":"` + name + `","prompt":"edit a","tool_name":"Write","tool_input":{"file_path":"` + filepath.Join(root, "a.txt") + `","content":"agent\n"},"tool_use_id":"t1"}`
+	}
+	hook(ev("UserPromptSubmit"))
+	hook(ev("PreToolUse"))
+	writeText(t, root, "a.txt", "agent\n")
+	hook(ev("PostToolUse"))
+	if show := run("show", "1"); !strings.Contains(show, "a.txt") || !strings.Contains(show, "modified") {
+		t.Fatalf("the turn ckpt-hook recorded:\n%s", show)
+	}
+	run("rewind", "1", "--yes")
+	if got := readText(t, root, "a.txt"); got != "before\n" {
+		t.Fatalf("after the rewind a.txt holds %q", got)
+	}
+	// A usage mistake still answers Gemini and says nothing on stderr.
+	out, err := exec.Command(small, "hook", "nope", "gemini").Output()
+	if err != nil || string(out) != "{}\n" {
+		t.Fatalf("ckpt-hook with a bad agent: %v, %q", err, out)
+	}
+	if err := os.Remove(small); err != nil {
+		t.Fatal(err)
+	}
+	run("install", "claude")
+	if got := commands()["PreToolUse"]; got != ck+" hook claude" {
+		t.Fatalf("without ckpt-hook, install wrote %q", got)
+	}
+	run("uninstall", "claude")
+	if _, err := os.Stat(filepath.Join(root, ".claude", "settings.local.json")); !os.IsNotExist(err) {
+		t.Fatalf("uninstall left the settings file: %v", err)
+	}
+}
