@@ -1,10 +1,14 @@
 package main
 
 import (
+	"debug/buildinfo"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -96,8 +100,62 @@ func TestHookExecutable(t *testing.T) {
 	if got := readText(t, root, "a.txt"); got != "before\n" {
 		t.Fatalf("after the rewind a.txt holds %q", got)
 	}
+	// doctor finds the two from one build, and a ckpt-hook from another
+	// (no source revision recorded) it flags.
+	binaryCheck := func() string {
+		t.Helper()
+		cmd := exec.Command(ck, "doctor", "claude", "--json")
+		cmd.Dir = root
+		cmd.Env = ckptEnv("", nil)
+		out, _ := cmd.Output()
+		var ds []struct {
+			Checks []struct {
+				Check  string `json:"check"`
+				OK     bool   `json:"ok"`
+				Detail string `json:"detail"`
+			} `json:"checks"`
+		}
+		if err := json.Unmarshal(out, &ds); err != nil || len(ds) != 1 {
+			t.Fatalf("doctor --json: %v\n%s", err, out)
+		}
+		for _, c := range ds[0].Checks {
+			if c.Check == "binary" {
+				return fmt.Sprint(c.OK, " ", c.Detail)
+			}
+		}
+		t.Fatalf("doctor --json has no binary check:\n%s", out)
+		return ""
+	}
+	if got := binaryCheck(); !strings.HasPrefix(got, "true the hooks run this ckpt") {
+		t.Fatalf("doctor on ckpt-hook from the same build: %s", got)
+	}
+	// Another build: with the source revision where ckpt has none, or
+	// without it where ckpt has one.
+	bi, err := buildinfo.ReadFile(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasRev := func(bi *debug.BuildInfo) bool {
+		return slices.ContainsFunc(bi.Settings, func(s debug.BuildSetting) bool { return s.Key == "vcs.revision" })
+	}
+	vcs := "-buildvcs=true"
+	if hasRev(bi) {
+		vcs = "-buildvcs=false"
+	}
+	out, err := exec.Command("go", "build", vcs, "-o", small, "./cmd/ckpt-hook").CombinedOutput()
+	if err == nil {
+		var hb *debug.BuildInfo
+		if hb, err = buildinfo.ReadFile(small); err == nil && hasRev(hb) == hasRev(bi) {
+			err = fmt.Errorf("go build %s records the revision as ckpt's build does", vcs)
+		}
+	}
+	if err != nil {
+		t.Logf("no ckpt-hook of another build to check doctor with (%v): %s", err, out)
+	} else if got := binaryCheck(); !strings.HasPrefix(got, "false") || !strings.Contains(got, "another version") {
+		t.Fatalf("doctor on ckpt-hook from another build: %s", got)
+	}
 	// A usage mistake still answers Gemini and says nothing on stderr.
-	out, err := exec.Command(small, "hook", "nope", "gemini").Output()
+	out, err = exec.Command(small, "hook", "nope", "gemini").Output()
 	if err != nil || string(out) != "{}\n" {
 		t.Fatalf("ckpt-hook with a bad agent: %v, %q", err, out)
 	}

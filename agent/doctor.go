@@ -2,12 +2,14 @@ package agent
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -106,6 +108,9 @@ func Diagnose(agentName string, opt DoctorOptions) (*Diagnosis, error) {
 		case !sameFile(d.HookExe, opt.Exe):
 			add(Check{Name: "binary", OK: true, Detail: "the hooks run " + d.HookExe + ", not this ckpt (" + opt.Exe + ")",
 				Fix: "ckpt install " + agentName + " to make them run this one" + codexApproveHint(agentName)})
+		case !sameBuild(d.HookExe):
+			add(Check{Name: "binary", Detail: "the hooks run " + d.HookExe + ", built from another version than this ckpt (" + opt.Exe + ")",
+				Fix: "install the two together: CGO_ENABLED=0 go install . ./cmd/ckpt-hook"})
 		default:
 			add(Check{Name: "binary", OK: true, Detail: "the hooks run this ckpt (" + d.HookExe + ")"})
 		}
@@ -231,6 +236,28 @@ func hookExes(agentName string, data []byte, exe string) []string {
 		}
 	}
 	return out
+}
+
+// sameBuild reports whether the program at p was built from the module
+// version and source revision the running one was: a ckpt-hook left from
+// an earlier install beside an upgraded ckpt is not. True when either
+// cannot say (no build information, no revision recorded).
+func sameBuild(p string) bool {
+	self, ok := debug.ReadBuildInfo()
+	other, err := buildinfo.ReadFile(p)
+	if !ok || err != nil {
+		return true
+	}
+	key := func(bi *debug.BuildInfo) string {
+		k := bi.Main.Path + " " + bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				k += " " + s.Value
+			}
+		}
+		return k
+	}
+	return key(self) == key(other)
 }
 
 func diagnoseCodex(d *Diagnosis, root, codexHome string, add func(Check)) {
