@@ -3,7 +3,6 @@ package agent
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 )
@@ -37,9 +36,6 @@ var wantedNested = map[string]bool{
 
 // smallValue is the most bytes of any other nested member kept.
 const smallValue = 4 << 10
-
-// errNotObject means the event is not a JSON object.
-var errNotObject = errors.New("the event is not a JSON object")
 
 // projectEvent reads one hook event from r, reduced as described above,
 // and then drains r.
