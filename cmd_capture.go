@@ -107,6 +107,9 @@ func (f *turnFlags) run(cmd *cobra.Command, g *globals, args []string, what stri
 	if err := f.needTurn(cmd, what); err != nil {
 		return err
 	}
+	if f.nul && !f.stdin {
+		return usageErrorf("%s: -z says how --stdin-paths ends each path; give both or neither", cmd.Name())
+	}
 	if f.stdin {
 		more, err := f.stdinPaths(cmd.InOrStdin())
 		if err != nil {

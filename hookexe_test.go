@@ -171,3 +171,50 @@ func TestHookExecutable(t *testing.T) {
 		t.Fatalf("uninstall left the settings file: %v", err)
 	}
 }
+
+// TestHookExecutableArgs: ckpt-hook takes its arguments as ckpt hook
+// does — --root before or after, as one argument or two — and answers a
+// usage mistake the same way, with Gemini's {} and nothing captured.
+func TestHookExecutableArgs(t *testing.T) {
+	small := filepath.Join(t.TempDir(), "ckpt-hook")
+	if out, err := exec.Command("go", "build", "-o", small, "./cmd/ckpt-hook").CombinedOutput(); err != nil {
+		t.Fatalf("building ckpt-hook: %v\n%s", err, out)
+	}
+	for _, form := range [][]string{
+		{"hook", "gemini", "--root", "ROOT"},
+		{"hook", "gemini", "--root=ROOT"},
+		{"hook", "--root", "ROOT", "gemini"},
+		{"--root", "ROOT", "hook", "gemini"},
+		{"hook", "gemini", "extra"},
+		{"hook", "gemini", "--root"},
+		{"hook", "nope", "gemini"},
+	} {
+		var got [2]string
+		for i, prog := range []string{ckptBin, small} {
+			root := t.TempDir()
+			writeText(t, root, "a.txt", "a\n")
+			args := make([]string, len(form))
+			for k, a := range form {
+				args[k] = strings.ReplaceAll(a, "ROOT", root)
+			}
+			cmd := exec.Command(prog, args...)
+			cmd.Dir = t.TempDir() // the root comes from --root alone
+			cmd.Env = ckptEnv("", nil)
+			cmd.Stdin = strings.NewReader(`{"hook_event_name":"BeforeTool","session_id":"g","cwd":"` + root + `","tool_name":"write_file","tool_input":{"file_path":"` + filepath.Join(root, "a.txt") + `","content":"b"}}`)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil || stderr.Len() != 0 {
+				t.Fatalf("%s %q: %v, stderr %q", filepath.Base(prog), args, err, stderr.String())
+			}
+			_, serr := os.Stat(filepath.Join(root, ".osfoundry", "checkpoints", "turns"))
+			got[i] = fmt.Sprintf("stdout %q, captured %v", out, serr == nil)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%q: ckpt hook gives %s, ckpt-hook %s", form, got[0], got[1])
+		}
+		if !strings.HasPrefix(got[1], `stdout "{}\n"`) {
+			t.Errorf("%q: Gemini gets %s", form, got[1])
+		}
+	}
+}

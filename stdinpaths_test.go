@@ -54,6 +54,9 @@ func TestStdinPaths(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(root, "d.txt")); !os.IsNotExist(err) {
 		t.Fatalf("rm --stdin-paths left d.txt: %v", err)
 	}
+	if r := do("", "capture", "--turn", "3", "-z", "a.txt"); r.Code != 2 {
+		t.Fatalf("capture -z without --stdin-paths: exit %d, want 2 (usage)\n%s", r.Code, r)
+	}
 	if r := do("\n\n", "capture", "--turn", "3", "--stdin-paths"); r.Code != 2 {
 		t.Fatalf("capture --stdin-paths of no paths: exit %d, want 2 (usage)\n%s", r.Code, r)
 	}

@@ -105,12 +105,14 @@ func Diagnose(agentName string, opt DoctorOptions) (*Diagnosis, error) {
 		case serr != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0:
 			add(Check{Name: "binary", Detail: "the hooks run " + d.HookExe + ", which is missing or not executable", Blocking: true,
 				Fix: "ckpt install " + agentName + (codexApproveHint(agentName))})
+		case strings.TrimSuffix(filepath.Base(d.HookExe), ".exe") == "ckpt-hook" && !SameBuild(d.HookExe):
+			// It may refuse a store this ckpt wrote, and then it has no
+			// store to log into either.
+			add(Check{Name: "binary", Detail: "the hooks run " + d.HookExe + ", built from another version than this ckpt (" + opt.Exe + ")", Blocking: true,
+				Fix: "install the two together (CGO_ENABLED=0 go install . ./cmd/ckpt-hook), or run ckpt install " + agentName + " to make the hooks run this ckpt" + codexApproveHint(agentName)})
 		case !sameFile(d.HookExe, opt.Exe):
 			add(Check{Name: "binary", OK: true, Detail: "the hooks run " + d.HookExe + ", not this ckpt (" + opt.Exe + ")",
 				Fix: "ckpt install " + agentName + " to make them run this one" + codexApproveHint(agentName)})
-		case !sameBuild(d.HookExe):
-			add(Check{Name: "binary", Detail: "the hooks run " + d.HookExe + ", built from another version than this ckpt (" + opt.Exe + ")",
-				Fix: "install the two together: CGO_ENABLED=0 go install . ./cmd/ckpt-hook"})
 		default:
 			add(Check{Name: "binary", OK: true, Detail: "the hooks run this ckpt (" + d.HookExe + ")"})
 		}
@@ -238,11 +240,11 @@ func hookExes(agentName string, data []byte, exe string) []string {
 	return out
 }
 
-// sameBuild reports whether the program at p was built from the module
+// SameBuild reports whether the program at p was built from the module
 // version and source revision the running one was: a ckpt-hook left from
 // an earlier install beside an upgraded ckpt is not. True when either
 // cannot say (no build information, no revision recorded).
-func sameBuild(p string) bool {
+func SameBuild(p string) bool {
 	self, ok := debug.ReadBuildInfo()
 	other, err := buildinfo.ReadFile(p)
 	if !ok || err != nil {

@@ -274,6 +274,10 @@ func (s *Store) locate(sum BlobID) (blobSource, error) {
 			}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
+		// The blobs folder cannot be opened: a pack may still hold it.
+		if src, ok := s.packs.find(s, sum, true); ok {
+			return src, nil
+		}
 		return blobSource{}, errf("read blob %s: %w", sum.Short(), err)
 	}
 	if src, ok := s.packs.find(s, sum, true); ok {
@@ -291,7 +295,17 @@ func (s *Store) readBlob(sum BlobID, size int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.readFrom(sum, size, src)
+	data, err := s.readFrom(sum, size, src)
+	if err != nil && src.close {
+		// A damaged loose copy: a pack may hold the same bytes whole (a
+		// small capture keeps a loose copy without looking in the packs).
+		if p, ok := s.packs.find(s, sum, true); ok {
+			if d, perr := s.readFrom(sum, size, p); perr == nil {
+				return d, nil
+			}
+		}
+	}
+	return data, err
 }
 
 // readBlobOf returns the kept bytes img names, checked against their

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -476,8 +477,9 @@ func TestLooseCopyOfPackedBlob(t *testing.T) {
 	if _, err := s.Capture("2", TurnMeta{}, paths[:1]); err != nil {
 		t.Fatal(err)
 	}
-	if loose := dirNames(t, filepath.Join(root, storeDir, "blobs")); len(loose) != 1 {
-		t.Fatalf("want the one file kept loose again, got %v", loose)
+	copies := dirNames(t, filepath.Join(root, storeDir, "blobs"))
+	if len(copies) != 1 {
+		t.Fatalf("want the one file kept loose again, got %v", copies)
 	}
 	want := rd(t, root, paths[0])
 	wr(t, root, paths[0], "agent\n")
@@ -491,11 +493,51 @@ func TestLooseCopyOfPackedBlob(t *testing.T) {
 	if _, err := s.Prune(PruneOptions{Keep: 2}); err != nil {
 		t.Fatal(err)
 	}
+	if slices.Contains(dirNames(t, filepath.Join(root, storeDir, "blobs")), copies[0]) {
+		t.Fatalf("prune left the loose copy %s of a packed blob", copies[0])
+	}
 	if fs, err := s.Verify(); err != nil || len(fs) != 0 {
 		t.Fatalf("verify after prune: %v %v", fs, err)
 	}
 	r = rewind(t, s, "1")
 	if len(r.Failed) != 0 || rd(t, root, paths[0]) != want {
 		t.Fatalf("rewind of turn 1 after prune: %+v", r)
+	}
+}
+
+// TestDamagedLooseCopyOfPackedBlob: a rewind reads a blob from a pack
+// when its loose copy is damaged.
+func TestDamagedLooseCopyOfPackedBlob(t *testing.T) {
+	root := t.TempDir()
+	paths := bulkTree(t, root, 30)
+	s := openT(t, root)
+	if _, err := s.Capture("1", TurnMeta{}, paths); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openT(t, root)
+	if _, err := s.Capture("2", TurnMeta{}, paths[:1]); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	loose := dirNames(t, filepath.Join(root, storeDir, "blobs"))
+	if len(loose) != 1 {
+		t.Fatalf("want one loose copy, got %v", loose)
+	}
+	p := filepath.Join(root, storeDir, "blobs", loose[0])
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-1] ^= 0xff
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := rd(t, root, paths[0])
+	wr(t, root, paths[0], "agent\n")
+	s = openT(t, root) // nothing of the packs loaded
+	r := rewind(t, s, "2")
+	if len(r.Restored) != 1 || len(r.Failed) != 0 || rd(t, root, paths[0]) != want {
+		t.Fatalf("rewind with a damaged loose copy: %+v, file %q", r, rd(t, root, paths[0]))
 	}
 }

@@ -103,10 +103,14 @@
 // check the trailer, the checksum and that each frame lies inside the
 // file; a pack failing them is unreadable and its blobs are missing. A few
 // new blobs (a hook's) stay loose files, which costs less than a pack's
-// index. Prune drops a pack none of whose blobs is live and rewrites one
-// holding dead blobs with only the live ones (frames copied as they are),
-// making the new pack durable before it removes the old, so a crash at any
-// point leaves every live blob in some pack.
+// index; such a capture looks for a blob among loose files and the packs
+// already loaded, not by reading every pack's index, so a pack may hold a
+// loose blob's bytes too (a reader falls back to the packed copy when the
+// loose one is damaged). Prune removes such a loose copy once the packed
+// one reads back whole, drops a pack none of whose blobs is live and
+// rewrites one holding dead blobs with only the live ones (frames copied
+// as they are), making the new pack durable before it removes the old, so
+// a crash at any point leaves every live blob in some pack.
 //
 // A blob of at most 1 KiB is a frame of one raw (uncompressed) block:
 // compressing so few bytes costs the most time for the least room.

@@ -101,8 +101,11 @@ func (s *Store) sameBytes(now, old *baseEntry) bool {
 	defer f.Close()
 	statOK := func() bool {
 		fi, err := f.Stat()
+		if err != nil {
+			return false
+		}
 		st, ok := fi.Sys().(*syscall.Stat_t)
-		return err == nil && ok && fi.Mode().IsRegular() && fi.Size() == now.size &&
+		return ok && fi.Mode().IsRegular() && fi.Size() == now.size &&
 			fi.ModTime().UnixNano() == now.mtime && ctimeOf(st) == now.ctime && uint64(st.Ino) == now.ino
 	}
 	if !statOK() {

@@ -292,11 +292,25 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 	}
 	for _, e := range ents {
 		sum, err := ParseBlobID(strings.TrimSuffix(e.Name(), ".zst"))
-		if err != nil || live[sum] {
+		if err != nil {
 			continue
 		}
 		fi, err := e.Info()
 		if err != nil {
+			continue
+		}
+		if live[sum] {
+			// A loose copy of a blob a pack holds too (a small capture
+			// keeps one without reading the packs' indexes) goes, once the
+			// packed copy reads back whole.
+			if src, ok := s.packs.find(s, sum, false); ok && s.checkSource(sum, -1, src) == nil {
+				res.BytesFreed += fi.Size()
+				if !o.DryRun {
+					if err := s.dir.Remove("blobs/" + e.Name()); err != nil {
+						return res, errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
+					}
+				}
+			}
 			continue
 		}
 		res.Blobs++

@@ -3,7 +3,8 @@
 // what `ckpt hook AGENT` does, the agent's event arriving as JSON on
 // standard input. An agent starts it once per tool call, so it is built
 // from the store and the hook adapters alone, without the command line and
-// the terminal UI, and starts in about half the time. Install it with ckpt:
+// the terminal UI, and starts in about two thirds of the time. Install it
+// with ckpt:
 //
 //	CGO_ENABLED=0 go install . ./cmd/ckpt-hook
 package main
@@ -11,6 +12,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -18,7 +20,7 @@ import (
 	"ckpt/agent"
 )
 
-const usage = `usage: ckpt-hook hook AGENT [--root DIR]
+const usage = `usage: ckpt-hook [--root DIR] hook AGENT
 
 ckpt-hook is the hook entry point ckpt install writes into an agent's
 configuration; it does what ckpt hook AGENT does (see ckpt hook --help).
@@ -38,16 +40,38 @@ func main() {
 		_ = unix.Dup2(int(null.Fd()), 2)
 		os.Stderr = null
 	}
-	var opt agent.HookOptions
-	if len(args) == 4 && args[2] == "--root" {
-		opt.Root, args = args[3], args[:2]
-	}
-	if len(args) != 2 || args[0] != "hook" || !agent.Known(args[1]) {
-		// Gemini CLI reads standard output as the hook's answer even then.
-		if len(args) > 0 && args[len(args)-1] == "gemini" {
+	name, opt, ok := parse(args)
+	if !ok {
+		// Gemini CLI reads standard output as the hook's answer even then;
+		// a known agent's adapter answers for itself.
+		if slices.Contains(args, "gemini") {
 			fmt.Println("{}")
 		}
 		return
 	}
-	_ = agent.Hook(args[1], os.Stdin, os.Stdout, opt)
+	_ = agent.Hook(name, os.Stdin, os.Stdout, opt)
+}
+
+// parse reads the arguments ckpt hook takes: hook AGENT, with --root DIR
+// (or --root=DIR) before or after them.
+func parse(args []string) (string, agent.HookOptions, bool) {
+	var opt agent.HookOptions
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--root" && i+1 < len(args):
+			opt.Root = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--root="):
+			opt.Root = strings.TrimPrefix(a, "--root=")
+		case strings.HasPrefix(a, "-"):
+			return "", opt, false
+		default:
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) != 2 || pos[0] != "hook" || !agent.Known(pos[1]) || opt.Root == "" && slices.Contains(args, "--root=") {
+		return "", opt, false
+	}
+	return pos[1], opt, true
 }
