@@ -465,22 +465,8 @@ func TestPackIndexLines(t *testing.T) {
 // loose blob. Both copies serve readers, verify accepts the store, and
 // prune keeps it whole.
 func TestLooseCopyOfPackedBlob(t *testing.T) {
-	root := t.TempDir()
-	paths := bulkTree(t, root, 30)
+	root, paths, copies := looseCopyOfPacked(t)
 	s := openT(t, root)
-	if _, err := s.Capture("1", TurnMeta{}, paths); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	// A new process, as a hook is: nothing of the packs is loaded.
-	s = openT(t, root)
-	if _, err := s.Capture("2", TurnMeta{}, paths[:1]); err != nil {
-		t.Fatal(err)
-	}
-	copies := dirNames(t, filepath.Join(root, storeDir, "blobs"))
-	if len(copies) != 1 {
-		t.Fatalf("want the one file kept loose again, got %v", copies)
-	}
 	want := rd(t, root, paths[0])
 	wr(t, root, paths[0], "agent\n")
 	r := rewind(t, s, "2")
@@ -508,22 +494,7 @@ func TestLooseCopyOfPackedBlob(t *testing.T) {
 // TestDamagedLooseCopyOfPackedBlob: a rewind reads a blob from a pack
 // when its loose copy is damaged.
 func TestDamagedLooseCopyOfPackedBlob(t *testing.T) {
-	root := t.TempDir()
-	paths := bulkTree(t, root, 30)
-	s := openT(t, root)
-	if _, err := s.Capture("1", TurnMeta{}, paths); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	s = openT(t, root)
-	if _, err := s.Capture("2", TurnMeta{}, paths[:1]); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	loose := dirNames(t, filepath.Join(root, storeDir, "blobs"))
-	if len(loose) != 1 {
-		t.Fatalf("want one loose copy, got %v", loose)
-	}
+	root, paths, loose := looseCopyOfPacked(t)
 	p := filepath.Join(root, storeDir, "blobs", loose[0])
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -535,9 +506,31 @@ func TestDamagedLooseCopyOfPackedBlob(t *testing.T) {
 	}
 	want := rd(t, root, paths[0])
 	wr(t, root, paths[0], "agent\n")
-	s = openT(t, root) // nothing of the packs loaded
+	s := openT(t, root) // nothing of the packs loaded
 	r := rewind(t, s, "2")
 	if len(r.Restored) != 1 || len(r.Failed) != 0 || rd(t, root, paths[0]) != want {
 		t.Fatalf("rewind with a damaged loose copy: %+v, file %q", r, rd(t, root, paths[0]))
 	}
+}
+
+// looseCopyOfPacked makes a store in which a pack holds 30 files (turn 1)
+// and a later capture of the first of them, in a store opened anew as a
+// hook opens it, kept it again as a loose blob (turn 2): that blob's name
+// is copies[0].
+func looseCopyOfPacked(t *testing.T) (root string, paths, copies []string) {
+	t.Helper()
+	root = t.TempDir()
+	paths = bulkTree(t, root, 30)
+	for i, turn := range []string{"1", "2"} {
+		s := openT(t, root)
+		if _, err := s.Capture(turn, TurnMeta{}, paths[:len(paths)-i*29]); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	copies = dirNames(t, filepath.Join(root, storeDir, "blobs"))
+	if len(copies) != 1 {
+		t.Fatalf("want the one file kept loose again, got %v", copies)
+	}
+	return root, paths, copies
 }

@@ -30,12 +30,7 @@ func BenchmarkFirstFrameRealStore(b *testing.B) {
 	runtime.ReadMemStats(&before)
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := store.Open(dir, store.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-		m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+		m, s := openFirstFrame(b, dir)
 		if m.View().Content == "" || len(m.entries) < 10000 {
 			b.Fatalf("%d entries", len(m.entries))
 		}
@@ -141,15 +136,23 @@ func BenchmarkFirstFrameSeed(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		s, err := store.Open(dir, store.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-		m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+		m, s := openFirstFrame(b, dir)
 		if v := m.View().Content; !strings.Contains(v, "turn 10000") {
 			b.Fatalf("the first frame does not show the newest turn:\n%s", v)
 		}
 		s.Close()
 	}
+}
+
+// openFirstFrame opens the store in dir and the UI on it, sized: what the
+// first frame needs.
+func openFirstFrame(b *testing.B, dir string) (*Model, *store.Store) {
+	b.Helper()
+	s, err := store.Open(dir, store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	return m, s
 }
