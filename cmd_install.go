@@ -133,8 +133,8 @@ func ckptPath() (string, error) {
 
 // hookExe is the program the agents' hooks run: ckpt-hook where it stands
 // next to exe (go install . ./cmd/ckpt-hook puts it there) and was built
-// from the same version, which starts in about two thirds of the time of
-// the whole ckpt; else exe itself, as `exe hook`.
+// from the same version, which starts sooner than the whole ckpt (see
+// README, Speed); else exe itself, as `exe hook`.
 func hookExe(exe string) string {
 	small := filepath.Join(filepath.Dir(exe), "ckpt-hook")
 	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 && agent.SameBuild(small) {

@@ -3,7 +3,7 @@
 // what `ckpt hook AGENT` does, the agent's event arriving as JSON on
 // standard input. An agent starts it once per tool call, so it is built
 // from the store and the hook adapters alone, without the command line and
-// the terminal UI, and starts in about two thirds of the time. Install it
+// the terminal UI, and starts sooner (README, Speed, measures it). Install it
 // with ckpt:
 //
 //	CGO_ENABLED=0 go install . ./cmd/ckpt-hook
