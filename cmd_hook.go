@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"ckpt/agent"
-
-	"golang.org/x/sys/unix"
 )
 
 func init() { register(newHookCmd) }
@@ -45,10 +43,7 @@ logs its errors in the store, where ckpt log and the UI show them.`,
 // to fd 2 directly): Codex and Gemini CLI read stderr text, and any other
 // exit code, as a reason to block the tool. Errors go to the store's log.
 func runHook(root *cobra.Command, args []string) int {
-	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
-		_ = unix.Dup2(int(null.Fd()), 2)
-		os.Stderr = null
-	}
+	agent.SilenceStderr()
 	root.SetErr(io.Discard)
 	// Not through fang: a hook prints no help, and every agent tool call
 	// pays for whatever runs here.

@@ -41,6 +41,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sys/unix"
+
 	"ckpt/store"
 )
 
@@ -191,6 +193,17 @@ func (h *hookCall) run(in io.Reader) error {
 		h.log("%v", err)
 	}
 	return err
+}
+
+// SilenceStderr points standard error, file descriptor 2 included, at
+// /dev/null, so that nothing reaches it, not even the runtime's own crash
+// report: Codex and Gemini CLI read text there as a reason to block the
+// tool. A hook process calls it first.
+func SilenceStderr() {
+	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+		_ = unix.Dup2(int(null.Fd()), 2)
+		os.Stderr = null
+	}
 }
 
 // stamp records when the agent's hooks last ran, for `ckpt doctor`:

@@ -15,8 +15,6 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"ckpt/agent"
 )
 
@@ -33,13 +31,9 @@ func main() {
 		fmt.Printf(usage, strings.Join(agent.Agents(), ", "))
 		return
 	}
-	// As ckpt hook: always exit 0 with nothing on standard error, not even
-	// the runtime's crash report (Codex and Gemini CLI read either as a
-	// reason to block the tool); errors go to the store's log.
-	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
-		_ = unix.Dup2(int(null.Fd()), 2)
-		os.Stderr = null
-	}
+	// As ckpt hook: always exit 0 with nothing on standard error; errors
+	// go to the store's log.
+	agent.SilenceStderr()
 	name, opt, ok := parse(args)
 	if !ok {
 		// Gemini CLI reads standard output as the hook's answer even then;
