@@ -68,7 +68,7 @@ func runDoctor(root, exe string, names []string, asJSON bool, version func(strin
 	var wg sync.WaitGroup
 	for i, n := range names {
 		wg.Go(func() {
-			ds[i], errs[i] = agent.Diagnose(n, agent.DoctorOptions{Root: root, Exe: exe, Version: version})
+			ds[i], errs[i] = agent.Diagnose(n, agent.DoctorOptions{Root: root, Exe: exe, Version: version, SameBuild: sameBuild})
 		})
 	}
 	wg.Wait()

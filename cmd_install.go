@@ -1,10 +1,12 @@
 package main
 
 import (
+	"debug/buildinfo"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -137,10 +139,32 @@ func ckptPath() (string, error) {
 // README, Speed); else exe itself, as `exe hook`.
 func hookExe(exe string) string {
 	small := filepath.Join(filepath.Dir(exe), "ckpt-hook")
-	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 && agent.SameBuild(small) {
+	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 && sameBuild(small) {
 		return small
 	}
 	return exe
+}
+
+// sameBuild reports whether the program at p was built from the module
+// version and source revision the running one was: a ckpt-hook left from
+// an earlier install beside an upgraded ckpt is not. True when either
+// cannot say (no build information, no revision recorded).
+func sameBuild(p string) bool {
+	self, ok := debug.ReadBuildInfo()
+	other, err := buildinfo.ReadFile(p)
+	if !ok || err != nil {
+		return true
+	}
+	key := func(bi *debug.BuildInfo) string {
+		k := bi.Main.Path + " " + bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				k += " " + s.Value
+			}
+		}
+		return k
+	}
+	return key(self) == key(other)
 }
 
 // isTempBuild reports a binary `go run` or `go test` built in a temporary

@@ -2,14 +2,12 @@ package agent
 
 import (
 	"bytes"
-	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -30,6 +28,11 @@ type DoctorOptions struct {
 	// Version reports the version of the agent's executable found on
 	// $PATH, or an error (not found). Nil: versions are not checked.
 	Version func(agentName string) (string, error)
+	// SameBuild reports whether the program at a path was built from the
+	// same version as the one asking; a ckpt-hook that was not is flagged.
+	// Nil: not checked. (It reads build information from executables,
+	// which ckpt-hook, built from this package, has no use for.)
+	SameBuild func(path string) bool
 }
 
 // Check is one finding of Diagnose. A check that fails with Blocking set
@@ -105,7 +108,7 @@ func Diagnose(agentName string, opt DoctorOptions) (*Diagnosis, error) {
 		case serr != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0:
 			add(Check{Name: "binary", Detail: "the hooks run " + d.HookExe + ", which is missing or not executable", Blocking: true,
 				Fix: "ckpt install " + agentName + (codexApproveHint(agentName))})
-		case strings.TrimSuffix(filepath.Base(d.HookExe), ".exe") == "ckpt-hook" && !SameBuild(d.HookExe):
+		case strings.TrimSuffix(filepath.Base(d.HookExe), ".exe") == "ckpt-hook" && opt.SameBuild != nil && !opt.SameBuild(d.HookExe):
 			// It may refuse a store this ckpt wrote, and then it has no
 			// store to log into either.
 			add(Check{Name: "binary", Detail: "the hooks run " + d.HookExe + ", built from another version than this ckpt (" + opt.Exe + ")", Blocking: true,
@@ -238,28 +241,6 @@ func hookExes(agentName string, data []byte, exe string) []string {
 		}
 	}
 	return out
-}
-
-// SameBuild reports whether the program at p was built from the module
-// version and source revision the running one was: a ckpt-hook left from
-// an earlier install beside an upgraded ckpt is not. True when either
-// cannot say (no build information, no revision recorded).
-func SameBuild(p string) bool {
-	self, ok := debug.ReadBuildInfo()
-	other, err := buildinfo.ReadFile(p)
-	if !ok || err != nil {
-		return true
-	}
-	key := func(bi *debug.BuildInfo) string {
-		k := bi.Main.Path + " " + bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-				k += " " + s.Value
-			}
-		}
-		return k
-	}
-	return key(self) == key(other)
 }
 
 func diagnoseCodex(d *Diagnosis, root, codexHome string, add func(Check)) {

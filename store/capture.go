@@ -136,68 +136,76 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 	// Reading and writing small files waits on the disk more than on the
 	// CPU: more workers than cores keep both busy.
 	workers := min(4*runtime.GOMAXPROCS(0), len(rels))
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Each worker reads and compresses into buffers of its own,
-			// reused from file to file.
-			var buf, z []byte
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(rels) {
-					return
-				}
-				if err := guarded(func() error {
-					c := captured{rel: rels[i]}
-					img, data, err := dirs.readInto(c.rel, big, buf)
-					defer func() {
-						if data != nil {
-							buf = keepBuf(data[:0])
-						}
-					}()
-					switch {
-					case err != nil:
-						c.err = err
-					case img.Kind == ImageContent && img.Size > s.maxBlob && !keepAll:
-						img.Kind, img.Kept = ImageSkipped, false
-						img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
-					case img.Kind == ImageContent:
-						sum, _ := ParseBlobID(img.SHA256) // hashed just now
-						if data != nil || !img.Kept {
-							var isNew bool
-							isNew, c.err = s.putBlob(sum, data, known, pack, &z)
-							img.Kept = c.err == nil
-							if isNew {
-								mu.Lock()
-								loose++
-								mu.Unlock()
-							}
-						} else {
+	// Each worker reads and compresses into buffers of its own, reused
+	// from file to file.
+	work := func() {
+		var buf, z []byte
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(rels) {
+				return
+			}
+			if err := guarded(func() error {
+				c := captured{rel: rels[i]}
+				img, data, err := dirs.readInto(c.rel, big, buf)
+				defer func() {
+					if data != nil {
+						buf = keepBuf(data[:0])
+					}
+				}()
+				switch {
+				case err != nil:
+					c.err = err
+				case img.Kind == ImageContent && img.Size > s.maxBlob && !keepAll:
+					img.Kind, img.Kept = ImageSkipped, false
+					img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
+				case img.Kind == ImageContent:
+					sum, _ := ParseBlobID(img.SHA256) // hashed just now
+					if data != nil || !img.Kept {
+						var isNew bool
+						isNew, c.err = s.putBlob(sum, data, known, pack, &z)
+						img.Kept = c.err == nil
+						if isNew {
 							mu.Lock()
 							loose++
 							mu.Unlock()
 						}
-						// A blob found already there may be another capture's,
-						// not yet durable: it is synced like a new one.
+					} else {
 						mu.Lock()
-						wrote = append(wrote, sum)
+						loose++
 						mu.Unlock()
-					case img.Kind == ImageAbsent:
-						c.dirs = s.missingDirs(c.rel)
-					case img.Kind == ImageOther && !keepAll:
-						c.err = &PathError{Path: c.rel, Err: errf("it %s", img.Reason)}
 					}
-					c.img = img
-					out[i] = c
-					return nil
-				}); err != nil {
-					out[i] = captured{rel: rels[i], err: err}
+					// A blob found already there may be another capture's,
+					// not yet durable: it is synced like a new one.
+					mu.Lock()
+					wrote = append(wrote, sum)
+					mu.Unlock()
+				case img.Kind == ImageAbsent:
+					c.dirs = s.missingDirs(c.rel)
+				case img.Kind == ImageOther && !keepAll:
+					c.err = &PathError{Path: c.rel, Err: errf("it %s", img.Reason)}
 				}
+				c.img = img
+				out[i] = c
+				return nil
+			}); err != nil {
+				out[i] = captured{rel: rels[i], err: err}
 			}
-		}()
+		}
 	}
-	wg.Wait()
+	if workers == 1 {
+		// A hook's one path: a goroutine would only wake a second thread.
+		work()
+	} else {
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				work()
+			}()
+		}
+		wg.Wait()
+	}
 	for range loose {
 		fp.hit()
 	}

@@ -145,8 +145,10 @@
 //	packs/<id>.pack   the header, "ckpt-pack <v>"
 //	baseline          the magic's last byte
 //
-// The rest carry none, and need none: seq and clock hold a number,
-// sessions/<key> a turn id, errors.log lines for people, statcache.json a
+// The rest carry none, and need none: seq and clock hold a number (fixed
+// width, rewritten in place), sessions/<key> the turns a session opened,
+// a line each, the newest last (replaced by its last line past 4 KiB),
+// errors.log lines for people, statcache.json a
 // cache thrown away when it does not parse, and blobs are named by their
 // hash; index.json is the seed format, which ckpt never writes.
 //

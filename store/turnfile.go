@@ -144,7 +144,7 @@ func (s *Store) NewTurn(meta TurnMeta) (string, error) {
 		}
 		now := s.clock().UnixNano()
 		buf := appendRecord(nil, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: s.nextSeq(now)})
-		writeFileAtomic(s.dir, "seq", []byte(id+"\n"), 0o600, false)
+		s.writeSeq(n)
 		if err := s.appendTurnSynced(id, buf, &failpoint{}); err != nil {
 			return "", err
 		}
@@ -194,11 +194,28 @@ func (s *Store) nextSeq(now int64) int64 {
 	return n
 }
 
+// writeSeq records n as the last short turn id handed out. Like the clock
+// it is written in place, fixed width, without a sync: it is a hint, and
+// renaming a new file over it costs a hook more than the rest of opening
+// a turn (the file system flushes a file replaced by a rename). A lost or
+// torn update costs nothing: NewTurn skips ids whose file exists, and a
+// number that does not parse sends lastNumber to the turn files. Caller
+// holds the lock.
+func (s *Store) writeSeq(n int) {
+	f, err := s.dir.OpenFile("seq", os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	f.WriteAt(fmt.Appendf(nil, "%020d\n", n), 0)
+	f.Close()
+}
+
 // lastNumber is the highest numeric turn id handed out: from the seq file,
 // or, when it is missing, from the turn files and the seed index.
 func (s *Store) lastNumber() int {
 	if b, err := s.dir.ReadFile("seq"); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+		line, _, _ := strings.Cut(string(b), "\n")
+		if n, err := strconv.Atoi(strings.TrimSpace(line)); err == nil {
 			return n
 		}
 	}

@@ -1,0 +1,59 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// TestSessionFileLines: a session's file takes a line per turn opened and
+// answers with the newest whole line; a line still being written does not
+// count, and a file past sessionMax starts over with its newest line.
+func TestSessionFileLines(t *testing.T) {
+	root, s := ignoreProject(t, map[string]string{"a.txt": "a\n"})
+	if _, ok := s.SessionTurn("claude:x"); ok {
+		t.Fatal("a session nothing recorded has a turn")
+	}
+	for _, id := range []string{"7", "8", "8.2", "9"} {
+		if err := s.SetSessionTurn("claude:x", id); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := s.SessionTurn("claude:x"); !ok || got != id {
+			t.Fatalf("after %s: SessionTurn = %q, %v", id, got, ok)
+		}
+	}
+	p := filepath.Join(root, storeDir, filepath.FromSlash(sessionFile("claude:x")))
+	if b, _ := os.ReadFile(p); string(b) != "7\n8\n8.2\n9\n" {
+		t.Errorf("session file %q", b)
+	}
+	// A writer cut off mid-line.
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("1")
+	f.Close()
+	if got, _ := s.SessionTurn("claude:x"); got != "9" {
+		t.Errorf("with a partial line: SessionTurn = %q, want 9", got)
+	}
+	// The next line starts on a line of its own.
+	if err := s.SetSessionTurn("claude:x", "10"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.SessionTurn("claude:x"); got != "10" {
+		t.Errorf("after a partial line: SessionTurn = %q, want 10", got)
+	}
+	for i := 0; i < sessionMax/4; i++ {
+		if err := s.SetSessionTurn("claude:x", strconv.Itoa(100+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := strconv.Itoa(100 + sessionMax/4 - 1)
+	if got, _ := s.SessionTurn("claude:x"); got != want {
+		t.Errorf("SessionTurn = %q, want %s", got, want)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Size() > sessionMax+16 {
+		t.Errorf("session file not bounded: %v %v", fi.Size(), err)
+	}
+}
