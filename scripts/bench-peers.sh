@@ -315,22 +315,28 @@ echo 0 >"$WORK/turn-counter"
 cat >"$BIN/hook-turn" <<EOF
 #!/usr/bin/env bash
 # UserPromptSubmit, then PreToolUse / write / PostToolUse for 4 files, as
-# Claude Code calls the hook: 9 processes, each with its event on stdin.
+# Claude Code calls the hook: 9 processes, each with its event on stdin,
+# fed from a here-string so that the script itself forks nothing else.
 # PROG (default ckpt-hook, as ckpt install writes it) runs as PROG hook claude.
 P=\${1:-$HOOK}
 cd "$FULL" || exit 1
-n=\$(( \$(cat "$WORK/turn-counter") + 1 )); echo "\$n" >"$WORK/turn-counter"
-ev() { printf '{"session_id":"bench","transcript_path":"","cwd":"%s","hook_event_name":"%s","prompt_id":"p%s","prompt":"turn %s","tool_name":"Write","tool_input":{"file_path":"%s","content":"x"},"tool_use_id":"t%s"}' "$FULL" "\$1" "\$n" "\$n" "\$2" "\$n"; }
-ev UserPromptSubmit "" | CLAUDE_PROJECT_DIR="$FULL" "\$P" hook claude
-for f in \$(cat "$WORK/four"); do
-	ev PreToolUse "$FULL/\$f" | CLAUDE_PROJECT_DIR="$FULL" "\$P" hook claude
+read -r n <"$WORK/turn-counter"; n=\$((n + 1)); echo "\$n" >"$WORK/turn-counter"
+export CLAUDE_PROJECT_DIR="$FULL"
+ev() { printf -v j '{"session_id":"bench","transcript_path":"","cwd":"%s","hook_event_name":"%s","prompt_id":"p%s","prompt":"turn %s","tool_name":"Write","tool_input":{"file_path":"%s","content":"x"},"tool_use_id":"t%s"}' "$FULL" "\$1" "\$n" "\$n" "\$2" "\$n"; }
+ev UserPromptSubmit ""; "\$P" hook claude <<<"\$j"
+mapfile -t four <"$WORK/four"
+for f in "\${four[@]}"; do
+	ev PreToolUse "$FULL/\$f"; "\$P" hook claude <<<"\$j"
 	printf '// %s\n' "\$n" >>"$FULL/\$f"
-	ev PostToolUse "$FULL/\$f" | CLAUDE_PROJECT_DIR="$FULL" "\$P" hook claude
+	ev PostToolUse "$FULL/\$f"; "\$P" hook claude <<<"\$j"
 done
 EOF
 cat >"$BIN/git-turn" <<EOF
 #!/usr/bin/env bash
-cd "$FULL" && for f in \$(cat "$WORK/four"); do printf '// %s\n' "\$RANDOM" >>"\$f"; done && git add -A && git stash create >/dev/null
+cd "$FULL" || exit 1
+mapfile -t four <"$WORK/four"
+for f in "\${four[@]}"; do printf '// %s\n' "\$RANDOM" >>"\$f"; done
+git add -A && git stash create >/dev/null
 EOF
 cat >"$BIN/nine" <<'EOF'
 #!/usr/bin/env bash
@@ -341,6 +347,7 @@ chmod +x "$BIN"/*
 C_CKPT=$(bench "true" "'$BIN/hook-turn'")
 C_FULLBIN=$(bench "true" "'$BIN/hook-turn' '$CKPT'")
 C_SMALL=$(bench "true" "'$BIN/nine' '$HOOK' -h")
+C_HARNESS=$(bench "true" "'$BIN/hook-turn' '$(type -P true)'")
 C_GIT=$(bench "true" "'$BIN/git-turn'")
 C_VER=$(bench "true" "'$BIN/nine' '$CKPT' --version")
 C_VER_LIBC=$(bench "true" "'$BIN/nine' '$WORK/ckpt-libc' --version")
@@ -419,6 +426,7 @@ row "   the same floor without its syncfs (git/floor)" "$B_GIT" "$B_FLOOR_NOSYNC
 sep "c) hooked turn on $NALL files: prompt + 4 writes, 9 processes"
 row "   ckpt-hook ×9 vs git add -A && git stash create" "$C_CKPT" "$C_GIT" "$(ratio "$C_GIT" "$C_CKPT")"
 row "   the same as ckpt hook (the whole binary) vs git" "$C_FULLBIN" "$C_GIT" "$(ratio "$C_GIT" "$C_FULLBIN")"
+row "   the turn script alone, true as the hook (ckpt/script)" "$C_CKPT" "$C_HARNESS" "$(ratio "$C_CKPT" "$C_HARNESS")"
 row "   floor: ckpt-hook -h ×9 (ckpt/floor)" "$C_CKPT" "$C_SMALL" "$(ratio "$C_CKPT" "$C_SMALL")"
 row "   floor: ckpt --version ×9 (ckpt/floor)" "$C_CKPT" "$C_VER" "$(ratio "$C_CKPT" "$C_VER")"
 row "   floor: Go hello-world ×9 (ckpt/floor)" "$C_CKPT" "$C_HELLO" "$(ratio "$C_CKPT" "$C_HELLO")"
