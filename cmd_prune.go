@@ -57,7 +57,15 @@ ckpt prune --older-than 7d --dry-run`,
 				verb = "would drop"
 			}
 			sort.Strings(res.Turns)
-			fmt.Printf("%s %s and %s (%s)\n", verb, present.Count(len(res.Turns), "turn"), present.Count(res.Blobs, "blob"), present.Bytes(res.BytesFreed))
+			packed := ""
+			if res.Packed > 0 {
+				pack := "packed"
+				if o.DryRun {
+					pack = "would pack"
+				}
+				packed = fmt.Sprintf(", %s %s kept loose", pack, present.Count(res.Packed, "blob"))
+			}
+			fmt.Printf("%s %s and %s%s (%s)\n", verb, present.Count(len(res.Turns), "turn"), present.Count(res.Blobs, "blob"), packed, present.Bytes(res.BytesFreed))
 			if o.DryRun {
 				return exitWith(exitPlanShown)
 			}

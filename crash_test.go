@@ -424,11 +424,12 @@ func TestCrashDuringBulkCapture(t *testing.T) {
 	t.Logf("bulk capture killed after each of %d file operations", kills)
 }
 
-// Prune rewrites a pack holding dead blobs: killed after each of its file
-// operations (removing leftovers, creating the new pack, writing it,
-// renaming it into place, the barrier, removing the old pack), every live
-// blob is still in some pack: verify passes, and rewinding the turn kept
-// gives back its bytes exactly.
+// Prune packs the blobs turn 2 kept loose and rewrites a pack holding
+// dead blobs: killed after each of its file operations (creating each new
+// pack, writing it, renaming it into place, the barrier, removing the old
+// pack; the loose files go once their pack is durable), every live blob is
+// still somewhere: verify passes, and rewinding the turn kept gives back
+// its bytes exactly.
 func TestCrashDuringRepack(t *testing.T) {
 	base := t.TempDir()
 	tmpl := filepath.Join(base, "template")

@@ -129,7 +129,7 @@ func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *pa
 		return false, nil // a copy of a file the batch already holds costs no compressing
 	}
 	var z []byte
-	if len(data) > 0 && len(data) <= storedMax {
+	if len(data) > 0 && (len(data) <= storedMax || pack == nil && len(data) <= looseStoredMax) {
 		z = storedFrame((*scratch)[:0], data)
 	} else {
 		enc := zstdEncoder()
@@ -160,6 +160,13 @@ func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *pa
 // of the bytes but 5% of the time spent compressing.
 const storedMax = 1 << 10
 
+// looseStoredMax is the size up to which a loose blob (a small capture's,
+// a hook's: see looseMax) is kept as it is too. In a process that lives
+// for one hook, compressing a few KiB costs more than the rest of its
+// work, the encoder's tables being fresh memory to fault in; prune packs
+// such blobs later, compressed (see packStored).
+const looseStoredMax = 64 << 10
+
 // storedFrame appends a zstd frame holding data (1 to 65791 bytes) as one
 // raw block: the frame header (single segment, its content size, no
 // checksum, which the blob's hash makes needless), then the block.
@@ -174,6 +181,31 @@ func storedFrame(dst, data []byte) []byte {
 	hdr := uint32(n)<<3 | 1 // raw block (type 0), the last
 	dst = append(dst, byte(hdr), byte(hdr>>8), byte(hdr>>16))
 	return append(dst, data...)
+}
+
+// storedPayload returns the bytes of a frame storedFrame wrote, or false
+// for any other frame.
+func storedPayload(z []byte) ([]byte, bool) {
+	if len(z) < 4+2+3 || string(z[:4]) != "\x28\xb5\x2f\xfd" {
+		return nil, false
+	}
+	var n, at int
+	switch z[4] {
+	case 0x20:
+		n, at = int(z[5]), 6
+	case 0x60:
+		if len(z) < 4+3+3 {
+			return nil, false
+		}
+		n, at = (int(z[5])|int(z[6])<<8)+256, 7
+	default:
+		return nil, false
+	}
+	hdr := int(z[at]) | int(z[at+1])<<8 | int(z[at+2])<<16
+	if hdr != n<<3|1 || len(z) != at+3+n {
+		return nil, false
+	}
+	return z[at+3:], true
 }
 
 // keepBuf returns b for reuse as a scratch buffer, or nil when it grew

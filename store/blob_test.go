@@ -534,3 +534,104 @@ func looseCopyOfPacked(t *testing.T) (root string, paths, copies []string) {
 	}
 	return root, paths, copies
 }
+
+// TestPruneCompressesStoredLoose: a small capture keeps blobs up to
+// looseStoredMax as they are; prune puts the live ones into a pack,
+// compressed, and removes the loose files, a dry run only counting them.
+// A loose blob whose bytes no longer hash to its name stays where it is.
+func TestPruneCompressesStoredLoose(t *testing.T) {
+	root := t.TempDir()
+	var paths []string
+	sizes := []int{100, storedMax + 1, 6000, looseStoredMax, looseStoredMax + 1}
+	for i, size := range sizes {
+		p := fmt.Sprintf("f%d.txt", i)
+		wr(t, root, p, strings.Repeat(fmt.Sprintf("line %d of a file an agent edits\n", i), size/32+1)[:size])
+		paths = append(paths, p)
+	}
+	wr(t, root, "damaged.txt", strings.Repeat("a file whose blob is damaged\n", 100))
+	s := openT(t, root)
+	if _, err := s.Capture("1", TurnMeta{}, append(paths, "damaged.txt")); err != nil {
+		t.Fatal(err)
+	}
+	blobs := filepath.Join(root, storeDir, "blobs")
+	blobFile := func(p string) string {
+		img, _, _ := s.ReadDisk(p)
+		return filepath.Join(blobs, img.SHA256+".zst")
+	}
+	for i, p := range paths {
+		z, err := os.ReadFile(blobFile(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, stored := storedPayload(z)
+		if want := i < 4; stored != want {
+			t.Errorf("%s (%d bytes): kept as it is %v, want %v", p, len(rd(t, root, p)), stored, want)
+		}
+	}
+	bad := blobFile("damaged.txt")
+	z, _ := os.ReadFile(bad)
+	z[len(z)-1] ^= 1
+	if err := os.WriteFile(bad, z, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	dry, err := s.Prune(PruneOptions{Keep: 1, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dry.Packed != 4 || dry.BytesFreed <= 0 {
+		t.Errorf("dry run: %+v, want 4 blobs packed and bytes freed", dry)
+	}
+	if n := len(dirNames(t, blobs)); n != 6 {
+		t.Fatalf("a dry run changed blobs/: %d files", n)
+	}
+	res, err := s.Prune(PruneOptions{Keep: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Packed != 4 {
+		t.Errorf("prune packed %d blobs, want 4", res.Packed)
+	}
+	left := dirNames(t, blobs)
+	if len(left) != 2 || !slices.Contains(left, filepath.Base(bad)) || !slices.Contains(left, filepath.Base(blobFile(paths[4]))) {
+		t.Errorf("blobs/ after prune: %v, want the compressed and the damaged one", left)
+	}
+	s2 := openT(t, root)
+	fs, err := s2.Verify()
+	if err != nil || len(fs) != 1 || !strings.Contains(fmt.Sprint(fs), filepath.Base(bad)[:12]) {
+		t.Errorf("verify after prune: %v %v, want the damaged blob alone", fs, err)
+	}
+	for _, p := range paths {
+		wr(t, root, p, "agent\n")
+	}
+	r := rewind(t, s2, "1")
+	if len(r.Restored) != len(paths) {
+		t.Fatalf("rewind after prune: %+v", r)
+	}
+	for i, p := range paths {
+		if got := rd(t, root, p); len(got) != sizes[i] {
+			t.Errorf("%s after rewind: %d bytes", p, len(got))
+		}
+	}
+}
+
+// TestStoredPayload: only the frames storedFrame writes are read as such.
+func TestStoredPayload(t *testing.T) {
+	for _, n := range []int{1, 255, 256, 6000, 65791} {
+		data := bytes.Repeat([]byte{'x'}, n)
+		z := storedFrame(nil, data)
+		if got, ok := storedPayload(z); !ok || !bytes.Equal(got, data) {
+			t.Errorf("%d bytes: not read back (%v)", n, ok)
+		}
+		if _, ok := storedPayload(z[:len(z)-1]); ok {
+			t.Errorf("%d bytes: a cut frame read as whole", n)
+		}
+		if _, ok := storedPayload(append(z, 0)); ok {
+			t.Errorf("%d bytes: a frame with a byte after it read as whole", n)
+		}
+	}
+	enc := zstdEncoder().EncodeAll(bytes.Repeat([]byte("compressible "), 500), nil)
+	if _, ok := storedPayload(enc); ok {
+		t.Error("a compressed frame read as stored")
+	}
+}

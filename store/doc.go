@@ -15,7 +15,7 @@
 //	blobs.lock        flock: held shared by captures, exclusively by prune
 //	hook.lock         flock: hooks hold it while they open a session's turn
 //	index.json        a seed-format index (read, never written)
-//	blobs/<hex>.zst   kept bytes, zstd-compressed, named by the SHA-256 of
+//	blobs/<hex>.zst   kept bytes, a zstd frame, named by the SHA-256 of
 //	                  the raw bytes; blobs/<hex> (raw) is the seed format's
 //	packs/<id>.pack   many blobs in one file, with an index (see Packs)
 //	turns/<id>.log    one append-only record file per agent turn
@@ -113,7 +113,11 @@
 // a crash at any point leaves every live blob in some pack.
 //
 // A blob of at most 1 KiB is a frame of one raw (uncompressed) block:
-// compressing so few bytes costs the most time for the least room.
+// compressing so few bytes costs the most time for the least room. So is
+// a loose blob of at most 64 KiB: a hook's process lives for one event,
+// and compressing a few KiB there (the encoder's tables fresh memory to
+// fault in) costs more than the rest of its work. Prune puts the live
+// ones into a pack, compressed, durable before the loose files go.
 //
 // Every blob, loose or packed, is opened only if it is a regular file,
 // decoded no further than the length its record gives, and checked

@@ -304,7 +304,10 @@ type PruneOptions struct {
 
 // PruneResult says what Prune dropped (or would).
 type PruneResult struct {
-	Turns      []string
-	Blobs      int
+	Turns []string
+	Blobs int
+	// Packed counts the loose blobs kept as they are that went into a
+	// pack, compressed.
+	Packed     int
 	BytesFreed int64
 }
