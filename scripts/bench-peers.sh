@@ -344,14 +344,17 @@ for i in 1 2 3 4 5 6 7 8 9; do "$@" >/dev/null; done
 EOF
 chmod +x "$BIN"/*
 "$BIN/hook-turn" # the first turn after install pays for the first sweep
-C_CKPT=$(bench "true" "'$BIN/hook-turn'")
-C_FULLBIN=$(bench "true" "'$BIN/hook-turn' '$CKPT'")
-C_SMALL=$(bench "true" "'$BIN/nine' '$HOOK' -h")
-C_HARNESS=$(bench "true" "'$BIN/hook-turn' '$(type -P true)'")
-C_GIT=$(bench "true" "'$BIN/git-turn'")
-C_VER=$(bench "true" "'$BIN/nine' '$CKPT' --version")
-C_VER_LIBC=$(bench "true" "'$BIN/nine' '$WORK/ckpt-libc' --version")
-C_HELLO=$(bench "true" "'$BIN/nine' '$WORK/hello-go'")
+# A turn takes tens of milliseconds: (c) takes at least 15 runs a figure,
+# so that one slow run on a shared machine moves no median.
+RUNS_C=$((RUNS < 15 ? 15 : RUNS))
+C_CKPT=$(RUNS=$RUNS_C bench "true" "'$BIN/hook-turn'")
+C_FULLBIN=$(RUNS=$RUNS_C bench "true" "'$BIN/hook-turn' '$CKPT'")
+C_SMALL=$(RUNS=$RUNS_C bench "true" "'$BIN/nine' '$HOOK' -h")
+C_HARNESS=$(RUNS=$RUNS_C bench "true" "'$BIN/hook-turn' '$(type -P true)'")
+C_GIT=$(RUNS=$RUNS_C bench "true" "'$BIN/git-turn'")
+C_VER=$(RUNS=$RUNS_C bench "true" "'$BIN/nine' '$CKPT' --version")
+C_VER_LIBC=$(RUNS=$RUNS_C bench "true" "'$BIN/nine' '$WORK/ckpt-libc' --version")
+C_HELLO=$(RUNS=$RUNS_C bench "true" "'$BIN/nine' '$WORK/hello-go'")
 C_FSYNC=-
 if command -v strace >/dev/null; then
 	strace -f -c -e trace=fsync,fdatasync,syncfs,sync -o "$WORK/strace" "$BIN/hook-turn" >/dev/null 2>&1 &&
@@ -423,7 +426,7 @@ row "   ckpt rewind vs Python store restore" "$B_CKPT" "$(PYCOL "$B_PY")" "$(rat
 row "   ckpt rewind vs git checkout -- ." "$B_CKPT" "$B_GIT" "$(ratio "$B_GIT" "$B_CKPT")"
 row "   floor: rewrite in place from memory (ckpt/floor)" "$B_CKPT" "$B_FLOOR" "$(ratio "$B_CKPT" "$B_FLOOR")"
 row "   the same floor without its syncfs (git/floor)" "$B_GIT" "$B_FLOOR_NOSYNC" "$(ratio "$B_GIT" "$B_FLOOR_NOSYNC")"
-sep "c) hooked turn on $NALL files: prompt + 4 writes, 9 processes"
+sep "c) hooked turn on $NALL files: prompt + 4 writes, 9 processes ($RUNS_C runs)"
 row "   ckpt-hook ×9 vs git add -A && git stash create" "$C_CKPT" "$C_GIT" "$(ratio "$C_GIT" "$C_CKPT")"
 row "   the same as ckpt hook (the whole binary) vs git" "$C_FULLBIN" "$C_GIT" "$(ratio "$C_GIT" "$C_FULLBIN")"
 row "   the turn script alone, true as the hook (ckpt/script)" "$C_CKPT" "$C_HARNESS" "$(ratio "$C_CKPT" "$C_HARNESS")"
