@@ -10,50 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sys/unix"
 )
-
-// ignores are the patterns in force in one folder: those of its own and
-// its parents' .gitignore files (which skip folders only: an ignored file
-// such as .env is swept, since bringing it back is the point) and
-// .ckptignore files (which skip folders and files).
-type ignores struct {
-	git, ckpt []gitignore.Pattern
-}
-
-// with returns ig plus the patterns of one folder's ignore files.
-func (ig *ignores) with(git, ckpt []gitignore.Pattern) *ignores {
-	if len(git) == 0 && len(ckpt) == 0 {
-		return ig
-	}
-	return &ignores{
-		git:  append(ig.git[:len(ig.git):len(ig.git)], git...),
-		ckpt: append(ig.ckpt[:len(ig.ckpt):len(ig.ckpt)], ckpt...),
-	}
-}
-
-// skip reports whether the sweep leaves rel (split into its elements) out.
-func (ig *ignores) skip(elems []string, isDir bool) bool {
-	if isDir && len(ig.git) > 0 && gitignore.NewMatcher(ig.git).Match(elems, true) {
-		return true
-	}
-	return len(ig.ckpt) > 0 && gitignore.NewMatcher(ig.ckpt).Match(elems, isDir)
-}
-
-// parseIgnore reads gitignore-syntax lines; domain is the folder holding
-// the file, as path elements.
-func parseIgnore(data []byte, domain []string) []gitignore.Pattern {
-	var ps []gitignore.Pattern
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSuffix(line, "\r")
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
-	}
-	return ps
-}
 
 // walker lists a tree with one stat per entry, folders read in parallel.
 // Folders are opened relative to their parent's descriptor without
