@@ -13,7 +13,8 @@
 #   floor  rewriting the same files in place from memory, then one syncfs
 #          (what a durable restore cannot beat; also without the syncfs, as
 #          git checkout does not sync); a Go hello-world and `ckpt --version`
-#          (what a hook process cannot beat)
+#          (what a hook process cannot beat), and the turn script with
+#          `true` as the hook (what the script itself costs)
 #
 # Figures:
 #   a) bulk capture of the first MAXFILES files
@@ -429,7 +430,7 @@ row "   the same floor without its syncfs (git/floor)" "$B_GIT" "$B_FLOOR_NOSYNC
 sep "c) hooked turn on $NALL files: prompt + 4 writes, 9 processes ($RUNS_C runs)"
 row "   ckpt-hook ×9 vs git add -A && git stash create" "$C_CKPT" "$C_GIT" "$(ratio "$C_GIT" "$C_CKPT")"
 row "   the same as ckpt hook (the whole binary) vs git" "$C_FULLBIN" "$C_GIT" "$(ratio "$C_GIT" "$C_FULLBIN")"
-row "   the turn script alone, true as the hook (ckpt/script)" "$C_CKPT" "$C_HARNESS" "$(ratio "$C_CKPT" "$C_HARNESS")"
+row "   floor: the turn script, true as hook (ckpt/floor)" "$C_CKPT" "$C_HARNESS" "$(ratio "$C_CKPT" "$C_HARNESS")"
 row "   floor: ckpt-hook -h ×9 (ckpt/floor)" "$C_CKPT" "$C_SMALL" "$(ratio "$C_CKPT" "$C_SMALL")"
 row "   floor: ckpt --version ×9 (ckpt/floor)" "$C_CKPT" "$C_VER" "$(ratio "$C_CKPT" "$C_VER")"
 row "   floor: Go hello-world ×9 (ckpt/floor)" "$C_CKPT" "$C_HELLO" "$(ratio "$C_CKPT" "$C_HELLO")"
