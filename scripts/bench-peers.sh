@@ -70,10 +70,13 @@ else # BSD date has no %N
 fi
 HYPERFINE=$(command -v hyperfine || true)
 
-# bench PREPARE CMD: runs CMD $RUNS times, PREPARE (untimed) before each
-# run, and prints the median in milliseconds.
+# bench PREPARE CMD: runs CMD $RUNS times, PREPARE and then a sync
+# (untimed) before each run, and prints the median in milliseconds. The
+# sync keeps a run from paying for writing back what the prepare step or
+# an earlier figure left dirty: ckpt's barrier (syncfs) would otherwise
+# flush it, while git, which does not sync, leaves it to the kernel.
 bench() {
-	local prepare=$1 cmd=$2
+	local prepare=$1$'\n'sync cmd=$2
 	if [[ -n $HYPERFINE ]]; then
 		local csv=$WORK/hf-$RANDOM.csv
 		"$HYPERFINE" --shell=bash --runs "$RUNS" --prepare "$prepare" --export-csv "$csv" "$cmd" >/dev/null 2>&1
@@ -119,9 +122,9 @@ mkdir -p "$WORK/floor" "$WORK/hello"
 cat >"$WORK/floor/main.go" <<'EOF'
 // floor rewrites files in place from memory: it reads the pristine bytes
 // of every listed file (from SRC) into memory, then RUNS times appends a
-// line to each file under DST (untimed) and times rewriting all of them in
-// place, then one syncfs (none when a fifth argument says nosync). It
-// prints the median in milliseconds.
+// line to each file under DST and syncs (untimed) and times rewriting all
+// of them in place, then one syncfs (none when a fifth argument says
+// nosync). It prints the median in milliseconds.
 package main
 
 import (
@@ -156,6 +159,7 @@ func main() {
 			f.WriteString("\n// edited\n")
 			f.Close()
 		}
+		syscall.Sync() // as bench's prepare step: the edits are not the rewrite's to flush
 		t0 := time.Now()
 		for i, n := range names {
 			f, err := os.OpenFile(filepath.Join(dst, n), os.O_WRONLY|os.O_TRUNC, 0)
