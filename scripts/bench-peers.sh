@@ -185,8 +185,59 @@ func main() {
 }
 EOF
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' >"$WORK/hello/main.go"
+mkdir -p "$WORK/interleave"
+cat >"$WORK/interleave/main.go" <<'EOF'
+// interleave RUNS CMD [ARG...] [::: CMD [ARG...]]...: runs the commands in
+// turn, RUNS rounds, a sync (untimed) before each, and prints each one's
+// median in milliseconds, a line each. Taking turns, every command sees
+// the same moments of a shared machine: a busy spell slows them alike
+// instead of one of them alone, as timing each in a batch of its own can.
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+func main() {
+	runs, _ := strconv.Atoi(os.Args[1])
+	var cmds [][]string
+	cur := []string{}
+	for _, a := range os.Args[2:] {
+		if a == ":::" {
+			cmds, cur = append(cmds, cur), []string{}
+			continue
+		}
+		cur = append(cur, a)
+	}
+	cmds = append(cmds, cur)
+	ms := make([][]float64, len(cmds))
+	for r := 0; r < runs; r++ {
+		for i, c := range cmds {
+			syscall.Sync()
+			cmd := exec.Command(c[0], c[1:]...)
+			t0 := time.Now()
+			if err := cmd.Run(); err != nil {
+				fmt.Fprintln(os.Stderr, c, err)
+				os.Exit(1)
+			}
+			ms[i] = append(ms[i], float64(time.Since(t0).Microseconds())/1000)
+		}
+	}
+	for _, m := range ms {
+		sort.Float64s(m)
+		fmt.Printf("%.1f\n", m[len(m)/2])
+	}
+}
+EOF
 (cd "$WORK/floor" && GO111MODULE=off go build -o "$WORK/floor-rewrite" main.go)
 (cd "$WORK/hello" && GO111MODULE=off go build -o "$WORK/hello-go" main.go)
+(cd "$WORK/interleave" && GO111MODULE=off go build -o "$WORK/interleave-bin" main.go)
 
 SRC=$(go env GOROOT)/src
 (cd "$SRC" && find . -type f -size -8388608c | sed 's|^\./||' | LC_ALL=C sort) >"$WORK/all"
@@ -349,17 +400,18 @@ for i in 1 2 3 4 5 6 7 8 9; do "$@" >/dev/null; done
 EOF
 chmod +x "$BIN"/*
 "$BIN/hook-turn" # the first turn after install pays for the first sweep
-# A turn takes tens of milliseconds: (c) takes at least 15 runs a figure,
-# so that one slow run on a shared machine moves no median.
-RUNS_C=$((RUNS < 15 ? 15 : RUNS))
-C_CKPT=$(RUNS=$RUNS_C bench "true" "'$BIN/hook-turn'")
-C_FULLBIN=$(RUNS=$RUNS_C bench "true" "'$BIN/hook-turn' '$CKPT'")
-C_SMALL=$(RUNS=$RUNS_C bench "true" "'$BIN/nine' '$HOOK' -h")
-C_HARNESS=$(RUNS=$RUNS_C bench "true" "'$BIN/hook-turn' '$(type -P true)'")
-C_GIT=$(RUNS=$RUNS_C bench "true" "'$BIN/git-turn'")
-C_VER=$(RUNS=$RUNS_C bench "true" "'$BIN/nine' '$CKPT' --version")
-C_VER_LIBC=$(RUNS=$RUNS_C bench "true" "'$BIN/nine' '$WORK/ckpt-libc' --version")
-C_HELLO=$(RUNS=$RUNS_C bench "true" "'$BIN/nine' '$WORK/hello-go'")
+# A turn takes tens of milliseconds: (c) takes at least 21 rounds, its
+# commands taking turns in each (interleave), so that a busy spell on a
+# shared machine slows ckpt and git alike and one slow run moves no median.
+RUNS_C=$((RUNS < 21 ? 21 : RUNS))
+C=()
+mapfile -t C < <("$WORK/interleave-bin" "$RUNS_C" \
+	"$BIN/hook-turn" ::: "$BIN/hook-turn" "$CKPT" ::: "$BIN/nine" "$HOOK" -h ::: \
+	"$BIN/hook-turn" "$(type -P true)" ::: "$BIN/git-turn" ::: "$BIN/nine" "$CKPT" --version ::: \
+	"$BIN/nine" "$WORK/ckpt-libc" --version ::: "$BIN/nine" "$WORK/hello-go")
+((${#C[@]} == 8)) || { say "c) the interleaved runs failed"; exit 1; }
+C_CKPT=${C[0]} C_FULLBIN=${C[1]} C_SMALL=${C[2]} C_HARNESS=${C[3]}
+C_GIT=${C[4]} C_VER=${C[5]} C_VER_LIBC=${C[6]} C_HELLO=${C[7]}
 C_FSYNC=-
 if command -v strace >/dev/null; then
 	strace -f -c -e trace=fsync,fdatasync,syncfs,sync -o "$WORK/strace" "$BIN/hook-turn" >/dev/null 2>&1 &&
@@ -431,7 +483,7 @@ row "   ckpt rewind vs Python store restore" "$B_CKPT" "$(PYCOL "$B_PY")" "$(rat
 row "   ckpt rewind vs git checkout -- ." "$B_CKPT" "$B_GIT" "$(ratio "$B_GIT" "$B_CKPT")"
 row "   floor: rewrite in place from memory (ckpt/floor)" "$B_CKPT" "$B_FLOOR" "$(ratio "$B_CKPT" "$B_FLOOR")"
 row "   the same floor without its syncfs (git/floor)" "$B_GIT" "$B_FLOOR_NOSYNC" "$(ratio "$B_GIT" "$B_FLOOR_NOSYNC")"
-sep "c) hooked turn on $NALL files: prompt + 4 writes, 9 processes ($RUNS_C runs)"
+sep "c) hooked turn on $NALL files: prompt + 4 writes, 9 processes ($RUNS_C rounds, interleaved)"
 row "   ckpt-hook ×9 vs git add -A && git stash create" "$C_CKPT" "$C_GIT" "$(ratio "$C_GIT" "$C_CKPT")"
 row "   the same as ckpt hook (the whole binary) vs git" "$C_FULLBIN" "$C_GIT" "$(ratio "$C_GIT" "$C_FULLBIN")"
 row "   floor: the turn script, true as hook (ckpt/floor)" "$C_CKPT" "$C_HARNESS" "$(ratio "$C_CKPT" "$C_HARNESS")"
