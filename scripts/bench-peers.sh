@@ -18,7 +18,8 @@
 #
 # Figures:
 #   a) bulk capture of the first MAXFILES files
-#   b) rewind of those files after a turn that changed all of them
+#   b) rewind of those files after a turn that changed all of them, on a
+#      synced file system and right after the edits
 #   c) a hooked turn on four copies of the first 4,686 files (18,744 files):
 #      a prompt plus 4 Write tool calls as 9 `ckpt-hook hook claude` processes
 #      (and as `ckpt hook claude`), vs
@@ -74,9 +75,12 @@ HYPERFINE=$(command -v hyperfine || true)
 # (untimed) before each run, and prints the median in milliseconds. The
 # sync keeps a run from paying for writing back what the prepare step or
 # an earlier figure left dirty: ckpt's barrier (syncfs) would otherwise
-# flush it, while git, which does not sync, leaves it to the kernel.
+# flush it, while git, which does not sync, leaves it to the kernel. With
+# NOSYNC set there is no sync: the prepare step's writes are still in
+# memory when CMD runs.
 bench() {
-	local prepare=$1$'\n'sync cmd=$2
+	local prepare=$1 cmd=$2
+	[[ -n ${NOSYNC:-} ]] || prepare+=$'\n'sync
 	if [[ -n $HYPERFINE ]]; then
 		local csv=$WORK/hf-$RANDOM.csv
 		"$HYPERFINE" --shell=bash --runs "$RUNS" --prepare "$prepare" --export-csv "$csv" "$cmd" >/dev/null 2>&1
@@ -326,6 +330,12 @@ B_CKPT_RSS=$(peak bash -c "cd '$RW' && exec '$CKPT' rewind 1 --yes")
 B_GIT=$(bench "'$BIN/edit-all' '$GITTREE'" "cd '$GITTREE' && git checkout -- .")
 "$BIN/edit-all" "$GITTREE"
 B_GIT_RSS=$(peak bash -c "cd '$GITTREE' && exec git checkout -- .")
+# The same two right after the edits, not yet written back (the kernel
+# writes dirty pages back after about 30 s): git checkout replaces each
+# file, and the edits' pages are dropped unwritten; a rewind keeps them
+# first and overwrites in place, so its barrier writes them.
+B_CKPT_DIRTY=$(NOSYNC=1 bench "cd '$RW' && '$CKPT' undo --yes >/dev/null 2>&1; '$BIN/edit-all' '$RW'" "cd '$RW' && '$CKPT' rewind 1 --yes")
+B_GIT_DIRTY=$(NOSYNC=1 bench "'$BIN/edit-all' '$GITTREE'" "cd '$GITTREE' && git checkout -- .")
 FLOORTREE=$WORK/floortree
 cp -R "$PRISTINE" "$FLOORTREE"
 B_FLOOR=$("$WORK/floor-rewrite" "$PRISTINE" "$FLOORTREE" "$WORK/files" "$RUNS")
@@ -481,6 +491,7 @@ row "   floor: git hash-object --stdin-paths (ckpt/floor)" "$A_CKPT" "$A_FLOOR" 
 sep "b) rewind of $NFILES files, every one changed"
 row "   ckpt rewind vs Python store restore" "$B_CKPT" "$(PYCOL "$B_PY")" "$(ratio "$B_PY" "$B_CKPT")"
 row "   ckpt rewind vs git checkout -- ." "$B_CKPT" "$B_GIT" "$(ratio "$B_GIT" "$B_CKPT")"
+row "   the same right after the edits (not synced)" "$B_CKPT_DIRTY" "$B_GIT_DIRTY" "$(ratio "$B_GIT_DIRTY" "$B_CKPT_DIRTY")"
 row "   floor: rewrite in place from memory (ckpt/floor)" "$B_CKPT" "$B_FLOOR" "$(ratio "$B_CKPT" "$B_FLOOR")"
 row "   the same floor without its syncfs (git/floor)" "$B_GIT" "$B_FLOOR_NOSYNC" "$(ratio "$B_GIT" "$B_FLOOR_NOSYNC")"
 sep "c) hooked turn on $NALL files: prompt + 4 writes, 9 processes ($RUNS_C rounds, interleaved)"
