@@ -23,7 +23,7 @@
 //	ops/op-N.steps    each operation's steps: before and after per path
 //	seq               the last short turn id handed out
 //	clock             the last order number ("n") handed out
-//	sessions/<key>    the open turn of each agent session (hooks)
+//	sessions/         <key>.turns: the turns an agent session opened (hooks)
 //	errors.log        bounded log of errors the hooks could not show
 //	statcache.json    size, mtime, ctime, inode and hash per path
 //	baseline          what the last shell sweep saw (see Shell sweeps)
@@ -150,8 +150,10 @@
 //	baseline          the magic's last byte
 //
 // The rest carry none, and need none: seq and clock hold a number (fixed
-// width, rewritten in place), sessions/<key> the turns a session opened,
-// a line each, the newest last (replaced by its last line past 4 KiB),
+// width, rewritten in place), sessions/<key>.turns the turns a session
+// opened, a line each, the newest last (replaced by its last line past
+// 4 KiB; an older ckpt's sessions/<key>, one turn id, is read first and
+// removed on the next write),
 // errors.log lines for people, statcache.json a
 // cache thrown away when it does not parse, and blobs are named by their
 // hash; index.json is the seed format, which ckpt never writes.

@@ -11,7 +11,14 @@ import (
 )
 
 // SessionTurn returns the open turn recorded for an agent session key.
+// A file under the key's older name (a single turn id, rewritten whole)
+// was written by an older ckpt after this one last wrote, since this one
+// removes it: it holds the newest turn.
 func (s *Store) SessionTurn(key string) (string, bool) {
+	if b, err := s.dir.ReadFile(legacySessionFile(key)); err == nil {
+		id := strings.TrimSpace(string(b))
+		return id, id != ""
+	}
 	b, err := s.dir.ReadFile(sessionFile(key))
 	if err != nil {
 		return "", false
@@ -20,14 +27,19 @@ func (s *Store) SessionTurn(key string) (string, bool) {
 	return id, id != ""
 }
 
-// lastLine is the last whole line of a session file, trimmed: a line
-// still being appended (no newline yet) does not count.
+// lastLine is the last whole line of a session file that is not empty,
+// trimmed: a line still being appended (no newline yet) does not count.
 func lastLine(b []byte) string {
-	end := bytes.LastIndexByte(b, '\n')
-	if end < 0 {
-		return ""
+	for {
+		end := bytes.LastIndexByte(b, '\n')
+		if end < 0 {
+			return ""
+		}
+		b = b[:end]
+		if line := strings.TrimSpace(string(b[bytes.LastIndexByte(b, '\n')+1:])); line != "" {
+			return line
+		}
 	}
-	return strings.TrimSpace(string(b[bytes.LastIndexByte(b[:end], '\n')+1 : end]))
 }
 
 // sessionMax is the size past which a session file is rewritten with its
@@ -38,42 +50,63 @@ const sessionMax = 4 << 10
 // appends a line to the session's file, newest last: a write that cannot
 // tear what a reader takes (a partial line does not count) and that costs
 // a hook less than renaming a new file over the old, which makes the file
-// system flush it. Past sessionMax the file is replaced by its newest line.
+// system flush it. A write cut short is cut off again; past sessionMax,
+// or when appending fails, the file is replaced by the newest line.
 func (s *Store) SetSessionTurn(key, turn string) error {
 	if err := s.dir.Mkdir("sessions", 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return errf("create %s: %w", s.path("sessions"), err)
 	}
 	name := sessionFile(key)
-	line := []byte(turn + "\n")
-	f, err := s.dir.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
-	if err == nil {
-		var fi os.FileInfo
-		if fi, err = f.Stat(); err == nil && fi.Size() < sessionMax {
-			// After a writer cut off mid-line, start a line of our own.
-			var last [1]byte
-			if fi.Size() > 0 {
-				if _, rerr := f.ReadAt(last[:], fi.Size()-1); rerr == nil && last[0] != '\n' {
-					line = append([]byte{'\n'}, line...)
-				}
-			}
-			_, err = f.Write(line)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err == nil {
-				return nil
-			}
-		} else {
-			f.Close()
+	if err := s.appendSession(name, turn); err != nil {
+		if err := writeFileAtomic(s.dir, name, []byte(turn+"\n"), 0o600, false); err != nil {
+			return errf("record session turn in %s: %w", s.path(name), err)
 		}
 	}
-	if err := writeFileAtomic(s.dir, name, line, 0o600, false); err != nil {
-		return errf("record session turn in %s: %w", s.path(name), err)
+	// An older ckpt reads only the older name: without it, it opens a
+	// turn of its own rather than writing into a turn id it misreads.
+	if err := s.dir.Remove(legacySessionFile(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errf("record session turn: remove %s: %w", s.path(legacySessionFile(key)), err)
 	}
 	return nil
 }
 
-func sessionFile(key string) string {
+// appendSession appends turn as a line of the session file name, starting
+// a line of its own after a writer cut off mid-line.
+func (s *Store) appendSession(name, turn string) error {
+	f, err := s.dir.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() >= sessionMax {
+		return errf("%s is full", name)
+	}
+	line := []byte(turn + "\n")
+	if fi.Size() > 0 {
+		var last [1]byte
+		if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
+			return err
+		}
+		if last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	if _, err := f.Write(line); err != nil {
+		f.Truncate(fi.Size()) // no part of this line stays to be read
+		return err
+	}
+	return nil
+}
+
+// sessionFile is where the turns of an agent session key are appended;
+// legacySessionFile the older name, holding one turn id.
+func sessionFile(key string) string { return legacySessionFile(key) + ".turns" }
+
+func legacySessionFile(key string) string {
 	h := sha256.Sum256([]byte(key))
 	return "sessions/" + hex.EncodeToString(h[:12])
 }

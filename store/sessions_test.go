@@ -57,3 +57,41 @@ func TestSessionFileLines(t *testing.T) {
 		t.Errorf("session file not bounded: %v %v", fi.Size(), err)
 	}
 }
+
+// TestSessionFileOlderName: a session's turn under the older file name
+// (one turn id, as an older ckpt writes it) was written last and wins;
+// writing the session removes it, so that an older ckpt, which reads only
+// that name, finds no turn rather than misreading the lines.
+func TestSessionFileOlderName(t *testing.T) {
+	root, s := ignoreProject(t, map[string]string{"a.txt": "a\n"})
+	if err := s.SetSessionTurn("claude:x", "7"); err != nil {
+		t.Fatal(err)
+	}
+	legacy := filepath.Join(root, storeDir, filepath.FromSlash(legacySessionFile("claude:x")))
+	if err := os.WriteFile(legacy, []byte("8\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.SessionTurn("claude:x"); got != "8" {
+		t.Errorf("with an older ckpt's file: SessionTurn = %q, want 8", got)
+	}
+	if err := s.SetSessionTurn("claude:x", "9"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Errorf("the older name is still there: %v", err)
+	}
+	if got, _ := s.SessionTurn("claude:x"); got != "9" {
+		t.Errorf("SessionTurn = %q, want 9", got)
+	}
+}
+
+func TestLastLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"": "", "7": "", "7\n": "7", "7\n8": "7", "7\n8\n": "8", "7\n8\n\n": "8",
+		"7\n\n": "7", "\n": "", " 9 \n": "9", "7\n1\n10\n": "10",
+	} {
+		if got := lastLine([]byte(in)); got != want {
+			t.Errorf("lastLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

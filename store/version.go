@@ -10,8 +10,8 @@ import (
 // The newest version of each versioned store file this ckpt reads (and
 // the one it writes). A file of a newer version is refused, never read
 // as if it were older nor written over. Files without a version (seq,
-// clock, sessions/*, errors.log, statcache.json) hold a number, a turn
-// id, lines for people or a cache a reader may throw away; the seed
+// clock, sessions/*, errors.log, statcache.json) hold a number, turn
+// ids, lines for people or a cache a reader may throw away; the seed
 // format's index.json is never written by ckpt.
 const (
 	// formatVersion is the version of the record format: turn files,
