@@ -189,6 +189,37 @@ func main() {
 }
 EOF
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' >"$WORK/hello/main.go"
+mkdir -p "$WORK/same"
+cat >"$WORK/same/main.go" <<'EOF'
+// same DIR LIST writes every listed file under DIR back in place with the
+// bytes it holds: its pages dirty and its times new, its contents as they
+// were (an editor saving a file it did not change).
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+)
+
+func main() {
+	f, _ := os.Open(os.Args[2])
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		p := filepath.Join(os.Args[1], sc.Text())
+		data, err := os.ReadFile(p)
+		if err != nil {
+			panic(err)
+		}
+		w, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			panic(err)
+		}
+		w.WriteAt(data, 0)
+		w.Close()
+	}
+}
+EOF
 mkdir -p "$WORK/interleave"
 cat >"$WORK/interleave/main.go" <<'EOF'
 // interleave RUNS CMD [ARG...] [::: CMD [ARG...]]...: runs the commands in
@@ -242,6 +273,7 @@ EOF
 (cd "$WORK/floor" && GO111MODULE=off go build -o "$WORK/floor-rewrite" main.go)
 (cd "$WORK/hello" && GO111MODULE=off go build -o "$WORK/hello-go" main.go)
 (cd "$WORK/interleave" && GO111MODULE=off go build -o "$WORK/interleave-bin" main.go)
+(cd "$WORK/same" && GO111MODULE=off go build -o "$WORK/same-bytes" main.go)
 
 SRC=$(go env GOROOT)/src
 (cd "$SRC" && find . -type f -size -8388608c | sed 's|^\./||' | LC_ALL=C sort) >"$WORK/all"
@@ -323,8 +355,11 @@ cp -R "$PRISTINE" "$RW"
 "$BIN/edit-all" "$RW"
 "$BIN/ckpt-seal" "$RW" 1 >/dev/null
 # Each timed rewind starts from the edited folder: the prepare step undoes
-# the previous rewind (the first has nothing to undo).
-B_CKPT=$(bench "cd '$RW' && '$CKPT' undo --yes >/dev/null 2>&1 || true" "cd '$RW' && '$CKPT' rewind 1 --yes")
+# the previous rewind (the first has nothing to undo) and writes each file
+# back as it is, as git's prepare step edits each file, so that both find
+# every file written since their last look.
+B_PREP="cd '$RW' && { '$CKPT' undo --yes >/dev/null 2>&1 || true; } && '$WORK/same-bytes' '$RW' '$WORK/files'"
+B_CKPT=$(bench "$B_PREP" "cd '$RW' && '$CKPT' rewind 1 --yes")
 (cd "$RW" && "$CKPT" undo --yes >/dev/null)
 B_CKPT_RSS=$(peak bash -c "cd '$RW' && exec '$CKPT' rewind 1 --yes")
 B_GIT=$(bench "'$BIN/edit-all' '$GITTREE'" "cd '$GITTREE' && git checkout -- .")
@@ -334,7 +369,7 @@ B_GIT_RSS=$(peak bash -c "cd '$GITTREE' && exec git checkout -- .")
 # writes dirty pages back after about 30 s): git checkout replaces each
 # file, and the edits' pages are dropped unwritten; a rewind keeps them
 # first and overwrites in place, so its barrier writes them.
-B_CKPT_DIRTY=$(NOSYNC=1 bench "cd '$RW' && '$CKPT' undo --yes >/dev/null 2>&1; '$BIN/edit-all' '$RW'" "cd '$RW' && '$CKPT' rewind 1 --yes")
+B_CKPT_DIRTY=$(NOSYNC=1 bench "$B_PREP" "cd '$RW' && '$CKPT' rewind 1 --yes")
 B_GIT_DIRTY=$(NOSYNC=1 bench "'$BIN/edit-all' '$GITTREE'" "cd '$GITTREE' && git checkout -- .")
 FLOORTREE=$WORK/floortree
 cp -R "$PRISTINE" "$FLOORTREE"
