@@ -115,7 +115,7 @@ func (s *scanner) object(out *bytes.Buffer, d int) error {
 		if c, err = s.skipWS(); err != nil {
 			return s.syntax("unexpected end")
 		}
-		name := string(bytes.Trim(key.Bytes(), `"`))
+		name := bytes.Trim(key.Bytes(), `"`)
 		var val bytes.Buffer
 		keep := true
 		switch {
@@ -123,7 +123,7 @@ func (s *scanner) object(out *bytes.Buffer, d int) error {
 			if err := s.object(&val, 2); err != nil {
 				return err
 			}
-		case d == 1 || wantedNested[name]:
+		case d == 1 || wantedNested[string(name)]:
 			val.WriteByte(c)
 			if _, err := s.copyRest(c, &val, -1); err != nil {
 				return err
