@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -175,7 +176,7 @@ func ignored(ps []*ignorePattern, elems []string, isDir bool) bool {
 			continue
 		}
 		k := len(p.domain)
-		if len(elems) <= k || !equalElems(elems[:k], p.domain) {
+		if len(elems) <= k || !slices.Equal(elems[:k], p.domain) {
 			continue
 		}
 		var m bool
@@ -183,7 +184,7 @@ func ignored(ps []*ignorePattern, elems []string, isDir bool) bool {
 		case p.flags&ignBasename != 0:
 			m = p.matchName(elems[len(elems)-1])
 		case p.segs != nil:
-			m = equalElems(elems[k:], p.segs)
+			m = slices.Equal(elems[k:], p.segs)
 		default:
 			if !joined {
 				full = buf[:0]
@@ -206,18 +207,6 @@ func ignored(ps []*ignorePattern, elems []string, isDir bool) bool {
 		}
 	}
 	return false
-}
-
-func equalElems(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // matchName matches a pattern without "/" against a path's last element.
