@@ -1,4 +1,4 @@
-module ckpt
+module github.com/ckpt-dev/ckpt
 
 go 1.26.8
 

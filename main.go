@@ -1,157 +1,16 @@
 // Command ckpt makes an AI coding agent's work undoable, turn by turn.
 //
 // Before an agent writes a file, ckpt keeps the file's bytes; afterwards it
-// records what the agent wrote. `ckpt` opens a terminal UI to browse the
-// turns and rewind them; the subcommands do the same from scripts and agent
-// hooks. CONTRACT.md lists the commands, flags, JSON and exit codes; the
-// store package documents the format on disk.
+// records what the agent wrote. Package cli holds the commands; CONTRACT.md
+// lists them, with their flags, JSON and exit codes.
 package main
 
 import (
-	"context"
-	"fmt"
-	"io"
 	"os"
-	"runtime/debug"
-	"slices"
 
-	"charm.land/fang/v2"
-	"github.com/spf13/cobra"
-
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/cli"
 )
 
-// version is set at link time with -ldflags "-X main.version=…"; when it is
-// not, the module version or VCS revision the binary was built from is used.
-var version string
-
 func main() {
-	os.Exit(run(os.Args[1:]))
-}
-
-// run parses args, runs the command they name and returns the exit code.
-func run(args []string) int {
-	// Every agent tool call starts a hook, so a hook builds only the
-	// commands it needs: the root and hook itself.
-	hook := newRoot(newHookCmd)
-	hook.SetArgs(args)
-	if cmd, _, _ := hook.Find(args); cmd != nil && cmd.Name() == "hook" && cmd.Parent() == hook && !asksHelp(args) {
-		return runHook(hook, args)
-	}
-	root := newRootCmd()
-	root.SetArgs(args)
-	return report(executed(root, args), execute(root))
-}
-
-// asksHelp reports whether args ask for help, which fang styles.
-func asksHelp(args []string) bool {
-	return slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "--help" })
-}
-
-// execute runs the command tree through fang, which styles help and adds
-// the man page; errors are left to the caller, which picks the exit code.
-func execute(root *cobra.Command) error {
-	return fang.Execute(context.Background(), root,
-		fang.WithVersion(versionString()),
-		fang.WithoutManpage(), // cmd_man.go: listed, and its mistakes are usage errors
-		fang.WithErrorHandler(func(io.Writer, fang.Styles, error) {}),
-	)
-}
-
-// executed is the command args name, for pointing a usage error at its help.
-func executed(root *cobra.Command, args []string) *cobra.Command {
-	cmd, _, err := root.Find(args)
-	if err != nil {
-		return nil
-	}
-	return cmd
-}
-
-// newRootCmd builds the whole command tree: `ckpt` alone opens the UI.
-func newRootCmd() *cobra.Command { return newRoot(commandMakers...) }
-
-// newRoot builds the root command with the subcommands makers build.
-func newRoot(makers ...func(*globals) *cobra.Command) *cobra.Command {
-	g := &globals{}
-	root := &cobra.Command{
-		Use:   "ckpt",
-		Short: "Make an AI coding agent's work undoable, turn by turn",
-		Long: `ckpt keeps a file's bytes before an AI coding agent writes it and records
-what the agent wrote, turn by turn. ckpt alone opens the terminal UI on the
-project's store; the commands do the same from scripts and agent hooks.
-
-The project root is --root DIR or $CKPT_ROOT; otherwise the first folder up
-from the working directory holding .osfoundry/checkpoints or .git.
-
-Exit codes: 0 done, 1 error, 2 usage, 3 done in part, 4 plan shown and
-nothing changed. ckpt man writes the manual page; ckpt completion SHELL a
-completion script for bash, zsh or fish.`,
-		Example: `# open the UI on the project you are in
-ckpt
-# list turns and rewind one
-ckpt log
-ckpt rewind 3
-# a sample project to try it on
-ckpt demo`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return nil
-			}
-			hint := ""
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				hint = fmt.Sprintf("; did you mean %q?", s[0])
-			}
-			return usageErrorf("unknown command %q%s", args[0], hint)
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runUI(g)
-		},
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.SuggestionsMinimumDistance = 2
-	root.PersistentFlags().StringVar(&g.root, "root", "", "the project root (default: $CKPT_ROOT, else found from the working directory)")
-	_ = root.MarkPersistentFlagDirname("root")
-	root.SetVersionTemplate("ckpt {{.Version}}\nstore format: " + store.FormatName + "\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return fmt.Errorf("%w: %w", err, errUsage)
-	})
-	for _, mk := range makers {
-		root.AddCommand(mk(g))
-	}
-	if len(makers) > 1 {
-		initCompletion(root)
-	}
-	return root
-}
-
-// versionString is the link-time version, else the module version and VCS
-// revision from the build info.
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := info.Main.Version
-	var rev, dirty string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
-			}
-		}
-	}
-	if v == "" || v == "(devel)" {
-		v = "devel"
-	}
-	if len(rev) >= 12 {
-		v += " (" + rev[:12] + dirty + ")"
-	}
-	return v
+	os.Exit(cli.Run(os.Args[1:]))
 }

@@ -43,7 +43,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // maxLabel is the longest label, in characters, taken from a prompt.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // A Codex patch naming a.txt and a path under a symlink loop captures

@@ -14,7 +14,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // DoctorOptions tunes Diagnose.

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"ckpt/agent/hooktest"
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/agent/hooktest"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // inProcess runs hook calls through Hook, with only the call's environment.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // Shell tools say nothing of the files they write, and neither do MCP

@@ -17,7 +17,7 @@ import (
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
-	"ckpt/present"
+	"github.com/ckpt-dev/ckpt/present"
 )
 
 // DefaultMaxBytes is the size above which a side is summarised, not diffed.

@@ -3,7 +3,7 @@ package diffview_test
 import (
 	"fmt"
 
-	"ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/diffview"
 )
 
 func ExampleCompute() {

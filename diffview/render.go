@@ -7,7 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"ckpt/present"
+	"github.com/ckpt-dev/ckpt/present"
 )
 
 // Layout is how a diff is drawn.

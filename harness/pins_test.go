@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"ckpt/agent"
+	"github.com/ckpt-dev/ckpt/agent"
 )
 
 // TestPinsMatchTestedVersions: the versions the script installs are the

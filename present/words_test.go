@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 func TestCount(t *testing.T) {

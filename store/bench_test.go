@@ -44,7 +44,7 @@ import (
 	"testing"
 	"time"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 const (

@@ -22,7 +22,7 @@ import (
 	"slices"
 	"strings"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // shellBase is the model's baseline.

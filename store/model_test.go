@@ -60,7 +60,7 @@ import (
 	"testing"
 	"time"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 var (

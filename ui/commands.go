@@ -11,8 +11,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"ckpt/diffview"
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // Messages. Each names what happened; commands are the verbs that cause them.

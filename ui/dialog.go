@@ -9,9 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"ckpt/diffview"
-	"ckpt/present"
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/present"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // dialog is the preview of a rewind, undo or redo — its plan as a list of

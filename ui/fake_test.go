@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // fakeStore is an in-memory store with just enough rewind, undo and redo

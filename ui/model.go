@@ -17,9 +17,9 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"ckpt/diffview"
-	"ckpt/keymap"
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/keymap"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // Options tunes the UI. The zero value is what ckpt runs with.

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // On the real store: a rewind that cannot restore a file (a folder stands

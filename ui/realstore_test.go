@@ -1,6 +1,6 @@
 package ui
 
-import "ckpt/store"
+import "github.com/ckpt-dev/ckpt/store"
 
 // realStore is a real store as the UI asks for it (main has the same).
 type realStore struct{ *store.Store }

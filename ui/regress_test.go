@@ -9,7 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // A plan answer meant for one dialog never lands in another: r on turn

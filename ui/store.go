@@ -3,7 +3,7 @@ package ui
 import (
 	"context"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // Store is what the UI needs of a checkpoint store. main adapts

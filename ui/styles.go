@@ -4,7 +4,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
 
-	"ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/diffview"
 )
 
 // styles is every style the UI draws with. Colour only adds to what the

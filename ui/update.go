@@ -4,9 +4,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"ckpt/diffview"
-	"ckpt/keymap"
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/keymap"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // Update handles a message. It changes the model and returns commands; it

@@ -9,7 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 func fixedNow() time.Time { return t0.Add(3 * time.Hour) }

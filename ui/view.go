@@ -9,9 +9,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"ckpt/diffview"
-	"ckpt/present"
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/present"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // Layout. The main area holds the panes (or a dialog, or help); under it

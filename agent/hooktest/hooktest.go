@@ -57,7 +57,7 @@ import (
 	"sync"
 	"testing"
 
-	"ckpt/store"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // Call is one hook invocation.

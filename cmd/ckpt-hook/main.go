@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"ckpt/agent"
+	"github.com/ckpt-dev/ckpt/agent"
 )
 
 const usage = `usage: ckpt-hook [--root DIR] hook AGENT

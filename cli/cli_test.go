@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRootFlagEitherSide: global flags work before and after the command.
+func TestRootFlagEitherSide(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a\n"})
+	p.turn(t, "1", "first", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "A\n") })
+	elsewhere := t.TempDir()
+	for _, args := range [][]string{
+		{"--root", p.root, "log", "--json"},
+		{"log", "--json", "--root", p.root},
+		{"log", "--root=" + p.root, "--json"},
+		{"--root=" + p.root, "show", "1", "--json"},
+		{"show", "--root", p.root, "1", "--json"},
+	} {
+		r := ckptDo(t, ckptCall{Dir: elsewhere}, args...)
+		if r.Code != 0 || !strings.Contains(r.Stdout, `"turn": "1"`) {
+			t.Errorf("want exit 0 and turn 1\n%s", r)
+		}
+	}
+}
+
+// TestHelpOnEveryCommand: each command answers -h and --help on stdout
+// with its usage and examples, and exits 0.
+func TestHelpOnEveryCommand(t *testing.T) {
+	root := t.TempDir()
+	for _, c := range newRootCmd().Commands() {
+		for _, flag := range []string{"--help", "-h"} {
+			r := ckptCode(t, root, 0, c.Name(), flag)
+			out := strings.ToLower(r.Stdout)
+			if !strings.Contains(out, "usage") || !strings.Contains(out, "ckpt "+c.Name()) {
+				t.Errorf("%s %s: no usage line\n%s", c.Name(), flag, r)
+			}
+			if c.Example != "" && !strings.Contains(out, "examples") {
+				t.Errorf("%s %s: no examples\n%s", c.Name(), flag, r)
+			}
+			if r.Stderr != "" {
+				t.Errorf("%s %s wrote to stderr\n%s", c.Name(), flag, r)
+			}
+		}
+	}
+	for _, args := range [][]string{{"completion", "--help"}, {"completion", "bash", "-h"}, {"man", "--help"}, {"help", "rewind"}} {
+		if r := ckptCode(t, root, 0, args...); !strings.Contains(strings.ToLower(r.Stdout), "usage") {
+			t.Errorf("no usage\n%s", r)
+		}
+	}
+	r := ckptCode(t, root, 0, "--help")
+	for _, c := range []string{"log", "rewind", "hook", "completion"} {
+		if !strings.Contains(r.Stdout, c) {
+			t.Errorf("ckpt --help does not list %s\n%s", c, r)
+		}
+	}
+}
+
+// TestDidYouMean: a mistyped command names the nearest one.
+func TestDidYouMean(t *testing.T) {
+	r := ckptCode(t, t.TempDir(), 2, "lgo")
+	if !strings.Contains(r.Stderr, `"log"`) || len(r.Stderr) > 200 {
+		t.Errorf("want a short message suggesting log\n%s", r)
+	}
+}
+
+// TestHookSilentOnMistakes: whatever the command line, `ckpt hook` exits 0
+// and writes nothing on stderr; for Gemini it still answers {}.
+func TestHookSilentOnMistakes(t *testing.T) {
+	root := t.TempDir()
+	for _, args := range [][]string{
+		{"hook"},
+		{"hook", "nobody"},
+		{"hook", "claude", "extra"},
+		{"hook", "--bogus", "claude"},
+		{"--root", root, "hook", "gemini", "--nope"},
+		{"hook", "gemini", "--root"},
+		{"hook", "claude"}, // empty event
+	} {
+		r := ckptDo(t, ckptCall{Root: root, Stdin: []byte{}}, args...)
+		if r.Code != 0 || r.Stderr != "" {
+			t.Errorf("want exit 0 and no stderr\n%s", r)
+		}
+		if strings.Contains(strings.Join(args, " "), "gemini") && strings.TrimSpace(r.Stdout) != "{}" {
+			t.Errorf("gemini wants {} on stdout\n%s", r)
+		}
+	}
+}
+
+// TestNoTerminal: the UI without a terminal says what to do instead.
+func TestNoTerminal(t *testing.T) {
+	for _, args := range [][]string{nil, {"ui"}} {
+		r := ckptCode(t, t.TempDir(), 1, args...)
+		if !strings.Contains(r.Stderr, "needs a terminal") || strings.Contains(r.Stderr, "/dev/tty") {
+			t.Errorf("want a friendly message\n%s", r)
+		}
+	}
+}
+
+// TestNoBuildOutputTracked: git tracks no binary and no file that
+// .gitignore names.
+func TestNoBuildOutputTracked(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("not in a git checkout: %v", err)
+	}
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if name == "ckpt" || strings.HasSuffix(name, ".test") {
+			t.Errorf("%s is build output and is tracked", name)
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		head := make([]byte, 4)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		if magic := string(head[:n]); magic == "\x7fELF" || magic == "\xcf\xfa\xed\xfe" || magic == "\xfe\xed\xfa\xcf" {
+			t.Errorf("%s is an executable and is tracked", name)
+		}
+	}
+	ignored, err := exec.Command("git", "ls-files", "-ci", "--exclude-standard").Output()
+	if err == nil && len(ignored) > 0 {
+		t.Errorf("tracked files that .gitignore names:\n%s", ignored)
+	}
+}
+
+func TestVersionString(t *testing.T) {
+	defer func(v string) { version = v }(version)
+	version = "1.2.3"
+	if got := versionString(); got != "1.2.3" {
+		t.Errorf("versionString with -X cli.version=1.2.3 = %q", got)
+	}
+	version = ""
+	if got := versionString(); got == "" {
+		t.Errorf("versionString from build info is empty")
+	}
+}
+
+// TestCompletion: the scripts load in their shells' syntax, and turn ids
+// complete with their labels.
+func TestCompletion(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a\n"})
+	p.turn(t, "1", "restyle the page", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "A\n") })
+	p.turn(t, "2", "tidy\x1b[2J up", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "B\n") })
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		r := ckptOK(t, p.root, "completion", sh)
+		if !strings.Contains(r.Stdout, "ckpt") {
+			t.Errorf("completion %s: no script\n%s", sh, r)
+		}
+		if sh != "bash" {
+			continue
+		}
+		script := filepath.Join(t.TempDir(), "ckpt.bash")
+		if err := os.WriteFile(script, []byte(r.Stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("bash", "-c", "source "+script+" && complete -p ckpt").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "ckpt") {
+			t.Errorf("bash cannot source the completion script: %v\n%s", err, out)
+		}
+	}
+	r := ckptOK(t, p.root, "__complete", "rewind", "")
+	for _, want := range []string{"1\trestyle the page", `2	tidy\x1b[2J up`} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("rewind completion lacks %q\n%s", want, r)
+		}
+	}
+	if strings.Contains(r.Stdout, "\x1b") {
+		t.Errorf("a label's escape reached the completion\n%s", r)
+	}
+	r = ckptOK(t, p.root, "__complete", "hook", "")
+	if !strings.Contains(r.Stdout, "claude\n") {
+		t.Errorf("hook does not complete agent names\n%s", r)
+	}
+}
+
+// TestManPage: `ckpt man` writes a roff page naming the commands.
+func TestManPage(t *testing.T) {
+	r := ckptOK(t, t.TempDir(), "man")
+	if !strings.HasPrefix(r.Stdout, ".TH CKPT 1") || !strings.Contains(r.Stdout, "rewind") {
+		t.Errorf("not a man page\n%.400s", r.Stdout)
+	}
+}
+
+// TestGeminiCommentedSettings: install and uninstall keep a commented
+// Gemini settings file byte for byte; Claude's config stays strict JSON.
+func TestGeminiCommentedSettings(t *testing.T) {
+	root := t.TempDir()
+	orig := "// my settings\n{\n  // the model\n  \"model\": \"x\", // fast\n  \"tools\": [\"a\",],\n  /* no hooks yet */\n}\n"
+	writeText(t, root, ".gemini/settings.json", orig)
+	ckptOK(t, root, "install", "gemini")
+	installed := readText(t, root, ".gemini/settings.json")
+	for _, c := range []string{"// my settings", "// the model", "// fast", "/* no hooks yet */", "hook gemini"} {
+		if !strings.Contains(installed, c) {
+			t.Errorf("installed settings lack %q:\n%s", c, installed)
+		}
+	}
+	ckptOK(t, root, "uninstall", "gemini")
+	if got := readText(t, root, ".gemini/settings.json"); got != orig {
+		t.Errorf("uninstall left\n%q\nwant\n%q", got, orig)
+	}
+
+	writeText(t, root, ".claude/settings.local.json", "// mine\n{}\n")
+	if r := ckptCode(t, root, 1, "install", "claude"); !strings.Contains(r.Stderr, "comments") {
+		t.Errorf("claude: want comments refused\n%s", r)
+	}
+}
+
+// BenchmarkHookStartup runs `ckpt hook claude` on an event it ignores:
+// the cost of starting the binary and reaching the hook, which every agent
+// tool call pays. scripts or hyperfine compare it across builds.
+func BenchmarkHookStartup(b *testing.B) {
+	root := b.TempDir()
+	event := []byte(`{"session_id":"s1","cwd":"` + root + `","hook_event_name":"Notification","message":"hi"}`)
+	for b.Loop() {
+		cmd := exec.Command(ckptBin, "hook", "claude")
+		cmd.Stdin = bytes.NewReader(event)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			b.Fatalf("hook: %v %q", err, out)
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ckpt-dev/ckpt/agent"
+)
+
+func init() { register(newDoctorCmd) }
+
+func newDoctorCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [AGENT...]",
+		Short: "Say why an agent's edits would not be captured",
+		Long: `doctor checks, for each agent (or those named): whether ckpt's hooks are
+installed in the project and run this binary, whether Codex has approved them
+and trusts the project, whether Gemini CLI trusts the folder, whether the
+agent's version is one ckpt's harness ran, when a hook last ran here, and the
+errors the hooks logged.
+
+It exits 1 when capture would not happen — for a named agent, or, with none
+named, for an installed agent or because no agent is installed — and spells
+out the fix.`,
+		Example: `ckpt doctor
+ckpt doctor codex
+ckpt doctor --json`,
+		ValidArgs: agent.Agents(),
+		RunE: func(_ *cobra.Command, args []string) error {
+			for _, a := range args {
+				if !agent.Known(a) {
+					return usageErrorf("unknown agent %q (want %s)", a, strings.Join(agent.Agents(), ", "))
+				}
+			}
+			root, err := g.projectRoot()
+			if err != nil {
+				return err
+			}
+			exe, err := ckptPath()
+			if err != nil {
+				return fmt.Errorf("doctor: find the ckpt binary: %w", err)
+			}
+			return runDoctor(root, hookExe(exe), args, asJSON, agentVersion)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	return cmd
+}
+
+func runDoctor(root, exe string, names []string, asJSON bool, version func(string) (string, error)) error {
+	named := len(names) > 0
+	if !named {
+		names = agent.Agents()
+	}
+	// One agent at a time would wait on each agent's --version in turn
+	// (Node-based ones take seconds to start).
+	ds := make([]*agent.Diagnosis, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Go(func() {
+			ds[i], errs[i] = agent.Diagnose(n, agent.DoctorOptions{Root: root, Exe: exe, Version: version, SameBuild: sameBuild})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	failed, installed := false, 0
+	for _, d := range ds {
+		if d.Installed {
+			installed++
+		}
+		if !d.Capture && (named || d.Installed) {
+			failed = true
+		}
+	}
+	if installed == 0 {
+		failed = true
+	}
+	if asJSON {
+		if err := printJSON(ds); err != nil {
+			return err
+		}
+	} else {
+		printDoctor(ds, named)
+	}
+	if failed {
+		if !asJSON && installed == 0 {
+			fmt.Printf("no agent has ckpt's hooks in %s: run `ckpt install AGENT` (%s)\n", esc(root), strings.Join(agent.Agents(), ", "))
+		}
+		return exitWith(exitError)
+	}
+	return nil
+}
+
+func printDoctor(ds []*agent.Diagnosis, named bool) {
+	for i, d := range ds {
+		if i > 0 {
+			fmt.Println()
+		}
+		if !d.Installed && !named {
+			fmt.Printf("%s: not installed (ckpt install %s)\n", d.Agent, d.Agent)
+			continue
+		}
+		verdict := "edits are captured"
+		if !d.Capture {
+			verdict = "edits would NOT be captured"
+		}
+		fmt.Printf("%s: %s\n", d.Agent, verdict)
+		for _, c := range d.Checks {
+			mark := "ok  "
+			switch {
+			case !c.OK && c.Blocking:
+				mark = "FAIL"
+			case !c.OK:
+				mark = "warn"
+			}
+			fmt.Printf("  %s %-10s %s\n", mark, c.Name, esc(c.Detail))
+			if c.Fix != "" && (!c.OK || c.Name == "binary") {
+				fmt.Printf("       %-10s fix: %s\n", "", esc(c.Fix))
+			}
+		}
+	}
+}
+
+// agentExe is each agent's command on $PATH.
+var agentExe = map[string]string{"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
+
+// agentVersion runs the agent's `--version` and picks the version number
+// out of what it prints.
+func agentVersion(name string) (string, error) {
+	path, err := exec.LookPath(agentExe[name])
+	if err != nil {
+		return "", fmt.Errorf("%s is not on $PATH; its version is not checked", agentExe[name])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Stdin = nil
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %v", path, err)
+	}
+	for _, w := range strings.Fields(string(out)) {
+		w = strings.TrimPrefix(w, "v")
+		if w != "" && w[0] >= '0' && w[0] <= '9' {
+			return w, nil
+		}
+	}
+	return "", fmt.Errorf("%s --version printed no version", path)
+}

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ckpt-dev/ckpt/present"
+	"github.com/ckpt-dev/ckpt/store"
+)
+
+func init() { register(newLogCmd) }
+
+// logJSON is one element of `log --json`.
+type logJSON struct {
+	Turn       string         `json:"turn"`
+	TurnB64    string         `json:"turn_b64,omitempty"`
+	Label      string         `json:"label"`
+	At         string         `json:"at"`
+	Kind       store.Kind     `json:"kind"`
+	State      store.State    `json:"state"`
+	Files      int            `json:"files"`
+	HandEdited int            `json:"hand_edited"`
+	Source     *store.Source  `json:"source,omitempty"`
+	Head       string         `json:"head,omitempty"`
+	Target     string         `json:"target,omitempty"`
+	TargetB64  string         `json:"target_b64,omitempty"`
+	Turns      []string       `json:"turns,omitempty"`
+	TurnsB64   map[int]string `json:"turns_b64,omitempty"`
+	Retry      string         `json:"retry,omitempty"`
+	Failed     []failureJSON  `json:"failed,omitempty"`
+}
+
+func newLogCmd(g *globals) *cobra.Command {
+	var asJSON, errs bool
+	cmd := &cobra.Command{
+		Use:   "log",
+		Short: "Turns and operations, newest first",
+		Long: `log lists the agent's turns and the rewinds, undos and redos, newest first,
+with how many files each touched and how many were changed since the agent
+wrote them. Errors that hooks logged in the store are told on stderr;
+--errors prints them all, oldest first, and clears the log.`,
+		Example: `ckpt log
+ckpt log --json | jq '.[0].turn'
+ckpt log --errors`,
+		Args: noArgs(""),
+		RunE: func(*cobra.Command, []string) error {
+			s, err := g.openStore(storeOptions{})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			if errs {
+				return listErrors(s)
+			}
+			entries, err := s.Log(true)
+			if err != nil {
+				return err
+			}
+			if errs, _ := s.Errors(); len(errs) > 0 {
+				fmt.Fprintf(os.Stderr, "ckpt: %s in the store's error log (.osfoundry/checkpoints/errors.log); the newest:\n", present.Count(len(errs), "line"))
+				for _, l := range errs[max(0, len(errs)-3):] {
+					fmt.Fprintln(os.Stderr, "  "+esc(l))
+				}
+			}
+			if asJSON {
+				out := make([]logJSON, 0, len(entries))
+				for _, e := range entries {
+					out = append(out, logJSON{Turn: e.ID, TurnB64: nameB64(e.ID), Label: e.Label, At: e.At.UTC().Format(atLayout), Kind: e.Kind,
+						State: e.State, Files: e.Files, HandEdited: max(e.HandEdited, 0), Source: e.Source, Head: e.Head,
+						Target: e.Target, TargetB64: nameB64(e.Target), Turns: e.Turns, TurnsB64: namesB64(e.Turns),
+						Retry: e.Retry, Failed: failuresJSON(e.Failed)})
+				}
+				return printJSON(out)
+			}
+			if len(entries) == 0 {
+				fmt.Println("no turns yet")
+				return nil
+			}
+			now := time.Now()
+			for _, e := range entries {
+				extra := ""
+				if e.HandEdited > 0 {
+					extra = fmt.Sprintf("  %d changed since the agent", e.HandEdited)
+				}
+				if len(e.Failed) > 0 {
+					extra += fmt.Sprintf("  %s failed (the same command again retries)", present.Count(len(e.Failed), "path"))
+				}
+				who := ""
+				if e.Source != nil && e.Source.Agent != "" {
+					who = "  [" + esc(e.Source.Agent) + "]"
+				}
+				fmt.Printf("%-8s %-7s %-8s %9s  %9s  %s%s%s\n", esc(e.ID), e.Kind, e.State, present.Ago(now, e.At), present.Count(e.Files, "file"), esc(e.Label), who, extra)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (see CONTRACT.md)")
+	cmd.Flags().BoolVar(&errs, "errors", false, "print the errors hooks logged, then clear them")
+	return cmd
+}
+
+// listErrors prints the store's logged errors, oldest first, then clears
+// them: what was printed has been seen.
+func listErrors(s *store.Store) error {
+	lines, err := s.Errors()
+	if err != nil {
+		return err
+	}
+	if len(lines) == 0 {
+		fmt.Println("no errors logged")
+		return nil
+	}
+	for _, l := range lines {
+		fmt.Println(esc(l))
+	}
+	return s.ClearErrors()
+}

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ckpt-dev/ckpt/store"
+	"github.com/ckpt-dev/ckpt/ui"
+)
+
+// uiStore is the store as the UI asks for it.
+type uiStore struct{ *store.Store }
+
+var _ ui.Store = uiStore{}
+
+// PlanRewind plans a rewind leaving the paths in keep as they are.
+func (u uiStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
+	return u.Store.PlanRewindKeep(turn, keep)
+}
+
+func init() { register(newUICmd) }
+
+func newUICmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "ui",
+		Short: "The terminal UI on the project's store (ckpt alone does the same)",
+		Long: `ui lists the turns, shows what each changed and rewinds them; every rewind
+can be undone. Press ? in the UI for its keys.`,
+		Example: `ckpt ui
+ckpt --root ~/src/site`,
+		Args: noArgs(" (use --root DIR)"),
+		RunE: func(*cobra.Command, []string) error { return runUI(g) },
+	}
+}
+
+// errNoTerminal is the UI started without a terminal to draw on.
+var errNoTerminal = errors.New("the terminal UI needs a terminal; in a script or a pipe use `ckpt log`, `ckpt show TURN` or `ckpt rewind TURN` (`ckpt --help` lists them)")
+
+// runUI runs the terminal UI on the project root.
+func runUI(g *globals) error {
+	root, err := g.projectRoot()
+	if err != nil {
+		return err
+	}
+	return openUI(root)
+}
+
+// openUI opens the terminal UI on the project at root (used by demo).
+func openUI(root string) error {
+	if !hasTerminal() {
+		return errNoTerminal
+	}
+	var st ui.Store
+	s, err := store.Open(root, store.Options{Notify: func(msg string) { fmt.Fprintln(os.Stderr, "ckpt: "+escLines(msg)) }})
+	switch {
+	case err == nil:
+		defer s.Close()
+		st = uiStore{s}
+	case errors.Is(err, store.ErrNoStore):
+		// Before the first turn (right after `ckpt install`): the UI
+		// opens and waits for the agent.
+		w := &waitingStore{root: root}
+		defer w.close()
+		st = w
+	default:
+		return err
+	}
+	ro := ui.RunOptions{NoColor: os.Getenv("NO_COLOR") != "", Editor: os.Getenv("EDITOR")}
+	if err := ui.Run(context.Background(), st, ro); err != nil {
+		return fmt.Errorf("terminal UI: %w", err)
+	}
+	return nil
+}
+
+// hasTerminal reports whether the UI can draw and read keys: standard
+// output is a terminal, and so is standard input or the controlling
+// terminal the UI falls back to.
+func hasTerminal() bool {
+	if !isTerminal(os.Stdout) {
+		return false
+	}
+	if isTerminal(os.Stdin) {
+		return true
+	}
+	tty, err := os.Open("/dev/tty")
+	if err != nil {
+		return false
+	}
+	tty.Close()
+	return true
+}
+
+// waitingStore is a project with no store yet: empty until the first
+// capture makes one, then that store. It never creates the store itself.
+type waitingStore struct {
+	root string
+	mu   sync.Mutex
+	s    *store.Store
+}
+
+var errNoTurns = errors.New("no turns yet")
+
+// get opens the store once it exists.
+func (w *waitingStore) get() ui.Store {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.s == nil {
+		s, err := store.Open(w.root, store.Options{})
+		if err != nil {
+			return nil
+		}
+		w.s = s
+	}
+	return uiStore{w.s}
+}
+
+func (w *waitingStore) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.s != nil {
+		w.s.Close()
+	}
+}
+
+func (w *waitingStore) Root() string { return w.root }
+
+func (w *waitingStore) Log(withStatus bool) ([]store.Entry, error) {
+	if s := w.get(); s != nil {
+		return s.Log(withStatus)
+	}
+	return nil, nil
+}
+
+func (w *waitingStore) Files(turn string, withStatus bool) ([]store.File, error) {
+	if s := w.get(); s != nil {
+		return s.Files(turn, withStatus)
+	}
+	return nil, errNoTurns
+}
+
+func (w *waitingStore) ReadImage(img store.Image) ([]byte, error) {
+	if s := w.get(); s != nil {
+		return s.ReadImage(img)
+	}
+	return nil, errNoTurns
+}
+
+func (w *waitingStore) ReadDisk(path string) (store.Image, []byte, error) {
+	if s := w.get(); s != nil {
+		return s.ReadDisk(path)
+	}
+	return store.Image{}, nil, errNoTurns
+}
+
+func (w *waitingStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
+	if s := w.get(); s != nil {
+		return s.PlanRewind(turn, keep)
+	}
+	return nil, errNoTurns
+}
+
+func (w *waitingStore) PlanUndo(force bool) (*store.Plan, error) {
+	if s := w.get(); s != nil {
+		return s.PlanUndo(force)
+	}
+	return nil, store.ErrNothingToUndo
+}
+
+func (w *waitingStore) PlanRedo(force bool) (*store.Plan, error) {
+	if s := w.get(); s != nil {
+		return s.PlanRedo(force)
+	}
+	return nil, store.ErrNothingToRedo
+}
+
+func (w *waitingStore) Apply(p *store.Plan, progress func(done, total int)) (*store.Result, error) {
+	if s := w.get(); s != nil {
+		return s.Apply(p, progress)
+	}
+	return nil, errNoTurns
+}
+
+func (w *waitingStore) Errors() ([]string, error) {
+	if s := w.get(); s != nil {
+		return s.Errors()
+	}
+	return nil, nil
+}
+
+func (w *waitingStore) ClearErrors() error {
+	if s := w.get(); s != nil {
+		return s.ClearErrors()
+	}
+	return nil
+}
+
+func (w *waitingStore) Size() (int64, error) {
+	if s := w.get(); s != nil {
+		return s.Size()
+	}
+	return 0, nil
+}
+
+// Watch fails until the store exists; the UI polls meanwhile and watches
+// again once turns come.
+func (w *waitingStore) Watch(ctx context.Context) (<-chan struct{}, error) {
+	if s := w.get(); s != nil {
+		return s.Watch(ctx)
+	}
+	return nil, errNoTurns
+}

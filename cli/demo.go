@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/ckpt-dev/ckpt/store"
+)
+
+// demoFiles is the sample project before any agent touched it: a small
+// web app with a secret in .env that git would never see.
+var demoFiles = map[string]string{
+	"package.json": `{
+  "name": "tiny-shop",
+  "version": "0.3.0",
+  "scripts": { "start": "node server.js" }
+}
+`,
+	"server.js": `const http = require("http");
+const fs = require("fs");
+
+const PORT = process.env.PORT || 3000;
+
+http.createServer((req, res) => {
+  const page = req.url === "/" ? "index.html" : req.url.slice(1);
+  fs.readFile(page, (err, body) => {
+    if (err) { res.writeHead(404); return res.end("not found"); }
+    res.end(body);
+  });
+}).listen(PORT);
+`,
+	"index.html": `<!doctype html>
+<html>
+<head>
+  <title>Tiny Shop</title>
+  <link rel="stylesheet" href="style.css">
+  <script src="legacy.js"></script>
+</head>
+<body>
+  <h1>Tiny Shop</h1>
+  <ul id="cart"></ul>
+  <script src="app.js"></script>
+</body>
+</html>
+`,
+	"style.css": `body {
+  font-family: system-ui, sans-serif;
+  margin: 2rem;
+  color: #222;
+  background: #fff;
+}
+
+h1 { font-size: 2rem; }
+`,
+	"app.js": `const cart = [];
+
+function add(item) {
+  cart.push(item);
+  render();
+}
+
+function render() {
+  const ul = document.getElementById("cart");
+  ul.innerHTML = cart.map((i) => "<li>" + i + "</li>").join("");
+}
+`,
+	"legacy.js": `// jQuery-era helpers, kept for old pages.
+function $(id) { return document.getElementById(id); }
+`,
+	".env": `PORT=3000
+STRIPE_KEY=sk_test_51Hdemo0000000000000000
+`,
+}
+
+// demoTurn is one scripted agent turn: each step writes (or, with a nil
+// body, deletes) a file through the store as an agent's hook would.
+type demoTurn struct {
+	label string
+	steps []demoStep
+}
+
+type demoStep struct {
+	path string
+	body *string
+}
+
+func text(s string) *string { return &s }
+
+var demoTurns = []demoTurn{
+	{"add a dark theme", []demoStep{
+		{"theme.css", text("@media (prefers-color-scheme: dark) {\n  body { color: #eee; background: #111; }\n}\n")},
+		{"style.css", text("@import \"theme.css\";\n\nbody {\n  font-family: system-ui, sans-serif;\n  margin: 2rem;\n  color: #222;\n  background: #fff;\n}\n\nh1 { font-size: 2rem; }\n")},
+		// The same file written twice in one turn: the first pre-image wins.
+		{"style.css", text("@import \"theme.css\";\n\nbody {\n  font-family: system-ui, sans-serif;\n  margin: 2rem;\n  color: var(--fg, #222);\n  background: var(--bg, #fff);\n}\n\nh1 { font-size: 2.5rem; }\n")},
+	}},
+	{"drop the legacy jQuery helpers", []demoStep{
+		{"legacy.js", nil},
+		{"index.html", text("<!doctype html>\n<html>\n<head>\n  <title>Tiny Shop</title>\n  <link rel=\"stylesheet\" href=\"style.css\">\n</head>\n<body>\n  <h1>Tiny Shop</h1>\n  <ul id=\"cart\"></ul>\n  <script src=\"app.js\"></script>\n</body>\n</html>\n")},
+	}},
+	{"read the port and keys from config", []demoStep{
+		{"src/config.js", text("module.exports = {\n  port: Number(process.env.PORT || 3000),\n  stripeKey: process.env.STRIPE_KEY,\n};\n")},
+		{"server.js", text("const http = require(\"http\");\nconst fs = require(\"fs\");\nconst config = require(\"./src/config\");\n\nhttp.createServer((req, res) => {\n  const page = req.url === \"/\" ? \"index.html\" : req.url.slice(1);\n  fs.readFile(page, (err, body) => {\n    if (err) { res.writeHead(404); return res.end(\"not found\"); }\n    res.end(body);\n  });\n}).listen(config.port);\n")},
+		{".env", text("PORT=8080\nSTRIPE_KEY=sk_test_51Hdemo0000000000000000\n")},
+	}},
+}
+
+// demoHandEdit is the developer's own change after the agent's last turn.
+const demoHandEdit = "const http = require(\"http\");\nconst fs = require(\"fs\");\nconst config = require(\"./src/config\");\n\n// Serve files from the project folder.\nhttp.createServer((req, res) => {\n  const page = req.url === \"/\" ? \"index.html\" : req.url.slice(1);\n  fs.readFile(page, (err, body) => {\n    if (err) { res.writeHead(404); return res.end(\"not found\"); }\n    res.end(body);\n  });\n}).listen(config.port);\n"
+
+// makeDemo builds the sample project in dir (which must not exist or be
+// empty), or in a new temporary folder when dir is "", and returns it.
+func makeDemo(dir string) (string, error) {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "ckpt-demo-")
+		if err != nil {
+			return "", fmt.Errorf("demo: make a folder: %w", err)
+		}
+		dir = d
+	} else {
+		ents, err := os.ReadDir(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return "", fmt.Errorf("demo: make %s: %w", dir, err)
+			}
+		case err != nil:
+			return "", fmt.Errorf("demo: %s: %w", dir, err)
+		case len(ents) > 0:
+			return "", fmt.Errorf("demo: %s is not empty; name a new or empty folder", dir)
+		}
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", fmt.Errorf("demo: %w", err)
+	}
+	defer root.Close()
+	for name, body := range demoFiles {
+		if err := root.WriteFile(name, []byte(body), 0o644); err != nil {
+			return "", fmt.Errorf("demo: write %s: %w", name, err)
+		}
+	}
+	s, err := store.Open(dir, store.Options{Create: true})
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	for _, t := range demoTurns {
+		id, err := s.NewTurn(store.TurnMeta{Label: t.label, Source: &store.Source{Agent: "demo", Session: "sample"}})
+		if err != nil {
+			return "", err
+		}
+		for _, st := range t.steps {
+			if st.body == nil {
+				_, err = s.Remove(id, store.TurnMeta{}, []string{st.path})
+			} else {
+				_, err = s.Write(id, store.TurnMeta{}, st.path, []byte(*st.body))
+			}
+			if err != nil {
+				return "", fmt.Errorf("demo: turn %q: %w", t.label, err)
+			}
+		}
+	}
+	if err := root.WriteFile("server.js", []byte(demoHandEdit), 0o644); err != nil {
+		return "", fmt.Errorf("demo: write server.js: %w", err)
+	}
+	return dir, nil
+}

@@ -1,0 +1,417 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ckpt-dev/ckpt/agent/hooktest"
+)
+
+// buildHookBinary builds ckpt into a temporary folder of t's.
+func buildHookBinary(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ckpt")
+	out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// hookEnv is a clean environment: nothing of the test's own CKPT_ROOT or
+// agent variables leaks into the hook.
+func hookEnv(extra map[string]string) []string {
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	for k, v := range extra {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+func runBinary(bin, dir string, stdin []byte, env []string, args ...string) hooktest.Result {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		code = -1
+	}
+	return hooktest.Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// TestHookScenariosThroughBinary replays every recorded session through the
+// built binary, one process per hook call as the agents run it, from the
+// project folder with a clean environment.
+func TestHookScenariosThroughBinary(t *testing.T) {
+	bin := buildHookBinary(t)
+	run := func(t testing.TB, c hooktest.Call) hooktest.Result {
+		return runBinary(bin, c.Root, c.Stdin, hookEnv(c.Env), "hook", c.Agent)
+	}
+	for agentName, files := range hooktest.Scenarios(t, filepath.Join("..", "testdata", "hooks")) {
+		for _, f := range files {
+			t.Run(agentName+"/"+filepath.Base(f), func(t *testing.T) {
+				hooktest.Replay(t, f, run)
+			})
+		}
+	}
+}
+
+// TestHookNeverFails: usage errors and bad input still exit 0, print
+// nothing on stderr, and answer Gemini with {}.
+func TestHookNeverFails(t *testing.T) {
+	bin := buildHookBinary(t)
+	root := t.TempDir()
+	env := hookEnv(map[string]string{"CKPT_ROOT": root})
+	cases := []struct {
+		args  []string
+		stdin string
+		out   string
+	}{
+		{[]string{"hook"}, "{}", ""},
+		{[]string{"hook", "cursor"}, "{}", ""},
+		{[]string{"hook", "claude", "--bogus"}, "{}", ""},
+		{[]string{"hook", "gemini", "extra"}, "{}", "{}\n"},
+		{[]string{"hook", "gemini"}, "not json", "{}\n"},
+		{[]string{"hook", "claude"}, "", ""},
+		{[]string{"hook", "codex", "--root", filepath.Join(root, "missing", "dir")}, `{"hook_event_name":"UserPromptSubmit","prompt":"x"}`, ""},
+		{[]string{"hook", "opencode"}, `{"event":"tool.execute.before","tool":"write","args":{"filePath":"/etc/passwd"}}`, ""},
+	}
+	for _, c := range cases {
+		r := runBinary(bin, root, []byte(c.stdin), env, c.args...)
+		if r.Code != 0 || r.Stderr != "" || r.Stdout != c.out {
+			t.Errorf("ckpt %s < %q: exit %d, stdout %q, stderr %q", strings.Join(c.args, " "), c.stdin, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+}
+
+const userClaudeSettings = `{
+  "permissions": {
+    "allow": ["Bash(go test:*)"]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "./scripts/guard.sh"
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+
+// TestInstallThroughBinary: dry run, install, the installed command
+// working as a hook, idempotence, uninstall giving the bytes back, a
+// malformed config, a usage error, and the warning for a `go run` build.
+func TestInstallThroughBinary(t *testing.T) {
+	bin := buildHookBinary(t)
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(root, "src")
+	if err := os.MkdirAll(filepath.Join(root, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(root, ".claude", "settings.local.json")
+	if err := os.WriteFile(settings, []byte(userClaudeSettings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := hookEnv(nil)
+	read := func() string {
+		b, err := os.ReadFile(settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	// From a subfolder: the root is found by walking up to .git.
+	r := runBinary(bin, sub, nil, env, "install", "claude", "--dry-run")
+	if r.Code != 4 || !strings.Contains(r.Stdout, "+++ b/.claude/settings.local.json") || !strings.Contains(r.Stdout, bin+" hook claude") {
+		t.Fatalf("dry run: %+v", r)
+	}
+	if read() != userClaudeSettings {
+		t.Fatal("dry run wrote the file")
+	}
+	r = runBinary(bin, sub, nil, env, "install", "claude")
+	if r.Code != 0 || r.Stderr != "" {
+		t.Fatalf("install: %+v", r)
+	}
+	installed := read()
+	if !strings.Contains(installed, `"./scripts/guard.sh"`) || !strings.Contains(installed, `"Bash(go test:*)"`) {
+		t.Fatalf("install dropped the user's settings:\n%s", installed)
+	}
+	if r := runBinary(bin, sub, nil, env, "install", "claude"); r.Code != 0 || read() != installed {
+		t.Fatalf("second install: %+v", r)
+	}
+
+	// The command install wrote works as the agent runs it: through a
+	// shell, from wherever the agent happens to be.
+	var cfg struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(installed), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	command := cfg.Hooks["UserPromptSubmit"][0].Hooks[0].Command
+	shell := func(stdin string) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", command)
+		cmd.Dir = sub
+		cmd.Env = hookEnv(map[string]string{"CLAUDE_PROJECT_DIR": root})
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil || len(out) != 0 {
+			t.Fatalf("%s: %v %q", command, err, out)
+		}
+	}
+	shell(fmt.Sprintf(`{"hook_event_name":"UserPromptSubmit","session_id":"s","cwd":%q,"prompt":"make main.go"}`, sub))
+	shell(fmt.Sprintf(`{"hook_event_name":"PreToolUse","session_id":"s","cwd":%q,"tool_name":"Write","tool_input":{"file_path":%q}}`, sub, filepath.Join(sub, "main.go")))
+	log := runBinary(bin, root, nil, env, "log", "--json")
+	var entries []struct {
+		Turn, Label string
+		Files       int
+		Source      struct{ Agent string }
+	}
+	if err := json.Unmarshal([]byte(log.Stdout), &entries); err != nil || len(entries) != 1 {
+		t.Fatalf("log: %v %+v", err, log)
+	}
+	if e := entries[0]; e.Label != "make main.go" || e.Files != 1 || e.Source.Agent != "claude" {
+		t.Fatalf("turn %+v", e)
+	}
+
+	r = runBinary(bin, sub, nil, env, "uninstall", "claude")
+	if r.Code != 0 || read() != userClaudeSettings {
+		t.Fatalf("uninstall: %+v\n%s", r, read())
+	}
+	if r := runBinary(bin, sub, nil, env, "uninstall", "claude"); r.Code != 1 || !strings.Contains(r.Stderr, settings) {
+		t.Fatalf("uninstall when not installed: %+v", r)
+	}
+
+	// Malformed: exit 1, the file named, nothing written. Codex's config
+	// is strict JSON (Gemini's may hold comments: TestGeminiCommentedSettings).
+	bad := "{\n  // my hooks\n  \"hooks\": {}\n}\n"
+	codex := filepath.Join(root, ".codex", "hooks.json")
+	os.MkdirAll(filepath.Dir(codex), 0o755)
+	os.WriteFile(codex, []byte(bad), 0o644)
+	r = runBinary(bin, root, nil, env, "install", "codex")
+	if b, _ := os.ReadFile(codex); r.Code != 1 || !strings.Contains(r.Stderr, codex) || !strings.Contains(r.Stderr, "comments") || string(b) != bad {
+		t.Fatalf("install over a commented config: %+v", r)
+	}
+	os.Remove(codex)
+
+	if r := runBinary(bin, root, nil, env, "install", "cursor"); r.Code != 2 || !strings.Contains(r.Stderr, "unknown agent") {
+		t.Fatalf("unknown agent: %+v", r)
+	}
+	if r := runBinary(bin, root, nil, env, "install"); r.Code != 2 {
+		t.Fatalf("no agent: %+v", r)
+	}
+
+	// A ckpt on $PATH that links to this binary (a package manager's
+	// install) is named by the link, which survives upgrades.
+	linkDir := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(linkDir, "ckpt")); err != nil {
+		t.Fatal(err)
+	}
+	linkEnv := []string{"PATH=" + linkDir + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	r = runBinary(filepath.Join(linkDir, "ckpt"), root, nil, linkEnv, "install", "codex", "--dry-run")
+	if r.Code != 4 || !strings.Contains(r.Stdout, `"command": "`+filepath.Join(linkDir, "ckpt")+` hook codex"`) {
+		t.Fatalf("install through a link on PATH: %+v", r)
+	}
+	r = runBinary(bin, root, nil, env, "install", "codex", "--dry-run")
+	if r.Code != 4 || !strings.Contains(r.Stdout, `"command": "`+bin+` hook codex"`) {
+		t.Fatalf("install with no ckpt on PATH: %+v", r)
+	}
+
+	// A binary where `go run` leaves its builds gets a warning.
+	tmpBuild, err := os.MkdirTemp("", "go-build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmpBuild)
+	tmpBin := filepath.Join(tmpBuild, "b001", "exe", "ckpt")
+	os.MkdirAll(filepath.Dir(tmpBin), 0o755)
+	data, _ := os.ReadFile(bin)
+	if err := os.WriteFile(tmpBin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r = runBinary(tmpBin, root, nil, env, "install", "codex", "--dry-run")
+	if r.Code != 4 || !strings.Contains(r.Stderr, "temporary") {
+		t.Fatalf("go run build: %+v", r)
+	}
+}
+
+// BenchmarkHookPreWrite measures one pre-write hook call as an agent makes
+// it: a process started with the event on standard input, capturing a
+// new 4 KiB file in the session's open turn. A new prompt (not timed)
+// comes every 20 writes, so turns stay the size real ones are.
+func BenchmarkHookPreWrite(b *testing.B) {
+	bin := buildHookBinary(b)
+	root := b.TempDir()
+	env := hookEnv(map[string]string{"CLAUDE_PROJECT_DIR": root})
+	prompt := fmt.Sprintf(`{"hook_event_name":"UserPromptSubmit","session_id":"bench","cwd":%q,"prompt":"bench"}`, root)
+	content := bytes.Repeat([]byte("0123456789abcdef\n"), 241)
+	events := make([][]byte, b.N)
+	for i := range events {
+		p := filepath.Join(root, "src", fmt.Sprintf("f%06d.go", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		events[i] = []byte(fmt.Sprintf(`{"hook_event_name":"PreToolUse","session_id":"bench","cwd":%q,"tool_name":"Edit","tool_use_id":"t%d","tool_input":{"file_path":%q,"old_string":"0","new_string":"1"}}`, root, i, p))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%20 == 0 {
+			b.StopTimer()
+			if r := runBinary(bin, root, []byte(prompt), env, "hook", "claude"); r.Code != 0 {
+				b.Fatal(r)
+			}
+			b.StartTimer()
+		}
+		if r := runBinary(bin, root, events[i], env, "hook", "claude"); r.Code != 0 || r.Stderr != "" {
+			b.Fatal(r)
+		}
+	}
+}
+
+// BenchmarkHookIgnored measures a call ckpt has no use for (a shell tool
+// under a broad matcher): decoded and dropped before the store is opened.
+func BenchmarkHookIgnored(b *testing.B) {
+	bin := buildHookBinary(b)
+	root := b.TempDir()
+	env := hookEnv(map[string]string{"CLAUDE_PROJECT_DIR": root})
+	ev := []byte(`{"hook_event_name":"PreToolUse","session_id":"bench","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if r := runBinary(bin, root, ev, env, "hook", "claude"); r.Code != 0 {
+			b.Fatal(r)
+		}
+	}
+}
+
+// pluginHarness loads ckpt's opencode plugin in Node with a stand-in for
+// Bun's $ that runs the command with the piped body as standard input, then
+// plays a session: a message, an edit whose after-event lacks args (the
+// plugin remembers them by call id), a read it must not forward, and an
+// apply_patch that moves a file.
+const pluginHarness = `
+import { execFileSync } from "node:child_process"
+import { writeFileSync, rmSync, mkdirSync } from "node:fs"
+const [plugin, dir] = process.argv.slice(2)
+const mod = await import(plugin)
+const calls = []
+const $ = (strings, ...vals) => {
+  const args = strings[1].replace("<", "").trim().split(/\s+/)
+  const p = (async () => {
+    const body = await vals[1].text()
+    calls.push(JSON.parse(body).event)
+    execFileSync(vals[0], args, { input: body, cwd: dir, stdio: ["pipe", "pipe", "pipe"] })
+  })()
+  p.quiet = () => p
+  p.nothrow = () => p
+  return p
+}
+const hooks = await mod.CkptPlugin({ $, directory: dir })
+await hooks["chat.message"]({ sessionID: "ses_1", messageID: "msg_1" }, { message: { id: "msg_1" }, parts: [{ type: "text", text: "tidy the readme\nplease" }, { type: "text", text: "injected", synthetic: true }] })
+await hooks["tool.execute.before"]({ tool: "edit", sessionID: "ses_1", callID: "c1" }, { args: { filePath: "README.md", oldString: "a", newString: "b" } })
+writeFileSync(dir + "/README.md", "b\n")
+await hooks["tool.execute.after"]({ tool: "edit", sessionID: "ses_1", callID: "c1" }, { title: "", output: "", metadata: {} })
+await hooks["tool.execute.before"]({ tool: "read", sessionID: "ses_1", callID: "c2" }, { args: { filePath: "README.md" } })
+const patch = "*** Begin Patch\n*** Update File: src/a.txt\n*** Move to: lib/a.txt\n@@\n-a\n+A\n*** End Patch"
+await hooks["tool.execute.before"]({ tool: "apply_patch", sessionID: "ses_1", callID: "c3" }, { args: { patchText: patch } })
+rmSync(dir + "/src/a.txt")
+mkdirSync(dir + "/lib")
+writeFileSync(dir + "/lib/a.txt", "A\n")
+await hooks["tool.execute.after"]({ tool: "apply_patch", sessionID: "ses_1", callID: "c3", args: { patchText: patch } }, { title: "", output: "", metadata: {} })
+console.log(JSON.stringify(calls))
+`
+
+// TestOpencodePluginInNode runs the plugin install writes (Node standing in
+// for Bun) against the built binary.
+func TestOpencodePluginInNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed")
+	}
+	bin := buildHookBinary(t)
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "src"), 0o755)
+	os.WriteFile(filepath.Join(root, "README.md"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "src", "a.txt"), []byte("a\n"), 0o644)
+	if r := runBinary(bin, root, nil, hookEnv(nil), "install", "opencode"); r.Code != 0 {
+		t.Fatalf("install: %+v", r)
+	}
+	// Node loads ES modules by extension: a copy named .mjs.
+	src, err := os.ReadFile(filepath.Join(root, ".opencode", "plugins", "ckpt.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	plugin := filepath.Join(work, "ckpt.mjs")
+	harness := filepath.Join(work, "harness.mjs")
+	os.WriteFile(plugin, src, 0o644)
+	os.WriteFile(harness, []byte(pluginHarness), 0o644)
+	out, err := exec.Command(node, harness, plugin, root).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != `["chat.message","tool.execute.before","tool.execute.after","tool.execute.before","tool.execute.after"]` {
+		t.Fatalf("events sent: %s", got)
+	}
+	r := runBinary(bin, root, nil, hookEnv(nil), "show", "1", "--json")
+	var show struct {
+		Files []struct{ Path, Status string }
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &show); err != nil {
+		t.Fatalf("show: %v %+v", err, r)
+	}
+	got := map[string]string{}
+	for _, f := range show.Files {
+		got[f.Path] = f.Status
+	}
+	want := map[string]string{"README.md": "modified", "src/a.txt": "deleted", "lib/a.txt": "created"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("turn 1 files %v, want %v", got, want)
+	}
+	r = runBinary(bin, root, nil, hookEnv(nil), "log", "--json")
+	if !strings.Contains(r.Stdout, `"label": "tidy the readme"`) && !strings.Contains(r.Stdout, `"label":"tidy the readme"`) {
+		t.Fatalf("log: %s", r.Stdout)
+	}
+	// Sealed: a hand edit now shows as such.
+	os.WriteFile(filepath.Join(root, "README.md"), []byte("by hand\n"), 0o644)
+	r = runBinary(bin, root, nil, hookEnv(nil), "show", "1", "--json")
+	if !strings.Contains(r.Stdout, "hand_edited") {
+		t.Fatalf("the edit was not sealed: %s", r.Stdout)
+	}
+	if r := runBinary(bin, root, nil, hookEnv(nil), "uninstall", "opencode"); r.Code != 0 {
+		t.Fatalf("uninstall: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".opencode")); !os.IsNotExist(err) {
+		t.Fatalf("uninstall left .opencode: %v", err)
+	}
+}

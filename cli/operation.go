@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ckpt-dev/ckpt/present"
+	"github.com/ckpt-dev/ckpt/store"
+)
+
+// opFlags are the flags of rewind, undo and redo.
+type opFlags struct {
+	dryRun, yes, force, json bool
+	plan                     string
+	except                   []string // rewind only
+}
+
+func (f *opFlags) add(cmd *cobra.Command, force bool) {
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "show the plan and change nothing (exit 4)")
+	cmd.Flags().BoolVar(&f.yes, "yes", false, "apply without asking")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON (see CONTRACT.md)")
+	cmd.Flags().StringVar(&f.plan, "plan", "", "apply exactly the plan with this id, as shown; if anything changed since, change nothing (exit 1)")
+	if force {
+		cmd.Flags().BoolVar(&f.force, "force", false, "undo even over a newer turn that wrote the same paths")
+	}
+}
+
+// runOperation plans a rewind, undo or redo, shows it, asks, and applies
+// exactly what was shown.
+func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
+	s, err := g.openStore(storeOptions{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var p *store.Plan
+	switch kind {
+	case store.KindRewind:
+		var keep []string
+		if keep, err = absPaths(f.except); err != nil {
+			return fmt.Errorf("--except %w", err)
+		}
+		p, err = s.PlanRewindKeep(turn, keep)
+	case store.KindUndo:
+		p, err = s.PlanUndo(f.force)
+	case store.KindRedo:
+		p, err = s.PlanRedo(f.force)
+	}
+	if err != nil {
+		return err
+	}
+	// --plan ID applies the plan that was shown, and only that one.
+	if f.plan != "" && f.plan != p.ID {
+		return fmt.Errorf("%w: plan %s was shown before the store or the disk changed, and nothing was changed (the plan now is %s; run the command without --plan to see it)",
+			store.ErrPlanChanged, esc(f.plan), p.ID)
+	}
+	if (!f.yes && f.plan == "") || f.dryRun {
+		interactive := !f.dryRun && isTerminal(os.Stdin) && isTerminal(os.Stderr)
+		if !interactive {
+			if f.json {
+				if err := printJSON(newResultJSON(p.Result())); err != nil {
+					return err
+				}
+			} else {
+				printPlan(os.Stdout, p)
+			}
+			return exitWith(exitPlanShown)
+		}
+		printPlan(os.Stderr, p)
+		fmt.Fprintf(os.Stderr, "%s? [y/N] ", titleOf(p))
+		var answer string
+		fmt.Fscanln(os.Stdin, &answer)
+		if ans := strings.ToLower(strings.TrimSpace(answer)); ans != "y" && ans != "yes" {
+			fmt.Fprintln(os.Stderr, "nothing changed")
+			if f.json {
+				if err := printJSON(newResultJSON(p.Result())); err != nil {
+					return err
+				}
+			}
+			return exitWith(exitPlanShown)
+		}
+	}
+	total := len(p.Steps)
+	progress := func(done, n int) {}
+	if total > 200 && isTerminal(os.Stderr) {
+		progress = func(done, n int) {
+			if done%100 == 0 || done == n {
+				fmt.Fprintf(os.Stderr, "\r%s: %d/%d paths", kind, done, n)
+				if done == n {
+					fmt.Fprintln(os.Stderr)
+				}
+			}
+		}
+	}
+	apply := p
+	if f.yes && f.plan == "" {
+		// Nothing was shown: --yes takes the plan as it stands once the
+		// store is locked (a capture in flight has then finished).
+		fresh := *p
+		fresh.ID = ""
+		apply = &fresh
+	}
+	res, err := s.Apply(apply, progress)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		if err := printJSON(newResultJSON(res)); err != nil {
+			return err
+		}
+	} else {
+		printResult(kind, p, res)
+	}
+	if len(res.Failed) > 0 {
+		return exitWith(exitPartial)
+	}
+	return nil
+}
+
+// titleOf is the plan's heading, as the UI words it too.
+func titleOf(p *store.Plan) string { return present.OpTitle(p.Kind, p.Target) }
+
+func printPlan(w io.Writer, p *store.Plan) {
+	turns := make([]string, len(p.Turns))
+	for i, t := range p.Turns {
+		turns[i] = esc(t)
+	}
+	verb := "undoes turns"
+	if p.Kind == store.KindUndo {
+		verb = "brings back turns"
+	}
+	if len(turns) == 1 {
+		verb = strings.TrimSuffix(verb, "s")
+	}
+	fmt.Fprintf(w, "%s (%s %s):\n", titleOf(p), verb, strings.Join(turns, ", "))
+	if p.Retry != "" {
+		fmt.Fprintf(w, "  retries the paths %s could not put back\n", p.Retry)
+	}
+	hand := 0
+	for _, st := range p.Steps {
+		if st.Do == store.ActKeep {
+			continue
+		}
+		do := string(st.Do)
+		if st.Do == store.ActLeave {
+			do = "kept"
+		}
+		line := fmt.Sprintf("  %-8s %s", do, esc(st.Path))
+		if st.Reason != "" {
+			line += "  (" + esc(st.Reason) + ")"
+		}
+		if st.HandEdited {
+			line += "  [" + present.ChangedSinceAgent + "]"
+			hand++
+		}
+		fmt.Fprintln(w, line)
+	}
+	keep := 0
+	for _, st := range p.Steps {
+		if st.Do == store.ActKeep {
+			keep++
+		}
+	}
+	if keep > 0 {
+		what := present.Count(keep, "path") + " already as they should be"
+		if keep == 1 {
+			what = "1 path already as it should be"
+		}
+		fmt.Fprintf(w, "  %s: left alone\n", what)
+	}
+	if hand > 0 {
+		what := present.Count(hand, "file") + " were"
+		if hand == 1 {
+			what = "1 file was"
+		}
+		fmt.Fprintf(w, "%s %s; the current bytes are kept, and `ckpt undo` brings them back.\n", what, present.ChangedSinceAgent)
+	}
+	for _, warn := range p.Warnings {
+		fmt.Fprintln(w, "warning: "+esc(warn))
+	}
+	fmt.Fprintf(w, "plan %s (--plan %s applies exactly this)\n", p.ID, p.ID)
+}
+
+func printResult(kind store.Kind, p *store.Plan, r *store.Result) {
+	fmt.Printf("%s: %s — %d restored, %d deleted, %d failed", r.Op, strings.ToLower(titleOf(p)[:1])+titleOf(p)[1:], len(r.Restored), len(r.Deleted), len(r.Failed))
+	if len(r.Kept) > 0 {
+		fmt.Printf(", %d kept as they are", len(r.Kept))
+	}
+	// Every path failed: nothing changed, and there is nothing to undo.
+	changedNothing := len(r.Failed) > 0 && len(r.Restored)+len(r.Deleted) == 0
+	if kind != store.KindUndo && !changedNothing {
+		fmt.Print(" (`ckpt undo` to undo)")
+	}
+	fmt.Println()
+	for _, f := range r.Failed {
+		fmt.Printf("  failed  %s: %s\n", esc(f.Path), esc(f.Reason))
+	}
+	if len(r.Failed) > 0 {
+		fmt.Println("running the same command again retries the failed paths")
+	}
+}
