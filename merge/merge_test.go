@@ -53,7 +53,7 @@ func TestMerge(t *testing.T) {
 	}
 }
 
-var cases = flag.Int("merge-cases", 3000, "random cases the differential test against git merge-file runs")
+var cases = flag.Int("merge-cases", 2000, "random cases the differential test against git merge-file runs")
 
 // TestAgainstGit merges random three-version files with Merge and with
 // `git merge-file -p --diff3`. The two diff differently where lines
