@@ -249,9 +249,10 @@ func (s *Store) rel(p string, memo map[string]string) (string, error) {
 	}
 	abs := p
 	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(s.rootPath, filepath.FromSlash(p))
+		// Not Join, which cleans ".." as text before the links are seen.
+		abs = s.rootPath + string(filepath.Separator) + filepath.FromSlash(p)
 	}
-	clean := filepath.Clean(abs)
+	clean := cleanAsKernel(abs)
 	dir, base := filepath.Split(clean)
 	dir = filepath.Clean(dir)
 	var resolved string
@@ -312,6 +313,28 @@ func foldsCase(root string) bool {
 	}
 	b, err := os.Lstat(filepath.Join(root, ".OSFOUNDRY"))
 	return err == nil && os.SameFile(a, b)
+}
+
+// cleanAsKernel cleans the absolute path p as the kernel resolves it: a
+// ".." after a symbolic link leaves the folder the link leads to, not
+// the link's own folder, so the path up to each ".." has its links
+// resolved before the ".." takes a step back. Without a ".." it is
+// filepath.Clean.
+func cleanAsKernel(p string) string {
+	if !strings.Contains(p, "..") {
+		return filepath.Clean(p)
+	}
+	done := "/"
+	for _, el := range strings.Split(p, "/") {
+		switch el {
+		case "", ".":
+		case "..":
+			done = filepath.Dir(resolvePrefix(done))
+		default:
+			done = filepath.Join(done, el)
+		}
+	}
+	return done
 }
 
 // resolveDir is resolvePrefix through a memo of folders already

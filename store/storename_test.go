@@ -47,3 +47,35 @@ func TestStoreNameMatchedExactly(t *testing.T) {
 		t.Fatal("the store itself was not refused")
 	}
 }
+
+// A path naming ROOT/link/../x, with link -> a/b, is where the kernel
+// writes: a/x, not x.
+func TestRelDotDotAfterALink(t *testing.T) {
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	put(t, root, "a/b/in.txt", "in\n", 0o644)
+	if err := os.Symlink("a/b", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for in, want := range map[string]string{
+		filepath.Join(root, "link") + "/../x": "a/x",
+		"link/../x":                           "a/x",
+		"link/../../x":                        "x",
+		"a/../x":                              "x",
+		"link/./in.txt":                       "a/b/in.txt",
+	} {
+		if got, err := s.Rel(in); err != nil || got != want {
+			t.Errorf("Rel(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := s.Rel("link/../../../x"); err == nil {
+		t.Error("a path out of the root through a link and .. was not refused")
+	}
+}
