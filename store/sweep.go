@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -149,11 +148,6 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		return res, nil
 	}
 	if old != nil {
-		// A warm sweep allocates a listing of the whole tree that is
-		// garbage a moment later: a higher collection target for its span
-		// spares about a fifth of its CPU time for a few MiB more at the
-		// peak. (A first sweep holds files' bytes: it keeps the default.)
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
 		lerr = rest()
 		if lerr != nil {
 			old = nil
