@@ -16,8 +16,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
-		m.turns.clip(len(m.shown), m.turnsHeight())
-		m.fileList.clip(len(m.files), m.filesHeight())
+		m.turns.cur.clip(len(m.turns.shown), m.turnsHeight())
+		m.files.cur.clip(len(m.files.rows), m.filesHeight())
 		m.clipDiff()
 		m.sizeInput()
 		if m.dlg != nil {
@@ -73,16 +73,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case filesLoadedMsg:
 		if msg.withStatus {
-			m.filesLoading = false
+			m.files.loading = false
 		}
-		if msg.turn != m.filesTurn {
+		if msg.turn != m.files.turn {
 			return m, nil // the cursor moved on
 		}
 		if msg.err != nil {
-			m.filesErr = msg.err
+			m.files.err = msg.err
 			return m, nil
 		}
-		if !msg.withStatus && m.filesStatus {
+		if !msg.withStatus && m.files.withStatus {
 			return m, nil // an older, poorer answer
 		}
 		return m, m.setFiles(msg.files, msg.withStatus)
@@ -224,24 +224,24 @@ func (m *Model) setFiles(files []store.File, withStatus bool) tea.Cmd {
 	if f := m.selectedFile(); f != nil {
 		keep, oldDisk = f.Path, f.Disk
 	}
-	if !withStatus && m.filesStatus {
+	if !withStatus && m.files.withStatus {
 		return nil
 	}
-	m.files, m.filesErr = files, nil
-	m.filesStatus = m.filesStatus || withStatus
+	m.files.rows, m.files.err = files, nil
+	m.files.withStatus = m.files.withStatus || withStatus
 	if keep != "" {
 		for i, f := range files {
 			if f.Path == keep {
-				m.fileList.cur = i
+				m.files.cur.cur = i
 			}
 		}
 	}
-	m.fileList.clip(len(m.files), m.filesHeight())
+	m.files.cur.clip(len(m.files.rows), m.filesHeight())
 	f := m.selectedFile()
 	if f == nil {
 		return m.selectFile(false)
 	}
-	if f.Path == m.diff.path && m.diff.turn == m.filesTurn && withStatus && diskChanged(oldDisk, f.Disk) {
+	if f.Path == m.diff.path && m.diff.turn == m.files.turn && withStatus && diskChanged(oldDisk, f.Disk) {
 		return m.selectFile(true)
 	}
 	return m.selectFile(false)
@@ -270,7 +270,7 @@ func (m *Model) bindings() keymap.KeyMap {
 	k.Force.SetEnabled(inDialog && d.canForce && !d.applying)
 	k.Keep.SetEnabled(preview && d.kind == store.KindRewind && row != nil)
 	k.KeepAll.SetEnabled(preview && d.kind == store.KindRewind && len(d.rows) > 0)
-	k.Open.SetEnabled(!inDialog && ((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files) > 0)))
+	k.Open.SetEnabled(!inDialog && ((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files.rows) > 0)))
 	k.Rewind.SetEnabled((!inDialog && e != nil && e.Kind == store.KindAgent) ||
 		(inDialog && d.result != nil && len(d.result.Failed) > 0 && d.kind == store.KindRewind))
 	k.Undo.SetEnabled(!inDialog && m.hasOps())
@@ -298,17 +298,17 @@ func (m *Model) bindings() keymap.KeyMap {
 	k.PrevPane.SetEnabled(!inDialog)
 	k.Follow.SetEnabled(!inDialog && !m.follow)
 	k.Dismiss.SetEnabled(!inDialog && (m.errText != "" || len(m.hookErrs) > m.errsSeen))
-	k.Back.SetEnabled(inDialog || m.showHelp || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom || m.opsOpen)
+	k.Back.SetEnabled(inDialog || m.showHelp || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom || m.turns.opsOpen)
 	return k
 }
 
 // selectedFolds is how many operations the selected row stands for
 // besides itself.
 func (m *Model) selectedFolds() int {
-	if m.turns.cur < 0 || m.turns.cur >= len(m.shown) {
+	if m.turns.cur.cur < 0 || m.turns.cur.cur >= len(m.turns.shown) {
 		return 0
 	}
-	return len(m.folded[m.shown[m.turns.cur]])
+	return len(m.turns.folded[m.turns.shown[m.turns.cur.cur]])
 }
 
 func (m *Model) hasOps() bool {
@@ -386,8 +386,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Follow):
 		m.follow = true
 		m.newer = 0
-		m.turns.cur = 0
-		m.turns.clip(len(m.shown), m.turnsHeight())
+		m.turns.cur.cur = 0
+		m.turns.cur.clip(len(m.turns.shown), m.turnsHeight())
 		m.status = "following the newest turn (move to stop)"
 		return m.selectTurn(false)
 	case key.Matches(msg, k.Zoom):
@@ -435,8 +435,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.zoom = false
 		case m.focus != paneTurns:
 			m.focus--
-		case m.opsOpen:
-			m.opsOpen = false
+		case m.turns.opsOpen:
+			m.turns.opsOpen = false
 			m.setEntries(m.entries, m.statusKnown)
 		case m.filter != "":
 			m.filter = ""
@@ -446,7 +446,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.Open) && m.focus == paneTurns && m.selectedFolds() > 0:
-		m.opsOpen = true
+		m.turns.opsOpen = true
 		m.setEntries(m.entries, m.statusKnown)
 		return nil
 	case key.Matches(msg, k.Open):
@@ -519,15 +519,15 @@ func (m *Model) move(p pane, delta int) tea.Cmd {
 	switch p {
 	case paneTurns:
 		m.follow = false
-		m.turns.move(delta, len(m.shown))
-		if m.turns.cur == 0 {
+		m.turns.cur.move(delta, len(m.turns.shown))
+		if m.turns.cur.cur == 0 {
 			m.newer = 0 // seen
 		}
-		m.turns.clip(len(m.shown), m.turnsHeight())
+		m.turns.cur.clip(len(m.turns.shown), m.turnsHeight())
 		return m.selectTurn(false)
 	case paneFiles:
-		m.fileList.move(delta, len(m.files))
-		m.fileList.clip(len(m.files), m.filesHeight())
+		m.files.cur.move(delta, len(m.files.rows))
+		m.files.cur.clip(len(m.files.rows), m.filesHeight())
 		return m.selectFile(false)
 	default:
 		m.diff.top += delta
@@ -613,7 +613,7 @@ func (m *Model) filterChanged() tea.Cmd {
 		return nil
 	}
 	m.filter = m.input.Value()
-	m.turns = list{}
+	m.turns.cur = list{}
 	m.setEntries(m.entries, m.statusKnown)
 	return m.selectTurn(false)
 }
@@ -842,9 +842,9 @@ func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
 	}
 	switch p {
 	case paneTurns:
-		return m.move(p, m.turns.top+row-m.turns.cur)
+		return m.move(p, m.turns.cur.top+row-m.turns.cur.cur)
 	case paneFiles:
-		return m.move(p, m.fileList.top+row-m.fileList.cur)
+		return m.move(p, m.files.cur.top+row-m.files.cur.cur)
 	}
 	return nil
 }

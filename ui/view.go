@@ -168,7 +168,7 @@ func (m *Model) turnsView(w, h int) []string {
 	out := make([]string, 0, h)
 	n := fmt.Sprintf("Turns (%d)", m.turnCount())
 	if m.filter != "" {
-		n = fmt.Sprintf("Turns (%d of %d shown)", len(m.shown), len(m.entries))
+		n = fmt.Sprintf("Turns (%d of %d shown)", len(m.turns.shown), len(m.entries))
 	}
 	if m.follow {
 		n += " · following"
@@ -184,20 +184,20 @@ func (m *Model) turnsView(w, h int) []string {
 	rows := h - len(out)
 	if len(m.entries) == 0 {
 		out = append(out, m.sty.dim.Render(present.Fit(" waiting for the agent…", w)))
-	} else if len(m.shown) == 0 {
+	} else if len(m.turns.shown) == 0 {
 		out = append(out, m.sty.dim.Render(present.Fit(" no turn matches the filter", w)))
 	}
 	idW := 1
-	end := min(m.turns.top+rows, len(m.shown))
-	for i := m.turns.top; i < end; i++ {
-		idW = max(idW, ansi.StringWidth(present.Escape(m.entries[m.shown[i]].ID)))
+	end := min(m.turns.cur.top+rows, len(m.turns.shown))
+	for i := m.turns.cur.top; i < end; i++ {
+		idW = max(idW, ansi.StringWidth(present.Escape(m.entries[m.turns.shown[i]].ID)))
 	}
 	idW = min(idW, 8)
 	undoable := m.undoableOp()
-	for i := m.turns.top; i < end; i++ {
-		idx := m.shown[i]
+	for i := m.turns.cur.top; i < end; i++ {
+		idx := m.turns.shown[i]
 		e := &m.entries[idx]
-		row := m.turnRow(e, w, idW, i == m.turns.cur, e.ID == undoable, m.folded[idx], undoable)
+		row := m.turnRow(e, w, idW, i == m.turns.cur.cur, e.ID == undoable, m.turns.folded[idx], undoable)
 		out = append(out, row)
 	}
 	for len(out) < h {
@@ -436,7 +436,7 @@ func (m *Model) filesView(w, h int) []string {
 	e := m.selected()
 	t := "Files"
 	if e != nil && e.Kind == store.KindAgent {
-		t = fmt.Sprintf("Files of turn %s (%d)", present.Escape(e.ID), len(m.files))
+		t = fmt.Sprintf("Files of turn %s (%d)", present.Escape(e.ID), len(m.files.rows))
 		if e.Source != nil && e.Source.Agent != "" {
 			t += " · " + present.Escape(e.Source.Agent)
 			if s := e.Source.Session; s != "" {
@@ -454,19 +454,19 @@ func (m *Model) filesView(w, h int) []string {
 		for _, l := range opDetails(e) {
 			out = append(out, present.Fit(" "+l, w))
 		}
-	case m.filesErr != nil:
-		out = append(out, m.sty.errText.Render(present.Fit(" "+present.Escape(m.filesErr.Error()), w)))
-	case m.files == nil:
+	case m.files.err != nil:
+		out = append(out, m.sty.errText.Render(present.Fit(" "+present.Escape(m.files.err.Error()), w)))
+	case m.files.rows == nil:
 		out = append(out, m.sty.dim.Render(present.Fit(" loading…", w)))
-	case len(m.files) == 0:
+	case len(m.files.rows) == 0:
 		out = append(out, m.sty.dim.Render(present.Fit(" no files in this turn", w)))
 	}
-	end := min(m.fileList.top+h-1, len(m.files))
-	for i := m.fileList.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
-		f := &m.files[i]
+	end := min(m.files.cur.top+h-1, len(m.files.rows))
+	for i := m.files.cur.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
+		f := &m.files.rows[i]
 		letter, word, short := fileStatus(f)
 		cur := " "
-		if i == m.fileList.cur {
+		if i == m.files.cur.cur {
 			cur = "›"
 		}
 		var right []seg
@@ -477,11 +477,11 @@ func (m *Model) filesView(w, h int) []string {
 		}
 		ls := m.sty.letter[letter]
 		left := cur + ls.Render(letter) + " "
-		if i == m.fileList.cur {
+		if i == m.files.cur.cur {
 			left = cur + letter + " "
 		}
 		out = append(out, m.row(w, left, seg{text: present.Escape(f.Path), style: lipgloss.NewStyle(), cutLeft: true}, right,
-			i == m.fileList.cur, m.focus == paneFiles))
+			i == m.files.cur.cur, m.focus == paneFiles))
 	}
 	for len(out) < h {
 		out = append(out, strings.Repeat(" ", w))
