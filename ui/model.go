@@ -10,6 +10,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -40,6 +41,14 @@ type Options struct {
 	// Editor is the command e runs to open a file at a line ("" turns e
 	// off); main passes $EDITOR.
 	Editor string
+	// Root is the project's folder, shown while there is no store yet.
+	Root string
+	// Open opens the project's store. New is given a nil Store for a
+	// project that has none yet (right after `ckpt install`); the UI then
+	// calls Open, from a command, at start and on every tick until it
+	// gives a store, and says meanwhile that it waits for the agent. An
+	// error that errors.Is store.ErrNoStore means "not yet".
+	Open func() (Store, error)
 }
 
 type pane int
@@ -177,6 +186,7 @@ type Model struct {
 	size     int64
 	hookErrs []string
 
+	opening     bool // asking for a store that did not exist yet
 	watching    bool
 	watchCh     <-chan struct{}
 	watchGen    int                // which watch the messages come from
@@ -216,7 +226,10 @@ func New(st Store, opt Options) *Model {
 		help:  help.New(),
 		now:   opt.Now,
 		cache: newDiffCache(24),
-		root:  st.Root(),
+		root:  opt.Root,
+	}
+	if st != nil {
+		m.root = st.Root()
 	}
 	if opt.Keys != nil {
 		m.keys = *opt.Keys
@@ -232,6 +245,9 @@ func New(st Store, opt Options) *Model {
 	is.Cursor.Blink = false // a blinking cursor would wake the program twice a second
 	m.input.SetStyles(is)
 
+	if st == nil {
+		return m // no store yet: Init asks for one
+	}
 	entries, err := st.Log(false)
 	m.setEntries(entries, false)
 	if err != nil {
@@ -243,6 +259,9 @@ func New(st Store, opt Options) *Model {
 // Init starts the disk status, the store size and errors, the watch and the
 // polling tick.
 func (m *Model) Init() tea.Cmd {
+	if m.st == nil {
+		return tea.Batch(m.openStore(), m.startTick())
+	}
 	cmds := []tea.Cmd{m.badges(), loadInfo(m.st)}
 	if c := m.selectTurn(true); c != nil {
 		cmds = append(cmds, c)
@@ -404,6 +423,33 @@ func (m *Model) selectFile(refresh bool) tea.Cmd {
 	})
 }
 
+// openStore asks for the project's store, while there is none yet.
+func (m *Model) openStore() tea.Cmd {
+	if m.st != nil || m.opening || m.opt.Open == nil {
+		return nil
+	}
+	m.opening = true
+	return openStore(m.opt.Open)
+}
+
+// storeOpened takes the store once it exists, and reads it.
+func (m *Model) storeOpened(msg storeOpenedMsg) tea.Cmd {
+	m.opening = false
+	switch {
+	case errors.Is(msg.err, store.ErrNoStore):
+		return nil // not yet: the next tick asks again
+	case msg.err != nil:
+		m.errText = "open the store: " + msg.err.Error()
+		return nil
+	case m.st != nil || msg.st == nil:
+		return nil
+	}
+	m.st = msg.st
+	m.root = msg.st.Root()
+	m.refreshing = true
+	return tea.Batch(loadLog(m.st, false), loadInfo(m.st), m.badges(), m.rewatch())
+}
+
 // Refresh pacing, in ticks of the polling clock.
 const (
 	badgeEvery  = 5  // at most one badge pass this often while changes come
@@ -415,6 +461,9 @@ const (
 // (without disk status) as well; a light one only the selected turn's
 // files, and its diff if the disk changed.
 func (m *Model) refresh(full bool) tea.Cmd {
+	if m.st == nil {
+		return m.openStore()
+	}
 	if !full {
 		return m.reloadFiles()
 	}
@@ -456,7 +505,7 @@ func (m *Model) badgeDue() bool {
 // watches the folders of the paths its turns touched when the watch
 // begins, so a watch is started again when new turns come.
 func (m *Model) rewatch() tea.Cmd {
-	if m.opt.NoWatch {
+	if m.opt.NoWatch || m.st == nil {
 		return nil
 	}
 	if m.watchCancel != nil {
@@ -471,7 +520,7 @@ func (m *Model) rewatch() tea.Cmd {
 
 // badges starts a badge pass unless one is running.
 func (m *Model) badges() tea.Cmd {
-	if m.badgeBusy {
+	if m.badgeBusy || m.st == nil {
 		return nil
 	}
 	m.badgeBusy = true

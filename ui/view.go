@@ -111,7 +111,7 @@ func (m *Model) render() string {
 	var main []string
 	switch {
 	case m.dlg != nil:
-		main = m.dialogView(mainH)
+		main = strings.Split(m.dlg.View(m.width, mainH), "\n")
 	case m.showHelp:
 		main = m.helpView(mainH)
 	default:
@@ -155,12 +155,13 @@ func (m *Model) panesView(h int) []string {
 	return out
 }
 
-func (m *Model) title(text string, w int, focused bool) string {
-	s := present.Fit(" "+text, w)
+// paneTitle is a pane's title line, reversed when the pane has the focus.
+func (s *styles) paneTitle(text string, w int, focused bool) string {
+	t := present.Fit(" "+text, w)
 	if focused {
-		return m.sty.titleFocus.Render(s)
+		return s.titleFocus.Render(t)
 	}
-	return m.sty.title.Render(s)
+	return s.title.Render(t)
 }
 
 // turnsView draws the turns pane in h rows of width w.
@@ -173,7 +174,7 @@ func (m *Model) turnsView(w, h int) []string {
 	if m.follow {
 		n += " · following"
 	}
-	out = append(out, m.title(n, w, m.focus == paneTurns))
+	out = append(out, m.sty.paneTitle(n, w, m.focus == paneTurns))
 	if m.filtering || m.filter != "" {
 		if m.filtering {
 			out = append(out, fitStyled(" /"+m.input.View(), w))
@@ -322,12 +323,12 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool, folded [
 		id = ansi.Truncate(id, idW, "…")
 	}
 	left := cur + pad(id, idW) + " " + mark + " "
-	return m.row(w, left, seg{text: label, style: base}, right, sel, m.focus == paneTurns)
+	return m.sty.row(w, left, seg{text: label, style: base}, right, sel, m.focus == paneTurns)
 }
 
 // row lays out a line: a fixed left part, a flexible middle cut to fit,
 // and right-hand segments dropped from the left when there is no room.
-func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool) string {
+func (s *styles) row(w int, left string, mid seg, right []seg, sel, focused bool) string {
 	lw := ansi.StringWidth(left)
 	width := func(segs []seg) int {
 		n := 0
@@ -353,7 +354,7 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 	}
 	midW := max(w-lw-rw, 0)
 	if lw > w {
-		return m.selStyle(sel, focused).Render(present.Fit(left, w))
+		return s.selStyle(sel, focused).Render(present.Fit(left, w))
 	}
 	midText := present.Fit(mid.text, midW)
 	if mid.cutLeft {
@@ -365,7 +366,7 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 		for _, r := range right {
 			b.WriteString(" " + r.text)
 		}
-		return m.selStyle(sel, focused).Render(present.Fit(b.String(), w))
+		return s.selStyle(sel, focused).Render(present.Fit(b.String(), w))
 	}
 	var b strings.Builder
 	b.WriteString(left)
@@ -377,12 +378,12 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 	return b.String()
 }
 
-func (m *Model) selStyle(sel, focused bool) lipgloss.Style {
+func (s *styles) selStyle(sel, focused bool) lipgloss.Style {
 	switch {
 	case sel && focused:
-		return m.sty.cursor
+		return s.cursor
 	case sel:
-		return m.sty.cursorDim
+		return s.cursorDim
 	}
 	return lipgloss.NewStyle()
 }
@@ -447,7 +448,7 @@ func (m *Model) filesView(w, h int) []string {
 			}
 		}
 	}
-	out = append(out, m.title(t, w, m.focus == paneFiles))
+	out = append(out, m.sty.paneTitle(t, w, m.focus == paneFiles))
 	switch {
 	case e == nil:
 	case e.Kind != store.KindAgent:
@@ -480,7 +481,7 @@ func (m *Model) filesView(w, h int) []string {
 		if i == m.files.cur.cur {
 			left = cur + letter + " "
 		}
-		out = append(out, m.row(w, left, seg{text: present.Escape(f.Path), style: lipgloss.NewStyle(), cutLeft: true}, right,
+		out = append(out, m.sty.row(w, left, seg{text: present.Escape(f.Path), style: lipgloss.NewStyle(), cutLeft: true}, right,
 			i == m.files.cur.cur, m.focus == paneFiles))
 	}
 	for len(out) < h {
@@ -591,7 +592,7 @@ func (m *Model) diffView(w, h int) []string {
 // so its name stays, then the rest as room allows.
 func (m *Model) pathTitle(f *store.File, rest string, w int, focused bool) string {
 	if f == nil {
-		return m.title("Diff", w, focused)
+		return m.sty.paneTitle("Diff", w, focused)
 	}
 	path := present.Escape(f.Path)
 	pw := ansi.StringWidth(path)
@@ -649,7 +650,7 @@ func (m *Model) turnCount() int {
 func (m *Model) helpLine() string {
 	k := m.bindings()
 	if m.dlg != nil {
-		return present.Fit(m.help.ShortHelpView(k.PreviewHelp()), m.width)
+		return present.Fit(m.help.ShortHelpView(m.dlg.ShortHelp(k)), m.width)
 	}
 	return present.Fit(m.help.ShortHelpView(k.ShortHelp()), m.width)
 }
@@ -740,24 +741,6 @@ func (m *Model) fullHelp(groups [][]key.Binding) string {
 		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
 	}
 	return strings.Join(rows, "\n\n")
-}
-
-func (m *Model) lineStyle(n int) lipgloss.Style {
-	switch n {
-	case styleDim:
-		return m.sty.dim
-	case styleWarn:
-		return m.sty.warn
-	case styleFail:
-		return m.sty.fail
-	case styleGood:
-		return m.sty.good
-	case styleTitle:
-		return m.sty.dialogTitle
-	case styleKept:
-		return m.sty.kept
-	}
-	return lipgloss.NewStyle()
 }
 
 func progressBar(done, total, w int) string {
