@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ckpt-dev/ckpt/store"
 	"github.com/ckpt-dev/ckpt/ui"
+	"github.com/ckpt-dev/ckpt/watch"
 )
 
 // uiStore is the store as the UI asks for it.
@@ -21,6 +23,18 @@ var _ ui.Store = uiStore{}
 // PlanRewind plans a rewind leaving the paths in keep as they are.
 func (u uiStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
 	return u.Store.PlanRewindKeep(turn, keep)
+}
+
+// Watch signals whenever the store, or a folder holding a path a turn
+// touched, may have changed, until ctx ends (package watch: fsnotify,
+// polling where that fails).
+func (u uiStore) Watch(ctx context.Context) (<-chan struct{}, error) {
+	tree, dirs, err := u.WatchTargets()
+	if err != nil {
+		return nil, err
+	}
+	return watch.Notify(ctx, time.Second, watch.Targets{
+		Trees: []string{tree}, Dirs: dirs, Quiet: store.QuietFile, Opaque: store.AddOnlyDir})
 }
 
 func init() { register(newUICmd) }
