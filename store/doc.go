@@ -237,8 +237,9 @@
 // was made for, with no operation since, skips the sweep before it: what
 // changed meanwhile is the agent's, and the sweep after records it against
 // the same baseline. Folders ignored by any .gitignore,
-// .git, and the store are not swept; .ckptignore patterns skip folders and
-// files.
+// the root's .git, and the store are not swept; .ckptignore patterns skip
+// folders and files. A nested repository's .git folder is a baseline
+// entry, never read: a command that removes it records it skipped.
 //
 // The baseline records the ignore files its listing followed, and the
 // sweep after a command skips by those rules, not by the ignore files the

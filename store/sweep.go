@@ -206,7 +206,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 				order = append(order, int32(-i))
 				continue
 			}
-			if o.kind != baseDir {
+			if o.kind != baseDir || nestedGit(o) {
 				changes = append(changes, sweepChange{old: o})
 			}
 		case i == len(oldEntries) || now[j].path < oldEntries[i].path:
@@ -484,6 +484,10 @@ func (e *baseEntry) sameContent(o *baseEntry) bool {
 
 // image is e as a record's image.
 func (e *baseEntry) image(maxBlob int64) Image {
+	switch {
+	case nestedGit(e):
+		return Image{Kind: ImageSkipped, Reason: nestedGitReason}
+	}
 	switch e.kind {
 	case baseDir:
 		return Image{Kind: ImageDir, Mode: e.mode}
@@ -495,6 +499,19 @@ func (e *baseEntry) image(maxBlob int64) Image {
 	}
 	return Image{Kind: ImageContent, SHA256: e.sum.String(), Size: e.size, Mode: e.mode, Kept: true}
 }
+
+// nestedGit reports whether e is the .git folder of a repository nested
+// in the project (a clone inside it). Its history is not kept: reading
+// every object of every nested clone on each first sweep, and recording
+// each `git` command's writes there, would cost more than it is worth,
+// and a repository can be cloned again. But its loss is never silent: a
+// command that removes it records it as skipped, so a rewind's plan and
+// preview list it as not restorable, and the rewind exits 3.
+func nestedGit(e *baseEntry) bool {
+	return e.kind == baseDir && (e.path == ".git" || strings.HasSuffix(e.path, "/.git"))
+}
+
+const nestedGitReason = "a nested git repository's history is not kept; clone it again"
 
 // shellRec is one path a shell command changed.
 type shellRec struct {

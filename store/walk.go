@@ -393,7 +393,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 	elems := append(domain[:len(domain):len(domain)], "")
 	for _, rel := range paths {
 		n := rel[lp:]
-		if n == ".git" || j.rel == "" && (n == ".osfoundry" || strings.EqualFold(n, ".osfoundry") && sameEntry(j.fd, n, ".osfoundry")) {
+		if j.rel == "" && (n == ".git" || n == ".osfoundry" || strings.EqualFold(n, ".osfoundry") && sameEntry(j.fd, n, ".osfoundry")) {
 			continue
 		}
 		if err := unix.Fstatat(j.fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
@@ -402,6 +402,14 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		}
 		elems[len(elems)-1] = n
 		e := baseEntry{path: rel, mode: uint32(st.Mode) & 0o777}
+		if n == ".git" && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			// A nested repository's history is listed as one folder and
+			// never read (see nestedGit); a .git file (a submodule's or
+			// a worktree's pointer) is swept like any file.
+			e.kind = baseDir
+			local = append(local, e)
+			continue
+		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFDIR:
 			if ig.Skip(elems, true) {
