@@ -134,7 +134,8 @@ func printDoctor(ds []*agent.Diagnosis, named bool) {
 }
 
 // agentExe is each agent's command on $PATH.
-var agentExe = map[string]string{"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
+var agentExe = map[string]string{"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode",
+	"pi": "pi", "copilot": "copilot", "cline": "cline", "qwen": "qwen"}
 
 // agentVersion runs the agent's `--version` and picks the version number
 // out of what it prints.
