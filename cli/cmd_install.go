@@ -61,9 +61,6 @@ func runConfig(g *globals, verb, name string, dry, approve bool) error {
 			fmt.Fprintf(os.Stderr, "ckpt install: warning: %s %s; the hooks will fail once it is deleted (%s, and install again)\n", exe, why, lastingInstall(why))
 		}
 	}
-	if verb == "install" && isNpxCache(exe) {
-		fmt.Fprintf(os.Stderr, "ckpt install: warning: %s is in npx's cache, which npm clears when it likes; the hooks will fail once it is gone (install ckpt for good, with npm install -g or go install, and install again)\n", exe)
-	}
 	root, err := g.projectRoot()
 	if err != nil {
 		return err
@@ -147,11 +144,6 @@ func agentTitle(name string) string {
 		return t
 	}
 	return name
-}
-
-// isNpxCache reports a binary run from npx's package cache.
-func isNpxCache(exe string) bool {
-	return strings.Contains(filepath.ToSlash(exe), "/_npx/")
 }
 
 // running names the binaries the removed hooks ran.
