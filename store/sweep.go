@@ -31,6 +31,11 @@ type SweepResult struct {
 	// turn swept already, so the sweep after the command covers what
 	// changed since as well.
 	Skipped bool
+	// Others lists the turns of other sessions' commands running
+	// meanwhile that got the changes too (after a command: as well as
+	// Turn, each record naming the others as sharing it; before one:
+	// instead of a hand edit).
+	Others []string
 	// Problems names paths the sweep could not look at, with the reason.
 	Problems []string
 }
@@ -139,6 +144,28 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		return nil, errf("sweep: %w", lerr)
 	}
 	ops := s.opsLogSize()
+	// Other sessions' commands running now: what changed since the
+	// baseline may be theirs (see opencmds.go).
+	open, dropped := s.loadOpen(start)
+	if n := len(open); n > 0 {
+		open = sameSession(open, turn, meta.Source)
+		dropped = dropped || len(open) != n
+	}
+	others := othersOpen(open, turn)
+	defer func() {
+		next := open
+		switch {
+		case after:
+			next = closeOpen(slices.Clone(open), turn, cmd)
+		case turn != "":
+			next = append(slices.Clone(open), openCmd{Turn: turn, Cmd: cmd, Label: meta.Label, Source: meta.Source, At: start})
+		}
+		if dropped || len(next) != len(open) {
+			if err := s.saveOpen(next); err != nil {
+				s.LogError("sweep: %v", err)
+			}
+		}
+	}()
 	if !after && old != nil && turn != "" && old.turn == turn && old.ops == ops {
 		// The turn swept already: whatever changed since is the agent's
 		// and the sweep after this command records it against the same
@@ -160,7 +187,9 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	if old == nil {
 		res.Fresh = true
 	}
-	attribute := after && old != nil
+	// Before a command, what changed is a hand edit, unless another
+	// session's command is running: then it is that command's.
+	attribute := old != nil && (after || len(others) > 0)
 	recCmd := cmd
 	// The sweep after a command skips by the rules the baseline was
 	// taken under: a command that edits an ignore file neither hides its
@@ -341,12 +370,22 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		}
 	}
 	fp.hit()
-	if len(recs) > 0 {
-		id, err := s.recordShell(turn, meta, recCmd, recs)
+	var owners []owner
+	if after {
+		owners = append(owners, owner{turn, meta, recCmd})
+	}
+	for _, o := range others {
+		owners = append(owners, owner{o.Turn, TurnMeta{Label: o.Label, Source: o.Source}, o.Cmd})
+	}
+	if len(recs) > 0 && len(owners) > 0 {
+		ids, err := s.recordOwners(owners, recs)
 		if err != nil {
 			return nil, err
 		}
-		res.Turn = id
+		if after {
+			res.Turn, ids = ids[0], ids[1:]
+		}
+		res.Others = ids
 		for _, r := range recs {
 			res.Changed = append(res.Changed, r.path)
 		}
@@ -526,7 +565,7 @@ type shellRec struct {
 // recordShell appends what a command changed to turn: a pre record where
 // the turn lacks the path (the first capture wins), and a post record,
 // both naming the command. It returns the turn id used.
-func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shellRec) (string, error) {
+func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shellRec, shared []string) (string, error) {
 	l, id, t, exists, err := s.lockTurn(turn)
 	if err != nil {
 		return "", err
@@ -546,13 +585,13 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		}
 		if !ok {
 			pre := r.pre
-			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, At: now, N: n})
+			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, Shared: shared, At: now, N: n})
 		}
 		if r.noPost {
 			continue
 		}
 		post := r.post
-		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, At: now, N: n})
+		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, Shared: shared, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return id, nil
