@@ -42,6 +42,7 @@ ckpt show 3 --json`,
 					Reason     string       `json:"reason,omitempty"`
 					HandEdited bool         `json:"hand_edited,omitempty"`
 					Cmd        string       `json:"cmd,omitempty"`
+					Shared     []string     `json:"shared,omitempty"`
 				}
 				out := struct {
 					Turn    string     `json:"turn"`
@@ -50,7 +51,7 @@ ckpt show 3 --json`,
 				}{Turn: args[0], TurnB64: nameB64(args[0]), Files: []fileJSON{}}
 				for _, f := range files {
 					out.Files = append(out.Files, fileJSON{Path: f.Path, PathB64: nameB64(f.Path), Pre: string(f.Pre.Kind), Status: f.Status, Reason: f.Reason,
-						HandEdited: f.HandEdited && f.Status != store.StatusHandEdited, Cmd: f.Shell})
+						HandEdited: f.HandEdited && f.Status != store.StatusHandEdited, Cmd: f.Shell, Shared: f.Shared})
 				}
 				return printJSON(out)
 			}
