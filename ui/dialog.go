@@ -82,6 +82,7 @@ type dialogEnv struct {
 type dialogAction struct {
 	close    bool   // the dialog is done: drop it
 	status   string // a status line to show ("" leaves it)
+	op       string // the operation the status is about
 	errText  string // an error to show ("" leaves it)
 	clearErr bool   // the error on screen no longer holds
 	refresh  bool   // the store changed: reload the log
@@ -182,7 +183,7 @@ func (d *dialog) Bindings(k keymap.KeyMap) keymap.KeyMap {
 	k.DiffMode.SetEnabled(preview && row != nil && row.step.HandEdited)
 	k.Back.SetEnabled(true)
 	for _, b := range []*key.Binding{&k.Open, &k.Undo, &k.Redo, &k.Help, &k.SideBySide, &k.Zoom, &k.Search,
-		&k.Editor, &k.Filter, &k.NextPane, &k.PrevPane, &k.Follow, &k.Dismiss} {
+		&k.Editor, &k.Filter, &k.NextPane, &k.PrevPane, &k.Follow, &k.Dismiss, &k.Errors} {
 		b.SetEnabled(false) // the panes' keys
 	}
 	return k
@@ -602,7 +603,7 @@ func appliedAction(msg appliedMsg, d *dialog, mine bool) (tea.Cmd, dialogAction)
 		}
 		return nil, dialogAction{errText: verb + ": " + msg.err.Error(), refresh: true, badges: true}
 	}
-	act := dialogAction{clearErr: true, refresh: true, badges: true, status: resultStatus(msg.plan, msg.res, mine && d.retry)}
+	act := dialogAction{clearErr: true, refresh: true, badges: true, status: resultStatus(msg.plan, msg.res, mine && d.retry), op: msg.res.Op}
 	if mine {
 		if len(msg.res.Failed) > 0 {
 			d.result = msg.res // keep the dialog open to say what failed

@@ -172,19 +172,22 @@ type Model struct {
 	input     textinput.Model // the filter's or the search's line, while typed
 
 	showHelp bool
+	errs     errorsView
 	helpTop  int
 
 	search diffSearch
 	zoom   bool // the diff pane has the whole screen
 	follow bool // the cursor stays on the newest turn
 	newer  int  // turns that arrived since the user last looked at the top
-	// errsSeen is how many logged errors were dismissed (x).
+	// errsSeen is how many logged errors x hid from the status line (the
+	// log keeps them).
 	errsSeen int
 
-	status   string // the last action
-	errText  string // the last error
-	size     int64
-	hookErrs []string
+	status    string // the last action
+	statusFor statusFor
+	errText   string // the last error
+	size      int64
+	hookErrs  []string
 
 	opening     bool // asking for a store that did not exist yet
 	watching    bool
@@ -318,6 +321,7 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 		}
 	}
 	m.turns.cur.clip(len(m.turns.shown), m.turnsHeight())
+	m.checkStatus()
 }
 
 // applyFilter recomputes the shown entries from the filter text. Runs of
@@ -381,6 +385,7 @@ func (m *Model) selectedFile() *store.File {
 // selectTurn loads the files of the selected turn when it changed (or
 // always when force is set).
 func (m *Model) selectTurn(force bool) tea.Cmd {
+	m.checkStatus()
 	e := m.selected()
 	if e == nil {
 		m.files.turn, m.files.rows, m.files.err = "", nil, nil

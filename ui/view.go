@@ -114,6 +114,8 @@ func (m *Model) render() string {
 		main = strings.Split(m.dlg.View(m.width, mainH), "\n")
 	case m.showHelp:
 		main = m.helpView(mainH)
+	case m.errs.open:
+		main = m.errorsScreen(mainH)
 	default:
 		main = m.panesView(mainH)
 	}
@@ -617,24 +619,29 @@ func (m *Model) statusLine() string {
 		root = ansi.TruncateLeft(root, ansi.StringWidth(root)-rw+1, "…")
 	}
 	info := fmt.Sprintf("%s · %s · %s", root, present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
-	var msg string
-	style := m.sty.status
-	switch {
-	case m.errText != "":
-		msg, style = "error: "+present.Escape(m.errText)+" (x dismisses)", m.sty.errText
-	case m.newer > 0 && m.dlg == nil: // newer than any status
-		msg, style = fmt.Sprintf("%s since you looked — f follows the newest", present.Count(m.newer, "new turn")), m.sty.dim
-	case m.status != "":
-		msg = present.Escape(m.status)
-	case len(m.hookErrs) > m.errsSeen:
-		msg, style = fmt.Sprintf("%s logged (? shows them, x dismisses); last: %s", present.Count(len(m.hookErrs)-m.errsSeen, "error"),
-			present.Escape(m.hookErrs[len(m.hookErrs)-1])), m.sty.warn
-	}
+	msg, style, _ := m.statusMsg()
 	iw := ansi.StringWidth(info)
 	if iw+2 > w {
 		return m.sty.dim.Render(present.Fit(info, w))
 	}
 	return style.Render(present.Fit(" "+msg, w-iw-1)) + " " + m.sty.dim.Render(info)
+}
+
+// statusMsg is what the status line says, first match wins: an error, new
+// turns, the last action, the logged errors; notice is whether x would
+// hide it.
+func (m *Model) statusMsg() (msg string, style lipgloss.Style, notice bool) {
+	switch {
+	case m.errText != "":
+		return "error: " + present.Escape(m.errText) + " (x hides)", m.sty.errText, true
+	case m.newer > 0 && m.dlg == nil: // newer than any status
+		return fmt.Sprintf("%s since you looked — f follows the newest", present.Count(m.newer, "new turn")), m.sty.dim, false
+	case m.status != "":
+		return present.Escape(m.status), m.sty.status, false
+	case m.errorNotice() != "":
+		return m.errorNotice(), m.sty.warn, true
+	}
+	return "", m.sty.status, false
 }
 
 func (m *Model) turnCount() int {
@@ -690,11 +697,7 @@ func (m *Model) helpLines() []string {
 	lines = append(lines, "", " Turn marks: × rewound · ↶ a rewind · ↺ an undo · ↷ a redo",
 		" ⚠N: N files changed since the agent wrote them")
 	if len(m.hookErrs) > 0 {
-		lines = append(lines, "", m.sty.dialogTitle.Render(" Logged errors (newest last)"), "")
-		start := max(len(m.hookErrs)-5, 0)
-		for _, e := range m.hookErrs[start:] {
-			lines = append(lines, "  "+present.Escape(e))
-		}
+		lines = append(lines, "", fmt.Sprintf(" %s logged: E shows them, newest first", present.Count(len(m.hookErrs), "error")))
 	}
 	return lines
 }
