@@ -80,3 +80,13 @@ func TestStatusAfterSelectionChange(t *testing.T) {
 		t.Fatal("the hint stayed after the cursor moved")
 	}
 }
+
+// TestCountsAgree: the status line after an operation counts its files as
+// the operation's row does.
+func TestCountsAgree(t *testing.T) {
+	f := sample()
+	m := testModel(t, f, 140, 30)
+	press(t, m, keys("j", "r", "space", "y")...) // keep the first file
+	s := plain(m)
+	mustContain(t, s, "op-1 ↶ rewound 2 turns · 3 files", "rewound 2 turns · 3 files — u to undo · 1 kept as it was")
+}

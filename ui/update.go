@@ -314,12 +314,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.search.typing {
 		return m.searchKey(msg)
 	}
-	if key.Matches(msg, k.Quit) {
-		return tea.Quit
-	}
 	if m.dlg != nil {
 		cmd, act := m.dlg.HandleKey(msg, k, m.keys)
 		return m.act(cmd, act)
+	}
+	if key.Matches(msg, k.Quit) {
+		return tea.Quit
 	}
 	if m.showHelp {
 		return m.helpKey(msg, k)
@@ -467,7 +467,8 @@ func (m *Model) paneKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.DiffMode):
-		m.diff.mode = (m.diff.mode + 1) % modeCount
+		m.diff.mode = (m.diffMode() + 1) % modeCount
+		m.diff.modeSet = true
 		m.diff.top = 0
 		return m.selectFile(true)
 	case key.Matches(msg, k.SideBySide):

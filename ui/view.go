@@ -431,6 +431,51 @@ func fileStatus(f *store.File) (letter, word, short string) {
 	return letter, word, short
 }
 
+// fileStatus is a file of the selected turn as the files pane shows it.
+// A rewound turn's files are back as before it, so each shows what the
+// agent did to it instead — or, for a file the rewind kept, that it was
+// kept, marked ! when it changed since the agent.
+func (m *Model) fileStatus(f *store.File) (letter, word, short string) {
+	if m.rewoundBy() == "" {
+		return fileStatus(f)
+	}
+	switch f.Status {
+	case store.StatusUnchanged:
+		return agentChange(f)
+	case store.StatusModified, store.StatusCreated, store.StatusDeleted, store.StatusHandEdited:
+		if f.Post != nil && sameImage(f.Disk, *f.Post) {
+			return "k", "kept as the agent left it", "kept"
+		}
+		return "!", "kept, " + present.ChangedSinceAgent, "kept !"
+	}
+	return fileStatus(f)
+}
+
+// agentChange is what the agent did to a file: its pre-image against
+// what it left.
+func agentChange(f *store.File) (letter, word, short string) {
+	var s store.Status
+	switch {
+	case f.Post == nil:
+		return "~", "the agent's write was never sealed · rewound", "rewound"
+	case f.Pre.Kind == store.ImageAbsent && f.Post.Kind != store.ImageAbsent:
+		s = store.StatusCreated
+	case f.Pre.Kind != store.ImageAbsent && f.Post.Kind == store.ImageAbsent:
+		s = store.StatusDeleted
+	case sameImage(f.Pre, *f.Post):
+		s = store.StatusUnchanged
+	default:
+		s = store.StatusModified
+	}
+	letter, word = statusInfo(s)
+	return letter, "the agent: " + word + " · rewound", shortWord(s)
+}
+
+// sameImage says whether two images hold the same thing.
+func sameImage(a, b store.Image) bool {
+	return a.Kind == b.Kind && a.SHA256 == b.SHA256 && a.Link == b.Link
+}
+
 // shortWord is a status word for a narrow files pane.
 func shortWord(s store.Status) string { return present.StatusShort(s) }
 
@@ -448,6 +493,9 @@ func (m *Model) filesView(w, h int) []string {
 				}
 				t += " session " + present.Escape(s)
 			}
+		}
+		if op := m.rewoundBy(); op != "" {
+			t += " · rewound by " + present.Escape(op)
 		}
 	}
 	out = append(out, m.sty.paneTitle(t, w, m.focus == paneFiles))
@@ -467,7 +515,7 @@ func (m *Model) filesView(w, h int) []string {
 	end := min(m.files.cur.top+h-1, len(m.files.rows))
 	for i := m.files.cur.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
 		f := &m.files.rows[i]
-		letter, word, short := fileStatus(f)
+		letter, word, short := m.fileStatus(f)
 		cur := " "
 		if i == m.files.cur.cur {
 			cur = "›"
@@ -531,7 +579,7 @@ func (m *Model) diffView(w, h int) []string {
 		info = append(info, fmt.Sprintf("%q: %s", m.search.query, present.Count(len(m.search.hits), "line")))
 	}
 	if f != nil {
-		info = append(info, m.diff.mode.String())
+		info = append(info, m.diffMode().String())
 	}
 	if m.diff.left > 0 {
 		info = append(info, fmt.Sprintf("→ %d", m.diff.left))
@@ -551,22 +599,22 @@ func (m *Model) diffView(w, h int) []string {
 		info = append(info, fmt.Sprintf("+%d -%d", d.Added, d.Deleted), fmt.Sprintf("hunk %d/%d", max(cur, 1), len(hs)))
 	}
 	if f != nil {
-		_, word, _ := fileStatus(f)
+		_, word, _ := m.fileStatus(f)
 		info = append(info, word)
 	}
 	out = append(out, m.pathTitle(f, strings.Join(info, " · "), w, m.focus == paneDiff))
 	if f != nil && f.Shell != "" {
 		out = append(out, m.sty.dim.Render(present.Fit(" changed by the shell command $ "+present.Escape(f.Shell), w)))
 	}
+	if op := m.rewoundBy(); f != nil && op != "" && !m.diff.modeSet {
+		out = append(out, m.sty.dim.Render(present.Fit(" rewound by "+present.Escape(op)+": what the agent did (v: the disk now)", w)))
+	}
 	if m.search.typing {
 		out = append(out, fitStyled(" search: "+m.input.View(), w))
 	}
 	switch {
 	case f == nil && len(m.entries) == 0:
-		const hint = "Waiting for the agent. ckpt keeps each file's bytes before the agent writes it: " +
-			"run `ckpt install claude` (or gemini, codex, opencode) in this project, then start the agent. " +
-			"Its turns appear here as it works."
-		for _, l := range strings.Split(ansi.Wrap(hint, max(w-2, 1), ""), "\n") {
+		for _, l := range strings.Split(ansi.Wrap(m.waitingHint(), max(w-2, 1), ""), "\n") {
 			out = append(out, m.sty.dim.Render(present.Fit(" "+l, w)))
 		}
 	case f == nil:
@@ -588,6 +636,27 @@ func (m *Model) diffView(w, h int) []string {
 		out = append(out, strings.Repeat(" ", w))
 	}
 	return out[:h]
+}
+
+// waitingHint is what the diff pane says before the first turn: whether
+// the folder has a store at all, and the next step — to start the agent
+// when its hooks are installed, else to install them.
+func (m *Model) waitingHint() string {
+	var s string
+	if m.st == nil {
+		s = "No ckpt store in " + present.Escape(m.root) + " yet: nothing has been recorded here. "
+	}
+	if len(m.opt.Installed) > 0 {
+		names := make([]string, len(m.opt.Installed))
+		for i, n := range m.opt.Installed {
+			names[i] = present.Escape(n)
+		}
+		return s + "Waiting for the agent: ckpt's hooks are installed for " + strings.Join(names, ", ") +
+			". Start the agent in this project; its turns appear here as it works."
+	}
+	return s + "Waiting for the agent. ckpt keeps each file's bytes before the agent writes it: " +
+		"run `ckpt install claude` (or gemini, codex, opencode) in this project, then start the agent. " +
+		"Its turns appear here as it works."
 }
 
 // pathTitle is a pane title naming a file: the path is cut from the left
