@@ -2,9 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"slices"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
