@@ -90,9 +90,9 @@ func (s *Store) EndTurn(turn string) error {
 	return nil
 }
 
-// sameSession drops from list the commands of other turns of src's
+// movedOn drops from list the commands of other turns of src's
 // session: the session has moved on to a new turn, so they are over.
-func sameSession(list []openCmd, turn string, src *Source) []openCmd {
+func movedOn(list []openCmd, turn string, src *Source) []openCmd {
 	if src == nil || src.Session == "" {
 		return list
 	}

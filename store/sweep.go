@@ -160,7 +160,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	// baseline may be theirs (see opencmds.go).
 	open, dropped := s.loadOpen(start)
 	if n := len(open); n > 0 {
-		open = sameSession(open, turn, meta.Source)
+		open = movedOn(open, turn, meta.Source)
 		dropped = dropped || len(open) != n
 	}
 	others := othersOpen(open, turn)
