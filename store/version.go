@@ -25,6 +25,9 @@ const (
 	// the ignore rules, version 4 folders' mtime, ctime and inode; it
 	// reads versions 2 and 3 as they are.
 	baselineVersion = 4
+	// midxVersion is the byte after midxMagic in packs.idx, the lookup
+	// index across packs.
+	midxVersion = 1
 )
 
 // ErrNewerFormat means a store file was written by a newer ckpt, in a
