@@ -416,6 +416,7 @@ type packWriter struct {
 	f    *os.File
 	w    *bufio.Writer
 	tmp  string
+	name string // packs/<id>.pack, once committed
 	off  int64
 	ents []packEnt
 	have map[BlobID]bool
@@ -509,6 +510,7 @@ func (w *packWriter) commit() error {
 		w.s.dir.Remove(w.tmp)
 		return errf("write pack %s: %w", w.s.path(name), err)
 	}
+	w.name = name
 	w.fp.hit()
 	return nil
 }
