@@ -63,7 +63,7 @@ func LoadBudget(root string) (Budget, error) {
 		return b, err
 	}
 	b.From = name
-	std, err := hujson.Standardize(data)
+	std, err := hujson.Standardize(append(data, '\n')) // a // comment may end the file
 	if err != nil {
 		return b, fmt.Errorf("%s: %v", name, err)
 	}
