@@ -45,7 +45,9 @@ func (s *Store) expected(v *view) map[string]expectation {
 			case f.refused != "":
 			case f.post != nil:
 				if e, ok := exp[f.path]; !ok || f.postSeq >= e.seq {
-					exp[f.path] = expectation{img: *f.post, seq: f.postSeq}
+					// What a purged seal left is not known: nothing is
+					// expected of the path (writing), as for an unsealed one.
+					exp[f.path] = expectation{img: *f.post, seq: f.postSeq, writing: f.post.Purged()}
 				}
 			case f.preSeq >= unsealed[f.path]:
 				unsealed[f.path] = f.preSeq
@@ -221,6 +223,9 @@ func (r *statusRun) handEdited(f *tfile) bool {
 func (r *statusRun) status(f *tfile) (Status, string, Image) {
 	if f.refused != "" {
 		return StatusRefused, f.refused, Image{}
+	}
+	if f.pre.Purged() {
+		return StatusPurged, PurgedReason, Image{}
 	}
 	if f.pre.Kind == ImageSkipped {
 		return StatusSkipped, "not kept: " + f.pre.Reason, Image{}
