@@ -60,6 +60,8 @@ func readInWith(r *os.Root, name, rel string, big bigFile) (Image, []byte, error
 				return Image{}, nil, errf("%s: %w", rel, err)
 			}
 			return Image{Kind: ImageLink, Link: target}, nil, nil
+		case fi.IsDir():
+			return Image{Kind: ImageDir, Mode: uint32(fi.Mode().Perm())}, nil, nil
 		case !fi.Mode().IsRegular():
 			return Image{Kind: ImageOther, Reason: fmt.Sprintf("is a %s, not a file", kindWord(fi.Mode()))}, nil, nil
 		}
@@ -227,10 +229,22 @@ func sameBytes(a, b Image) bool {
 	switch a.Kind {
 	case ImageLink:
 		return a.Link == b.Link
-	case ImageAbsent:
+	case ImageAbsent, ImageDir:
 		return true
 	}
 	return false
+}
+
+// notFile reports whether img is something ckpt never writes over as a
+// file: a folder, a socket, a device, a path it could not look at.
+func notFile(img Image) bool { return img.Kind == ImageOther || img.Kind == ImageDir }
+
+// otherReason says what stands at a path that is not a file.
+func otherReason(img Image) string {
+	if img.Kind == ImageDir {
+		return "is a folder, not a file"
+	}
+	return img.Reason
 }
 
 // statEntry is what the stat cache remembers of one path.
@@ -294,8 +308,8 @@ func (s *Store) diskState(rel string, dirs *dirCache) Image {
 	s.loadStats()
 	r, name := dirs.in(rel)
 	fi, err := r.Lstat(name)
-	if err != nil || !fi.Mode().IsRegular() {
-		img, _, err := readIn(r, name, rel)
+	if err != nil || !fi.Mode().IsRegular() || dirs.behindLink(rel) {
+		img, _, err := dirs.read(rel)
 		if err != nil {
 			return Image{Kind: ImageOther, Reason: reasonOf(err)}
 		}

@@ -113,6 +113,11 @@ const (
 	ImageAbsent  ImageKind = "absent"  // no file
 	ImageSkipped ImageKind = "skipped" // a file too large to keep (Reason says why)
 	ImageLink    ImageKind = "symlink" // a symbolic link (Link holds its target)
+	// ImageDir is a folder (Mode holds its permission bits): what a path
+	// held before or after a command changed its kind (a file replaced by
+	// a folder, a folder by a file or a link), so a rewind puts the right
+	// kind of entry back there, and its undo the other.
+	ImageDir ImageKind = "dir"
 )
 
 // Image is what one path held at one moment: before the agent's write
