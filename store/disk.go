@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
 	"golang.org/x/sys/unix"
 )
 
@@ -166,7 +167,7 @@ func readRegularAt(dfd int, name string, buf []byte) (Image, []byte, bool) {
 			data = append(data, 0)[:len(data)]
 		}
 	}
-	sum := blobIDOf(data)
+	sum := blob.Of(data)
 	img := Image{Kind: ImageContent, SHA256: sum.String(), Size: int64(len(data)), Mode: uint32(ost.Mode) & 0o777}
 	return img, data, true
 }

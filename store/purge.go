@@ -323,8 +323,8 @@ func (s *Store) purgeBlobs(gone map[BlobID]bool, res *PurgeResult, fp *failpoint
 	packs, _ := s.packs.list(s)
 	for _, p := range packs {
 		for _, e := range p.ents {
-			if !doomed[e.sum] {
-				keep[e.sum] = true
+			if !doomed[e.Sum] {
+				keep[e.Sum] = true
 			}
 		}
 	}

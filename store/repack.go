@@ -156,15 +156,15 @@ func (s *Store) mergePacks(packs []*packFile, fp *failpoint) (*packFile, error) 
 	w := s.newPackWriter(fp)
 	for _, p := range packs {
 		for _, e := range p.ents {
-			if w.has(e.sum) {
+			if w.has(e.Sum) {
 				continue
 			}
-			z := make([]byte, e.zlen)
-			if _, err := p.f.ReadAt(z, e.off); err != nil {
+			z := make([]byte, e.ZLen)
+			if _, err := p.f.ReadAt(z, e.Off); err != nil {
 				w.abort()
 				return nil, errf("repack: read %s: %w", s.path("packs/"+p.name), err)
 			}
-			if err := w.add(e.sum, z, e.size); err != nil {
+			if err := w.add(e.Sum, z, e.Size); err != nil {
 				w.abort()
 				return nil, errf("repack: %w", err)
 			}

@@ -314,7 +314,7 @@ func (s *Store) storedSizes() map[BlobID]int64 {
 	packs, _ := s.packs.list(s)
 	for _, p := range packs {
 		for _, e := range p.ents {
-			sizes[e.sum] += e.zlen
+			sizes[e.Sum] += e.ZLen
 		}
 	}
 	ents, _ := fs.ReadDir(s.dir.FS(), "blobs")

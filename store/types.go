@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/ckpt-dev/ckpt/store/internal/format"
 )
 
 // Sentinel errors. Callers test them with errors.Is; the wrapped message
@@ -26,7 +28,7 @@ var (
 	// ErrOutsideRoot means a path lies outside the project root.
 	ErrOutsideRoot = errors.New("store: path is outside the root")
 	// ErrCorrupt means a record or blob failed its check.
-	ErrCorrupt = errors.New("store: damaged")
+	ErrCorrupt = format.ErrCorrupt
 	// ErrPlanChanged means Apply was handed a plan that no longer holds: a
 	// turn arrived, an operation ran or a file changed since it was made.
 	// Nothing was changed; the wrapped message says what moved.
