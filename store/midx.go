@@ -5,6 +5,7 @@ import (
 	"io/fs"
 
 	"github.com/ckpt-dev/ckpt/store/internal/pack"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // midxFile is the lookup index across packs (see pack.Midx and the
@@ -46,11 +47,11 @@ func (s *Store) writeMidx(packs []*packFile, fp *failpoint) error {
 		named[i] = pack.Named{Name: p.name, Ents: p.ents}
 	}
 	data := pack.EncodeMidx(named)
-	if err := writeFileAtomic(s.dir, midxFile, data, 0o600, true); err != nil {
+	if err := storefs.WriteAtomic(s.dir, midxFile, data, 0o600, true); err != nil {
 		return errf("write %s: %w", s.path(midxFile), err)
 	}
 	fp.hit()
-	if err := syncDir(s.dir, "."); err != nil {
+	if err := storefs.SyncDir(s.dir, "."); err != nil {
 		return errf("sync %s: %w", s.path("."), err)
 	}
 	return nil

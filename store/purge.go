@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // PurgedReason is the reason of an image whose bytes ckpt purge removed:
@@ -86,10 +88,10 @@ func (s *Store) Purge(paths []string) (*PurgeResult, error) {
 	for sum := range gone {
 		journal = append(journal, sum.String()+"\n"...)
 	}
-	if err := writeFileAtomic(s.dir, purgeFile, journal, 0o600, true); err != nil {
+	if err := storefs.WriteAtomic(s.dir, purgeFile, journal, 0o600, true); err != nil {
 		return nil, errf("purge: write %s: %w", s.path(purgeFile), err)
 	}
-	if err := syncDir(s.dir, "."); err != nil {
+	if err := storefs.SyncDir(s.dir, "."); err != nil {
 		return nil, errf("purge: sync %s: %w", s.path("."), err)
 	}
 	fp.hit()
@@ -178,7 +180,7 @@ func (s *Store) purgeScan(paths []string, gone map[BlobID]bool, write bool, fp *
 		}
 	}
 	for _, dir := range []string{"turns", "ops"} {
-		list, err := names(s.dir, dir)
+		list, err := storefs.Names(s.dir, dir)
 		if err != nil {
 			return nil, errf("purge: read %s: %w", s.path(dir), err)
 		}
@@ -246,7 +248,7 @@ func (s *Store) purgeRecords(name string, paths []string, note func(*Image), wri
 	if !changed || !write {
 		return id, changed, nil
 	}
-	if err := writeFileAtomic(s.dir, name, out, 0o600, true); err != nil {
+	if err := storefs.WriteAtomic(s.dir, name, out, 0o600, true); err != nil {
 		return "", false, errf("purge: write %s: %w", s.path(name), err)
 	}
 	fp.hit()

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // Repacking (see the package doc, "Packs"): every shell step or bulk
@@ -109,7 +111,7 @@ func (s *Store) repackLocked(all bool, fp *failpoint) (*RepackResult, error) {
 		fp.hit()
 	}
 	if len(gone) > 0 {
-		if err := syncDir(s.dir, "packs"); err != nil {
+		if err := storefs.SyncDir(s.dir, "packs"); err != nil {
 			return nil, errf("repack: sync %s: %w", s.path("packs"), err)
 		}
 	}
@@ -173,7 +175,7 @@ func (s *Store) mergePacks(packs []*packFile, fp *failpoint) (*packFile, error) 
 	if err := w.commit(); err != nil {
 		return nil, errf("repack: %w", err)
 	}
-	if err := syncFS(s.dir); err != nil {
+	if err := storefs.SyncFS(s.dir); err != nil {
 		return nil, errf("repack: sync %s: %w", s.path("packs"), err)
 	}
 	fp.hit()
@@ -188,7 +190,7 @@ func (s *Store) mergePacks(packs []*packFile, fp *failpoint) (*packFile, error) 
 // for verify and doctor.
 func (s *Store) PackCounts() (packs, loose int) {
 	packs, _ = s.packs.counts(s)
-	list, _ := names(s.dir, "blobs")
+	list, _ := storefs.Names(s.dir, "blobs")
 	for _, n := range list {
 		if _, err := ParseBlobID(strings.TrimSuffix(n, ".zst")); err == nil {
 			loose++

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // ConfigFile is the project's ckpt settings, relative to the root: a
@@ -345,7 +347,7 @@ const retainEvery = time.Hour
 
 func (s *Store) stampRetained() error {
 	t := []byte(time.Now().UTC().Format(time.RFC3339) + "\n")
-	if err := writeFileAtomic(s.dir, retainedFile, t, 0o600, false); err != nil {
+	if err := storefs.WriteAtomic(s.dir, retainedFile, t, 0o600, false); err != nil {
 		return errf("retain: write %s: %w", s.path(retainedFile), err)
 	}
 	return nil
