@@ -41,8 +41,11 @@
 //
 // and the JSON's "r" field says what the record is. A turn file starts with
 // {"r":"turn","v":2,"id","label","at","n","source":{"agent","session",
-// "prompt"},"head"} (source is where the turn came from, as the agent's
-// hook knew it; head is the git commit at the time, to warn when the branch
+// "prompt","transcript"},"head"} (source is where the turn came from, as
+// the agent's hook knew it; "transcript", optional within version 2 and
+// passed over by readers that predate it, is the absolute path of the file
+// where the agent keeps the session's conversation, which ckpt reads and
+// never writes; head is the git commit at the time, to warn when the branch
 // moved since), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
 // "at","n"} — what path held before the agent's first write in the turn
 // (later pres of the same path are ignored: the first capture wins; dirs
