@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -213,17 +212,59 @@ func TestGeminiCommentedSettings(t *testing.T) {
 	}
 }
 
-// BenchmarkHookStartup runs `ckpt hook claude` on an event it ignores:
-// the cost of starting the binary and reaching the hook, which every agent
-// tool call pays. scripts or hyperfine compare it across builds.
-func BenchmarkHookStartup(b *testing.B) {
-	root := b.TempDir()
-	event := []byte(`{"session_id":"s1","cwd":"` + root + `","hook_event_name":"Notification","message":"hi"}`)
-	for b.Loop() {
-		cmd := exec.Command(ckptBin, "hook", "claude")
-		cmd.Stdin = bytes.NewReader(event)
-		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
-			b.Fatalf("hook: %v %q", err, out)
+// A --max-blob that does not fit in 63 bits is refused, never wrapped.
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"8MiB", 8 << 20, true},
+		{"1k", 1 << 10, true},
+		{"100", 100, true},
+		{" 2 gib ", 2 << 30, true},
+		{"18014398509481985k", 0, false}, // 2^54+1 KiB wraps to 1 KiB
+		{"9223372036854775807", 1<<63 - 1, true},
+		{"9223372036854775808", 0, false},
+		{"8589934592g", 0, false},
+		{"12abc", 0, false},
+		{"0", 0, false},
+		{"-1k", 0, false},
+	} {
+		got, err := parseSize(c.in)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d ok=%v", c.in, got, err, c.want, c.ok)
 		}
+	}
+}
+
+// TestBashCompletionBare: the bash script completes in a bash without the
+// bash-completion package, where _get_comp_words_by_ref is missing.
+func TestBashCompletionBare(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	p := newTestProject(t, map[string]string{"a.txt": "a\n"})
+	p.turn(t, "1", "restyle the page", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "A\n") })
+	script := filepath.Join(t.TempDir(), "ckpt.bash")
+	if err := os.WriteFile(script, []byte(ckptOK(t, p.root, "completion", "bash").Stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := `source "$1"
+type _get_comp_words_by_ref >/dev/null 2>&1 && echo "bash-completion is loaded"
+complete() { :; }; compopt() { :; }
+COMP_LINE="ckpt sho"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(ckpt sho); COMP_CWORD=1
+__start_ckpt; echo "verbs: ${COMPREPLY[*]}"
+COMP_LINE="ckpt show "; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(ckpt show ""); COMP_CWORD=2
+__start_ckpt; echo "turns: ${COMPREPLY[*]}"`
+	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", prog, "bash", script)
+	cmd.Env = append(ckptEnv(p.root, nil), "PATH="+filepath.Dir(ckptBin)+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	s := string(out)
+	if strings.Contains(s, "not found") || !strings.Contains(s, "verbs: show") || !strings.Contains(s, "turns: 1") {
+		t.Errorf("completion in a bare bash:\n%s", s)
 	}
 }

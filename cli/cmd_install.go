@@ -56,8 +56,10 @@ func runConfig(g *globals, verb, name string, dry, approve bool) error {
 	if err != nil {
 		return fmt.Errorf("%s: find the ckpt binary: %w", verb, err)
 	}
-	if verb == "install" && isTempBuild(exe) {
-		fmt.Fprintf(os.Stderr, "ckpt install: warning: %s looks like a temporary `go run` build; the hooks will fail once it is deleted (build ckpt with `go build` or `go install` and install again)\n", exe)
+	if verb == "install" {
+		if why := vanishing(exe); why != "" {
+			fmt.Fprintf(os.Stderr, "ckpt install: warning: %s %s; the hooks will fail once it is deleted (%s, and install again)\n", exe, why, lastingInstall(why))
+		}
 	}
 	root, err := g.projectRoot()
 	if err != nil {
@@ -165,6 +167,35 @@ func sameBuild(p string) bool {
 		return k
 	}
 	return key(self) == key(other)
+}
+
+// vanishing says why exe will not last, or "" where it will: a temporary
+// `go run` build, or a binary in npx's cache, which npm clears.
+func vanishing(exe string) string {
+	switch {
+	case isTempBuild(exe):
+		return "looks like a temporary `go run` build"
+	case isNpxCache(exe):
+		return "runs from npx's cache"
+	}
+	return ""
+}
+
+// lastingInstall says how to get a binary that stays, for the reason
+// vanishing gave.
+func lastingInstall(why string) string {
+	if strings.Contains(why, "npx") {
+		return "install ckpt with `npm install -g @ckpt-dev/ckpt`"
+	}
+	return "build ckpt with `go build` or `go install`"
+}
+
+// isNpxCache reports a binary npx installed into its cache
+// (…/_npx/HASH/node_modules/…), which `npm cache clean` or a later npx
+// run may delete.
+func isNpxCache(exe string) bool {
+	sep := string(filepath.Separator)
+	return strings.Contains(exe, sep+"_npx"+sep) && strings.Contains(exe, sep+"node_modules"+sep)
 }
 
 // isTempBuild reports a binary `go run` or `go test` built in a temporary

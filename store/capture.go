@@ -182,8 +182,8 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 					mu.Unlock()
 				case img.Kind == ImageAbsent:
 					c.dirs = s.missingDirs(c.rel)
-				case img.Kind == ImageOther && !keepAll:
-					c.err = &PathError{Path: c.rel, Err: errf("it %s", img.Reason)}
+				case notFile(img) && !keepAll:
+					c.err = &PathError{Path: c.rel, Err: errf("it %s", otherReason(img))}
 				}
 				c.img = img
 				out[i] = c

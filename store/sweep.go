@@ -235,7 +235,14 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 				racy = append(racy, sweepChange{old: o, now: n})
 				continue
 			}
-			if n.kind != baseDir {
+			switch {
+			case n.kind == baseDir && o.kind == baseDir && o.mode == n.mode:
+				// A folder is still a folder: what changed is in it.
+			case n.kind == baseDir:
+				// A file or link became a folder (or a folder's mode
+				// moved): recorded with its kind, nothing to read.
+				changes = append(changes, sweepChange{old: o, now: n})
+			default:
 				changes = append(changes, sweepChange{old: o, now: n})
 				toRead = append(toRead, n.path)
 			}
@@ -267,6 +274,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 			rel = c.now.path
 			img, ok := imgs[rel]
 			switch {
+			case c.now.kind == baseDir:
 			case !ok:
 				// Unreadable: what it holds is unknown, so a later change
 				// of it is never recorded against a guessed pre-image.
@@ -277,8 +285,10 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		} else {
 			rel = c.old.path
 			// Vanished from the listing: gone, or now under an ignored or
-			// unreadable folder, which is no change of the command's.
-			if _, err := s.root.Lstat(rel); err == nil {
+			// unreadable folder, which is no change of the command's. A
+			// folder on its way that became a link does not count: the
+			// name the link leads to is another path.
+			if s.existsNoFollow(rel) {
 				continue
 			}
 		}
@@ -293,9 +303,12 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 			continue // only the stat moved (a touch, a rewrite of the same bytes)
 		}
 		r := shellRec{path: rel, post: Image{Kind: ImageAbsent}}
-		if c.now != nil && c.now.kind != 0 {
+		switch {
+		case c.now != nil && c.now.kind == baseDir:
+			r.post = Image{Kind: ImageDir, Mode: c.now.mode}
+		case c.now != nil && c.now.kind != 0:
 			r.post = imgs[rel]
-		} else if c.now != nil {
+		case c.now != nil:
 			continue
 		}
 		if c.old != nil {
@@ -350,6 +363,23 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	}
 	fp.hit()
 	return res, nil
+}
+
+// existsNoFollow reports whether rel is there, reached through folders
+// only: a link on the way (os.Root follows one that stays inside) means
+// the name rel once had is gone.
+func (s *Store) existsNoFollow(rel string) bool {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] != '/' {
+			continue
+		}
+		fi, err := s.root.Lstat(rel[:i])
+		if err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	_, err := s.root.Lstat(rel)
+	return err == nil
 }
 
 // anyRacy reports whether some entry would be hashed again next time
@@ -431,7 +461,7 @@ func (e *baseEntry) fill(img Image, maxBlob int64) bool {
 // sameContent reports whether two entries hold the same bytes (or link)
 // and mode.
 func (e *baseEntry) sameContent(o *baseEntry) bool {
-	if e.mode != o.mode {
+	if e.mode != o.mode || (e.kind == baseDir) != (o.kind == baseDir) {
 		return false
 	}
 	switch {
@@ -444,6 +474,8 @@ func (e *baseEntry) sameContent(o *baseEntry) bool {
 // image is e as a record's image.
 func (e *baseEntry) image(maxBlob int64) Image {
 	switch e.kind {
+	case baseDir:
+		return Image{Kind: ImageDir, Mode: e.mode}
 	case baseLink:
 		return Image{Kind: ImageLink, Link: e.link}
 	case baseSkipped:

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/format"
 )
 
 // readTurnFile parses one turn file for a writer holding the lock, cutting
@@ -28,7 +30,7 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 	}
 	// A newer ckpt's file is refused as it is: its last line may be a
 	// record this version cannot read, not a torn one.
-	if err := checkVersion(s.path(name), "record format", t.v, formatVersion); err != nil {
+	if err := format.CheckVersion(s.path(name), "record format", t.v, formatVersion); err != nil {
 		return nil, false, err
 	}
 	if res.torn && cut {

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ckpt-dev/ckpt/store/internal/ignore"
 )
 
 // walker lists a tree with one stat per entry, folders read in parallel.
@@ -49,7 +51,7 @@ type walker struct {
 type walkJob struct {
 	fd    int
 	rel   string // "" for the root
-	ig    *ignores
+	ig    *ignore.Set
 	st    dirStat
 	fresh bool // the ignore rules above differ from old's: read it
 	// paths, when reused, is old's listing of the folder, and fd was
@@ -111,7 +113,7 @@ func walkTree(root string, prior, old *baseline) ([]*baseEntry, []string, map[st
 		}()
 	}
 	buf := make([]byte, 32<<10)
-	rootErr := w.dir(walkJob{fd: fd, ig: &ignores{}}, buf)
+	rootErr := w.dir(walkJob{fd: fd, ig: &ignore.Set{}}, buf)
 	w.qmu.Lock()
 	w.active--
 	w.qmu.Unlock()
@@ -383,9 +385,9 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		reused = false // its ignore files changed in place: read it
 	}
 	fresh := j.fresh || w.rulesMoved(j.rel, gitData, ckptData)
-	git := parseIgnore(gitData, domain)
-	ckpt := parseIgnore(ckptData, domain)
-	ig := j.ig.with(git, ckpt)
+	git := ignore.Parse(gitData, domain)
+	ckpt := ignore.Parse(ckptData, domain)
+	ig := j.ig.With(git, ckpt)
 	local := make([]baseEntry, 0, len(paths))
 	var st unix.Stat_t
 	elems := append(domain[:len(domain):len(domain)], "")
@@ -402,7 +404,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		e := baseEntry{path: rel, mode: uint32(st.Mode) & 0o777}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFDIR:
-			if ig.skip(elems, true) {
+			if ig.Skip(elems, true) {
 				continue
 			}
 			e.kind = baseDir
@@ -434,7 +436,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		default:
 			continue // sockets, pipes and devices are never swept
 		}
-		if ig.skip(elems, false) {
+		if ig.Skip(elems, false) {
 			continue
 		}
 		e.size = st.Size

@@ -3,49 +3,89 @@ package cli
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestLogCountAndPaths: -n keeps the newest rows; paths after -- keep the
-// turns that touched them, a folder standing for what is under it.
-func TestLogCountAndPaths(t *testing.T) {
-	p := newTestProject(t, map[string]string{"a.txt": "a\n", "src/b.txt": "b\n"})
-	p.turn(t, "1", "first", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "A\n") })
-	p.turn(t, "2", "second", []string{"src/b.txt"}, func() { writeText(t, p.root, "src/b.txt", "B\n") })
-	p.turn(t, "3", "third", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "AA\n") })
-	rows := func(r ckptRun) []string {
-		var ids []string
-		for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
-			ids = append(ids, strings.Fields(l)[0])
+func TestShowStatuses(t *testing.T) {
+	const big = 9 << 20 // over the default 8 MiB limit
+	p := newTestProject(t, map[string]string{
+		"mod.txt":  "mod 0\n",
+		"gone.txt": "gone 0\n",
+		"same.txt": "same 0\n",
+		"hand.txt": "hand 0\n",
+		"lost.txt": "lost 0\n",
+		"big.bin":  strings.Repeat("x", big),
+	})
+	paths := []string{"mod.txt", "new.txt", "gone.txt", "same.txt", "hand.txt", "lost.txt", "big.bin"}
+	p.turn(t, "1", "statuses", paths, func() {
+		writeTexts(t, p.root, map[string]string{
+			"mod.txt": "mod 1\n", "new.txt": "new 1\n", "hand.txt": "hand 1\n",
+			"lost.txt": "lost 1\n", "big.bin": strings.Repeat("y", big),
+		})
+		removePath(t, p.root, "gone.txt")
+	})
+	writeText(t, p.root, "hand.txt", "hand 2, after the agent\n")
+	if err := os.Remove(blobFile(t, p.root, "lost 0\n")); err != nil {
+		t.Fatal(err)
+	}
+
+	s := ckptShow(t, p.root, "1")
+	want := map[string]string{
+		"mod.txt":  "modified",
+		"new.txt":  "created",
+		"gone.txt": "deleted",
+		"same.txt": "unchanged",
+		"hand.txt": "hand_edited",
+		"lost.txt": "missing_blob",
+		"big.bin":  "skipped",
+	}
+	wantPre := map[string]string{"new.txt": "absent", "big.bin": "skipped"}
+	got := s.statuses()
+	for path, st := range want {
+		if got[path] != st {
+			t.Errorf("show 1 --json: %s status %q, want %q", path, got[path], st)
 		}
-		return ids
 	}
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"log", "-n", "2"}, "3 2"},
-		{[]string{"log", "--max-count=1"}, "3"},
-		{[]string{"log", "--", "a.txt"}, "3 1"},
-		{[]string{"log", "--", "src"}, "2"},
-		{[]string{"log", "-n", "1", "--", "a.txt"}, "3"},
-	} {
-		if got := strings.Join(rows(ckptOK(t, p.root, c.args...)), " "); got != c.want {
-			t.Errorf("%v: rows %q, want %q", c.args, got, c.want)
+	if len(s.Files) != len(want) {
+		t.Errorf("show 1 --json lists %d files, want %d: %+v", len(s.Files), len(want), s.Files)
+	}
+	for _, f := range s.Files {
+		pre := wantPre[f.Path]
+		if pre == "" {
+			pre = "content"
+		}
+		if f.Pre != pre {
+			t.Errorf("show 1 --json: %s pre %q, want %q", f.Path, f.Pre, pre)
 		}
 	}
-	var js []logJSON
-	decodeJSON(t, ckptOK(t, p.root, "log", "--json", "-n", "1", "--", "src/b.txt"), &js)
-	if len(js) != 1 || js[0].Turn != "2" {
-		t.Errorf("log --json -n 1 -- src/b.txt: %+v", js)
+	if e := findEntry(t, ckptLog(t, p.root), "1"); e.HandEdited != 1 || e.Files != len(paths) {
+		t.Errorf("log: turn 1 files %d hand_edited %d, want %d and 1", e.Files, e.HandEdited, len(paths))
 	}
-	if r := ckptOK(t, p.root, "log", "--", "nothing.txt"); !strings.Contains(r.Stdout, "no turn touched nothing.txt") {
-		t.Errorf("no match: %s", r)
+
+	// A rewind over the missing blob and the skipped file restores the rest
+	// and fails those two with a reason.
+	o := ckptOp(t, p.root, 3, "rewind", "1", "--yes")
+	if !sameSet(o.failedPaths(), []string{"big.bin", "lost.txt"}) {
+		t.Errorf("rewind failed %v, want big.bin and lost.txt", o.Failed)
 	}
-	ckptCode(t, p.root, exitUsage, "log", "-n", "-1")
+	for _, f := range o.Failed {
+		if strings.TrimSpace(f.Reason) == "" {
+			t.Errorf("failed %s without a reason", f.Path)
+		}
+	}
+	if !sameSet(o.HandEdited, []string{"hand.txt"}) {
+		t.Errorf("rewind hand_edited %v, want [hand.txt]", o.HandEdited)
+	}
+	for name, content := range map[string]string{"mod.txt": "mod 0\n", "gone.txt": "gone 0\n", "hand.txt": "hand 0\n", "same.txt": "same 0\n", "lost.txt": "lost 1\n"} {
+		if got := readText(t, p.root, name); got != content {
+			t.Errorf("after rewind %s holds %q, want %q", name, got, content)
+		}
+	}
+	if pathExists(filepath.Join(p.root, "new.txt")) {
+		t.Errorf("after rewind new.txt still exists")
+	}
 }
 
 // TestShowHeader: show names the turn, its state and its label once at
@@ -113,35 +153,4 @@ func TestShowConversation(t *testing.T) {
 		t.Errorf("a missing transcript: %s", r)
 	}
 	ckptOK(t, p.root, "show", "1")
-}
-
-// TestBashCompletionBare: the bash script completes in a bash without the
-// bash-completion package, where _get_comp_words_by_ref is missing.
-func TestBashCompletionBare(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
-	}
-	p := newTestProject(t, map[string]string{"a.txt": "a\n"})
-	p.turn(t, "1", "restyle the page", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "A\n") })
-	script := filepath.Join(t.TempDir(), "ckpt.bash")
-	if err := os.WriteFile(script, []byte(ckptOK(t, p.root, "completion", "bash").Stdout), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog := `source "$1"
-type _get_comp_words_by_ref >/dev/null 2>&1 && echo "bash-completion is loaded"
-complete() { :; }; compopt() { :; }
-COMP_LINE="ckpt sho"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(ckpt sho); COMP_CWORD=1
-__start_ckpt; echo "verbs: ${COMPREPLY[*]}"
-COMP_LINE="ckpt show "; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(ckpt show ""); COMP_CWORD=2
-__start_ckpt; echo "turns: ${COMPREPLY[*]}"`
-	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", prog, "bash", script)
-	cmd.Env = append(ckptEnv(p.root, nil), "PATH="+filepath.Dir(ckptBin)+":"+os.Getenv("PATH"))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	s := string(out)
-	if strings.Contains(s, "not found") || !strings.Contains(s, "verbs: show") || !strings.Contains(s, "turns: 1") {
-		t.Errorf("completion in a bare bash:\n%s", s)
-	}
 }
