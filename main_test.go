@@ -1,7 +1,10 @@
 package main
 
 import (
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -46,5 +49,35 @@ func TestArrows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOnlyBinariesTuneTheRuntime: the collector's target and the memory
+// limit are the binaries' to set (main.go, cmd/ckpt-hook); a library
+// that sets them changes every program that links it.
+func TestOnlyBinariesTuneTheRuntime(t *testing.T) {
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != "." || d.Name() == "testdata" || p == "cmd") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || p == "main.go" {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, call := range []string{"debug.SetGCPercent(", "debug.SetMemoryLimit(", "debug.SetMaxThreads(", "debug.SetMaxStack("} {
+			if strings.Contains(string(b), call) {
+				t.Errorf("%s calls %s: only a binary's main tunes the runtime", p, strings.TrimSuffix(call, "("))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -435,9 +435,18 @@ func (h *hookCall) paths() []string {
 
 // absPath makes p absolute against base (the working directory when base
 // is empty) and cleans it. It does not resolve symlinks: the store compares
-// paths after resolving them.
+// paths after resolving them. A path with ".." in it is left for the
+// store to clean, which resolves the links before each ".." as the kernel
+// does (link/../x, with link -> a/b, is a/x).
 func absPath(p, base string) string {
+	join := func(a, b string) string { return filepath.Join(a, b) }
+	if strings.Contains(p, "..") {
+		join = func(a, b string) string { return a + string(filepath.Separator) + b }
+	}
 	if filepath.IsAbs(p) {
+		if strings.Contains(p, "..") {
+			return p
+		}
 		return filepath.Clean(p)
 	}
 	if base == "" || !filepath.IsAbs(base) {
@@ -449,7 +458,7 @@ func absPath(p, base string) string {
 			}
 		}
 	}
-	return filepath.Join(base, p)
+	return join(base, p)
 }
 
 // Label is a turn's label from a prompt: its first non-blank line, trimmed,

@@ -176,10 +176,14 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 						mu.Unlock()
 					}
 					// A blob found already there may be another capture's,
-					// not yet durable: it is synced like a new one.
-					mu.Lock()
-					wrote = append(wrote, sum)
-					mu.Unlock()
+					// not yet durable: it is synced like a new one. One
+					// that could not be written (a full disk) is not
+					// synced: its path carries the reason.
+					if c.err == nil {
+						mu.Lock()
+						wrote = append(wrote, sum)
+						mu.Unlock()
+					}
 				case img.Kind == ImageAbsent:
 					c.dirs = s.missingDirs(c.rel)
 				case notFile(img) && !keepAll:

@@ -108,7 +108,9 @@ func cleanRecordPath(p string) (string, string) {
 	if c == "." {
 		return "", "names the root itself: refused"
 	}
-	if top, _, _ := strings.Cut(c, "/"); strings.EqualFold(top, ".osfoundry") {
+	// Only the exact name here: another spelling is the store only where
+	// the file system folds case, which Store.rel asks the disk.
+	if top, _, _ := strings.Cut(c, "/"); top == ".osfoundry" {
 		return "", "inside the checkpoint store: refused"
 	}
 	return c, ""

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -149,11 +148,6 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		return res, nil
 	}
 	if old != nil {
-		// A warm sweep allocates a listing of the whole tree that is
-		// garbage a moment later: a higher collection target for its span
-		// spares about a fifth of its CPU time for a few MiB more at the
-		// peak. (A first sweep holds files' bytes: it keeps the default.)
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
 		lerr = rest()
 		if lerr != nil {
 			old = nil
@@ -265,7 +259,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		slices.Sort(toRead)
 	}
 	res.Read = len(toRead) + hashed
-	imgs := s.lookTolerant(toRead, fp, res)
+	imgs, full := s.lookTolerant(toRead, fp, res)
 	var recs []shellRec
 	var dirSet map[string]bool
 	for _, c := range changes {
@@ -295,15 +289,21 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		if !attribute {
 			continue
 		}
-		if c.old != nil && c.old.kind == baseUnknown || c.now != nil && c.now.kind == baseUnknown {
+		// Read, but its new bytes could not be kept (a full disk): it is
+		// the command's all the same, with its pre-image and no post.
+		noSpace := c.now != nil && full[rel] && (c.old == nil || c.old.kind != baseUnknown)
+		if !noSpace && (c.old != nil && c.old.kind == baseUnknown || c.now != nil && c.now.kind == baseUnknown) {
 			res.Problems = append(res.Problems, rel+": could not be read, so its change is not recorded")
 			continue
 		}
-		if c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
+		if !noSpace && c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
 			continue // only the stat moved (a touch, a rewrite of the same bytes)
 		}
 		r := shellRec{path: rel, post: Image{Kind: ImageAbsent}}
 		switch {
+		case noSpace:
+			r.noPost = true
+			res.Problems = append(res.Problems, rel+": no space left to keep its new bytes: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
 		case c.now != nil && c.now.kind == baseDir:
 			r.post = Image{Kind: ImageDir, Mode: c.now.mode}
 		case c.now != nil && c.now.kind != 0:
@@ -407,27 +407,38 @@ func (s *Store) opsLogSize() int64 {
 // lookTolerant reads and keeps rels in one batch through look; when the
 // batch fails (a file unreadable, or replaced by a pipe), it reads them one
 // by one so a single bad path costs only itself.
-func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) map[string]Image {
+//
+// full names the paths read whose bytes could not be kept for want of
+// room (ENOSPC, EDQUOT): the caller words those.
+func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) (map[string]Image, map[string]bool) {
 	out := make(map[string]Image, len(rels))
+	var full map[string]bool
 	if len(rels) == 0 {
-		return out
+		return out, full
 	}
 	got, err := s.look(rels, false, fp)
 	if err == nil {
 		for _, c := range got {
 			out[c.rel] = c.img
 		}
-		return out
+		return out, full
 	}
 	for _, rel := range rels {
 		got, err := s.look([]string{rel}, false, fp)
 		if err != nil {
+			if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+				if full == nil {
+					full = map[string]bool{}
+				}
+				full[rel] = true
+				continue
+			}
 			res.Problems = append(res.Problems, err.Error())
 			continue
 		}
 		out[rel] = got[0].img
 	}
-	return out
+	return out, full
 }
 
 // fill sets e's kind, hash and link from what a read found; false when
@@ -490,6 +501,9 @@ type shellRec struct {
 	path      string
 	pre, post Image
 	dirs      []string
+	// noPost: what the command left could not be kept (a full disk), so
+	// the path gets its pre record only, as if the write never sealed.
+	noPost bool
 }
 
 // recordShell appends what a command changed to turn: a pre record where
@@ -516,6 +530,9 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		if !ok {
 			pre := r.pre
 			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, At: now, N: n})
+		}
+		if r.noPost {
+			continue
 		}
 		post := r.post
 		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, At: now, N: n})

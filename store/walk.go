@@ -393,7 +393,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 	elems := append(domain[:len(domain):len(domain)], "")
 	for _, rel := range paths {
 		n := rel[lp:]
-		if n == ".git" || j.rel == "" && strings.EqualFold(n, ".osfoundry") {
+		if n == ".git" || j.rel == "" && (n == ".osfoundry" || strings.EqualFold(n, ".osfoundry") && sameEntry(j.fd, n, ".osfoundry")) {
 			continue
 		}
 		if err := unix.Fstatat(j.fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
@@ -450,6 +450,15 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 	w.lists = append(w.lists, &dirList{rel: j.rel, ents: local})
 	w.mu.Unlock()
 	return nil
+}
+
+// sameEntry reports whether the names a and b in the folder dirfd are one
+// file (a file system that folds case finds one under both spellings).
+func sameEntry(dirfd int, a, b string) bool {
+	var sa, sb unix.Stat_t
+	return unix.Fstatat(dirfd, a, &sa, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+		unix.Fstatat(dirfd, b, &sb, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+		sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
 // joinNames is prefix+name for each name, the paths sharing one string.
