@@ -75,9 +75,13 @@ type event struct {
 	command string   // shellBefore, shellAfter: the command line or tool
 	// transcript is the file where the agent keeps the session's
 	// conversation, when its events name one (Claude Code, Codex, Gemini
-	// CLI: transcript_path); the turn keeps it for `ckpt show
-	// --conversation` and the UI.
+	// CLI, Qwen Code: transcript_path; Copilot CLI on Stop); the turn keeps
+	// it for `ckpt show --conversation` and the UI. Hooks never read it.
 	transcript string
+	// weak marks a startTurn whose text is the agent's own, not the
+	// user's (Cline's one-shot mode): it opens a turn only when the
+	// session has none open.
+	weak bool
 }
 
 // adapter is one agent's side of ckpt.
@@ -89,6 +93,10 @@ type adapter struct {
 	reply string
 	// install describes the agent's project config.
 	install installer
+	// oncePerPrompt: the agent repeats its prompt event for one prompt,
+	// with the same prompt id (Qwen Code, before each continuation); a
+	// turn opens only for a prompt id not seen last.
+	oncePerPrompt bool
 }
 
 var adapters = map[string]*adapter{}
@@ -96,7 +104,9 @@ var adapters = map[string]*adapter{}
 func register(a *adapter) { adapters[a.name] = a }
 
 // Agents lists the agents ckpt has hooks for, in a stable order.
-func Agents() []string { return []string{"claude", "gemini", "codex", "opencode"} }
+func Agents() []string {
+	return []string{"claude", "gemini", "codex", "opencode", "pi", "copilot", "cline", "qwen"}
+}
 
 // Known reports whether name is an agent ckpt has hooks for.
 func Known(name string) bool { return adapters[name] != nil }
@@ -318,6 +328,18 @@ func transcriptPath(p string) string {
 }
 
 func (h *hookCall) startTurn() error {
+	if h.ev.weak {
+		_, err := h.openTurnLabelled(Label(h.ev.text))
+		return err
+	}
+	promptKey := h.sessionKey() + "\x00prompt"
+	if h.agent.oncePerPrompt && h.ev.prompt != "" {
+		if last, ok := h.store.SessionTurn(promptKey); ok && last == h.ev.prompt {
+			if _, open := h.store.SessionTurn(h.sessionKey()); open {
+				return nil // the same prompt again: its turn goes on
+			}
+		}
+	}
 	meta := store.TurnMeta{Label: Label(h.ev.text), Source: h.source()}
 	turn, err := h.store.NewTurn(meta)
 	if err != nil {
@@ -325,6 +347,11 @@ func (h *hookCall) startTurn() error {
 	}
 	if err := h.store.SetSessionTurn(h.sessionKey(), turn); err != nil {
 		return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, turn, err)
+	}
+	if h.agent.oncePerPrompt && h.ev.prompt != "" {
+		if err := h.store.SetSessionTurn(promptKey, h.ev.prompt); err != nil {
+			return fmt.Errorf("hook %s: record prompt %s for the session: %w", h.agent.name, h.ev.prompt, err)
+		}
 	}
 	return nil
 }
@@ -383,6 +410,11 @@ func (h *hookCall) afterWrite() error {
 // Parallel tool calls fire parallel hooks, so the look-up and the opening
 // happen under a lock, or two calls of one prompt could open two turns.
 func (h *hookCall) openTurn() (string, error) {
+	return h.openTurnLabelled(h.agent.name + ": edits with no prompt seen")
+}
+
+// openTurnLabelled is openTurn, labelling a turn it opens with label.
+func (h *hookCall) openTurnLabelled(label string) (string, error) {
 	key := h.sessionKey()
 	if turn, ok := h.store.SessionTurn(key); ok {
 		return turn, nil
@@ -397,7 +429,6 @@ func (h *hookCall) openTurn() (string, error) {
 	if turn, ok := h.store.SessionTurn(key); ok {
 		return turn, nil
 	}
-	label := h.agent.name + ": edits with no prompt seen"
 	turn, err := h.store.NewTurn(store.TurnMeta{Label: label, Source: h.source()})
 	if err != nil {
 		return "", fmt.Errorf("hook %s: open a turn: %w", h.agent.name, err)

@@ -78,6 +78,10 @@ func runConfig(g *globals, verb, name string, dry, approve bool) error {
 	}
 	rel, _ := filepath.Rel(opt.Root, c.Path)
 	rel = filepath.ToSlash(rel)
+	if len(c.More) > 0 {
+		// Cline: one file per event, in one folder.
+		rel = fmt.Sprintf("%s/ (%d files)", filepath.ToSlash(filepath.Dir(rel)), len(c.More)+1)
+	}
 	switch {
 	case !c.Changed():
 		fmt.Printf("ckpt %s %s: %s already holds ckpt's hooks; nothing to do\n", verb, name, rel)
@@ -95,10 +99,51 @@ func runConfig(g *globals, verb, name string, dry, approve bool) error {
 	default:
 		fmt.Printf("ckpt: uninstalled %s hooks%s from %s\n", name, running(c.Removed), rel)
 	}
+	if !dry {
+		if err := excludeLines(root, verb, name); err != nil {
+			return err
+		}
+	}
+	if verb == "install" && name == "copilot" {
+		fmt.Println(`ckpt: Copilot CLI in -p mode skips repo hooks silently unless the folder is trusted for it: run it with --trust-folder, COPILOT_ALLOW_ALL=true or GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true (interactive copilot asks to trust the folder). VS Code's Copilot agent reads the same file.`)
+	}
 	if verb == "install" && name == "codex" {
-		return codexApproval(root, exe, c, approve, dry)
+		if err := codexApproval(root, exe, c, approve, dry); err != nil {
+			return err
+		}
+	}
+	if verb == "install" && !dry {
+		fmt.Printf("next: open `ckpt` beside %s in %s: each prompt's turn shows up there as the agent works\n", agentTitle(name), esc(root))
 	}
 	return nil
+}
+
+// excludeLines keeps the files install wrote that name this machine's
+// binary out of git (see agent.Exclude), and says so.
+func excludeLines(root, verb, name string) error {
+	x, err := agent.Exclude(root, name, verb == "install")
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", verb, name, err)
+	}
+	if len(x.Lines) == 0 {
+		return nil
+	}
+	rel, _ := filepath.Rel(root, x.Path)
+	if verb == "install" {
+		fmt.Printf("ckpt: added %s to %s, so git never sees it (it names this machine's ckpt)\n", strings.Join(x.Lines, ", "), filepath.ToSlash(rel))
+	} else {
+		fmt.Printf("ckpt: removed %s from %s, as install had added it\n", strings.Join(x.Lines, ", "), filepath.ToSlash(rel))
+	}
+	return nil
+}
+
+// agentTitle is the agent's name as its users know it.
+func agentTitle(name string) string {
+	if t, ok := map[string]string{"claude": "Claude Code", "gemini": "Gemini CLI", "codex": "Codex", "opencode": "opencode",
+		"pi": "pi", "copilot": "Copilot", "cline": "Cline", "qwen": "Qwen Code"}[name]; ok {
+		return t
+	}
+	return name
 }
 
 // running names the binaries the removed hooks ran.
