@@ -37,7 +37,7 @@ type logJSON struct {
 }
 
 func newLogCmd(g *globals) *cobra.Command {
-	var asJSON, errs bool
+	var asJSON, errs, clear bool
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "log [-n N] [-- PATH...]",
@@ -45,7 +45,8 @@ func newLogCmd(g *globals) *cobra.Command {
 		Long: `log lists the agent's turns and the rewinds, undos and redos, newest first,
 with how many files each touched and how many were changed since the agent
 wrote them. Errors that hooks logged in the store are told on stderr;
---errors prints them all, oldest first, and clears the log.
+--errors prints them all, oldest first, and leaves them logged;
+--errors --clear empties the log, and nothing else does.
 
 -n N keeps the newest N rows. PATHs (after --, relative to the working
 directory) keep only the turns that touched them; a folder stands for every
@@ -54,13 +55,14 @@ path under it.`,
 ckpt log -n 5
 ckpt log -- src/app.js
 ckpt log --json | jq '.[0].turn'
-ckpt log --errors`,
+ckpt log --errors
+ckpt log --errors --clear`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(_ *cobra.Command, args []string) error {
 			if limit < 0 {
 				return usageErrorf("-n %d: want a count of 0 or more", limit)
 			}
-			if errs && (len(args) > 0 || limit > 0) {
+			if (errs || clear) && (len(args) > 0 || limit > 0) {
 				return usageErrorf("--errors takes no -n or PATH")
 			}
 			s, err := g.openStore(storeOptions{})
@@ -68,6 +70,9 @@ ckpt log --errors`,
 				return err
 			}
 			defer s.Close()
+			if clear {
+				return clearErrors(s)
+			}
 			if errs {
 				return listErrors(s)
 			}
@@ -128,13 +133,14 @@ ckpt log --errors`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (see CONTRACT.md)")
-	cmd.Flags().BoolVar(&errs, "errors", false, "print the errors hooks logged, then clear them")
+	cmd.Flags().BoolVar(&errs, "errors", false, "print the errors hooks logged (they stay logged)")
+	cmd.Flags().BoolVar(&clear, "clear", false, "with --errors: empty the error log")
 	cmd.Flags().IntVarP(&limit, "max-count", "n", 0, "show only the newest N rows")
 	return cmd
 }
 
-// listErrors prints the store's logged errors, oldest first, then clears
-// them: what was printed has been seen.
+// listErrors prints the store's logged errors, oldest first. They stay
+// logged: only --clear empties the log.
 func listErrors(s *store.Store) error {
 	lines, err := s.Errors()
 	if err != nil {
@@ -147,7 +153,20 @@ func listErrors(s *store.Store) error {
 	for _, l := range lines {
 		fmt.Println(esc(l))
 	}
-	return s.ClearErrors()
+	return nil
+}
+
+// clearErrors empties the store's error log and says how many lines went.
+func clearErrors(s *store.Store) error {
+	lines, err := s.Errors()
+	if err != nil {
+		return err
+	}
+	if err := s.ClearErrors(); err != nil {
+		return err
+	}
+	fmt.Printf("cleared %s from the error log\n", present.Count(len(lines), "error"))
+	return nil
 }
 
 // touching keeps the agent turns among entries that captured one of the
