@@ -269,10 +269,10 @@ type Plan struct {
 	// what it will hold. Two plans with the same ID do the same thing to
 	// the same folder. It is "plan" in the JSON of rewind, undo and redo.
 	ID       string
-	Kind     Kind     // rewind, undo or redo
-	Target   string   // the turn rewound to, or the op undone/redone
-	Turns    []string // turns that will be rewound (rewind, redo) or brought back (undo)
-	Steps    []Step   // sorted by path
+	Kind     Kind      // rewind, undo or redo
+	Target   string    // the turn rewound to, or the op undone/redone
+	Turns    []string  // turns that will be rewound (rewind, redo) or brought back (undo)
+	Steps    []Step    // sorted by path
 	Warnings []Warning // e.g. a capture in flight, git HEAD moved since the turn
 	Force    bool
 	// Keep lists the paths left as they are now (steps ActLeave), sorted.
