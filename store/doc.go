@@ -75,10 +75,11 @@
 // Turn files of format v1 hold neither "n" nor escaped names; v2 adds
 // both, and reads v1 as it is.
 //
-// ops.log holds {"r":"op","v":2,"id":"op-N","kind":"rewind"|"undo"|"redo",
-// "target","turns","retry","steps","rmdirs","had","hadm","mkdirs","mkdirm",
-// "at","n"} when an operation begins — retry names the operation whose
-// failed paths it tries again; had lists the rmdirs that existed and hadm
+// ops.log holds {"r":"op","v":2,"id":"op-N","kind":"rewind"|"undo"|"redo"|
+// "revert","target","turns","retry","sess","steps","rmdirs","had","hadm",
+// "mkdirs","mkdirm","at","n"} when an operation begins — retry names the
+// operation whose failed paths it tries again; sess the agent session a
+// revert took out (its target is then empty); had lists the rmdirs that existed and hadm
 // their permission bits, mkdirs the folders an undo gives back and mkdirm
 // theirs — and {"r":"done","id","recovered","abandoned","failed","fails",
 // "none","at"} when it ends: failed lists the paths it could not put back and
@@ -204,6 +205,17 @@
 // those still holding what the rewind left, the bytes that undo was to
 // bring back, so undoing the redo brings them back. A capture naming a
 // rewound turn T goes to T.2 (then T.3 …).
+//
+// A revert takes its turns' changes out of the folder without rewinding
+// them: it goes on the undo stack like a rewind, and its turns are
+// reverted while it is in effect and none of their paths is left failed
+// by it (a conflict is a failed step). Its steps' wants are merges, kept
+// as blobs before the operation is logged. What a revert in effect wrote
+// is what those paths are expected to hold, as a seal is (the hand-edit
+// rule), until a newer seal. A rewind in effect to before a turn that
+// began before a revert was made suspends that revert (time runs one
+// way): the rewind's plan gives each path the revert wrote what it held
+// before the revert, unless a turn from there on captured it earlier.
 //
 // # Safety
 //

@@ -129,6 +129,7 @@ func (s *Store) planRewind(v *view, id string, keep []string) (*Plan, error) {
 			goals = append(goals, wanted{path: f.path, img: f.pre, dirs: f.dirs})
 		}
 	}
+	goals = s.revertGoals(v, t, goals)
 	p.Warnings = s.warnings(v, t)
 	return s.finishPlan(v, p, goals, keepSet)
 }
@@ -436,6 +437,7 @@ func (p *Plan) Result() *Result {
 			r.HandEdited = append(r.HandEdited, st.Path)
 		}
 	}
+	p.revertResult(r)
 	return r
 }
 
@@ -484,6 +486,10 @@ func (s *Store) rmdirs(v *view, p *Plan) []string {
 					}
 				}
 			}
+		}
+	case KindRevert:
+		for _, d := range revertDirs(v, p) {
+			set[d] = true
 		}
 	case KindRedo:
 		if len(v.redo) > 0 {

@@ -252,6 +252,14 @@ type Step struct {
 	HandEdited bool   // the disk differs from what the agent (or last op) left
 	Now        Image  // what the path holds now (kept before anything changes)
 	Want       Image  // what it will hold
+	// Conflicts, in a revert, lists the lines of Now that both the turn
+	// and a later change touched (empty, not nil, for a file merged
+	// whole). The step fails, leaving the file as it is, unless the plan
+	// writes markers (then Want holds them).
+	Conflicts []LineRange
+	// Merged, in a revert, says later changes to the file are kept beside
+	// the turn's taken out.
+	Merged bool
 }
 
 // Plan is what a rewind, undo or redo will do. Plans are made without the
@@ -281,6 +289,14 @@ type Plan struct {
 	// ("" for a whole rewind, undo or redo). A rewind's retry is a rewind of
 	// its own, undone on its own; an undo's or redo's finishes it.
 	Retry string
+	// Session is the agent session a revert takes out (Target is then
+	// empty); Markers says a revert writes conflicts between markers.
+	Session string
+	Markers bool
+
+	// merged holds the bytes of a revert's merges, which are not in the
+	// store until Apply keeps them.
+	merged map[BlobID][]byte
 
 	// asIf gives, per path, what an undo of this redo puts back (the
 	// step's Back) when the path holds what the redo writes or nothing:
@@ -326,6 +342,11 @@ type Result struct {
 	HandEdited []string  `json:"hand_edited"`
 	Plan       string    `json:"plan"` // the plan's ID
 	Applied    bool      `json:"applied"`
+	// Conflicts and Merged are a revert's: the paths in conflict (left
+	// as they are, or written with markers) and those whose later changes
+	// were kept. Nil for other operations.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+	Merged    []string   `json:"merged,omitempty"`
 }
 
 // Finding is one damaged record or blob found by Verify.
