@@ -41,6 +41,34 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 			res.Turns = append(res.Turns, t.id)
 		}
 	}
+	return res, s.pruneDrop(v, drop, res, o.DryRun, newFailpoint("prune"))
+}
+
+// pruneDrop removes the turns in drop and every blob nothing else names.
+// Caller holds both locks exclusively and s.mu.
+func (s *Store) pruneDrop(v *view, drop map[string]bool, res *PruneResult, dryRun bool, fp *failpoint) error {
+	o := PruneOptions{DryRun: dryRun}
+	live, err := s.liveBlobs(v, drop)
+	if err != nil {
+		return err
+	}
+	if !o.DryRun {
+		// Records go first: a crash then leaves unreferenced blobs, never
+		// records naming deleted ones.
+		for id := range drop {
+			name := turnFileName(id)
+			if err := s.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return errf("prune: remove %s: %w", s.path(name), err)
+			}
+			fp.hit()
+		}
+	}
+	return s.pruneBlobs(live, res, o, fp)
+}
+
+// liveBlobs is every blob a record outside drop, an operation's steps or
+// the baseline names.
+func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error) {
 	live := map[BlobID]bool{}
 	keep := func(img *Image) {
 		if img != nil && img.Kind == ImageContent {
@@ -88,23 +116,18 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 			keep(recs[i].Back)
 		}
 	}
-	if !o.DryRun {
-		// Records go first: a crash then leaves unreferenced blobs, never
-		// records naming deleted ones.
-		for id := range drop {
-			name := turnFileName(id)
-			if err := s.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return res, errf("prune: remove %s: %w", s.path(name), err)
-			}
-		}
-	}
+	return live, nil
+}
+
+// pruneBlobs deletes the blobs not in live, loose and packed, packs the
+// live loose ones kept as they are, and merges the packs left.
+func (s *Store) pruneBlobs(live map[BlobID]bool, res *PruneResult, o PruneOptions, fp *failpoint) error {
 	ents, err := fs.ReadDir(s.dir.FS(), "blobs")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, errf("prune: read %s: %w", s.path("blobs"), err)
+		return errf("prune: read %s: %w", s.path("blobs"), err)
 	}
-	fp := newFailpoint("prune")
 	if err := s.packStored(ents, live, res, o.DryRun, fp); err != nil {
-		return res, err
+		return err
 	}
 	for _, e := range ents {
 		sum, err := ParseBlobID(strings.TrimSuffix(e.Name(), ".zst"))
@@ -123,7 +146,7 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 				res.BytesFreed += fi.Size()
 				if !o.DryRun {
 					if err := s.dir.Remove("blobs/" + e.Name()); err != nil {
-						return res, errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
+						return errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
 					}
 				}
 			}
@@ -133,14 +156,21 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 		res.BytesFreed += fi.Size()
 		if !o.DryRun {
 			if err := s.dir.Remove("blobs/" + e.Name()); err != nil {
-				return res, errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
+				return errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
 			}
 		}
 	}
 	if err := s.prunePacks(live, res, o.DryRun, fp); err != nil {
-		return res, err
+		return err
 	}
-	return res, nil
+	if !o.DryRun {
+		// Merge what is left and index it: blobs.lock, held exclusively,
+		// keeps every other writer of packs out.
+		if _, err := s.repackLocked(false, fp); err != nil {
+			return errf("prune: %w", err)
+		}
+	}
+	return nil
 }
 
 // packStored puts the live loose blobs kept as they are (see

@@ -158,6 +158,11 @@ func (s *Store) Verify() ([]Finding, error) {
 		}
 		add("packs/"+name, "unreadable, so the blobs it held are lost: %v", err)
 	}
+	if _, err := s.loadMidx(); errors.As(err, &newer) {
+		add(midxFile, "%s", newer.Why())
+	} else if err != nil {
+		add(midxFile, "%v (only a lookup index: the next repack writes it again)", strings.TrimPrefix(err.Error(), "store: "))
+	}
 	if _, err := s.loadBaseline(); errors.As(err, &newer) {
 		add(baselineFile, "%s", newer.Why())
 	}
@@ -167,8 +172,13 @@ func (s *Store) Verify() ([]Finding, error) {
 			add("packs/"+name, "not a pack: the name does not end in .pack")
 		}
 	}
+	m, _ := s.loadMidx()
 	for _, p := range packs {
+		covered := m.Covers(p.name)
 		for _, e := range p.ents {
+			if _, me, ok := m.Find(e.Sum); covered && (!ok || me.Size != e.Size) {
+				add(midxFile, "does not locate blob %s of packs/%s (only a lookup index: the next repack writes it again)", e.Sum, p.name)
+			}
 			src := blobSource{f: p.f, off: e.Off, n: e.ZLen, zstd: true, where: "packs/" + p.name}
 			size := e.Size
 			if n := sizeOf(e.Sum); n >= 0 && n != size {
