@@ -183,7 +183,7 @@ func printBudget(root string) {
 	}
 	defer s.Close()
 	fmt.Println()
-	b, err := store.LoadBudget(root)
+	b, err := loadBudget(root)
 	if err != nil {
 		fmt.Printf("store: retention budget unreadable, nothing is pruned by itself: %s\n", esc(err.Error()))
 	}
