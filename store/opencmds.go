@@ -161,3 +161,49 @@ func (s *Store) recordOwners(owners []owner, recs []shellRec) ([]string, error) 
 	}
 	return ids, nil
 }
+
+// trackOpen, deferred by a sweep, lists its command as running (the sweep
+// before it) or takes it out (the sweep after it), and writes the list
+// when that or the dropping of stale entries changed it.
+func (s *Store) trackOpen(open []openCmd, dropped bool, turn string, meta TurnMeta, cmd string, at int64, after bool) {
+	next := open
+	switch {
+	case after:
+		next = closeOpen(slices.Clone(open), turn, cmd)
+	case turn != "":
+		next = append(slices.Clone(open), openCmd{Turn: turn, Cmd: cmd, Label: meta.Label, Source: meta.Source, At: at})
+	}
+	if dropped || len(next) != len(open) {
+		if err := s.saveOpen(next); err != nil {
+			s.LogError("sweep: %v", err)
+		}
+	}
+}
+
+// recordSweep records a sweep's changes in the turns that own them: after
+// a command its own turn (self), and the turns of other sessions' running
+// commands; before one, only those.
+func (s *Store) recordSweep(res *SweepResult, recs []shellRec, after bool, self owner, others []openCmd) error {
+	var owners []owner
+	if after {
+		owners = append(owners, self)
+	}
+	for _, o := range others {
+		owners = append(owners, owner{o.Turn, TurnMeta{Label: o.Label, Source: o.Source}, o.Cmd})
+	}
+	if len(recs) == 0 || len(owners) == 0 {
+		return nil
+	}
+	ids, err := s.recordOwners(owners, recs)
+	if err != nil {
+		return err
+	}
+	if after {
+		res.Turn, ids = ids[0], ids[1:]
+	}
+	res.Others = ids
+	for _, r := range recs {
+		res.Changed = append(res.Changed, r.path)
+	}
+	return nil
+}
