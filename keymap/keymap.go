@@ -30,6 +30,7 @@ type KeyMap struct {
 	Editor     key.Binding // open $EDITOR at the hunk
 
 	Rewind  key.Binding
+	Revert  key.Binding // take one turn out, keeping what came after it
 	Undo    key.Binding
 	Redo    key.Binding
 	Confirm key.Binding
@@ -72,6 +73,7 @@ func Default() KeyMap {
 		Editor:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit at the hunk")),
 
 		Rewind:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind")),
+		Revert:  key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revert")),
 		Undo:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
 		Redo:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "redo")),
 		Confirm: key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "apply")),
@@ -91,12 +93,12 @@ func Default() KeyMap {
 
 // ShortHelp is the one-line help: the keys a newcomer needs first.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextPane, k.Open, k.Rewind, k.Undo, k.Redo, k.Errors, k.Dismiss, k.Follow, k.Back, k.Filter, k.Search, k.Help, k.Quit}
+	return []key.Binding{k.NextPane, k.Open, k.Rewind, k.Revert, k.Undo, k.Redo, k.Errors, k.Dismiss, k.Follow, k.Back, k.Filter, k.Search, k.Help, k.Quit}
 }
 
 // PreviewHelp is the one-line help of the rewind preview.
 func (k KeyMap) PreviewHelp() []key.Binding {
-	return []key.Binding{k.Confirm, k.Keep, k.KeepAll, k.Up, k.Down, k.DiffMode, k.Left, k.Right, k.Force, k.Rewind, k.Back}
+	return []key.Binding{k.Confirm, k.Keep, k.KeepAll, k.Up, k.Down, k.DiffMode, k.Left, k.Right, k.Force, k.Rewind, k.Revert, k.Back}
 }
 
 // FullHelp is every binding, grouped: moving, the diff, operations, the rest.
@@ -104,7 +106,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane, k.PrevPane, k.Open, k.Back},
 		{k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide, k.Left, k.Right, k.Zoom, k.Search, k.Editor},
-		{k.Rewind, k.Undo, k.Redo, k.Confirm, k.Force, k.Keep, k.KeepAll},
+		{k.Rewind, k.Revert, k.Undo, k.Redo, k.Confirm, k.Force, k.Keep, k.KeepAll},
 		{k.Follow, k.Errors, k.Dismiss, k.Filter, k.Help, k.Quit},
 	}
 }
