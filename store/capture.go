@@ -114,10 +114,12 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 	out := make([]captured, len(rels))
 	var mu sync.Mutex
 	var wrote []BlobID
-	var known map[BlobID]bool
 	var pack *packWriter
 	if len(rels) > s.looseMax {
-		known = s.blobNames()
+		// One listing of the packs (the multi-pack index and the few
+		// packs it does not cover) answers for the whole batch; a loose
+		// blob costs a stat, so blobs/ is never listed.
+		s.packs.ensure(s)
 		pack = s.newPackWriter(fp)
 	}
 	loose := 0
@@ -164,7 +166,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 					sum, _ := ParseBlobID(img.SHA256) // hashed just now
 					if data != nil || !img.Kept {
 						var isNew bool
-						isNew, c.err = s.putBlob(sum, data, known, pack, &z)
+						isNew, c.err = s.putBlob(sum, data, pack, &z)
 						img.Kept = c.err == nil
 						if isNew {
 							mu.Lock()

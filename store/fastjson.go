@@ -304,6 +304,8 @@ func (d *fastDec) recordField(key string, r *record) bool {
 				return d.setStr(&src.Session)
 			case "prompt":
 				return d.setStr(&src.Prompt)
+			case "transcript":
+				return d.setStr(&src.Transcript)
 			}
 			return false
 		})

@@ -243,6 +243,9 @@ func (s *Store) decide(now, want Image) (Action, string) {
 		}
 		return ActRestore, ""
 	case ImageSkipped:
+		if want.Purged() {
+			return ActFail, "not restored: " + PurgedReason
+		}
 		return ActFail, "not restored: its bytes were not kept (" + want.Reason + ")"
 	case ImageAbsent:
 		if now.Kind == ImageAbsent {

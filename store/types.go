@@ -144,6 +144,10 @@ type Source struct {
 	Agent   string `json:"agent,omitempty"`
 	Session string `json:"session,omitempty"`
 	Prompt  string `json:"prompt,omitempty"`
+	// Transcript is the file where the agent keeps the session's
+	// conversation, as its hook named it (absolute; raw: escape before
+	// showing). ckpt only reads it, to show what was asked and answered.
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // Entry is one line of the log: an agent turn or an operation.

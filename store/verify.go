@@ -162,6 +162,11 @@ func (s *Store) Verify() ([]Finding, error) {
 		}
 		add("packs/"+name, "unreadable, so the blobs it held are lost: %v", err)
 	}
+	if _, err := s.loadMidx(); errors.As(err, &newer) {
+		add(midxFile, "%s", newer.Why())
+	} else if err != nil {
+		add(midxFile, "%v (only a lookup index: the next repack writes it again)", strings.TrimPrefix(err.Error(), "store: "))
+	}
 	if _, err := s.loadBaseline(); errors.As(err, &newer) {
 		add(baselineFile, "%s", newer.Why())
 	}
@@ -171,8 +176,13 @@ func (s *Store) Verify() ([]Finding, error) {
 			add("packs/"+name, "not a pack: the name does not end in .pack")
 		}
 	}
+	m, _ := s.loadMidx()
 	for _, p := range packs {
+		covered := m.Covers(p.name)
 		for _, e := range p.ents {
+			if _, me, ok := m.Find(e.Sum); covered && (!ok || me.Size != e.Size) {
+				add(midxFile, "does not locate blob %s of packs/%s (only a lookup index: the next repack writes it again)", e.Sum, p.name)
+			}
 			src := blobSource{f: p.f, off: e.Off, n: e.ZLen, zstd: true, where: "packs/" + p.name}
 			size := e.Size
 			if n := sizeOf(e.Sum); n >= 0 && n != size {
@@ -235,6 +245,34 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 			res.Turns = append(res.Turns, t.id)
 		}
 	}
+	return res, s.pruneDrop(v, drop, res, o.DryRun, newFailpoint("prune"))
+}
+
+// pruneDrop removes the turns in drop and every blob nothing else names.
+// Caller holds both locks exclusively and s.mu.
+func (s *Store) pruneDrop(v *view, drop map[string]bool, res *PruneResult, dryRun bool, fp *failpoint) error {
+	o := PruneOptions{DryRun: dryRun}
+	live, err := s.liveBlobs(v, drop)
+	if err != nil {
+		return err
+	}
+	if !o.DryRun {
+		// Records go first: a crash then leaves unreferenced blobs, never
+		// records naming deleted ones.
+		for id := range drop {
+			name := turnFileName(id)
+			if err := s.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return errf("prune: remove %s: %w", s.path(name), err)
+			}
+			fp.hit()
+		}
+	}
+	return s.pruneBlobs(live, res, o, fp)
+}
+
+// liveBlobs is every blob a record outside drop, an operation's steps or
+// the baseline names.
+func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error) {
 	live := map[BlobID]bool{}
 	keep := func(img *Image) {
 		if img != nil && img.Kind == ImageContent {
@@ -282,23 +320,18 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 			keep(recs[i].Back)
 		}
 	}
-	if !o.DryRun {
-		// Records go first: a crash then leaves unreferenced blobs, never
-		// records naming deleted ones.
-		for id := range drop {
-			name := turnFileName(id)
-			if err := s.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return res, errf("prune: remove %s: %w", s.path(name), err)
-			}
-		}
-	}
+	return live, nil
+}
+
+// pruneBlobs deletes the blobs not in live, loose and packed, packs the
+// live loose ones kept as they are, and merges the packs left.
+func (s *Store) pruneBlobs(live map[BlobID]bool, res *PruneResult, o PruneOptions, fp *failpoint) error {
 	ents, err := fs.ReadDir(s.dir.FS(), "blobs")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, errf("prune: read %s: %w", s.path("blobs"), err)
+		return errf("prune: read %s: %w", s.path("blobs"), err)
 	}
-	fp := newFailpoint("prune")
 	if err := s.packStored(ents, live, res, o.DryRun, fp); err != nil {
-		return res, err
+		return err
 	}
 	for _, e := range ents {
 		sum, err := ParseBlobID(strings.TrimSuffix(e.Name(), ".zst"))
@@ -317,7 +350,7 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 				res.BytesFreed += fi.Size()
 				if !o.DryRun {
 					if err := s.dir.Remove("blobs/" + e.Name()); err != nil {
-						return res, errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
+						return errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
 					}
 				}
 			}
@@ -327,14 +360,21 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 		res.BytesFreed += fi.Size()
 		if !o.DryRun {
 			if err := s.dir.Remove("blobs/" + e.Name()); err != nil {
-				return res, errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
+				return errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
 			}
 		}
 	}
 	if err := s.prunePacks(live, res, o.DryRun, fp); err != nil {
-		return res, err
+		return err
 	}
-	return res, nil
+	if !o.DryRun {
+		// Merge what is left and index it: blobs.lock, held exclusively,
+		// keeps every other writer of packs out.
+		if _, err := s.repackLocked(false, fp); err != nil {
+			return errf("prune: %w", err)
+		}
+	}
+	return nil
 }
 
 // packStored puts the live loose blobs kept as they are (see
