@@ -284,6 +284,11 @@ func (s *Store) missingDirsIn(rel string, dirs *dirCache) []string {
 	return s.missingDirs(rel)
 }
 
+// humanBytes says a size in the reason a skipped file's image records
+// ("12.0 MiB over the 8.0 MiB limit"). It is not present.Bytes: the
+// words are written into records, which older and newer ckpts show as
+// they are, so they must not change when present's do; and the store
+// links nothing of terminals, which present does.
 func humanBytes(n int64) string {
 	switch {
 	case n >= 1<<20:

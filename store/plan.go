@@ -276,11 +276,11 @@ func (s *Store) decide(now, want Image) (Action, string) {
 	return ActFail, fmt.Sprintf("not restored: unknown kind %q", want.Kind)
 }
 
-func (s *Store) warnings(v *view, t *turn) []string {
-	var w []string
+func (s *Store) warnings(v *view, t *turn) []Warning {
+	var w []Warning
 	if t.head != "" {
 		if now := gitHead(s.root); now != "" && now != t.head {
-			w = append(w, fmt.Sprintf("git HEAD moved since turn %s (%s → %s)", t.id, short(t.head), short(now)))
+			w = append(w, Warning{Kind: WarnHeadMoved, Turn: t.id, From: t.head, To: now})
 		}
 	}
 	cut := time.Now().Add(-inFlightWindow).UnixNano()
@@ -290,19 +290,12 @@ func (s *Store) warnings(v *view, t *turn) []string {
 		}
 		for _, f := range tt.files {
 			if f.post == nil && f.preAt > cut && f.refused == "" {
-				w = append(w, fmt.Sprintf("turn %s captured %s but has not sealed it: the agent may be writing right now", tt.id, f.path))
+				w = append(w, Warning{Kind: WarnInFlight, Turn: tt.id, Path: f.path})
 				return w
 			}
 		}
 	}
 	return w
-}
-
-func short(sha string) string {
-	if len(sha) > 8 {
-		return sha[:8]
-	}
-	return sha
 }
 
 func contains(list []string, s string) bool {
