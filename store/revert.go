@@ -428,6 +428,13 @@ func (s *Store) revertOne(f *tfile, cur version, label string, markers bool) rev
 		}
 		return revertOutcome{to: version{img: to, data: cur.data, text: cur.text}}
 	}
+	if !cur.text && cur.img.Kind == ImageContent && cur.img.Kept {
+		// A pre-image the turn after this one went back to (a session's
+		// turns are taken out one after another): its bytes are kept.
+		img := cur.img
+		cur = s.keptVersion(img)
+		cur.img = img
+	}
 	base, theirs := s.keptVersion(post), s.keptVersion(pre)
 	textual := func(v version, img Image) bool { return v.text || img.Kind == ImageAbsent }
 	if !textual(cur, cur.img) || !textual(base, post) || !textual(theirs, pre) || cur.img.Kind == ImageAbsent {
