@@ -51,7 +51,6 @@ type rmOp struct {
 	conflicts     map[string]bool
 }
 
-
 type rmModel struct {
 	clock  int
 	disk   map[string]rmContent
