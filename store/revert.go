@@ -85,7 +85,7 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	for _, k := range opt.Keep {
 		rel, err := s.Rel(k)
 		if err != nil {
-			return nil, errf("keep: %w", err)
+			return nil, errf("--except: %w", err)
 		}
 		keep[rel] = true
 	}

@@ -891,7 +891,11 @@ func (d *dialog) planHead() []styledLine {
 		what string
 	}{{restore, "to restore"}, {del, "to delete"}, {same, "already right"}, {fail, "cannot be restored"}, {kept, "kept as it is now"}} {
 		if c.n > 0 {
-			counts = append(counts, fmt.Sprintf("%d %s", c.n, c.what))
+			what := c.what
+			if c.n != 1 {
+				what = strings.Replace(what, "it is", "they are", 1)
+			}
+			counts = append(counts, fmt.Sprintf("%d %s", c.n, what))
 		}
 	}
 	what := "Undoes"
@@ -919,8 +923,14 @@ func (d *dialog) planHead() []styledLine {
 		add(sty.dim, "checking the plan again…")
 	}
 	if hand > 0 {
-		add(sty.warn, "%s changed since the agent wrote %s (marked !): kept first, so undo brings %s back.",
-			present.Count(hand, "file"), them(hand), them(hand))
+		// What takes this operation back: undo for a rewind or a redo,
+		// redo for an undo.
+		back := "undo"
+		if d.kind == store.KindUndo {
+			back = "redo"
+		}
+		add(sty.warn, "%s changed since the agent wrote %s (marked !): kept first, so %s brings %s back.",
+			present.Count(hand, "file"), them(hand), back, them(hand))
 	}
 	for _, w := range p.Warnings {
 		add(sty.warn, "⚠ %s", present.Escape(present.Warning(string(w.Kind), w.Turn, w.Path, w.From, w.To)))
