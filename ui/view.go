@@ -32,8 +32,14 @@ func (m *Model) leftWidth() int {
 	if m.width < 60 {
 		return m.width
 	}
-	// Wide screens give labels the room: the diff keeps 3/5 of the width.
-	return clamp(m.width*2/5, 34, 100)
+	// Wide screens give labels the room, the diff keeping 3/5 of the
+	// width, but never less than the 120 columns where it is side by
+	// side (the left pane keeping its 64 of narrower screens).
+	lw := clamp(m.width*2/5, 34, 100)
+	if m.width-lw-1 < 120 && m.width-121 >= 64 {
+		lw = m.width - 121
+	}
+	return lw
 }
 
 func (m *Model) diffWidth() int {
@@ -92,7 +98,8 @@ func (m *Model) sideRefused() bool {
 }
 
 func (m *Model) layout() diffview.Layout {
-	if m.layoutSide() {
+	// Wrapped lines are unified: a side-by-side half cannot wrap alone.
+	if m.layoutSide() && !m.wrap {
 		return diffview.SideBySide
 	}
 	return diffview.Unified
