@@ -352,6 +352,10 @@ func sharedPaths(v *view, turns []string) map[string]bool {
 			if f.cmd == "" || f.refused != "" {
 				continue
 			}
+			if len(f.shared) > 0 {
+				out[f.path] = true // the sweep recorded it as shared
+				continue
+			}
 			for _, o := range v.turns {
 				g, ok := o.byPath[f.path]
 				if !ok || mine[o.id] || g.cmd == "" || v.rewound[o.id] || sameSession(t, o) {
