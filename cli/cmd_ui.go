@@ -21,9 +21,9 @@ type uiStore struct{ *store.Store }
 
 var _ ui.Store = uiStore{}
 
-// PlanRewind plans a rewind leaving the paths in keep as they are.
-func (u uiStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
-	return u.Store.PlanRewindKeep(turn, keep)
+// PlanRewind plans a rewind with options (paths kept, git's index).
+func (u uiStore) PlanRewind(turn string, o store.RewindOptions) (*store.Plan, error) {
+	return u.Store.PlanRewindWith(turn, o)
 }
 
 // Watch signals whenever the store, or a folder holding a path a turn

@@ -36,6 +36,8 @@ type KeyMap struct {
 	Force   key.Binding
 	Keep    key.Binding // preview: keep this file as it is now
 	KeepAll key.Binding
+	// GitIndex: the rewind also puts git's index back.
+	GitIndex key.Binding
 
 	Follow  key.Binding // follow the newest turn
 	Dismiss key.Binding // hide the error notice (the log keeps the errors)
@@ -71,13 +73,14 @@ func Default() KeyMap {
 		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the diff (n/N)")),
 		Editor:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit at the hunk")),
 
-		Rewind:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind")),
-		Undo:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
-		Redo:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "redo")),
-		Confirm: key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "apply")),
-		Force:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force")),
-		Keep:    key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "keep as is")),
-		KeepAll: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "keep all")),
+		Rewind:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind")),
+		Undo:     key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
+		Redo:     key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "redo")),
+		Confirm:  key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "apply")),
+		Force:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force")),
+		Keep:     key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "keep as is")),
+		KeepAll:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "keep all")),
+		GitIndex: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "git's index too")),
 
 		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow newest")),
 		Dismiss: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "hide the notice")),
@@ -96,7 +99,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 
 // PreviewHelp is the one-line help of the rewind preview.
 func (k KeyMap) PreviewHelp() []key.Binding {
-	return []key.Binding{k.Confirm, k.Keep, k.KeepAll, k.Up, k.Down, k.DiffMode, k.Left, k.Right, k.Force, k.Rewind, k.Back}
+	return []key.Binding{k.Confirm, k.Keep, k.KeepAll, k.GitIndex, k.Up, k.Down, k.DiffMode, k.Left, k.Right, k.Force, k.Rewind, k.Back}
 }
 
 // FullHelp is every binding, grouped: moving, the diff, operations, the rest.
@@ -104,7 +107,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane, k.PrevPane, k.Open, k.Back},
 		{k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide, k.Left, k.Right, k.Zoom, k.Search, k.Editor},
-		{k.Rewind, k.Undo, k.Redo, k.Confirm, k.Force, k.Keep, k.KeepAll},
+		{k.Rewind, k.Undo, k.Redo, k.Confirm, k.Force, k.Keep, k.KeepAll, k.GitIndex},
 		{k.Follow, k.Errors, k.Dismiss, k.Filter, k.Help, k.Quit},
 	}
 }

@@ -139,6 +139,11 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		return nil, errf("sweep: %w", lerr)
 	}
 	ops := s.opsLogSize()
+	if !after && turn != "" && (old == nil || old.turn != turn) {
+		// The turn's first sweep: where git stood before its first
+		// command, for the turn's first record.
+		s.noteGitBefore(turn)
+	}
 	if !after && old != nil && turn != "" && old.turn == turn && old.ops == ops {
 		// The turn swept already: whatever changed since is the agent's
 		// and the sweep after this command records it against the same

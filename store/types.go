@@ -268,8 +268,18 @@ type Plan struct {
 	Target   string   // the turn rewound to, or the op undone/redone
 	Turns    []string // turns that will be rewound (rewind, redo) or brought back (undo)
 	Steps    []Step   // sorted by path
-	Warnings []string // e.g. a capture in flight, git HEAD moved since the turn
+	Warnings []string // e.g. a capture in flight
 	Force    bool
+	// GitIndex asks a rewind to put git's index file back as it was
+	// before the turn (--git-index); Index is that write, nil when the
+	// index already is so. An undo or redo of an operation that wrote the
+	// index writes it back on its own (Index set, GitIndex not).
+	GitIndex bool
+	Index    *IndexStep
+	// Git is what the turns a rewind undoes did to git (HEAD moved,
+	// commits, the index changed); nil when nothing. Refs and objects are
+	// never changed by ckpt.
+	Git *GitChange
 	// Keep lists the paths left as they are now (steps ActLeave), sorted.
 	Keep []string
 	// Retry names the operation whose failed paths this plan tries again

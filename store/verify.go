@@ -247,6 +247,7 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 		if drop[t.id] {
 			continue
 		}
+		keep(t.index) // git's index as the turn began
 		for _, f := range t.files {
 			keep(&f.pre)
 			keep(f.post)
@@ -272,6 +273,8 @@ func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
 		}
 	}
 	for _, op := range v.ops {
+		keep(op.indexWas)
+		keep(op.indexSet)
 		recs, err := s.steps(op.id)
 		if err != nil {
 			return nil, errf("prune: %w", err)

@@ -251,7 +251,7 @@ func (m *Model) bindings() keymap.KeyMap {
 func (m *Model) paneBindings() keymap.KeyMap {
 	k := m.keys
 	e := m.selected()
-	for _, b := range []*key.Binding{&k.Confirm, &k.Force, &k.Keep, &k.KeepAll} {
+	for _, b := range []*key.Binding{&k.Confirm, &k.Force, &k.Keep, &k.KeepAll, &k.GitIndex} {
 		b.SetEnabled(false) // the dialog's keys
 	}
 	k.Open.SetEnabled((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files.rows) > 0))
