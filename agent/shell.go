@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/ckpt-dev/ckpt/store"
 )
 
 // Shell tools say nothing of the files they write, and neither do MCP
@@ -65,23 +63,20 @@ func (h *hookCall) shellBefore() error {
 	if err != nil {
 		return err
 	}
-	res, err := h.store.SweepBefore(turn, store.TurnMeta{Source: h.source()}, h.ev.command)
+	res, err := h.store.SweepBefore(turn, h.meta(), h.ev.command)
 	if err != nil {
 		return fmt.Errorf("hook %s: sweep before %q: %w", h.agent.name, h.ev.command, err)
 	}
 	h.logProblems(res.Problems)
-	return h.moveTurn(turn, res.Turn)
+	return nil
 }
 
 func (h *hookCall) shellAfter() error {
-	turn, ok := h.store.SessionTurn(h.sessionKey())
-	if !ok {
-		var err error
-		if turn, err = h.openTurn(); err != nil {
-			return err
-		}
+	turn, err := h.openTurn()
+	if err != nil {
+		return err
 	}
-	res, err := h.store.SweepAfter(turn, store.TurnMeta{Source: h.source()}, h.ev.command)
+	res, err := h.store.SweepAfter(turn, h.meta(), h.ev.command)
 	if err != nil {
 		return fmt.Errorf("hook %s: sweep after %q: %w", h.agent.name, h.ev.command, err)
 	}
@@ -89,7 +84,7 @@ func (h *hookCall) shellAfter() error {
 		h.log("hook %s: no baseline to compare with after %q: what it changed is not recorded (every file is kept now, so the next command is covered)", h.agent.name, h.ev.command)
 	}
 	h.logProblems(res.Problems)
-	return h.moveTurn(turn, res.Turn)
+	return nil
 }
 
 // turnEnd sweeps once more when the ending turn ran a shell command: a
@@ -111,16 +106,4 @@ func (h *hookCall) logProblems(ps []string) {
 	for _, p := range ps {
 		h.log("hook %s: sweep around %q: %s", h.agent.name, h.ev.command, p)
 	}
-}
-
-// moveTurn follows the store to a continuation (T.2) when the turn was
-// rewound while the agent went on.
-func (h *hookCall) moveTurn(asked, used string) error {
-	if used == "" || used == asked {
-		return nil
-	}
-	if err := h.store.SetSessionTurn(h.sessionKey(), used); err != nil {
-		return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, used, err)
-	}
-	return nil
 }

@@ -52,6 +52,16 @@ func TestInstallThroughBinary(t *testing.T) {
 		t.Fatalf("install: %+v", r)
 	}
 	installed := read()
+	// The per-user file names this machine's binary: kept out of git, and
+	// said so; then the next step.
+	exclude := filepath.Join(root, ".git", "info", "exclude")
+	wantExclude := "# ckpt install claude (ckpt uninstall claude removes this and the next line)\n/.claude/settings.local.json\n"
+	if b, _ := os.ReadFile(exclude); string(b) != wantExclude || !strings.Contains(r.Stdout, "added /.claude/settings.local.json to .git/info/exclude") {
+		t.Fatalf("install: exclude holds %q; said %q", b, r.Stdout)
+	}
+	if !strings.Contains(r.Stdout, "next: open `ckpt` beside Claude Code") {
+		t.Fatalf("install names no next step: %q", r.Stdout)
+	}
 	if !strings.Contains(installed, `"./scripts/guard.sh"`) || !strings.Contains(installed, `"Bash(go test:*)"`) {
 		t.Fatalf("install dropped the user's settings:\n%s", installed)
 	}
@@ -100,6 +110,9 @@ func TestInstallThroughBinary(t *testing.T) {
 	if r.Code != 0 || read() != userClaudeSettings {
 		t.Fatalf("uninstall: %+v\n%s", r, read())
 	}
+	if b, _ := os.ReadFile(exclude); len(b) != 0 || !strings.Contains(r.Stdout, "removed /.claude/settings.local.json from .git/info/exclude") {
+		t.Fatalf("uninstall: exclude holds %q; said %q", b, r.Stdout)
+	}
 	if r := runBinary(bin, sub, nil, env, "uninstall", "claude"); r.Code != 1 || !strings.Contains(r.Stderr, settings) {
 		t.Fatalf("uninstall when not installed: %+v", r)
 	}
@@ -116,7 +129,7 @@ func TestInstallThroughBinary(t *testing.T) {
 	}
 	os.Remove(codex)
 
-	if r := runBinary(bin, root, nil, env, "install", "cursor"); r.Code != 2 || !strings.Contains(r.Stderr, "unknown agent") {
+	if r := runBinary(bin, root, nil, env, "install", "nosuchagent"); r.Code != 2 || !strings.Contains(r.Stderr, "unknown agent") {
 		t.Fatalf("unknown agent: %+v", r)
 	}
 	if r := runBinary(bin, root, nil, env, "install"); r.Code != 2 {

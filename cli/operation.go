@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,7 +18,9 @@ type opFlags struct {
 	dryRun, yes, force, json bool
 	gitIndex                 bool // rewind only
 	plan                     string
-	except                   []string // rewind only
+	except                   []string // rewind and revert
+	session                  string   // revert only
+	conflicts                string   // revert only: refuse or markers
 }
 
 func (f *opFlags) add(cmd *cobra.Command, force bool) {
@@ -46,6 +49,12 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 			return fmt.Errorf("--except %w", err)
 		}
 		p, err = s.PlanRewindWith(turn, store.RewindOptions{Keep: keep, GitIndex: f.gitIndex})
+	case store.KindRevert:
+		var keep []string
+		if keep, err = absPaths(f.except); err != nil {
+			return fmt.Errorf("--except %w", err)
+		}
+		p, err = s.PlanRevert(turn, store.RevertOptions{Session: f.session, Markers: f.conflicts == "markers", Keep: keep})
 	case store.KindUndo:
 		p, err = s.PlanUndo(f.force)
 	case store.KindRedo:
@@ -122,6 +131,22 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 	return nil
 }
 
+// linesWord names a conflict's lines: "lines 3-5, 9", or "the whole file".
+func linesWord(lines []store.LineRange) string {
+	if len(lines) == 0 {
+		return "the whole file"
+	}
+	var each []string
+	for _, l := range lines {
+		if l.Start == l.End {
+			each = append(each, fmt.Sprint(l.Start))
+		} else {
+			each = append(each, fmt.Sprintf("%d-%d", l.Start, l.End))
+		}
+	}
+	return "lines " + strings.Join(each, ", ")
+}
+
 // titleOf is the plan's heading, as the UI words it too.
 func titleOf(p *store.Plan) string { return present.OpTitle(p.Kind, p.Target) }
 
@@ -131,8 +156,14 @@ func printPlan(w io.Writer, p *store.Plan) {
 		turns[i] = esc(t)
 	}
 	verb := "undoes turns"
-	if p.Kind == store.KindUndo {
+	switch p.Kind {
+	case store.KindUndo:
 		verb = "brings back turns"
+	case store.KindRevert:
+		verb = "takes out turns"
+		if p.Session != "" {
+			verb = "session " + esc(p.Session) + ", newest first: takes out turns"
+		}
 	}
 	if len(turns) == 1 {
 		verb = strings.TrimSuffix(verb, "s")
@@ -157,6 +188,12 @@ func printPlan(w io.Writer, p *store.Plan) {
 		if st.HandEdited {
 			line += "  [" + present.ChangedSinceAgent + "]"
 			hand++
+		}
+		switch {
+		case st.Conflicts != nil && st.Do == store.ActRestore:
+			line += "  [conflict: written with markers]"
+		case st.Merged && st.Do == store.ActRestore:
+			line += "  [merged: later changes kept]"
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -265,6 +302,12 @@ func printResult(kind store.Kind, p *store.Plan, r *store.Result) {
 	}
 	if p.Index != nil {
 		fmt.Println("git's index: put back under git's index.lock (`ckpt undo` gives it back)")
+	}
+	for _, c := range r.Conflicts {
+		if slices.ContainsFunc(r.Failed, func(f store.Failure) bool { return f.Path == c.Path }) {
+			continue
+		}
+		fmt.Printf("  markers %s: %s\n", esc(c.Path), linesWord(c.Lines))
 	}
 	if len(r.Failed) > 0 {
 		fmt.Println("running the same command again retries the failed paths")

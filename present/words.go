@@ -150,6 +150,11 @@ func OpTitle[K ~string](kind K, target string) string {
 		return "Undo " + Escape(target)
 	case "redo":
 		return "Redo " + Escape(target)
+	case "revert":
+		if target == "" {
+			return "Revert the session's turns"
+		}
+		return "Revert turn " + Escape(target) + " alone"
 	}
 	return "Rewind to before turn " + Escape(target)
 }
@@ -164,6 +169,11 @@ func OpSummary[K ~string](kind K, target string, turns, files int) string {
 		return fmt.Sprintf("undid %s · %s", Escape(target), Count(files, "file"))
 	case "redo":
 		return fmt.Sprintf("redid %s · %s", Escape(target), Count(files, "file"))
+	case "revert":
+		if target == "" {
+			return fmt.Sprintf("reverted %s · %s", Count(turns, "turn"), Count(files, "file"))
+		}
+		return fmt.Sprintf("reverted %s · %s", Escape(target), Count(files, "file"))
 	}
 	return Escape(string(kind))
 }

@@ -41,12 +41,15 @@
 //
 // and the JSON's "r" field says what the record is. A turn file starts with
 // {"r":"turn","v":2,"id","label","at","n","source":{"agent","session",
-// "prompt"},"head","ref","index"} (source is where the turn came from, as
-// the agent's hook knew it; head is the git commit at the time and ref the
-// branch HEAD named, "" when detached, to say when the branch moved or
-// commits were made since; index is an image of git's index file as the
-// turn began, its bytes kept as a blob only when the file's stat changed
-// since the last copy, else the last copy's), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
+// "prompt","transcript"},"head","ref","index"} (source is where the turn
+// came from, as the agent's hook knew it; "transcript", optional within
+// version 2 and passed over by readers that predate it, is the absolute
+// path of the file where the agent keeps the session's conversation,
+// which ckpt reads and never writes; head is the git commit at the time
+// and ref the branch HEAD named, "" when detached, to say when the branch
+// moved or commits were made since; index is an image of git's index file
+// as the turn began, its bytes kept as a blob only when the file's stat
+// changed since the last copy, else the last copy's), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
 // "at","n"} — what path held before the agent's first write in the turn
 // (later pres of the same path are ignored: the first capture wins; dirs
 // are folders the file's absence implied and a rewind removes again if
@@ -78,10 +81,11 @@
 // Turn files of format v1 hold neither "n" nor escaped names; v2 adds
 // both, and reads v1 as it is.
 //
-// ops.log holds {"r":"op","v":2,"id":"op-N","kind":"rewind"|"undo"|"redo",
-// "target","turns","retry","steps","rmdirs","had","hadm","mkdirs","mkdirm",
-// "index_was","index_set","at","n"} when an operation begins — retry names the operation whose
-// failed paths it tries again; had lists the rmdirs that existed and hadm
+// ops.log holds {"r":"op","v":2,"id":"op-N","kind":"rewind"|"undo"|"redo"|
+// "revert","target","turns","retry","sess","steps","rmdirs","had","hadm",
+// "mkdirs","mkdirm","index_was","index_set","at","n"} when an operation begins — retry names the
+// operation whose failed paths it tries again; sess the agent session a
+// revert took out (its target is then empty); had lists the rmdirs that existed and hadm
 // their permission bits, mkdirs the folders an undo gives back and mkdirm
 // theirs; index_was and index_set, when the operation put git's index
 // file back, are images of the index before it and of what it wrote (an
@@ -209,6 +213,17 @@
 // those still holding what the rewind left, the bytes that undo was to
 // bring back, so undoing the redo brings them back. A capture naming a
 // rewound turn T goes to T.2 (then T.3 …).
+//
+// A revert takes its turns' changes out of the folder without rewinding
+// them: it goes on the undo stack like a rewind, and its turns are
+// reverted while it is in effect and none of their paths is left failed
+// by it (a conflict is a failed step). Its steps' wants are merges, kept
+// as blobs before the operation is logged. What a revert in effect wrote
+// is what those paths are expected to hold, as a seal is (the hand-edit
+// rule), until a newer seal. A rewind in effect to before a turn that
+// began before a revert was made suspends that revert (time runs one
+// way): the rewind's plan gives each path the revert wrote what it held
+// before the revert, unless a turn from there on captured it earlier.
 //
 // # Safety
 //

@@ -169,6 +169,7 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 			goals = append(goals, wanted{path: f.path, img: f.pre, dirs: f.dirs})
 		}
 	}
+	goals = s.revertGoals(v, t, goals)
 	p.Warnings = s.warnings(v, t)
 	return s.finishPlan(v, p, goals, keepSet)
 }
@@ -504,6 +505,7 @@ func (p *Plan) Result() *Result {
 			r.HandEdited = append(r.HandEdited, st.Path)
 		}
 	}
+	p.revertResult(r)
 	return r
 }
 
@@ -552,6 +554,10 @@ func (s *Store) rmdirs(v *view, p *Plan) []string {
 					}
 				}
 			}
+		}
+	case KindRevert:
+		for _, d := range revertDirs(v, p) {
+			set[d] = true
 		}
 	case KindRedo:
 		if len(v.redo) > 0 {

@@ -51,6 +51,7 @@ func (s *Store) expected(v *view) map[string]expectation {
 			}
 		}
 	}
+	s.revertExpected(v, exp)
 	for p, seq := range unsealed {
 		if e, ok := exp[p]; ok && seq > e.seq {
 			exp[p] = expectation{seq: seq, writing: true}
@@ -335,6 +336,11 @@ func opLabel(o *opRec) string {
 		return fmt.Sprintf("undid %s: %d turn%s back", o.target, n, plural)
 	case KindRedo:
 		return fmt.Sprintf("redid %s: %d turn%s rewound again", o.target, n, plural)
+	case KindRevert:
+		if o.session != "" {
+			return fmt.Sprintf("reverted %d turn%s of session %s", n, plural, o.session)
+		}
+		return "reverted turn " + o.target + ", keeping what came after it"
 	}
 	return string(o.kind)
 }
@@ -419,6 +425,9 @@ func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {
 func (s *Store) ReadImage(img Image) ([]byte, error) {
 	switch img.Kind {
 	case ImageContent:
+		if b := s.plannedBytes(img); b != nil {
+			return b, nil
+		}
 		return s.readBlobOf(img)
 	case ImageLink:
 		return []byte(img.Link), nil

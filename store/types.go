@@ -144,6 +144,10 @@ type Source struct {
 	Agent   string `json:"agent,omitempty"`
 	Session string `json:"session,omitempty"`
 	Prompt  string `json:"prompt,omitempty"`
+	// Transcript is the file where the agent keeps the session's
+	// conversation, as its hook named it (absolute; raw: escape before
+	// showing). ckpt only reads it, to show what was asked and answered.
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // Entry is one line of the log: an agent turn or an operation.
@@ -225,6 +229,11 @@ type File struct {
 type TurnMeta struct {
 	Label  string
 	Source *Source
+	// Session, when set, is the agent session key whose open turn this
+	// is (see OpenTurn): a call that moves on to a continuation (T.2)
+	// records it as the session's open turn too. It is not written in
+	// any record.
+	Session string
 }
 
 // Action is what an operation will do to one path.
@@ -247,6 +256,14 @@ type Step struct {
 	HandEdited bool   // the disk differs from what the agent (or last op) left
 	Now        Image  // what the path holds now (kept before anything changes)
 	Want       Image  // what it will hold
+	// Conflicts, in a revert, lists the lines of Now that both the turn
+	// and a later change touched (empty, not nil, for a file merged
+	// whole). The step fails, leaving the file as it is, unless the plan
+	// writes markers (then Want holds them).
+	Conflicts []LineRange
+	// Merged, in a revert, says later changes to the file are kept beside
+	// the turn's taken out.
+	Merged bool
 }
 
 // Plan is what a rewind, undo or redo will do. Plans are made without the
@@ -286,6 +303,14 @@ type Plan struct {
 	// ("" for a whole rewind, undo or redo). A rewind's retry is a rewind of
 	// its own, undone on its own; an undo's or redo's finishes it.
 	Retry string
+	// Session is the agent session a revert takes out (Target is then
+	// empty); Markers says a revert writes conflicts between markers.
+	Session string
+	Markers bool
+
+	// merged holds the bytes of a revert's merges, which are not in the
+	// store until Apply keeps them.
+	merged map[BlobID][]byte
 
 	// asIf gives, per path, what an undo of this redo puts back (the
 	// step's Back) when the path holds what the redo writes or nothing:
@@ -309,6 +334,11 @@ type Result struct {
 	HandEdited []string  `json:"hand_edited"`
 	Plan       string    `json:"plan"` // the plan's ID
 	Applied    bool      `json:"applied"`
+	// Conflicts and Merged are a revert's: the paths in conflict (left
+	// as they are, or written with markers) and those whose later changes
+	// were kept. Nil for other operations.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+	Merged    []string   `json:"merged,omitempty"`
 }
 
 // Finding is one damaged record or blob found by Verify.
