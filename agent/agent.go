@@ -209,6 +209,7 @@ func (h *hookCall) run(in io.Reader) error {
 		err = h.shellAfter()
 	case turnEnd:
 		err = h.turnEnd()
+		h.maintain()
 	}
 	if err != nil {
 		h.log("%v", err)

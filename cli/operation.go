@@ -221,7 +221,7 @@ func printPlan(w io.Writer, p *store.Plan) {
 		fmt.Fprintln(w, l)
 	}
 	for _, warn := range p.Warnings {
-		fmt.Fprintln(w, "warning: "+esc(warn))
+		fmt.Fprintln(w, "warning: "+esc(present.Warning(string(warn.Kind), warn.Turn, warn.Path, warn.From, warn.To)))
 	}
 	fmt.Fprintf(w, "plan %s (--plan %s applies exactly this)\n", p.ID, p.ID)
 }

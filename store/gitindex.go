@@ -241,7 +241,7 @@ func (s *Store) keepIndexBytes(g gitRepo) (Image, error) {
 	}
 	sum := blob.Of(data)
 	var scratch []byte
-	wrote, err := s.putBlob(sum, data, nil, nil, &scratch)
+	wrote, err := s.putBlob(sum, data, nil, &scratch)
 	if err != nil {
 		return Image{}, err
 	}

@@ -283,6 +283,9 @@ func (s *Store) decide(now, want Image) (Action, string) {
 		}
 		return ActRestore, ""
 	case ImageSkipped:
+		if want.Purged() {
+			return ActFail, "not restored: " + PurgedReason
+		}
 		return ActFail, "not restored: its bytes were not kept (" + want.Reason + ")"
 	case ImageAbsent:
 		if now.Kind == ImageAbsent {
@@ -313,8 +316,8 @@ func (s *Store) decide(now, want Image) (Action, string) {
 	return ActFail, fmt.Sprintf("not restored: unknown kind %q", want.Kind)
 }
 
-func (s *Store) warnings(v *view, t *turn) []string {
-	var w []string
+func (s *Store) warnings(v *view, t *turn) []Warning {
+	var w []Warning
 	cut := time.Now().Add(-inFlightWindow).UnixNano()
 	for _, tt := range v.turns {
 		if v.rewound[tt.id] {
@@ -322,19 +325,12 @@ func (s *Store) warnings(v *view, t *turn) []string {
 		}
 		for _, f := range tt.files {
 			if f.post == nil && f.preAt > cut && f.refused == "" {
-				w = append(w, fmt.Sprintf("turn %s captured %s but has not sealed it: the agent may be writing right now", tt.id, f.path))
+				w = append(w, Warning{Kind: WarnInFlight, Turn: tt.id, Path: f.path})
 				return w
 			}
 		}
 	}
 	return w
-}
-
-func short(sha string) string {
-	if len(sha) > 8 {
-		return sha[:8]
-	}
-	return sha
 }
 
 func contains(list []string, s string) bool {
@@ -401,7 +397,7 @@ func (s *Store) withIndex(p *Plan, set, want *Image, what string) (*Plan, error)
 	}
 	step, err := s.indexStep(want, what)
 	if err != nil {
-		p.Warnings = append(p.Warnings, err.Error())
+		p.Warnings = append(p.Warnings, Warning{Kind: WarnGitIndex, Turn: p.Target, Path: err.Error()})
 		return p, nil
 	}
 	p.Index = step

@@ -629,7 +629,7 @@ func (s *Store) keepMerged(p *Plan) error {
 		if !ok {
 			continue
 		}
-		if _, err := s.putBlob(sum, data, nil, nil, &scratch); err != nil {
+		if _, err := s.putBlob(sum, data, nil, &scratch); err != nil {
 			return err
 		}
 	}

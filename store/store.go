@@ -152,6 +152,12 @@ func Open(root string, opt Options) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	if _, err := s.dir.Lstat(purgeFile); err == nil {
+		if err := s.finishPurgeLocking(); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 

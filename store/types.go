@@ -281,11 +281,11 @@ type Plan struct {
 	// what it will hold. Two plans with the same ID do the same thing to
 	// the same folder. It is "plan" in the JSON of rewind, undo and redo.
 	ID       string
-	Kind     Kind     // rewind, undo or redo
-	Target   string   // the turn rewound to, or the op undone/redone
-	Turns    []string // turns that will be rewound (rewind, redo) or brought back (undo)
-	Steps    []Step   // sorted by path
-	Warnings []string // e.g. a capture in flight
+	Kind     Kind      // rewind, undo or redo
+	Target   string    // the turn rewound to, or the op undone/redone
+	Turns    []string  // turns that will be rewound (rewind, redo) or brought back (undo)
+	Steps    []Step    // sorted by path
+	Warnings []Warning // e.g. a capture in flight (git's changes are in Git)
 	Force    bool
 	// GitIndex asks a rewind to put git's index file back as it was
 	// before the turn (--git-index); Index is that write, nil when the
@@ -316,6 +316,32 @@ type Plan struct {
 	// step's Back) when the path holds what the redo writes or nothing:
 	// the bytes an undo that failed the path was to bring back.
 	asIf map[string]Image
+}
+
+// WarningKind is what a Warning is about.
+type WarningKind string
+
+// The warnings a plan can carry.
+const (
+	// WarnHeadMoved: git HEAD is no longer the commit the turn began on
+	// (From), but To. Plans no longer carry it: Plan.Git says what the
+	// turns did to git, the branch and the index too.
+	WarnHeadMoved WarningKind = "head-moved"
+	// WarnInFlight: Turn captured Path and has not sealed it, recently:
+	// the agent may be writing it right now.
+	WarnInFlight WarningKind = "in-flight"
+	// WarnGitIndex: an undo or redo cannot give git's index back (the
+	// repository is gone, say); Path holds the reason.
+	WarnGitIndex WarningKind = "git-index"
+)
+
+// Warning is something to know before applying a plan. The store says
+// what it found; the CLI and the UI put it into words (present.Warning).
+type Warning struct {
+	Kind     WarningKind
+	Turn     string // the turn it concerns
+	Path     string // WarnInFlight: the path captured and not sealed
+	From, To string // WarnHeadMoved: the commit then and now, in full
 }
 
 // Failure is a path an operation could not put back.
