@@ -114,9 +114,10 @@ func openUI(root string) error {
 // the UI opened just after `ckpt install` says to start the agent, not to
 // install.
 func installedAgents(root string) []string {
+	exe, _ := ckptPath() // hooks that run this binary, whatever its name
 	var out []string
 	for _, name := range agent.Agents() {
-		if d, err := agent.Diagnose(name, agent.DoctorOptions{Root: root}); err == nil && d.Installed {
+		if d, err := agent.Diagnose(name, agent.DoctorOptions{Root: root, Exe: exe}); err == nil && d.Installed {
 			out = append(out, name)
 		}
 	}

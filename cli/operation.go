@@ -231,12 +231,8 @@ func printPlan(w io.Writer, p *store.Plan) {
 func gitLines(p *store.Plan) []string {
 	var out []string
 	if g := p.Git; g != nil {
-		what := "these turns ran git"
-		if len(p.Turns) == 1 {
-			what = "this turn ran git"
-		}
 		pg := present.Git(*g)
-		out = append(out, what+": "+pg.Words())
+		out = append(out, "git since turn "+esc(p.Target)+" began: "+pg.Words())
 		if cmds := pg.Commands(); len(cmds) > 0 {
 			out = append(out, "  ckpt moves no refs (the commits stay in the reflog); to put HEAD back yourself:")
 			for _, c := range cmds {

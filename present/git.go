@@ -1,9 +1,6 @@
 package present
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Git is what turns did to git, as the CLI and the UI put it: where HEAD
 // pointed before them (FromRef, FromCommit; ref "" when detached) and now,
@@ -50,7 +47,7 @@ func (g Git) Commands() []string {
 	case g.FromRef == "":
 		return []string{"git switch --detach " + shortCommit(g.FromCommit)}
 	}
-	return []string{fmt.Sprintf("git reset --soft %s   # the commits stay in the reflog", shortCommit(g.FromCommit))}
+	return []string{"git reset --soft " + shortCommit(g.FromCommit)}
 }
 
 func branch(ref string) string { return strings.TrimPrefix(ref, "refs/heads/") }

@@ -947,14 +947,10 @@ func (d *dialog) gitHead() []styledLine {
 		out = append(out, styledLine{text: fmt.Sprintf(format, args...), style: style})
 	}
 	if g := p.Git; g != nil {
-		what := "These turns ran git"
-		if len(p.Turns) == 1 {
-			what = "This turn ran git"
-		}
 		pg := present.Git(*g)
-		add(sty.warn, "%s: %s.", what, pg.Words())
+		add(sty.warn, "git since turn %s began: %s.", present.Escape(p.Target), pg.Words())
 		if cmds := pg.Commands(); len(cmds) > 0 {
-			add(sty.plain, "ckpt moves no refs; to put HEAD back yourself: %s", strings.Join(cmds, " · "))
+			add(sty.plain, "ckpt moves no refs (commits stay in the reflog); to put HEAD back yourself: %s", strings.Join(cmds, " · "))
 		}
 		if g.IndexChanged && p.Index == nil && !d.gitIndex {
 			add(sty.plain, "git's index is left as it is: i puts it back as before turn %s.", present.Escape(p.Target))

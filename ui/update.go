@@ -71,7 +71,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// New turns may have touched new folders (or made the store).
 			rewatch = m.rewatch()
 		}
-		return m, tea.Batch(m.selectTurn(false), m.afterRefresh(), rewatch)
+		return m, tea.Batch(m.selectTurn(false), m.selectFile(false), m.afterRefresh(), rewatch)
 
 	case filesLoadedMsg:
 		if msg.withStatus {
