@@ -200,11 +200,54 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	if old != nil {
 		oldEntries = old.entries
 	}
-	var changes, racy []sweepChange
-	var toRead []string
-	// order lists the next baseline's entries in path order as the merge
-	// meets them: j ≥ 0 is now[j], -(i+1) is an old entry that stands.
-	order := make([]int32, 0, len(now)+8)
+	m := mergeListing(old, oldEntries, now, unread)
+	hashed := s.settleRacy(m)
+	changes, order := m.changes, m.order
+	res.Read = len(m.toRead) + hashed
+	imgs, full := s.lookTolerant(m.toRead, fp, res)
+	recs := s.shellRecords(changes, imgs, full, attribute, oldEntries, res)
+	next := nextBaseline(order, oldEntries, now)
+	fp.hit()
+	if len(recs) > 0 {
+		id, err := s.recordShell(turn, meta, recCmd, recs)
+		if err != nil {
+			return nil, err
+		}
+		res.Turn = id
+		for _, r := range recs {
+			res.Changed = append(res.Changed, r.path)
+		}
+	}
+	fp.hit()
+	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, list: next, rules: rules}
+	if res.Turn != "" {
+		nb.turn = res.Turn // a continuation (T.2): the agent goes on in it
+	}
+	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) || !sameRules(old.rules, nb.rules) {
+		if err := s.saveBaseline(nb); err != nil {
+			return nil, err
+		}
+	}
+	fp.hit()
+	return res, nil
+}
+
+// sweepMerge is what merging the old baseline's entries with the new
+// listing found: the changes, the paths to read, the racy files to hash,
+// and the next baseline's entries in path order as the merge met them
+// (j ≥ 0 is now[j], -(i+1) an old entry that stands).
+type sweepMerge struct {
+	changes, racy []sweepChange
+	toRead        []string
+	order         []int32
+}
+
+// mergeListing walks the old entries and the new listing, both in path
+// order, side by side. unread lists the folders the walk could not read:
+// what the old baseline holds under them stands.
+func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unread []string) *sweepMerge {
+	m := &sweepMerge{}
+	m.order = make([]int32, 0, len(now)+8)
 	i, j := 0, 0
 	for i < len(oldEntries) || j < len(now) {
 		switch {
@@ -220,30 +263,30 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 				if o.mtime >= old.at-racyWindow || o.ctime >= old.at-racyWindow {
 					o.mtime, o.ctime = 0, 0
 				}
-				order = append(order, int32(-i))
+				m.order = append(m.order, int32(-i))
 				continue
 			}
 			if o.kind != baseDir {
-				changes = append(changes, sweepChange{old: o})
+				m.changes = append(m.changes, sweepChange{old: o})
 			}
 		case i == len(oldEntries) || now[j].path < oldEntries[i].path:
 			n := now[j]
-			order = append(order, int32(j))
+			m.order = append(m.order, int32(j))
 			j++
 			if n.kind != baseDir {
-				changes = append(changes, sweepChange{now: n})
-				toRead = append(toRead, n.path)
+				m.changes = append(m.changes, sweepChange{now: n})
+				m.toRead = append(m.toRead, n.path)
 			}
 		default:
 			o, n := &oldEntries[i], now[j]
-			order = append(order, int32(j))
+			m.order = append(m.order, int32(j))
 			i, j = i+1, j+1
 			if o.sameStat(n) && !old.racy(o) {
 				n.sum, n.link, n.kind = o.sum, o.link, o.kind
 				continue
 			}
-			if o.sameStat(n) && o.kind == baseFile && n.kind == baseFile && len(racy) < racyHashMax {
-				racy = append(racy, sweepChange{old: o, now: n})
+			if o.sameStat(n) && o.kind == baseFile && n.kind == baseFile && len(m.racy) < racyHashMax {
+				m.racy = append(m.racy, sweepChange{old: o, now: n})
 				continue
 			}
 			switch {
@@ -252,31 +295,43 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 			case n.kind == baseDir:
 				// A file or link became a folder (or a folder's mode
 				// moved): recorded with its kind, nothing to read.
-				changes = append(changes, sweepChange{old: o, now: n})
+				m.changes = append(m.changes, sweepChange{old: o, now: n})
 			default:
-				changes = append(changes, sweepChange{old: o, now: n})
-				toRead = append(toRead, n.path)
+				m.changes = append(m.changes, sweepChange{old: o, now: n})
+				m.toRead = append(m.toRead, n.path)
 			}
 		}
 	}
-	// A racy file is hashed first: when it holds the baseline's bytes,
-	// which are kept already, it is no change, and nothing is written.
+	return m
+}
+
+// settleRacy hashes m's racy files: one holding the baseline's bytes,
+// which are kept already, is no change. The rest join the changes to
+// read. It returns how many it hashed and found the same.
+func (s *Store) settleRacy(m *sweepMerge) int {
 	hashed := 0
-	if len(racy) > 0 {
-		for _, c := range racy {
+	if len(m.racy) > 0 {
+		for _, c := range m.racy {
 			if s.sameBytes(c.now, c.old) {
 				c.now.sum, c.now.kind = c.old.sum, c.old.kind
 				hashed++
 				continue
 			}
-			changes = append(changes, c)
-			toRead = append(toRead, c.now.path)
+			m.changes = append(m.changes, c)
+			m.toRead = append(m.toRead, c.now.path)
 		}
-		slices.SortFunc(changes, func(a, b sweepChange) int { return strings.Compare(a.path(), b.path()) })
-		slices.Sort(toRead)
+		slices.SortFunc(m.changes, func(a, b sweepChange) int { return strings.Compare(a.path(), b.path()) })
+		slices.Sort(m.toRead)
 	}
-	res.Read = len(toRead) + hashed
-	imgs, full := s.lookTolerant(toRead, fp, res)
+	return hashed
+}
+
+// shellRecords turns the changes into the records of a command's turn,
+// filling each new entry from what was read (imgs; full names the paths
+// whose bytes found no room). Without attribute (no baseline to compare
+// with, or a sweep before a command) it records nothing, but still fills
+// the entries the next baseline holds.
+func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full map[string]bool, attribute bool, oldEntries []baseEntry, res *SweepResult) []shellRec {
 	var recs []shellRec
 	var dirSet map[string]bool
 	for _, c := range changes {
@@ -348,6 +403,12 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		}
 		recs = append(recs, r)
 	}
+	return recs
+}
+
+// nextBaseline lays out the next baseline's entries in the merge's order,
+// leaving out the paths that are no longer a file, link or folder.
+func nextBaseline(order []int32, oldEntries []baseEntry, now []*baseEntry) []*baseEntry {
 	next := make([]*baseEntry, 0, len(order))
 	for _, k := range order {
 		switch {
@@ -357,29 +418,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 			next = append(next, now[k])
 		}
 	}
-	fp.hit()
-	if len(recs) > 0 {
-		id, err := s.recordShell(turn, meta, recCmd, recs)
-		if err != nil {
-			return nil, err
-		}
-		res.Turn = id
-		for _, r := range recs {
-			res.Changed = append(res.Changed, r.path)
-		}
-	}
-	fp.hit()
-	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, list: next, rules: rules}
-	if res.Turn != "" {
-		nb.turn = res.Turn // a continuation (T.2): the agent goes on in it
-	}
-	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) || !sameRules(old.rules, nb.rules) {
-		if err := s.saveBaseline(nb); err != nil {
-			return nil, err
-		}
-	}
-	fp.hit()
-	return res, nil
+	return next
 }
 
 // existsNoFollow reports whether rel is there, reached through folders
