@@ -44,6 +44,20 @@ type fakeStore struct {
 	// to git; gitIndexApplied counts applied plans that wrote the index.
 	git             *store.GitChange
 	gitIndexApplied int
+	// convs are the canned conversations by turn id; a turn without one
+	// has none to show.
+	convs map[string]*Conversation
+}
+
+// Conversation is the canned conversation of e.
+func (f *fakeStore) Conversation(e store.Entry) (*Conversation, error) {
+	f.call()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.convs[e.ID]; c != nil {
+		return c, nil
+	}
+	return nil, fmt.Errorf("turn %s: its agent named no transcript", e.ID)
 }
 
 type planArgs struct {
