@@ -23,6 +23,11 @@ type uiStore struct{ *store.Store }
 
 var _ ui.Store = uiStore{}
 
+// PlanRevert plans a revert of one turn (the store's own method).
+func (u uiStore) PlanRevert(turn string, opt store.RevertOptions) (*store.Plan, error) {
+	return u.Store.PlanRevert(turn, opt)
+}
+
 // PlanRewind plans a rewind with options (paths kept, git's index).
 func (u uiStore) PlanRewind(turn string, o store.RewindOptions) (*store.Plan, error) {
 	return u.Store.PlanRewindWith(turn, o)

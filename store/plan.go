@@ -115,7 +115,7 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 	for _, k := range keep {
 		rel, err := s.Rel(k)
 		if err != nil {
-			return nil, errf("keep: %w", err) // err names k
+			return nil, errf("--except: %w", err) // err names k
 		}
 		keepSet[rel] = true
 	}

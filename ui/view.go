@@ -741,8 +741,13 @@ func (m *Model) statusLine() string {
 	if rw := max(w/3, 12); ansi.StringWidth(root) > rw {
 		root = ansi.TruncateLeft(root, ansi.StringWidth(root)-rw+1, "…")
 	}
-	info := fmt.Sprintf("%s · %s · %s", root, present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
+	// The store's size is the sum of its files' lengths (du counts disk
+	// blocks, so it says more); the help says so too.
+	info := fmt.Sprintf("%s · %s · %s in store files", root, present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
 	msg, style, _ := m.statusMsg()
+	if ansi.StringWidth(info)+ansi.StringWidth(msg)+2 > w {
+		info = strings.TrimSuffix(info, " in store files") // the message first
+	}
 	iw := ansi.StringWidth(info)
 	if iw+2 > w {
 		return m.sty.dim.Render(present.Fit(info, w))
@@ -819,7 +824,9 @@ func (m *Model) helpLines() []string {
 		lines = append(lines, "  "+l+"  "+w)
 	}
 	lines = append(lines, "", " Turn marks: × rewound · ↶ a rewind · ↺ an undo · ↷ a redo",
-		" ⚠N: N files changed since the agent wrote them")
+		" ⚠N: N files changed since the agent wrote them",
+		" The status line: the project folder · its agent turns · the store's size, the sum of its files' lengths",
+		" (du counts disk blocks, so it shows more)")
 	if len(m.hookErrs) > 0 {
 		lines = append(lines, "", fmt.Sprintf(" %s logged: E shows them, newest first", present.Count(len(m.hookErrs), "error")))
 	}
