@@ -635,6 +635,12 @@ func revertDirs(v *view, p *Plan) []string {
 // them durable.
 func (s *Store) keepMerged(p *Plan) error {
 	var scratch []byte
+	// Many merges go into one pack, as a bulk capture's blobs do: one
+	// file, not one per merge.
+	var pack *packWriter
+	if len(p.merged) > s.looseMax {
+		pack = s.newPackWriter(&failpoint{})
+	}
 	for _, st := range p.Steps {
 		if st.Do != ActRestore || st.Want.Kind != ImageContent {
 			continue
@@ -647,9 +653,12 @@ func (s *Store) keepMerged(p *Plan) error {
 		if !ok {
 			continue
 		}
-		if _, err := s.putBlob(sum, data, nil, &scratch); err != nil {
+		if _, err := s.putBlob(sum, data, pack, &scratch); err != nil {
 			return err
 		}
+	}
+	if pack != nil {
+		return pack.commit()
 	}
 	return nil
 }
