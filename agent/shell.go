@@ -94,12 +94,18 @@ func (h *hookCall) turnEnd() error {
 	if !ok {
 		return nil
 	}
-	swept, cmd := h.store.SweptTurn()
-	if swept != turn {
-		return nil
+	var err error
+	if swept, cmd := h.store.SweptTurn(); swept == turn {
+		h.ev.command = cmd
+		err = h.shellAfter()
 	}
-	h.ev.command = cmd
-	return h.shellAfter()
+	// None of the turn's commands runs on as the turn's own: another
+	// session's sweep no longer gives it what changes (a call the user
+	// refused never had its closing sweep).
+	if eerr := h.store.EndTurn(turn); eerr != nil && err == nil {
+		err = fmt.Errorf("hook %s: end turn %s: %w", h.agent.name, turn, eerr)
+	}
+	return err
 }
 
 func (h *hookCall) logProblems(ps []string) {
