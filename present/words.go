@@ -22,13 +22,16 @@ func Bytes(n int64) string {
 // Warning says one of a plan's warnings (store.Warning, by its fields:
 // kind is its WarningKind's string value): "head-moved", git HEAD went
 // from one commit to another since turn; "in-flight", turn captured path
-// and has not sealed it.
+// and has not sealed it; "git-index", git's index cannot be given back,
+// path saying why.
 func Warning(kind, turn, path, from, to string) string {
 	switch kind {
 	case "head-moved":
 		return fmt.Sprintf("git HEAD moved since turn %s (%s → %s)", turn, shortHash(from), shortHash(to))
 	case "in-flight":
 		return fmt.Sprintf("turn %s captured %s but has not sealed it: the agent may be writing right now", turn, path)
+	case "git-index":
+		return "git's index is not given back: " + path
 	}
 	return fmt.Sprintf("%s (turn %s)", kind, turn)
 }

@@ -156,6 +156,11 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		return nil, errf("sweep: %w", lerr)
 	}
 	ops := s.opsLogSize()
+	if !after && turn != "" && (old == nil || old.turn != turn) {
+		// The turn's first sweep: where git stood before its first
+		// command, for the turn's first record.
+		s.noteGitBefore(turn)
+	}
 	// Other sessions' commands running now: what changed since the
 	// baseline may be theirs (see opencmds.go).
 	open, dropped := s.loadOpen(start)
