@@ -84,7 +84,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// New turns may have touched new folders (or made the store).
 			rewatch = m.rewatch()
 		}
-		return m, tea.Batch(m.selectTurn(false), m.afterRefresh(), rewatch)
+		return m, tea.Batch(m.selectTurn(false), m.selectFile(false), m.afterRefresh(), rewatch)
 
 	case filesLoadedMsg:
 		if msg.withStatus {
@@ -264,7 +264,7 @@ func (m *Model) bindings() keymap.KeyMap {
 func (m *Model) paneBindings() keymap.KeyMap {
 	k := m.keys
 	e := m.selected()
-	for _, b := range []*key.Binding{&k.Confirm, &k.Force, &k.Keep, &k.KeepAll} {
+	for _, b := range []*key.Binding{&k.Confirm, &k.Force, &k.Keep, &k.KeepAll, &k.GitIndex} {
 		b.SetEnabled(false) // the dialog's keys
 	}
 	k.Open.SetEnabled((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files.rows) > 0))
@@ -600,23 +600,15 @@ func (m *Model) jumpHunk(dir int) {
 		return
 	}
 	hs := m.diff.d.Hunks(m.layout())
-	if dir > 0 {
-		for _, h := range hs {
-			if h > m.diff.top {
-				m.diff.top = h
-				m.clipDiff()
-				return
-			}
-		}
+	if len(hs) == 0 {
 		return
 	}
-	for i := len(hs) - 1; i >= 0; i-- {
-		if hs[i] < m.diff.top {
-			m.diff.top = hs[i]
-			m.clipDiff()
-			return
-		}
-	}
+	// From the hunk the counter names, so n and N step through the hunks
+	// even when the whole diff fits and there is nothing to scroll.
+	next := clamp(m.currentHunk()+dir, 0, len(hs)-1)
+	m.diff.hunk, m.diff.hunkSet = next, true
+	m.diff.top = hs[next]
+	m.clipDiff()
 }
 
 // clipDiff keeps the diff's scroll in range: at the end, the last line
