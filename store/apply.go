@@ -441,7 +441,7 @@ func (s *Store) stepFinds(r record, rel string, dirs *dirCache, fresh bool) (Ima
 		// what it writes holds bytes no record has, and is left alone.
 		dr, name := dirs.in(rel)
 		dr.Remove(storefs.ReplaceTmp(name)) // a write the kill cut short
-		if !reached(r.Do, now, want) && !holdsBefore(now, r.Img) && !s.cutShort(now, nowData, r.Img, want) {
+		if !reached(r.Do, now, want) && !holdsBefore(now, r.Img) && !removedFirst(now, r.Img, want) && !s.cutShort(now, nowData, r.Img, want) {
 			return now, errf("left as it is: it changed after the interrupted operation began")
 		}
 	}
@@ -595,4 +595,13 @@ func (s *Store) cutTorn(name string) error {
 	}
 	s.LogError("cut a torn last record (%d bytes) off %s", int64(len(data))-res.good, s.path(name))
 	return nil
+}
+
+// removedFirst reports whether now is the state a step leaves half-way
+// when it removes what stands at the path before making what it wants
+// there (a folder where a file or link was, a link where anything was):
+// the path is empty, and what stood there is kept, so the step goes on.
+func removedFirst(now Image, before *Image, want Image) bool {
+	return now.Kind == ImageAbsent && before != nil && before.Kind != ImageAbsent &&
+		(want.Kind == ImageDir || want.Kind == ImageLink || before.Kind == ImageLink)
 }
