@@ -95,6 +95,7 @@ const (
 	statusRefused     = "refused"
 	statusFailed      = "failed"
 	statusWriting     = "writing" // captured and not sealed yet: the agent is writing it
+	statusPurged      = "purged"  // its kept bytes were removed by ckpt purge
 )
 
 // ChangedSinceAgent is how a path whose bytes differ from what the agent
@@ -104,8 +105,8 @@ const ChangedSinceAgent = "changed since the agent wrote it"
 
 // StatusLetter is the one-character mark of a file status: M modified,
 // A created, D deleted, = unchanged, ! changed since the agent wrote it,
-// S skipped, ? kept bytes missing, ~ being written, X refused or failed;
-// "·" when not known.
+// S skipped, P purged, ? kept bytes missing, ~ being written, X refused
+// or failed; "·" when not known.
 func StatusLetter[S ~string](s S) string {
 	switch string(s) {
 	case statusWriting:
@@ -122,6 +123,8 @@ func StatusLetter[S ~string](s S) string {
 		return "!"
 	case statusSkipped:
 		return "S"
+	case statusPurged:
+		return "P"
 	case statusMissingBlob:
 		return "?"
 	case "":
@@ -139,6 +142,8 @@ func StatusWord[S ~string](s S) string {
 		return ChangedSinceAgent
 	case statusSkipped:
 		return "skipped (too large to keep)"
+	case statusPurged:
+		return "purged from the store (ckpt purge)"
 	case statusMissingBlob:
 		return "kept bytes missing or damaged"
 	case statusRefused:
@@ -158,6 +163,8 @@ func StatusShort[S ~string](s S) string {
 		return "changed since agent"
 	case statusSkipped:
 		return "skipped"
+	case statusPurged:
+		return "purged"
 	case statusMissingBlob:
 		return "blob missing"
 	case statusRefused:
