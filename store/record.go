@@ -12,7 +12,7 @@ import (
 )
 
 // FormatName names the store format in `ckpt --version`.
-const FormatName = "ckpt-store/2 (crc32c-framed JSON records, zstd blobs)"
+const FormatName = "ckpt-store/3 (crc32c-framed JSON records, zstd blobs)"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
