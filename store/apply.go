@@ -119,15 +119,9 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	}
 	// git's index is written under git's index.lock, taken now: if git
 	// holds it, nothing is changed.
-	var indexWas, indexSet *Image
-	commitIndex := func(bool) error { return nil }
-	if q.Index != nil {
-		was, unlock, err := s.lockIndex(q.Index)
-		if err != nil {
-			return nil, errf("%s: %w", q.Kind, err)
-		}
-		set := q.Index.Want
-		indexWas, indexSet, commitIndex = &was, &set, unlock
+	indexWas, indexSet, commitIndex, err := s.takeIndex(q)
+	if err != nil {
+		return nil, errf("%s: %w", q.Kind, err)
 	}
 	at := s.clock().UnixNano()
 	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Sess: q.Session, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes,
