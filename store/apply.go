@@ -127,7 +127,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Sess: q.Session, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes,
 		IndexWas: indexWas, IndexSet: indexSet, At: at, N: s.nextSeq(at)})
 	if err := storefs.AppendDurable(s.dir, "ops.log", op); err != nil {
-		commitIndex(false)
+		_ = commitIndex(false)
 		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)
 	}
 	if err := commitIndex(true); err != nil {
@@ -363,7 +363,7 @@ func (s *Store) makeDirs(dirs []string, modes []uint32, fp *failpoint) {
 		}
 		if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && s.root.MkdirAll(rel, mode) == nil {
 			// The umask must not change a kept mode.
-			s.root.Chmod(rel, mode)
+			_ = s.root.Chmod(rel, mode)
 			fp.hit()
 		}
 	}

@@ -123,7 +123,7 @@ func (b *baseline) racy(e *baseEntry) bool {
 // encode lays the baseline out as documented in doc.go.
 func (b *baseline) encode() []byte {
 	var out []byte
-	b.encodeTo(func(p []byte) error {
+	_ = b.encodeTo(func(p []byte) error {
 		out = append(out, p...)
 		return nil
 	})
@@ -491,7 +491,7 @@ func (s *Store) saveBaseline(b *baseline) error {
 			err = s.dir.Rename(tmp, baselineFile)
 		}
 		if err != nil {
-			s.dir.Remove(tmp)
+			_ = s.dir.Remove(tmp)
 		}
 	}
 	if err != nil {

@@ -233,14 +233,14 @@ func (s *Store) putBlobStream(src io.Reader) (BlobID, int64, error) {
 	}
 	sum := BlobID(h.Sum(nil))
 	if err == nil && s.hasBlob(sum) {
-		b.Remove(tmp)
+		_ = b.Remove(tmp)
 		return sum, n, nil
 	}
 	if err == nil {
 		err = b.Rename(tmp, sum.String()+".zst")
 	}
 	if err != nil {
-		b.Remove(tmp)
+		_ = b.Remove(tmp)
 		return BlobID{}, 0, errf("keep blob %s: %w", s.path("blobs"), err)
 	}
 	return sum, n, nil

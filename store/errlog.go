@@ -25,7 +25,7 @@ func (s *Store) LogError(format string, args ...any) {
 	if err != nil {
 		return
 	}
-	f.Write([]byte(line))
+	_, _ = f.Write([]byte(line))
 	fi, err := f.Stat()
 	f.Close()
 	if err == nil && fi.Size() > errLogMax {
@@ -36,7 +36,7 @@ func (s *Store) LogError(format string, args ...any) {
 				if i := strings.IndexByte(string(data), '\n'); i >= 0 {
 					data = data[i+1:]
 				}
-				storefs.WriteAtomic(s.dir, "errors.log", data, 0o600, false)
+				_ = storefs.WriteAtomic(s.dir, "errors.log", data, 0o600, false)
 			}
 			l.unlock()
 		}

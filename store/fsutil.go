@@ -43,7 +43,7 @@ func (f *failpoint) hit() {
 		return
 	}
 	if f.n.Add(1) == f.at {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way
 	}
 }

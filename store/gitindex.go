@@ -180,11 +180,11 @@ const gitBeforeFile = "git-before"
 func (s *Store) noteGitBefore(turn string) {
 	head, ref, index := s.gitTurnState()
 	if head == "" && index == nil {
-		s.dir.Remove(gitBeforeFile)
+		_ = s.dir.Remove(gitBeforeFile)
 		return
 	}
 	if b, err := json.Marshal(gitBefore{Turn: turn, Head: head, Ref: ref, Index: index}); err == nil {
-		storefs.WriteAtomic(s.dir, gitBeforeFile, b, 0o600, false)
+		_ = storefs.WriteAtomic(s.dir, gitBeforeFile, b, 0o600, false)
 	}
 }
 
@@ -228,7 +228,7 @@ func (s *Store) keepIndex(g gitRepo) *Image {
 	}
 	key.Image = img
 	if b, err := json.Marshal(key); err == nil {
-		storefs.WriteAtomic(s.dir, gitIndexStateFile, b, 0o600, false)
+		_ = storefs.WriteAtomic(s.dir, gitIndexStateFile, b, 0o600, false)
 	}
 	return &img
 }
@@ -358,7 +358,7 @@ func (s *Store) lockIndex(step *IndexStep) (was Image, unlock func(commit bool) 
 	if err != nil {
 		return Image{}, nil, errf("git's index: %w", err)
 	}
-	abandon := func() { f.Close(); g.remove("index.lock") }
+	abandon := func() { _ = f.Close(); _ = g.remove("index.lock") }
 	// Under the lock, the index cannot change: keep it as it is now, for
 	// the undo.
 	cur, err := s.keepIndexBytes(g)
@@ -379,7 +379,7 @@ func (s *Store) lockIndex(step *IndexStep) (was Image, unlock func(commit bool) 
 		return Image{}, nil, errf("git's index: sync %s: %w", g.name("index.lock"), err)
 	}
 	if err := f.Close(); err != nil {
-		g.remove("index.lock")
+		_ = g.remove("index.lock")
 		return Image{}, nil, errf("git's index: %w", err)
 	}
 	return cur, func(commit bool) error {
@@ -387,7 +387,7 @@ func (s *Store) lockIndex(step *IndexStep) (was Image, unlock func(commit bool) 
 			return g.remove("index.lock")
 		}
 		if err := g.rename("index.lock", "index"); err != nil {
-			g.remove("index.lock")
+			_ = g.remove("index.lock")
 			return errf("git's index: put it in place: %w", err)
 		}
 		return nil

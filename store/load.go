@@ -289,7 +289,7 @@ func (s *Store) refreshTurnFiles(names []string) error {
 	if err != nil {
 		return errf("read %s: %w", s.path("turns"), err)
 	}
-	defer turns.Close()
+	defer func() { _ = turns.Close() }()
 	work := make(chan result)
 	results := make(chan result)
 	workers := min(runtime.GOMAXPROCS(0), len(names))

@@ -93,6 +93,6 @@ func (l *lockFile) unlock() {
 	if l == nil {
 		return
 	}
-	unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
 	l.f.Close()
 }

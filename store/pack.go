@@ -363,13 +363,13 @@ func (w *packWriter) commit() error {
 	}
 	w.f = nil
 	if err != nil {
-		w.s.dir.Remove(w.tmp)
+		_ = w.s.dir.Remove(w.tmp)
 		return errf("write pack %s: %w", w.s.path(w.tmp), err)
 	}
 	w.fp.hit()
 	name = "packs/" + name
 	if err := w.s.dir.Rename(w.tmp, name); err != nil {
-		w.s.dir.Remove(w.tmp)
+		_ = w.s.dir.Remove(w.tmp)
 		return errf("write pack %s: %w", w.s.path(name), err)
 	}
 	w.name = name
@@ -387,7 +387,7 @@ func (w *packWriter) abortLocked() {
 	if w.f != nil {
 		w.f.Close()
 		w.f = nil
-		w.s.dir.Remove(w.tmp)
+		_ = w.s.dir.Remove(w.tmp)
 	}
 }
 

@@ -73,7 +73,7 @@ func writeInPlace(r *os.Root, name string, data []byte, perm fs.FileMode, fp *fa
 	}
 	if storefs.WriteFault != nil {
 		if err := storefs.WriteFault(name); err != nil {
-			f.WriteAt(data[:len(data)/2], 0)
+			_, _ = f.WriteAt(data[:len(data)/2], 0)
 			return true, &fs.PathError{Op: "write", Path: name, Err: err}
 		}
 	}
@@ -126,11 +126,11 @@ func (s *Store) putBack(r *os.Root, name string, was Image) {
 		perm = 0o644
 	}
 	if was.Size > inMemMax {
-		s.restoreStream(r, name, was, perm)
+		_ = s.restoreStream(r, name, was, perm) // best effort: the caller reports the write that failed
 		return
 	}
 	if data, err := s.readBlobOf(was); err == nil {
-		writeReplace(r, name, data, perm)
+		_ = writeReplace(r, name, data, perm) // best effort, as above
 	}
 }
 

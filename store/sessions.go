@@ -146,7 +146,7 @@ func (s *Store) appendSession(name, turn string) error {
 		}
 	}
 	if _, err := f.Write(line); err != nil {
-		f.Truncate(fi.Size()) // no part of this line stays to be read
+		_ = f.Truncate(fi.Size()) // no part of this line stays to be read
 		return err
 	}
 	return nil

@@ -176,8 +176,8 @@ func (s *Store) create() error {
 	}
 	// MkdirAll leaves existing folders' modes alone; the store's own two
 	// must be private since they hold copies of secrets.
-	s.root.Chmod(".osfoundry", 0o700)
-	s.root.Chmod(storeDir, 0o700)
+	_ = s.root.Chmod(".osfoundry", 0o700)
+	_ = s.root.Chmod(storeDir, 0o700)
 	if _, err := s.root.Lstat(".osfoundry/.gitignore"); errors.Is(err, fs.ErrNotExist) {
 		// O_EXCL: a link standing there is never written through.
 		f, err := s.root.OpenFile(".osfoundry/.gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -229,11 +229,11 @@ func (s *Store) ensureDirs() error {
 // Close releases the store.
 func (s *Store) Close() error {
 	if s.blobs != nil {
-		s.blobs.Close()
+		_ = s.blobs.Close()
 	}
 	s.packs.close()
 	if s.dir != nil {
-		s.dir.Close()
+		_ = s.dir.Close()
 	}
 	if s.rootFd != nil {
 		s.rootFd.Close()

@@ -206,7 +206,7 @@ func (s *Store) nextSeq(now int64) int64 {
 		n = last + 1
 	}
 	// Fixed width: the number is always the whole file.
-	f.WriteAt(fmt.Appendf(nil, "%020d\n", n), 0)
+	_, _ = f.WriteAt(fmt.Appendf(nil, "%020d\n", n), 0) // n still orders this call; a failed write only leaves the older number
 	return n
 }
 
@@ -222,7 +222,7 @@ func (s *Store) writeSeq(n int) {
 	if err != nil {
 		return
 	}
-	f.WriteAt(fmt.Appendf(nil, "%020d\n", n), 0)
+	_, _ = f.WriteAt(fmt.Appendf(nil, "%020d\n", n), 0) // n still orders this call; a failed write only leaves the older number
 	f.Close()
 }
 

@@ -321,7 +321,7 @@ func (w *walker) spawn(j walkJob, buf []byte) {
 		return
 	}
 	w.qmu.Unlock()
-	w.dir(j, buf)
+	_ = w.dir(j, buf) // a folder it cannot list is in w.unread, which the sweep reports
 }
 
 // work lists queued folders until none is queued or being listed. A
@@ -344,7 +344,7 @@ func (w *walker) work(buf []byte) {
 		w.queue = w.queue[:len(w.queue)-1]
 		w.active++
 		w.qmu.Unlock()
-		w.dir(j, buf)
+		_ = w.dir(j, buf) // a folder it cannot list is in w.unread, which the sweep reports
 		w.qmu.Lock()
 		w.active--
 	}

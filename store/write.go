@@ -38,7 +38,7 @@ func (s *Store) Write(turn string, meta TurnMeta, p string, data []byte) (string
 	if err := storefs.WriteAtomic(s.root, rel, data, perm, true); err != nil {
 		return id, errf("write %s: %w", rel, err)
 	}
-	s.root.Chmod(rel, perm)
+	_ = s.root.Chmod(rel, perm)
 	return id, s.Seal(id, []string{rel})
 }
 

@@ -78,7 +78,7 @@ func Notify(ctx context.Context, every time.Duration, t Targets) (<-chan struct{
 			}
 		}
 		if err != nil {
-			w.Close()
+			_ = w.Close()
 			w = nil
 		}
 	} else {
@@ -101,7 +101,7 @@ func Notify(ctx context.Context, every time.Duration, t Targets) (<-chan struct{
 	go func() {
 		defer close(out)
 		if w != nil {
-			defer w.Close()
+			defer func() { _ = w.Close() }()
 		}
 		// Polling is the fallback where fsnotify cannot watch: where it
 		// can, nothing runs until an event (or a lost one) arrives.

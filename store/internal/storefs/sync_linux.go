@@ -33,6 +33,6 @@ func SyncOpen(f *os.File) error { return unix.Syncfs(int(f.Fd())) }
 // still makes the range durable, sooner for finding it written.
 func StartWriteback(f *os.File, off, n int64) {
 	if c, err := f.SyscallConn(); err == nil {
-		c.Control(func(fd uintptr) { unix.SyncFileRange(int(fd), off, n, unix.SYNC_FILE_RANGE_WRITE) })
+		_ = c.Control(func(fd uintptr) { _ = unix.SyncFileRange(int(fd), off, n, unix.SYNC_FILE_RANGE_WRITE) })
 	}
 }

@@ -23,7 +23,7 @@ var WriteFault func(name string) error
 func Write(f *os.File, name string, data []byte) error {
 	if WriteFault != nil {
 		if err := WriteFault(name); err != nil {
-			f.Write(data[:len(data)/2])
+			_, _ = f.Write(data[:len(data)/2])
 			return &fs.PathError{Op: "write", Path: name, Err: err}
 		}
 	}
@@ -67,7 +67,7 @@ func WriteVia(r Root, tmp, name string, data []byte, perm os.FileMode, sync, chm
 		err = r.Rename(tmp, name)
 	}
 	if err != nil {
-		r.Remove(tmp)
+		_ = r.Remove(tmp)
 	}
 	return err
 }
