@@ -34,6 +34,8 @@ type SweepResult struct {
 	Skipped bool
 	// Problems names paths the sweep could not look at, with the reason.
 	Problems []string
+	// Feed says whether a watcher told the sweep what changed.
+	Feed FeedState
 }
 
 // SweepBefore sweeps the tree before a shell command of turn runs: every
@@ -175,9 +177,23 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	if attribute {
 		prior = old
 	}
-	now, unread, rules, err := walkTree(s.rootPath, prior, old)
-	if err != nil {
-		return nil, err
+	fed := s.askFeed(res)
+	var now []*baseEntry
+	var unread []string
+	var rules map[string][]byte
+	fedOK := false
+	if res.Feed == FeedFed {
+		if now, unread, rules, fedOK, err = walkFed(s.rootPath, prior, old, fed.Paths); err != nil {
+			return nil, err
+		}
+		if !fedOK {
+			res.Feed = FeedFull
+		}
+	}
+	if !fedOK {
+		if now, unread, rules, err = walkTree(s.rootPath, prior, old); err != nil {
+			return nil, err
+		}
 	}
 	res.Seen = len(now)
 	if !slices.IsSortedFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) }) {
@@ -348,8 +364,35 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 			return nil, err
 		}
 	}
+	if fed.Next != "" {
+		s.saveWatchToken(fed.Next)
+	}
 	fp.hit()
 	return res, nil
+}
+
+// askFeed asks the watcher, if any, what changed since the baseline's
+// token, and notes in res how it answered. Without a baseline there is
+// nothing to feed, but the token it gives dates the baseline about to be
+// written.
+func (s *Store) askFeed(res *SweepResult) Changes {
+	feed := s.feedFor()
+	if feed == nil {
+		return Changes{}
+	}
+	c, err := feed.Since(s.watchToken())
+	switch {
+	case err != nil:
+		return Changes{}
+	case res.Fresh:
+		res.Feed = FeedNoUse
+		c.Known = false
+	case c.Known:
+		res.Feed = FeedFed
+	default:
+		res.Feed = FeedFull
+	}
+	return c
 }
 
 // anyRacy reports whether some entry would be hashed again next time
