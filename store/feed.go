@@ -57,10 +57,11 @@ type FeedState string
 
 // Feed states of a sweep.
 const (
-	FeedNone  FeedState = ""      // no watcher answered: the whole tree was listed
+	FeedNone  FeedState = ""      // no watcher runs: the whole tree was listed
 	FeedFull  FeedState = "full"  // the watcher could not say: the whole tree was listed
 	FeedFed   FeedState = "fed"   // only the paths the watcher named were looked at
-	FeedNoUse FeedState = "nouse" // no baseline, or a sweep that lists all anyway
+	FeedNoUse FeedState = "nouse" // no baseline: everything is read anyway
+	FeedSlow  FeedState = "slow"  // a watcher is there but did not answer in time
 )
 
 // ErrNoWatcher means no watcher listens on the store's socket.
@@ -232,4 +233,58 @@ func parseAnswer(b []byte) (Changes, bool, error) {
 		return c, true, nil
 	}
 	return Changes{}, false, fmt.Errorf("watcher: bad answer %q", b[:nl])
+}
+
+// refusedFile holds why the watcher refused this tree, and when.
+const refusedFile = "watch.refused"
+
+// refusedFor is how long a refusal stands before a watcher is tried
+// again (a limit raised, a mount changed).
+const refusedFor = time.Hour
+
+// WatcherRefused says why a watcher last refused this tree, if it did
+// within the last hour.
+func (s *Store) WatcherRefused() string {
+	fi, err := s.dir.Lstat(refusedFile)
+	if err != nil || time.Since(fi.ModTime()) > refusedFor {
+		return ""
+	}
+	b, _ := s.dir.ReadFile(refusedFile)
+	return strings.TrimSpace(string(b))
+}
+
+// SetWatcherRefused records why no watcher can serve this tree ("" to
+// clear it).
+func (s *Store) SetWatcherRefused(why string) error {
+	if why == "" {
+		err := s.dir.Remove(refusedFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	return writeFileAtomic(s.dir, refusedFile, []byte(why+"\n"), 0o600, false)
+}
+
+// StartWatcher starts the background watcher for this project, `exe
+// watch --serve --root ROOT`, and returns at once: it runs in its own
+// session with its standard streams on /dev/null, so no agent waits on it
+// and no pipe of the caller stays open. Nothing starts when the user
+// turned watchers off or one refused this tree within the hour; a second
+// watcher started beside a running one exits at once.
+func (s *Store) StartWatcher(exe string) error {
+	if WatcherOff() || s.WatcherRefused() != "" {
+		return nil
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	attr := &os.ProcAttr{Dir: "/", Files: []*os.File{null, null, null}, Sys: &syscall.SysProcAttr{Setsid: true}}
+	p, err := os.StartProcess(exe, []string{exe, "watch", "--serve", "--root", s.rootPath}, attr)
+	if err != nil {
+		return fmt.Errorf("start the watcher %s: %w", exe, err)
+	}
+	return p.Release()
 }

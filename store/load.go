@@ -53,6 +53,8 @@ func (t *turn) apply(r *record) {
 		if t.at == 0 {
 			t.id, t.label, t.at, t.source, t.head, t.v = r.ID, r.Label, r.At, r.Source, r.Head, r.V
 			t.seq = r.order()
+		} else if r.Label != "" {
+			t.label = r.Label // a later header names the turn anew (Relabel)
 		}
 	case "pre":
 		if r.Img == nil || r.Path == "" {

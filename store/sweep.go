@@ -36,6 +36,9 @@ type SweepResult struct {
 	Problems []string
 	// Feed says whether a watcher told the sweep what changed.
 	Feed FeedState
+	// Operated is set when a rewind, undo or redo ran since the last
+	// sweep (what it wrote is its own, in no turn).
+	Operated bool
 }
 
 // SweepBefore sweeps the tree before a shell command of turn runs: every
@@ -47,7 +50,7 @@ type SweepResult struct {
 // the sweep after this command records it in the turn against the same
 // baseline. cmd is the command about to run.
 func (s *Store) SweepBefore(turn string, meta TurnMeta, cmd string) (*SweepResult, error) {
-	return s.sweep(turn, meta, cmd, false)
+	return s.sweep(turn, meta, cmd, false, nil)
 }
 
 // SweepAfter sweeps the tree after a shell command of turn: every path
@@ -60,7 +63,7 @@ func (s *Store) SweepAfter(turn string, meta TurnMeta, cmd string) (*SweepResult
 	if turn == "" {
 		return nil, errf("sweep: empty turn id")
 	}
-	return s.sweep(turn, meta, cmd, true)
+	return s.sweep(turn, meta, cmd, true, nil)
 }
 
 // SweptTurn is the turn of the last sweep made for a turn, and its
@@ -120,7 +123,7 @@ func (s *Store) sameBytes(now, old *baseEntry) bool {
 	return BlobID(h.Sum(nil)) == old.sum && statOK()
 }
 
-func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*SweepResult, error) {
+func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *watchSweep) (*SweepResult, error) {
 	if err := s.ensureDirs(); err != nil {
 		return nil, err
 	}
@@ -168,7 +171,11 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	if old == nil {
 		res.Fresh = true
 	}
-	attribute := after && old != nil
+	// For ckpt watch, what a rewind, undo or redo wrote since the last
+	// sweep is the operation's (it held the locks while it wrote), not a
+	// turn's: it goes to the baseline.
+	res.Operated = old != nil && old.ops != ops
+	attribute := after && old != nil && !(ws != nil && res.Operated)
 	recCmd := cmd
 	// The sweep after a command skips by the rules the baseline was
 	// taken under: a command that edits an ignore file neither hides its
@@ -344,6 +351,20 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 		}
 	}
 	fp.hit()
+	if ws != nil && len(recs) > 0 {
+		var hook bool
+		if recs, turn, meta, hook, err = s.watchClaims(old, recs, turn, meta); err != nil {
+			return nil, err
+		}
+		if hook {
+			cmd, recCmd = old.cmd, old.cmd // the hook's command is still writing
+		}
+	}
+	if len(recs) > 0 && turn == "" {
+		if turn, err = s.NewTurn(meta); err != nil {
+			return nil, err
+		}
+	}
 	if len(recs) > 0 {
 		id, err := s.recordShell(turn, meta, recCmd, recs)
 		if err != nil {
@@ -382,7 +403,10 @@ func (s *Store) askFeed(res *SweepResult) Changes {
 	}
 	c, err := feed.Since(s.watchToken())
 	switch {
+	case errors.Is(err, ErrNoWatcher):
+		return Changes{}
 	case err != nil:
+		res.Feed = FeedSlow
 		return Changes{}
 	case res.Fresh:
 		res.Feed = FeedNoUse

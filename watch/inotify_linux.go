@@ -27,7 +27,8 @@ type inotify struct {
 	mu     sync.Mutex
 	dirs   map[int]*wdir // watch descriptor → folder
 	byRel  map[string]int
-	cookie int // the cookie folder's watch
+	cookie int          // the cookie folder's watch
+	git    map[int]bool // watches of .git and its refs/heads folders
 	t      *Tree
 }
 
@@ -46,7 +47,7 @@ func newSource() (source, error) {
 		}
 		return nil, fmt.Errorf("watch: inotify: %w", err)
 	}
-	return &inotify{f: os.NewFile(uintptr(fd), "inotify"), dirs: map[int]*wdir{}, byRel: map[string]int{}}, nil
+	return &inotify{f: os.NewFile(uintptr(fd), "inotify"), dirs: map[int]*wdir{}, byRel: map[string]int{}, git: map[int]bool{}}, nil
 }
 
 func (in *inotify) start(t *Tree) error {
@@ -64,8 +65,30 @@ func (in *inotify) start(t *Tree) error {
 	if err := in.addTree("", root.Enter("", readSmall(t.root, ".gitignore"), readSmall(t.root, ".ckptignore")), root); err != nil {
 		return err
 	}
+	in.watchGit()
 	go in.read()
 	return nil
+}
+
+// watchGit watches .git (HEAD, packed-refs) and .git/refs/heads, where
+// a commit moves a branch; a .git file (a worktree) is not followed.
+func (in *inotify) watchGit() {
+	g := filepath.Join(in.t.root, ".git")
+	if fi, err := os.Lstat(g); err != nil || !fi.IsDir() {
+		return
+	}
+	const mask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
+	filepath.WalkDir(filepath.Join(g, "refs", "heads"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			if wd, err := unix.InotifyAddWatch(int(in.f.Fd()), p, mask); err == nil {
+				in.git[wd] = true
+			}
+		}
+		return nil
+	})
+	if wd, err := unix.InotifyAddWatch(int(in.f.Fd()), g, mask); err == nil {
+		in.git[wd] = true
+	}
 }
 
 func (in *inotify) folders() int {
@@ -169,6 +192,12 @@ func (in *inotify) handle(wd int, mask uint32, name string) {
 			return
 		}
 		t.cookieSeen(name)
+		return
+	}
+	if in.git[wd] {
+		if name == "HEAD" || name == "packed-refs" || !strings.HasSuffix(name, ".lock") && name != "" {
+			t.gitMoved()
+		}
 		return
 	}
 	in.mu.Lock()

@@ -65,6 +65,7 @@ type Tree struct {
 	nCookie int
 
 	signal chan struct{} // one pending signal: something changed
+	git    chan struct{} // one pending signal: git's HEAD or a branch moved
 	notes  chan string   // sentences to say once (overflow, limits)
 	done   chan struct{} // closed when the tree stops
 	why    string        // why it stopped, when it did
@@ -86,7 +87,7 @@ func Open(root, storeAbs string) (*Tree, error) {
 		return nil, fmt.Errorf("%w: %s", ErrUnsupported, why)
 	}
 	t := &Tree{root: root, storeAbs: storeAbs, changed: map[string]uint64{}, said: map[string]bool{},
-		cookies: map[string]chan struct{}{}, signal: make(chan struct{}, 1), notes: make(chan string, 8),
+		cookies: map[string]chan struct{}{}, signal: make(chan struct{}, 1), git: make(chan struct{}, 1), notes: make(chan string, 8),
 		done: make(chan struct{}), id: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	src, err := newSource()
 	if err != nil {
@@ -106,6 +107,17 @@ func (t *Tree) Root() string { return t.root }
 // Changed signals (one pending signal at a time) when something in the
 // tree changed.
 func (t *Tree) Changed() <-chan struct{} { return t.signal }
+
+// HeadMoved signals when git's HEAD or a branch may have moved (a
+// commit): .git itself is never swept, but its HEAD and refs are watched.
+func (t *Tree) HeadMoved() <-chan struct{} { return t.git }
+
+func (t *Tree) gitMoved() {
+	select {
+	case t.git <- struct{}{}:
+	default:
+	}
+}
 
 // Notes carries sentences worth saying once: a lost event queue, a watch
 // limit, with the setting to raise.
