@@ -51,7 +51,7 @@ type Store struct {
 	dir      *safeDir // the store folder: nothing in it is followed
 	maxBlob  int64
 	notify   func(string)
-	feed     ChangeFeed // nil: the store's socket
+	feed     ChangeFeed       // nil: the store's socket
 	clock    func() time.Time // stamps records' At (display only); tests step it back
 	// restoreFault, set only by tests, fails a path's restore or delete
 	// before anything is written, as a full disk fails a write beside it.

@@ -40,7 +40,7 @@ type Recorder struct {
 	Say func(string)
 
 	cuts  chan cut
-	cut   *cut // a cut that came while a burst settled
+	cut   *cut      // a cut that came while a burst settled
 	turn  string    // the open turn ("" none)
 	base  string    // its label as opened
 	named bool      // its label was given (ckpt turn) or is a commit's
