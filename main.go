@@ -7,10 +7,22 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	"github.com/ckpt-dev/ckpt/cli"
 )
 
 func main() {
+	tuneGC()
 	os.Exit(cli.Run(os.Args[1:]))
+}
+
+// tuneGC is the one runtime setting the binaries make (library code
+// makes none): a warm sweep allocates a listing of the whole tree that is
+// garbage a moment later, and a higher collection target spares about a
+// fifth of its CPU time; the soft limit keeps a first sweep, which holds
+// files' bytes, from growing its heap five times over.
+func tuneGC() {
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(256 << 20)
 }

@@ -73,6 +73,14 @@ type event struct {
 	project string   // the agent's project dir, where it names one
 	paths   []string // as the agent gave them: absolute or relative to cwd
 	command string   // shellBefore, shellAfter: the command line or tool
+	// transcript is the agent's transcript file where the event names one
+	// (Copilot's Stop, Qwen Code's transcript_path); ckpt's hooks do not
+	// read it.
+	transcript string
+	// weak marks a startTurn whose text is the agent's own, not the
+	// user's (Cline's one-shot mode): it opens a turn only when the
+	// session has none open.
+	weak bool
 }
 
 // adapter is one agent's side of ckpt.
@@ -84,6 +92,10 @@ type adapter struct {
 	reply string
 	// install describes the agent's project config.
 	install installer
+	// oncePerPrompt: the agent repeats its prompt event for one prompt,
+	// with the same prompt id (Qwen Code, before each continuation); a
+	// turn opens only for a prompt id not seen last.
+	oncePerPrompt bool
 }
 
 var adapters = map[string]*adapter{}
@@ -91,7 +103,9 @@ var adapters = map[string]*adapter{}
 func register(a *adapter) { adapters[a.name] = a }
 
 // Agents lists the agents ckpt has hooks for, in a stable order.
-func Agents() []string { return []string{"claude", "gemini", "codex", "opencode"} }
+func Agents() []string {
+	return []string{"claude", "gemini", "codex", "opencode", "pi", "copilot", "cline", "qwen"}
+}
 
 // Known reports whether name is an agent ckpt has hooks for.
 func Known(name string) bool { return adapters[name] != nil }
@@ -299,6 +313,18 @@ func (h *hookCall) source() *store.Source {
 }
 
 func (h *hookCall) startTurn() error {
+	if h.ev.weak {
+		_, err := h.openTurnLabelled(Label(h.ev.text))
+		return err
+	}
+	promptKey := h.sessionKey() + "\x00prompt"
+	if h.agent.oncePerPrompt && h.ev.prompt != "" {
+		if last, ok := h.store.SessionTurn(promptKey); ok && last == h.ev.prompt {
+			if _, open := h.store.SessionTurn(h.sessionKey()); open {
+				return nil // the same prompt again: its turn goes on
+			}
+		}
+	}
 	meta := store.TurnMeta{Label: Label(h.ev.text), Source: h.source()}
 	turn, err := h.store.NewTurn(meta)
 	if err != nil {
@@ -306,6 +332,11 @@ func (h *hookCall) startTurn() error {
 	}
 	if err := h.store.SetSessionTurn(h.sessionKey(), turn); err != nil {
 		return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, turn, err)
+	}
+	if h.agent.oncePerPrompt && h.ev.prompt != "" {
+		if err := h.store.SetSessionTurn(promptKey, h.ev.prompt); err != nil {
+			return fmt.Errorf("hook %s: record prompt %s for the session: %w", h.agent.name, h.ev.prompt, err)
+		}
 	}
 	return nil
 }
@@ -364,6 +395,11 @@ func (h *hookCall) afterWrite() error {
 // Parallel tool calls fire parallel hooks, so the look-up and the opening
 // happen under a lock, or two calls of one prompt could open two turns.
 func (h *hookCall) openTurn() (string, error) {
+	return h.openTurnLabelled(h.agent.name + ": edits with no prompt seen")
+}
+
+// openTurnLabelled is openTurn, labelling a turn it opens with label.
+func (h *hookCall) openTurnLabelled(label string) (string, error) {
 	key := h.sessionKey()
 	if turn, ok := h.store.SessionTurn(key); ok {
 		return turn, nil
@@ -378,7 +414,6 @@ func (h *hookCall) openTurn() (string, error) {
 	if turn, ok := h.store.SessionTurn(key); ok {
 		return turn, nil
 	}
-	label := h.agent.name + ": edits with no prompt seen"
 	turn, err := h.store.NewTurn(store.TurnMeta{Label: label, Source: h.source()})
 	if err != nil {
 		return "", fmt.Errorf("hook %s: open a turn: %w", h.agent.name, err)
@@ -416,9 +451,18 @@ func (h *hookCall) paths() []string {
 
 // absPath makes p absolute against base (the working directory when base
 // is empty) and cleans it. It does not resolve symlinks: the store compares
-// paths after resolving them.
+// paths after resolving them. A path with ".." in it is left for the
+// store to clean, which resolves the links before each ".." as the kernel
+// does (link/../x, with link -> a/b, is a/x).
 func absPath(p, base string) string {
+	join := func(a, b string) string { return filepath.Join(a, b) }
+	if strings.Contains(p, "..") {
+		join = func(a, b string) string { return a + string(filepath.Separator) + b }
+	}
 	if filepath.IsAbs(p) {
+		if strings.Contains(p, "..") {
+			return p
+		}
 		return filepath.Clean(p)
 	}
 	if base == "" || !filepath.IsAbs(base) {
@@ -430,7 +474,7 @@ func absPath(p, base string) string {
 			}
 		}
 	}
-	return filepath.Join(base, p)
+	return join(base, p)
 }
 
 // Label is a turn's label from a prompt: its first non-blank line, trimmed,

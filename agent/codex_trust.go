@@ -373,7 +373,7 @@ func ApproveCodex(root, codexHome string, hooksJSON []byte, dryRun bool) (*Chang
 	if fi, err := os.Lstat(codexHome); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, nil, fmt.Errorf("%s is a symlink; refusing to write through it", codexHome)
 	}
-	if err := writeFile(path, c.New); err != nil {
+	if err := writeFile(path, c.New, 0o644); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	c.Written = true

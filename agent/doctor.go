@@ -1,18 +1,14 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
-
-	"github.com/tailscale/hujson"
 
 	"github.com/ckpt-dev/ckpt/store"
 )
@@ -129,6 +125,20 @@ func Diagnose(agentName string, opt DoctorOptions) (*Diagnosis, error) {
 		if d.Installed {
 			add(Check{Name: "modes", OK: true, Detail: "claude --bare, --safe-mode and --restricted skip project hooks: edits made in those modes are not captured"})
 		}
+	case "copilot":
+		diagnoseCopilot(opt.Root, getenv, add)
+	case "pi":
+		if d.Installed {
+			add(Check{Name: "modes", OK: true, Detail: "pi --no-extensions skips project extensions: edits made so are not captured"})
+		}
+	case "qwen":
+		if d.Installed {
+			add(Check{Name: "modes", OK: true, Detail: "qwen --safe-mode skips hooks: edits made so are not captured"})
+		}
+	case "cline":
+		if d.Installed {
+			add(Check{Name: "modes", OK: true, Detail: "a one-shot `cline PROMPT` gives hooks no prompt: its turn is labelled by the task, not the prompt"})
+		}
 	}
 	if opt.Version != nil {
 		v, verr := opt.Version(agentName)
@@ -194,53 +204,11 @@ func HookExes(agentName string, data []byte, exe string) []string {
 // hookExes lists, once each, the ckpt binaries an agent's config runs for
 // its hooks.
 func hookExes(agentName string, data []byte, exe string) []string {
-	var out []string
-	seen := map[string]bool{}
-	addExe := func(e string) {
-		if e != "" && !seen[e] {
-			seen[e] = true
-			out = append(out, e)
-		}
-	}
-	if agentName == "opencode" {
-		for _, line := range strings.Split(string(data), "\n") {
-			if lit, ok := strings.CutPrefix(line, "const CKPT = "); ok && isOurPlugin(data) {
-				var exe string
-				if json.Unmarshal([]byte(lit), &exe) == nil {
-					addExe(exe)
-				}
-			}
-		}
-		return out
-	}
-	var file struct {
-		Hooks map[string][]struct {
-			Hooks []struct {
-				Command string `json:"command"`
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
-	// Gemini CLI's settings may hold comments and trailing commas.
-	std, err := hujson.Standardize(bytes.Clone(data))
-	if err != nil || json.Unmarshal(std, &file) != nil {
+	a := adapters[agentName]
+	if a == nil {
 		return nil
 	}
-	events := make([]string, 0, len(file.Hooks))
-	for e := range file.Hooks {
-		events = append(events, e)
-	}
-	sort.Strings(events)
-	for _, e := range events {
-		for _, g := range file.Hooks[e] {
-			for _, h := range g.Hooks {
-				if isCkptHook(h.Command, agentName, exe) {
-					p, _ := hookCommandExe(h.Command, agentName)
-					addExe(p)
-				}
-			}
-		}
-	}
-	return out
+	return a.install.exes(agentName, data, exe)
 }
 
 func diagnoseCodex(d *Diagnosis, root, codexHome string, add func(Check)) {
@@ -284,6 +252,40 @@ func diagnoseCodex(d *Diagnosis, root, codexHome string, add func(Check)) {
 		add(Check{Name: "approved", Detail: detail, Blocking: true,
 			Fix: "approve them in Codex's /hooks screen, or ckpt install codex --approve"})
 	}
+}
+
+// diagnoseCopilot says when Copilot CLI would skip the repo's hooks: in
+// -p mode always, unless the run trusts the folder, and interactively
+// until the folder is trusted ($COPILOT_HOME/config.json,
+// trusted_folders). Neither blocks capture by itself: VS Code's agent
+// reads the same file with no such step.
+func diagnoseCopilot(root string, getenv func(string) string, add func(Check)) {
+	add(Check{Name: "-p mode", OK: true, Detail: "copilot -p skips repo hooks silently unless run with --trust-folder, COPILOT_ALLOW_ALL=true or GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true"})
+	home := getenv("COPILOT_HOME")
+	if home == "" {
+		h := getenv("HOME")
+		if h == "" {
+			h, _ = os.UserHomeDir()
+		}
+		home = filepath.Join(h, ".copilot")
+	}
+	file := filepath.Join(home, "config.json")
+	var cfg struct {
+		Trusted  []string `json:"trusted_folders"`
+		Trusted2 []string `json:"trustedFolders"`
+	}
+	if data, err := os.ReadFile(file); err == nil {
+		_ = json.Unmarshal(stripJSONComments(data), &cfg)
+	}
+	for _, f := range append(cfg.Trusted, cfg.Trusted2...) {
+		f = filepath.Clean(f)
+		if root == f || strings.HasPrefix(root, strings.TrimSuffix(f, "/")+"/") {
+			add(Check{Name: "trusted", OK: true, Detail: "Copilot CLI trusts the folder (" + file + ")"})
+			return
+		}
+	}
+	add(Check{Name: "trusted", Detail: "Copilot CLI does not trust the folder yet (" + file + "), so it skips the repo's hooks until it does",
+		Fix: "start copilot in the project and trust the folder when it asks"})
 }
 
 // diagnoseGemini checks that Gemini CLI trusts the project folder: in an

@@ -25,7 +25,23 @@ type installer interface {
 	// run, keep false when the file should be deleted (install created it),
 	// or errNotInstalled.
 	remove(agent string, old []byte, exe string) (content []byte, keep bool, err error)
+	// exes lists, once each, the ckpt binaries that data (the file's
+	// content) runs for agent's hooks: none when they are not in it. exe
+	// is the binary asking (see isCkptHook).
+	exes(agent string, data []byte, exe string) []string
 }
+
+// multiInstaller is an installer whose hooks live in several files (Cline:
+// one executable per event). path, add, remove and exes are those of its
+// first part; Install and Uninstall go through every part.
+type multiInstaller interface {
+	installer
+	parts() []installer
+}
+
+// moder is an installer whose new files get a mode other than 0644 (an
+// executable hook).
+type moder interface{ mode() fs.FileMode }
 
 // errNotInstalled means the config holds none of ckpt's hooks.
 var errNotInstalled = errors.New("no ckpt hooks found")
@@ -52,16 +68,38 @@ type Change struct {
 	// Removed lists the binaries whose hooks are gone from the file:
 	// replaced by Install's (the binary moved), or taken out by Uninstall.
 	Removed []string
+	// More are the changes to the agent's further files, for an agent
+	// whose hooks live in several (Cline), relative names in Rel.
+	More []*Change
+	Rel  string // the file, relative to the root, slash-separated
 }
 
-// Changed reports whether the file's bytes (or existence) change.
+// Changed reports whether the file's bytes (or existence) change, or
+// those of any further file.
 func (c *Change) Changed() bool {
-	return c.Existed != c.Exists || !bytes.Equal(c.Old, c.New)
+	if c.Existed != c.Exists || !bytes.Equal(c.Old, c.New) {
+		return true
+	}
+	for _, m := range c.More {
+		if m.Changed() {
+			return true
+		}
+	}
+	return false
 }
 
-// Diff is the change as a unified diff, empty when nothing changes.
+// Diff is the change as a unified diff, empty when nothing changes; the
+// further files' changes follow, each under its own name.
 func (c *Change) Diff(name string) string {
-	if !c.Changed() {
+	d := c.diffOne(name)
+	for _, m := range c.More {
+		d += m.diffOne(m.Rel)
+	}
+	return d
+}
+
+func (c *Change) diffOne(name string) string {
+	if c.Existed == c.Exists && bytes.Equal(c.Old, c.New) {
 		return ""
 	}
 	from, to := "a/"+name, "b/"+name
@@ -103,13 +141,66 @@ func Uninstall(agentName string, opt InstallOptions) (*Change, error) {
 }
 
 func edit(agentName string, opt InstallOptions, install bool) (*Change, error) {
-	rel, err := ConfigPath(agentName)
-	if err != nil {
+	if _, err := ConfigPath(agentName); err != nil {
 		return nil, err
 	}
 	inst := adapters[agentName].install
+	m, ok := inst.(multiInstaller)
+	if !ok {
+		return editFile(agentName, inst, opt, install)
+	}
+	// Every part is worked out before any is written, so that a part
+	// that refuses (a file of the user's in the way) leaves all as it was.
+	dry := opt
+	dry.DryRun = true
+	var first *Change
+	for pass := 0; pass < 2; pass++ {
+		first = nil
+		missing := 0
+		for _, part := range m.parts() {
+			o := dry
+			if pass == 1 {
+				o = opt
+			}
+			c, err := editFile(agentName, part, o, install)
+			if !install && IsNotInstalled(err) {
+				missing++
+				c = &Change{Path: filepath.Join(opt.Root, filepath.FromSlash(part.path())), Rel: part.path()}
+			} else if err != nil {
+				return nil, err
+			}
+			if first == nil {
+				first = c
+			} else {
+				first.More = append(first.More, c)
+			}
+			first.Removed = appendNew(first.Removed, c.Removed)
+		}
+		if missing == len(m.parts()) {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(opt.Root, filepath.FromSlash(filepath.Dir(m.path()))), errNotInstalled)
+		}
+		if opt.DryRun {
+			break
+		}
+	}
+	return first, nil
+}
+
+// appendNew appends the items of more not in list yet.
+func appendNew(list, more []string) []string {
+	for _, e := range more {
+		if !slices.Contains(list, e) {
+			list = append(list, e)
+		}
+	}
+	return list
+}
+
+func editFile(agentName string, inst installer, opt InstallOptions, install bool) (*Change, error) {
+	rel := inst.path()
 	path := filepath.Join(opt.Root, filepath.FromSlash(rel))
-	c := &Change{Path: path}
+	c := &Change{Path: path, Rel: rel}
+	var err error
 	if err := refuseLinks(opt.Root, rel); err != nil {
 		return nil, err
 	}
@@ -133,8 +224,8 @@ func edit(agentName string, opt InstallOptions, install bool) (*Change, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	now := hookExes(agentName, c.New, opt.Exe)
-	for _, e := range hookExes(agentName, c.Old, opt.Exe) {
+	now := inst.exes(agentName, c.New, opt.Exe)
+	for _, e := range inst.exes(agentName, c.Old, opt.Exe) {
 		if !slices.Contains(now, e) {
 			c.Removed = append(c.Removed, e)
 		}
@@ -143,7 +234,11 @@ func edit(agentName string, opt InstallOptions, install bool) (*Change, error) {
 		return c, nil
 	}
 	if c.Exists {
-		err = writeFile(path, c.New)
+		mode := fs.FileMode(0o644)
+		if m, ok := inst.(moder); ok {
+			mode = m.mode()
+		}
+		err = writeFile(path, c.New, mode)
 	} else {
 		err = os.Remove(path)
 		if err == nil {
@@ -187,9 +282,8 @@ func refuseLinks(root, rel string) error {
 func IsNotInstalled(err error) bool { return errors.Is(err, errNotInstalled) }
 
 // writeFile replaces path's content atomically, keeping its permission bits
-// (0644 for a new file) and creating its folder.
-func writeFile(path string, data []byte) error {
-	mode := fs.FileMode(0o644)
+// (mode for a new file) and creating its folder.
+func writeFile(path string, data []byte, mode fs.FileMode) error {
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}

@@ -90,7 +90,14 @@ const userHooks = `{
 }
 `
 
-var jsonAgents = []string{"claude", "gemini", "codex"}
+var jsonAgents = []string{"claude", "gemini", "codex", "qwen"}
+
+// ownsFiles reports an agent whose hooks are files of ckpt's own (a
+// plugin, a hooks file, hook scripts), not entries in a shared config.
+func ownsFiles(agentName string) bool {
+	_, ok := adapters[agentName].install.(jsonInstaller)
+	return !ok
+}
 
 // hookCommands lists every (event, command) pair of a decoded config.
 func hookCommands(t *testing.T, data []byte) []string {
@@ -210,12 +217,12 @@ func TestInstallNewFile(t *testing.T) {
 				t.Fatalf("change = %+v", c)
 			}
 			data := readFile(t, c.Path)
-			if agentName != "opencode" {
+			if !ownsFiles(agentName) {
 				if got, want := hookCommands(t, data), ourCommands(agentName); !slices.Equal(got, sorted(want)) {
 					t.Fatalf("hooks %q, want %q", got, want)
 				}
-			} else if !strings.Contains(string(data), `const CKPT = "/opt/ckpt tools/bin/ckpt"`) {
-				t.Fatalf("plugin does not name the binary:\n%s", data)
+			} else if got := hookExes(agentName, data, "/elsewhere/ckpt"); !slices.Equal(got, []string{testExe}) {
+				t.Fatalf("%s runs %q, want [%s]:\n%s", c.Path, got, testExe, data)
 			}
 			if c, err := Install(agentName, opt); err != nil || c.Changed() {
 				t.Fatalf("second install: %v, changed %v", err, c != nil && c.Changed())
@@ -252,8 +259,8 @@ func TestReinstallMovedBinary(t *testing.T) {
 	}
 	for _, agentName := range Agents() {
 		for _, st := range starts {
-			if agentName == "opencode" && st.exists {
-				continue // ckpt's plugin is a file of its own
+			if ownsFiles(agentName) && st.exists {
+				continue // ckpt's hooks are files of its own
 			}
 			t.Run(agentName+"/"+st.name, func(t *testing.T) {
 				root := t.TempDir()
@@ -275,7 +282,7 @@ func TestReinstallMovedBinary(t *testing.T) {
 				if got := hookExes(agentName, installed, exeB); !slices.Equal(got, []string{exeB}) {
 					t.Fatalf("hooks run %q, want only %s:\n%s", got, exeB, installed)
 				}
-				if agentName != "opencode" {
+				if !ownsFiles(agentName) {
 					want := commandsFor(agentName, exeB)
 					if st.exists {
 						want = append(hookCommands(t, []byte(st.content)), want...)
@@ -284,7 +291,7 @@ func TestReinstallMovedBinary(t *testing.T) {
 					if got := hookCommands(t, standard(t, installed)); !slices.Equal(got, want) {
 						t.Fatalf("hooks after the second install:\n got %q\nwant %q\n%s", got, want, installed)
 					}
-				} else if !bytes.Equal(installed, renderPlugin(exeB)) {
+				} else if agentName == "opencode" && !bytes.Equal(installed, renderPlugin(exeB)) {
 					t.Fatalf("plugin is not B's:\n%s", installed)
 				}
 				if c, err := Install(agentName, InstallOptions{Root: root, Exe: exeB}); err != nil || c.Changed() {

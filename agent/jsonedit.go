@@ -32,6 +32,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -53,6 +54,18 @@ type jsonInstaller struct {
 	hooks []hookSpec
 	// jsonc: the agent allows comments and trailing commas in the file.
 	jsonc bool
+	// flat: each event's array holds the hook objects themselves, with no
+	// matcher groups around them (Cursor, Windsurf): {"hooks": {EVENT:
+	// [{"command": C}]}}.
+	flat bool
+	// version, when not 0, is the "version" a file install creates
+	// starts with (Cursor's hooks.json wants one).
+	version int
+}
+
+// flatHookJSON is one hook of a flat config.
+type flatHookJSON struct {
+	Command string `json:"command"`
 }
 
 // parse is parseConfig, for this installer's dialect.
@@ -93,11 +106,17 @@ func (j jsonInstaller) add(agentName string, old []byte, existed bool, exe strin
 	st := newStyle(old)
 	for _, h := range j.hooks {
 		group := st.value(hookGroupJSON{Matcher: h.matcher, Hooks: []hookCmdJSON{{Name: h.name, Type: "command", Command: cmd, Timeout: h.timeout}}})
+		if j.flat {
+			group = st.value(flatHookJSON{Command: cmd})
+		}
 		if text == nil {
 			// A new file: every container is created, laid out on lines.
 			arr := st.block('[', "", group, 2)
 			hooks := st.block('{', h.event, arr, 1)
 			text = []byte(st.block('{', "hooks", hooks, 0) + st.nl)
+			if j.version != 0 {
+				text = []byte("{" + st.nl + st.unit + j.versionMember() + "," + st.nl + st.unit + `"hooks": ` + hooks + st.nl + "}" + st.nl)
+			}
 			continue
 		}
 		root, err := j.parse(text)
@@ -121,7 +140,7 @@ func (j jsonInstaller) add(agentName string, old []byte, existed bool, exe strin
 		if arr.kind != '[' {
 			return nil, fmt.Errorf(`"hooks.%s" is not an array`, h.event)
 		}
-		if len(ourHooks(text, arr, agentName, cmd)) > 0 {
+		if len(j.ourHooks(text, arr, agentName, cmd)) > 0 {
 			text = j.repoint(text, h.event, agentName, cmd)
 			continue
 		}
@@ -141,7 +160,7 @@ func (j jsonInstaller) repoint(text []byte, event, agentName, cmd string) []byte
 			return text // checked by the caller; every edit keeps it valid
 		}
 		arr := root.member("hooks").member(event)
-		ours := ourHooks(text, arr, agentName, cmd)
+		ours := j.ourHooks(text, arr, agentName, cmd)
 		if len(ours) == 1 {
 			c := ours[0].member("command")
 			if s, _ := stringValue(text, c); s != cmd {
@@ -159,6 +178,8 @@ func (j jsonInstaller) repoint(text []byte, event, agentName, cmd string) []byte
 		text, _ = removeNode(text, target)
 	}
 }
+
+func (j jsonInstaller) versionMember() string { return fmt.Sprintf(`"version": %d`, j.version) }
 
 // jsonString is s as a JSON string, written as install writes values
 // (HTML characters unescaped).
@@ -181,7 +202,7 @@ func (j jsonInstaller) remove(agentName string, old []byte, exe string) ([]byte,
 		if err != nil {
 			return nil, false, fmt.Errorf("internal error: removing ckpt's hooks broke the JSON: %w", err)
 		}
-		target := lastOurs(text, root, j.hooks, agentName, cmd)
+		target := j.lastOurs(text, root, agentName, cmd)
 		if target == nil {
 			break
 		}
@@ -190,6 +211,14 @@ func (j jsonInstaller) remove(agentName string, old []byte, exe string) ([]byte,
 		text, gone = removeNode(text, target)
 		if gone {
 			return nil, false, nil
+		}
+		if j.version != 0 {
+			// All that is left of a file install created. (A file that
+			// held exactly this before install goes too: it said nothing.)
+			st := newStyle(text)
+			if string(text) == "{"+st.nl+st.unit+j.versionMember()+st.nl+"}"+st.nl {
+				return nil, false, nil
+			}
 		}
 	}
 	if !found {
@@ -202,7 +231,8 @@ func (j jsonInstaller) remove(agentName string, old []byte, exe string) ([]byte,
 // event of specs holding one, the last matching group in its array. The
 // whole group goes when it holds nothing but ckpt's hooks; otherwise only
 // ckpt's hook inside it.
-func lastOurs(text []byte, root *jnode, specs []hookSpec, agentName, cmd string) *jnode {
+func (j jsonInstaller) lastOurs(text []byte, root *jnode, agentName, cmd string) *jnode {
+	specs := j.hooks
 	hooks := root.member("hooks")
 	if hooks == nil || hooks.kind != '{' {
 		return nil
@@ -212,11 +242,14 @@ func lastOurs(text []byte, root *jnode, specs []hookSpec, agentName, cmd string)
 		if arr == nil || arr.kind != '[' {
 			continue
 		}
-		ours := ourHooks(text, arr, agentName, cmd)
+		ours := j.ourHooks(text, arr, agentName, cmd)
 		if len(ours) == 0 {
 			continue
 		}
 		h := ours[len(ours)-1]
+		if j.flat {
+			return h
+		}
 		if allOurs(text, h.parent, agentName, cmd) {
 			return h.parent.parent // the group
 		}
@@ -238,8 +271,16 @@ func allOurs(text []byte, list *jnode, agentName, cmd string) bool {
 // ourHooks lists the hook objects in an event's array that are ckpt's
 // (see isCkptHook; cmd is the command for the binary at work), in file
 // order.
-func ourHooks(text []byte, arr *jnode, agentName, cmd string) []*jnode {
+func (j jsonInstaller) ourHooks(text []byte, arr *jnode, agentName, cmd string) []*jnode {
 	var out []*jnode
+	if j.flat {
+		for _, h := range arr.kids {
+			if isOurHook(text, h, agentName, cmd) {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
 	for _, g := range arr.kids {
 		if g.kind != '{' {
 			continue
@@ -586,4 +627,48 @@ func (p *jparser) str() {
 			p.i++
 		}
 	}
+}
+
+// exes lists the binaries ckpt's hooks in a Claude-shaped config run.
+func (j jsonInstaller) exes(agentName string, data []byte, exe string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(cmd string) {
+		if isCkptHook(cmd, agentName, exe) {
+			if p, _ := hookCommandExe(cmd, agentName); !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	var file struct {
+		Hooks map[string][]struct {
+			Command string `json:"command"`
+			Hooks   []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	// Gemini CLI's settings may hold comments and trailing commas.
+	std, err := hujson.Standardize(bytes.Clone(data))
+	if err != nil || json.Unmarshal(std, &file) != nil {
+		return nil
+	}
+	events := make([]string, 0, len(file.Hooks))
+	for e := range file.Hooks {
+		events = append(events, e)
+	}
+	sort.Strings(events)
+	for _, e := range events {
+		for _, g := range file.Hooks[e] {
+			if j.flat {
+				add(g.Command)
+				continue
+			}
+			for _, h := range g.Hooks {
+				add(h.Command)
+			}
+		}
+	}
+	return out
 }

@@ -289,3 +289,15 @@ func (p pluginInstaller) remove(name string, old []byte, exe string) ([]byte, bo
 	}
 	return nil, false, nil
 }
+
+func (p pluginInstaller) exes(_ string, data []byte, _ string) []string {
+	for _, line := range strings.Split(string(data), "\n") {
+		if lit, ok := strings.CutPrefix(line, "const CKPT = "); ok && isOurPlugin(data) {
+			var exe string
+			if json.Unmarshal([]byte(lit), &exe) == nil && exe != "" {
+				return []string{exe}
+			}
+		}
+	}
+	return nil
+}

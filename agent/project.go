@@ -32,6 +32,8 @@ var wantedNested = map[string]bool{
 	"file_path": true, "notebook_path": true, "absolute_path": true, "filePath": true,
 	"command": true, "cmd": true, "patch": true, "input": true, "patchText": true,
 	"error": true, "dir_path": true,
+	// pi, Copilot, Cline, Cursor, VS Code, Continue name files so.
+	"path": true, "files": true, "filepath": true, "commands": true,
 }
 
 // smallValue is the most bytes of any other nested member kept.

@@ -8,4 +8,8 @@ var TestedVersions = map[string]string{
 	"codex":    "0.171.0",
 	"gemini":   "0.61.0",
 	"opencode": "1.18.33",
+	"pi":       "0.73.1",
+	"copilot":  "1.0.102",
+	"cline":    "3.0.65",
+	"qwen":     "0.24.4",
 }

@@ -121,8 +121,14 @@ func absPaths(ps []string) ([]string, error) {
 	out := make([]string, len(ps))
 	wd := ""
 	for i, p := range ps {
+		// A ".." is left for the store, which steps back from where a
+		// link leads, as the kernel does, not from the link's folder.
+		dots := strings.Contains(p, "..")
 		if filepath.IsAbs(p) {
-			out[i] = filepath.Clean(p)
+			if !dots {
+				p = filepath.Clean(p)
+			}
+			out[i] = p
 			continue
 		}
 		if wd == "" {
@@ -131,7 +137,11 @@ func absPaths(ps []string) ([]string, error) {
 				return nil, fmt.Errorf("%s: %w", p, err)
 			}
 		}
-		out[i] = filepath.Join(wd, p)
+		if dots {
+			out[i] = wd + string(filepath.Separator) + p
+		} else {
+			out[i] = filepath.Join(wd, p)
+		}
 	}
 	return out, nil
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -213,17 +212,28 @@ func TestGeminiCommentedSettings(t *testing.T) {
 	}
 }
 
-// BenchmarkHookStartup runs `ckpt hook claude` on an event it ignores:
-// the cost of starting the binary and reaching the hook, which every agent
-// tool call pays. scripts or hyperfine compare it across builds.
-func BenchmarkHookStartup(b *testing.B) {
-	root := b.TempDir()
-	event := []byte(`{"session_id":"s1","cwd":"` + root + `","hook_event_name":"Notification","message":"hi"}`)
-	for b.Loop() {
-		cmd := exec.Command(ckptBin, "hook", "claude")
-		cmd.Stdin = bytes.NewReader(event)
-		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
-			b.Fatalf("hook: %v %q", err, out)
+// A --max-blob that does not fit in 63 bits is refused, never wrapped.
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"8MiB", 8 << 20, true},
+		{"1k", 1 << 10, true},
+		{"100", 100, true},
+		{" 2 gib ", 2 << 30, true},
+		{"18014398509481985k", 0, false}, // 2^54+1 KiB wraps to 1 KiB
+		{"9223372036854775807", 1<<63 - 1, true},
+		{"9223372036854775808", 0, false},
+		{"8589934592g", 0, false},
+		{"12abc", 0, false},
+		{"0", 0, false},
+		{"-1k", 0, false},
+	} {
+		got, err := parseSize(c.in)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d ok=%v", c.in, got, err, c.want, c.ok)
 		}
 	}
 }

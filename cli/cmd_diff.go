@@ -111,6 +111,9 @@ func runDiff(g *globals, w diffWriter, turn string, paths []string) error {
 			code = exitError
 			continue
 		}
+		if note := kindChange(f.Pre, img); note != "" {
+			w.note(f.Path, note)
+		}
 		d := diffview.Compute(old, now, diffview.Options{})
 		switch {
 		case d.Binary || d.TooLarge:
@@ -134,6 +137,27 @@ func runDiff(g *globals, w diffWriter, turn string, paths []string) error {
 		code = exitError
 	}
 	return exitWith(code)
+}
+
+// kindChange says, for a patch reader to pass over, that a path changed
+// kind (a file became a folder, a folder a link); "" when it did not.
+func kindChange(was, now store.Image) string {
+	word := func(img store.Image) string {
+		switch img.Kind {
+		case store.ImageDir:
+			return "a folder"
+		case store.ImageLink:
+			return "a symbolic link"
+		case store.ImageContent, store.ImageSkipped:
+			return "a file"
+		}
+		return ""
+	}
+	a, b := word(was), word(now)
+	if a == "" || b == "" || a == b || was.Kind != store.ImageDir && now.Kind != store.ImageDir {
+		return ""
+	}
+	return "was " + a + ", now " + b
 }
 
 // noteOf is the one-line summary of a diff that has no lines.

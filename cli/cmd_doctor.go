@@ -134,7 +134,8 @@ func printDoctor(ds []*agent.Diagnosis, named bool) {
 }
 
 // agentExe is each agent's command on $PATH.
-var agentExe = map[string]string{"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
+var agentExe = map[string]string{"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode",
+	"pi": "pi", "copilot": "copilot", "cline": "cline", "qwen": "qwen"}
 
 // agentVersion runs the agent's `--version` and picks the version number
 // out of what it prints.
@@ -148,12 +149,14 @@ func agentVersion(name string) (string, error) {
 	cmd := exec.CommandContext(ctx, path, "--version")
 	cmd.Stdin = nil
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	out, err := cmd.Output()
+	// pi prints its version on standard error.
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %v", path, err)
 	}
 	for _, w := range strings.Fields(string(out)) {
-		w = strings.TrimPrefix(w, "v")
+		// Copilot CLI ends its sentence with a full stop: "1.0.102."
+		w = strings.TrimSuffix(strings.TrimPrefix(w, "v"), ".")
 		if w != "" && w[0] >= '0' && w[0] <= '9' {
 			return w, nil
 		}

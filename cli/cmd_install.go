@@ -56,8 +56,10 @@ func runConfig(g *globals, verb, name string, dry, approve bool) error {
 	if err != nil {
 		return fmt.Errorf("%s: find the ckpt binary: %w", verb, err)
 	}
-	if verb == "install" && isTempBuild(exe) {
-		fmt.Fprintf(os.Stderr, "ckpt install: warning: %s looks like a temporary `go run` build; the hooks will fail once it is deleted (build ckpt with `go build` or `go install` and install again)\n", exe)
+	if verb == "install" {
+		if why := vanishing(exe); why != "" {
+			fmt.Fprintf(os.Stderr, "ckpt install: warning: %s %s; the hooks will fail once it is deleted (%s, and install again)\n", exe, why, lastingInstall(why))
+		}
 	}
 	root, err := g.projectRoot()
 	if err != nil {
@@ -76,6 +78,10 @@ func runConfig(g *globals, verb, name string, dry, approve bool) error {
 	}
 	rel, _ := filepath.Rel(opt.Root, c.Path)
 	rel = filepath.ToSlash(rel)
+	if len(c.More) > 0 {
+		// Cline: one file per event, in one folder.
+		rel = fmt.Sprintf("%s/ (%d files)", filepath.ToSlash(filepath.Dir(rel)), len(c.More)+1)
+	}
 	switch {
 	case !c.Changed():
 		fmt.Printf("ckpt %s %s: %s already holds ckpt's hooks; nothing to do\n", verb, name, rel)
@@ -93,10 +99,51 @@ func runConfig(g *globals, verb, name string, dry, approve bool) error {
 	default:
 		fmt.Printf("ckpt: uninstalled %s hooks%s from %s\n", name, running(c.Removed), rel)
 	}
+	if !dry {
+		if err := excludeLines(root, verb, name); err != nil {
+			return err
+		}
+	}
+	if verb == "install" && name == "copilot" {
+		fmt.Println(`ckpt: Copilot CLI in -p mode skips repo hooks silently unless the folder is trusted for it: run it with --trust-folder, COPILOT_ALLOW_ALL=true or GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true (interactive copilot asks to trust the folder). VS Code's Copilot agent reads the same file.`)
+	}
 	if verb == "install" && name == "codex" {
-		return codexApproval(root, exe, c, approve, dry)
+		if err := codexApproval(root, exe, c, approve, dry); err != nil {
+			return err
+		}
+	}
+	if verb == "install" && !dry {
+		fmt.Printf("next: open `ckpt` beside %s in %s: each prompt's turn shows up there as the agent works\n", agentTitle(name), esc(root))
 	}
 	return nil
+}
+
+// excludeLines keeps the files install wrote that name this machine's
+// binary out of git (see agent.Exclude), and says so.
+func excludeLines(root, verb, name string) error {
+	x, err := agent.Exclude(root, name, verb == "install")
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", verb, name, err)
+	}
+	if len(x.Lines) == 0 {
+		return nil
+	}
+	rel, _ := filepath.Rel(root, x.Path)
+	if verb == "install" {
+		fmt.Printf("ckpt: added %s to %s, so git never sees it (it names this machine's ckpt)\n", strings.Join(x.Lines, ", "), filepath.ToSlash(rel))
+	} else {
+		fmt.Printf("ckpt: removed %s from %s, as install had added it\n", strings.Join(x.Lines, ", "), filepath.ToSlash(rel))
+	}
+	return nil
+}
+
+// agentTitle is the agent's name as its users know it.
+func agentTitle(name string) string {
+	if t, ok := map[string]string{"claude": "Claude Code", "gemini": "Gemini CLI", "codex": "Codex", "opencode": "opencode",
+		"pi": "pi", "copilot": "Copilot", "cline": "Cline", "qwen": "Qwen Code"}[name]; ok {
+		return t
+	}
+	return name
 }
 
 // running names the binaries the removed hooks ran.
@@ -165,6 +212,35 @@ func sameBuild(p string) bool {
 		return k
 	}
 	return key(self) == key(other)
+}
+
+// vanishing says why exe will not last, or "" where it will: a temporary
+// `go run` build, or a binary in npx's cache, which npm clears.
+func vanishing(exe string) string {
+	switch {
+	case isTempBuild(exe):
+		return "looks like a temporary `go run` build"
+	case isNpxCache(exe):
+		return "runs from npx's cache"
+	}
+	return ""
+}
+
+// lastingInstall says how to get a binary that stays, for the reason
+// vanishing gave.
+func lastingInstall(why string) string {
+	if strings.Contains(why, "npx") {
+		return "install ckpt with `npm install -g @ckpt-dev/ckpt`"
+	}
+	return "build ckpt with `go build` or `go install`"
+}
+
+// isNpxCache reports a binary npx installed into its cache
+// (…/_npx/HASH/node_modules/…), which `npm cache clean` or a later npx
+// run may delete.
+func isNpxCache(exe string) bool {
+	sep := string(filepath.Separator)
+	return strings.Contains(exe, sep+"_npx"+sep) && strings.Contains(exe, sep+"node_modules"+sep)
 }
 
 // isTempBuild reports a binary `go run` or `go test` built in a temporary

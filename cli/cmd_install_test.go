@@ -55,3 +55,28 @@ func TestInstallAfterMove(t *testing.T) {
 		t.Fatalf("uninstall left\n%q\nwant\n%q", got, orig)
 	}
 }
+
+// TestVanishing: install warns for a binary that will be deleted under the
+// hooks, and for nothing else.
+func TestVanishing(t *testing.T) {
+	tmp := os.TempDir()
+	if r, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = r
+	}
+	for _, tc := range []struct {
+		name, exe string
+		warns     bool
+	}{
+		{"go run", filepath.Join(tmp, "go-build123", "b001", "exe", "ckpt"), true},
+		{"npx cache", "/home/u/.npm/_npx/6feac2520a26ac8a/node_modules/@ckpt-dev/ckpt-linux-x64/bin/ckpt", true},
+		{"npm -g", "/usr/local/lib/node_modules/@ckpt-dev/ckpt/node_modules/@ckpt-dev/ckpt-linux-x64/bin/ckpt", false},
+		{"go install", "/home/u/go/bin/ckpt", false},
+		{"a folder named _npx alone", "/home/u/_npx/bin/ckpt", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := vanishing(tc.exe) != ""; got != tc.warns {
+				t.Errorf("vanishing(%q) = %q, want a warning: %v", tc.exe, vanishing(tc.exe), tc.warns)
+			}
+		})
+	}
+}

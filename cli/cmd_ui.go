@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ckpt-dev/ckpt/store"
 	"github.com/ckpt-dev/ckpt/ui"
+	"github.com/ckpt-dev/ckpt/watch"
 )
 
 // uiStore is the store as the UI asks for it.
@@ -21,6 +23,18 @@ var _ ui.Store = uiStore{}
 // PlanRewind plans a rewind leaving the paths in keep as they are.
 func (u uiStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
 	return u.Store.PlanRewindKeep(turn, keep)
+}
+
+// Watch signals whenever the store, or a folder holding a path a turn
+// touched, may have changed, until ctx ends (package watch: fsnotify,
+// polling where that fails).
+func (u uiStore) Watch(ctx context.Context) (<-chan struct{}, error) {
+	tree, dirs, err := u.WatchTargets()
+	if err != nil {
+		return nil, err
+	}
+	return watch.Notify(ctx, time.Second, watch.Targets{
+		Trees: []string{tree}, Dirs: dirs, Quiet: store.QuietFile, Opaque: store.AddOnlyDir})
 }
 
 func init() { register(newUICmd) }
@@ -55,6 +69,7 @@ func openUI(root string) error {
 	if !hasTerminal() {
 		return errNoTerminal
 	}
+	ro := ui.RunOptions{NoColor: os.Getenv("NO_COLOR") != "", Editor: os.Getenv("EDITOR"), Root: root}
 	var st ui.Store
 	s, err := store.Open(root, store.Options{Notify: func(msg string) { fmt.Fprintln(os.Stderr, "ckpt: "+escLines(msg)) }})
 	switch {
@@ -63,14 +78,30 @@ func openUI(root string) error {
 		st = uiStore{s}
 	case errors.Is(err, store.ErrNoStore):
 		// Before the first turn (right after `ckpt install`): the UI
-		// opens and waits for the agent.
-		w := &waitingStore{root: root}
-		defer w.close()
-		st = w
+		// opens, says so, and opens the store once a hook has made it.
+		// It never creates the store itself.
+		var mu sync.Mutex
+		var later *store.Store
+		defer func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if later != nil {
+				later.Close()
+			}
+		}()
+		ro.Open = func() (ui.Store, error) {
+			s, err := store.Open(root, store.Options{})
+			if err != nil {
+				return nil, err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			later = s
+			return uiStore{s}, nil
+		}
 	default:
 		return err
 	}
-	ro := ui.RunOptions{NoColor: os.Getenv("NO_COLOR") != "", Editor: os.Getenv("EDITOR")}
 	if err := ui.Run(context.Background(), st, ro); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
@@ -93,124 +124,4 @@ func hasTerminal() bool {
 	}
 	tty.Close()
 	return true
-}
-
-// waitingStore is a project with no store yet: empty until the first
-// capture makes one, then that store. It never creates the store itself.
-type waitingStore struct {
-	root string
-	mu   sync.Mutex
-	s    *store.Store
-}
-
-var errNoTurns = errors.New("no turns yet")
-
-// get opens the store once it exists.
-func (w *waitingStore) get() ui.Store {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.s == nil {
-		s, err := store.Open(w.root, store.Options{})
-		if err != nil {
-			return nil
-		}
-		w.s = s
-	}
-	return uiStore{w.s}
-}
-
-func (w *waitingStore) close() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.s != nil {
-		w.s.Close()
-	}
-}
-
-func (w *waitingStore) Root() string { return w.root }
-
-func (w *waitingStore) Log(withStatus bool) ([]store.Entry, error) {
-	if s := w.get(); s != nil {
-		return s.Log(withStatus)
-	}
-	return nil, nil
-}
-
-func (w *waitingStore) Files(turn string, withStatus bool) ([]store.File, error) {
-	if s := w.get(); s != nil {
-		return s.Files(turn, withStatus)
-	}
-	return nil, errNoTurns
-}
-
-func (w *waitingStore) ReadImage(img store.Image) ([]byte, error) {
-	if s := w.get(); s != nil {
-		return s.ReadImage(img)
-	}
-	return nil, errNoTurns
-}
-
-func (w *waitingStore) ReadDisk(path string) (store.Image, []byte, error) {
-	if s := w.get(); s != nil {
-		return s.ReadDisk(path)
-	}
-	return store.Image{}, nil, errNoTurns
-}
-
-func (w *waitingStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
-	if s := w.get(); s != nil {
-		return s.PlanRewind(turn, keep)
-	}
-	return nil, errNoTurns
-}
-
-func (w *waitingStore) PlanUndo(force bool) (*store.Plan, error) {
-	if s := w.get(); s != nil {
-		return s.PlanUndo(force)
-	}
-	return nil, store.ErrNothingToUndo
-}
-
-func (w *waitingStore) PlanRedo(force bool) (*store.Plan, error) {
-	if s := w.get(); s != nil {
-		return s.PlanRedo(force)
-	}
-	return nil, store.ErrNothingToRedo
-}
-
-func (w *waitingStore) Apply(p *store.Plan, progress func(done, total int)) (*store.Result, error) {
-	if s := w.get(); s != nil {
-		return s.Apply(p, progress)
-	}
-	return nil, errNoTurns
-}
-
-func (w *waitingStore) Errors() ([]string, error) {
-	if s := w.get(); s != nil {
-		return s.Errors()
-	}
-	return nil, nil
-}
-
-func (w *waitingStore) ClearErrors() error {
-	if s := w.get(); s != nil {
-		return s.ClearErrors()
-	}
-	return nil
-}
-
-func (w *waitingStore) Size() (int64, error) {
-	if s := w.get(); s != nil {
-		return s.Size()
-	}
-	return 0, nil
-}
-
-// Watch fails until the store exists; the UI polls meanwhile and watches
-// again once turns come.
-func (w *waitingStore) Watch(ctx context.Context) (<-chan struct{}, error) {
-	if s := w.get(); s != nil {
-		return s.Watch(ctx)
-	}
-	return nil, errNoTurns
 }

@@ -80,6 +80,58 @@ type agentSpec struct {
 	finish func(t *testing.T, r *run)
 	// command is the headless agent run.
 	command func(r *run, exe string) *exec.Cmd
+	// call names a chat-API tool call for a step, in the agent's own
+	// tools (nil: opencode's); probe is a tool the agent's requests offer.
+	call  func(m *mock, st step) (string, map[string]any)
+	probe string
+	// setup and after are the project before and after the run, want the
+	// statuses ckpt show must give (nil: the four first agents' ones).
+	setup, after map[string]entry
+	want         map[string]string
+	// label is the turn's label when the agent gives hooks no prompt.
+	label string
+}
+
+// The scenario of the agents added later: the edit tools also rewrite the
+// ignored .env, and the shell edits one file and deletes another.
+var (
+	envSetup = map[string]entry{
+		".gitignore": {Content: ".env\n", Mode: 0o644},
+		".env":       {Content: "SECRET=1\n", Mode: 0o644},
+		"a.txt":      {Content: "alpha\nbeta\ngamma\n", Mode: 0o644},
+		"b.txt":      {Content: "bee\n", Mode: 0o644},
+		"c.txt":      {Content: "sea\n", Mode: 0o644},
+		"keep.txt":   {Content: "left alone\n", Mode: 0o644},
+	}
+	envAfter = map[string]entry{
+		".gitignore": {Content: ".env\n", Mode: 0o644},
+		".env":       {Content: "SECRET=2\n", Mode: 0o644},
+		"a.txt":      {Content: "alpha\nBETA\ngamma\n", Mode: 0o644},
+		"b.txt":      {Content: "sea\n", Mode: 0o644},
+		"keep.txt":   {Content: "left alone\n", Mode: 0o644},
+		"new.txt":    {Content: "made by the agent\n", Mode: 0o644},
+	}
+	envWant = map[string]string{"a.txt": "content/modified", "new.txt": "absent/created", ".env": "content/modified",
+		"b.txt": "content/modified", "c.txt": "content/deleted"}
+	envWrite = step{kind: stepWrite, path: ".env", content: "SECRET=2\n"}
+	envEdit  = step{kind: stepEdit, path: ".env", old: "SECRET=1", new: "SECRET=2"}
+	envRead  = step{kind: stepRead, path: ".env"}
+	envShell = step{kind: stepShell, command: "printf 'sea\\n' > b.txt && rm c.txt"}
+	doneStep = step{kind: stepDone}
+)
+
+func (s agentSpec) setupTree() map[string]entry {
+	if s.setup != nil {
+		return s.setup
+	}
+	return setupTree
+}
+
+func (s agentSpec) afterTree() map[string]entry {
+	if s.after != nil {
+		return s.after
+	}
+	return afterTree
 }
 
 // run is one agent's run folder (see proxy.go).
@@ -99,7 +151,8 @@ func (r *run) write(t *testing.T, rel, content string) {
 	}
 }
 
-var specs = []agentSpec{claudeSpec, codexSpec, codexCodeModeSpec, geminiSpec, opencodeSpec, opencodePatchSpec}
+var specs = []agentSpec{claudeSpec, codexSpec, codexCodeModeSpec, geminiSpec, opencodeSpec, opencodePatchSpec,
+	piSpec, copilotSpec, clineSpec, qwenSpec}
 
 // TestRealAgents runs each agent whose executable $CKPT_AGENT_<NAME> names,
 // with the ckpt binary $CKPT_BIN.
@@ -117,6 +170,9 @@ func TestRealAgents(t *testing.T) {
 			sub += "/" + s.variant
 		}
 		t.Run(sub, func(t *testing.T) {
+			// Each run has its own folders and mock: they go side by side
+			// (go test -parallel bounds how many).
+			t.Parallel()
 			exe := os.Getenv("CKPT_AGENT_" + strings.ToUpper(s.name))
 			if exe == "" {
 				t.Skipf("HARNESS %s: SKIPPED: $CKPT_AGENT_%s names no executable", s.name, strings.ToUpper(s.name))
@@ -137,11 +193,11 @@ func runAgent(t *testing.T, s agentSpec, ckptBin, exe string) {
 			t.Fatal(err)
 		}
 	}
-	for p, e := range setupTree {
+	for p, e := range s.setupTree() {
 		r.write(t, "project/"+p, e.Content)
 	}
 	version := agentVersion(exe)
-	m := &mock{steps: s.steps, project: r.project, keep: os.Getenv("CKPT_HARNESS_DEBUG") != ""}
+	m := &mock{steps: s.steps, project: r.project, keep: os.Getenv("CKPT_HARNESS_DEBUG") != "", call: s.call, probe: s.probe}
 	url, stop, err := serve(s.handler(m))
 	if err != nil {
 		t.Fatal(err)
@@ -219,10 +275,10 @@ func runAgent(t *testing.T, s agentSpec, ckptBin, exe string) {
 	}
 
 	// The agent did what the script asked.
-	if got := snapshot(r.project); !treesEqual(got, afterTree) {
+	if got := snapshot(r.project); !treesEqual(got, s.afterTree()) {
 		t.Fatalf("HARNESS %s %s: FAIL: the agent did not carry out the script: the project holds\n%s\n%s", s.name, version, showTree(got), explain())
 	}
-	c := checker{t: t, r: r, ckpt: filepath.Join(r.bin, realName), name: s.name, version: version, explain: explain}
+	c := checker{t: t, r: r, ckpt: filepath.Join(r.bin, realName), name: s.name, version: version, explain: explain, spec: s}
 	if _, err := os.Stat(filepath.Join(r.project, ".osfoundry", "checkpoints")); err != nil {
 		c.fatalf("no store in the project: ckpt's hooks captured nothing (%d hook calls reached the proxy)", len(recs))
 	}
@@ -247,6 +303,10 @@ var configFile = map[string]string{
 	"codex":    ".codex/hooks.json",
 	"gemini":   ".gemini/settings.json",
 	"opencode": ".opencode/plugins/ckpt.ts",
+	"pi":       ".pi/extensions/ckpt.ts",
+	"copilot":  ".github/hooks/ckpt.json",
+	"cline":    ".clinerules/hooks/PreToolUse",
+	"qwen":     ".qwen/settings.json",
 }
 
 // checker runs ckpt's log, show, rewind and undo on a finished run.
@@ -256,6 +316,7 @@ type checker struct {
 	ckpt          string
 	name, version string
 	explain       func() string
+	spec          agentSpec
 }
 
 func (c *checker) fatalf(format string, args ...any) {
@@ -292,8 +353,12 @@ func (c *checker) check(shellCovered bool) string {
 	if len(log) != 1 || log[0].Kind != "agent" || log[0].Source == nil || log[0].Source.Agent != c.name {
 		c.fatalf("want one agent turn from %s in the log, got %+v", c.name, log)
 	}
-	if log[0].Label != prompt {
-		c.fatalf("turn label %q, want the prompt %q", log[0].Label, prompt)
+	wantLabel := prompt
+	if c.spec.label != "" {
+		wantLabel = c.spec.label
+	}
+	if !strings.HasPrefix(log[0].Label, wantLabel) {
+		c.fatalf("turn label %q, want %q", log[0].Label, wantLabel)
 	}
 	turn := log[0].Turn
 
@@ -310,6 +375,9 @@ func (c *checker) check(shellCovered bool) string {
 		got[f.Path] = f.Pre + "/" + f.Status
 	}
 	want := map[string]string{"a.txt": "content/modified", "new.txt": "absent/created", shellPath: "content/modified"}
+	if c.spec.want != nil {
+		want = c.spec.want
+	}
 	shellSeen := got[shellPath] != ""
 	if !shellSeen {
 		c.fatalf("the shell's change to %s is not in turn %s (the installed hooks %s the shell tool)", shellPath, turn,
@@ -327,13 +395,13 @@ func (c *checker) check(shellCovered bool) string {
 		Deleted []string `json:"deleted"`
 	}
 	c.json(&op, "rewind", turn, "--yes", "--json")
-	wantBefore := setupTree
+	wantBefore := c.spec.setupTree()
 	if now := snapshot(c.r.project); !op.Applied || len(op.Failed) > 0 || !treesEqual(now, wantBefore) {
 		c.fatalf("ckpt rewind %s: %+v; the project holds\n%s\nwant\n%s", turn, op, showTree(now), showTree(wantBefore))
 	}
 	c.json(&op, "undo", "--yes", "--json")
-	if now := snapshot(c.r.project); !op.Applied || len(op.Failed) > 0 || !treesEqual(now, afterTree) {
-		c.fatalf("ckpt undo: %+v; the project holds\n%s\nwant\n%s", op, showTree(now), showTree(afterTree))
+	if now := snapshot(c.r.project); !op.Applied || len(op.Failed) > 0 || !treesEqual(now, c.spec.afterTree()) {
+		c.fatalf("ckpt undo: %+v; the project holds\n%s\nwant\n%s", op, showTree(now), showTree(c.spec.afterTree()))
 	}
 	c.json(&log, "log", "--json")
 	kinds := []string{}
@@ -387,12 +455,13 @@ func ckptRun(r *run, ckpt string, args ...string) ([]byte, error) {
 func agentVersion(exe string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, exe, "--version").Output()
+	out, err := exec.CommandContext(ctx, exe, "--version").CombinedOutput() // pi prints it on stderr
 	if err != nil {
 		return "(version unknown)"
 	}
 	f := strings.Fields(string(out))
 	for _, w := range f {
+		w = strings.TrimSuffix(strings.TrimPrefix(w, "v"), ".")
 		if len(w) > 0 && w[0] >= '0' && w[0] <= '9' {
 			return w
 		}
@@ -468,6 +537,8 @@ func scriptNote(steps []step) string {
 			w = append(w, "read "+s.path)
 		case stepShell:
 			w = append(w, "shell `"+s.command+"`")
+		case stepDone:
+			w = append(w, "finish")
 		}
 	}
 	return strings.Join(w, ", ")

@@ -20,6 +20,7 @@ const (
 	stepPatch                 // an apply_patch patch (Codex, opencode's gpt- models)
 	stepShell                 // run a shell command
 	stepRead                  // read a file (Claude Code edits only files it has read)
+	stepDone                  // the agent's completion tool (Cline ends only so)
 )
 
 // step is one tool call a mock asks its agent to make.
@@ -43,6 +44,11 @@ const maxRequests = 40
 type mock struct {
 	steps   []step
 	project string // absolute project folder, for tools that want absolute paths
+
+	// call names a chat tool call for a step in the agent's tools, and
+	// probe is a tool its requests offer (nil and "": opencode's).
+	call  func(m *mock, st step) (string, map[string]any)
+	probe string
 
 	mu       sync.Mutex
 	requests int
@@ -429,7 +435,11 @@ func (m *mock) chat() http.Handler {
 		req := decode(body)
 		tools := toolNames(req)
 		results := countJSON(req["messages"], "role", "tool")
-		st, ok := m.next("chat", results, tools["bash"] && (tools["write"] || tools["apply_patch"]))
+		offered := tools["bash"] && (tools["write"] || tools["apply_patch"])
+		if m.probe != "" {
+			offered = tools[m.probe]
+		}
+		st, ok := m.next("chat", results, offered)
 		model, _ := req["model"].(string)
 		chunk := func(delta map[string]any, finish any) map[string]any {
 			return map[string]any{"id": fmt.Sprintf("chatcmpl-%d", results), "object": "chat.completion.chunk", "created": 1, "model": model,
@@ -440,16 +450,18 @@ func (m *mock) chat() http.Handler {
 		if ok {
 			var name string
 			var args map[string]any
-			switch st.kind {
-			case stepRead:
+			switch {
+			case m.call != nil:
+				name, args = m.call(m, st)
+			case st.kind == stepRead:
 				name, args = "read", map[string]any{"filePath": m.abs(st.path)}
-			case stepWrite:
+			case st.kind == stepWrite:
 				name, args = "write", map[string]any{"filePath": m.abs(st.path), "content": st.content}
-			case stepEdit:
+			case st.kind == stepEdit:
 				name, args = "edit", map[string]any{"filePath": m.abs(st.path), "oldString": st.old, "newString": st.new}
-			case stepPatch:
+			case st.kind == stepPatch:
 				name, args = "apply_patch", map[string]any{"patchText": st.patch}
-			case stepShell:
+			case st.kind == stepShell:
 				name, args = "bash", map[string]any{"command": st.command, "description": "run the step's command"}
 			}
 			a, _ := json.Marshal(args)

@@ -92,7 +92,8 @@ func execReal(real string, args []string, stdin io.Reader) int {
 // skipDirs are folders a tree snapshot leaves out: ckpt's store, the
 // agents' own config and what they install there.
 var skipDirs = map[string]bool{".osfoundry": true, ".git": true, "node_modules": true,
-	".claude": true, ".codex": true, ".gemini": true, ".opencode": true}
+	".claude": true, ".codex": true, ".gemini": true, ".opencode": true,
+	".pi": true, ".github": true, ".clinerules": true, ".qwen": true}
 
 // snapshot reads the project's files, relative paths with / separators.
 func snapshot(root string) map[string]entry {

@@ -17,6 +17,10 @@ pins=(
 	"codex @openai/codex 0.171.0 codex"
 	"gemini @google/gemini-cli 0.61.0 gemini"
 	"opencode opencode-ai 1.18.33 opencode"
+	"pi @mariozechner/pi-coding-agent 0.73.1 pi"
+	"copilot @github/copilot 1.0.102 copilot"
+	"cline cline 3.0.65 cline"
+	"qwen @qwen-code/qwen-code 0.24.4 qwen"
 )
 
 cache=${CKPT_AGENTS_CACHE:-$HOME/.cache/ckpt-agents}
@@ -25,38 +29,62 @@ mkdir -p "$cache"
 skipped=()
 envs=()
 registry=unknown # probed once, when an agent needs installing
+# install NAME PKG VER DIR: into the cache, in the background; the
+# outcome lands in DIR.status.
+install() {
+	local name=$1 pkg=$2 ver=$3 dir=$4 start
+	start=$(date +%s)
+	rm -rf "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	if ! timeout 300 npm install --prefix "$dir.tmp" --no-audit --no-fund --loglevel=error "$pkg@$ver" >"$dir.log" 2>&1; then
+		echo "npm install $pkg@$ver failed: $(tail -n 3 "$dir.log" | tr '\n' ' ')" >"$dir.status"
+		rm -rf "$dir.tmp"
+		return
+	fi
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
+	echo "installed $pkg@$ver into the cache in $(($(date +%s) - start)) s"
+	rm -f "$dir.status"
+}
+pending=()
+for pin in "${pins[@]}"; do
+	read -r name pkg ver exe <<<"$pin"
+	dir="$cache/$name-$ver"
+	if [ -x "$dir/node_modules/.bin/$exe" ]; then
+		continue
+	fi
+	if ! command -v npm >/dev/null; then
+		skipped+=("$name $ver (npm is not installed)")
+		continue
+	fi
+	if [ "$registry" = unknown ]; then
+		registry=up
+		if ! timeout 60 npm view --fetch-retries=1 "$pkg@$ver" version >/dev/null 2>"$cache/registry.log"; then
+			registry=down
+		fi
+	fi
+	if [ "$registry" = down ]; then
+		skipped+=("$name $ver (the npm registry cannot be reached: $(grep -m1 "npm error" "$cache/registry.log"))")
+		continue
+	fi
+	# The agents install side by side: a cold cache costs the slowest one.
+	install "$name" "$pkg" "$ver" "$dir" &
+	pending+=("$dir")
+done
+wait
 for pin in "${pins[@]}"; do
 	read -r name pkg ver exe <<<"$pin"
 	dir="$cache/$name-$ver"
 	bin="$dir/node_modules/.bin/$exe"
-	if [ ! -x "$bin" ]; then
-		if ! command -v npm >/dev/null; then
-			skipped+=("$name $ver (npm is not installed)")
-			continue
-		fi
-		if [ "$registry" = unknown ]; then
-			registry=up
-			if ! timeout 60 npm view --fetch-retries=1 "$pkg@$ver" version >/dev/null 2>"$cache/registry.log"; then
-				registry=down
-			fi
-		fi
-		if [ "$registry" = down ]; then
-			skipped+=("$name $ver (the npm registry cannot be reached: $(grep -m1 "npm error" "$cache/registry.log"))")
-			continue
-		fi
-		start=$(date +%s)
-		rm -rf "$dir.tmp"
-		mkdir -p "$dir.tmp"
-		if ! timeout 300 npm install --prefix "$dir.tmp" --no-audit --no-fund --loglevel=error "$pkg@$ver" >"$dir.log" 2>&1; then
-			skipped+=("$name $ver (npm install $pkg@$ver failed: $(tail -n 3 "$dir.log" | tr '\n' ' '))")
-			rm -rf "$dir.tmp"
-			continue
-		fi
-		rm -rf "$dir"
-		mv "$dir.tmp" "$dir"
-		echo "installed $pkg@$ver into the cache in $(($(date +%s) - start)) s"
+	if [ -f "$dir.status" ]; then
+		skipped+=("$name $ver ($(cat "$dir.status"))")
+		rm -f "$dir.status"
 	fi
-	envs+=("CKPT_AGENT_$(echo "$name" | tr a-z A-Z)=$bin")
+	if [ -x "$bin" ]; then
+		envs+=("CKPT_AGENT_$(echo "$name" | tr a-z A-Z)=$bin")
+	elif ! printf '%s\n' "${skipped[@]}" | grep -q "^$name "; then
+		skipped+=("$name $ver (not installed)")
+	fi
 done
 
 if [ ${#skipped[@]} -gt 0 ]; then
@@ -75,7 +103,7 @@ CGO_ENABLED=0 go build -o "$tmp/ckpt" . # as README installs it,
 CGO_ENABLED=0 go build -o "$tmp/ckpt-hook" ./cmd/ckpt-hook # so the hooks run ckpt-hook
 status=0
 env "${envs[@]}" CKPT_REAL_AGENTS=1 CKPT_BIN="$tmp/ckpt" \
-	go test ./harness -run 'TestRealAgents' -count=1 -v >"$tmp/out" 2>&1 || status=$?
+	go test ./harness -run 'TestRealAgents' -count=1 -v -parallel "${CKPT_AGENTS_PARALLEL:-4}" -timeout 30m >"$tmp/out" 2>&1 || status=$?
 if [ $status -ne 0 ] || [ -n "${CKPT_HARNESS_RECORD:-}" ] || [ -n "${CKPT_HARNESS_DEBUG:-}" ]; then
 	cat "$tmp/out"
 fi

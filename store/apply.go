@@ -230,6 +230,11 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 		}
 		if r.Do == ActRestore {
 			r.Dirs = s.missingDirsIn(st.Path, dirs)
+			if want.Kind == ImageDir && now.Kind != ImageDir {
+				// The folder itself is the operation's: its undo removes
+				// it (once emptied) to put back what stood there.
+				r.Dirs = append(r.Dirs, st.Path)
+			}
 		}
 		recs = append(recs, r)
 	}
@@ -246,10 +251,10 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs []string, mkdirModes []uint32, fresh bool, fp *failpoint, progress func(done, total int)) []error {
 	errs := make([]error, len(recs))
 	n := 0
-	phase := func(do func(Action) bool) {
+	phase := func(do func(record) bool) {
 		var idx []int
 		for i, r := range recs {
-			if do(r.Do) {
+			if do(r) {
 				idx = append(idx, i)
 			}
 		}
@@ -282,7 +287,7 @@ func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs
 			}
 		}
 	}
-	phase(func(a Action) bool { return a == ActDelete })
+	phase(func(r record) bool { return r.Do == ActDelete })
 	// An operation that can put no path as wanted changes nothing, not
 	// even the folders its turns made.
 	hope := false
@@ -293,7 +298,23 @@ func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs
 		s.removeDirs(rmdirs, fp)
 	}
 	s.makeDirs(mkdirs, mkdirModes, fp)
-	phase(func(a Action) bool { return a != ActDelete })
+	// Folders a command turned into files or links come back next, one at
+	// a time and parents first (recs are sorted by path), so the files in
+	// them are written into a real folder, never through what stood there.
+	dirs := newDirCache(s.root)
+	for i, r := range recs {
+		if r.Do == ActRestore && r.Want != nil && r.Want.Kind == ImageDir {
+			errs[i] = guarded(func() error { return s.applyStep(r, nil, dirs, fresh, fp) })
+			n++
+			if progress != nil {
+				progress(n, len(recs))
+			}
+		}
+	}
+	dirs.close()
+	phase(func(r record) bool {
+		return r.Do != ActDelete && (r.Do != ActRestore || r.Want == nil || r.Want.Kind != ImageDir)
+	})
 	return errs
 }
 
@@ -361,17 +382,21 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 	if err != nil {
 		return err
 	}
+	// Looked at as the record names it: rel has the link followed.
+	if r.Do == ActRestore && !path.IsAbs(r.Path) && dirs.behindLink(path.Clean(r.Path)) {
+		return errf("not restored: a symbolic link stands where one of its folders was")
+	}
 	var now Image
 	var nowData []byte
 	// A folder in the way may have been removed by the phase before.
-	if fresh && r.Img != nil && r.Img.Kind != ImageOther {
+	if fresh && r.Img != nil && !notFile(*r.Img) {
 		now = *r.Img
 	} else if now, nowData, err = dirs.read(rel); err != nil {
 		return err
 	}
 	want := *r.Want
-	if now.Kind == ImageOther {
-		return errf("not touched: it %s now", now.Reason)
+	if now.Kind == ImageOther || now.Kind == ImageDir && want.Kind != ImageDir {
+		return errf("not touched: it %s now", otherReason(now))
 	}
 	if !fresh {
 		// A recovery finds the folder as the kill left it, and perhaps
@@ -384,6 +409,8 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 		}
 	}
 	switch {
+	case want.Kind == ImageDir:
+		return s.restoreDir(rel, now, want, dirs, fp)
 	case r.Do == ActDelete:
 		if now.Kind == ImageAbsent {
 			return nil
@@ -456,6 +483,39 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 		}
 	default:
 		return errf("not restored: nothing kept for kind %q", want.Kind)
+	}
+	fp.hit()
+	return nil
+}
+
+// restoreDir makes rel a folder with want's mode. A file or link standing
+// there (kept by the operation before it began) is removed first, so the
+// files the folder held are written into it, never through a link.
+func (s *Store) restoreDir(rel string, now, want Image, dirs *dirCache, fp *failpoint) error {
+	dr, name := dirs.in(rel)
+	perm := permOnly(want.Mode)
+	if perm&0o700 == 0 {
+		perm = 0o755 // unknown, or one that would lock ckpt itself out
+	}
+	if now.Kind != ImageDir {
+		if now.Kind != ImageAbsent {
+			if err := dr.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return errf("restore folder: remove what is there: %w", err)
+			}
+			fp.hit()
+		}
+		if d := path.Dir(rel); d != "." {
+			if err := s.root.MkdirAll(d, 0o755); err != nil {
+				return errf("create folder %s: %w", d, err)
+			}
+		}
+		if err := s.root.Mkdir(rel, perm); err != nil && !errors.Is(err, fs.ErrExist) {
+			return errf("restore folder: %w", err)
+		}
+	}
+	// The umask must not change a kept mode.
+	if err := s.root.Chmod(rel, perm); err != nil {
+		return errf("set mode: %w", err)
 	}
 	fp.hit()
 	return nil
@@ -636,7 +696,7 @@ func holdsBefore(now Image, before *Image) bool {
 	if before == nil {
 		return true
 	}
-	return sameBytes(now, *before) || before.Kind == ImageOther && now.Kind == ImageAbsent
+	return sameBytes(now, *before) || notFile(*before) && now.Kind == ImageAbsent
 }
 
 // finish makes the folder's changes durable and logs the operation done.

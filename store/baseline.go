@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ckpt-dev/ckpt/store/internal/format"
 	"golang.org/x/sys/unix"
 )
 
@@ -396,7 +397,7 @@ func (s *Store) loadBaseline() (*baseline, error) {
 func (s *Store) loadBaselineHead() (b *baseline, rest func() error, err error) {
 	err = s.mapBaseline(func(data []byte) error {
 		if len(data) >= len(baselineMagic) && strings.HasPrefix(string(data[:len(baselineMagic)]), baselineMagic[:len(baselineMagic)-1]) {
-			if err := checkVersion(s.path(baselineFile), "baseline format", int(data[len(baselineMagic)-1]), baselineVersion); err != nil {
+			if err := format.CheckVersion(s.path(baselineFile), "baseline format", int(data[len(baselineMagic)-1]), baselineVersion); err != nil {
 				return err
 			}
 		}

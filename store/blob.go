@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -57,7 +58,7 @@ var (
 )
 
 // hashHex is the id of b as an Image names it.
-func hashHex(b []byte) string { return blobIDOf(b).String() }
+func hashHex(b []byte) string { return blob.Of(b).String() }
 
 // blobDir opens the blobs folder once; seed stores without one have no
 // blobs.
@@ -371,7 +372,7 @@ func (s *Store) readFrom(sum BlobID, size int64, src blobSource) ([]byte, error)
 		if int64(len(data)) != size {
 			return nil, bad(fmt.Sprintf("holds %d bytes, not the %d its record says", len(data), size))
 		}
-		if blobIDOf(data) != sum {
+		if blob.Of(data) != sum {
 			return nil, bad("does not match its hash")
 		}
 		return data, nil

@@ -1,65 +1,12 @@
 package store
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-)
+import "github.com/ckpt-dev/ckpt/store/internal/blob"
 
 // BlobID names a blob: the SHA-256 of its bytes. Records, pack indexes
 // and the names of loose blobs write it as 64 lowercase hex digits.
-type BlobID [32]byte
+type BlobID = blob.ID
 
 // ParseBlobID parses 64 lowercase hex digits. It is the one place a
 // blob's name is checked: a name from a record, a pack's index or the
 // blobs folder becomes a BlobID here, or is refused with ErrCorrupt.
-func ParseBlobID(s string) (BlobID, error) {
-	id, ok := parseBlobID(s)
-	if !ok {
-		return BlobID{}, errf("blob name %q is not 64 hex digits: %w", s, ErrCorrupt)
-	}
-	return id, nil
-}
-
-// parseBlobID is ParseBlobID for a string or bytes (a pack's index),
-// reporting only whether they are an id. It checks and decodes in one
-// pass: a store's packs name tens of thousands of blobs, each parsed when
-// a process first reads a blob.
-func parseBlobID[T string | []byte](s T) (BlobID, bool) {
-	var id BlobID
-	if len(s) != 2*len(id) {
-		return BlobID{}, false
-	}
-	for i := range id {
-		hi, lo := lowerHex[s[2*i]], lowerHex[s[2*i+1]]
-		if hi > 0xf || lo > 0xf {
-			return BlobID{}, false
-		}
-		id[i] = hi<<4 | lo
-	}
-	return id, true
-}
-
-// lowerHex is the value of each lowercase hex digit; 0xff for any other
-// byte.
-var lowerHex = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
-	}
-	for c := byte('0'); c <= '9'; c++ {
-		t[c] = c - '0'
-	}
-	for c := byte('a'); c <= 'f'; c++ {
-		t[c] = c - 'a' + 10
-	}
-	return t
-}()
-
-// blobIDOf returns the id of data.
-func blobIDOf(data []byte) BlobID { return sha256.Sum256(data) }
-
-// String returns the id as records and file names write it.
-func (id BlobID) String() string { return hex.EncodeToString(id[:]) }
-
-// Short returns the first 12 hex digits, enough to name a blob in a
-// message.
-func (id BlobID) Short() string { return hex.EncodeToString(id[:6]) }
+func ParseBlobID(s string) (BlobID, error) { return blob.Parse(s) }

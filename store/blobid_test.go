@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
 )
 
 func TestParseBlobID(t *testing.T) {
@@ -39,7 +41,7 @@ func TestParseBlobID(t *testing.T) {
 			}
 		})
 	}
-	if blobIDOf([]byte("hello\n")).String() != good {
+	if blob.Of([]byte("hello\n")).String() != good {
 		t.Fatal("blobIDOf and hashHex disagree")
 	}
 }

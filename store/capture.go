@@ -176,14 +176,18 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 						mu.Unlock()
 					}
 					// A blob found already there may be another capture's,
-					// not yet durable: it is synced like a new one.
-					mu.Lock()
-					wrote = append(wrote, sum)
-					mu.Unlock()
+					// not yet durable: it is synced like a new one. One
+					// that could not be written (a full disk) is not
+					// synced: its path carries the reason.
+					if c.err == nil {
+						mu.Lock()
+						wrote = append(wrote, sum)
+						mu.Unlock()
+					}
 				case img.Kind == ImageAbsent:
 					c.dirs = s.missingDirs(c.rel)
-				case img.Kind == ImageOther && !keepAll:
-					c.err = &PathError{Path: c.rel, Err: errf("it %s", img.Reason)}
+				case notFile(img) && !keepAll:
+					c.err = &PathError{Path: c.rel, Err: errf("it %s", otherReason(img))}
 				}
 				c.img = img
 				out[i] = c

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -24,6 +25,8 @@ type dirCache struct {
 	// fds holds folders open as plain descriptors, for readInto; -1 for
 	// one that could not be opened so.
 	fds map[string]int
+	// links memoizes viaLink.
+	links map[string]bool
 }
 
 // maxOpenDirs bounds the folders a dirCache holds open; past it, paths
@@ -38,7 +41,7 @@ var maxOpenDirs = func() int {
 }()
 
 func newDirCache(root *os.Root) *dirCache {
-	return &dirCache{root: root, subs: map[string]*os.Root{}, rels: map[string]string{}, fds: map[string]int{}}
+	return &dirCache{root: root, subs: map[string]*os.Root{}, rels: map[string]string{}, fds: map[string]int{}, links: map[string]bool{}}
 }
 
 // in returns the root to use for rel and rel's name inside it.
@@ -109,13 +112,55 @@ func (d *dirCache) rel(s *Store, p string) (string, error) {
 }
 
 func (d *dirCache) read(rel string) (Image, []byte, error) {
-	r, name := d.in(rel)
-	return readIn(r, name, rel)
+	return d.readWith(rel, hashOnly)
 }
 
+// readWith reads rel, or finds it absent behind a link that stays inside
+// the root (one leading out, or a loop, is an error naming the reason).
 func (d *dirCache) readWith(rel string, big bigFile) (Image, []byte, error) {
 	r, name := d.in(rel)
-	return readInWith(r, name, rel, big)
+	img, data, err := readInWith(r, name, rel, big)
+	if err == nil && d.behindLink(rel) {
+		return Image{Kind: ImageAbsent}, nil, nil
+	}
+	return img, data, err
+}
+
+// behindLink reports whether one of rel's folders is a symbolic link. A
+// record's path was resolved when it was taken, so a link on its way now
+// was put there since (a folder replaced by a link to another): the path
+// itself is gone, and what the link leads to is another path, never to
+// be read or written as this one.
+func (d *dirCache) behindLink(rel string) bool {
+	dir := path.Dir(rel)
+	if dir == "." {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.viaLink(dir)
+}
+
+// viaLink reports whether the folder dir, or one above it, is a link.
+// Caller holds d.mu.
+func (d *dirCache) viaLink(dir string) bool {
+	if dir == "" || dir == "." {
+		return false
+	}
+	if d.fd(dir) >= 0 {
+		return false // opened one element at a time without following
+	}
+	if v, ok := d.links[dir]; ok {
+		return v
+	}
+	parent := path.Dir(dir)
+	v := d.viaLink(parent)
+	if !v {
+		fi, err := d.root.Lstat(dir)
+		v = err == nil && fi.Mode()&fs.ModeSymlink != 0
+	}
+	d.links[dir] = v
+	return v
 }
 
 // readInto is readWith for a bulk capture, reading a file's bytes into

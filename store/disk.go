@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
 	"golang.org/x/sys/unix"
 )
 
@@ -60,6 +61,8 @@ func readInWith(r *os.Root, name, rel string, big bigFile) (Image, []byte, error
 				return Image{}, nil, errf("%s: %w", rel, err)
 			}
 			return Image{Kind: ImageLink, Link: target}, nil, nil
+		case fi.IsDir():
+			return Image{Kind: ImageDir, Mode: uint32(fi.Mode().Perm())}, nil, nil
 		case !fi.Mode().IsRegular():
 			return Image{Kind: ImageOther, Reason: fmt.Sprintf("is a %s, not a file", kindWord(fi.Mode()))}, nil, nil
 		}
@@ -164,7 +167,7 @@ func readRegularAt(dfd int, name string, buf []byte) (Image, []byte, bool) {
 			data = append(data, 0)[:len(data)]
 		}
 	}
-	sum := blobIDOf(data)
+	sum := blob.Of(data)
 	img := Image{Kind: ImageContent, SHA256: sum.String(), Size: int64(len(data)), Mode: uint32(ost.Mode) & 0o777}
 	return img, data, true
 }
@@ -227,10 +230,22 @@ func sameBytes(a, b Image) bool {
 	switch a.Kind {
 	case ImageLink:
 		return a.Link == b.Link
-	case ImageAbsent:
+	case ImageAbsent, ImageDir:
 		return true
 	}
 	return false
+}
+
+// notFile reports whether img is something ckpt never writes over as a
+// file: a folder, a socket, a device, a path it could not look at.
+func notFile(img Image) bool { return img.Kind == ImageOther || img.Kind == ImageDir }
+
+// otherReason says what stands at a path that is not a file.
+func otherReason(img Image) string {
+	if img.Kind == ImageDir {
+		return "is a folder, not a file"
+	}
+	return img.Reason
 }
 
 // statEntry is what the stat cache remembers of one path.
@@ -294,8 +309,8 @@ func (s *Store) diskState(rel string, dirs *dirCache) Image {
 	s.loadStats()
 	r, name := dirs.in(rel)
 	fi, err := r.Lstat(name)
-	if err != nil || !fi.Mode().IsRegular() {
-		img, _, err := readIn(r, name, rel)
+	if err != nil || !fi.Mode().IsRegular() || dirs.behindLink(rel) {
+		img, _, err := dirs.read(rel)
 		if err != nil {
 			return Image{Kind: ImageOther, Reason: reasonOf(err)}
 		}

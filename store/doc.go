@@ -49,9 +49,15 @@
 // are folders the file's absence implied and a rewind removes again if
 // left empty) — and {"r":"post","p","i","cmd","at","n"}: what the agent
 // left (the newest seal counts). An image is
-// {"kind":"content"|"absent"|"skipped"|"symlink","sha256","bytes","mode",
+// {"kind":"content"|"absent"|"skipped"|"symlink"|"dir","sha256","bytes","mode",
 // "link","reason","kept"}; "cmd", in a pre or post recorded by a shell
-// sweep, is the command that changed the path. Content under the size
+// sweep, is the command that changed the path. A sweep records a path
+// with its kind: "dir" is a folder (its mode only), recorded where a
+// command turned a file or link into a folder or back, or changed a
+// folder's mode. A rewind wanting a folder removes the file or link
+// standing there (kept first) and makes the folder before the files in
+// it; it never reads or writes a path through a link standing where one
+// of its folders was (the path is gone; the link leads to another). Content under the size
 // limit is kept as a blob, and a skipped file still carries its hash. Paths are relative to the root
 // with '/' separators. "at" is Unix nanoseconds, for display only. "n"
 // orders records: taken under the lock from the clock file, it is greater

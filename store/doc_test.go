@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ckpt-dev/ckpt/store/internal/pack"
 )
 
 // docText is the package doc as prose: doc.go's comment lines without
@@ -232,11 +234,11 @@ func TestDocPackLayout(t *testing.T) {
 	line := doc[i+1 : i+strings.Index(doc[i:], `\n"`)]
 	docFields := regexp.MustCompile(`<[^>]+>`).FindAllString(line, -1)
 
-	tr := data[len(data)-packTrailerLen:]
-	if !bytes.HasPrefix(tr, []byte(packMagic)) || !bytes.HasSuffix(tr, []byte(packEnd)) {
+	tr := data[len(data)-pack.TrailerLen:]
+	if !bytes.HasPrefix(tr, []byte(pack.Magic)) || !bytes.HasSuffix(tr, []byte(pack.End)) {
 		t.Fatalf("trailer %q", tr)
 	}
-	body := tr[len(packMagic):]
+	body := tr[len(pack.Magic):]
 	for _, want := range []string{"the index's offset and", "length (8 bytes each, big-endian)", "its crc32c (4 bytes)"} {
 		if !strings.Contains(strings.Join(strings.Fields(doc), " "), want) {
 			t.Errorf("doc.go does not say %q of the trailer", want)
@@ -245,7 +247,7 @@ func TestDocPackLayout(t *testing.T) {
 	off := binary.BigEndian.Uint64(body[0:8])
 	n := binary.BigEndian.Uint64(body[8:16])
 	crc := binary.BigEndian.Uint32(body[16:20])
-	if len(packMagic)+8+8+4+len(packEnd) != packTrailerLen || off+n != uint64(len(data)-packTrailerLen) {
+	if len(pack.Magic)+8+8+4+len(pack.End) != pack.TrailerLen || off+n != uint64(len(data)-pack.TrailerLen) {
 		t.Fatalf("trailer fields: offset %d, length %d in a pack of %d", off, n, len(data))
 	}
 	idx := data[off : off+n]

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/format"
 )
 
 // turn is one agent turn as read from the store.
@@ -108,7 +110,9 @@ func cleanRecordPath(p string) (string, string) {
 	if c == "." {
 		return "", "names the root itself: refused"
 	}
-	if top, _, _ := strings.Cut(c, "/"); strings.EqualFold(top, ".osfoundry") {
+	// Only the exact name here: another spelling is the store only where
+	// the file system folds case, which Store.rel asks the disk.
+	if top, _, _ := strings.Cut(c, "/"); top == ".osfoundry" {
 		return "", "inside the checkpoint store: refused"
 	}
 	return c, ""
@@ -330,7 +334,7 @@ func (s *Store) refreshTurnFile(turns *safeDir, name string, c *turnFile) (*turn
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
 	res := decodeEach(data, c.t.apply)
-	if err := checkVersion(s.path(name), "record format", c.t.v, formatVersion); err != nil {
+	if err := format.CheckVersion(s.path(name), "record format", c.t.v, formatVersion); err != nil {
 		return nil, err
 	}
 	c.size = from + res.good
@@ -505,7 +509,7 @@ func (s *Store) readOps() ([]*opRec, error) {
 	res := decodeRecords(data)
 	for _, r := range res.recs {
 		if r.R == "op" {
-			if err := checkVersion(s.path("ops.log"), "record format", r.V, formatVersion); err != nil {
+			if err := format.CheckVersion(s.path("ops.log"), "record format", r.V, formatVersion); err != nil {
 				return nil, err
 			}
 		}

@@ -2,28 +2,13 @@ package store
 
 import (
 	"bufio"
-	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
-	"hash/crc32"
 	"io/fs"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
-)
 
-// The pack format (see the package doc, "Packs").
-const (
-	packHeader     = "ckpt-pack 1\n"
-	packMagic      = "CKPTIDX1"
-	packEnd        = "END\n"
-	packTrailerLen = len(packMagic) + 8 + 8 + 4 + len(packEnd)
-	// packIndexMax bounds an index read into memory (about 1.3 million
-	// blobs): a larger one is a damaged or hostile pack.
-	packIndexMax = 128 << 20
+	"github.com/ckpt-dev/ckpt/store/internal/pack"
 )
 
 // looseMax is the number of new blobs a batch keeps as loose files; a
@@ -32,19 +17,11 @@ const (
 // pack than as thousands of files.
 const looseMax = 8
 
-// packEnt is one blob of a pack: where its zstd frame lies and how long
-// its raw bytes are.
-type packEnt struct {
-	sum       BlobID
-	off, zlen int64
-	size      int64
-}
-
 // packFile is one pack, opened once and read with ReadAt by any goroutine.
 type packFile struct {
 	name string
 	f    *os.File
-	ents []packEnt
+	ents []pack.Entry
 }
 
 // packSet is the store's view of packs/: every pack's index, loaded on
@@ -59,7 +36,7 @@ type packSet struct {
 
 type packLoc struct {
 	p *packFile
-	e packEnt
+	e pack.Entry
 }
 
 // find locates sum in a pack, listing packs/ first when refresh is set or
@@ -79,7 +56,7 @@ func (ps *packSet) find(s *Store, sum BlobID, refresh bool) (blobSource, bool) {
 
 // source is where to read the blob l names.
 func (l packLoc) source() blobSource {
-	return blobSource{f: l.p.f, off: l.e.off, n: l.e.zlen, zstd: true, where: "packs/" + l.p.name}
+	return blobSource{f: l.p.f, off: l.e.Off, n: l.e.ZLen, zstd: true, where: "packs/" + l.p.name}
 }
 
 // findLoaded is find without loading anything: false when the packs were
@@ -173,7 +150,7 @@ func (ps *packSet) refresh(s *Store) {
 		ps.where = make(map[BlobID]packLoc, n)
 		for _, p := range ps.files {
 			for _, e := range p.ents {
-				ps.where[e.sum] = packLoc{p, e}
+				ps.where[e.Sum] = packLoc{p, e}
 			}
 		}
 	}
@@ -206,105 +183,12 @@ func openPack(dir dirRoot, name string) (*packFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	ents, err := readPackIndex(f, size)
+	ents, err := pack.ReadIndex(f, size)
 	if err != nil {
 		f.Close()
 		return nil, errf("pack %s: %w", name, err)
 	}
 	return &packFile{name: name, f: f, ents: ents}, nil
-}
-
-func readPackIndex(f *os.File, size int64) ([]packEnt, error) {
-	hl := int64(len(packHeader))
-	if size < hl+int64(packTrailerLen) {
-		return nil, errf("too short to be a pack (%d bytes): %w", size, ErrCorrupt)
-	}
-	head := make([]byte, hl)
-	if _, err := f.ReadAt(head, 0); err != nil {
-		return nil, err
-	}
-	if string(head) != packHeader {
-		if v, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(string(head), "ckpt-pack "))); err == nil {
-			if err := checkVersion("", "pack format", v, packVersion); err != nil {
-				return nil, err
-			}
-		}
-		return nil, errf("does not start with %q: %w", strings.TrimSpace(packHeader), ErrCorrupt)
-	}
-	tr := make([]byte, packTrailerLen)
-	if _, err := f.ReadAt(tr, size-int64(packTrailerLen)); err != nil {
-		return nil, err
-	}
-	if string(tr[:8]) != packMagic || string(tr[28:]) != packEnd {
-		return nil, errf("its index trailer is damaged: %w", ErrCorrupt)
-	}
-	ioff := int64(binary.BigEndian.Uint64(tr[8:16]))
-	ilen := int64(binary.BigEndian.Uint64(tr[16:24]))
-	crc := binary.BigEndian.Uint32(tr[24:28])
-	if ioff < hl || ilen < 0 || ilen > packIndexMax || ioff+ilen != size-int64(packTrailerLen) {
-		return nil, errf("its index trailer is damaged: %w", ErrCorrupt)
-	}
-	idx := make([]byte, ilen)
-	if _, err := f.ReadAt(idx, ioff); err != nil {
-		return nil, err
-	}
-	if crc32.Checksum(idx, castagnoli) != crc {
-		return nil, errf("its index does not match its checksum: %w", ErrCorrupt)
-	}
-	// Lines are parsed in place, as the writer writes them (one space
-	// between fields): every process that reads a blob of a store with
-	// packs reads every index first.
-	ents := make([]packEnt, 0, bytes.Count(idx, []byte{'\n'}))
-	for len(idx) > 0 {
-		line, rest, ok := bytes.Cut(idx, []byte{'\n'})
-		idx = rest
-		var sum BlobID
-		var nums [3]int64
-		good := ok && len(line) > 2*len(sum) && line[2*len(sum)] == ' '
-		if good {
-			sum, good = parseBlobID(line[:2*len(sum)])
-		}
-		if good {
-			f := line[2*len(sum)+1:]
-			for i := range nums {
-				if nums[i], f, good = cutDecimal(f, i < len(nums)-1); !good {
-					break
-				}
-			}
-			good = good && len(f) == 0
-		}
-		if !good {
-			return nil, errf("its index holds a malformed line: %w", ErrCorrupt)
-		}
-		off, zlen, n := nums[0], nums[1], nums[2]
-		if off < hl || off > ioff || zlen > ioff-off {
-			return nil, errf("its index names a frame outside the pack: %w", ErrCorrupt)
-		}
-		ents = append(ents, packEnt{sum: sum, off: off, zlen: zlen, size: n})
-	}
-	return ents, nil
-}
-
-// cutDecimal parses the digits b starts with (1 to 18 of them, so no
-// overflow), followed by a space when more fields follow, and returns the
-// rest.
-func cutDecimal(b []byte, more bool) (int64, []byte, bool) {
-	var v int64
-	i := 0
-	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-		v = v*10 + int64(b[i]-'0')
-	}
-	if i == 0 || i > 18 {
-		return 0, nil, false
-	}
-	b = b[i:]
-	if more {
-		if len(b) == 0 || b[0] != ' ' {
-			return 0, nil, false
-		}
-		b = b[1:]
-	}
-	return v, b, true
 }
 
 // writeback writes to f and has the kernel start writing each chunk to
@@ -331,9 +215,8 @@ type packWriter struct {
 	mu   sync.Mutex
 	f    *os.File
 	w    *bufio.Writer
+	pw   *pack.Writer
 	tmp  string
-	off  int64
-	ents []packEnt
 	have map[BlobID]bool
 	err  error
 }
@@ -362,16 +245,13 @@ func (w *packWriter) add(sum BlobID, z []byte, size int64) error {
 		}
 		w.fp.hit()
 		w.f, w.w = f, bufio.NewWriterSize(&writeback{f: f}, 1<<20)
-		w.w.WriteString(packHeader)
-		w.off = int64(len(packHeader))
+		w.pw = pack.NewWriter(w.w)
 	}
-	if _, err := w.w.Write(z); err != nil {
+	if err := w.pw.Add(sum, z, size); err != nil {
 		w.err = errf("write pack %s: %w", w.s.path(w.tmp), err)
 		return w.err
 	}
 	w.have[sum] = true
-	w.ents = append(w.ents, packEnt{sum: sum, off: w.off, zlen: int64(len(z)), size: size})
-	w.off += int64(len(z))
 	return nil
 }
 
@@ -388,28 +268,10 @@ func (w *packWriter) commit() error {
 		w.abortLocked()
 		return w.err
 	}
-	// "<sum> <offset> <length> <size>\n" a blob, built without fmt: a
-	// bulk capture's pack indexes thousands.
-	idx := make([]byte, 0, len(w.ents)*(2*len(BlobID{})+24))
-	for _, e := range w.ents {
-		idx = hex.AppendEncode(idx, e.sum[:])
-		idx = append(idx, ' ')
-		idx = strconv.AppendInt(idx, e.off, 10)
-		idx = append(idx, ' ')
-		idx = strconv.AppendInt(idx, e.zlen, 10)
-		idx = append(idx, ' ')
-		idx = strconv.AppendInt(idx, e.size, 10)
-		idx = append(idx, '\n')
+	name, err := w.pw.Finish()
+	if err == nil {
+		err = w.w.Flush()
 	}
-	tr := make([]byte, 0, packTrailerLen)
-	tr = append(tr, packMagic...)
-	tr = binary.BigEndian.AppendUint64(tr, uint64(w.off))
-	tr = binary.BigEndian.AppendUint64(tr, uint64(len(idx)))
-	tr = binary.BigEndian.AppendUint32(tr, crc32.Checksum(idx, castagnoli))
-	tr = append(tr, packEnd...)
-	w.w.Write(idx)
-	w.w.Write(tr)
-	err := w.w.Flush()
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
@@ -419,8 +281,7 @@ func (w *packWriter) commit() error {
 		return errf("write pack %s: %w", w.s.path(w.tmp), err)
 	}
 	w.fp.hit()
-	h := sha256.Sum256(idx)
-	name := "packs/" + hex.EncodeToString(h[:12]) + ".pack"
+	name = "packs/" + name
 	if err := w.s.dir.Rename(w.tmp, name); err != nil {
 		w.s.dir.Remove(w.tmp)
 		return errf("write pack %s: %w", w.s.path(name), err)
@@ -458,5 +319,5 @@ func (w *packWriter) has(sum BlobID) bool {
 func (w *packWriter) used() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.ents) > 0
+	return w.pw != nil && w.pw.Len() > 0
 }

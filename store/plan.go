@@ -206,7 +206,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 		now := s.diskState(g.path, dirs)
 		st.Now = now
 		st.HandEdited = hand(g.path, now)
-		if now.Kind == ImageOther && gone[g.path] {
+		if notFile(now) && gone[g.path] && g.img.Kind != ImageDir {
 			now = Image{Kind: ImageAbsent}
 		}
 		st.Do, st.Reason = s.decide(now, g.img)
@@ -230,10 +230,17 @@ func (s *Store) handRule(v *view) func(path string, disk Image) bool {
 
 // decide says what to do to turn now into want.
 func (s *Store) decide(now, want Image) (Action, string) {
-	if now.Kind == ImageOther {
-		return ActFail, "not touched: it " + now.Reason + " now"
+	if now.Kind == ImageOther || now.Kind == ImageDir && want.Kind != ImageDir {
+		return ActFail, "not touched: it " + otherReason(now) + " now"
 	}
 	switch want.Kind {
+	case ImageDir:
+		// A folder where the command left a file or a link: what stands
+		// there goes first (it is kept), then the folder is made.
+		if now.Kind == ImageDir && (want.Mode == 0 || now.Mode == want.Mode) {
+			return ActKeep, ""
+		}
+		return ActRestore, ""
 	case ImageSkipped:
 		return ActFail, "not restored: its bytes were not kept (" + want.Reason + ")"
 	case ImageAbsent:

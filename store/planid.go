@@ -49,6 +49,8 @@ func imageKey(img Image) string {
 		return "symlink " + img.Link
 	case ImageOther:
 		return "other " + img.Reason
+	case ImageDir:
+		return fmt.Sprintf("dir %o", img.Mode)
 	}
 	return string(img.Kind)
 }

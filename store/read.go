@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -423,8 +422,8 @@ func (s *Store) ReadImage(img Image) ([]byte, error) {
 		return s.readBlobOf(img)
 	case ImageLink:
 		return []byte(img.Link), nil
-	case ImageAbsent:
-		return nil, nil
+	case ImageAbsent, ImageDir:
+		return nil, nil // a folder holds no bytes of its own
 	case ImageSkipped:
 		return nil, errf("not kept: %s", img.Reason)
 	}
@@ -458,15 +457,14 @@ func (s *Store) Size() (int64, error) {
 // changes; beyond it the UI's periodic refresh catches them.
 const maxWatchedDirs = 512
 
-// Watch sends on the returned channel (signals merge while the reader is
-// busy) whenever the store, or a folder holding a path a turn touched, may
-// have changed, until ctx ends. It watches with fsnotify and polls where
-// that fails.
-func (s *Store) Watch(ctx context.Context) (<-chan struct{}, error) {
+// WatchTargets are the folders whose changes may change what the store
+// shows: the store's own folder (a tree) and the project folders holding
+// paths the newest turns touched (up to maxWatchedDirs). Package watch
+// watches them for the UI.
+func (s *Store) WatchTargets() (tree string, dirs []string, err error) {
 	s.mu.Lock()
 	v, err := s.load()
 	seen := map[string]bool{}
-	var dirs []string
 	for i := len(v.turns) - 1; err == nil && i >= 0 && len(dirs) < maxWatchedDirs; i-- {
 		for _, f := range v.turns[i].files {
 			d := path.Dir(f.path)
@@ -479,7 +477,22 @@ func (s *Store) Watch(ctx context.Context) (<-chan struct{}, error) {
 	}
 	s.mu.Unlock()
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	return watchPaths(ctx, time.Second, []string{filepath.Join(s.rootPath, storeDir)}, dirs)
+	return filepath.Join(s.rootPath, storeDir), dirs, nil
 }
+
+// QuietFile reports a store file whose changes say nothing about turns or
+// the disk: the stat cache (rewritten by reads, so a reader watching it
+// would wake itself in a loop), temporary files before their rename, lock
+// files.
+func QuietFile(p string) bool {
+	base := filepath.Base(p)
+	return base == statCacheFile || strings.HasPrefix(base, ".tmp-") ||
+		base == "lock" || base == "blobs.lock"
+}
+
+// AddOnlyDir reports a store folder that is only ever added to, whose own
+// modification time moves when it is: blobs are content-addressed and
+// written before the record that names them.
+func AddOnlyDir(name string) bool { return name == "blobs" || name == "packs" }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,9 +52,7 @@ func TestRegressWatchRace(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 0; i < 50; i++ {
-			ctx, cancel := context.WithCancel(context.Background())
-			s.Watch(ctx)
-			cancel()
+			s.WatchTargets()
 		}
 	}()
 	wg.Wait()

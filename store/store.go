@@ -253,9 +253,10 @@ func (s *Store) rel(p string, memo map[string]string) (string, error) {
 	}
 	abs := p
 	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(s.rootPath, filepath.FromSlash(p))
+		// Not Join, which cleans ".." as text before the links are seen.
+		abs = s.rootPath + string(filepath.Separator) + filepath.FromSlash(p)
 	}
-	clean := filepath.Clean(abs)
+	clean := cleanAsKernel(abs)
 	dir, base := filepath.Split(clean)
 	dir = filepath.Clean(dir)
 	var resolved string
@@ -279,12 +280,65 @@ func (s *Store) rel(p string, memo map[string]string) (string, error) {
 	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/") {
 		return "", &PathError{Path: p, Err: ErrOutsideRoot}
 	}
-	// Case folded: on a case-insensitive file system .OSFOUNDRY is the
-	// store too.
-	if top, _, _ := strings.Cut(rel, "/"); strings.EqualFold(top, ".osfoundry") {
+	if top, _, _ := strings.Cut(rel, "/"); storeName(s.rootPath, top) {
 		return "", &PathError{Path: p, Err: errInsideStore}
 	}
 	return rel, nil
+}
+
+// storeName reports whether the entry name of the folder root is the
+// store's .osfoundry: that name exactly or, where the file system folds
+// case (macOS's by default), another spelling of it that names the same
+// folder. On a case-sensitive file system .OSFoundry is a project folder
+// like any other.
+func storeName(root, name string) bool {
+	if name == ".osfoundry" {
+		return true
+	}
+	if !strings.EqualFold(name, ".osfoundry") {
+		return false
+	}
+	a, err := os.Lstat(filepath.Join(root, name))
+	if err != nil {
+		// Not there: where case folds, it would be the store once made.
+		b, err := os.Lstat(filepath.Join(root, ".osfoundry"))
+		return err == nil && b.IsDir() && foldsCase(root)
+	}
+	b, err := os.Lstat(filepath.Join(root, ".osfoundry"))
+	return err == nil && os.SameFile(a, b)
+}
+
+// foldsCase reports whether the file system holding root's store finds
+// .osfoundry under another spelling.
+func foldsCase(root string) bool {
+	a, err := os.Lstat(filepath.Join(root, ".osfoundry"))
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(filepath.Join(root, ".OSFOUNDRY"))
+	return err == nil && os.SameFile(a, b)
+}
+
+// cleanAsKernel cleans the absolute path p as the kernel resolves it: a
+// ".." after a symbolic link leaves the folder the link leads to, not
+// the link's own folder, so the path up to each ".." has its links
+// resolved before the ".." takes a step back. Without a ".." it is
+// filepath.Clean.
+func cleanAsKernel(p string) string {
+	if !strings.Contains(p, "..") {
+		return filepath.Clean(p)
+	}
+	done := "/"
+	for _, el := range strings.Split(p, "/") {
+		switch el {
+		case "", ".":
+		case "..":
+			done = filepath.Dir(resolvePrefix(done))
+		default:
+			done = filepath.Join(done, el)
+		}
+	}
+	return done
 }
 
 // resolveDir is resolvePrefix through a memo of folders already

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -154,11 +153,6 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 		return res, nil
 	}
 	if old != nil {
-		// A warm sweep allocates a listing of the whole tree that is
-		// garbage a moment later: a higher collection target for its span
-		// spares about a fifth of its CPU time for a few MiB more at the
-		// peak. (A first sweep holds files' bytes: it keeps the default.)
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
 		lerr = rest()
 		if lerr != nil {
 			old = nil
@@ -258,7 +252,14 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 				racy = append(racy, sweepChange{old: o, now: n})
 				continue
 			}
-			if n.kind != baseDir {
+			switch {
+			case n.kind == baseDir && o.kind == baseDir && o.mode == n.mode:
+				// A folder is still a folder: what changed is in it.
+			case n.kind == baseDir:
+				// A file or link became a folder (or a folder's mode
+				// moved): recorded with its kind, nothing to read.
+				changes = append(changes, sweepChange{old: o, now: n})
+			default:
 				changes = append(changes, sweepChange{old: o, now: n})
 				toRead = append(toRead, n.path)
 			}
@@ -281,7 +282,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 		slices.Sort(toRead)
 	}
 	res.Read = len(toRead) + hashed
-	imgs := s.lookTolerant(toRead, fp, res)
+	imgs, full := s.lookTolerant(toRead, fp, res)
 	var recs []shellRec
 	var dirSet map[string]bool
 	for _, c := range changes {
@@ -290,6 +291,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 			rel = c.now.path
 			img, ok := imgs[rel]
 			switch {
+			case c.now.kind == baseDir:
 			case !ok:
 				// Unreadable: what it holds is unknown, so a later change
 				// of it is never recorded against a guessed pre-image.
@@ -300,25 +302,36 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 		} else {
 			rel = c.old.path
 			// Vanished from the listing: gone, or now under an ignored or
-			// unreadable folder, which is no change of the command's.
-			if _, err := s.root.Lstat(rel); err == nil {
+			// unreadable folder, which is no change of the command's. A
+			// folder on its way that became a link does not count: the
+			// name the link leads to is another path.
+			if s.existsNoFollow(rel) {
 				continue
 			}
 		}
 		if !attribute {
 			continue
 		}
-		if c.old != nil && c.old.kind == baseUnknown || c.now != nil && c.now.kind == baseUnknown {
+		// Read, but its new bytes could not be kept (a full disk): it is
+		// the command's all the same, with its pre-image and no post.
+		noSpace := c.now != nil && full[rel] && (c.old == nil || c.old.kind != baseUnknown)
+		if !noSpace && (c.old != nil && c.old.kind == baseUnknown || c.now != nil && c.now.kind == baseUnknown) {
 			res.Problems = append(res.Problems, rel+": could not be read, so its change is not recorded")
 			continue
 		}
-		if c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
+		if !noSpace && c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
 			continue // only the stat moved (a touch, a rewrite of the same bytes)
 		}
 		r := shellRec{path: rel, post: Image{Kind: ImageAbsent}}
-		if c.now != nil && c.now.kind != 0 {
+		switch {
+		case noSpace:
+			r.noPost = true
+			res.Problems = append(res.Problems, rel+": no space left to keep its new bytes: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
+		case c.now != nil && c.now.kind == baseDir:
+			r.post = Image{Kind: ImageDir, Mode: c.now.mode}
+		case c.now != nil && c.now.kind != 0:
 			r.post = imgs[rel]
-		} else if c.now != nil {
+		case c.now != nil:
 			continue
 		}
 		if c.old != nil {
@@ -419,6 +432,23 @@ func (s *Store) askFeed(res *SweepResult) Changes {
 	return c
 }
 
+// existsNoFollow reports whether rel is there, reached through folders
+// only: a link on the way (os.Root follows one that stays inside) means
+// the name rel once had is gone.
+func (s *Store) existsNoFollow(rel string) bool {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] != '/' {
+			continue
+		}
+		fi, err := s.root.Lstat(rel[:i])
+		if err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	_, err := s.root.Lstat(rel)
+	return err == nil
+}
+
 // anyRacy reports whether some entry would be hashed again next time
 // only because of when the baseline was written; writing it anew spares
 // that.
@@ -444,27 +474,38 @@ func (s *Store) opsLogSize() int64 {
 // lookTolerant reads and keeps rels in one batch through look; when the
 // batch fails (a file unreadable, or replaced by a pipe), it reads them one
 // by one so a single bad path costs only itself.
-func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) map[string]Image {
+//
+// full names the paths read whose bytes could not be kept for want of
+// room (ENOSPC, EDQUOT): the caller words those.
+func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) (map[string]Image, map[string]bool) {
 	out := make(map[string]Image, len(rels))
+	var full map[string]bool
 	if len(rels) == 0 {
-		return out
+		return out, full
 	}
 	got, err := s.look(rels, false, fp)
 	if err == nil {
 		for _, c := range got {
 			out[c.rel] = c.img
 		}
-		return out
+		return out, full
 	}
 	for _, rel := range rels {
 		got, err := s.look([]string{rel}, false, fp)
 		if err != nil {
+			if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+				if full == nil {
+					full = map[string]bool{}
+				}
+				full[rel] = true
+				continue
+			}
 			res.Problems = append(res.Problems, err.Error())
 			continue
 		}
 		out[rel] = got[0].img
 	}
-	return out
+	return out, full
 }
 
 // fill sets e's kind, hash and link from what a read found; false when
@@ -498,7 +539,7 @@ func (e *baseEntry) fill(img Image, maxBlob int64) bool {
 // sameContent reports whether two entries hold the same bytes (or link)
 // and mode.
 func (e *baseEntry) sameContent(o *baseEntry) bool {
-	if e.mode != o.mode {
+	if e.mode != o.mode || (e.kind == baseDir) != (o.kind == baseDir) {
 		return false
 	}
 	switch {
@@ -511,6 +552,8 @@ func (e *baseEntry) sameContent(o *baseEntry) bool {
 // image is e as a record's image.
 func (e *baseEntry) image(maxBlob int64) Image {
 	switch e.kind {
+	case baseDir:
+		return Image{Kind: ImageDir, Mode: e.mode}
 	case baseLink:
 		return Image{Kind: ImageLink, Link: e.link}
 	case baseSkipped:
@@ -525,6 +568,9 @@ type shellRec struct {
 	path      string
 	pre, post Image
 	dirs      []string
+	// noPost: what the command left could not be kept (a full disk), so
+	// the path gets its pre record only, as if the write never sealed.
+	noPost bool
 }
 
 // recordShell appends what a command changed to turn: a pre record where
@@ -551,6 +597,9 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		if !ok {
 			pre := r.pre
 			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, At: now, N: n})
+		}
+		if r.noPost {
+			continue
 		}
 		post := r.post
 		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, At: now, N: n})

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/format"
 )
 
 // readTurnFile parses one turn file for a writer holding the lock, cutting
@@ -28,7 +30,7 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 	}
 	// A newer ckpt's file is refused as it is: its last line may be a
 	// record this version cannot read, not a torn one.
-	if err := checkVersion(s.path(name), "record format", t.v, formatVersion); err != nil {
+	if err := format.CheckVersion(s.path(name), "record format", t.v, formatVersion); err != nil {
 		return nil, false, err
 	}
 	if res.torn && cut {
@@ -136,10 +138,20 @@ func (s *Store) NewTurn(meta TurnMeta) (string, error) {
 	}
 	defer l.unlock()
 	n := s.lastNumber()
-	for {
+	for bad := 0; ; {
 		n++
 		id := strconv.Itoa(n)
-		if _, exists, err := s.readTurnFile(id, true); err != nil || exists {
+		_, exists, err := s.readTurnFile(id, true)
+		if err != nil {
+			// A turn file that cannot be read is skipped, not reused; but
+			// a store where every one fails (a folder that cannot be
+			// read) must fail the call, not spin under the lock.
+			if bad++; bad >= newTurnTries {
+				return "", errf("new turn: %d turn files in a row could not be read, the last: %w", bad, err)
+			}
+			continue
+		}
+		if exists {
 			continue
 		}
 		now := s.clock().UnixNano()
@@ -151,6 +163,9 @@ func (s *Store) NewTurn(meta TurnMeta) (string, error) {
 		return id, nil
 	}
 }
+
+// newTurnTries bounds the unreadable turn files NewTurn steps over.
+const newTurnTries = 32
 
 // clockFile holds the last order number handed out (record.N).
 const clockFile = "clock"

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/ckpt-dev/ckpt/store/internal/format"
 )
 
 // Sentinel errors. Callers test them with errors.Is; the wrapped message
@@ -26,7 +28,7 @@ var (
 	// ErrOutsideRoot means a path lies outside the project root.
 	ErrOutsideRoot = errors.New("store: path is outside the root")
 	// ErrCorrupt means a record or blob failed its check.
-	ErrCorrupt = errors.New("store: damaged")
+	ErrCorrupt = format.ErrCorrupt
 	// ErrPlanChanged means Apply was handed a plan that no longer holds: a
 	// turn arrived, an operation ran or a file changed since it was made.
 	// Nothing was changed; the wrapped message says what moved.
@@ -113,6 +115,11 @@ const (
 	ImageAbsent  ImageKind = "absent"  // no file
 	ImageSkipped ImageKind = "skipped" // a file too large to keep (Reason says why)
 	ImageLink    ImageKind = "symlink" // a symbolic link (Link holds its target)
+	// ImageDir is a folder (Mode holds its permission bits): what a path
+	// held before or after a command changed its kind (a file replaced by
+	// a folder, a folder by a file or a link), so a rewind puts the right
+	// kind of entry back there, and its undo the other.
+	ImageDir ImageKind = "dir"
 )
 
 // Image is what one path held at one moment: before the agent's write

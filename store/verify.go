@@ -9,6 +9,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/pack"
 )
 
 // Verify checks every record and blob: each record's checksum, each
@@ -64,7 +67,7 @@ func (s *Store) Verify() ([]Finding, error) {
 		if len(recs) > 0 && recs[0].R != "turn" {
 			add(name, "does not start with a turn record")
 		} else if len(recs) > 0 {
-			if err := checkVersion("", "record format", recs[0].V, formatVersion); err != nil {
+			if err := format.CheckVersion("", "record format", recs[0].V, formatVersion); err != nil {
 				add(name, "%v", err)
 			}
 		}
@@ -85,7 +88,7 @@ func (s *Store) Verify() ([]Finding, error) {
 			if r.R != "op" {
 				continue
 			}
-			if err := checkVersion("", "record format", r.V, formatVersion); err != nil {
+			if err := format.CheckVersion("", "record format", r.V, formatVersion); err != nil {
 				add("ops.log", "operation %s was %v", r.ID, err)
 				continue
 			}
@@ -150,16 +153,16 @@ func (s *Store) Verify() ([]Finding, error) {
 		}
 	}
 	packs, bad := s.packs.list(s)
-	var newer *newerFormat
+	var newer *format.NewerFormat
 	for name, err := range bad {
 		if errors.As(err, &newer) {
-			add("packs/"+name, "%s", newer.why())
+			add("packs/"+name, "%s", newer.Why())
 			continue
 		}
 		add("packs/"+name, "unreadable, so the blobs it held are lost: %v", err)
 	}
 	if _, err := s.loadBaseline(); errors.As(err, &newer) {
-		add(baselineFile, "%s", newer.why())
+		add(baselineFile, "%s", newer.Why())
 	}
 	packEnts, _ := names(s.dir, "packs")
 	for _, name := range packEnts {
@@ -169,16 +172,16 @@ func (s *Store) Verify() ([]Finding, error) {
 	}
 	for _, p := range packs {
 		for _, e := range p.ents {
-			src := blobSource{f: p.f, off: e.off, n: e.zlen, zstd: true, where: "packs/" + p.name}
-			size := e.size
-			if n := sizeOf(e.sum); n >= 0 && n != size {
-				add("packs/"+p.name, "blob %s is lost: %d bytes by the pack's index but %d by its records%s", e.sum, size, n, named(e.sum))
-				have[e.sum] = true
+			src := blobSource{f: p.f, off: e.Off, n: e.ZLen, zstd: true, where: "packs/" + p.name}
+			size := e.Size
+			if n := sizeOf(e.Sum); n >= 0 && n != size {
+				add("packs/"+p.name, "blob %s is lost: %d bytes by the pack's index but %d by its records%s", e.Sum, size, n, named(e.Sum))
+				have[e.Sum] = true
 				continue
 			}
-			have[e.sum] = true // present; damaged or not, said here
-			if err := s.checkSource(e.sum, size, src); err != nil {
-				add("packs/"+p.name, "blob %s is lost: %s%s", e.sum, blobWhy(err, src.where), named(e.sum))
+			have[e.Sum] = true // present; damaged or not, said here
+			if err := s.checkSource(e.Sum, size, src); err != nil {
+				add("packs/"+p.name, "blob %s is lost: %s%s", e.Sum, blobWhy(err, src.where), named(e.Sum))
 			}
 		}
 	}
@@ -427,14 +430,14 @@ func (s *Store) prunePacks(live map[BlobID]bool, res *PruneResult, dry bool, fp 
 	sort.Slice(packs, func(i, j int) bool { return packs[i].name < packs[j].name })
 	changed := false
 	for _, p := range packs {
-		var keep []packEnt
+		var keep []pack.Entry
 		for _, e := range p.ents {
-			if live[e.sum] {
+			if live[e.Sum] {
 				keep = append(keep, e)
 				continue
 			}
 			res.Blobs++
-			res.BytesFreed += e.zlen
+			res.BytesFreed += e.ZLen
 		}
 		if len(keep) == len(p.ents) || dry {
 			continue
@@ -444,12 +447,12 @@ func (s *Store) prunePacks(live map[BlobID]bool, res *PruneResult, dry bool, fp 
 		if len(keep) > 0 {
 			w := s.newPackWriter(fp)
 			for _, e := range keep {
-				z := make([]byte, e.zlen)
-				if _, err := p.f.ReadAt(z, e.off); err != nil {
+				z := make([]byte, e.ZLen)
+				if _, err := p.f.ReadAt(z, e.Off); err != nil {
 					w.abort()
 					return errf("prune: read %s: %w", s.path(name), err)
 				}
-				if err := w.add(e.sum, z, e.size); err != nil {
+				if err := w.add(e.Sum, z, e.Size); err != nil {
 					w.abort()
 					return errf("prune: %w", err)
 				}

@@ -1,10 +1,10 @@
 package store
 
 import (
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/format"
 )
 
 // The newest version of each versioned store file this ckpt reads (and
@@ -19,8 +19,6 @@ const (
 	// Version 2 added "n" (the order of commits) and names that are not
 	// UTF-8 (see nameEscape); it reads version 1 as it is.
 	formatVersion = 2
-	// packVersion is the number in a pack's header (packHeader).
-	packVersion = 1
 	// baselineVersion is the last byte of baselineMagic. Version 3 added
 	// the ignore rules, version 4 folders' mtime, ctime and inode; it
 	// reads versions 2 and 3 as they are.
@@ -30,39 +28,7 @@ const (
 // ErrNewerFormat means a store file was written by a newer ckpt, in a
 // version this one does not read. Nothing was changed; the wrapped message
 // names the file and its version.
-var ErrNewerFormat = errors.New("store: written by a newer ckpt")
-
-// newerFormat is the error checkVersion returns.
-type newerFormat struct {
-	file   string // as shown to the user; "" when the caller names it
-	format string // "record format", "pack format", …
-	v      int    // the file's version
-	reads  int    // the newest this ckpt reads
-}
-
-func (e *newerFormat) Error() string {
-	if e.file == "" {
-		return e.why()
-	}
-	return e.file + " was " + e.why()
-}
-
-// why is the error without the file's name, for a finding that names it.
-func (e *newerFormat) why() string {
-	return fmt.Sprintf("written by a newer ckpt (%s v%d; this one reads v%d): upgrade ckpt", e.format, e.v, e.reads)
-}
-
-func (e *newerFormat) Unwrap() error { return ErrNewerFormat }
-
-// checkVersion is the one check of a store file's version: file (as shown
-// to the user) holds format at version v, and this ckpt reads versions up
-// to newest. It errs with ErrNewerFormat when v is newer.
-func checkVersion(file, format string, v, newest int) error {
-	if v > newest {
-		return &newerFormat{file: file, format: format, v: v, reads: newest}
-	}
-	return nil
-}
+var ErrNewerFormat = format.ErrNewerFormat
 
 // formatFile names the store format in FORMAT; its first line starts
 // "ckpt-store/<version>".
@@ -92,5 +58,5 @@ func (s *Store) checkFormat() error {
 	if err != nil {
 		return nil
 	}
-	return checkVersion(s.path(formatFile), "store format", v, formatVersion)
+	return format.CheckVersion(s.path(formatFile), "store format", v, formatVersion)
 }

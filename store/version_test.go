@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ckpt-dev/ckpt/store/internal/pack"
 )
 
 // versionedStore makes a store holding one of each versioned file: FORMAT,
@@ -228,8 +230,8 @@ func TestNewerVersionRefused(t *testing.T) {
 
 // The versions written are the ones the format constants spell out.
 func TestVersionsWritten(t *testing.T) {
-	if want := "ckpt-pack " + strconv.Itoa(packVersion) + "\n"; packHeader != want {
-		t.Errorf("packHeader = %q, want %q", packHeader, want)
+	if want := "ckpt-pack " + strconv.Itoa(pack.Version) + "\n"; pack.Header != want {
+		t.Errorf("pack.Header = %q, want %q", pack.Header, want)
 	}
 	if int(baselineMagic[len(baselineMagic)-1]) != baselineVersion {
 		t.Errorf("baselineMagic ends in %d, want %d", baselineMagic[len(baselineMagic)-1], baselineVersion)

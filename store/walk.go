@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ckpt-dev/ckpt/store/internal/ignore"
 )
 
 // walker lists a tree with one stat per entry, folders read in parallel.
@@ -51,7 +53,7 @@ type walker struct {
 type walkJob struct {
 	fd    int
 	rel   string // "" for the root
-	ig    *ignores
+	ig    *ignore.Set
 	st    dirStat
 	fresh bool // the ignore rules above differ from old's: read it
 	// paths, when reused, is old's listing of the folder, and fd was
@@ -118,7 +120,7 @@ func walkTree(root string, prior, old *baseline) ([]*baseEntry, []string, map[st
 		}()
 	}
 	buf := make([]byte, 32<<10)
-	rootErr := w.dir(walkJob{fd: fd, ig: &ignores{}}, buf)
+	rootErr := w.dir(walkJob{fd: fd, ig: &ignore.Set{}}, buf)
 	w.qmu.Lock()
 	w.active--
 	w.qmu.Unlock()
@@ -390,15 +392,15 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		reused = false // its ignore files changed in place: read it
 	}
 	fresh := j.fresh || w.rulesMoved(j.rel, gitData, ckptData)
-	git := parseIgnore(gitData, domain)
-	ckpt := parseIgnore(ckptData, domain)
-	ig := j.ig.with(git, ckpt)
+	git := ignore.Parse(gitData, domain)
+	ckpt := ignore.Parse(ckptData, domain)
+	ig := j.ig.With(git, ckpt)
 	local := make([]baseEntry, 0, len(paths))
 	var st unix.Stat_t
 	elems := append(domain[:len(domain):len(domain)], "")
 	for _, rel := range paths {
 		n := rel[lp:]
-		if n == ".git" || j.rel == "" && strings.EqualFold(n, ".osfoundry") {
+		if n == ".git" || j.rel == "" && (n == ".osfoundry" || strings.EqualFold(n, ".osfoundry") && sameEntry(j.fd, n, ".osfoundry")) {
 			continue
 		}
 		if err := unix.Fstatat(j.fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
@@ -409,7 +411,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		e := baseEntry{path: rel, mode: uint32(st.Mode) & 0o777}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFDIR:
-			if ig.skip(elems, true) {
+			if ig.Skip(elems, true) {
 				continue
 			}
 			e.kind = baseDir
@@ -445,7 +447,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		default:
 			continue // sockets, pipes and devices are never swept
 		}
-		if ig.skip(elems, false) {
+		if ig.Skip(elems, false) {
 			continue
 		}
 		e.size = st.Size
@@ -459,6 +461,15 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 	w.lists = append(w.lists, &dirList{rel: j.rel, ents: local})
 	w.mu.Unlock()
 	return nil
+}
+
+// sameEntry reports whether the names a and b in the folder dirfd are one
+// file (a file system that folds case finds one under both spellings).
+func sameEntry(dirfd int, a, b string) bool {
+	var sa, sb unix.Stat_t
+	return unix.Fstatat(dirfd, a, &sa, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+		unix.Fstatat(dirfd, b, &sb, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+		sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
 // joinNames is prefix+name for each name, the paths sharing one string.

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ckpt-dev/ckpt/store/internal/ignore"
 )
 
 // fedMaxFolders bounds the folders a watcher-fed sweep lists one by one;
@@ -172,12 +174,12 @@ func fedJob(rootFd int, rel string, old *baseline) (walkJob, error) {
 	if err != nil {
 		return walkJob{}, err
 	}
-	ig := &ignores{}
+	ig := &ignore.Set{}
 	var domain []string
 	prefix := ""
 	if rel != "" {
 		for _, name := range strings.Split(rel, "/") {
-			ig = ig.with(parseIgnore(old.rules[prefix+".gitignore"], domain), parseIgnore(old.rules[prefix+".ckptignore"], domain))
+			ig = ig.With(ignore.Parse(old.rules[prefix+".gitignore"], domain), ignore.Parse(old.rules[prefix+".ckptignore"], domain))
 			next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			unix.Close(fd)
 			if err != nil {

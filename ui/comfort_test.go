@@ -109,8 +109,8 @@ func TestPasteInFilter(t *testing.T) {
 	press(t, m, kp("/"))
 	_, cmd := m.Update(tea.PasteMsg{Content: "dark"})
 	drive(t, m, cmd)
-	if m.filter != "dark" || len(m.shown) != 1 {
-		t.Fatalf("pasted filter %q shows %d", m.filter, len(m.shown))
+	if m.filter != "dark" || len(m.turns.shown) != 1 {
+		t.Fatalf("pasted filter %q shows %d", m.filter, len(m.turns.shown))
 	}
 }
 
@@ -160,13 +160,13 @@ func TestOperationsFold(t *testing.T) {
 	f := sample()
 	m := testModel(t, f, 120, 30)
 	press(t, m, keys("j", "r", "y", "u", "y")...)
-	if len(m.shown) != 4 { // one row for both operations, three turns
-		t.Fatalf("%d rows, want 4", len(m.shown))
+	if len(m.turns.shown) != 4 { // one row for both operations, three turns
+		t.Fatalf("%d rows, want 4", len(m.turns.shown))
 	}
 	mustContain(t, plain(m), "+1 more")
 	press(t, m, keys("g", "enter")...)
-	if len(m.shown) != 5 {
-		t.Fatalf("enter did not show the folded operations: %d rows", len(m.shown))
+	if len(m.turns.shown) != 5 {
+		t.Fatalf("enter did not show the folded operations: %d rows", len(m.turns.shown))
 	}
 }
 

@@ -46,6 +46,10 @@ type (
 		ch  <-chan struct{}
 		err error
 	}
+	storeOpenedMsg struct {
+		st  Store
+		err error
+	}
 	storeChangedMsg  struct{ gen int }
 	errorsClearedMsg struct{ err error }
 	editedMsg        struct{ err error }
@@ -74,6 +78,13 @@ func loadInfo(st Store) tea.Cmd {
 		m.size, m.sizeErr = st.Size()
 		m.errs, m.errsErr = st.Errors()
 		return m
+	}
+}
+
+func openStore(open func() (Store, error)) tea.Cmd {
+	return func() tea.Msg {
+		st, err := open()
+		return storeOpenedMsg{st: st, err: err}
 	}
 }
 
@@ -194,6 +205,30 @@ func readDisk(st Store, path string) side {
 		return side{note: fmt.Sprintf("the file on disk is too large to read: %s", orUnknown(img.Reason))}
 	}
 	return side{note: fmt.Sprintf("%s is not a file on disk now (a folder, or a device)", path)}
+}
+
+// prepareRows is how many rows of a new diff get their changed words
+// worked out in the command, before the diff reaches the screen.
+const prepareRows = 500
+
+// diffSides diffs two read sides, through the cache.
+func diffSides(cache *diffCache, old, new side, max int64) (*diffview.Diff, string, error) {
+	for _, s := range []side{old, new} {
+		if s.err != nil {
+			return nil, "", s.err
+		}
+		if s.note != "" {
+			return nil, s.note, nil
+		}
+	}
+	key := fmt.Sprintf("%s|%s|%d", old.id, new.id, max)
+	if d := cache.get(key); d != nil {
+		return d, "", nil
+	}
+	d := diffview.Compute(old.data, new.data, diffview.Options{MaxBytes: max})
+	d.Prepare(prepareRows)
+	cache.put(key, d)
+	return d, "", nil
 }
 
 func orUnknown(s string) string {

@@ -6,20 +6,29 @@ import (
 	"sort"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ckpt-dev/ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/keymap"
 	"github.com/ckpt-dev/ckpt/present"
 	"github.com/ckpt-dev/ckpt/store"
 )
 
 // dialog is the preview of a rewind, undo or redo — its plan as a list of
 // files with the diff of the one under the cursor — then its progress and
-// result. Every message meant for a dialog names it (id) and the request
-// it answers (req, seq), so an answer that comes late never lands in
-// another dialog or shows an older plan.
+// result. It owns its state, its keys (HandleKey, Bindings), its messages
+// (Update) and its drawing (View); the root model opens it, routes keys
+// and messages to it while it is open, and acts on what it reports back
+// (a dialogAction).
+//
+// Every message meant for a dialog names it (id) and the request it
+// answers (req, seq), so an answer that comes late never lands in another
+// dialog or shows an older plan.
 type dialog struct {
+	env    dialogEnv
 	id     int
 	kind   store.Kind
 	target string // the turn to rewind to (rewind only)
@@ -27,6 +36,7 @@ type dialog struct {
 	retry  bool // the target is already rewound: the plan retries what failed
 	force  bool
 
+	seq     int  // the dialog's own request counter
 	req     int  // the plan request the dialog waits for; 0 when none
 	again   bool // something changed while req was out: plan once more
 	stale   bool // a plan made again failed: the error replaced a plan
@@ -52,6 +62,31 @@ type dialog struct {
 	// since: the diff shows the file's changes since the agent (the
 	// agent's bytes → disk now) instead of what the operation does.
 	since bool
+
+	// The screen: its width, the rows of the main area, and whether the
+	// whole screen is tall enough to wrap the header.
+	w, h int
+	tall bool
+}
+
+// dialogEnv is what a dialog shares with the root model.
+type dialogEnv struct {
+	st      Store
+	cache   *diffCache
+	sty     *styles
+	maxDiff int64
+}
+
+// dialogAction is what a dialog asks of the root model after a key or a
+// message: the root owns the status line and the reloads.
+type dialogAction struct {
+	close    bool   // the dialog is done: drop it
+	status   string // a status line to show ("" leaves it)
+	errText  string // an error to show ("" leaves it)
+	clearErr bool   // the error on screen no longer holds
+	refresh  bool   // the store changed: reload the log
+	badges   bool   // and the badges
+	retry    bool   // open a new preview retrying what this rewind could not restore
 }
 
 // planRow is one file of the preview.
@@ -96,6 +131,197 @@ type (
 		err  error
 	}
 )
+
+// newDialog makes the preview of an operation; Open asks for its plan.
+func newDialog(env dialogEnv, id int, kind store.Kind, target, label string, retry bool) *dialog {
+	return &dialog{env: env, id: id, kind: kind, target: target, label: label, retry: retry,
+		loading: true, keep: map[string]bool{}}
+}
+
+// Open asks for the first plan.
+func (d *dialog) Open() tea.Cmd { return d.requestPlan() }
+
+// SetSize takes the screen's width, the rows of the main area and the
+// screen's height.
+func (d *dialog) SetSize(w, mainH, screenH int) {
+	d.w, d.h, d.tall = w, mainH, screenH >= 24
+	d.cur.clip(len(d.rows), d.planListHeight())
+	d.clipDiff()
+}
+
+// Replan makes the open preview's plan again after the store or the disk
+// changed, so what y applies is always what is on screen.
+func (d *dialog) Replan() tea.Cmd {
+	if !d.previewing() || d.loading || (d.err != nil && d.plan == nil && !d.stale) {
+		return nil
+	}
+	return d.requestPlan()
+}
+
+// Bindings is k with only the keys the dialog can act on now enabled.
+func (d *dialog) Bindings(k keymap.KeyMap) keymap.KeyMap {
+	preview := d.previewing() && d.plan != nil
+	var row *planRow
+	if preview {
+		row = d.row()
+	}
+	rewind := d.kind == store.KindRewind
+	k.Confirm.SetEnabled(d.ready() && d.toApply() > 0)
+	k.Force.SetEnabled(d.canForce && !d.applying)
+	k.Keep.SetEnabled(preview && rewind && row != nil)
+	k.KeepAll.SetEnabled(preview && rewind && len(d.rows) > 0)
+	k.Rewind.SetEnabled(d.result != nil && len(d.result.Failed) > 0 && rewind)
+	var diff *diffview.Diff
+	if preview {
+		diff = d.diff.d
+	}
+	k.NextHunk.SetEnabled(diff != nil && len(diff.Hunks(diffview.Unified)) > 0)
+	k.PrevHunk.SetEnabled(k.NextHunk.Enabled())
+	k.Left.SetEnabled(diff != nil)
+	k.Right.SetEnabled(diff != nil)
+	k.DiffMode.SetEnabled(preview && row != nil && row.step.HandEdited)
+	k.Back.SetEnabled(true)
+	for _, b := range []*key.Binding{&k.Open, &k.Undo, &k.Redo, &k.Help, &k.SideBySide, &k.Zoom, &k.Search,
+		&k.Editor, &k.Filter, &k.NextPane, &k.PrevPane, &k.Follow, &k.Dismiss} {
+		b.SetEnabled(false) // the panes' keys
+	}
+	return k
+}
+
+// ShortHelp is the dialog's one-line help.
+func (d *dialog) ShortHelp(k keymap.KeyMap) []key.Binding { return k.PreviewHelp() }
+
+// HandleKey acts on a key, with k the dialog's Bindings and all the
+// bindings unfiltered.
+func (d *dialog) HandleKey(msg tea.KeyPressMsg, k, all keymap.KeyMap) (tea.Cmd, dialogAction) {
+	switch {
+	case d.applying:
+		if key.Matches(msg, all.Back) {
+			return nil, dialogAction{status: "an operation cannot be stopped halfway; it is finishing"}
+		}
+		return nil, dialogAction{}
+	case key.Matches(msg, k.Confirm):
+		d.applying = true
+		d.total = len(d.plan.Steps)
+		return applyPlan(d.env.st, d.id, d.plan), dialogAction{}
+	case d.previewing() && d.plan != nil && key.Matches(msg, all.Confirm):
+		switch {
+		case d.req != 0:
+			return nil, dialogAction{status: "the plan is being made again after a change — look at it, then press y"}
+		case d.toApply() == 0:
+			return nil, dialogAction{status: "every file is kept: nothing to " + d.verb()}
+		}
+		return nil, dialogAction{}
+	case key.Matches(msg, k.Rewind): // retry what failed
+		return nil, dialogAction{retry: true}
+	case key.Matches(msg, k.Keep):
+		r := d.row()
+		r.kept = !r.kept
+		d.keep[r.step.Path] = r.kept
+		if !r.kept {
+			delete(d.keep, r.step.Path)
+		}
+		d.cur.move(1, len(d.rows))
+		d.cur.clip(len(d.rows), d.planListHeight())
+		return tea.Batch(d.requestPlan(), d.loadDiff(false)), dialogAction{}
+	case key.Matches(msg, k.KeepAll):
+		all := len(d.keptPaths()) == len(d.rows)
+		for i := range d.rows {
+			d.rows[i].kept = !all
+			if all {
+				delete(d.keep, d.rows[i].step.Path)
+			} else {
+				d.keep[d.rows[i].step.Path] = true
+			}
+		}
+		return d.requestPlan(), dialogAction{}
+	case key.Matches(msg, k.DiffMode):
+		d.since = !d.since
+		return d.loadDiff(false), dialogAction{}
+	case key.Matches(msg, k.Force):
+		d.loading, d.err, d.canForce, d.force = true, nil, false, true
+		return d.requestPlan(), dialogAction{}
+	case key.Matches(msg, all.Back), d.result != nil && key.Matches(msg, all.Confirm):
+		return nil, dialogAction{close: true}
+	}
+	return d.moveKey(msg, k), dialogAction{}
+}
+
+// moveKey moves the cursor over the files, or scrolls the diff.
+func (d *dialog) moveKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
+	switch {
+	case key.Matches(msg, k.Up):
+		d.cur.move(-1, len(d.rows))
+	case key.Matches(msg, k.Down):
+		d.cur.move(1, len(d.rows))
+	case key.Matches(msg, k.Top):
+		d.cur.move(-1<<30, len(d.rows))
+	case key.Matches(msg, k.Bottom):
+		d.cur.move(1<<30, len(d.rows))
+	case key.Matches(msg, k.PageUp):
+		d.Scroll(-(d.previewDiffHeight() - 1))
+		return nil
+	case key.Matches(msg, k.PageDown):
+		d.Scroll(d.previewDiffHeight() - 1)
+		return nil
+	case key.Matches(msg, k.Left):
+		d.diff.left = max(d.diff.left-sideStep, 0)
+		return nil
+	case key.Matches(msg, k.Right):
+		if d.diff.d != nil {
+			d.diff.left = min(d.diff.left+sideStep, max(d.diff.d.Longest()-sideStep, 0))
+		}
+		return nil
+	case key.Matches(msg, k.NextHunk), key.Matches(msg, k.PrevHunk):
+		if d.diff.d != nil {
+			dir := 1
+			if key.Matches(msg, k.PrevHunk) {
+				dir = -1
+			}
+			d.diff.top = nextStop(d.diff.d.Hunks(diffview.Unified), d.diff.top, dir)
+			d.clipDiff()
+		}
+		return nil
+	default:
+		return nil
+	}
+	d.cur.clip(len(d.rows), d.planListHeight())
+	return d.loadDiff(false)
+}
+
+// Scroll moves the diff by delta rows (the mouse wheel, page keys).
+func (d *dialog) Scroll(delta int) {
+	d.diff.top += delta
+	d.clipDiff()
+}
+
+// Update takes one of the dialog's messages; ok is false when msg is not
+// one (the root handles it).
+func (d *dialog) Update(msg tea.Msg) (cmd tea.Cmd, act dialogAction, ok bool) {
+	switch msg := msg.(type) {
+	case planLoadedMsg:
+		cmd, act = d.planLoaded(msg)
+	case previewDiffMsg:
+		d.diffLoaded(msg)
+	case applyStartedMsg:
+		if msg.dlg == d.id {
+			d.ch = msg.ch
+		}
+		cmd = waitApply(msg.dlg, msg.ch)
+	case progressMsg:
+		if msg.dlg == d.id {
+			if d.applying {
+				d.done, d.total = msg.done, msg.total
+			}
+			cmd = waitApply(msg.dlg, d.ch)
+		}
+	case appliedMsg:
+		cmd, act = d.applied(msg)
+	default:
+		return nil, dialogAction{}, false
+	}
+	return cmd, act, true
+}
 
 // planReq is one request for a plan: a copy, so the command shares
 // nothing with the model.
@@ -153,6 +379,20 @@ func (d *dialog) ready() bool {
 // previewing is the dialog's state before anything is applied.
 func (d *dialog) previewing() bool {
 	return !d.applying && d.result == nil
+}
+
+// toApply counts the files the plan changes (kept ones left out).
+func (d *dialog) toApply() int {
+	if d.plan == nil {
+		return 0
+	}
+	n := 0
+	for _, r := range d.rows {
+		if !r.kept {
+			n++
+		}
+	}
+	return n
 }
 
 func (d *dialog) keptPaths() []string {
@@ -243,165 +483,135 @@ func fingerprint(p *store.Plan) string {
 	return b.String()
 }
 
-func (d *dialog) title() string {
-	switch d.kind {
-	case store.KindUndo:
-		if d.plan != nil && d.plan.Target != "" {
-			return present.OpTitle(d.kind, d.plan.Target)
-		}
-		return "Undo the latest rewind"
-	case store.KindRedo:
-		if d.plan != nil && d.plan.Target != "" {
-			return present.OpTitle(d.kind, d.plan.Target)
-		}
-		return "Redo"
-	}
-	t := present.OpTitle(store.KindRewind, d.target)
-	if d.retry {
-		t = "Retry the rewind to before turn " + present.Escape(d.target)
-	}
-	if d.label != "" {
-		t += " — " + present.Escape(d.label)
-	}
-	return t
-}
-
-// head is the text above the files: what the plan does, in a few lines,
-// each with a style.
-func (d *dialog) head() []styledLine {
-	var out []styledLine
-	add := func(style int, format string, args ...any) {
-		out = append(out, styledLine{text: fmt.Sprintf(format, args...), style: style})
-	}
-	switch {
-	case d.loading:
-		add(styleDim, "planning…")
-		return out
-	case d.err != nil:
-		add(styleFail, "%s", present.Escape(d.err.Error()))
-		if d.canForce {
-			add(stylePlain, "A newer turn wrote some of these paths; %s would overwrite its work.", d.verb())
-			add(stylePlain, "Press f to %s anyway, esc to cancel.", d.verb())
-		}
-		return out
-	case d.result != nil:
-		r := d.result
-		add(styleGood, "%s done: %d restored, %d deleted%s.", d.verb(), len(r.Restored), len(r.Deleted), keptNote(len(d.keptPaths())))
-		if len(r.Failed) > 0 {
-			add(styleFail, "%s could not be put back:", present.Count(len(r.Failed), "file"))
-			for _, f := range r.Failed {
-				add(styleFail, "  %s — %s", present.Escape(f.Path), present.Escape(f.Reason))
-			}
-			if d.kind == store.KindRewind {
-				add(stylePlain, "Fix the cause, then press r to retry just %s.", them(len(r.Failed)))
-			}
-		}
-		return out
-	}
-	p := d.plan
-	ids := make([]string, len(p.Turns))
-	for i, t := range p.Turns {
-		ids[i] = present.Escape(t)
-	}
-	var restore, del, same, fail, hand, kept int
-	for _, r := range d.rows {
-		switch {
-		case r.kept:
-			kept++
-			continue
-		case r.step.Do == store.ActRestore:
-			restore++
-		case r.step.Do == store.ActDelete:
-			del++
-		case r.step.Do == store.ActKeep:
-			same++
-		case r.step.Do == store.ActFail:
-			fail++
-		}
-		if r.step.HandEdited {
-			hand++
-		}
-	}
-	var counts []string
-	for _, c := range []struct {
-		n    int
-		what string
-	}{{restore, "to restore"}, {del, "to delete"}, {same, "already right"}, {fail, "cannot be restored"}, {kept, "kept as it is now"}} {
-		if c.n > 0 {
-			counts = append(counts, fmt.Sprintf("%d %s", c.n, c.what))
-		}
-	}
-	what := "Undoes"
-	if d.kind == store.KindUndo {
-		what = "Brings back"
-	}
-	if d.retry {
-		add(stylePlain, "Retries %s %s could not restore: %s", present.Count(len(d.rows), "file"),
-			present.Escape(d.plan.Retry), strings.Join(counts, ", "))
-	} else {
-		add(stylePlain, "%s %s: %s · %s: %s", what, present.Count(len(ids), "turn"), strings.Join(ids, ", "),
-			present.Count(len(d.rows), "file"), strings.Join(counts, ", "))
-	}
-	if d.changed {
-		add(styleWarn, "The plan changed while it was open (a new turn, or a file changed): this is the new plan.")
-	}
+// requestPlan asks for the dialog's plan again (its keeps, the store and
+// the disk may have changed). Until the answer comes, y applies nothing.
+func (d *dialog) requestPlan() tea.Cmd {
 	if d.req != 0 {
-		add(styleDim, "checking the plan again…")
+		d.again = true // one more when this one lands
+		return nil
 	}
-	if hand > 0 {
-		add(styleWarn, "%s changed since the agent wrote %s (marked !): kept first, so undo brings %s back.",
-			present.Count(hand, "file"), them(hand), them(hand))
-	}
-	for _, w := range p.Warnings {
-		add(styleWarn, "⚠ %s", present.Escape(w))
-	}
-	return out
+	d.seq++
+	d.req = d.seq
+	return planOp(d.env.st, planReq{dlg: d.id, req: d.req, kind: d.kind, target: d.target, keep: d.keptPaths(), force: d.force})
 }
 
-func keptNote(n int) string {
-	if n == 0 {
-		return ""
+func (d *dialog) planLoaded(msg planLoadedMsg) (tea.Cmd, dialogAction) {
+	if d.id != msg.dlg || d.req != msg.req || !d.previewing() {
+		return nil, dialogAction{} // another dialog's answer, or an older one
 	}
-	return fmt.Sprintf(", %d kept as %s", n, map[bool]string{true: "it was", false: "they were"}[n == 1])
+	d.req = 0
+	if d.again {
+		d.again = false
+		return d.requestPlan(), dialogAction{} // the answer is already old
+	}
+	if msg.err != nil {
+		if s := planError(msg.err); s != "" && d.loading {
+			return nil, dialogAction{close: true, status: s}
+		}
+		if d.plan != nil && strings.Join(d.keptPaths(), "\x00") != strings.Join(d.shown, "\x00") {
+			// Keeping a file failed: back to the plan on screen.
+			d.keep = map[string]bool{}
+			for _, p := range d.shown {
+				d.keep[p] = true
+			}
+			for i := range d.rows {
+				d.rows[i].kept = d.keep[d.rows[i].step.Path]
+			}
+			return d.loadDiff(true), dialogAction{status: "cannot keep that file: " + msg.err.Error()}
+		}
+		d.loading = false
+		d.err = msg.err
+		d.stale = d.plan != nil
+		d.plan, d.base, d.rows = nil, nil, nil
+		d.canForce = errors.Is(msg.err, store.ErrNewerTurn) && !d.force
+		return nil, dialogAction{}
+	}
+	d.loading, d.err, d.stale = false, nil, false
+	d.setPlan(msg.plan, msg.base)
+	d.shown = d.keptPaths()
+	d.cur.clip(len(d.rows), d.planListHeight())
+	return d.loadDiff(true), dialogAction{}
 }
 
-// rowText is a file of the preview: a mark, what happens to it, its path.
-func (r planRow) text() (mark, action, note string, style int) {
-	mark = " "
-	if r.step.HandEdited {
-		mark = "!"
+// loadDiff asks for the diff of the file under the cursor, unless it is
+// already on screen (or force).
+func (d *dialog) loadDiff(force bool) tea.Cmd {
+	r := d.row()
+	if r == nil {
+		d.diff = previewDiff{}
+		return nil
 	}
-	switch {
-	case r.kept:
-		return "k", "keep   ", "left as it is now", styleKept
-	case r.step.Do == store.ActRestore:
-		return mark, "restore", "", stylePlain
-	case r.step.Do == store.ActDelete:
-		return mark, "delete ", "", stylePlain
-	case r.step.Do == store.ActKeep:
-		return mark, "same   ", "already as it was", styleDim
-	case r.step.Do == store.ActFail:
-		return "X", "cannot ", orUnknown(r.step.Reason), styleFail
+	since := d.since && r.step.HandEdited
+	if !force && d.diff.path == r.step.Path && d.diff.since == since {
+		return nil
 	}
-	return mark, fmt.Sprintf("%-7s", present.Escape(string(r.step.Do))), "", stylePlain
+	if d.diff.path != r.step.Path || d.diff.since != since {
+		d.diff = previewDiff{path: r.step.Path, since: since}
+	}
+	d.seq++
+	d.diff.seq = d.seq
+	step := r.step
+	if r.kept && d.base != nil {
+		for _, s := range d.base.Steps {
+			if s.Path == step.Path {
+				step = s // what the rewind would have done
+			}
+		}
+	}
+	var turns []string
+	if d.plan != nil {
+		turns = d.plan.Turns
+	}
+	return loadStepDiff(d.env.st, d.env.cache, stepDiffReq{dlg: d.id, seq: d.seq, step: step, since: since, turns: turns, max: d.env.maxDiff})
 }
 
-// styledLine is a line of text with one of the dialog's styles.
-type styledLine struct {
-	text  string
-	style int
+func (d *dialog) diffLoaded(msg previewDiffMsg) {
+	if d.id != msg.dlg || d.diff.seq != msg.seq {
+		return
+	}
+	d.diff.d, d.diff.note, d.diff.err = msg.d, msg.note, msg.err
+	d.clipDiff()
 }
 
-// Line styles of the dialog.
-const (
-	stylePlain = iota
-	styleDim
-	styleWarn
-	styleFail
-	styleGood
-	styleTitle
-	styleKept
-)
+// applied takes the result of an apply (of this dialog's plan, or of an
+// earlier dialog's that ended while this one was open).
+func (d *dialog) applied(msg appliedMsg) (tea.Cmd, dialogAction) {
+	mine := d.id == msg.dlg
+	if mine {
+		d.applying = false
+	}
+	if msg.err != nil && errors.Is(msg.err, store.ErrPlanChanged) && mine {
+		// Nothing was applied: show what would be done now.
+		d.changed = true
+		return d.requestPlan(), dialogAction{refresh: true,
+			status: "the plan changed before it was applied; nothing was changed — here is the new plan"}
+	}
+	return appliedAction(msg, d, mine)
+}
+
+// appliedAction is what the root does after an apply: the status or the
+// error, a reload, and whether the dialog (when mine) closes.
+func appliedAction(msg appliedMsg, d *dialog, mine bool) (tea.Cmd, dialogAction) {
+	if msg.err != nil {
+		verb := "apply"
+		if msg.plan != nil {
+			verb = string(msg.plan.Kind)
+		}
+		if mine {
+			d.err = msg.err
+		}
+		return nil, dialogAction{errText: verb + ": " + msg.err.Error(), refresh: true, badges: true}
+	}
+	act := dialogAction{clearErr: true, refresh: true, badges: true, status: resultStatus(msg.plan, msg.res, mine && d.retry)}
+	if mine {
+		if len(msg.res.Failed) > 0 {
+			d.result = msg.res // keep the dialog open to say what failed
+		} else {
+			act.close = true
+		}
+	}
+	return nil, act
+}
 
 // diffReq of the preview: the file under the cursor, disk now → what the
 // operation writes (or, with since, the agent's bytes → disk now).
@@ -448,35 +658,33 @@ func loadStepDiff(st Store, cache *diffCache, r stepDiffReq) tea.Cmd {
 	}
 }
 
-// prepareRows is how many rows of a new diff get their changed words
-// worked out in the command, before the diff reaches the screen.
-const prepareRows = 500
-
-// diffSides diffs two read sides, through the cache.
-func diffSides(cache *diffCache, old, new side, max int64) (*diffview.Diff, string, error) {
-	for _, s := range []side{old, new} {
-		if s.err != nil {
-			return nil, "", s.err
-		}
-		if s.note != "" {
-			return nil, s.note, nil
-		}
+// applyPlan runs the plan in a goroutine that reports progress on a
+// channel; waitApply reads it one message at a time.
+func applyPlan(st Store, dlg int, p *store.Plan) tea.Cmd {
+	return func() tea.Msg {
+		ch := make(chan tea.Msg, 8)
+		go func() {
+			defer close(ch)
+			res, err := st.Apply(p, func(done, total int) {
+				select {
+				case ch <- progressMsg{dlg, done, total}:
+				default: // the screen is behind: skip a step, not the work
+				}
+			})
+			ch <- appliedMsg{dlg: dlg, plan: p, res: res, err: err}
+		}()
+		return applyStartedMsg{dlg: dlg, ch: ch}
 	}
-	key := fmt.Sprintf("%s|%s|%d", old.id, new.id, max)
-	if d := cache.get(key); d != nil {
-		return d, "", nil
-	}
-	d := diffview.Compute(old.data, new.data, diffview.Options{MaxBytes: max})
-	d.Prepare(prepareRows)
-	cache.put(key, d)
-	return d, "", nil
 }
 
-func them(n int) string {
-	if n == 1 {
-		return "it"
+func waitApply(dlg int, ch <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		msg, ok := <-ch
+		if !ok {
+			return appliedMsg{dlg: dlg, err: fmt.Errorf("apply: ended without a result")}
+		}
+		return msg
 	}
-	return "them"
 }
 
 // resultStatus is the status line after an operation, from the plan that
@@ -514,203 +722,192 @@ func planError(err error) string {
 	return ""
 }
 
-// applyPlan runs the plan in a goroutine that reports progress on a
-// channel; waitApply reads it one message at a time.
-func applyPlan(st Store, dlg int, p *store.Plan) tea.Cmd {
-	return func() tea.Msg {
-		ch := make(chan tea.Msg, 8)
-		go func() {
-			defer close(ch)
-			res, err := st.Apply(p, func(done, total int) {
-				select {
-				case ch <- progressMsg{dlg, done, total}:
-				default: // the screen is behind: skip a step, not the work
-				}
-			})
-			ch <- appliedMsg{dlg: dlg, plan: p, res: res, err: err}
-		}()
-		return applyStartedMsg{dlg: dlg, ch: ch}
-	}
-}
+// The drawing.
 
-func waitApply(dlg int, ch <-chan tea.Msg) tea.Cmd {
-	return func() tea.Msg {
-		msg, ok := <-ch
-		if !ok {
-			return appliedMsg{dlg: dlg, err: fmt.Errorf("apply: ended without a result")}
+func (d *dialog) title() string {
+	switch d.kind {
+	case store.KindUndo:
+		if d.plan != nil && d.plan.Target != "" {
+			return present.OpTitle(d.kind, d.plan.Target)
 		}
-		return msg
+		return "Undo the latest rewind"
+	case store.KindRedo:
+		if d.plan != nil && d.plan.Target != "" {
+			return present.OpTitle(d.kind, d.plan.Target)
+		}
+		return "Redo"
 	}
+	t := present.OpTitle(store.KindRewind, d.target)
+	if d.retry {
+		t = "Retry the rewind to before turn " + present.Escape(d.target)
+	}
+	if d.label != "" {
+		t += " — " + present.Escape(d.label)
+	}
+	return t
 }
 
-// openDialog opens the preview of an operation and asks for its plan.
-func (m *Model) openDialog(kind store.Kind, target, label string, retry bool) tea.Cmd {
-	m.seq++
-	m.dlg = &dialog{id: m.seq, kind: kind, target: target, label: label, retry: retry, loading: true, keep: map[string]bool{}}
-	return m.requestPlan()
+// styledLine is a line of text with its style.
+type styledLine struct {
+	text  string
+	style lipgloss.Style
 }
 
-// requestPlan asks for the dialog's plan again (its keeps, the store and
-// the disk may have changed). Until the answer comes, y applies nothing.
-func (m *Model) requestPlan() tea.Cmd {
-	d := m.dlg
+// head is the text above the files: what the plan does, in a few lines,
+// each with a style.
+func (d *dialog) head() []styledLine {
+	sty := d.env.sty
+	var out []styledLine
+	add := func(style lipgloss.Style, format string, args ...any) {
+		out = append(out, styledLine{text: fmt.Sprintf(format, args...), style: style})
+	}
+	switch {
+	case d.loading:
+		add(sty.dim, "planning…")
+		return out
+	case d.err != nil:
+		add(sty.fail, "%s", present.Escape(d.err.Error()))
+		if d.canForce {
+			add(sty.plain, "A newer turn wrote some of these paths; %s would overwrite its work.", d.verb())
+			add(sty.plain, "Press f to %s anyway, esc to cancel.", d.verb())
+		}
+		return out
+	case d.result != nil:
+		r := d.result
+		add(sty.good, "%s done: %d restored, %d deleted%s.", d.verb(), len(r.Restored), len(r.Deleted), keptNote(len(d.keptPaths())))
+		if len(r.Failed) > 0 {
+			add(sty.fail, "%s could not be put back:", present.Count(len(r.Failed), "file"))
+			for _, f := range r.Failed {
+				add(sty.fail, "  %s — %s", present.Escape(f.Path), present.Escape(f.Reason))
+			}
+			if d.kind == store.KindRewind {
+				add(sty.plain, "Fix the cause, then press r to retry just %s.", them(len(r.Failed)))
+			}
+		}
+		return out
+	}
+	return append(out, d.planHead()...)
+}
+
+// planHead is the header of a plan on screen: what it undoes, the counts,
+// and what to look out for.
+func (d *dialog) planHead() []styledLine {
+	sty := d.env.sty
+	var out []styledLine
+	add := func(style lipgloss.Style, format string, args ...any) {
+		out = append(out, styledLine{text: fmt.Sprintf(format, args...), style: style})
+	}
+	p := d.plan
+	ids := make([]string, len(p.Turns))
+	for i, t := range p.Turns {
+		ids[i] = present.Escape(t)
+	}
+	var restore, del, same, fail, hand, kept int
+	for _, r := range d.rows {
+		switch {
+		case r.kept:
+			kept++
+			continue
+		case r.step.Do == store.ActRestore:
+			restore++
+		case r.step.Do == store.ActDelete:
+			del++
+		case r.step.Do == store.ActKeep:
+			same++
+		case r.step.Do == store.ActFail:
+			fail++
+		}
+		if r.step.HandEdited {
+			hand++
+		}
+	}
+	var counts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{restore, "to restore"}, {del, "to delete"}, {same, "already right"}, {fail, "cannot be restored"}, {kept, "kept as it is now"}} {
+		if c.n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	what := "Undoes"
+	if d.kind == store.KindUndo {
+		what = "Brings back"
+	}
+	if d.retry {
+		add(sty.plain, "Retries %s %s could not restore: %s", present.Count(len(d.rows), "file"),
+			present.Escape(d.plan.Retry), strings.Join(counts, ", "))
+	} else {
+		add(sty.plain, "%s %s: %s · %s: %s", what, present.Count(len(ids), "turn"), strings.Join(ids, ", "),
+			present.Count(len(d.rows), "file"), strings.Join(counts, ", "))
+	}
+	if d.changed {
+		add(sty.warn, "The plan changed while it was open (a new turn, or a file changed): this is the new plan.")
+	}
 	if d.req != 0 {
-		d.again = true // one more when this one lands
-		return nil
+		add(sty.dim, "checking the plan again…")
 	}
-	m.seq++
-	d.req = m.seq
-	return planOp(m.st, planReq{dlg: d.id, req: d.req, kind: d.kind, target: d.target, keep: d.keptPaths(), force: d.force})
+	if hand > 0 {
+		add(sty.warn, "%s changed since the agent wrote %s (marked !): kept first, so undo brings %s back.",
+			present.Count(hand, "file"), them(hand), them(hand))
+	}
+	for _, w := range p.Warnings {
+		add(sty.warn, "⚠ %s", present.Escape(w))
+	}
+	return out
 }
 
-// replan makes the open preview's plan again after the store or the disk
-// changed, so what y applies is always what is on screen.
-func (m *Model) replan() tea.Cmd {
-	d := m.dlg
-	if d == nil || !d.previewing() || d.loading || (d.err != nil && d.plan == nil && !d.stale) {
-		return nil
+func keptNote(n int) string {
+	if n == 0 {
+		return ""
 	}
-	return m.requestPlan()
+	return fmt.Sprintf(", %d kept as %s", n, map[bool]string{true: "it was", false: "they were"}[n == 1])
 }
 
-func (m *Model) planLoaded(msg planLoadedMsg) tea.Cmd {
-	d := m.dlg
-	if d == nil || d.id != msg.dlg || d.req != msg.req || !d.previewing() {
-		return nil // another dialog's answer, or an older one
+func them(n int) string {
+	if n == 1 {
+		return "it"
 	}
-	d.req = 0
-	if d.again {
-		d.again = false
-		return m.requestPlan() // the answer is already old
-	}
-	if msg.err != nil {
-		if s := planError(msg.err); s != "" && d.loading {
-			m.dlg = nil
-			m.status = s
-			return nil
-		}
-		if d.plan != nil && strings.Join(d.keptPaths(), "\x00") != strings.Join(d.shown, "\x00") {
-			// Keeping a file failed: back to the plan on screen.
-			d.keep = map[string]bool{}
-			for _, p := range d.shown {
-				d.keep[p] = true
-			}
-			for i := range d.rows {
-				d.rows[i].kept = d.keep[d.rows[i].step.Path]
-			}
-			m.status = "cannot keep that file: " + msg.err.Error()
-			return m.loadPreviewDiff(true)
-		}
-		d.loading = false
-		d.err = msg.err
-		d.stale = d.plan != nil
-		d.plan, d.base, d.rows = nil, nil, nil
-		d.canForce = errors.Is(msg.err, store.ErrNewerTurn) && !d.force
-		return nil
-	}
-	d.loading, d.err, d.stale = false, nil, false
-	d.setPlan(msg.plan, msg.base)
-	d.shown = d.keptPaths()
-	d.cur.clip(len(d.rows), m.planListHeight())
-	return m.loadPreviewDiff(true)
+	return "them"
 }
 
-// loadPreviewDiff asks for the diff of the file under the cursor, unless
-// it is already on screen (or force).
-func (m *Model) loadPreviewDiff(force bool) tea.Cmd {
-	d := m.dlg
-	r := d.row()
-	if r == nil {
-		d.diff = previewDiff{}
-		return nil
+// text is a file of the preview: a mark, what happens to it, a note and
+// the style of its path.
+func (r planRow) text(sty *styles) (mark, action, note string, style lipgloss.Style) {
+	mark = " "
+	if r.step.HandEdited {
+		mark = "!"
 	}
-	since := d.since && r.step.HandEdited
-	if !force && d.diff.path == r.step.Path && d.diff.since == since {
-		return nil
+	switch {
+	case r.kept:
+		return "k", "keep   ", "left as it is now", sty.kept
+	case r.step.Do == store.ActRestore:
+		return mark, "restore", "", sty.plain
+	case r.step.Do == store.ActDelete:
+		return mark, "delete ", "", sty.plain
+	case r.step.Do == store.ActKeep:
+		return mark, "same   ", "already as it was", sty.dim
+	case r.step.Do == store.ActFail:
+		return "X", "cannot ", orUnknown(r.step.Reason), sty.fail
 	}
-	if d.diff.path != r.step.Path || d.diff.since != since {
-		d.diff = previewDiff{path: r.step.Path, since: since}
-	}
-	m.seq++
-	d.diff.seq = m.seq
-	step := r.step
-	if r.kept && d.base != nil {
-		for _, s := range d.base.Steps {
-			if s.Path == step.Path {
-				step = s // what the rewind would have done
-			}
-		}
-	}
-	var turns []string
-	if d.plan != nil {
-		turns = d.plan.Turns
-	}
-	return loadStepDiff(m.st, m.cache, stepDiffReq{dlg: d.id, seq: m.seq, step: step, since: since, turns: turns, max: m.opt.MaxDiffBytes})
-}
-
-func (m *Model) previewDiffLoaded(msg previewDiffMsg) {
-	d := m.dlg
-	if d == nil || d.id != msg.dlg || d.diff.seq != msg.seq {
-		return
-	}
-	d.diff.d, d.diff.note, d.diff.err = msg.d, msg.note, msg.err
-	m.clipPreviewDiff()
-}
-
-func (m *Model) applied(msg appliedMsg) tea.Cmd {
-	d := m.dlg
-	if d != nil && d.id != msg.dlg {
-		d = nil // not this dialog's operation
-	}
-	if d != nil {
-		d.applying = false
-	}
-	if msg.err != nil && errors.Is(msg.err, store.ErrPlanChanged) && d != nil {
-		// Nothing was applied: show what would be done now.
-		d.changed = true
-		m.status = "the plan changed before it was applied; nothing was changed — here is the new plan"
-		return tea.Batch(m.requestPlan(), m.refresh(true))
-	}
-	if msg.err != nil {
-		verb := "apply"
-		if msg.plan != nil {
-			verb = string(msg.plan.Kind)
-		}
-		m.errText = verb + ": " + msg.err.Error()
-		if d != nil {
-			d.err = msg.err
-		}
-		return tea.Batch(m.refresh(true), m.badges())
-	}
-	m.errText = ""
-	retry := d != nil && d.retry
-	m.status = resultStatus(msg.plan, msg.res, retry)
-	if d != nil {
-		if len(msg.res.Failed) > 0 {
-			d.result = msg.res // keep the dialog open to say what failed
-		} else {
-			m.dlg = nil
-		}
-	}
-	return tea.Batch(m.refresh(true), m.badges())
+	return mark, fmt.Sprintf("%-7s", present.Escape(string(r.step.Do))), "", sty.plain
 }
 
 // The preview's layout: a header, the files and the diff (side by side
 // from sideAt columns, else the files above the diff), a footer.
 const sideAt = 100
 
-func (m *Model) previewSide() bool { return m.width >= sideAt }
+func (d *dialog) side() bool { return d.w >= sideAt }
 
-// previewHead is the header: the title and what the plan does.
-func (m *Model) previewHead() []string {
-	w := m.width
-	d := m.dlg
-	out := []string{m.sty.titleFocus.Render(present.Fit(" "+d.title(), w))}
+// headLines is the header: the title and what the plan does.
+func (d *dialog) headLines() []string {
+	w := d.w
+	out := []string{d.env.sty.titleFocus.Render(present.Fit(" "+d.title(), w))}
 	for _, l := range d.head() {
 		text := strings.TrimLeft(l.text, " ")
 		indent := len(l.text) - len(text)
 		wrapped := []string{text}
-		if m.height >= 24 { // on a short screen the files need the rows
+		if d.tall { // on a short screen the files need the rows
 			wrapped = strings.Split(ansi.Wrap(text, max(w-indent-3, 1), ""), "\n")
 		}
 		for i, wl := range wrapped {
@@ -718,72 +915,77 @@ func (m *Model) previewHead() []string {
 			if i > 0 {
 				lead += "  "
 			}
-			out = append(out, m.lineStyle(l.style).Render(present.Fit(lead+wl, w)))
+			out = append(out, l.style.Render(present.Fit(lead+wl, w)))
 		}
 	}
 	return out
 }
 
-// previewBody is the height left for the files and the diff.
-func (m *Model) previewBody() int {
-	return max(m.mainHeight()-len(m.previewHead())-1, 2)
+// bodyHeight is the height left for the files and the diff.
+func (d *dialog) bodyHeight() int {
+	return max(d.h-len(d.headLines())-1, 2)
 }
 
 // planListHeight is the rows of files on screen (without their title).
-func (m *Model) planListHeight() int {
-	if m.dlg == nil {
-		return 1
-	}
-	bh := m.previewBody()
-	if m.previewSide() {
+func (d *dialog) planListHeight() int {
+	bh := d.bodyHeight()
+	if d.side() {
 		return max(bh-1, 1)
 	}
-	return max(min(len(m.dlg.rows), bh/3), 1)
+	return max(min(len(d.rows), bh/3), 1)
 }
 
 // previewDiffHeight is the rows of the preview's diff, with its title.
-func (m *Model) previewDiffHeight() int {
-	bh := m.previewBody()
-	if m.previewSide() {
+func (d *dialog) previewDiffHeight() int {
+	bh := d.bodyHeight()
+	if d.side() {
 		return bh
 	}
-	return max(bh-m.planListHeight()-1, 1)
+	return max(bh-d.planListHeight()-1, 1)
 }
 
-func (m *Model) dialogView(h int) []string {
-	d := m.dlg
-	w := m.width
-	out := m.previewHead()
+// clipDiff keeps the diff's scroll in range.
+func (d *dialog) clipDiff() {
+	n := 0
+	if d.diff.d != nil {
+		n = d.diff.d.Len(diffview.Unified)
+	}
+	d.diff.top = clamp(d.diff.top, 0, max(n-(d.previewDiffHeight()-1), 0))
+}
+
+// View draws the dialog in h rows of width w.
+func (d *dialog) View(w, h int) string {
+	d.w = w
+	out := d.headLines()
 	if d.plan != nil && d.result == nil && d.err == nil {
 		bh := max(h-len(out)-1, 1)
-		if m.previewSide() {
+		if d.side() {
 			lw := clamp(w*2/5, 30, 60)
-			left := m.planListView(lw, bh)
-			right := m.previewDiffView(w-lw-1, bh)
-			sep := m.sty.sep.Render("│")
+			left := d.planListView(lw, bh)
+			right := d.previewDiffView(w-lw-1, bh)
+			sep := d.env.sty.sep.Render("│")
 			for i := 0; i < bh; i++ {
 				out = append(out, left[i]+sep+right[i])
 			}
 		} else {
-			lh := m.planListHeight() + 1
-			out = append(out, m.planListView(w, lh)...)
-			out = append(out, m.previewDiffView(w, bh-lh)...)
+			lh := d.planListHeight() + 1
+			out = append(out, d.planListView(w, lh)...)
+			out = append(out, d.previewDiffView(w, bh-lh)...)
 		}
 	}
 	for len(out) < h-1 {
 		out = append(out, strings.Repeat(" ", w))
 	}
-	out = append(out[:min(len(out), h-1)], m.dialogFoot())
-	return out[:h]
+	out = append(out[:min(len(out), h-1)], d.foot())
+	return strings.Join(out[:h], "\n")
 }
 
-// dialogFoot says what the keys do now.
-func (m *Model) dialogFoot() string {
-	d := m.dlg
+// foot says what the keys do now.
+func (d *dialog) foot() string {
 	var foot string
 	switch {
 	case d.applying:
-		return progressBar(d.done, d.total, m.width)
+		return progressBar(d.done, d.total, d.w)
 	case d.loading:
 		foot = "planning… · esc cancel"
 	case d.result != nil && len(d.result.Failed) > 0 && d.kind == store.KindRewind:
@@ -802,13 +1004,13 @@ func (m *Model) dialogFoot() string {
 			foot = "every file is kept: nothing to " + d.verb() + " · esc cancel"
 		}
 	}
-	return m.sty.dim.Render(present.Fit(" "+foot, m.width))
+	return d.env.sty.dim.Render(present.Fit(" "+foot, d.w))
 }
 
 // planListView draws the preview's files in h rows (title included).
-func (m *Model) planListView(w, h int) []string {
-	d := m.dlg
-	out := []string{m.title(fmt.Sprintf("Files (%d)", len(d.rows)), w, true)}
+func (d *dialog) planListView(w, h int) []string {
+	sty := d.env.sty
+	out := []string{sty.paneTitle(fmt.Sprintf("Files (%d)", len(d.rows)), w, true)}
 	top := d.cur.top // kept in range by Update; recomputed here only to draw
 	if d.cur.cur >= top+h-1 {
 		top = d.cur.cur - (h - 1) + 1
@@ -817,17 +1019,17 @@ func (m *Model) planListView(w, h int) []string {
 	end := min(top+h-1, len(d.rows))
 	for i := top; i < end; i++ {
 		r := d.rows[i]
-		mark, action, note, style := r.text()
+		mark, action, note, style := r.text(sty)
 		cur := " "
 		if i == d.cur.cur {
 			cur = "›"
 		}
 		var right []seg
 		if note != "" {
-			right = append(right, seg{text: present.Escape(note), style: m.sty.dim, optional: true})
+			right = append(right, seg{text: present.Escape(note), style: sty.dim, optional: true})
 		}
 		left := cur + mark + " " + action + " "
-		out = append(out, m.row(w, left, seg{text: present.Escape(r.step.Path), style: m.lineStyle(style), cutLeft: true},
+		out = append(out, sty.row(w, left, seg{text: present.Escape(r.step.Path), style: style, cutLeft: true},
 			right, i == d.cur.cur, true))
 	}
 	for len(out) < h {
@@ -837,8 +1039,8 @@ func (m *Model) planListView(w, h int) []string {
 }
 
 // previewDiffView draws the diff of the file under the preview's cursor.
-func (m *Model) previewDiffView(w, h int) []string {
-	d := m.dlg
+func (d *dialog) previewDiffView(w, h int) []string {
+	sty := d.env.sty
 	r := d.row()
 	if h <= 0 {
 		return nil
@@ -859,25 +1061,23 @@ func (m *Model) previewDiffView(w, h int) []string {
 	if pd.left > 0 {
 		t += fmt.Sprintf(" · → %d", pd.left)
 	}
-	out = append(out, m.title(t, w, false))
-	switch {
-	case r == nil:
-	case r.kept && !pd.since:
-		out = append(out, m.sty.kept.Render(present.Fit(" kept: left as it is now. Below, what the "+d.verb()+" would have done:", w)))
+	out = append(out, sty.paneTitle(t, w, false))
+	if r != nil && r.kept && !pd.since {
+		out = append(out, sty.kept.Render(present.Fit(" kept: left as it is now. Below, what the "+d.verb()+" would have done:", w)))
 	}
 	switch {
 	case r == nil:
-		out = append(out, m.sty.dim.Render(present.Fit(" no files", w)))
+		out = append(out, sty.dim.Render(present.Fit(" no files", w)))
 	case pd.err != nil:
-		out = append(out, m.sty.errText.Render(present.Fit(" "+present.Escape(pd.err.Error()), w)))
+		out = append(out, sty.errText.Render(present.Fit(" "+present.Escape(pd.err.Error()), w)))
 	case pd.note != "":
-		out = append(out, m.sty.dim.Render(present.Fit(" "+present.Escape(pd.note), w)))
+		out = append(out, sty.dim.Render(present.Fit(" "+present.Escape(pd.note), w)))
 	case pd.d == nil:
-		out = append(out, m.sty.dim.Render(present.Fit(" computing the diff…", w)))
+		out = append(out, sty.dim.Render(present.Fit(" computing the diff…", w)))
 	default:
 		n := pd.d.Len(diffview.Unified)
 		for i := pd.top; i < n && len(out) < h; i++ {
-			out = append(out, pd.d.LineView(i, w, diffview.Unified, m.sty.diff, diffview.View{Left: pd.left}))
+			out = append(out, pd.d.LineView(i, w, diffview.Unified, sty.diff, diffview.View{Left: pd.left}))
 		}
 	}
 	for len(out) < h {

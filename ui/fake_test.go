@@ -12,8 +12,13 @@ import (
 	"github.com/ckpt-dev/ckpt/store"
 )
 
-// fakeStore is an in-memory store with just enough rewind, undo and redo
-// to drive the UI. It counts calls, so tests can check Update made none.
+// fakeStore is an in-memory store that gives canned answers: turns and
+// files as a test writes them, plans listing each path's oldest pre-image
+// (or, for undo and redo, the bytes before and after the operation), and
+// an Apply that writes each step's bytes as the plan says, with no logic
+// of its own about what a rewind or an undo does. Tests of what the real
+// store does run against it (realStore). It counts calls, so tests can
+// check Update made none.
 type fakeStore struct {
 	mu      sync.Mutex
 	root    string
@@ -394,14 +399,11 @@ func (f *fakeStore) PlanUndo(force bool) (*store.Plan, error) {
 	if err := f.takeErr(); err != nil {
 		return nil, err
 	}
-	o := f.lastOp(store.StateActive)
-	if o == nil {
-		return nil, store.ErrNothingToUndo
+	p, err := f.planOp(store.KindUndo, force)
+	if p != nil {
+		f.plans[p] = planArgs{kind: store.KindUndo, force: force}
 	}
-	p := &store.Plan{Kind: store.KindUndo, Target: o.entry.ID, Turns: o.entry.Turns, Force: force}
-	p.Steps = f.stepsTo(o.before)
-	f.plans[p] = planArgs{kind: store.KindUndo, force: force}
-	return p, nil
+	return p, err
 }
 
 func (f *fakeStore) PlanRedo(force bool) (*store.Plan, error) {
@@ -411,14 +413,35 @@ func (f *fakeStore) PlanRedo(force bool) (*store.Plan, error) {
 	if err := f.takeErr(); err != nil {
 		return nil, err
 	}
-	o := f.lastOp(store.StateUndone)
-	if o == nil {
-		return nil, store.ErrNothingToRedo
+	p, err := f.planOp(store.KindRedo, force)
+	if p != nil {
+		f.plans[p] = planArgs{kind: store.KindRedo, force: force}
 	}
-	p := &store.Plan{Kind: store.KindRedo, Target: o.entry.ID, Turns: o.entry.Turns, Force: force}
-	p.Steps = f.stepsTo(o.after)
-	f.plans[p] = planArgs{kind: store.KindRedo, force: force}
+	return p, err
+}
+
+// planOp is the canned undo (or redo) plan: the newest op in effect (or
+// undone), its paths back to the bytes before it (or after it).
+func (f *fakeStore) planOp(kind store.Kind, force bool) (*store.Plan, error) {
+	state, want, none := store.StateActive, func(o *fakeOp) map[string][]byte { return o.before }, store.ErrNothingToUndo
+	if kind == store.KindRedo {
+		state, want, none = store.StateUndone, func(o *fakeOp) map[string][]byte { return o.after }, store.ErrNothingToRedo
+	}
+	o := f.lastOp(state)
+	if o == nil {
+		return nil, none
+	}
+	p := &store.Plan{Kind: kind, Target: o.entry.ID, Turns: o.entry.Turns, Force: force}
+	p.Steps = f.stepsTo(want(o))
 	return p, nil
+}
+
+// replan is the plan the fake would make now from the same request.
+func (f *fakeStore) replan(a planArgs) (*store.Plan, error) {
+	if a.kind == store.KindRewind {
+		return f.planRewind(a.target, a.keep)
+	}
+	return f.planOp(a.kind, a.force)
 }
 
 // stepsTo is the steps that put each path back to the bytes given.
@@ -445,6 +468,10 @@ func sortSteps(s []store.Step) {
 	}
 }
 
+// Apply carries out a plan the fake made, if it would make the same plan
+// now (else ErrPlanChanged, as a plan id does): each step's bytes are
+// written as the plan says, a path in failing fails a rewind, and the log
+// gains the operation.
 func (f *fakeStore) Apply(p *store.Plan, progress func(done, total int)) (*store.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -453,121 +480,75 @@ func (f *fakeStore) Apply(p *store.Plan, progress func(done, total int)) (*store
 	if !ok {
 		return nil, fmt.Errorf("apply: a plan the store never made")
 	}
-	var again *store.Plan
-	var err error
-	switch args.kind {
-	case store.KindRewind:
-		again, err = f.planRewind(args.target, args.keep)
-	default:
-		f.mu.Unlock()
-		if args.kind == store.KindUndo {
-			again, err = f.PlanUndo(args.force)
-		} else {
-			again, err = f.PlanRedo(args.force)
-		}
-		f.mu.Lock()
-	}
-	if err != nil || fingerprint(again) != fingerprint(p) {
+	if again, err := f.replan(args); err != nil || fingerprint(again) != fingerprint(p) {
 		return nil, fmt.Errorf("%s: %w", p.Kind, store.ErrPlanChanged)
 	}
 	f.applyN++
-	var paths []string
-	for _, s := range p.Steps {
-		if s.Do != store.ActLeave {
-			paths = append(paths, s.Path)
-		}
-	}
-	f.applied = append(f.applied, paths)
-	retryOf := f.retryOf(p)
-	op := &fakeOp{before: map[string][]byte{}, after: map[string][]byte{}, failed: map[string]string{}}
 	id := fmt.Sprintf("op-%d", f.applyN)
+	op := &fakeOp{before: map[string][]byte{}, after: map[string][]byte{}, failed: map[string]string{}}
 	res := &store.Result{Op: id, Applied: true}
+	var paths []string
 	for i, s := range p.Steps {
-		if b, ok := f.disk[s.Path]; ok {
-			op.before[s.Path] = b
-		} else {
-			op.before[s.Path] = nil
-		}
-		switch {
-		case s.Do == store.ActLeave:
-			delete(op.before, s.Path)
+		if s.Do == store.ActLeave {
 			res.Kept = append(res.Kept, s.Path)
 			continue
-		case p.Kind == store.KindRewind && f.failing[s.Path] != "":
-			op.failed[s.Path] = f.failing[s.Path]
-			res.Failed = append(res.Failed, store.Failure{Path: s.Path, Reason: f.failing[s.Path]})
-		case p.Kind == store.KindRewind && s.Do == store.ActRestore:
+		}
+		paths = append(paths, s.Path)
+		op.before[s.Path] = f.disk[s.Path]
+		switch why := f.failing[s.Path]; {
+		case why != "" && p.Kind == store.KindRewind:
+			op.failed[s.Path] = why
+			res.Failed = append(res.Failed, store.Failure{Path: s.Path, Reason: why})
+		case s.Want.Kind == store.ImageContent:
 			f.disk[s.Path] = f.blobs[s.Want.SHA256]
 			res.Restored = append(res.Restored, s.Path)
-		case p.Kind == store.KindRewind:
+		default:
 			delete(f.disk, s.Path)
 			res.Deleted = append(res.Deleted, s.Path)
-		default:
-			var src map[string][]byte
-			for _, o := range f.ops {
-				if o.entry.ID == p.Target {
-					src = o.before
-					if p.Kind == store.KindRedo {
-						src = o.after
-					}
-				}
-			}
-			if b := src[s.Path]; b != nil {
-				f.disk[s.Path] = b
-				res.Restored = append(res.Restored, s.Path)
-			} else {
-				delete(f.disk, s.Path)
-				res.Deleted = append(res.Deleted, s.Path)
-			}
 		}
 		if s.HandEdited {
 			res.HandEdited = append(res.HandEdited, s.Path)
 		}
-		if b, ok := f.disk[s.Path]; ok {
-			op.after[s.Path] = b
-		} else {
-			op.after[s.Path] = nil
-		}
+		op.after[s.Path] = f.disk[s.Path]
 		if progress != nil {
 			progress(i+1, len(p.Steps))
 		}
 	}
+	f.applied = append(f.applied, paths)
+	f.logOp(op, id, p)
+	return res, nil
+}
+
+// logOp adds the operation to the log and marks what it changed: the
+// turns it rewound or brought back, the op an undo undid, the failed
+// paths a retry put back.
+func (f *fakeStore) logOp(op *fakeOp, id string, p *store.Plan) {
+	retryOf := f.retryOf(p)
 	at := t0.Add(time.Duration(len(f.turns)+len(f.ops)+1) * time.Minute)
 	op.entry = store.Entry{ID: id, Kind: p.Kind, At: at, State: store.StateActive, Files: len(p.Steps),
 		Target: p.Target, Turns: p.Turns}
-	setTurns := func(st store.State) {
-		for _, id := range p.Turns {
-			for _, t := range f.turns {
-				if t.entry.ID == id {
-					t.entry.State = st
-				}
-			}
+	state := store.StateRewound
+	if p.Kind == store.KindUndo {
+		state = store.StateActive
+	}
+	for _, t := range f.turns {
+		if contains(p.Turns, t.entry.ID) {
+			t.entry.State = state
 		}
 	}
-	switch p.Kind {
-	case store.KindRewind:
-		setTurns(store.StateRewound)
-		if retryOf != nil {
-			for path := range op.before {
-				if op.failed[path] == "" {
-					delete(retryOf.failed, path)
-				}
+	for _, o := range f.ops {
+		if p.Kind == store.KindUndo && o.entry.ID == p.Target {
+			o.entry.State = store.StateUndone
+		}
+	}
+	if retryOf != nil {
+		for path := range op.before {
+			if op.failed[path] == "" {
+				delete(retryOf.failed, path)
 			}
 		}
-	case store.KindUndo:
-		setTurns(store.StateActive)
-		for _, o := range f.ops {
-			if o.entry.ID == p.Target {
-				o.entry.State = store.StateUndone
-			}
-		}
-	case store.KindRedo:
-		// The redo is the op in effect now; the rewind it repeats stays
-		// undone in the history.
-		setTurns(store.StateRewound)
 	}
 	f.ops = append(f.ops, op)
-	return res, nil
 }
 
 // lastFailed is the newest op with failed paths, or nil.

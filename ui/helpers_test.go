@@ -15,11 +15,14 @@ import (
 
 var cmdType = reflect.TypeOf(tea.Cmd(nil))
 
+// testNow is the tests' clock: three hours after the sample's first turn.
+func testNow() time.Time { return t0.Add(3 * time.Hour) }
+
 // testModel is a model on a fake store with a fixed clock and no watch
 // or tick, sized w×h, with Init's commands run.
 func testModel(t testing.TB, f *fakeStore, w, h int) *Model {
 	t.Helper()
-	m := New(f, Options{Now: func() time.Time { return t0.Add(3 * time.Hour) }, Poll: -1, NoWatch: true})
+	m := New(f, Options{Now: testNow, Poll: -1, NoWatch: true})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	drive(t, m, m.Init())
 	return m

@@ -10,6 +10,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -40,6 +41,14 @@ type Options struct {
 	// Editor is the command e runs to open a file at a line ("" turns e
 	// off); main passes $EDITOR.
 	Editor string
+	// Root is the project's folder, shown while there is no store yet.
+	Root string
+	// Open opens the project's store. New is given a nil Store for a
+	// project that has none yet (right after `ckpt install`); the UI then
+	// calls Open, from a command, at start and on every tick until it
+	// gives a store, and says meanwhile that it waits for the agent. An
+	// error that errors.Is store.ErrNoStore means "not yet".
+	Open func() (Store, error)
 }
 
 type pane int
@@ -114,6 +123,27 @@ type diffSearch struct {
 	hits   []int // rows of the diff that match, in the current layout
 }
 
+// turnsPane is the state of the turns pane: which log entries are shown
+// (after the filter, with runs of operations folded) and the cursor.
+type turnsPane struct {
+	shown []int // indexes into Model.entries
+	cur   list
+	// folded maps an operation row to the older operations shown under
+	// it; opsOpen shows them all.
+	folded  map[int][]int
+	opsOpen bool
+}
+
+// filesPane is the state of the files pane: the selected turn's files.
+type filesPane struct {
+	turn       string // the turn they belong to
+	rows       []store.File
+	err        error
+	withStatus bool // rows carry disk status
+	loading    bool // a status reload is under way
+	cur        list
+}
+
 // Model is the root model of the terminal UI.
 type Model struct {
 	st    Store
@@ -129,15 +159,8 @@ type Model struct {
 	root        string
 	entries     []store.Entry // newest first
 	statusKnown bool          // HandEdited counts are filled in
-	shown       []int         // entries shown, after the filter
-	turns       list
-
-	filesTurn    string
-	files        []store.File
-	filesErr     error
-	filesStatus  bool
-	filesLoading bool // a status reload of the files is under way
-	fileList     list
+	turns       turnsPane
+	files       filesPane
 
 	focus pane
 	diff  diffPane
@@ -151,11 +174,6 @@ type Model struct {
 	showHelp bool
 	helpTop  int
 
-	// folded maps an operation row to the older operations shown under
-	// it; opsOpen shows them all.
-	folded  map[int][]int
-	opsOpen bool
-
 	search diffSearch
 	zoom   bool // the diff pane has the whole screen
 	follow bool // the cursor stays on the newest turn
@@ -168,6 +186,7 @@ type Model struct {
 	size     int64
 	hookErrs []string
 
+	opening     bool // asking for a store that did not exist yet
 	watching    bool
 	watchCh     <-chan struct{}
 	watchGen    int                // which watch the messages come from
@@ -207,7 +226,10 @@ func New(st Store, opt Options) *Model {
 		help:  help.New(),
 		now:   opt.Now,
 		cache: newDiffCache(24),
-		root:  st.Root(),
+		root:  opt.Root,
+	}
+	if st != nil {
+		m.root = st.Root()
 	}
 	if opt.Keys != nil {
 		m.keys = *opt.Keys
@@ -223,6 +245,9 @@ func New(st Store, opt Options) *Model {
 	is.Cursor.Blink = false // a blinking cursor would wake the program twice a second
 	m.input.SetStyles(is)
 
+	if st == nil {
+		return m // no store yet: Init asks for one
+	}
 	entries, err := st.Log(false)
 	m.setEntries(entries, false)
 	if err != nil {
@@ -234,6 +259,9 @@ func New(st Store, opt Options) *Model {
 // Init starts the disk status, the store size and errors, the watch and the
 // polling tick.
 func (m *Model) Init() tea.Cmd {
+	if m.st == nil {
+		return tea.Batch(m.openStore(), m.startTick())
+	}
 	cmds := []tea.Cmd{m.badges(), loadInfo(m.st)}
 	if c := m.selectTurn(true); c != nil {
 		cmds = append(cmds, c)
@@ -275,21 +303,21 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 	}
 	m.applyFilter()
 	if keep != "" {
-		for i, idx := range m.shown {
+		for i, idx := range m.turns.shown {
 			if m.entries[idx].ID == keep {
-				m.turns.cur = i
+				m.turns.cur.cur = i
 				break
 			}
 		}
 	}
 	if n := m.turnCount() - before; n > 0 && had {
 		if m.follow {
-			m.turns.cur = 0
+			m.turns.cur.cur = 0
 		} else {
 			m.newer += n // a quiet notice; the cursor stays where it was
 		}
 	}
-	m.turns.clip(len(m.shown), m.turnsHeight())
+	m.turns.cur.clip(len(m.turns.shown), m.turnsHeight())
 }
 
 // applyFilter recomputes the shown entries from the filter text. Runs of
@@ -297,30 +325,30 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 // and undos do not bury the agent's turns; enter on it shows them all.
 func (m *Model) applyFilter() {
 	q := strings.ToLower(strings.TrimSpace(m.filter))
-	m.shown = m.shown[:0]
+	m.turns.shown = m.turns.shown[:0]
 	for i := range m.entries {
 		if q == "" || matches(&m.entries[i], q) {
-			m.shown = append(m.shown, i)
+			m.turns.shown = append(m.turns.shown, i)
 		}
 	}
-	m.folded = map[int][]int{}
-	if q != "" || m.opsOpen {
+	m.turns.folded = map[int][]int{}
+	if q != "" || m.turns.opsOpen {
 		return
 	}
-	out := m.shown[:0]
-	for i := 0; i < len(m.shown); {
-		head := m.shown[i]
+	out := m.turns.shown[:0]
+	for i := 0; i < len(m.turns.shown); {
+		head := m.turns.shown[i]
 		out = append(out, head)
 		i++
 		if m.entries[head].Kind == store.KindAgent {
 			continue
 		}
-		for i < len(m.shown) && m.entries[m.shown[i]].Kind != store.KindAgent {
-			m.folded[head] = append(m.folded[head], m.shown[i])
+		for i < len(m.turns.shown) && m.entries[m.turns.shown[i]].Kind != store.KindAgent {
+			m.turns.folded[head] = append(m.turns.folded[head], m.turns.shown[i])
 			i++
 		}
 	}
-	m.shown = out
+	m.turns.shown = out
 }
 
 func matches(e *store.Entry, q string) bool {
@@ -336,18 +364,18 @@ func matches(e *store.Entry, q string) bool {
 
 // selected is the entry under the turns cursor, or nil.
 func (m *Model) selected() *store.Entry {
-	if m.turns.cur < 0 || m.turns.cur >= len(m.shown) {
+	if m.turns.cur.cur < 0 || m.turns.cur.cur >= len(m.turns.shown) {
 		return nil
 	}
-	return &m.entries[m.shown[m.turns.cur]]
+	return &m.entries[m.turns.shown[m.turns.cur.cur]]
 }
 
 // selectedFile is the file under the files cursor, or nil.
 func (m *Model) selectedFile() *store.File {
-	if m.fileList.cur < 0 || m.fileList.cur >= len(m.files) {
+	if m.files.cur.cur < 0 || m.files.cur.cur >= len(m.files.rows) {
 		return nil
 	}
-	return &m.files[m.fileList.cur]
+	return &m.files.rows[m.files.cur.cur]
 }
 
 // selectTurn loads the files of the selected turn when it changed (or
@@ -355,16 +383,16 @@ func (m *Model) selectedFile() *store.File {
 func (m *Model) selectTurn(force bool) tea.Cmd {
 	e := m.selected()
 	if e == nil {
-		m.filesTurn, m.files, m.filesErr = "", nil, nil
+		m.files.turn, m.files.rows, m.files.err = "", nil, nil
 		m.diff = diffPane{side: m.diff.side, sideSet: m.diff.sideSet}
 		return nil
 	}
-	if e.ID == m.filesTurn && !force {
+	if e.ID == m.files.turn && !force {
 		return nil
 	}
-	if e.ID != m.filesTurn {
-		m.filesTurn, m.files, m.filesErr, m.filesStatus = e.ID, nil, nil, false
-		m.fileList = list{}
+	if e.ID != m.files.turn {
+		m.files.turn, m.files.rows, m.files.err, m.files.withStatus = e.ID, nil, nil, false
+		m.files.cur = list{}
 		m.diff = diffPane{side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode}
 	}
 	if e.Kind != store.KindAgent {
@@ -380,19 +408,46 @@ func (m *Model) selectFile(refresh bool) tea.Cmd {
 		m.diff = diffPane{side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode}
 		return nil
 	}
-	same := m.diff.turn == m.filesTurn && m.diff.path == f.Path
+	same := m.diff.turn == m.files.turn && m.diff.path == f.Path
 	if same && !refresh {
 		return nil
 	}
 	if !same {
-		m.diff = diffPane{turn: m.filesTurn, path: f.Path, side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode}
+		m.diff = diffPane{turn: m.files.turn, path: f.Path, side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode}
 	}
 	m.seq++
 	m.diff.seq = m.seq
 	m.diff.loading = true
 	return loadDiff(m.st, m.cache, diffReq{
-		seq: m.seq, turn: m.filesTurn, file: *f, mode: m.diff.mode, max: m.opt.MaxDiffBytes,
+		seq: m.seq, turn: m.files.turn, file: *f, mode: m.diff.mode, max: m.opt.MaxDiffBytes,
 	})
+}
+
+// openStore asks for the project's store, while there is none yet.
+func (m *Model) openStore() tea.Cmd {
+	if m.st != nil || m.opening || m.opt.Open == nil {
+		return nil
+	}
+	m.opening = true
+	return openStore(m.opt.Open)
+}
+
+// storeOpened takes the store once it exists, and reads it.
+func (m *Model) storeOpened(msg storeOpenedMsg) tea.Cmd {
+	m.opening = false
+	switch {
+	case errors.Is(msg.err, store.ErrNoStore):
+		return nil // not yet: the next tick asks again
+	case msg.err != nil:
+		m.errText = "open the store: " + msg.err.Error()
+		return nil
+	case m.st != nil || msg.st == nil:
+		return nil
+	}
+	m.st = msg.st
+	m.root = msg.st.Root()
+	m.refreshing = true
+	return tea.Batch(loadLog(m.st, false), loadInfo(m.st), m.badges(), m.rewatch())
 }
 
 // Refresh pacing, in ticks of the polling clock.
@@ -406,6 +461,9 @@ const (
 // (without disk status) as well; a light one only the selected turn's
 // files, and its diff if the disk changed.
 func (m *Model) refresh(full bool) tea.Cmd {
+	if m.st == nil {
+		return m.openStore()
+	}
 	if !full {
 		return m.reloadFiles()
 	}
@@ -422,10 +480,10 @@ func (m *Model) refresh(full bool) tea.Cmd {
 // unless that is already under way.
 func (m *Model) reloadFiles() tea.Cmd {
 	e := m.selected()
-	if e == nil || e.Kind != store.KindAgent || e.ID != m.filesTurn || m.filesLoading {
+	if e == nil || e.Kind != store.KindAgent || e.ID != m.files.turn || m.files.loading {
 		return nil
 	}
-	m.filesLoading = true
+	m.files.loading = true
 	return loadFiles(m.st, e.ID, true)
 }
 
@@ -447,7 +505,7 @@ func (m *Model) badgeDue() bool {
 // watches the folders of the paths its turns touched when the watch
 // begins, so a watch is started again when new turns come.
 func (m *Model) rewatch() tea.Cmd {
-	if m.opt.NoWatch {
+	if m.opt.NoWatch || m.st == nil {
 		return nil
 	}
 	if m.watchCancel != nil {
@@ -462,7 +520,7 @@ func (m *Model) rewatch() tea.Cmd {
 
 // badges starts a badge pass unless one is running.
 func (m *Model) badges() tea.Cmd {
-	if m.badgeBusy {
+	if m.badgeBusy || m.st == nil {
 		return nil
 	}
 	m.badgeBusy = true

@@ -1,9 +1,24 @@
 package ui
 
-import "github.com/ckpt-dev/ckpt/store"
+import (
+	"context"
+	"time"
+
+	"github.com/ckpt-dev/ckpt/store"
+	"github.com/ckpt-dev/ckpt/watch"
+)
 
 // realStore is a real store as the UI asks for it (main has the same).
 type realStore struct{ *store.Store }
+
+func (r realStore) Watch(ctx context.Context) (<-chan struct{}, error) {
+	tree, dirs, err := r.WatchTargets()
+	if err != nil {
+		return nil, err
+	}
+	return watch.Notify(ctx, time.Second, watch.Targets{
+		Trees: []string{tree}, Dirs: dirs, Quiet: store.QuietFile, Opaque: store.AddOnlyDir})
+}
 
 func (r realStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
 	return r.Store.PlanRewindKeep(turn, keep)

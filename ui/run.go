@@ -14,10 +14,15 @@ type RunOptions struct {
 	NoColor bool
 	// Editor is the command e runs ($EDITOR); "" means vi.
 	Editor string
+	// Root and Open are for a project with no store yet (st nil): see
+	// Options.
+	Root string
+	Open func() (Store, error)
 }
 
 // Run shows the UI on the terminal until the user quits, then leaves the
-// terminal as it found it.
+// terminal as it found it. st is nil for a project with no store yet; the
+// UI then waits for one through ro.Open.
 func Run(ctx context.Context, st Store, ro RunOptions) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -30,7 +35,7 @@ func Run(ctx context.Context, st Store, ro RunOptions) error {
 	if ro.NoColor {
 		opts = append(opts, tea.WithColorProfile(colorprofile.ASCII))
 	}
-	_, err := tea.NewProgram(New(st, Options{Context: ctx, Editor: orDefault(ro.Editor, "vi")}), opts...).Run()
+	_, err := tea.NewProgram(New(st, Options{Context: ctx, Editor: orDefault(ro.Editor, "vi"), Root: ro.Root, Open: ro.Open}), opts...).Run()
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		return nil
 	}

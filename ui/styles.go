@@ -13,6 +13,7 @@ import (
 type styles struct {
 	title, titleFocus lipgloss.Style
 	cursor, cursorDim lipgloss.Style
+	plain             lipgloss.Style
 	dim               lipgloss.Style
 	badge             lipgloss.Style
 	op                lipgloss.Style
@@ -37,6 +38,7 @@ func defaultStyles() styles {
 		titleFocus:  lipgloss.NewStyle().Bold(true).Reverse(true),
 		cursor:      lipgloss.NewStyle().Reverse(true),
 		cursorDim:   lipgloss.NewStyle().Bold(true),
+		plain:       lipgloss.NewStyle(),
 		dim:         lipgloss.NewStyle().Faint(true),
 		badge:       lipgloss.NewStyle().Foreground(c("3")).Bold(true),
 		op:          lipgloss.NewStyle().Foreground(c("5")),

@@ -16,13 +16,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
-		m.turns.clip(len(m.shown), m.turnsHeight())
-		m.fileList.clip(len(m.files), m.filesHeight())
+		m.turns.cur.clip(len(m.turns.shown), m.turnsHeight())
+		m.files.cur.clip(len(m.files.rows), m.filesHeight())
 		m.clipDiff()
 		m.sizeInput()
 		if m.dlg != nil {
-			m.dlg.cur.clip(len(m.dlg.rows), m.planListHeight())
-			m.clipPreviewDiff()
+			m.dlg.SetSize(m.width, m.mainHeight(), m.height)
 		}
 		return m, nil
 
@@ -52,6 +51,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseClickMsg:
 		return m, m.click(msg)
 
+	case storeOpenedMsg:
+		return m, m.storeOpened(msg)
+
 	case logLoadedMsg:
 		if msg.withStatus {
 			m.badgeBusy, m.badgeDirty, m.badgeAge = false, false, 0
@@ -73,16 +75,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case filesLoadedMsg:
 		if msg.withStatus {
-			m.filesLoading = false
+			m.files.loading = false
 		}
-		if msg.turn != m.filesTurn {
+		if msg.turn != m.files.turn {
 			return m, nil // the cursor moved on
 		}
 		if msg.err != nil {
-			m.filesErr = msg.err
+			m.files.err = msg.err
 			return m, nil
 		}
-		if !msg.withStatus && m.filesStatus {
+		if !msg.withStatus && m.files.withStatus {
 			return m, nil // an older, poorer answer
 		}
 		return m, m.setFiles(msg.files, msg.withStatus)
@@ -113,46 +115,33 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 
-	case planLoadedMsg:
-		return m, m.planLoaded(msg)
+	case planLoadedMsg, previewDiffMsg, applyStartedMsg, progressMsg, appliedMsg:
+		return m, m.dialogMsg(msg)
 
-	case previewDiffMsg:
-		m.previewDiffLoaded(msg)
-		return m, nil
+	case watchStartedMsg, storeChangedMsg, watchEndedMsg, tickMsg:
+		return m, m.watchMsg(msg)
+	}
+	return m, nil
+}
 
-	case applyStartedMsg:
-		if m.dlg != nil && m.dlg.id == msg.dlg {
-			m.dlg.ch = msg.ch
-		}
-		return m, waitApply(msg.dlg, msg.ch)
-
-	case progressMsg:
-		if m.dlg != nil && m.dlg.id == msg.dlg && m.dlg.applying {
-			m.dlg.done, m.dlg.total = msg.done, msg.total
-		}
-		if m.dlg != nil && m.dlg.id == msg.dlg {
-			return m, waitApply(msg.dlg, m.dlg.ch)
-		}
-		return m, nil
-
-	case appliedMsg:
-		return m, m.applied(msg)
-
+// watchMsg takes the store watch's and the polling tick's messages.
+func (m *Model) watchMsg(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
 	case watchStartedMsg:
 		if msg.gen != m.watchGen {
-			return m, nil // a watch already replaced
+			return nil // a watch already replaced
 		}
 		if msg.err != nil {
 			m.watching = false
-			return m, m.startTick() // the polling tick does the work
+			return m.startTick() // the polling tick does the work
 		}
 		m.watching = true
 		m.watchCh = msg.ch
-		return m, waitChange(msg.ch, msg.gen)
+		return waitChange(msg.ch, msg.gen)
 
 	case storeChangedMsg:
 		if msg.gen != m.watchGen {
-			return m, nil // from a watch already replaced
+			return nil // from a watch already replaced
 		}
 		var rearm, badges tea.Cmd
 		if m.watchCh != nil {
@@ -162,14 +151,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.badgeCost < slowBadge {
 			badges = m.badges() // cheap: no need to wait for the tick
 		}
-		return m, tea.Batch(refresh, badges, rearm, m.replan(), m.startTick())
+		return tea.Batch(refresh, badges, rearm, m.replan(), m.startTick())
 
 	case watchEndedMsg:
 		if msg.gen == m.watchGen {
 			m.watching = false
-			return m, m.startTick()
+			return m.startTick()
 		}
-		return m, nil
+		return nil
 
 	case tickMsg:
 		m.ticking = false
@@ -193,9 +182,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.ticking = true
 			cmds = append(cmds, tick(m.opt.Poll))
 		}
-		return m, tea.Batch(cmds...)
+		return tea.Batch(cmds...)
 	}
-	return m, nil
+	return nil
 }
 
 // startTick starts the refresh tick unless it is running.
@@ -224,24 +213,24 @@ func (m *Model) setFiles(files []store.File, withStatus bool) tea.Cmd {
 	if f := m.selectedFile(); f != nil {
 		keep, oldDisk = f.Path, f.Disk
 	}
-	if !withStatus && m.filesStatus {
+	if !withStatus && m.files.withStatus {
 		return nil
 	}
-	m.files, m.filesErr = files, nil
-	m.filesStatus = m.filesStatus || withStatus
+	m.files.rows, m.files.err = files, nil
+	m.files.withStatus = m.files.withStatus || withStatus
 	if keep != "" {
 		for i, f := range files {
 			if f.Path == keep {
-				m.fileList.cur = i
+				m.files.cur.cur = i
 			}
 		}
 	}
-	m.fileList.clip(len(m.files), m.filesHeight())
+	m.files.cur.clip(len(m.files.rows), m.filesHeight())
 	f := m.selectedFile()
 	if f == nil {
 		return m.selectFile(false)
 	}
-	if f.Path == m.diff.path && m.diff.turn == m.filesTurn && withStatus && diskChanged(oldDisk, f.Disk) {
+	if f.Path == m.diff.path && m.diff.turn == m.files.turn && withStatus && diskChanged(oldDisk, f.Disk) {
 		return m.selectFile(true)
 	}
 	return m.selectFile(false)
@@ -255,60 +244,54 @@ func diskChanged(a, b store.Image) bool {
 }
 
 // bindings is the key map with what cannot act now disabled, so help shows
-// only live keys and key.Matches ignores the rest.
+// only live keys and key.Matches ignores the rest. An open dialog decides
+// its own; otherwise the panes do.
 func (m *Model) bindings() keymap.KeyMap {
-	k := m.keys
-	d := m.dlg
-	inDialog := d != nil
-	e := m.selected()
-	preview := inDialog && d.previewing() && d.plan != nil
-	var row *planRow
-	if preview {
-		row = d.row()
+	if m.dlg != nil {
+		return m.dlg.Bindings(m.keys)
 	}
-	k.Confirm.SetEnabled(inDialog && d.ready() && d.toApply() > 0)
-	k.Force.SetEnabled(inDialog && d.canForce && !d.applying)
-	k.Keep.SetEnabled(preview && d.kind == store.KindRewind && row != nil)
-	k.KeepAll.SetEnabled(preview && d.kind == store.KindRewind && len(d.rows) > 0)
-	k.Open.SetEnabled(!inDialog && ((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files) > 0)))
-	k.Rewind.SetEnabled((!inDialog && e != nil && e.Kind == store.KindAgent) ||
-		(inDialog && d.result != nil && len(d.result.Failed) > 0 && d.kind == store.KindRewind))
-	k.Undo.SetEnabled(!inDialog && m.hasOps())
-	k.Redo.SetEnabled(!inDialog && m.hasOps())
+	return m.paneBindings()
+}
+
+// paneBindings is the key map of the panes (no dialog open).
+func (m *Model) paneBindings() keymap.KeyMap {
+	k := m.keys
+	e := m.selected()
+	for _, b := range []*key.Binding{&k.Confirm, &k.Force, &k.Keep, &k.KeepAll} {
+		b.SetEnabled(false) // the dialog's keys
+	}
+	k.Open.SetEnabled((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files.rows) > 0))
+	k.Rewind.SetEnabled(e != nil && e.Kind == store.KindAgent)
+	k.Undo.SetEnabled(m.hasOps())
+	k.Redo.SetEnabled(m.hasOps())
 	var diff *diffview.Diff
-	switch {
-	case preview:
-		diff = d.diff.d
-	case !inDialog && m.focus == paneDiff:
+	if m.focus == paneDiff {
 		diff = m.diff.d
 	}
 	hunks := diff != nil && len(diff.Hunks(m.layout())) > 0
-	k.NextHunk.SetEnabled(hunks || (!inDialog && m.search.query != "" && m.focus == paneDiff))
+	k.NextHunk.SetEnabled(hunks || (m.search.query != "" && m.focus == paneDiff))
 	k.PrevHunk.SetEnabled(k.NextHunk.Enabled())
 	k.Left.SetEnabled(diff != nil)
 	k.Right.SetEnabled(diff != nil)
-	k.DiffMode.SetEnabled((!inDialog && m.selectedFile() != nil) || (preview && row != nil && row.step.HandEdited))
-	k.Help.SetEnabled(!inDialog)
-	k.SideBySide.SetEnabled(!inDialog && m.diff.d != nil)
-	k.Zoom.SetEnabled(!inDialog && m.diff.turn != "")
-	k.Search.SetEnabled(!inDialog && m.focus == paneDiff && m.diff.d != nil)
-	k.Editor.SetEnabled(!inDialog && m.focus == paneDiff && m.selectedFile() != nil && m.opt.Editor != "")
-	k.Filter.SetEnabled(!inDialog && !k.Search.Enabled())
-	k.NextPane.SetEnabled(!inDialog)
-	k.PrevPane.SetEnabled(!inDialog)
-	k.Follow.SetEnabled(!inDialog && !m.follow)
-	k.Dismiss.SetEnabled(!inDialog && (m.errText != "" || len(m.hookErrs) > m.errsSeen))
-	k.Back.SetEnabled(inDialog || m.showHelp || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom || m.opsOpen)
+	k.DiffMode.SetEnabled(m.selectedFile() != nil)
+	k.SideBySide.SetEnabled(m.diff.d != nil)
+	k.Zoom.SetEnabled(m.diff.turn != "")
+	k.Search.SetEnabled(m.focus == paneDiff && m.diff.d != nil)
+	k.Editor.SetEnabled(m.focus == paneDiff && m.selectedFile() != nil && m.opt.Editor != "")
+	k.Filter.SetEnabled(!k.Search.Enabled())
+	k.Follow.SetEnabled(!m.follow)
+	k.Dismiss.SetEnabled(m.errText != "" || len(m.hookErrs) > m.errsSeen)
+	k.Back.SetEnabled(m.showHelp || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom || m.turns.opsOpen)
 	return k
 }
 
 // selectedFolds is how many operations the selected row stands for
 // besides itself.
 func (m *Model) selectedFolds() int {
-	if m.turns.cur < 0 || m.turns.cur >= len(m.shown) {
+	if m.turns.cur.cur < 0 || m.turns.cur.cur >= len(m.turns.shown) {
 		return 0
 	}
-	return len(m.folded[m.shown[m.turns.cur]])
+	return len(m.turns.folded[m.turns.shown[m.turns.cur.cur]])
 }
 
 func (m *Model) hasOps() bool {
@@ -339,57 +322,97 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	}
 	if m.dlg != nil {
-		return m.dialogKey(msg, k)
+		cmd, act := m.dlg.HandleKey(msg, k, m.keys)
+		return m.act(cmd, act)
 	}
 	if m.showHelp {
-		switch {
-		case key.Matches(msg, k.Back, k.Help):
-			m.showHelp = false
-		case key.Matches(msg, k.Up):
-			m.helpTop = max(m.helpTop-1, 0)
-		case key.Matches(msg, k.Down):
-			m.helpTop++
-		case key.Matches(msg, k.PageUp):
-			m.helpTop = max(m.helpTop-m.mainHeight()+1, 0)
-		case key.Matches(msg, k.PageDown):
-			m.helpTop += m.mainHeight() - 1
-		}
-		m.helpTop = clamp(m.helpTop, 0, max(len(m.helpLines())-m.mainHeight(), 0))
-		return nil
+		return m.helpKey(msg, k)
 	}
+	if cmd, ok := m.opKey(msg, k); ok {
+		return cmd
+	}
+	return m.paneKey(msg, k)
+}
+
+// helpKey scrolls the help screen, or closes it.
+func (m *Model) helpKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 	switch {
+	case key.Matches(msg, k.Back, k.Help):
+		m.showHelp = false
+	case key.Matches(msg, k.Up):
+		m.helpTop = max(m.helpTop-1, 0)
+	case key.Matches(msg, k.Down):
+		m.helpTop++
+	case key.Matches(msg, k.PageUp):
+		m.helpTop = max(m.helpTop-m.mainHeight()+1, 0)
+	case key.Matches(msg, k.PageDown):
+		m.helpTop += m.mainHeight() - 1
+	}
+	m.helpTop = clamp(m.helpTop, 0, max(len(m.helpLines())-m.mainHeight(), 0))
+	return nil
+}
+
+// opKey handles the keys that open a preview (rewind, undo, redo) and
+// the screen's own (help, filter, search, dismiss, follow); ok is false
+// for any other key.
+func (m *Model) opKey(msg tea.KeyPressMsg, k keymap.KeyMap) (cmd tea.Cmd, ok bool) {
+	switch {
+	case key.Matches(msg, k.Rewind):
+		// On a turn already rewound, the store plans a retry of the paths
+		// that rewind could not restore, or says there is nothing to do.
+		e := m.selected()
+		return m.openDialog(store.KindRewind, e.ID, e.Label, e.State != store.StateActive), true
+	case key.Matches(msg, m.keys.Rewind):
+		if e := m.selected(); e != nil && e.Kind != store.KindAgent {
+			m.status = "select an agent turn to rewind (this line is an operation)"
+		}
+		return nil, true
+	case key.Matches(msg, k.Undo):
+		return m.openDialog(store.KindUndo, "", "", false), true
+	case key.Matches(msg, k.Redo):
+		return m.openDialog(store.KindRedo, "", "", false), true
+	case key.Matches(msg, m.keys.Undo, m.keys.Redo):
+		m.status = "nothing to undo or redo yet"
+		return nil, true
 	case key.Matches(msg, k.Help):
 		m.showHelp = true
 		m.helpTop = 0
 		m.help.ShowAll = true
-		return nil
+		return nil, true
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		m.focus = paneTurns
 		m.input.SetValue(m.filter)
 		m.input.CursorEnd()
 		m.sizeInput()
-		return m.input.Focus()
+		return m.input.Focus(), true
 	case key.Matches(msg, k.Search):
 		m.search.typing = true
 		m.input.SetValue(m.search.query)
 		m.input.CursorEnd()
 		m.sizeInput()
-		return m.input.Focus()
+		return m.input.Focus(), true
 	case key.Matches(msg, k.Dismiss):
 		m.errText = ""
 		if len(m.hookErrs) > m.errsSeen {
 			m.errsSeen = len(m.hookErrs)
-			return clearErrors(m.st)
+			return clearErrors(m.st), true
 		}
-		return nil
+		return nil, true
 	case key.Matches(msg, k.Follow):
 		m.follow = true
 		m.newer = 0
-		m.turns.cur = 0
-		m.turns.clip(len(m.shown), m.turnsHeight())
+		m.turns.cur.cur = 0
+		m.turns.cur.clip(len(m.turns.shown), m.turnsHeight())
 		m.status = "following the newest turn (move to stop)"
-		return m.selectTurn(false)
+		return m.selectTurn(false), true
+	}
+	return nil, false
+}
+
+// paneKey handles the keys that move in and between the panes.
+func (m *Model) paneKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
+	switch {
 	case key.Matches(msg, k.Zoom):
 		m.zoom = !m.zoom
 		if m.zoom {
@@ -403,23 +426,6 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case m.focus == paneDiff && key.Matches(msg, k.Right):
 		m.diff.left = min(m.diff.left+sideStep, max(m.diff.d.Longest()-sideStep, 0))
-		return nil
-	case key.Matches(msg, k.Rewind):
-		// On a turn already rewound, the store plans a retry of the paths
-		// that rewind could not restore, or says there is nothing to do.
-		e := m.selected()
-		return m.openDialog(store.KindRewind, e.ID, e.Label, e.State != store.StateActive)
-	case key.Matches(msg, m.keys.Rewind):
-		if e := m.selected(); e != nil && e.Kind != store.KindAgent {
-			m.status = "select an agent turn to rewind (this line is an operation)"
-		}
-		return nil
-	case key.Matches(msg, k.Undo):
-		return m.openDialog(store.KindUndo, "", "", false)
-	case key.Matches(msg, k.Redo):
-		return m.openDialog(store.KindRedo, "", "", false)
-	case key.Matches(msg, m.keys.Undo, m.keys.Redo):
-		m.status = "nothing to undo or redo yet"
 		return nil
 	case key.Matches(msg, k.NextPane):
 		m.focus = (m.focus + 1) % 3
@@ -435,8 +441,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.zoom = false
 		case m.focus != paneTurns:
 			m.focus--
-		case m.opsOpen:
-			m.opsOpen = false
+		case m.turns.opsOpen:
+			m.turns.opsOpen = false
 			m.setEntries(m.entries, m.statusKnown)
 		case m.filter != "":
 			m.filter = ""
@@ -446,7 +452,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.Open) && m.focus == paneTurns && m.selectedFolds() > 0:
-		m.opsOpen = true
+		m.turns.opsOpen = true
 		m.setEntries(m.entries, m.statusKnown)
 		return nil
 	case key.Matches(msg, k.Open):
@@ -519,15 +525,15 @@ func (m *Model) move(p pane, delta int) tea.Cmd {
 	switch p {
 	case paneTurns:
 		m.follow = false
-		m.turns.move(delta, len(m.shown))
-		if m.turns.cur == 0 {
+		m.turns.cur.move(delta, len(m.turns.shown))
+		if m.turns.cur.cur == 0 {
 			m.newer = 0 // seen
 		}
-		m.turns.clip(len(m.shown), m.turnsHeight())
+		m.turns.cur.clip(len(m.turns.shown), m.turnsHeight())
 		return m.selectTurn(false)
 	case paneFiles:
-		m.fileList.move(delta, len(m.files))
-		m.fileList.clip(len(m.files), m.filesHeight())
+		m.files.cur.move(delta, len(m.files.rows))
+		m.files.cur.clip(len(m.files.rows), m.filesHeight())
 		return m.selectFile(false)
 	default:
 		m.diff.top += delta
@@ -613,7 +619,7 @@ func (m *Model) filterChanged() tea.Cmd {
 		return nil
 	}
 	m.filter = m.input.Value()
-	m.turns = list{}
+	m.turns.cur = list{}
 	m.setEntries(m.entries, m.statusKnown)
 	return m.selectTurn(false)
 }
@@ -668,115 +674,8 @@ func (m *Model) findAll() {
 	}
 }
 
-func (m *Model) dialogKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
-	d := m.dlg
-	switch {
-	case d.applying:
-		if key.Matches(msg, m.keys.Back) {
-			m.status = "an operation cannot be stopped halfway; it is finishing"
-		}
-		return nil
-	case key.Matches(msg, k.Confirm):
-		d.applying = true
-		d.total = len(d.plan.Steps)
-		return applyPlan(m.st, d.id, d.plan)
-	case d.previewing() && d.plan != nil && key.Matches(msg, m.keys.Confirm):
-		switch {
-		case d.req != 0:
-			m.status = "the plan is being made again after a change — look at it, then press y"
-		case d.toApply() == 0:
-			m.status = "every file is kept: nothing to " + d.verb()
-		}
-		return nil
-	case key.Matches(msg, k.Rewind): // retry what failed
-		return m.openDialog(store.KindRewind, d.target, d.label, true)
-	case key.Matches(msg, k.Keep):
-		r := d.row()
-		r.kept = !r.kept
-		d.keep[r.step.Path] = r.kept
-		if !r.kept {
-			delete(d.keep, r.step.Path)
-		}
-		d.cur.move(1, len(d.rows))
-		d.cur.clip(len(d.rows), m.planListHeight())
-		return tea.Batch(m.requestPlan(), m.loadPreviewDiff(false))
-	case key.Matches(msg, k.KeepAll):
-		all := len(d.keptPaths()) == len(d.rows)
-		for i := range d.rows {
-			d.rows[i].kept = !all
-			if all {
-				delete(d.keep, d.rows[i].step.Path)
-			} else {
-				d.keep[d.rows[i].step.Path] = true
-			}
-		}
-		return m.requestPlan()
-	case key.Matches(msg, k.DiffMode):
-		d.since = !d.since
-		return m.loadPreviewDiff(false)
-	case key.Matches(msg, k.Force):
-		d.loading, d.err, d.canForce, d.force = true, nil, false, true
-		return m.requestPlan()
-	case key.Matches(msg, m.keys.Back), d.result != nil && key.Matches(msg, m.keys.Confirm):
-		m.dlg = nil
-		return nil
-	case key.Matches(msg, k.Up):
-		d.cur.move(-1, len(d.rows))
-	case key.Matches(msg, k.Down):
-		d.cur.move(1, len(d.rows))
-	case key.Matches(msg, k.Top):
-		d.cur.move(-1<<30, len(d.rows))
-	case key.Matches(msg, k.Bottom):
-		d.cur.move(1<<30, len(d.rows))
-	case key.Matches(msg, k.PageUp):
-		d.diff.top -= m.previewDiffHeight() - 1
-		m.clipPreviewDiff()
-		return nil
-	case key.Matches(msg, k.PageDown):
-		d.diff.top += m.previewDiffHeight() - 1
-		m.clipPreviewDiff()
-		return nil
-	case key.Matches(msg, k.Left):
-		d.diff.left = max(d.diff.left-sideStep, 0)
-		return nil
-	case key.Matches(msg, k.Right):
-		if d.diff.d != nil {
-			d.diff.left = min(d.diff.left+sideStep, max(d.diff.d.Longest()-sideStep, 0))
-		}
-		return nil
-	case key.Matches(msg, k.NextHunk), key.Matches(msg, k.PrevHunk):
-		if d.diff.d != nil {
-			dir := 1
-			if key.Matches(msg, k.PrevHunk) {
-				dir = -1
-			}
-			d.diff.top = nextStop(d.diff.d.Hunks(diffview.Unified), d.diff.top, dir)
-			m.clipPreviewDiff()
-		}
-		return nil
-	default:
-		return nil
-	}
-	d.cur.clip(len(d.rows), m.planListHeight())
-	return m.loadPreviewDiff(false)
-}
-
 // sideStep is how far h and l scroll a diff sideways.
 const sideStep = 8
-
-// toApply counts the files the plan changes (kept ones left out).
-func (d *dialog) toApply() int {
-	if d.plan == nil {
-		return 0
-	}
-	n := 0
-	for _, r := range d.rows {
-		if !r.kept {
-			n++
-		}
-	}
-	return n
-}
 
 // nextStop is the first of stops after top (dir 1) or before it (dir -1),
 // or top when there is none.
@@ -797,18 +696,6 @@ func nextStop(stops []int, top, dir int) int {
 	return top
 }
 
-func (m *Model) clipPreviewDiff() {
-	d := m.dlg
-	if d == nil {
-		return
-	}
-	n := 0
-	if d.diff.d != nil {
-		n = d.diff.d.Len(diffview.Unified)
-	}
-	d.diff.top = clamp(d.diff.top, 0, max(n-(m.previewDiffHeight()-1), 0))
-}
-
 func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 	delta := 0
 	switch msg.Button {
@@ -820,8 +707,7 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 		return nil
 	}
 	if m.dlg != nil {
-		m.dlg.diff.top += delta
-		m.clipPreviewDiff()
+		m.dlg.Scroll(delta)
 		return nil
 	}
 	p, _ := m.paneAt(msg.X, msg.Y)
@@ -842,9 +728,75 @@ func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
 	}
 	switch p {
 	case paneTurns:
-		return m.move(p, m.turns.top+row-m.turns.cur)
+		return m.move(p, m.turns.cur.top+row-m.turns.cur.cur)
 	case paneFiles:
-		return m.move(p, m.fileList.top+row-m.fileList.cur)
+		return m.move(p, m.files.cur.top+row-m.files.cur.cur)
 	}
 	return nil
+}
+
+// openDialog opens the preview of an operation and asks for its plan.
+func (m *Model) openDialog(kind store.Kind, target, label string, retry bool) tea.Cmd {
+	if m.st == nil {
+		return nil
+	}
+	m.seq++
+	env := dialogEnv{st: m.st, cache: m.cache, sty: &m.sty, maxDiff: m.opt.MaxDiffBytes}
+	m.dlg = newDialog(env, m.seq, kind, target, label, retry)
+	m.dlg.SetSize(m.width, m.mainHeight(), m.height)
+	return m.dlg.Open()
+}
+
+// replan makes the open preview's plan again (the store or the disk
+// changed).
+func (m *Model) replan() tea.Cmd {
+	if m.dlg == nil {
+		return nil
+	}
+	return m.dlg.Replan()
+}
+
+// dialogMsg routes a dialog's message: to the open dialog, or, for an
+// operation that ended with no dialog open, to what the root does after
+// one.
+func (m *Model) dialogMsg(msg tea.Msg) tea.Cmd {
+	if m.dlg != nil {
+		cmd, act, _ := m.dlg.Update(msg)
+		return m.act(cmd, act)
+	}
+	switch msg := msg.(type) {
+	case applyStartedMsg:
+		return waitApply(msg.dlg, msg.ch)
+	case appliedMsg:
+		return m.act(appliedAction(msg, nil, false))
+	}
+	return nil
+}
+
+// act carries out what the dialog asked for, after cmd.
+func (m *Model) act(cmd tea.Cmd, a dialogAction) tea.Cmd {
+	cmds := []tea.Cmd{cmd}
+	if a.retry && m.dlg != nil {
+		d := m.dlg
+		return m.openDialog(store.KindRewind, d.target, d.label, true)
+	}
+	if a.close {
+		m.dlg = nil
+	}
+	if a.clearErr {
+		m.errText = ""
+	}
+	if a.errText != "" {
+		m.errText = a.errText
+	}
+	if a.status != "" {
+		m.status = a.status
+	}
+	if a.refresh {
+		cmds = append(cmds, m.refresh(true))
+	}
+	if a.badges {
+		cmds = append(cmds, m.badges())
+	}
+	return tea.Batch(cmds...)
 }

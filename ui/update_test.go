@@ -221,8 +221,8 @@ func TestRewindOfOperationOrRewoundTurn(t *testing.T) {
 func TestFilter(t *testing.T) {
 	m := testModel(t, sample(), 100, 30)
 	press(t, m, keys("/", "d", "a", "r", "k")...)
-	if len(m.shown) != 1 || m.selected().ID != "1" {
-		t.Fatalf("filter 'dark' shows %d entries", len(m.shown))
+	if len(m.turns.shown) != 1 || m.selected().ID != "1" {
+		t.Fatalf("filter 'dark' shows %d entries", len(m.turns.shown))
 	}
 	mustContain(t, plain(m), "Turns (1 of 3 shown)", "/dark")
 	press(t, m, kp("backspace"))
@@ -235,8 +235,8 @@ func TestFilter(t *testing.T) {
 	}
 	mustContain(t, plain(m), "filter: dar")
 	press(t, m, kp("esc"))
-	if m.filter != "" || len(m.shown) != 3 {
-		t.Fatalf("esc left filter %q, %d shown", m.filter, len(m.shown))
+	if m.filter != "" || len(m.turns.shown) != 3 {
+		t.Fatalf("esc left filter %q, %d shown", m.filter, len(m.turns.shown))
 	}
 }
 

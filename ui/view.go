@@ -111,7 +111,7 @@ func (m *Model) render() string {
 	var main []string
 	switch {
 	case m.dlg != nil:
-		main = m.dialogView(mainH)
+		main = strings.Split(m.dlg.View(m.width, mainH), "\n")
 	case m.showHelp:
 		main = m.helpView(mainH)
 	default:
@@ -155,12 +155,13 @@ func (m *Model) panesView(h int) []string {
 	return out
 }
 
-func (m *Model) title(text string, w int, focused bool) string {
-	s := present.Fit(" "+text, w)
+// paneTitle is a pane's title line, reversed when the pane has the focus.
+func (s *styles) paneTitle(text string, w int, focused bool) string {
+	t := present.Fit(" "+text, w)
 	if focused {
-		return m.sty.titleFocus.Render(s)
+		return s.titleFocus.Render(t)
 	}
-	return m.sty.title.Render(s)
+	return s.title.Render(t)
 }
 
 // turnsView draws the turns pane in h rows of width w.
@@ -168,12 +169,12 @@ func (m *Model) turnsView(w, h int) []string {
 	out := make([]string, 0, h)
 	n := fmt.Sprintf("Turns (%d)", m.turnCount())
 	if m.filter != "" {
-		n = fmt.Sprintf("Turns (%d of %d shown)", len(m.shown), len(m.entries))
+		n = fmt.Sprintf("Turns (%d of %d shown)", len(m.turns.shown), len(m.entries))
 	}
 	if m.follow {
 		n += " · following"
 	}
-	out = append(out, m.title(n, w, m.focus == paneTurns))
+	out = append(out, m.sty.paneTitle(n, w, m.focus == paneTurns))
 	if m.filtering || m.filter != "" {
 		if m.filtering {
 			out = append(out, fitStyled(" /"+m.input.View(), w))
@@ -184,20 +185,20 @@ func (m *Model) turnsView(w, h int) []string {
 	rows := h - len(out)
 	if len(m.entries) == 0 {
 		out = append(out, m.sty.dim.Render(present.Fit(" waiting for the agent…", w)))
-	} else if len(m.shown) == 0 {
+	} else if len(m.turns.shown) == 0 {
 		out = append(out, m.sty.dim.Render(present.Fit(" no turn matches the filter", w)))
 	}
 	idW := 1
-	end := min(m.turns.top+rows, len(m.shown))
-	for i := m.turns.top; i < end; i++ {
-		idW = max(idW, ansi.StringWidth(present.Escape(m.entries[m.shown[i]].ID)))
+	end := min(m.turns.cur.top+rows, len(m.turns.shown))
+	for i := m.turns.cur.top; i < end; i++ {
+		idW = max(idW, ansi.StringWidth(present.Escape(m.entries[m.turns.shown[i]].ID)))
 	}
 	idW = min(idW, 8)
 	undoable := m.undoableOp()
-	for i := m.turns.top; i < end; i++ {
-		idx := m.shown[i]
+	for i := m.turns.cur.top; i < end; i++ {
+		idx := m.turns.shown[i]
 		e := &m.entries[idx]
-		row := m.turnRow(e, w, idW, i == m.turns.cur, e.ID == undoable, m.folded[idx], undoable)
+		row := m.turnRow(e, w, idW, i == m.turns.cur.cur, e.ID == undoable, m.turns.folded[idx], undoable)
 		out = append(out, row)
 	}
 	for len(out) < h {
@@ -322,12 +323,12 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool, folded [
 		id = ansi.Truncate(id, idW, "…")
 	}
 	left := cur + pad(id, idW) + " " + mark + " "
-	return m.row(w, left, seg{text: label, style: base}, right, sel, m.focus == paneTurns)
+	return m.sty.row(w, left, seg{text: label, style: base}, right, sel, m.focus == paneTurns)
 }
 
 // row lays out a line: a fixed left part, a flexible middle cut to fit,
 // and right-hand segments dropped from the left when there is no room.
-func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool) string {
+func (s *styles) row(w int, left string, mid seg, right []seg, sel, focused bool) string {
 	lw := ansi.StringWidth(left)
 	width := func(segs []seg) int {
 		n := 0
@@ -353,7 +354,7 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 	}
 	midW := max(w-lw-rw, 0)
 	if lw > w {
-		return m.selStyle(sel, focused).Render(present.Fit(left, w))
+		return s.selStyle(sel, focused).Render(present.Fit(left, w))
 	}
 	midText := present.Fit(mid.text, midW)
 	if mid.cutLeft {
@@ -365,7 +366,7 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 		for _, r := range right {
 			b.WriteString(" " + r.text)
 		}
-		return m.selStyle(sel, focused).Render(present.Fit(b.String(), w))
+		return s.selStyle(sel, focused).Render(present.Fit(b.String(), w))
 	}
 	var b strings.Builder
 	b.WriteString(left)
@@ -377,12 +378,12 @@ func (m *Model) row(w int, left string, mid seg, right []seg, sel, focused bool)
 	return b.String()
 }
 
-func (m *Model) selStyle(sel, focused bool) lipgloss.Style {
+func (s *styles) selStyle(sel, focused bool) lipgloss.Style {
 	switch {
 	case sel && focused:
-		return m.sty.cursor
+		return s.cursor
 	case sel:
-		return m.sty.cursorDim
+		return s.cursorDim
 	}
 	return lipgloss.NewStyle()
 }
@@ -436,7 +437,7 @@ func (m *Model) filesView(w, h int) []string {
 	e := m.selected()
 	t := "Files"
 	if e != nil && e.Kind == store.KindAgent {
-		t = fmt.Sprintf("Files of turn %s (%d)", present.Escape(e.ID), len(m.files))
+		t = fmt.Sprintf("Files of turn %s (%d)", present.Escape(e.ID), len(m.files.rows))
 		if e.Source != nil && e.Source.Agent != "" {
 			t += " · " + present.Escape(e.Source.Agent)
 			if s := e.Source.Session; s != "" {
@@ -447,26 +448,26 @@ func (m *Model) filesView(w, h int) []string {
 			}
 		}
 	}
-	out = append(out, m.title(t, w, m.focus == paneFiles))
+	out = append(out, m.sty.paneTitle(t, w, m.focus == paneFiles))
 	switch {
 	case e == nil:
 	case e.Kind != store.KindAgent:
 		for _, l := range opDetails(e) {
 			out = append(out, present.Fit(" "+l, w))
 		}
-	case m.filesErr != nil:
-		out = append(out, m.sty.errText.Render(present.Fit(" "+present.Escape(m.filesErr.Error()), w)))
-	case m.files == nil:
+	case m.files.err != nil:
+		out = append(out, m.sty.errText.Render(present.Fit(" "+present.Escape(m.files.err.Error()), w)))
+	case m.files.rows == nil:
 		out = append(out, m.sty.dim.Render(present.Fit(" loading…", w)))
-	case len(m.files) == 0:
+	case len(m.files.rows) == 0:
 		out = append(out, m.sty.dim.Render(present.Fit(" no files in this turn", w)))
 	}
-	end := min(m.fileList.top+h-1, len(m.files))
-	for i := m.fileList.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
-		f := &m.files[i]
+	end := min(m.files.cur.top+h-1, len(m.files.rows))
+	for i := m.files.cur.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
+		f := &m.files.rows[i]
 		letter, word, short := fileStatus(f)
 		cur := " "
-		if i == m.fileList.cur {
+		if i == m.files.cur.cur {
 			cur = "›"
 		}
 		var right []seg
@@ -477,11 +478,11 @@ func (m *Model) filesView(w, h int) []string {
 		}
 		ls := m.sty.letter[letter]
 		left := cur + ls.Render(letter) + " "
-		if i == m.fileList.cur {
+		if i == m.files.cur.cur {
 			left = cur + letter + " "
 		}
-		out = append(out, m.row(w, left, seg{text: present.Escape(f.Path), style: lipgloss.NewStyle(), cutLeft: true}, right,
-			i == m.fileList.cur, m.focus == paneFiles))
+		out = append(out, m.sty.row(w, left, seg{text: present.Escape(f.Path), style: lipgloss.NewStyle(), cutLeft: true}, right,
+			i == m.files.cur.cur, m.focus == paneFiles))
 	}
 	for len(out) < h {
 		out = append(out, strings.Repeat(" ", w))
@@ -591,7 +592,7 @@ func (m *Model) diffView(w, h int) []string {
 // so its name stays, then the rest as room allows.
 func (m *Model) pathTitle(f *store.File, rest string, w int, focused bool) string {
 	if f == nil {
-		return m.title("Diff", w, focused)
+		return m.sty.paneTitle("Diff", w, focused)
 	}
 	path := present.Escape(f.Path)
 	pw := ansi.StringWidth(path)
@@ -649,7 +650,7 @@ func (m *Model) turnCount() int {
 func (m *Model) helpLine() string {
 	k := m.bindings()
 	if m.dlg != nil {
-		return present.Fit(m.help.ShortHelpView(k.PreviewHelp()), m.width)
+		return present.Fit(m.help.ShortHelpView(m.dlg.ShortHelp(k)), m.width)
 	}
 	return present.Fit(m.help.ShortHelpView(k.ShortHelp()), m.width)
 }
@@ -740,24 +741,6 @@ func (m *Model) fullHelp(groups [][]key.Binding) string {
 		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
 	}
 	return strings.Join(rows, "\n\n")
-}
-
-func (m *Model) lineStyle(n int) lipgloss.Style {
-	switch n {
-	case styleDim:
-		return m.sty.dim
-	case styleWarn:
-		return m.sty.warn
-	case styleFail:
-		return m.sty.fail
-	case styleGood:
-		return m.sty.good
-	case styleTitle:
-		return m.sty.dialogTitle
-	case styleKept:
-		return m.sty.kept
-	}
-	return lipgloss.NewStyle()
 }
 
 func progressBar(done, total, w int) string {

@@ -12,6 +12,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -26,6 +27,7 @@ AGENT is one of %s.
 `
 
 func main() {
+	tuneGC()
 	args := os.Args[1:]
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
 		fmt.Printf(usage, strings.Join(agent.Agents(), ", "))
@@ -68,4 +70,14 @@ func parse(args []string) (string, agent.HookOptions, bool) {
 		return "", opt, false
 	}
 	return pos[1], opt, true
+}
+
+// tuneGC is the one runtime setting the binaries make (library code
+// makes none): a warm sweep allocates a listing of the whole tree that is
+// garbage a moment later, and a higher collection target spares about a
+// fifth of its CPU time; the soft limit keeps a first sweep, which holds
+// files' bytes, from growing its heap five times over.
+func tuneGC() {
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(256 << 20)
 }

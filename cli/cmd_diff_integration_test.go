@@ -136,3 +136,14 @@ func TestDiffOnlyNamedPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestDiff(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "one\ntwo\nthree\n", "b.txt": "bee\n"})
+	p.turn(t, "1", "", []string{"a.txt", "b.txt"}, func() {
+		writeTexts(t, p.root, map[string]string{"a.txt": "one\nTWO\nthree\n", "b.txt": "bee\n"})
+	})
+	r := ckptOK(t, p.root, "diff", "1", "a.txt")
+	wantSubstrings(t, "diff 1 a.txt", r.Stdout, "a.txt", "-two", "+TWO")
+	r = ckptOK(t, p.root, "diff", "1")
+	wantSubstrings(t, "diff 1", r.Stdout, "-two", "+TWO")
+}

@@ -1,4 +1,10 @@
-package store
+// Package ignore reads .gitignore and .ckptignore files as git reads a
+// .gitignore (gitignore(5)): parsing follows git's dir.c and matching its
+// wildmatch.c with WM_PATHNAME, case-sensitively, so a folder is skipped
+// exactly when git would ignore it.
+//
+// A Set is never changed once made, so one may be shared by goroutines.
+package ignore
 
 import (
 	"bytes"
@@ -6,42 +12,37 @@ import (
 	"strings"
 )
 
-// The .gitignore and .ckptignore files are read as git reads a .gitignore
-// (gitignore(5)): parsing follows git's dir.c and matching its
-// wildmatch.c with WM_PATHNAME, case-sensitively, so a folder is skipped
-// exactly when git would ignore it.
-
-// ignores are the patterns in force in one folder: those of its own and
+// A Set is the patterns in force in one folder: those of its own and
 // its parents' .gitignore files (which skip folders only: an ignored file
 // such as .env is swept, since bringing it back is the point) and
 // .ckptignore files (which skip folders and files). A deeper folder's
 // patterns come after its parents', and the last pattern that matches a
 // path decides.
-type ignores struct {
-	git, ckpt []*ignorePattern
+type Set struct {
+	git, ckpt []*Pattern
 }
 
-// with returns ig plus the patterns of one folder's ignore files.
-func (ig *ignores) with(git, ckpt []*ignorePattern) *ignores {
+// With returns ig plus the patterns of one folder's ignore files.
+func (ig *Set) With(git, ckpt []*Pattern) *Set {
 	if len(git) == 0 && len(ckpt) == 0 {
 		return ig
 	}
-	return &ignores{
+	return &Set{
 		git:  append(ig.git[:len(ig.git):len(ig.git)], git...),
 		ckpt: append(ig.ckpt[:len(ig.ckpt):len(ig.ckpt)], ckpt...),
 	}
 }
 
-// skip reports whether the sweep leaves rel (split into its elements) out.
-func (ig *ignores) skip(elems []string, isDir bool) bool {
+// Skip reports whether a sweep leaves rel (split into its elements) out.
+func (ig *Set) Skip(elems []string, isDir bool) bool {
 	if isDir && len(ig.git) > 0 && ignored(ig.git, elems, true) {
 		return true
 	}
 	return len(ig.ckpt) > 0 && ignored(ig.ckpt, elems, isDir)
 }
 
-// ignorePattern is one pattern line, compiled.
-type ignorePattern struct {
+// Pattern is one pattern line, compiled.
+type Pattern struct {
 	domain []string // the folder holding the ignore file, as path elements
 	base   string   // domain joined with "/"
 	// pat is the line without its "!", trailing "/" and, for a pattern
@@ -60,16 +61,16 @@ const (
 	ignSuffix               // "*" then no wildcard: matches names ending in pat[1:]
 )
 
-// parseIgnore reads gitignore-syntax lines; domain is the folder holding
+// Parse reads gitignore-syntax lines; domain is the folder holding
 // the file, as path elements.
-func parseIgnore(data []byte, domain []string) []*ignorePattern {
+func Parse(data []byte, domain []string) []*Pattern {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if len(data) == 0 {
 		return nil
 	}
 	text := string(data)
 	base := strings.Join(domain, "/")
-	compiled := make([]ignorePattern, 0, strings.Count(text, "\n")+1)
+	compiled := make([]Pattern, 0, strings.Count(text, "\n")+1)
 	for len(text) > 0 {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -80,29 +81,29 @@ func parseIgnore(data []byte, domain []string) []*ignorePattern {
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
-		if p, ok := parseIgnoreLine(line, domain, base); ok {
+		if p, ok := parseLine(line, domain, base); ok {
 			compiled = append(compiled, p)
 		}
 	}
 	if len(compiled) == 0 {
 		return nil
 	}
-	ps := make([]*ignorePattern, len(compiled))
+	ps := make([]*Pattern, len(compiled))
 	for i := range compiled {
 		ps[i] = &compiled[i]
 	}
 	return ps
 }
 
-// parseIgnoreLine compiles one line that is neither empty nor a comment;
+// parseLine compiles one line that is neither empty nor a comment;
 // it reports false for a line that can match nothing.
-func parseIgnoreLine(line string, domain []string, base string) (ignorePattern, bool) {
+func parseLine(line string, domain []string, base string) (Pattern, bool) {
 	line = strings.TrimSuffix(line, "\r")
 	if i := strings.IndexByte(line, 0); i >= 0 {
 		line = line[:i] // git reads the line as a C string
 	}
 	line = trimTrailingSpaces(line)
-	p := ignorePattern{domain: domain, base: base}
+	p := Pattern{domain: domain, base: base}
 	if strings.HasPrefix(line, "!") {
 		p.flags |= ignNegate
 		line = line[1:]
@@ -166,7 +167,7 @@ func isGlobSpecial(c byte) bool { return c == '*' || c == '?' || c == '[' || c =
 
 // ignored reports whether the last of ps to match the path elems is not
 // negated.
-func ignored(ps []*ignorePattern, elems []string, isDir bool) bool {
+func ignored(ps []*Pattern, elems []string, isDir bool) bool {
 	var buf [256]byte
 	var full []byte // elems joined with "/", made for the first whole-path pattern with wildcards
 	joined := false
@@ -210,7 +211,7 @@ func ignored(ps []*ignorePattern, elems []string, isDir bool) bool {
 }
 
 // matchName matches a pattern without "/" against a path's last element.
-func (p *ignorePattern) matchName(name string) bool {
+func (p *Pattern) matchName(name string) bool {
 	switch {
 	case p.prefix == len(p.pat):
 		return name == p.pat
@@ -225,7 +226,7 @@ func (p *ignorePattern) matchName(name string) bool {
 // the rest handed to wildmatch as a pattern of its own. So a "**" right
 // after that start counts as starting the pattern, as in git: "a**/b"
 // matches "ax/y/b", where gitignore(5) would have it act as "a*/b".
-func (p *ignorePattern) matchPath(name []byte) bool {
+func (p *Pattern) matchPath(name []byte) bool {
 	pat := p.pat
 	if n := p.prefix; n > 0 {
 		if n > len(name) || string(name[:n]) != pat[:n] {
@@ -282,163 +283,187 @@ func wildmatch[T ~string | ~[]byte](p string, text T, pathname bool) int {
 				return wmNoMatch
 			}
 		case '*':
-			var matchSlash bool
-			pi++
-			if at(p, pi) == '*' {
-				prev := pi - 2
-				for pi++; at(p, pi) == '*'; pi++ {
-				}
-				switch {
-				case !pathname:
-					matchSlash = true
-				case (prev < 0 || p[prev] == '/') &&
-					(pi == len(p) || p[pi] == '/' || p[pi] == '\\' && at(p, pi+1) == '/'):
-					// "**/" matches no folder too: try the rest here.
-					if at(p, pi) == '/' && wildmatch(p[pi+1:], text[ti:], pathname) == wmMatch {
-						return wmMatch
-					}
-					matchSlash = true
-				}
-			} else {
-				matchSlash = !pathname
+			m, npi, nti, more := star(p, pi, text, ti, pathname)
+			if !more {
+				return m
 			}
-			if pi == len(p) {
-				// A trailing "**" matches everything, a trailing "*"
-				// only what has no more "/".
-				if !matchSlash && indexSlash(text[ti:]) >= 0 {
-					return wmNoMatch
-				}
-				return wmMatch
-			}
-			if !matchSlash && p[pi] == '/' {
-				// One "*" then "/" matches up to the next "/", which
-				// the loop consumes.
-				j := indexSlash(text[ti:])
-				if j < 0 {
-					return wmNoMatch
-				}
-				ti += j
-				continue
-			}
-			for tc != 0 {
-				// When a literal follows the star, the text up to its
-				// next occurrence belongs to the star.
-				if !isGlobSpecial(p[pi]) {
-					pc = p[pi]
-					for {
-						tc = at(text, ti)
-						if tc == 0 || !matchSlash && tc == '/' || tc == pc {
-							break
-						}
-						ti++
-					}
-					if tc != pc {
-						if matchSlash {
-							return wmAbortAll
-						}
-						return wmAbortToStarStar
-					}
-				}
-				if m := wildmatch(p[pi:], text[ti:], pathname); m != wmNoMatch {
-					if !matchSlash || m != wmAbortToStarStar {
-						return m
-					}
-				} else if !matchSlash && tc == '/' {
-					return wmAbortToStarStar
-				}
-				ti++
-				tc = at(text, ti)
-			}
-			return wmAbortAll
+			pi, ti = npi, nti
 		case '[':
-			pi++
-			pc = at(p, pi)
-			if pc == '^' {
-				pc = '!'
+			end, in, ok := bracket(p, pi, tc)
+			if !ok {
+				return wmAbortAll
 			}
-			negated := pc == '!'
-			if negated {
-				pi++
-				pc = at(p, pi)
-			}
-			var prev byte
-			matched := false
-			for {
-				// The first byte, "]" included, is always a member.
-				if pc == 0 {
-					return wmAbortAll // no closing "]": the pattern matches nothing
-				}
-				switch {
-				case pc == '\\':
-					pi++
-					pc = at(p, pi)
-					if pc == 0 {
-						return wmAbortAll
-					}
-					if tc == pc {
-						matched = true
-					}
-				case pc == '-' && prev != 0 && at(p, pi+1) != 0 && p[pi+1] != ']':
-					pi++
-					pc = p[pi]
-					if pc == '\\' {
-						pi++
-						pc = at(p, pi)
-						if pc == 0 {
-							return wmAbortAll
-						}
-					}
-					if tc <= pc && tc >= prev {
-						matched = true
-					}
-					pc = 0 // no range starts at a range's end
-				case pc == '[' && at(p, pi+1) == ':':
-					pi += 2
-					s := pi
-					for pi < len(p) && p[pi] != ']' {
-						pi++
-					}
-					if pi == len(p) {
-						return wmAbortAll
-					}
-					if pi-s-1 < 0 || p[pi-1] != ':' {
-						// No ":]": a plain "[".
-						pi = s - 2
-						pc = '['
-						if tc == pc {
-							matched = true
-						}
-						break
-					}
-					cm, ok := charClass(p[s:pi-1], tc)
-					if !ok {
-						return wmAbortAll // an unknown class
-					}
-					if cm {
-						matched = true
-					}
-					pc = 0
-				default:
-					if tc == pc {
-						matched = true
-					}
-				}
-				prev = pc
-				pi++
-				pc = at(p, pi)
-				if pc == ']' {
-					break
-				}
-			}
-			if matched == negated || pathname && tc == '/' {
+			if !in || pathname && tc == '/' {
 				return wmNoMatch
 			}
+			pi = end
 		}
 	}
 	if ti < len(text) {
 		return wmNoMatch
 	}
 	return wmMatch
+}
+
+// star matches the "*" or "**" at p[pi] and what follows it against
+// text[ti:]. It returns a final result, or more with the positions where
+// wildmatch's loop carries on (a "*" that ran up to the next "/").
+func star[T ~string | ~[]byte](p string, pi int, text T, ti int, pathname bool) (m, npi, nti int, more bool) {
+	tc := at(text, ti)
+	var matchSlash bool
+	pi++
+	if at(p, pi) == '*' {
+		prev := pi - 2
+		for pi++; at(p, pi) == '*'; pi++ {
+		}
+		switch {
+		case !pathname:
+			matchSlash = true
+		case (prev < 0 || p[prev] == '/') &&
+			(pi == len(p) || p[pi] == '/' || p[pi] == '\\' && at(p, pi+1) == '/'):
+			// "**/" matches no folder too: try the rest here.
+			if at(p, pi) == '/' && wildmatch(p[pi+1:], text[ti:], pathname) == wmMatch {
+				return wmMatch, pi, ti, false
+			}
+			matchSlash = true
+		}
+	} else {
+		matchSlash = !pathname
+	}
+	if pi == len(p) {
+		// A trailing "**" matches everything, a trailing "*"
+		// only what has no more "/".
+		if !matchSlash && indexSlash(text[ti:]) >= 0 {
+			return wmNoMatch, pi, ti, false
+		}
+		return wmMatch, pi, ti, false
+	}
+	if !matchSlash && p[pi] == '/' {
+		// One "*" then "/" matches up to the next "/", which
+		// the loop consumes.
+		j := indexSlash(text[ti:])
+		if j < 0 {
+			return wmNoMatch, pi, ti, false
+		}
+		return 0, pi, ti + j, true
+	}
+	for tc != 0 {
+		// When a literal follows the star, the text up to its
+		// next occurrence belongs to the star.
+		if !isGlobSpecial(p[pi]) {
+			pc := p[pi]
+			for {
+				tc = at(text, ti)
+				if tc == 0 || !matchSlash && tc == '/' || tc == pc {
+					break
+				}
+				ti++
+			}
+			if tc != pc {
+				if matchSlash {
+					return wmAbortAll, pi, ti, false
+				}
+				return wmAbortToStarStar, pi, ti, false
+			}
+		}
+		if m := wildmatch(p[pi:], text[ti:], pathname); m != wmNoMatch {
+			if !matchSlash || m != wmAbortToStarStar {
+				return m, pi, ti, false
+			}
+		} else if !matchSlash && tc == '/' {
+			return wmAbortToStarStar, pi, ti, false
+		}
+		ti++
+		tc = at(text, ti)
+	}
+	return wmAbortAll, pi, ti, false
+}
+
+// bracket matches tc against the bracket expression opening at p[pi]. It
+// returns the index of the closing "]" and whether tc is a member, or false
+// in ok for an expression that matches nothing (no closing "]", an unknown
+// class).
+func bracket(p string, pi int, tc byte) (end int, in, ok bool) {
+	pi++
+	pc := at(p, pi)
+	if pc == '^' {
+		pc = '!'
+	}
+	negated := pc == '!'
+	if negated {
+		pi++
+		pc = at(p, pi)
+	}
+	var prev byte
+	matched := false
+	for {
+		// The first byte, "]" included, is always a member.
+		if pc == 0 {
+			return 0, false, false // no closing "]": the pattern matches nothing
+		}
+		switch {
+		case pc == '\\':
+			pi++
+			pc = at(p, pi)
+			if pc == 0 {
+				return 0, false, false
+			}
+			if tc == pc {
+				matched = true
+			}
+		case pc == '-' && prev != 0 && at(p, pi+1) != 0 && p[pi+1] != ']':
+			pi++
+			pc = p[pi]
+			if pc == '\\' {
+				pi++
+				pc = at(p, pi)
+				if pc == 0 {
+					return 0, false, false
+				}
+			}
+			if tc <= pc && tc >= prev {
+				matched = true
+			}
+			pc = 0 // no range starts at a range's end
+		case pc == '[' && at(p, pi+1) == ':':
+			pi += 2
+			s := pi
+			for pi < len(p) && p[pi] != ']' {
+				pi++
+			}
+			if pi == len(p) {
+				return 0, false, false
+			}
+			if pi-s-1 < 0 || p[pi-1] != ':' {
+				// No ":]": a plain "[".
+				pi = s - 2
+				pc = '['
+				if tc == pc {
+					matched = true
+				}
+				break
+			}
+			cm, ok := charClass(p[s:pi-1], tc)
+			if !ok {
+				return 0, false, false // an unknown class
+			}
+			if cm {
+				matched = true
+			}
+			pc = 0
+		default:
+			if tc == pc {
+				matched = true
+			}
+		}
+		prev = pc
+		pi++
+		pc = at(p, pi)
+		if pc == ']' {
+			break
+		}
+	}
+	return pi, matched != negated, true
 }
 
 func indexSlash[T ~string | ~[]byte](s T) int {

@@ -1,4 +1,4 @@
-package store
+package ignore
 
 import (
 	"bytes"
@@ -176,8 +176,8 @@ var ignoreCases = []ignoreCase{
 // .ckptignore (which skips folders and files): the path itself or a
 // folder it is in is skipped. The folder holding c.top is domain.
 func (c ignoreCase) decide(domain []string) bool {
-	top := (&ignores{}).with(nil, parseIgnore([]byte(c.top), domain))
-	sub := top.with(nil, parseIgnore([]byte(c.sub), append(domain[:len(domain):len(domain)], "sub")))
+	top := (&Set{}).With(nil, Parse([]byte(c.top), domain))
+	sub := top.With(nil, Parse([]byte(c.sub), append(domain[:len(domain):len(domain)], "sub")))
 	rel := strings.Split(c.path, "/")
 	elems := append(domain[:len(domain):len(domain)], rel...)
 	for j := range rel {
@@ -185,7 +185,7 @@ func (c ignoreCase) decide(domain []string) bool {
 		if j > 0 && rel[0] == "sub" {
 			ig = sub
 		}
-		if ig.skip(elems[:len(domain)+j+1], j < len(rel)-1 || c.dir) {
+		if ig.Skip(elems[:len(domain)+j+1], j < len(rel)-1 || c.dir) {
 			return true
 		}
 	}
@@ -206,7 +206,7 @@ func TestIgnoreMatch(t *testing.T) {
 // .ckptignore ones folders and files, and a .ckptignore cannot bring back
 // a folder a .gitignore skips.
 func TestIgnoreGitFoldersOnly(t *testing.T) {
-	ig := (&ignores{}).with(parseIgnore([]byte(".env\nbuild/\n*.log\n"), nil), parseIgnore([]byte("*.tmp\n!build/\n"), nil))
+	ig := (&Set{}).With(Parse([]byte(".env\nbuild/\n*.log\n"), nil), Parse([]byte("*.tmp\n!build/\n"), nil))
 	for _, c := range []struct {
 		path      string
 		dir, want bool
@@ -219,7 +219,7 @@ func TestIgnoreGitFoldersOnly(t *testing.T) {
 		{"d/x.tmp", true, true},
 		{"src", true, false},
 	} {
-		if got := ig.skip(strings.Split(c.path, "/"), c.dir); got != c.want {
+		if got := ig.Skip(strings.Split(c.path, "/"), c.dir); got != c.want {
 			t.Errorf("skip(%q, folder %v) = %v, want %v", c.path, c.dir, got, c.want)
 		}
 	}
@@ -302,9 +302,9 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		if !ok {
 			f = "c" + strconv.Itoa(len(folder))
 			folder[key] = f
-			put(t, root, f+"/.gitignore", c.top, 0o644)
+			put(t, root, f+"/.gitignore", c.top)
 			if c.sub != "" {
-				put(t, root, f+"/sub/.gitignore", c.sub, 0o644)
+				put(t, root, f+"/sub/.gitignore", c.sub)
 			}
 		}
 		rels[i] = f + "/" + c.path
@@ -350,4 +350,16 @@ func TestIgnoreMatchesGit(t *testing.T) {
 		}
 	}
 	t.Logf("%d paths, %d of them ignored by git", len(cases), ignoredN)
+}
+
+// put writes data at root/rel, making its folders.
+func put(t *testing.T, root, rel, data string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

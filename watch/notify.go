@@ -1,4 +1,7 @@
-package store
+// Package watch tells its caller when files under some folders may have
+// changed. It is linked by the ckpt binary (the UI), never by ckpt-hook,
+// which an agent starts on every tool call.
+package watch
 
 import (
 	"context"
@@ -7,25 +10,45 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
 
-// watchPaths sends on the returned channel whenever something under one of
-// trees (with its subfolders) or directly in one of dirs may have changed,
-// until ctx ends; then it closes the channel. The channel holds one signal:
-// signals sent while the reader is busy merge into one.
+// Targets are what Notify watches.
+type Targets struct {
+	// Trees are watched with every folder under them.
+	Trees []string
+	// Dirs are watched for their own entries only.
+	Dirs []string
+	// Quiet reports a path under Trees whose changes say nothing (nil: none).
+	Quiet func(path string) bool
+	// Opaque reports a folder under Trees that polling does not descend
+	// into, its own modification time standing for what it holds (nil:
+	// none): a folder only ever added to, such as content-addressed blobs.
+	Opaque func(name string) bool
+}
+
+// Notify sends on the returned channel whenever something under one of
+// t.Trees (with its subfolders) or directly in one of t.Dirs may have
+// changed, until ctx ends; then it closes the channel. The channel holds
+// one signal: signals sent while the reader is busy merge into one.
 //
 // It watches with fsnotify, adding subfolders as they appear; a full event
 // queue (events lost) signals too. Where fsnotify fails it polls a
 // fingerprint (names, sizes, modification times) every `every` instead;
 // where it works nothing runs until an event arrives, so an idle watch
-// costs nothing. Polling skips folders named "blobs" and "packs": blobs are content-addressed and written before the
-// record that names them, which the poll sees. At least one tree or dir
-// must exist.
-func watchPaths(ctx context.Context, every time.Duration, trees, dirs []string) (<-chan struct{}, error) {
+// costs nothing. At least one tree or dir must exist.
+func Notify(ctx context.Context, every time.Duration, t Targets) (<-chan struct{}, error) {
+	trees, dirs := t.Trees, t.Dirs
+	quiet := t.Quiet
+	if quiet == nil {
+		quiet = func(string) bool { return false }
+	}
+	opaque := t.Opaque
+	if opaque == nil {
+		opaque = func(string) bool { return false }
+	}
 	if every <= 0 {
 		every = time.Second
 	}
@@ -88,7 +111,7 @@ func watchPaths(ctx context.Context, every time.Duration, trees, dirs []string) 
 			tick := time.NewTicker(poll)
 			defer tick.Stop()
 			tickC = tick.C
-			last = fingerprint(trees, dirs)
+			last = fingerprint(trees, dirs, quiet, opaque)
 		}
 		for {
 			select {
@@ -115,7 +138,7 @@ func watchPaths(ctx context.Context, every time.Duration, trees, dirs []string) 
 				}
 				signal() // events were lost: something may have changed
 			case <-tickC:
-				if fp := fingerprint(trees, dirs); fp != last {
+				if fp := fingerprint(trees, dirs, quiet, opaque); fp != last {
 					last = fp
 					signal()
 				}
@@ -123,15 +146,6 @@ func watchPaths(ctx context.Context, every time.Duration, trees, dirs []string) 
 		}
 	}()
 	return out, nil
-}
-
-// quiet names store files whose changes say nothing about turns or the disk:
-// the stat cache (rewritten by reads, so a reader watching it would wake
-// itself in a loop), temporary files before their rename, lock files.
-func quiet(p string) bool {
-	base := filepath.Base(p)
-	return base == statCacheFile || strings.HasPrefix(base, ".tmp-") ||
-		base == "lock" || base == "blobs.lock"
 }
 
 // addTree watches dir and every folder under it.
@@ -150,6 +164,7 @@ func addTree(w *fsnotify.Watcher, dir string) error {
 	})
 }
 
+// inTree reports whether p is one of trees or under one.
 func inTree(p string, trees []string) bool {
 	for _, t := range trees {
 		if rel, err := filepath.Rel(t, p); err == nil && rel != ".." && !filepath.IsAbs(rel) &&
@@ -162,7 +177,7 @@ func inTree(p string, trees []string) bool {
 
 // fingerprint hashes the names, sizes and modification times of what the
 // watch covers.
-func fingerprint(trees, dirs []string) uint64 {
+func fingerprint(trees, dirs []string, quiet, opaque func(string) bool) uint64 {
 	h := fnv.New64a()
 	add := func(p string, fi fs.FileInfo) {
 		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%o\n", p, fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
@@ -175,7 +190,7 @@ func fingerprint(trees, dirs []string) uint64 {
 			if quiet(p) {
 				return nil
 			}
-			if d.IsDir() && (d.Name() == "blobs" || d.Name() == "packs") && p != t {
+			if d.IsDir() && opaque(d.Name()) && p != t {
 				if fi, err := d.Info(); err == nil {
 					add(p, fi) // its own time still moves when a blob is added
 				}

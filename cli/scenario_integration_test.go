@@ -7,26 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
-
-// gitRun runs git in dir with a fixed identity and no user configuration.
-func gitRun(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=Site Owner", "-c", "user.email=owner@example.com",
-		"-c", "init.defaultBranch=main", "-c", "advice.detachedHead=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = ckptEnv("", nil)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
 
 // makeTinySite builds the seeds' tiny site: a git repository with a
 // committed page and stylesheet, then the user's own work on top — an

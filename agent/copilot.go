@@ -1,0 +1,104 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// GitHub Copilot CLI and VS Code's Copilot agent both run every hook file
+// in .github/hooks/, so one file of ckpt's serves both, and each event runs
+// ckpt once. Its events are PascalCase, which Copilot CLI answers with
+// Claude-shaped payloads (tool_name "Write", but its own argument names:
+// tool_input {path, file_text}) and VS Code with its own tools (editFiles
+// {files}, createFile {filePath}, runInTerminal {command}). Each entry
+// names the command under both keys, bash (Copilot CLI) and command (VS
+// Code), and the timeout in both units' keys.
+//
+// Copilot CLI in -p mode skips repo hooks silently unless the folder is
+// trusted for it (COPILOT_ALLOW_ALL=true, --trust-folder or
+// GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true): install and doctor say so.
+// A preToolUse hook that fails denies the tool call: ckpt's never fails.
+func init() {
+	register(&adapter{
+		name: "copilot",
+		parse: claudeShape{
+			writes:     toolSet(copilotWriteTools...),
+			shell:      isCopilotShell,
+			projectEnv: "COPILOT_PROJECT_DIR",
+		}.parse,
+		install: ownedInstaller{
+			file:   ".github/hooks/ckpt.json",
+			render: renderCopilotHooks,
+			find:   findCopilotExe,
+		},
+	})
+}
+
+// copilotWriteTools are Copilot CLI's file tools as its PascalCase events
+// name them, then VS Code's agent's.
+var copilotWriteTools = []string{"Write", "Edit", "MultiEdit", "create", "edit", "apply_patch",
+	"editFiles", "createFile", "create_file", "replaceString", "replace_string_in_file",
+	"multiReplaceString", "multi_replace_string_in_file", "insertEdit", "insert_edit_into_file",
+	"editNotebook", "edit_notebook_file"}
+
+func isCopilotShell(tool string) bool {
+	switch tool {
+	case "Bash", "bash", "powershell", "runInTerminal", "run_in_terminal", "runTerminalCommand":
+		return true
+	}
+	return strings.HasPrefix(tool, "mcp__")
+}
+
+// copilotEvents are the events ckpt's file lists, with their timeouts in
+// seconds. VS Code has no PostToolUseFailure; Copilot CLI sends it when a
+// command fails.
+var copilotEvents = []struct {
+	name    string
+	timeout int
+}{{"UserPromptSubmit", 30}, {"PreToolUse", 120}, {"PostToolUse", 120}, {"PostToolUseFailure", 120}, {"Stop", 120}}
+
+type copilotHook struct {
+	Type       string `json:"type"`
+	Bash       string `json:"bash"`
+	Command    string `json:"command"`
+	TimeoutSec int    `json:"timeoutSec"`
+	Timeout    int    `json:"timeout"`
+}
+
+func renderCopilotHooks(exe string) []byte {
+	cmd := HookCommand(exe, "copilot")
+	var b bytes.Buffer
+	b.WriteString("{\n  \"version\": 1,\n  \"hooks\": {\n")
+	for i, e := range copilotEvents {
+		var h bytes.Buffer
+		enc := json.NewEncoder(&h)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(copilotHook{Type: "command", Bash: cmd, Command: cmd, TimeoutSec: e.timeout, Timeout: e.timeout})
+		sep := ","
+		if i == len(copilotEvents)-1 {
+			sep = ""
+		}
+		fmt.Fprintf(&b, "    %q: [%s]%s\n", e.name, bytes.TrimSpace(h.Bytes()), sep)
+	}
+	b.WriteString("  }\n}\n")
+	return b.Bytes()
+}
+
+func findCopilotExe(data []byte) (string, bool) {
+	var f struct {
+		Hooks map[string][]copilotHook `json:"hooks"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return "", false
+	}
+	for _, hs := range f.Hooks {
+		for _, h := range hs {
+			if exe, ok := hookCommandExe(h.Bash, "copilot"); ok {
+				return exe, true
+			}
+		}
+	}
+	return "", false
+}

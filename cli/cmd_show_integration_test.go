@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestShowStatuses(t *testing.T) {
+	const big = 9 << 20 // over the default 8 MiB limit
+	p := newTestProject(t, map[string]string{
+		"mod.txt":  "mod 0\n",
+		"gone.txt": "gone 0\n",
+		"same.txt": "same 0\n",
+		"hand.txt": "hand 0\n",
+		"lost.txt": "lost 0\n",
+		"big.bin":  strings.Repeat("x", big),
+	})
+	paths := []string{"mod.txt", "new.txt", "gone.txt", "same.txt", "hand.txt", "lost.txt", "big.bin"}
+	p.turn(t, "1", "statuses", paths, func() {
+		writeTexts(t, p.root, map[string]string{
+			"mod.txt": "mod 1\n", "new.txt": "new 1\n", "hand.txt": "hand 1\n",
+			"lost.txt": "lost 1\n", "big.bin": strings.Repeat("y", big),
+		})
+		removePath(t, p.root, "gone.txt")
+	})
+	writeText(t, p.root, "hand.txt", "hand 2, after the agent\n")
+	if err := os.Remove(blobFile(t, p.root, "lost 0\n")); err != nil {
+		t.Fatal(err)
+	}
+
+	s := ckptShow(t, p.root, "1")
+	want := map[string]string{
+		"mod.txt":  "modified",
+		"new.txt":  "created",
+		"gone.txt": "deleted",
+		"same.txt": "unchanged",
+		"hand.txt": "hand_edited",
+		"lost.txt": "missing_blob",
+		"big.bin":  "skipped",
+	}
+	wantPre := map[string]string{"new.txt": "absent", "big.bin": "skipped"}
+	got := s.statuses()
+	for path, st := range want {
+		if got[path] != st {
+			t.Errorf("show 1 --json: %s status %q, want %q", path, got[path], st)
+		}
+	}
+	if len(s.Files) != len(want) {
+		t.Errorf("show 1 --json lists %d files, want %d: %+v", len(s.Files), len(want), s.Files)
+	}
+	for _, f := range s.Files {
+		pre := wantPre[f.Path]
+		if pre == "" {
+			pre = "content"
+		}
+		if f.Pre != pre {
+			t.Errorf("show 1 --json: %s pre %q, want %q", f.Path, f.Pre, pre)
+		}
+	}
+	if e := findEntry(t, ckptLog(t, p.root), "1"); e.HandEdited != 1 || e.Files != len(paths) {
+		t.Errorf("log: turn 1 files %d hand_edited %d, want %d and 1", e.Files, e.HandEdited, len(paths))
+	}
+
+	// A rewind over the missing blob and the skipped file restores the rest
+	// and fails those two with a reason.
+	o := ckptOp(t, p.root, 3, "rewind", "1", "--yes")
+	if !sameSet(o.failedPaths(), []string{"big.bin", "lost.txt"}) {
+		t.Errorf("rewind failed %v, want big.bin and lost.txt", o.Failed)
+	}
+	for _, f := range o.Failed {
+		if strings.TrimSpace(f.Reason) == "" {
+			t.Errorf("failed %s without a reason", f.Path)
+		}
+	}
+	if !sameSet(o.HandEdited, []string{"hand.txt"}) {
+		t.Errorf("rewind hand_edited %v, want [hand.txt]", o.HandEdited)
+	}
+	for name, content := range map[string]string{"mod.txt": "mod 0\n", "gone.txt": "gone 0\n", "hand.txt": "hand 0\n", "same.txt": "same 0\n", "lost.txt": "lost 1\n"} {
+		if got := readText(t, p.root, name); got != content {
+			t.Errorf("after rewind %s holds %q, want %q", name, got, content)
+		}
+	}
+	if pathExists(filepath.Join(p.root, "new.txt")) {
+		t.Errorf("after rewind new.txt still exists")
+	}
+}

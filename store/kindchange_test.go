@@ -1,0 +1,151 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// kindChanges are shell commands that change what kind of entry a path
+// is: each must be recorded so a rewind gives back the folder before it
+// and the undo the folder after it, exactly.
+var kindChanges = []struct {
+	name  string
+	setup func(t *testing.T, root string)
+	cmd   func(t *testing.T, root string)
+}{
+	{"file becomes a folder", func(t *testing.T, root string) {
+		put(t, root, "f", "hello\n", 0o640)
+	}, func(t *testing.T, root string) {
+		os.Remove(filepath.Join(root, "f"))
+		put(t, root, "f/g", "g\n", 0o644)
+	}},
+	{"link becomes a folder", func(t *testing.T, root string) {
+		put(t, root, "a.txt", "a\n", 0o644)
+		os.Symlink("a.txt", filepath.Join(root, "l"))
+	}, func(t *testing.T, root string) {
+		os.Remove(filepath.Join(root, "l"))
+		put(t, root, "l/inside", "i\n", 0o644)
+	}},
+	{"folder becomes a file", func(t *testing.T, root string) {
+		put(t, root, "d/x", "x\n", 0o644)
+		put(t, root, "d/sub/y", "y\n", 0o600)
+		os.Chmod(filepath.Join(root, "d"), 0o750)
+	}, func(t *testing.T, root string) {
+		os.RemoveAll(filepath.Join(root, "d"))
+		put(t, root, "d", "file\n", 0o644)
+	}},
+	{"folder becomes a link to another folder", func(t *testing.T, root string) {
+		put(t, root, "e/x", "ex\n", 0o644)
+		put(t, root, "o/y", "other\n", 0o644)
+	}, func(t *testing.T, root string) {
+		os.RemoveAll(filepath.Join(root, "e"))
+		os.Symlink("o", filepath.Join(root, "e"))
+	}},
+	{"folder becomes a link to a folder holding the same names", func(t *testing.T, root string) {
+		put(t, root, "e/x", "ex\n", 0o644)
+		put(t, root, "o/x", "other x\n", 0o644)
+	}, func(t *testing.T, root string) {
+		os.RemoveAll(filepath.Join(root, "e"))
+		os.Symlink("o", filepath.Join(root, "e"))
+	}},
+	{"folder's mode changes", func(t *testing.T, root string) {
+		put(t, root, "m/x", "x\n", 0o644)
+	}, func(t *testing.T, root string) {
+		os.Chmod(filepath.Join(root, "m"), 0o700)
+	}},
+}
+
+func TestSweepKindChanges(t *testing.T) {
+	for _, tc := range kindChanges {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if r, err := filepath.EvalSymlinks(root); err == nil {
+				root = r
+			}
+			tc.setup(t, root)
+			s, err := Open(root, Options{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			turn, err := s.NewTurn(TurnMeta{Label: "kind"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.SweepBefore(turn, TurnMeta{}, "cmd"); err != nil {
+				t.Fatal(err)
+			}
+			before := tree(t, root)
+			tc.cmd(t, root)
+			if _, err := s.SweepAfter(turn, TurnMeta{}, "cmd"); err != nil {
+				t.Fatal(err)
+			}
+			after := tree(t, root)
+			if finds, err := s.Verify(); err != nil || len(finds) > 0 {
+				t.Fatalf("verify after the sweep: %v, %v", finds, err)
+			}
+			files, err := s.Files(turn, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				if f.Status == StatusMissingBlob {
+					t.Errorf("%s: %s (%s)", f.Path, f.Status, f.Reason)
+				}
+			}
+			step := func(what string, p *Plan, err error, want map[string]string) {
+				t.Helper()
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				r, err := s.Apply(p, nil)
+				if err != nil || len(r.Failed) > 0 {
+					t.Fatalf("%s: %+v, %v", what, r, err)
+				}
+				sameTree(t, what, want, tree(t, root))
+			}
+			p, err := s.PlanRewind(turn)
+			step("rewind", p, err, before)
+			p, err = s.PlanUndo(false)
+			step("undo", p, err, after)
+			p, err = s.PlanRedo(false)
+			step("redo", p, err, before)
+		})
+	}
+}
+
+// A rewind never writes through a link that now stands where one of the
+// path's folders was, even when nothing recorded the folder itself.
+func TestRewindNeverWritesThroughALink(t *testing.T) {
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	put(t, root, "e/x", "ex\n", 0o644)
+	put(t, root, "o/keep", "other\n", 0o644)
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Capture("1", TurnMeta{}, []string{"e/x"}); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(root, "e"))
+	os.Symlink("o", filepath.Join(root, "e"))
+	p, err := s.PlanRewind("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Apply(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Failed) != 1 || r.Failed[0].Path != "e/x" {
+		t.Fatalf("rewind: %+v; want e/x failed", r)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "o/x")); err == nil {
+		t.Fatal("the rewind wrote e/x through the link, into o/x")
+	}
+}

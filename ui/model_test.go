@@ -1,0 +1,49 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ckpt-dev/ckpt/store"
+)
+
+// TestNoStoreYet: opened before any hook made the store, the UI says it
+// waits, asks for the store on each tick, and shows the turns once it
+// exists, with no store of its own in between.
+func TestNoStoreYet(t *testing.T) {
+	f := sample()
+	ready, asked := false, 0
+	open := func() (Store, error) {
+		asked++
+		if !ready {
+			return nil, fmt.Errorf("open /home/dev/shop: %w", store.ErrNoStore)
+		}
+		return f, nil
+	}
+	m := New(nil, Options{Root: "/home/dev/shop", Open: open, Now: testNow, Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	drive(t, m, m.Init())
+	mustContain(t, plain(m), "waiting for the agent", "/home/dev/shop")
+	press(t, m, keys("r", "u", "ctrl+r", "x", "tab", "enter")...) // nothing to act on, nothing breaks
+	if m.dlg != nil || f.count() != 0 {
+		t.Fatalf("keys with no store: dialog %v, %d store calls", m.dlg != nil, f.count())
+	}
+	_, cmd := m.Update(tickMsg{})
+	drive(t, m, cmd)
+	if asked < 2 {
+		t.Fatalf("asked for the store %d times, want one per tick", asked)
+	}
+	mustContain(t, plain(m), "waiting for the agent")
+	ready = true
+	_, cmd = m.Update(tickMsg{})
+	drive(t, m, cmd)
+	mustContain(t, plain(m), "read the port from config", "3 turns")
+	n := asked
+	_, cmd = m.Update(tickMsg{})
+	drive(t, m, cmd)
+	if asked != n {
+		t.Fatal("asked for the store again once it was open")
+	}
+}
