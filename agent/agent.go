@@ -81,6 +81,10 @@ type event struct {
 	// user's (Cline's one-shot mode): it opens a turn only when the
 	// session has none open.
 	weak bool
+	// sweep: the prompt event also sweeps the tree, so that the baseline
+	// holds every file's bytes before the agent's first write (agents
+	// with only post-write events: Cursor).
+	sweep bool
 }
 
 // adapter is one agent's side of ckpt.
@@ -104,7 +108,8 @@ func register(a *adapter) { adapters[a.name] = a }
 
 // Agents lists the agents ckpt has hooks for, in a stable order.
 func Agents() []string {
-	return []string{"claude", "gemini", "codex", "opencode", "pi", "copilot", "cline", "qwen"}
+	return []string{"claude", "gemini", "codex", "opencode", "pi", "copilot", "cline", "qwen",
+		"kilo", "droid", "cursor", "windsurf"}
 }
 
 // Known reports whether name is an agent ckpt has hooks for.
@@ -337,6 +342,10 @@ func (h *hookCall) startTurn() error {
 		if err := h.store.SetSessionTurn(promptKey, h.ev.prompt); err != nil {
 			return fmt.Errorf("hook %s: record prompt %s for the session: %w", h.agent.name, h.ev.prompt, err)
 		}
+	}
+	if h.ev.sweep {
+		h.ev.command = "(the prompt)"
+		return h.shellBefore()
 	}
 	return nil
 }

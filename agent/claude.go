@@ -77,16 +77,19 @@ func parseClaude(data []byte, getenv func(string) string) (event, error) {
 		ev.do = ignore
 		return ev, nil
 	}
+	// Continue's cn runs the hooks in Claude Code's files, and its Write
+	// names the file filepath.
 	var in struct {
 		FilePath     string `json:"file_path"`
 		NotebookPath string `json:"notebook_path"`
+		Filepath     string `json:"filepath"`
 	}
 	if len(e.ToolInput) > 0 {
 		if err := json.Unmarshal(e.ToolInput, &in); err != nil {
 			return ev, fmt.Errorf("%s %s: decode tool_input: %w", e.HookEventName, e.ToolName, err)
 		}
 	}
-	for _, p := range []string{in.FilePath, in.NotebookPath} {
+	for _, p := range []string{in.FilePath, in.NotebookPath, in.Filepath} {
 		if p != "" {
 			ev.paths = append(ev.paths, p)
 		}

@@ -143,7 +143,7 @@ func TestHookNeverInTheWay(t *testing.T) {
 		t.Fatalf("a bad event created a store: %v", err)
 	}
 	var out bytes.Buffer
-	if err := Hook("cursor", strings.NewReader("{}"), &out, HookOptions{}); err == nil || out.Len() != 0 {
+	if err := Hook("no-such-agent", strings.NewReader("{}"), &out, HookOptions{}); err == nil || out.Len() != 0 {
 		t.Fatalf("unknown agent: %v, %q", err, out.String())
 	}
 

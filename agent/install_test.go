@@ -90,7 +90,7 @@ const userHooks = `{
 }
 `
 
-var jsonAgents = []string{"claude", "gemini", "codex", "qwen"}
+var jsonAgents = []string{"claude", "gemini", "codex", "qwen", "droid", "cursor", "windsurf"}
 
 // ownsFiles reports an agent whose hooks are files of ckpt's own (a
 // plugin, a hooks file, hook scripts), not entries in a shared config.
@@ -112,6 +112,7 @@ func hookCommands(t *testing.T, data []byte) []string {
 	for ev, raw := range cfg.Hooks {
 		var groups []struct {
 			Matcher string `json:"matcher"`
+			Command string `json:"command"` // a flat config's hook (Cursor, Windsurf)
 			Hooks   []struct {
 				Command string `json:"command"`
 			} `json:"hooks"`
@@ -120,6 +121,9 @@ func hookCommands(t *testing.T, data []byte) []string {
 			continue
 		}
 		for _, g := range groups {
+			if g.Command != "" {
+				out = append(out, ev+" "+g.Matcher+" "+g.Command)
+			}
 			for _, h := range g.Hooks {
 				out = append(out, ev+" "+g.Matcher+" "+h.Command)
 			}
@@ -483,7 +487,7 @@ func TestInstallMalformed(t *testing.T) {
 		"trailing comma":     `{"model": "x",}`,
 		"not an object":      `[{"hooks": {}}]`,
 		"hooks not object":   `{"hooks": []}`,
-		"event not an array": `{"hooks": {"PreToolUse": {"matcher": "x"}, "BeforeTool": 3, "UserPromptSubmit": "x"}}`,
+		"event not an array": `{"hooks": {"PreToolUse": {"matcher": "x"}, "BeforeTool": 3, "UserPromptSubmit": "x", "beforeSubmitPrompt": 3, "pre_user_prompt": 3}}`,
 		"empty file":         "",
 	}
 	for _, agentName := range jsonAgents {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // Apply carries out exactly the plan p under the store's lock. It makes
@@ -101,13 +103,13 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		buf = appendRecord(buf, &recs[i])
 	}
 	stepsName := "ops/" + id + ".steps"
-	if err := writeFileAtomic(s.dir, stepsName, buf, 0o600, false); err != nil {
+	if err := storefs.WriteAtomic(s.dir, stepsName, buf, 0o600, false); err != nil {
 		return nil, errf("%s: write %s: %w", q.Kind, s.path(stepsName), err)
 	}
 	fp.hit()
 	// One barrier makes the kept bytes and the steps durable before the
 	// operation is logged; from then on it can always be finished.
-	if err := syncFS(s.dir); err != nil {
+	if err := storefs.SyncFS(s.dir); err != nil {
 		return nil, errf("%s: sync %s: %w", q.Kind, s.path("."), err)
 	}
 	if err := s.cutTorn("ops.log"); err != nil {
@@ -115,7 +117,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	}
 	at := s.clock().UnixNano()
 	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes, At: at, N: s.nextSeq(at)})
-	if err := appendDurable(s.dir, "ops.log", op); err != nil {
+	if err := storefs.AppendDurable(s.dir, "ops.log", op); err != nil {
 		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)
 	}
 	fp.hit()
@@ -403,7 +405,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 		// edited since: a path holding neither what the step found nor
 		// what it writes holds bytes no record has, and is left alone.
 		dr, name := dirs.in(rel)
-		dr.Remove(replaceTmp(name)) // a write the kill cut short
+		dr.Remove(storefs.ReplaceTmp(name)) // a write the kill cut short
 		if !reached(r.Do, now, want) && !holdsBefore(now, r.Img) && !s.cutShort(now, nowData, r.Img, want) {
 			return errf("left as it is: it changed after the interrupted operation began")
 		}
@@ -544,11 +546,11 @@ func writeInPlace(r *os.Root, name string, data []byte, perm fs.FileMode, fp *fa
 	}
 	defer f.Close()
 	ofi, err := f.Stat()
-	if err != nil || !os.SameFile(fi, ofi) || links(ofi) != 1 || !reserve(f, int64(len(data))) {
+	if err != nil || !os.SameFile(fi, ofi) || links(ofi) != 1 || !storefs.Reserve(f, int64(len(data))) {
 		return false, nil
 	}
-	if writeFault != nil {
-		if err := writeFault(name); err != nil {
+	if storefs.WriteFault != nil {
+		if err := storefs.WriteFault(name); err != nil {
 			f.WriteAt(data[:len(data)/2], 0)
 			return true, &fs.PathError{Op: "write", Path: name, Err: err}
 		}
@@ -614,13 +616,13 @@ func (s *Store) putBack(r *os.Root, name string, was Image) {
 // which replaces a link or a read-only file without writing through it.
 // The temporary name is fixed per path, so a recovery removes a leftover.
 func writeReplace(r *os.Root, name string, data []byte, perm fs.FileMode) error {
-	tmp := replaceTmp(name)
-	err := writeVia(r, tmp, name, data, perm, false, true)
+	tmp := storefs.ReplaceTmp(name)
+	err := storefs.WriteVia(r, tmp, name, data, perm, false, true)
 	if errors.Is(err, fs.ErrExist) {
 		// A leftover of a write cut short: the create is exclusive, so
 		// nothing is written through whatever stands there.
 		r.Remove(tmp)
-		err = writeVia(r, tmp, name, data, perm, false, true)
+		err = storefs.WriteVia(r, tmp, name, data, perm, false, true)
 	}
 	return err
 }
@@ -703,15 +705,15 @@ func holdsBefore(now Image, before *Image) bool {
 func (s *Store) finish(done *record) error {
 	var err error
 	if s.rootFd != nil {
-		err = syncOpen(s.rootFd) // opened before the folder was changed: see syncFS
+		err = storefs.SyncOpen(s.rootFd) // opened before the folder was changed: see storefs.SyncFS
 	} else {
-		err = syncFS(s.root)
+		err = storefs.SyncFS(s.root)
 	}
 	if err != nil {
 		return errf("sync %s: %w", s.rootPath, err)
 	}
 	done.At = time.Now().UnixNano()
-	if err := appendDurable(s.dir, "ops.log", appendRecord(nil, done)); err != nil {
+	if err := storefs.AppendDurable(s.dir, "ops.log", appendRecord(nil, done)); err != nil {
 		return errf("append to %s: %w", s.path("ops.log"), err)
 	}
 	return nil
@@ -732,7 +734,7 @@ func (s *Store) cutTorn(name string) error {
 	if !res.torn {
 		return nil
 	}
-	if err := truncateDurably(s.dir, name, res.good); err != nil {
+	if err := storefs.TruncateDurably(s.dir, name, res.good); err != nil {
 		return errf("cut the torn record at the end of %s: %w", s.path(name), err)
 	}
 	s.LogError("cut a torn last record (%d bytes) off %s", int64(len(data))-res.good, s.path(name))

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"golang.org/x/sys/unix"
 )
 
@@ -478,11 +479,11 @@ func (s *Store) mapBaseline(fn func(data []byte) error) (err error) {
 // or a torn one (refused by its checksum), costs only reading again, since
 // the records it would have spared are durable already.
 func (s *Store) saveBaseline(b *baseline) error {
-	// As writeFileAtomic does, with the bytes streamed in.
-	tmp := ".tmp-" + randHex(8)
+	// As storefs.WriteAtomic does, with the bytes streamed in.
+	tmp := ".tmp-" + storefs.RandHex(8)
 	f, err := s.dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
-		err = b.encodeTo(func(p []byte) error { return write(f, baselineFile, p) })
+		err = b.encodeTo(func(p []byte) error { return storefs.Write(f, baselineFile, p) })
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/ckpt-dev/ckpt/store/internal/blob"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -62,7 +63,7 @@ func hashHex(b []byte) string { return blob.Of(b).String() }
 
 // blobDir opens the blobs folder once; seed stores without one have no
 // blobs.
-func (s *Store) blobDir() (*safeDir, error) {
+func (s *Store) blobDir() (*storefs.Dir, error) {
 	s.bmu.Lock()
 	defer s.bmu.Unlock()
 	if s.blobs != nil {
@@ -110,7 +111,7 @@ func (s *Store) hasBlobNear(sum BlobID) bool {
 // blobNames lists the blobs present, loose and packed, for a batch that
 // would otherwise look each one up.
 func (s *Store) blobNames() map[BlobID]bool {
-	list, _ := names(s.dir, "blobs")
+	list, _ := storefs.Names(s.dir, "blobs")
 	have := s.packs.names(s, len(list))
 	for _, n := range list {
 		if id, err := ParseBlobID(strings.TrimSuffix(n, ".zst")); err == nil {
@@ -148,7 +149,7 @@ func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *pa
 		return false, errf("keep blob: open %s: %w", s.path("blobs"), err)
 	}
 	name := sum.String() + ".zst"
-	if err := writeFileAtomic(b, name, z, 0o600, false); err != nil {
+	if err := storefs.WriteAtomic(b, name, z, 0o600, false); err != nil {
 		return false, errf("keep blob %s: %w", s.path("blobs/"+name), err)
 	}
 	return true, nil
@@ -226,7 +227,7 @@ func (s *Store) putBlobStream(src io.Reader) (BlobID, int64, error) {
 	if err != nil {
 		return BlobID{}, 0, errf("keep blob: open %s: %w", s.path("blobs"), err)
 	}
-	tmp := ".tmp-" + randHex(8)
+	tmp := ".tmp-" + storefs.RandHex(8)
 	f, err := b.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return BlobID{}, 0, errf("keep blob: %w", err)
@@ -261,7 +262,7 @@ func (s *Store) putBlobStream(src io.Reader) (BlobID, int64, error) {
 // openRegular opens name inside r for reading only if it is a regular
 // file: a FIFO or a device named like a blob must neither hang the open
 // (O_NONBLOCK) nor be read.
-func openRegular(r dirRoot, name string) (*os.File, int64, error) {
+func openRegular(r storefs.Root, name string) (*os.File, int64, error) {
 	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, 0, err
@@ -506,7 +507,7 @@ func (s *Store) restoreStream(r *os.Root, name string, want Image, perm fs.FileM
 		return err
 	}
 	defer src.Close()
-	return writeReplaceFrom(r, name, src, perm)
+	return storefs.WriteReplaceFrom(r, name, src, perm)
 }
 
 // checkLoose checks the loose blob blobs/name against its name.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"golang.org/x/sys/unix"
 )
 
@@ -231,7 +232,7 @@ func (s *Store) syncBlobs(sums []BlobID, packed bool) error {
 		return nil
 	}
 	if packed || len(sums) > s.looseMax {
-		if err := syncFS(s.dir); err != nil {
+		if err := storefs.SyncFS(s.dir); err != nil {
 			return errf("sync %s: %w", s.path("blobs"), err)
 		}
 		return nil
@@ -252,11 +253,11 @@ func (s *Store) syncBlobs(sums []BlobID, packed bool) error {
 		}
 	}
 	if inPack {
-		if err := syncDir(s.dir, "packs"); err != nil {
+		if err := storefs.SyncDir(s.dir, "packs"); err != nil {
 			return errf("sync %s: %w", s.path("packs"), err)
 		}
 	}
-	return syncDir(s.dir, "blobs")
+	return storefs.SyncDir(s.dir, "blobs")
 }
 
 // missingDirs lists the folders above rel that do not exist yet, outermost
@@ -392,11 +393,11 @@ func (s *Store) syncBatch(b blobBatch, fp *failpoint) error {
 // reports the blob.
 func (s *Store) appendTurnSynced(id string, buf []byte, fp *failpoint) error {
 	name := turnFileName(id)
-	if err := appendFile(s.dir, name, buf); err != nil {
+	if err := storefs.Append(s.dir, name, buf); err != nil {
 		return errf("append to %s: %w", s.path(name), err)
 	}
 	fp.hit()
-	if err := syncFS(s.dir); err != nil {
+	if err := storefs.SyncFS(s.dir); err != nil {
 		return errf("sync %s: %w", s.path("."), err)
 	}
 	fp.hit()
@@ -538,7 +539,7 @@ func (s *Store) Write(turn string, meta TurnMeta, p string, data []byte) (string
 			return id, errf("write %s: %w", rel, err)
 		}
 	}
-	if err := writeFileAtomic(s.root, rel, data, perm, true); err != nil {
+	if err := storefs.WriteAtomic(s.root, rel, data, perm, true); err != nil {
 		return id, errf("write %s: %w", rel, err)
 	}
 	s.root.Chmod(rel, perm)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/blob"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"golang.org/x/sys/unix"
 )
 
@@ -298,7 +299,7 @@ func (s *Store) saveStats() {
 		return
 	}
 	data, err := json.Marshal(s.stats.entries)
-	if err == nil && writeFileAtomic(s.dir, statCacheFile, data, 0o600, false) == nil {
+	if err == nil && storefs.WriteAtomic(s.dir, statCacheFile, data, 0o600, false) == nil {
 		s.stats.dirty = false
 	}
 }

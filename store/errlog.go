@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // errLogMax bounds the error log; past it the older half is dropped.
@@ -34,7 +36,7 @@ func (s *Store) LogError(format string, args ...any) {
 				if i := strings.IndexByte(string(data), '\n'); i >= 0 {
 					data = data[i+1:]
 				}
-				writeFileAtomic(s.dir, "errors.log", data, 0o600, false)
+				storefs.WriteAtomic(s.dir, "errors.log", data, 0o600, false)
 			}
 			l.unlock()
 		}

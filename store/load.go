@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // turn is one agent turn as read from the store.
@@ -222,7 +223,7 @@ func (s *Store) load() (*view, error) {
 		s.cache.steps = map[string][]record{}
 	}
 	s.loadSeed()
-	list, err := names(s.dir, "turns")
+	list, err := storefs.Names(s.dir, "turns")
 	if err != nil {
 		return nil, errf("read %s: %w", s.path("turns"), err)
 	}
@@ -310,7 +311,7 @@ func (s *Store) refreshTurnFiles(names []string) error {
 // refreshTurnFile returns the up-to-date parse of one turn file given
 // its cached one (nil if none). It only reads s.cache, so files can be
 // refreshed in parallel.
-func (s *Store) refreshTurnFile(turns *safeDir, name string, c *turnFile) (*turnFile, error) {
+func (s *Store) refreshTurnFile(turns *storefs.Dir, name string, c *turnFile) (*turnFile, error) {
 	f, err := turns.Open(strings.TrimPrefix(name, "turns/"))
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(name), err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // A full disk in the sweep after a command: the file's new bytes cannot
@@ -30,14 +32,14 @@ func TestSweepAfterFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	put(t, root, "a.txt", "the agent's new bytes\n", 0o644)
-	writeFault = func(name string) error {
+	storefs.WriteFault = func(name string) error {
 		if strings.HasSuffix(name, ".zst") || strings.Contains(name, "pack") {
 			return syscall.ENOSPC
 		}
 		return nil
 	}
 	res, err := s.SweepAfter(turn, TurnMeta{}, "gen")
-	writeFault = nil
+	storefs.WriteFault = nil
 	if err != nil {
 		t.Fatal(err)
 	}

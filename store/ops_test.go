@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // agentTurn records turn id writing each path of files (a "" value
@@ -481,7 +483,7 @@ func TestWriteFaults(t *testing.T) {
 		{"undo", func(s *Store) (*Plan, error) { return s.PlanUndo(false) }, s1},
 		{"redo", func(s *Store) (*Plan, error) { return s.PlanRedo(false) }, s0},
 	}
-	defer func() { writeFault = nil }()
+	defer func() { storefs.WriteFault = nil }()
 	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EIO} {
 		for i, st := range steps {
 			for k := 1; ; k++ {
@@ -500,14 +502,14 @@ func TestWriteFaults(t *testing.T) {
 					t.Fatal(err)
 				}
 				var count atomic.Int64
-				writeFault = func(string) error {
+				storefs.WriteFault = func(string) error {
 					if count.Add(1) == int64(k) {
 						return errno
 					}
 					return nil
 				}
 				res, err := s.Apply(p, nil)
-				writeFault = nil
+				storefs.WriteFault = nil
 				n := int(count.Load())
 				when := st.name + " with " + errno.Error() + " at write " + strconv.Itoa(k)
 				check(t, root, when)

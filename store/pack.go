@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ckpt-dev/ckpt/store/internal/pack"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // looseMax is the number of new blobs a batch keeps as loose files; a
@@ -108,7 +109,7 @@ func (ps *packSet) refresh(s *Store) {
 	if ps.files == nil {
 		ps.files, ps.where, ps.bad = map[string]*packFile{}, map[BlobID]packLoc{}, map[string]error{}
 	}
-	list, _ := names(s.dir, "packs")
+	list, _ := storefs.Names(s.dir, "packs")
 	now := map[string]bool{}
 	changed := false
 	for _, n := range list {
@@ -178,7 +179,7 @@ func (ps *packSet) close() {
 
 // openPack opens packs/name and reads its index, checking the header, the
 // trailer, the index's checksum and that every frame lies inside the file.
-func openPack(dir dirRoot, name string) (*packFile, error) {
+func openPack(dir storefs.Root, name string) (*packFile, error) {
 	f, size, err := openRegular(dir, "packs/"+name)
 	if err != nil {
 		return nil, err
@@ -200,7 +201,7 @@ type writeback struct {
 
 func (w *writeback) Write(p []byte) (int, error) {
 	n, err := w.f.Write(p)
-	startWriteback(w.f, w.off, int64(n))
+	storefs.StartWriteback(w.f, w.off, int64(n))
 	w.off += int64(n)
 	return n, err
 }
@@ -237,7 +238,7 @@ func (w *packWriter) add(sum BlobID, z []byte, size int64) error {
 			w.err = errf("create %s: %w", w.s.path("packs"), err)
 			return w.err
 		}
-		w.tmp = "packs/.tmp-" + randHex(8) + ".pack"
+		w.tmp = "packs/.tmp-" + storefs.RandHex(8) + ".pack"
 		f, err := w.s.dir.OpenFile(w.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
 			w.err = errf("create pack %s: %w", w.s.path(w.tmp), err)

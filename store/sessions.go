@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // SessionTurn returns the open turn recorded for an agent session key.
@@ -58,7 +60,7 @@ func (s *Store) SetSessionTurn(key, turn string) error {
 	}
 	name := sessionFile(key)
 	if err := s.appendSession(name, turn); err != nil {
-		if err := writeFileAtomic(s.dir, name, []byte(turn+"\n"), 0o600, false); err != nil {
+		if err := storefs.WriteAtomic(s.dir, name, []byte(turn+"\n"), 0o600, false); err != nil {
 			return errf("record session turn in %s: %w", s.path(name), err)
 		}
 	}

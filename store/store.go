@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // DefaultMaxBlob is the size over which a file's bytes are not kept.
@@ -45,10 +47,10 @@ type Options struct {
 // Store is an open checkpoint store. Its methods are safe for concurrent
 // use by goroutines; processes coordinate through the store's lock.
 type Store struct {
-	rootPath string   // absolute, symlinks resolved
-	root     *os.Root // the project
-	rootFd   *os.File // the project folder, opened with the store, for syncfs
-	dir      *safeDir // the store folder: nothing in it is followed
+	rootPath string       // absolute, symlinks resolved
+	root     *os.Root     // the project
+	rootFd   *os.File     // the project folder, opened with the store, for syncfs
+	dir      *storefs.Dir // the store folder: nothing in it is followed
 	maxBlob  int64
 	notify   func(string)
 	feed     ChangeFeed       // nil: the store's socket
@@ -57,9 +59,9 @@ type Store struct {
 	// before anything is written, as a full disk fails a write beside it.
 	restoreFault func(path string) error
 
-	bmu   sync.Mutex // guards blobs
-	blobs *safeDir   // the blobs folder, opened on first use
-	packs packSet    // the packs' indexes, loaded on first use
+	bmu   sync.Mutex   // guards blobs
+	blobs *storefs.Dir // the blobs folder, opened on first use
+	packs packSet      // the packs' indexes, loaded on first use
 	// looseMax is the most new blobs a batch keeps as loose files (see
 	// looseMax the constant); tests lower it to put every batch in a pack.
 	looseMax int
@@ -139,7 +141,7 @@ func Open(root string, opt Options) (*Store, error) {
 		rt.Close()
 		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
 	}
-	s.dir, err = openSafeDir(rt, storeDir, filepath.Join(abs, storeDir))
+	s.dir, err = storefs.Open(rt, storeDir, filepath.Join(abs, storeDir))
 	if err != nil {
 		rt.Close()
 		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
@@ -201,7 +203,7 @@ func (s *Store) ensureDirs() error {
 		}
 	}
 	if _, err := s.dir.Lstat(formatFile); errors.Is(err, fs.ErrNotExist) {
-		writeFileAtomic(s.dir, formatFile, []byte(FormatName+"\n"), 0o600, false)
+		storefs.WriteAtomic(s.dir, formatFile, []byte(FormatName+"\n"), 0o600, false)
 	}
 	return nil
 }

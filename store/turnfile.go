@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // readTurnFile parses one turn file for a writer holding the lock, cutting
@@ -34,7 +35,7 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 		return nil, false, err
 	}
 	if res.torn && cut {
-		if err := truncateDurably(s.dir, name, res.good); err != nil {
+		if err := storefs.TruncateDurably(s.dir, name, res.good); err != nil {
 			return nil, false, errf("cut the torn record at the end of %s: %w", s.path(name), err)
 		}
 	}
@@ -116,11 +117,11 @@ func (s *Store) lockTurn(asked string) (*lockFile, string, *turn, bool, error) {
 
 func (s *Store) appendTurn(id string, buf []byte, created bool) error {
 	name := turnFileName(id)
-	if err := appendDurable(s.dir, name, buf); err != nil {
+	if err := storefs.AppendDurable(s.dir, name, buf); err != nil {
 		return errf("append to %s: %w", s.path(name), err)
 	}
 	if created {
-		if err := syncDir(s.dir, "turns"); err != nil {
+		if err := storefs.SyncDir(s.dir, "turns"); err != nil {
 			return errf("sync %s: %w", s.path("turns"), err)
 		}
 	}
@@ -235,7 +236,7 @@ func (s *Store) lastNumber() int {
 		}
 	}
 	n := 0
-	list, _ := names(s.dir, "turns")
+	list, _ := storefs.Names(s.dir, "turns")
 	for _, name := range list {
 		if k, err := strconv.Atoi(strings.TrimSuffix(name, ".log")); err == nil && k > n {
 			n = k

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // Sentinel errors. Callers test them with errors.Is; the wrapped message
@@ -29,6 +30,10 @@ var (
 	ErrOutsideRoot = errors.New("store: path is outside the root")
 	// ErrCorrupt means a record or blob failed its check.
 	ErrCorrupt = format.ErrCorrupt
+	// ErrLinkInStore means a file or folder of the store is a symbolic
+	// link. ckpt never follows one: a cloned repository can ship
+	// .osfoundry/checkpoints/lock pointing anywhere.
+	ErrLinkInStore = storefs.ErrLinkInStore
 	// ErrPlanChanged means Apply was handed a plan that no longer holds: a
 	// turn arrived, an operation ran or a file changed since it was made.
 	// Nothing was changed; the wrapped message says what moved.

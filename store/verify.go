@@ -12,6 +12,7 @@ import (
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
 	"github.com/ckpt-dev/ckpt/store/internal/pack"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // Verify checks every record and blob: each record's checksum, each
@@ -54,7 +55,7 @@ func (s *Store) Verify() ([]Finding, error) {
 		}
 		return res.recs
 	}
-	turnNames, err := names(s.dir, "turns")
+	turnNames, err := storefs.Names(s.dir, "turns")
 	if err != nil {
 		return nil, errf("verify: read %s: %w", s.path("turns"), err)
 	}
@@ -164,7 +165,7 @@ func (s *Store) Verify() ([]Finding, error) {
 	if _, err := s.loadBaseline(); errors.As(err, &newer) {
 		add(baselineFile, "%s", newer.Why())
 	}
-	packEnts, _ := names(s.dir, "packs")
+	packEnts, _ := storefs.Names(s.dir, "packs")
 	for _, name := range packEnts {
 		if !strings.HasPrefix(name, ".tmp-") && !strings.HasSuffix(name, ".pack") {
 			add("packs/"+name, "not a pack: the name does not end in .pack")
@@ -400,7 +401,7 @@ func (s *Store) packStored(ents []fs.DirEntry, live map[BlobID]bool, res *PruneR
 	if err := w.commit(); err != nil {
 		return errf("prune: %w", err)
 	}
-	if err := syncFS(s.dir); err != nil {
+	if err := storefs.SyncFS(s.dir); err != nil {
 		return errf("prune: sync %s: %w", s.path("packs"), err)
 	}
 	fp.hit()
@@ -418,7 +419,7 @@ func (s *Store) packStored(ents []fs.DirEntry, live map[BlobID]bool, res *PruneR
 func (s *Store) prunePacks(live map[BlobID]bool, res *PruneResult, dry bool, fp *failpoint) error {
 	if !dry {
 		for _, dir := range []string{"blobs", "packs"} {
-			list, _ := names(s.dir, dir)
+			list, _ := storefs.Names(s.dir, dir)
 			for _, n := range list {
 				if strings.HasPrefix(n, ".tmp-") && s.dir.Remove(dir+"/"+n) == nil {
 					fp.hit()
@@ -460,7 +461,7 @@ func (s *Store) prunePacks(live map[BlobID]bool, res *PruneResult, dry bool, fp 
 			if err := w.commit(); err != nil {
 				return errf("prune: %w", err)
 			}
-			if err := syncFS(s.dir); err != nil {
+			if err := storefs.SyncFS(s.dir); err != nil {
 				return errf("prune: sync %s: %w", s.path("packs"), err)
 			}
 			fp.hit()
@@ -472,7 +473,7 @@ func (s *Store) prunePacks(live map[BlobID]bool, res *PruneResult, dry bool, fp 
 	}
 	if changed {
 		s.packs.forget()
-		if err := syncDir(s.dir, "packs"); err != nil {
+		if err := storefs.SyncDir(s.dir, "packs"); err != nil {
 			return errf("prune: sync %s: %w", s.path("packs"), err)
 		}
 	}

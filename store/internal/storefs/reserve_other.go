@@ -1,10 +1,10 @@
 //go:build !linux
 
-package store
+package storefs
 
 import "os"
 
-// reserve reports whether n bytes are sure to fit in f before it is
+// Reserve reports whether n bytes are sure to fit in f before it is
 // written in place. Without fallocate nothing is sure: the file is written
 // beside and renamed over instead.
-func reserve(f *os.File, n int64) bool { return false }
+func Reserve(f *os.File, n int64) bool { return false }

@@ -1,4 +1,11 @@
-package store
+// Package storefs is the safe file-system layer under the store: the
+// store folder opened one element at a time without following a link,
+// durable and atomic writes (a temporary name in the same folder, fsync,
+// rename, a barrier for a batch), the barrier itself (syncfs), and
+// fallocate before a file is written in place.
+//
+// It knows nothing of what the files hold.
+package storefs
 
 import (
 	"errors"
@@ -8,6 +15,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ckpt-dev/ckpt/store/internal/format"
 	"golang.org/x/sys/unix"
 )
 
@@ -16,29 +24,29 @@ import (
 // .osfoundry/checkpoints/lock pointing anywhere.
 var ErrLinkInStore = errors.New("store: a symbolic link inside the store: refused, never followed")
 
-// dirRoot is what the file helpers need of a folder: the project's
-// os.Root, or the store's safeDir.
-type dirRoot interface {
+// Root is what the file helpers need of a folder: the project's
+// os.Root, or the store's Dir.
+type Root interface {
 	OpenFile(name string, flag int, perm os.FileMode) (*os.File, error)
 	Open(name string) (*os.File, error)
 	Rename(oldname, newname string) error
 	Remove(name string) error
 }
 
-// safeDir is the store folder. Every name inside it is opened without
+// Dir is the store folder. Every name inside it is opened without
 // following a symbolic link at any element, and only as a regular file
 // or a folder (a FIFO or device standing in for a store file is refused,
 // so nothing hangs on it). An os.Root alone is not enough: it follows a
 // link that stays inside it.
-type safeDir struct {
+type Dir struct {
 	root *os.Root // renames, removes and mkdirs, which never follow a final link
 	fd   *os.File // the folder itself, for openat
 	path string   // absolute, for messages
 }
 
-// openSafeDir opens the store folder rel inside the project root,
+// Open opens the store folder rel inside the project root,
 // refusing it (and every folder on the way) when it is a link.
-func openSafeDir(rt *os.Root, rel, abs string) (*safeDir, error) {
+func Open(rt *os.Root, rel, abs string) (*Dir, error) {
 	top, err := rt.Open(".")
 	if err != nil {
 		return nil, err
@@ -67,7 +75,7 @@ func openSafeDir(rt *os.Root, rel, abs string) (*safeDir, error) {
 		f.Close()
 		return nil, err
 	}
-	return &safeDir{root: r, fd: f, path: abs}, nil
+	return &Dir{root: r, fd: f, path: abs}, nil
 }
 
 // walkNoFollow opens name below the folder dirfd, one element at a time,
@@ -145,7 +153,7 @@ func walkNoFollow(dirfd int, name string, flag int, perm uint32, display string)
 	case unix.S_IFREG, unix.S_IFDIR:
 	default:
 		unix.Close(cur)
-		return -1, fmt.Errorf("%s is not a regular file: %w", display, ErrCorrupt)
+		return -1, fmt.Errorf("%s is not a regular file: %w", display, format.ErrCorrupt)
 	}
 	if err := unix.SetNonblock(cur, false); err != nil {
 		unix.Close(cur)
@@ -154,12 +162,12 @@ func walkNoFollow(dirfd int, name string, flag int, perm uint32, display string)
 	return cur, nil
 }
 
-func (d *safeDir) display(name string) string {
+func (d *Dir) display(name string) string {
 	return d.path + string(os.PathSeparator) + name
 }
 
 // OpenFile opens name as os.OpenFile would, never following a link.
-func (d *safeDir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+func (d *Dir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
 	fd, err := walkNoFollow(int(d.fd.Fd()), name, flag, uint32(perm.Perm()), d.display(name))
 	if err != nil {
 		return nil, err
@@ -168,10 +176,10 @@ func (d *safeDir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, e
 }
 
 // Open opens name for reading, never following a link.
-func (d *safeDir) Open(name string) (*os.File, error) { return d.OpenFile(name, os.O_RDONLY, 0) }
+func (d *Dir) Open(name string) (*os.File, error) { return d.OpenFile(name, os.O_RDONLY, 0) }
 
 // ReadFile reads the whole of name, never following a link.
-func (d *safeDir) ReadFile(name string) ([]byte, error) {
+func (d *Dir) ReadFile(name string) ([]byte, error) {
 	f, err := d.Open(name)
 	if err != nil {
 		return nil, err
@@ -202,7 +210,7 @@ func (d *safeDir) ReadFile(name string) ([]byte, error) {
 
 // WriteFile writes data to name, creating or truncating it, never
 // following a link.
-func (d *safeDir) WriteFile(name string, data []byte, perm os.FileMode) error {
+func (d *Dir) WriteFile(name string, data []byte, perm os.FileMode) error {
 	f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err
@@ -216,7 +224,7 @@ func (d *safeDir) WriteFile(name string, data []byte, perm os.FileMode) error {
 
 // parentOK refuses a name whose folders on the way are links; the last
 // element is not looked at (the caller's call never follows it).
-func (d *safeDir) parentOK(name string) error {
+func (d *Dir) parentOK(name string) error {
 	i := strings.LastIndexByte(name, '/')
 	if i < 0 {
 		return nil
@@ -229,7 +237,7 @@ func (d *safeDir) parentOK(name string) error {
 }
 
 // Lstat describes name without following it (or a folder on the way).
-func (d *safeDir) Lstat(name string) (fs.FileInfo, error) {
+func (d *Dir) Lstat(name string) (fs.FileInfo, error) {
 	if err := d.parentOK(name); err != nil {
 		return nil, err
 	}
@@ -237,11 +245,11 @@ func (d *safeDir) Lstat(name string) (fs.FileInfo, error) {
 }
 
 // Stat is Lstat: nothing in the store is followed.
-func (d *safeDir) Stat(name string) (fs.FileInfo, error) { return d.Lstat(name) }
+func (d *Dir) Stat(name string) (fs.FileInfo, error) { return d.Lstat(name) }
 
 // Mkdir makes a folder; an existing link of that name is ErrExist, and
 // callers check what stands there with Lstat.
-func (d *safeDir) Mkdir(name string, perm os.FileMode) error {
+func (d *Dir) Mkdir(name string, perm os.FileMode) error {
 	if err := d.parentOK(name); err != nil {
 		return err
 	}
@@ -249,7 +257,7 @@ func (d *safeDir) Mkdir(name string, perm os.FileMode) error {
 }
 
 // Remove removes name itself (a link is removed, not followed).
-func (d *safeDir) Remove(name string) error {
+func (d *Dir) Remove(name string) error {
 	if err := d.parentOK(name); err != nil {
 		return err
 	}
@@ -258,7 +266,7 @@ func (d *safeDir) Remove(name string) error {
 
 // Rename renames within the store; links are renamed, never followed,
 // and a link standing at newname is refused rather than replaced.
-func (d *safeDir) Rename(oldname, newname string) error {
+func (d *Dir) Rename(oldname, newname string) error {
 	if err := d.parentOK(oldname); err != nil {
 		return err
 	}
@@ -272,13 +280,13 @@ func (d *safeDir) Rename(oldname, newname string) error {
 }
 
 // Sub opens a subfolder of the store with the same discipline.
-func (d *safeDir) Sub(name string) (*safeDir, error) {
-	return openSafeDir(d.root, name, d.display(name))
+func (d *Dir) Sub(name string) (*Dir, error) {
+	return Open(d.root, name, d.display(name))
 }
 
 // OpenRoot opens a subfolder of the store as an os.Root of its own,
 // refusing a link.
-func (d *safeDir) OpenRoot(name string) (*os.Root, error) {
+func (d *Dir) OpenRoot(name string) (*os.Root, error) {
 	f, err := d.OpenFile(name, os.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, err
@@ -299,11 +307,11 @@ func (d *safeDir) OpenRoot(name string) (*os.Root, error) {
 
 // FS lists the store folder's files for a walk (verify, prune), with the
 // same discipline as OpenFile.
-func (d *safeDir) FS() fs.FS { return safeFS{d} }
+func (d *Dir) FS() fs.FS { return dirFS{d} }
 
-type safeFS struct{ d *safeDir }
+type dirFS struct{ d *Dir }
 
-func (f safeFS) Open(name string) (fs.File, error) {
+func (f dirFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
@@ -315,7 +323,7 @@ func (f safeFS) Open(name string) (fs.File, error) {
 }
 
 // Close releases the folder.
-func (d *safeDir) Close() error {
+func (d *Dir) Close() error {
 	d.fd.Close()
 	return d.root.Close()
 }

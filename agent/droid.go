@@ -1,0 +1,29 @@
+package agent
+
+import "strings"
+
+// Factory's Droid runs Claude-shaped hooks listed in .factory/hooks.json
+// (timeouts in seconds; $FACTORY_PROJECT_DIR names the project). Its file
+// tools are Create and Edit (file_path) and ApplyPatch; its shell is
+// Execute. Built from Droid's documentation, not run here.
+func init() {
+	register(&adapter{
+		name: "droid",
+		parse: claudeShape{
+			writes:     toolSet("Create", "Edit", "MultiEdit", "Write", "ApplyPatch"),
+			shell:      func(t string) bool { return t == "Execute" || strings.HasPrefix(t, "mcp__") },
+			projectEnv: "FACTORY_PROJECT_DIR",
+		}.parse,
+		install: jsonInstaller{
+			file: ".factory/hooks.json",
+			hooks: []hookSpec{
+				{event: "UserPromptSubmit", timeout: 30},
+				{event: "PreToolUse", matcher: droidMatcher, timeout: 120},
+				{event: "PostToolUse", matcher: droidMatcher, timeout: 120},
+				{event: "Stop", timeout: 120},
+			},
+		},
+	})
+}
+
+const droidMatcher = "^(Create|Edit|MultiEdit|Write|ApplyPatch|Execute|mcp__.*)$"
