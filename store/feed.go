@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // A file watcher (ckpt watch --serve) can spare a sweep the listing of
@@ -108,7 +110,7 @@ func (s *Store) saveWatchToken(tok string) {
 		s.dir.Remove(tokenFile)
 		return
 	}
-	if err := writeFileAtomic(s.dir, tokenFile, []byte(tok+"\n"), 0o600, false); err != nil {
+	if err := storefs.WriteAtomic(s.dir, tokenFile, []byte(tok+"\n"), 0o600, false); err != nil {
 		s.dir.Remove(tokenFile) // a stale token must not outlive a newer baseline
 	}
 }
@@ -152,7 +154,16 @@ func (s *Store) askWatcher(token string, timeout time.Duration) (Changes, error)
 	if err := CheckSocket(fi); err != nil {
 		return Changes{}, fmt.Errorf("watcher: %s: %w", s.path(WatchSocket), err)
 	}
-	addr, err := SocketAddr(s.path(""), int(s.dir.fd.Fd()))
+	dirFd := -1
+	if len(s.path(WatchSocket)) >= 100 { // reached through the folder's descriptor
+		d, err := os.Open(s.path(""))
+		if err != nil {
+			return Changes{}, err
+		}
+		defer d.Close()
+		dirFd = int(d.Fd())
+	}
+	addr, err := SocketAddr(s.path(""), dirFd)
 	if err != nil {
 		return Changes{}, err
 	}
@@ -263,7 +274,7 @@ func (s *Store) SetWatcherRefused(why string) error {
 		}
 		return err
 	}
-	return writeFileAtomic(s.dir, refusedFile, []byte(why+"\n"), 0o600, false)
+	return storefs.WriteAtomic(s.dir, refusedFile, []byte(why+"\n"), 0o600, false)
 }
 
 // StartWatcher starts the background watcher for this project, `exe

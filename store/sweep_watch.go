@@ -1,6 +1,10 @@
 package store
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
+)
 
 // WatchAgent is the source agent of the turns ckpt watch records.
 const WatchAgent = "watch"
@@ -65,7 +69,7 @@ const endedFile = "turn-ended"
 // sweep ran): from then on ckpt watch records what changes as its own,
 // not as that turn's background command.
 func (s *Store) MarkTurnEnded(turn string) error {
-	return writeFileAtomic(s.dir, endedFile, []byte(turn+"\n"), 0o600, false)
+	return storefs.WriteAtomic(s.dir, endedFile, []byte(turn+"\n"), 0o600, false)
 }
 
 // Relabel gives turn a new label (a later header record in its file,
