@@ -11,8 +11,9 @@
 //     as label and the agent's own ids as source, recorded as the session's
 //     open turn (store.SetSessionTurn);
 //   - a pre-write event captures every path the tool call will touch, in the
-//     session's open turn (a turn is opened when there is none: the hooks
-//     were installed mid-session, or the agent sent no prompt event);
+//     session's open turn (store.OpenTurn opens one, under its lock, when
+//     there is none: the hooks were installed mid-session, or the agent
+//     sent no prompt event);
 //   - a post-write event seals those paths.
 //
 // A failed or denied call gets no post-write event (or one ckpt ignores):
@@ -359,21 +360,20 @@ func (h *hookCall) beforeWrite() error {
 	if err != nil {
 		return err
 	}
-	meta := store.TurnMeta{Source: h.source()}
 	// Each path stands alone: one the store cannot capture (a link loop, a
-	// folder) is logged, and the others are kept.
-	used, err := h.store.Capture(turn, meta, paths)
-	if used != "" && used != turn {
-		// The turn was rewound while the agent went on: its later writes
-		// belong to the continuation the store started.
-		if err := h.store.SetSessionTurn(h.sessionKey(), used); err != nil {
-			return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, used, err)
-		}
-	}
-	if err != nil {
+	// folder) is logged, and the others are kept. When the turn was rewound
+	// while the agent went on, its later writes belong to the continuation
+	// the store starts, which the store records for the session.
+	if _, err := h.store.Capture(turn, h.meta(), paths); err != nil {
 		return h.batchFailed("capture", paths, turn, err)
 	}
 	return nil
+}
+
+// meta is what the store records of the event's turn: where it came from,
+// and the session whose open turn follows a continuation.
+func (h *hookCall) meta() store.TurnMeta {
+	return store.TurnMeta{Source: h.source(), Session: h.sessionKey()}
 }
 
 // batchFailed words a failed Capture or Seal for the error log: the paths
@@ -401,34 +401,15 @@ func (h *hookCall) afterWrite() error {
 }
 
 // openTurn returns the session's open turn, opening one when there is none.
-// Parallel tool calls fire parallel hooks, so the look-up and the opening
-// happen under a lock, or two calls of one prompt could open two turns.
 func (h *hookCall) openTurn() (string, error) {
 	return h.openTurnLabelled(h.agent.name + ": edits with no prompt seen")
 }
 
 // openTurnLabelled is openTurn, labelling a turn it opens with label.
 func (h *hookCall) openTurnLabelled(label string) (string, error) {
-	key := h.sessionKey()
-	if turn, ok := h.store.SessionTurn(key); ok {
-		return turn, nil
-	}
-	// When the lock cannot be had the hook goes on: the worst outcome is a
-	// second turn for one prompt.
-	if unlock, err := h.store.LockSessions(); err == nil {
-		defer unlock()
-	} else {
-		h.log("hook %s: %v", h.agent.name, err)
-	}
-	if turn, ok := h.store.SessionTurn(key); ok {
-		return turn, nil
-	}
-	turn, err := h.store.NewTurn(store.TurnMeta{Label: label, Source: h.source()})
+	turn, err := h.store.OpenTurn(h.sessionKey(), store.TurnMeta{Label: label, Source: h.source()})
 	if err != nil {
-		return "", fmt.Errorf("hook %s: open a turn: %w", h.agent.name, err)
-	}
-	if err := h.store.SetSessionTurn(key, turn); err != nil {
-		return "", fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, turn, err)
+		return "", fmt.Errorf("hook %s: %w", h.agent.name, err)
 	}
 	return turn, nil
 }

@@ -37,8 +37,11 @@ type Check struct {
 	Name     string `json:"check"`
 	OK       bool   `json:"ok"`
 	Blocking bool   `json:"blocking,omitempty"`
-	Detail   string `json:"detail"`
-	Fix      string `json:"fix,omitempty"`
+	// Unchecked is a check that could not be made (the agent is not on
+	// $PATH, no hook has run yet): never reported as ok.
+	Unchecked bool   `json:"unchecked,omitempty"`
+	Detail    string `json:"detail"`
+	Fix       string `json:"fix,omitempty"`
 }
 
 // Diagnosis is what ckpt doctor says about one agent in one project.
@@ -145,7 +148,7 @@ func Diagnose(agentName string, opt DoctorOptions) (*Diagnosis, error) {
 		tested := TestedVersions[agentName]
 		switch {
 		case verr != nil:
-			add(Check{Name: "version", OK: true, Detail: verr.Error()})
+			add(Check{Name: "version", Unchecked: true, Detail: verr.Error()})
 		default:
 			d.Version, d.Tested = v, v == tested
 			if d.Tested {
@@ -160,7 +163,7 @@ func Diagnose(agentName string, opt DoctorOptions) (*Diagnosis, error) {
 		d.LastEvent = &t
 		add(Check{Name: "last event", OK: true, Detail: fmt.Sprintf("%s at %s", name, t.Format(time.RFC3339))})
 	} else if d.Installed {
-		add(Check{Name: "last event", OK: true, Detail: "no hook event seen in this project yet"})
+		add(Check{Name: "last event", Unchecked: true, Detail: "no hook event seen in this project yet"})
 	}
 	if lines := hookErrors(opt.Root, agentName); len(lines) > 0 {
 		d.Errors, d.LastError = len(lines), lines[len(lines)-1]

@@ -214,3 +214,21 @@ func TestDoctorTwoBinaries(t *testing.T) {
 		})
 	}
 }
+
+// TestDoctorNotCheckedIsNotOK: a check doctor could not make is marked so,
+// never ok.
+func TestDoctorNotCheckedIsNotOK(t *testing.T) {
+	e := newDoctorEnv(t)
+	e.install(t, "claude", e.exe)
+	d := e.diagnose(t, "claude", func(string) (string, error) {
+		return "", errors.New("claude is not on $PATH; its version is not checked")
+	})
+	for _, name := range []string{"version", "last event"} {
+		if c := check(d, name); c.OK || !c.Unchecked {
+			t.Errorf("%s: ok %v, unchecked %v; want not ok, unchecked", name, c.OK, c.Unchecked)
+		}
+	}
+	if !d.Capture {
+		t.Error("a check not made blocks capture")
+	}
+}

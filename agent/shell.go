@@ -67,24 +67,21 @@ func (h *hookCall) shellBefore() error {
 	if err != nil {
 		return err
 	}
-	res, err := h.store.SweepBefore(turn, store.TurnMeta{Source: h.source()}, h.ev.command)
+	res, err := h.store.SweepBefore(turn, h.meta(), h.ev.command)
 	if err != nil {
 		return fmt.Errorf("hook %s: sweep before %q: %w", h.agent.name, h.ev.command, err)
 	}
 	h.logProblems(res.Problems)
 	h.startWatcher(res)
-	return h.moveTurn(turn, res.Turn)
+	return nil
 }
 
 func (h *hookCall) shellAfter() error {
-	turn, ok := h.store.SessionTurn(h.sessionKey())
-	if !ok {
-		var err error
-		if turn, err = h.openTurn(); err != nil {
-			return err
-		}
+	turn, err := h.openTurn()
+	if err != nil {
+		return err
 	}
-	res, err := h.store.SweepAfter(turn, store.TurnMeta{Source: h.source()}, h.ev.command)
+	res, err := h.store.SweepAfter(turn, h.meta(), h.ev.command)
 	if err != nil {
 		return fmt.Errorf("hook %s: sweep after %q: %w", h.agent.name, h.ev.command, err)
 	}
@@ -93,7 +90,7 @@ func (h *hookCall) shellAfter() error {
 	}
 	h.logProblems(res.Problems)
 	h.startWatcher(res)
-	return h.moveTurn(turn, res.Turn)
+	return nil
 }
 
 // watcherMinEntries is the tree size from which a shell step starts the
@@ -151,16 +148,4 @@ func (h *hookCall) logProblems(ps []string) {
 	for _, p := range ps {
 		h.log("hook %s: sweep around %q: %s", h.agent.name, h.ev.command, p)
 	}
-}
-
-// moveTurn follows the store to a continuation (T.2) when the turn was
-// rewound while the agent went on.
-func (h *hookCall) moveTurn(asked, used string) error {
-	if used == "" || used == asked {
-		return nil
-	}
-	if err := h.store.SetSessionTurn(h.sessionKey(), used); err != nil {
-		return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, used, err)
-	}
-	return nil
 }

@@ -20,6 +20,7 @@ func init() { register(newDiffCmd) }
 
 func newDiffCmd(g *globals) *cobra.Command {
 	var color string
+	var agent bool
 	cmd := &cobra.Command{
 		Use:   "diff TURN [PATH...]",
 		Short: "Unified diff of a turn's files, pre-image → disk now",
@@ -30,9 +31,13 @@ At a terminal the diff is coloured and control characters in the files are
 escaped, so a file cannot clear the screen or retitle the terminal. Into a
 pipe it is the raw unified diff: git apply -R takes it and puts the files
 back as they were before TURN. --color=auto colours only at a terminal, when
-NO_COLOR is not set and TERM is not dumb.`,
+NO_COLOR is not set and TERM is not dumb.
+
+--agent diffs the pre-image against what the agent left instead of the disk
+now: the agent's own change, also for a turn that was rewound.`,
 		Example: `ckpt diff 3
 ckpt diff 3 src/app.js
+ckpt diff 3 --agent
 ckpt diff 3 | git apply -R`,
 		Args:              minArgs(1, "a TURN"),
 		ValidArgsFunction: completeTurn(g, true),
@@ -50,7 +55,7 @@ ckpt diff 3 | git apply -R`,
 			}
 			w := bufio.NewWriter(os.Stdout)
 			dw := diffWriter{w: w, color: colored, escape: tty || colored}
-			err := runDiff(g, dw, args[0], args[1:])
+			err := runDiff(g, dw, args[0], args[1:], agent)
 			if ferr := w.Flush(); err == nil && ferr != nil {
 				err = ferr
 			}
@@ -58,11 +63,12 @@ ckpt diff 3 | git apply -R`,
 		},
 	}
 	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
+	cmd.Flags().BoolVar(&agent, "agent", false, "the agent's own change: pre-image → what the agent left")
 	_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]cobra.Completion{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-func runDiff(g *globals, w diffWriter, turn string, paths []string) error {
+func runDiff(g *globals, w diffWriter, turn string, paths []string, agent bool) error {
 	s, err := g.openStore(storeOptions{})
 	if err != nil {
 		return err
@@ -85,6 +91,9 @@ func runDiff(g *globals, w diffWriter, turn string, paths []string) error {
 		}
 		want[rel], only[rel] = true, true
 	}
+	if op := rewoundBy(s, turn); op != "" && !agent {
+		fmt.Fprintf(os.Stderr, "ckpt: turn %s was rewound by %s: its files are as before it; --agent shows what the agent did\n", esc(turn), esc(op))
+	}
 	code := exitOK
 	for _, f := range files {
 		if len(want) > 0 && !want[f.Path] {
@@ -106,6 +115,9 @@ func runDiff(g *globals, w diffWriter, turn string, paths []string) error {
 			continue
 		}
 		img, now, err := s.ReadDisk(f.Path)
+		if agent {
+			img, now, err = agentLeft(s, f)
+		}
 		if err != nil {
 			w.note(f.Path, err.Error())
 			code = exitError
@@ -137,6 +149,22 @@ func runDiff(g *globals, w diffWriter, turn string, paths []string) error {
 		code = exitError
 	}
 	return exitWith(code)
+}
+
+// agentLeft is what the agent left at f's path, as ReadDisk gives the disk.
+func agentLeft(s *store.Store, f store.File) (store.Image, []byte, error) {
+	switch {
+	case f.Post == nil:
+		return store.Image{}, nil, fmt.Errorf("the agent's write was never sealed: what it left was not recorded")
+	case f.Post.Kind == store.ImageAbsent:
+		return *f.Post, nil, nil
+	case f.Post.Kind == store.ImageContent && !f.Post.Kept:
+		return store.Image{}, nil, fmt.Errorf("what the agent left was not kept (over the size limit)")
+	case f.Post.Kind == store.ImageLink:
+		return *f.Post, []byte(f.Post.Link), nil
+	}
+	b, err := s.ReadImage(*f.Post)
+	return *f.Post, b, err
 }
 
 // kindChange says, for a patch reader to pass over, that a path changed

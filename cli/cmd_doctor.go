@@ -120,6 +120,8 @@ func printDoctor(ds []*agent.Diagnosis, named bool) {
 		for _, c := range d.Checks {
 			mark := "ok  "
 			switch {
+			case c.Unchecked:
+				mark = "--  " // not checked: neither ok nor failed
 			case !c.OK && c.Blocking:
 				mark = "FAIL"
 			case !c.OK:

@@ -177,3 +177,61 @@ func BenchmarkHookStartup(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHookPreWriteAgents is BenchmarkHookPreWrite for each agent's
+// own payloads, in one run, so their costs sit beside Claude Code's:
+// the prompt event (not timed) every 20 writes, then one pre-write event
+// per call as the agent sends it. Cursor has no pre-write event: its
+// afterFileEdit sweeps the tree (here a tree of the files written so far).
+func BenchmarkHookPreWriteAgents(b *testing.B) {
+	bin := buildHookBinary(b)
+	type shape struct{ agent, prompt, write string }
+	// %[1]q is the project, %[2]q the file, %[3]d the call's number.
+	shapes := []shape{
+		{"claude", `{"hook_event_name":"UserPromptSubmit","session_id":"bench","cwd":%[1]q,"prompt":"bench"}`,
+			`{"hook_event_name":"PreToolUse","session_id":"bench","cwd":%[1]q,"tool_name":"Edit","tool_use_id":"t%[3]d","tool_input":{"file_path":%[2]q,"old_string":"0","new_string":"1"}}`},
+		{"pi", `{"event":"input","session":"bench","cwd":%[1]q,"text":"bench"}`,
+			`{"event":"tool_call","session":"bench","cwd":%[1]q,"tool":"edit","callId":"c%[3]d","input":{"path":%[2]q}}`},
+		{"copilot", `{"hook_event_name":"UserPromptSubmit","session_id":"bench","cwd":%[1]q,"prompt":"bench"}`,
+			`{"hook_event_name":"PreToolUse","session_id":"bench","cwd":%[1]q,"tool_name":"Edit","tool_input":{"path":%[2]q,"old_str":"0","new_str":"1"}}`},
+		{"cline", `{"hookName":"prompt_submit","taskId":"bench","workspaceRoots":[%[1]q],"userPromptSubmit":{"prompt":"bench"}}`,
+			`{"hookName":"tool_call","taskId":"bench","workspaceRoots":[%[1]q],"tool_call":{"id":"c%[3]d","name":"editor","input":{"path":%[2]q,"old_text":"0","new_text":"1"}},"preToolUse":{"toolName":"editor","parameters":{"path":%[2]q}}}`},
+		{"qwen", `{"hook_event_name":"UserPromptSubmit","session_id":"bench","prompt_id":"p%[3]d","cwd":%[1]q,"prompt":"bench"}`,
+			`{"hook_event_name":"PreToolUse","session_id":"bench","prompt_id":"p","cwd":%[1]q,"tool_name":"edit","tool_input":{"file_path":%[2]q,"old_string":"0","new_string":"1"}}`},
+		{"droid", `{"hook_event_name":"UserPromptSubmit","session_id":"bench","cwd":%[1]q,"prompt":"bench"}`,
+			`{"hook_event_name":"PreToolUse","session_id":"bench","cwd":%[1]q,"tool_name":"Edit","tool_input":{"file_path":%[2]q,"old_str":"0","new_str":"1"}}`},
+		{"windsurf", `{"agent_action_name":"pre_user_prompt","trajectory_id":"bench","tool_info":{"user_prompt":"bench","cwd":%[1]q}}`,
+			`{"agent_action_name":"pre_write_code","trajectory_id":"bench","tool_info":{"file_path":%[2]q,"cwd":%[1]q,"edits":[]}}`},
+		{"cursor", `{"hook_event_name":"beforeSubmitPrompt","conversation_id":"bench","workspace_roots":[%[1]q],"prompt":"bench"}`,
+			`{"hook_event_name":"afterFileEdit","conversation_id":"bench","workspace_roots":[%[1]q],"file_path":%[2]q,"edits":[]}`},
+	}
+	content := bytes.Repeat([]byte("0123456789abcdef\n"), 241)
+	for _, sh := range shapes {
+		b.Run(sh.agent, func(b *testing.B) {
+			root := b.TempDir()
+			env := hookEnv(map[string]string{"CKPT_ROOT": root})
+			events := make([][]byte, b.N)
+			for i := range events {
+				p := filepath.Join(root, "src", fmt.Sprintf("f%06d.go", i))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, content, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				events[i] = []byte(fmt.Sprintf(sh.write, root, p, i))
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%20 == 0 {
+					b.StopTimer()
+					if r := runBinary(bin, root, []byte(fmt.Sprintf(sh.prompt, root, "", i)), env, "hook", sh.agent); r.Code != 0 {
+						b.Fatal(r)
+					}
+					b.StartTimer()
+				}
+				if r := runBinary(bin, root, events[i], env, "hook", sh.agent); r.Code != 0 || r.Stderr != "" || r.Stdout != "" {
+					b.Fatal(r)
+				}
+			}
+		})
+	}
+}

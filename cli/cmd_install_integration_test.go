@@ -116,7 +116,7 @@ func TestInstallThroughBinary(t *testing.T) {
 	}
 	os.Remove(codex)
 
-	if r := runBinary(bin, root, nil, env, "install", "no-such-agent"); r.Code != 2 || !strings.Contains(r.Stderr, "unknown agent") {
+	if r := runBinary(bin, root, nil, env, "install", "nosuchagent"); r.Code != 2 || !strings.Contains(r.Stderr, "unknown agent") {
 		t.Fatalf("unknown agent: %+v", r)
 	}
 	if r := runBinary(bin, root, nil, env, "install"); r.Code != 2 {

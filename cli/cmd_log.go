@@ -34,17 +34,19 @@ type logJSON struct {
 }
 
 func newLogCmd(g *globals) *cobra.Command {
-	var asJSON, errs bool
+	var asJSON, errs, clear bool
 	cmd := &cobra.Command{
 		Use:   "log",
 		Short: "Turns and operations, newest first",
 		Long: `log lists the agent's turns and the rewinds, undos and redos, newest first,
 with how many files each touched and how many were changed since the agent
 wrote them. Errors that hooks logged in the store are told on stderr;
---errors prints them all, oldest first, and clears the log.`,
+--errors prints them all, oldest first, and leaves them logged;
+--errors --clear empties the log, and nothing else does.`,
 		Example: `ckpt log
 ckpt log --json | jq '.[0].turn'
-ckpt log --errors`,
+ckpt log --errors
+ckpt log --errors --clear`,
 		Args: noArgs(""),
 		RunE: func(*cobra.Command, []string) error {
 			s, err := g.openStore(storeOptions{})
@@ -52,6 +54,9 @@ ckpt log --errors`,
 				return err
 			}
 			defer s.Close()
+			if clear {
+				return clearErrors(s)
+			}
 			if errs {
 				return listErrors(s)
 			}
@@ -98,12 +103,13 @@ ckpt log --errors`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (see CONTRACT.md)")
-	cmd.Flags().BoolVar(&errs, "errors", false, "print the errors hooks logged, then clear them")
+	cmd.Flags().BoolVar(&errs, "errors", false, "print the errors hooks logged (they stay logged)")
+	cmd.Flags().BoolVar(&clear, "clear", false, "with --errors: empty the error log")
 	return cmd
 }
 
-// listErrors prints the store's logged errors, oldest first, then clears
-// them: what was printed has been seen.
+// listErrors prints the store's logged errors, oldest first. They stay
+// logged: only --clear empties the log.
 func listErrors(s *store.Store) error {
 	lines, err := s.Errors()
 	if err != nil {
@@ -116,5 +122,18 @@ func listErrors(s *store.Store) error {
 	for _, l := range lines {
 		fmt.Println(esc(l))
 	}
-	return s.ClearErrors()
+	return nil
+}
+
+// clearErrors empties the store's error log and says how many lines went.
+func clearErrors(s *store.Store) error {
+	lines, err := s.Errors()
+	if err != nil {
+		return err
+	}
+	if err := s.ClearErrors(); err != nil {
+		return err
+	}
+	fmt.Printf("cleared %s from the error log\n", present.Count(len(lines), "error"))
+	return nil
 }

@@ -86,3 +86,43 @@ func TestShowStatuses(t *testing.T) {
 		t.Errorf("after rewind new.txt still exists")
 	}
 }
+
+// TestShowAgentOfRewoundTurn: a rewound turn's files are back as before
+// it; show names the operation, and --agent (show and diff) gives what the
+// agent did.
+func TestShowAgentOfRewoundTurn(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a 0\n", "gone.txt": "gone 0\n"})
+	p.turn(t, "1", "work", []string{"a.txt", "new.txt", "gone.txt"}, func() {
+		writeTexts(t, p.root, map[string]string{"a.txt": "a 1\n", "new.txt": "new 1\n"})
+		removePath(t, p.root, "gone.txt")
+	})
+	ckptOK(t, p.root, "rewind", "1", "--yes")
+	r := ckptOK(t, p.root, "show", "1")
+	if !strings.Contains(r.Stdout, "rewound by op-") || !strings.Contains(r.Stdout, "--agent") {
+		t.Fatalf("show of a rewound turn does not say so\n%s", r)
+	}
+	r = ckptOK(t, p.root, "show", "1", "--agent")
+	for _, want := range []string{"M  modified     a.txt", "A  created      new.txt", "D  deleted      gone.txt"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Fatalf("show --agent lacks %q\n%s", want, r)
+		}
+	}
+	r = ckptOK(t, p.root, "show", "1", "--agent", "--json")
+	if !strings.Contains(strings.Join(strings.Fields(r.Stdout), " "), `"path": "new.txt", "pre": "absent", "status": "created"`) {
+		t.Fatalf("show --agent --json\n%s", r)
+	}
+	r = ckptOK(t, p.root, "diff", "1", "--agent", "--color", "never")
+	for _, want := range []string{"-a 0", "+a 1", "+new 1", "-gone 0"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Fatalf("diff --agent lacks %q\n%s", want, r)
+		}
+	}
+	r = ckptOK(t, p.root, "diff", "1", "--agent", "--color", "never", filepath.Join(p.root, "a.txt"))
+	if strings.Contains(r.Stdout, "new 1") || !strings.Contains(r.Stdout, "+a 1") {
+		t.Fatalf("diff --agent PATH\n%s", r)
+	}
+	r = ckptOK(t, p.root, "diff", "1", "--color", "never")
+	if strings.TrimSpace(r.Stdout) != "" || !strings.Contains(r.Stderr, "--agent") {
+		t.Fatalf("diff of a rewound turn against the disk\n%s", r)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckpt-dev/ckpt/agent"
 	"github.com/ckpt-dev/ckpt/store"
 	"github.com/ckpt-dev/ckpt/ui"
 	"github.com/ckpt-dev/ckpt/watch"
@@ -80,6 +81,7 @@ func openUI(root string) error {
 		// Before the first turn (right after `ckpt install`): the UI
 		// opens, says so, and opens the store once a hook has made it.
 		// It never creates the store itself.
+		ro.Installed = installedAgents(root)
 		var mu sync.Mutex
 		var later *store.Store
 		defer func() {
@@ -106,6 +108,19 @@ func openUI(root string) error {
 		return fmt.Errorf("terminal UI: %w", err)
 	}
 	return nil
+}
+
+// installedAgents lists the agents whose ckpt hooks the project holds, so
+// the UI opened just after `ckpt install` says to start the agent, not to
+// install.
+func installedAgents(root string) []string {
+	var out []string
+	for _, name := range agent.Agents() {
+		if d, err := agent.Diagnose(name, agent.DoctorOptions{Root: root}); err == nil && d.Installed {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // hasTerminal reports whether the UI can draw and read keys: standard

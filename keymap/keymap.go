@@ -38,7 +38,8 @@ type KeyMap struct {
 	KeepAll key.Binding
 
 	Follow  key.Binding // follow the newest turn
-	Dismiss key.Binding // dismiss the error banner
+	Dismiss key.Binding // hide the error notice (the log keeps the errors)
+	Errors  key.Binding // the logged errors, newest first
 
 	Filter key.Binding
 	Help   key.Binding
@@ -79,7 +80,8 @@ func Default() KeyMap {
 		KeepAll: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "keep all")),
 
 		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow newest")),
-		Dismiss: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "dismiss error")),
+		Dismiss: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "hide the notice")),
+		Errors:  key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "logged errors")),
 
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
@@ -89,7 +91,7 @@ func Default() KeyMap {
 
 // ShortHelp is the one-line help: the keys a newcomer needs first.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextPane, k.Open, k.Rewind, k.Undo, k.Redo, k.Dismiss, k.Follow, k.Back, k.Filter, k.Search, k.Help, k.Quit}
+	return []key.Binding{k.NextPane, k.Open, k.Rewind, k.Undo, k.Redo, k.Errors, k.Dismiss, k.Follow, k.Back, k.Filter, k.Search, k.Help, k.Quit}
 }
 
 // PreviewHelp is the one-line help of the rewind preview.
@@ -103,6 +105,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane, k.PrevPane, k.Open, k.Back},
 		{k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide, k.Left, k.Right, k.Zoom, k.Search, k.Editor},
 		{k.Rewind, k.Undo, k.Redo, k.Confirm, k.Force, k.Keep, k.KeepAll},
-		{k.Follow, k.Dismiss, k.Filter, k.Help, k.Quit},
+		{k.Follow, k.Errors, k.Dismiss, k.Filter, k.Help, k.Quit},
 	}
 }

@@ -295,7 +295,8 @@ func humanBytes(n int64) string {
 // Capture keeps the current bytes of paths before an agent writes them,
 // for turn (a new turn starts if none has that id). The first capture of a
 // path in a turn wins; later ones are ignored. It returns the turn id used:
-// T.2 (then T.3 …) when T was already rewound. It reads and writes only
+// T.2 (then T.3 …) when T was already rewound, recorded as the open turn
+// of meta.Session when one is named. It reads and writes only
 // that turn's records, so it costs the same whatever the store's size.
 //
 // Each path stands alone: one that cannot be captured (outside the root,
@@ -307,6 +308,9 @@ func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, err
 	}
 	rels, bad := s.rels(paths)
 	id, err := s.capture(turn, meta, rels, &bad)
+	if ferr := s.followed(meta, turn, id); ferr != nil {
+		return id, ferr
+	}
 	if err != nil {
 		return id, err
 	}

@@ -89,8 +89,8 @@ func (s *Store) Errors() ([]string, error) {
 	return lines, nil
 }
 
-// ClearErrors empties the error log (`ckpt log --errors` shows, then
-// clears it; the UI's dismiss does the same).
+// ClearErrors empties the error log (`ckpt log --errors --clear`; nothing
+// else clears it).
 func (s *Store) ClearErrors() error {
 	l, err := s.lock()
 	if err != nil {

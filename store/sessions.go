@@ -12,6 +12,54 @@ import (
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
+// OpenTurn returns the open turn of an agent session key, opening one
+// with meta (and recording it for the session) when the session has none.
+// The look-up and the opening happen under hook.lock, so parallel tool
+// calls of one prompt, which fire parallel hooks, open one turn. When the
+// lock cannot be had it goes on, and says so in the error log: the worst
+// outcome is a second turn for one prompt.
+func (s *Store) OpenTurn(session string, meta TurnMeta) (string, error) {
+	if turn, ok := s.SessionTurn(session); ok {
+		return turn, nil
+	}
+	if unlock, err := s.LockSessions(); err == nil {
+		defer unlock()
+	} else {
+		s.LogError("open a turn for %s: %v", meta.agent(), err)
+	}
+	if turn, ok := s.SessionTurn(session); ok {
+		return turn, nil
+	}
+	turn, err := s.NewTurn(meta)
+	if err != nil {
+		return "", errf("open a turn: %w", err)
+	}
+	if err := s.SetSessionTurn(session, turn); err != nil {
+		return "", errf("record turn %s for the session: %w", turn, err)
+	}
+	return turn, nil
+}
+
+// agent names where a turn came from, for the error log.
+func (m TurnMeta) agent() string {
+	if m.Source != nil && m.Source.Agent != "" {
+		return m.Source.Agent
+	}
+	return "the session"
+}
+
+// followed records used as the open turn of meta's session when a call
+// for turn moved on to a continuation of it (T.2).
+func (s *Store) followed(meta TurnMeta, turn, used string) error {
+	if meta.Session == "" || used == "" || used == turn {
+		return nil
+	}
+	if err := s.SetSessionTurn(meta.Session, used); err != nil {
+		return errf("record turn %s for the session: %w", used, err)
+	}
+	return nil
+}
+
 // SessionTurn returns the open turn recorded for an agent session key.
 // A file under the key's older name (a single turn id, rewritten whole)
 // was written by an older ckpt after this one last wrote, since this one

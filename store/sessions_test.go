@@ -95,3 +95,52 @@ func TestLastLine(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenTurn: a session with no turn gets one, opened once however
+// many calls race for it; a session with one keeps it; and a capture
+// naming the session moves it on to the continuation of a rewound turn.
+func TestOpenTurn(t *testing.T) {
+	root, s := ignoreProject(t, map[string]string{"a.txt": "a\n"})
+	meta := TurnMeta{Label: "edits", Source: &Source{Agent: "claude", Session: "x"}}
+	got := make(chan string, 8)
+	for range cap(got) {
+		go func() {
+			s2 := openT(t, root)
+			defer s2.Close()
+			turn, err := s2.OpenTurn("claude:x", meta)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- turn
+		}()
+	}
+	first := <-got
+	for range cap(got) - 1 {
+		if turn := <-got; turn != first {
+			t.Fatalf("parallel OpenTurn calls opened %q and %q", first, turn)
+		}
+	}
+	if turn, ok := s.SessionTurn("claude:x"); !ok || turn != first {
+		t.Fatalf("SessionTurn = %q, %v; want %q", turn, ok, first)
+	}
+	if turn, err := s.OpenTurn("claude:x", TurnMeta{Label: "other"}); err != nil || turn != first {
+		t.Fatalf("OpenTurn with a turn open = %q, %v; want %q", turn, err, first)
+	}
+
+	a := filepath.Join(root, "a.txt")
+	if _, err := s.Capture(first, TurnMeta{Session: "claude:x"}, []string{a}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(a, []byte("b\n"), 0o644)
+	rewindTurn(t, s, first)
+	used, err := s.Capture(first, TurnMeta{Session: "claude:x"}, []string{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := first + ".2"; used != want {
+		t.Fatalf("capture after a rewind went to %q, want %q", used, want)
+	}
+	if turn, _ := s.SessionTurn("claude:x"); turn != used {
+		t.Fatalf("the session's open turn is %q after the capture moved on to %q", turn, used)
+	}
+}

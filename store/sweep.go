@@ -47,9 +47,21 @@ type SweepResult struct {
 // nothing (SweepResult.Skipped): what changed since is the agent's (a
 // background command, a command running in parallel, its file tools), and
 // the sweep after this command records it in the turn against the same
-// baseline. cmd is the command about to run.
+// baseline. cmd is the command about to run. A continuation (T.2) the
+// changes went to is recorded as the open turn of meta.Session when one is
+// named.
 func (s *Store) SweepBefore(turn string, meta TurnMeta, cmd string) (*SweepResult, error) {
-	return s.sweep(turn, meta, cmd, false, nil)
+	return s.sweepFollowed(turn, meta, cmd, false)
+}
+
+// sweepFollowed is sweep, recording a continuation it moved on to as the
+// open turn of meta.Session.
+func (s *Store) sweepFollowed(turn string, meta TurnMeta, cmd string, after bool) (*SweepResult, error) {
+	res, err := s.sweep(turn, meta, cmd, after, nil)
+	if err != nil {
+		return res, err
+	}
+	return res, s.followed(meta, turn, res.Turn)
 }
 
 // SweepAfter sweeps the tree after a shell command of turn: every path
@@ -62,7 +74,7 @@ func (s *Store) SweepAfter(turn string, meta TurnMeta, cmd string) (*SweepResult
 	if turn == "" {
 		return nil, errf("sweep: empty turn id")
 	}
-	return s.sweep(turn, meta, cmd, true, nil)
+	return s.sweepFollowed(turn, meta, cmd, true)
 }
 
 // SweptTurn is the turn of the last sweep made for a turn, and its

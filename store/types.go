@@ -225,6 +225,11 @@ type File struct {
 type TurnMeta struct {
 	Label  string
 	Source *Source
+	// Session, when set, is the agent session key whose open turn this
+	// is (see OpenTurn): a call that moves on to a continuation (T.2)
+	// records it as the session's open turn too. It is not written in
+	// any record.
+	Session string
 }
 
 // Action is what an operation will do to one path.

@@ -114,23 +114,6 @@ func TestPasteInFilter(t *testing.T) {
 	}
 }
 
-func TestDismissErrors(t *testing.T) {
-	f := sample()
-	f.errs = []string{"2026-11-29T12:00:00Z hook claude: bad JSON"}
-	m := testModel(t, f, 120, 30)
-	mustContain(t, plain(m), "1 error logged", "x dismisses")
-	press(t, m, kp("x"))
-	if len(f.errs) != 0 || strings.Contains(plain(m), "error logged") {
-		t.Fatal("x did not clear the logged errors")
-	}
-	m.errText = "apply: disk full"
-	mustContain(t, plain(m), "disk full")
-	press(t, m, kp("x"))
-	if m.errText != "" {
-		t.Fatal("x did not dismiss the error banner")
-	}
-}
-
 func TestNewTurnNoticeAndFollow(t *testing.T) {
 	f := sample()
 	m := testModel(t, f, 120, 30)

@@ -50,11 +50,10 @@ type (
 		st  Store
 		err error
 	}
-	storeChangedMsg  struct{ gen int }
-	errorsClearedMsg struct{ err error }
-	editedMsg        struct{ err error }
-	watchEndedMsg    struct{ gen int }
-	tickMsg          struct{}
+	storeChangedMsg struct{ gen int }
+	editedMsg       struct{ err error }
+	watchEndedMsg   struct{ gen int }
+	tickMsg         struct{}
 )
 
 func loadLog(st Store, withStatus bool) tea.Cmd {
@@ -86,10 +85,6 @@ func openStore(open func() (Store, error)) tea.Cmd {
 		st, err := open()
 		return storeOpenedMsg{st: st, err: err}
 	}
-}
-
-func clearErrors(st Store) tea.Cmd {
-	return func() tea.Msg { return errorsClearedMsg{st.ClearErrors()} }
 }
 
 func startWatch(ctx context.Context, st Store, gen int) tea.Cmd {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -50,6 +51,10 @@ type dialog struct {
 
 	err      error
 	canForce bool
+	// overwrites: the plan on screen overwrites these paths, which newer
+	// turns wrote (an undo or redo planned with force, after the store
+	// refused it without).
+	overwrites []string
 
 	applying bool
 	ch       <-chan tea.Msg
@@ -82,6 +87,7 @@ type dialogEnv struct {
 type dialogAction struct {
 	close    bool   // the dialog is done: drop it
 	status   string // a status line to show ("" leaves it)
+	op       string // the operation the status is about
 	errText  string // an error to show ("" leaves it)
 	clearErr bool   // the error on screen no longer holds
 	refresh  bool   // the store changed: reload the log
@@ -112,6 +118,11 @@ type (
 		dlg, req   int
 		plan, base *store.Plan
 		err        error
+		// forced: the undo or redo would overwrite a newer turn's work,
+		// so this is the plan that does (shown, never applied unseen),
+		// and overwrites lists those paths.
+		forced     bool
+		overwrites []string
 	}
 	previewDiffMsg struct {
 		dlg, seq int
@@ -182,7 +193,7 @@ func (d *dialog) Bindings(k keymap.KeyMap) keymap.KeyMap {
 	k.DiffMode.SetEnabled(preview && row != nil && row.step.HandEdited)
 	k.Back.SetEnabled(true)
 	for _, b := range []*key.Binding{&k.Open, &k.Undo, &k.Redo, &k.Help, &k.SideBySide, &k.Zoom, &k.Search,
-		&k.Editor, &k.Filter, &k.NextPane, &k.PrevPane, &k.Follow, &k.Dismiss} {
+		&k.Editor, &k.Filter, &k.NextPane, &k.PrevPane, &k.Follow, &k.Dismiss, &k.Errors} {
 		b.SetEnabled(false) // the panes' keys
 	}
 	return k
@@ -241,8 +252,8 @@ func (d *dialog) HandleKey(msg tea.KeyPressMsg, k, all keymap.KeyMap) (tea.Cmd, 
 	case key.Matches(msg, k.Force):
 		d.loading, d.err, d.canForce, d.force = true, nil, false, true
 		return d.requestPlan(), dialogAction{}
-	case key.Matches(msg, all.Back), d.result != nil && key.Matches(msg, all.Confirm):
-		return nil, dialogAction{close: true}
+	case key.Matches(msg, all.Back, all.Quit), d.result != nil && key.Matches(msg, all.Confirm):
+		return nil, dialogAction{close: true} // q closes the dialog, never the program
 	}
 	return d.moveKey(msg, k), dialogAction{}
 }
@@ -323,6 +334,42 @@ func (d *dialog) Update(msg tea.Msg) (cmd tea.Cmd, act dialogAction, ok bool) {
 	return cmd, act, true
 }
 
+// overwrites lists the paths of p that agent turns still in effect wrote
+// after the operation p undoes or redoes, each with its turn.
+func overwrites(st Store, p *store.Plan) []string {
+	entries, err := st.Log(false)
+	if err != nil {
+		return nil
+	}
+	var at time.Time
+	for _, e := range entries {
+		if e.ID == p.Target {
+			at = e.At
+		}
+	}
+	inPlan := map[string]bool{}
+	for _, s := range p.Steps {
+		inPlan[s.Path] = s.Do != store.ActLeave
+	}
+	var out []string
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.Kind != store.KindAgent || e.State != store.StateActive || !e.At.After(at) {
+			continue
+		}
+		files, err := st.Files(e.ID, false)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if inPlan[f.Path] {
+				out = append(out, fmt.Sprintf("%s (turn %s)", present.Escape(f.Path), present.Escape(e.ID)))
+			}
+		}
+	}
+	return out
+}
+
 // planReq is one request for a plan: a copy, so the command shares
 // nothing with the model.
 type planReq struct {
@@ -348,6 +395,15 @@ func planOp(st Store, r planReq) tea.Cmd {
 		}
 		msg := planLoadedMsg{dlg: r.dlg, req: r.req}
 		msg.plan, msg.err = plan(r.keep)
+		if errors.Is(msg.err, store.ErrNewerTurn) && !r.force {
+			// Preview what forcing would do, listing the newer work it
+			// overwrites; y applies it only once seen.
+			r.force, msg.forced = true, true
+			msg.plan, msg.err = plan(r.keep)
+			if msg.err == nil {
+				msg.overwrites = overwrites(st, msg.plan)
+			}
+		}
 		if msg.err == nil && len(r.keep) > 0 {
 			msg.base, msg.err = plan(nil)
 		} else {
@@ -527,6 +583,9 @@ func (d *dialog) planLoaded(msg planLoadedMsg) (tea.Cmd, dialogAction) {
 		return nil, dialogAction{}
 	}
 	d.loading, d.err, d.stale = false, nil, false
+	if msg.forced {
+		d.force, d.overwrites = true, msg.overwrites
+	}
 	d.setPlan(msg.plan, msg.base)
 	d.shown = d.keptPaths()
 	d.cur.clip(len(d.rows), d.planListHeight())
@@ -602,7 +661,7 @@ func appliedAction(msg appliedMsg, d *dialog, mine bool) (tea.Cmd, dialogAction)
 		}
 		return nil, dialogAction{errText: verb + ": " + msg.err.Error(), refresh: true, badges: true}
 	}
-	act := dialogAction{clearErr: true, refresh: true, badges: true, status: resultStatus(msg.plan, msg.res, mine && d.retry)}
+	act := dialogAction{clearErr: true, refresh: true, badges: true, status: resultStatus(msg.plan, msg.res, mine && d.retry), op: msg.res.Op}
 	if mine {
 		if len(msg.res.Failed) > 0 {
 			d.result = msg.res // keep the dialog open to say what failed
@@ -689,8 +748,10 @@ func waitApply(dlg int, ch <-chan tea.Msg) tea.Cmd {
 
 // resultStatus is the status line after an operation, from the plan that
 // was shown and applied.
+// Its count of files is the operation's, as its row in the log shows it:
+// every path the plan took (kept and already right ones too).
 func resultStatus(p *store.Plan, r *store.Result, retry bool) string {
-	files := len(r.Restored) + len(r.Deleted)
+	files := len(p.Steps)
 	var s string
 	switch {
 	case p.Kind == store.KindUndo:
@@ -701,6 +762,9 @@ func resultStatus(p *store.Plan, r *store.Result, retry bool) string {
 		s = fmt.Sprintf("retried %s — u to undo", present.Count(files, "file"))
 	default:
 		s = present.OpSummary(p.Kind, p.Target, len(p.Turns), files) + " — u to undo"
+	}
+	if len(r.Kept) > 0 {
+		s += fmt.Sprintf(" · %d kept as %s", len(r.Kept), map[bool]string{true: "it was", false: "they were"}[len(r.Kept) == 1])
 	}
 	if len(r.Failed) > 0 {
 		s += fmt.Sprintf(" · %d could not be restored", len(r.Failed))
@@ -841,6 +905,13 @@ func (d *dialog) planHead() []styledLine {
 		add(sty.plain, "%s %s: %s · %s: %s", what, present.Count(len(ids), "turn"), strings.Join(ids, ", "),
 			present.Count(len(d.rows), "file"), strings.Join(counts, ", "))
 	}
+	if d.force && d.kind != store.KindRewind {
+		add(sty.warn, "Newer turns wrote some of these files after %s; this %s overwrites their work:",
+			present.Escape(p.Target), d.verb())
+		for _, o := range d.overwrites {
+			add(sty.warn, "  %s", o)
+		}
+	}
 	if d.changed {
 		add(sty.warn, "The plan changed while it was open (a new turn, or a file changed): this is the new plan.")
 	}
@@ -879,6 +950,8 @@ func (r planRow) text(sty *styles) (mark, action, note string, style lipgloss.St
 		mark = "!"
 	}
 	switch {
+	case r.kept && r.step.HandEdited:
+		return "!", "keep   ", "left as it is now, changed since the agent", sty.kept
 	case r.kept:
 		return "k", "keep   ", "left as it is now", sty.kept
 	case r.step.Do == store.ActRestore:

@@ -578,14 +578,6 @@ func (f *fakeStore) retryOf(p *store.Plan) *fakeOp {
 	return nil
 }
 
-func (f *fakeStore) ClearErrors() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.call()
-	f.errs = nil
-	return nil
-}
-
 func (f *fakeStore) Errors() ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -49,6 +49,9 @@ type Options struct {
 	// gives a store, and says meanwhile that it waits for the agent. An
 	// error that errors.Is store.ErrNoStore means "not yet".
 	Open func() (Store, error)
+	// Installed lists the agents whose ckpt hooks the project holds
+	// (shown while there is no store yet).
+	Installed []string
 }
 
 type pane int
@@ -105,6 +108,7 @@ func (l *list) clip(n, h int) {
 type diffPane struct {
 	turn, path string
 	mode       diffMode
+	modeSet    bool           // the user chose the mode (v); else it follows the turn
 	seq        int            // the load this pane waits for
 	d          *diffview.Diff // nil until loaded
 	note       string         // why there is no diff (e.g. no agent bytes)
@@ -172,19 +176,22 @@ type Model struct {
 	input     textinput.Model // the filter's or the search's line, while typed
 
 	showHelp bool
+	errs     errorsView
 	helpTop  int
 
 	search diffSearch
 	zoom   bool // the diff pane has the whole screen
 	follow bool // the cursor stays on the newest turn
 	newer  int  // turns that arrived since the user last looked at the top
-	// errsSeen is how many logged errors were dismissed (x).
+	// errsSeen is how many logged errors x hid from the status line (the
+	// log keeps them).
 	errsSeen int
 
-	status   string // the last action
-	errText  string // the last error
-	size     int64
-	hookErrs []string
+	status    string // the last action
+	statusFor statusFor
+	errText   string // the last error
+	size      int64
+	hookErrs  []string
 
 	opening     bool // asking for a store that did not exist yet
 	watching    bool
@@ -318,6 +325,7 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 		}
 	}
 	m.turns.cur.clip(len(m.turns.shown), m.turnsHeight())
+	m.checkStatus()
 }
 
 // applyFilter recomputes the shown entries from the filter text. Runs of
@@ -381,6 +389,7 @@ func (m *Model) selectedFile() *store.File {
 // selectTurn loads the files of the selected turn when it changed (or
 // always when force is set).
 func (m *Model) selectTurn(force bool) tea.Cmd {
+	m.checkStatus()
 	e := m.selected()
 	if e == nil {
 		m.files.turn, m.files.rows, m.files.err = "", nil, nil
@@ -393,7 +402,7 @@ func (m *Model) selectTurn(force bool) tea.Cmd {
 	if e.ID != m.files.turn {
 		m.files.turn, m.files.rows, m.files.err, m.files.withStatus = e.ID, nil, nil, false
 		m.files.cur = list{}
-		m.diff = diffPane{side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode}
+		m.diff = diffPane{side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode, modeSet: m.diff.modeSet}
 	}
 	if e.Kind != store.KindAgent {
 		return nil // an operation: the files pane describes it
@@ -401,11 +410,34 @@ func (m *Model) selectTurn(force bool) tea.Cmd {
 	return tea.Sequence(loadFiles(m.st, e.ID, false), loadFiles(m.st, e.ID, true))
 }
 
+// diffMode is the diff pane's mode: the user's choice, or by default the
+// disk against the pre-image, except for a rewound turn, whose files are
+// back as before it: that shows what the agent did (pre-image → what it
+// left).
+func (m *Model) diffMode() diffMode {
+	if !m.diff.modeSet && m.rewoundBy() != "" {
+		return modeAgent
+	}
+	return m.diff.mode
+}
+
+// rewoundBy is the operation that rewound the selected turn, or "".
+func (m *Model) rewoundBy() string {
+	e := m.selected()
+	if e == nil || e.Kind != store.KindAgent || e.State != store.StateRewound {
+		return ""
+	}
+	if op := store.RewoundBy(m.entries, e.ID); op != "" {
+		return op
+	}
+	return "an operation" // its op is folded away or filtered out
+}
+
 // selectFile loads the diff of the selected file when it changed.
 func (m *Model) selectFile(refresh bool) tea.Cmd {
 	f := m.selectedFile()
 	if f == nil {
-		m.diff = diffPane{side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode}
+		m.diff = diffPane{side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode, modeSet: m.diff.modeSet}
 		return nil
 	}
 	same := m.diff.turn == m.files.turn && m.diff.path == f.Path
@@ -413,13 +445,13 @@ func (m *Model) selectFile(refresh bool) tea.Cmd {
 		return nil
 	}
 	if !same {
-		m.diff = diffPane{turn: m.files.turn, path: f.Path, side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode}
+		m.diff = diffPane{turn: m.files.turn, path: f.Path, side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode, modeSet: m.diff.modeSet}
 	}
 	m.seq++
 	m.diff.seq = m.seq
 	m.diff.loading = true
 	return loadDiff(m.st, m.cache, diffReq{
-		seq: m.seq, turn: m.files.turn, file: *f, mode: m.diff.mode, max: m.opt.MaxDiffBytes,
+		seq: m.seq, turn: m.files.turn, file: *f, mode: m.diffMode(), max: m.opt.MaxDiffBytes,
 	})
 }
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -45,5 +46,19 @@ func TestNoStoreYet(t *testing.T) {
 	drive(t, m, cmd)
 	if asked != n {
 		t.Fatal("asked for the store again once it was open")
+	}
+}
+
+// TestWaitingAfterInstall: opened just after `ckpt install`, the UI says
+// there is no store yet and asks to start the agent, not to install it.
+func TestWaitingAfterInstall(t *testing.T) {
+	open := func() (Store, error) { return nil, fmt.Errorf("open: %w", store.ErrNoStore) }
+	m := New(nil, Options{Root: "/home/dev/shop", Open: open, Installed: []string{"claude"}, Now: testNow, Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 24})
+	drive(t, m, m.Init())
+	s := plain(m)
+	mustContain(t, s, "No ckpt store in /home/dev/shop yet", "installed for claude", "its turns appear here")
+	if strings.Contains(s, "ckpt install") {
+		t.Fatalf("asks for the install it just saw:\n%s", s)
 	}
 }

@@ -18,6 +18,8 @@ type RunOptions struct {
 	// Options.
 	Root string
 	Open func() (Store, error)
+	// Installed lists the agents whose ckpt hooks the project holds.
+	Installed []string
 }
 
 // Run shows the UI on the terminal until the user quits, then leaves the
@@ -35,7 +37,7 @@ func Run(ctx context.Context, st Store, ro RunOptions) error {
 	if ro.NoColor {
 		opts = append(opts, tea.WithColorProfile(colorprofile.ASCII))
 	}
-	_, err := tea.NewProgram(New(st, Options{Context: ctx, Editor: orDefault(ro.Editor, "vi"), Root: ro.Root, Open: ro.Open}), opts...).Run()
+	_, err := tea.NewProgram(New(st, Options{Context: ctx, Editor: orDefault(ro.Editor, "vi"), Root: ro.Root, Open: ro.Open, Installed: ro.Installed}), opts...).Run()
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		return nil
 	}

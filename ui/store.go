@@ -24,9 +24,8 @@ type Store interface {
 	// p was made, it changes nothing and returns an error that
 	// errors.Is store.ErrPlanChanged.
 	Apply(p *store.Plan, progress func(done, total int)) (*store.Result, error)
+	// Errors is the error log, oldest first. The UI never clears it.
 	Errors() ([]string, error)
-	// ClearErrors drops the logged errors.
-	ClearErrors() error
 	Size() (int64, error)
 	Root() string
 	Watch(ctx context.Context) (<-chan struct{}, error)

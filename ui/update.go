@@ -99,12 +99,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.clipDiff()
 		return m, nil
 
-	case errorsClearedMsg:
-		if msg.err != nil {
-			m.errText = "clear the logged errors: " + msg.err.Error()
-		}
-		return m, loadInfo(m.st)
-
 	case infoLoadedMsg:
 		if msg.sizeErr == nil {
 			m.size = msg.size
@@ -280,8 +274,10 @@ func (m *Model) paneBindings() keymap.KeyMap {
 	k.Editor.SetEnabled(m.focus == paneDiff && m.selectedFile() != nil && m.opt.Editor != "")
 	k.Filter.SetEnabled(!k.Search.Enabled())
 	k.Follow.SetEnabled(!m.follow)
-	k.Dismiss.SetEnabled(m.errText != "" || len(m.hookErrs) > m.errsSeen)
-	k.Back.SetEnabled(m.showHelp || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom || m.turns.opsOpen)
+	_, _, notice := m.statusMsg()
+	k.Dismiss.SetEnabled(notice)
+	k.Errors.SetEnabled(len(m.hookErrs) > 0)
+	k.Back.SetEnabled(m.showHelp || m.errs.open || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom || m.turns.opsOpen)
 	return k
 }
 
@@ -306,7 +302,7 @@ func (m *Model) hasOps() bool {
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.bindings()
 	if m.dlg != nil && m.dlg.applying && key.Matches(msg, k.Quit) {
-		m.status = "an operation is being applied; quit when it is done"
+		m.setStatus("an operation is being applied; quit when it is done")
 		return nil
 	}
 	if key.Matches(msg, k.Quit) && msg.Text == "" {
@@ -318,15 +314,18 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.search.typing {
 		return m.searchKey(msg)
 	}
-	if key.Matches(msg, k.Quit) {
-		return tea.Quit
-	}
 	if m.dlg != nil {
 		cmd, act := m.dlg.HandleKey(msg, k, m.keys)
 		return m.act(cmd, act)
 	}
+	if key.Matches(msg, k.Quit) {
+		return tea.Quit
+	}
 	if m.showHelp {
 		return m.helpKey(msg, k)
+	}
+	if m.errs.open {
+		return m.errorsKey(msg, k)
 	}
 	if cmd, ok := m.opKey(msg, k); ok {
 		return cmd
@@ -364,7 +363,7 @@ func (m *Model) opKey(msg tea.KeyPressMsg, k keymap.KeyMap) (cmd tea.Cmd, ok boo
 		return m.openDialog(store.KindRewind, e.ID, e.Label, e.State != store.StateActive), true
 	case key.Matches(msg, m.keys.Rewind):
 		if e := m.selected(); e != nil && e.Kind != store.KindAgent {
-			m.status = "select an agent turn to rewind (this line is an operation)"
+			m.setStatus("select an agent turn to rewind (this line is an operation)")
 		}
 		return nil, true
 	case key.Matches(msg, k.Undo):
@@ -372,7 +371,7 @@ func (m *Model) opKey(msg tea.KeyPressMsg, k keymap.KeyMap) (cmd tea.Cmd, ok boo
 	case key.Matches(msg, k.Redo):
 		return m.openDialog(store.KindRedo, "", "", false), true
 	case key.Matches(msg, m.keys.Undo, m.keys.Redo):
-		m.status = "nothing to undo or redo yet"
+		m.setStatus("nothing to undo or redo yet")
 		return nil, true
 	case key.Matches(msg, k.Help):
 		m.showHelp = true
@@ -393,18 +392,23 @@ func (m *Model) opKey(msg tea.KeyPressMsg, k keymap.KeyMap) (cmd tea.Cmd, ok boo
 		m.sizeInput()
 		return m.input.Focus(), true
 	case key.Matches(msg, k.Dismiss):
-		m.errText = ""
-		if len(m.hookErrs) > m.errsSeen {
+		// Hides the notice; the store's log keeps the errors.
+		if m.errText != "" {
+			m.errText = ""
+		} else {
 			m.errsSeen = len(m.hookErrs)
-			return clearErrors(m.st), true
 		}
+		return nil, true
+	case key.Matches(msg, k.Errors):
+		m.errs = errorsView{open: true}
 		return nil, true
 	case key.Matches(msg, k.Follow):
 		m.follow = true
 		m.newer = 0
 		m.turns.cur.cur = 0
 		m.turns.cur.clip(len(m.turns.shown), m.turnsHeight())
-		m.status = "following the newest turn (move to stop)"
+		m.setStatus("following the newest turn (move to stop)")
+		m.statusFor.follow = true
 		return m.selectTurn(false), true
 	}
 	return nil, false
@@ -463,7 +467,8 @@ func (m *Model) paneKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.DiffMode):
-		m.diff.mode = (m.diff.mode + 1) % modeCount
+		m.diff.mode = (m.diffMode() + 1) % modeCount
+		m.diff.modeSet = true
 		m.diff.top = 0
 		return m.selectFile(true)
 	case key.Matches(msg, k.SideBySide):
@@ -479,7 +484,7 @@ func (m *Model) paneKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 		}
 		if m.search.query != "" && m.focus == paneDiff {
 			if len(m.search.hits) == 0 {
-				m.status = "not found in this diff: " + m.search.query
+				m.setStatus("not found in this diff: " + m.search.query)
 				return nil
 			}
 			top := nextStop(m.search.hits, m.diff.top, dir)
@@ -634,7 +639,7 @@ func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.search.query = m.input.Value()
 		m.findAll()
 		if len(m.search.hits) == 0 && m.search.query != "" {
-			m.status = "not found in this diff: " + m.search.query
+			m.setStatus("not found in this diff: " + m.search.query)
 		} else if len(m.search.hits) > 0 {
 			m.diff.top = m.search.hits[0]
 			for _, h := range m.search.hits {
@@ -740,6 +745,7 @@ func (m *Model) openDialog(kind store.Kind, target, label string, retry bool) te
 	if m.st == nil {
 		return nil
 	}
+	m.setStatus("") // a hint about another turn does not carry into the preview
 	m.seq++
 	env := dialogEnv{st: m.st, cache: m.cache, sty: &m.sty, maxDiff: m.opt.MaxDiffBytes}
 	m.dlg = newDialog(env, m.seq, kind, target, label, retry)
@@ -790,7 +796,8 @@ func (m *Model) act(cmd tea.Cmd, a dialogAction) tea.Cmd {
 		m.errText = a.errText
 	}
 	if a.status != "" {
-		m.status = a.status
+		m.setStatus(a.status)
+		m.statusFor.op = a.op
 	}
 	if a.refresh {
 		cmds = append(cmds, m.refresh(true))
@@ -799,4 +806,68 @@ func (m *Model) act(cmd tea.Cmd, a dialogAction) tea.Cmd {
 		cmds = append(cmds, m.badges())
 	}
 	return tea.Batch(cmds...)
+}
+
+// statusFor is what the status line's last message is about, so it can
+// be dropped when that no longer holds: a message about an operation
+// ("— u to undo") lasts while that operation is the newest and in effect;
+// "following" lasts while the cursor follows; any other message lasts
+// while the same entry is selected.
+type statusFor struct {
+	op     string
+	sel    string
+	follow bool
+}
+
+// setStatus shows a message about the entry selected now.
+func (m *Model) setStatus(s string) {
+	m.status = s
+	m.statusFor = statusFor{}
+	if e := m.selected(); e != nil {
+		m.statusFor.sel = e.ID
+	}
+}
+
+// checkStatus drops the status message once it no longer holds: run
+// whenever the log or the selection changes.
+func (m *Model) checkStatus() {
+	if m.status == "" {
+		return
+	}
+	f := m.statusFor
+	sel := ""
+	if e := m.selected(); e != nil {
+		sel = e.ID
+	}
+	switch {
+	case f.follow:
+		if !m.follow {
+			m.status = ""
+		}
+	case f.op != "":
+		if !m.opHolds(f.op) {
+			m.status = ""
+		}
+	case sel != f.sel:
+		m.status = ""
+	}
+}
+
+// opHolds says whether op is still the newest operation in the log and in
+// effect. An op not in the log yet (the reload is on its way) holds.
+func (m *Model) opHolds(op string) bool {
+	newest := ""
+	for i := range m.entries {
+		e := &m.entries[i]
+		if e.Kind == store.KindAgent {
+			continue
+		}
+		if newest == "" {
+			newest = e.ID
+		}
+		if e.ID == op {
+			return newest == op && e.State == store.StateActive
+		}
+	}
+	return true
 }

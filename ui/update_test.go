@@ -87,7 +87,7 @@ func TestEscNeverQuits(t *testing.T) {
 }
 
 func TestQuit(t *testing.T) {
-	for _, k := range []string{"q", "ctrl+c", "/ ctrl+c", "tab tab q", "r q"} {
+	for _, k := range []string{"q", "ctrl+c", "/ ctrl+c", "tab tab q", "r ctrl+c"} {
 		m := testModel(t, sample(), 100, 30)
 		ks := strings.Fields(k)
 		press(t, m, keys(ks[:len(ks)-1]...)...)
@@ -99,8 +99,14 @@ func TestQuit(t *testing.T) {
 			t.Fatalf("%s does not quit", k)
 		}
 	}
-	// While filtering, q is a letter of the filter.
+	// In a preview, q closes the preview and never quits.
 	m := testModel(t, sample(), 100, 30)
+	press(t, m, keys("r", "q")...)
+	if m.dlg != nil {
+		t.Fatal("q did not close the preview")
+	}
+	// While filtering, q is a letter of the filter.
+	m = testModel(t, sample(), 100, 30)
 	press(t, m, keys("/", "q")...)
 	if m.filter != "q" {
 		t.Fatalf("filter %q after typing q", m.filter)
@@ -164,7 +170,6 @@ func TestRewindRefusals(t *testing.T) {
 	}{
 		{"nothing to undo", store.ErrNothingToUndo, "u", "nothing to undo", false},
 		{"nothing to redo", store.ErrNothingToRedo, "ctrl+r", "nothing to redo", false},
-		{"newer turn", fmt.Errorf("undo op-1: turn 4 wrote app.js: %w", store.ErrNewerTurn), "u", "", true},
 		{"locked", errors.New("store is locked by a rewind in progress"), "r", "", false},
 	}
 	for _, c := range cases {
@@ -194,13 +199,34 @@ func TestRewindRefusals(t *testing.T) {
 			if f.applyN != n {
 				t.Fatal("y applied a plan that failed")
 			}
-			if c.force {
-				press(t, m, kp("f"))
-				if m.dlg == nil || m.dlg.plan == nil || !m.dlg.plan.Force {
-					t.Fatal("f did not plan again with force")
-				}
-			}
 		})
+	}
+}
+
+// TestUndoOverNewerWork: an undo the store refuses because a newer turn
+// wrote its paths opens as a preview of the forced undo, listing the work
+// it would overwrite, with no --force or error chain on screen; y applies
+// exactly that.
+func TestUndoOverNewerWork(t *testing.T) {
+	f := sample()
+	m := testModel(t, f, 120, 40)
+	press(t, m, keys("j", "r", "y")...)
+	f.write("4", "more work", t0.Add(10*time.Minute), "server.js", []byte("// turn 4\n"))
+	drive(t, m, m.refresh(true))
+	f.planErr = fmt.Errorf("undo op-1: turn 4 wrote server.js after it (--force to undo anyway): %w", store.ErrNewerTurn)
+	press(t, m, kp("u"))
+	if m.dlg == nil || m.dlg.plan == nil || !m.dlg.plan.Force {
+		t.Fatalf("no forced plan on screen: %+v", m.dlg)
+	}
+	s := plain(m)
+	mustContain(t, s, "overwrites their work", "server.js (turn 4)")
+	if strings.Contains(s, "--force") || strings.Contains(s, "store: a newer turn") {
+		t.Fatalf("the preview shows the error chain:\n%s", s)
+	}
+	n := f.applyN
+	press(t, m, kp("y"))
+	if f.applyN != n+1 {
+		t.Fatal("y did not apply the forced plan on screen")
 	}
 }
 

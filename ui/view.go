@@ -114,6 +114,8 @@ func (m *Model) render() string {
 		main = strings.Split(m.dlg.View(m.width, mainH), "\n")
 	case m.showHelp:
 		main = m.helpView(mainH)
+	case m.errs.open:
+		main = m.errorsScreen(mainH)
 	default:
 		main = m.panesView(mainH)
 	}
@@ -429,6 +431,51 @@ func fileStatus(f *store.File) (letter, word, short string) {
 	return letter, word, short
 }
 
+// fileStatus is a file of the selected turn as the files pane shows it.
+// A rewound turn's files are back as before it, so each shows what the
+// agent did to it instead — or, for a file the rewind kept, that it was
+// kept, marked ! when it changed since the agent.
+func (m *Model) fileStatus(f *store.File) (letter, word, short string) {
+	if m.rewoundBy() == "" {
+		return fileStatus(f)
+	}
+	switch f.Status {
+	case store.StatusUnchanged:
+		return agentChange(f)
+	case store.StatusModified, store.StatusCreated, store.StatusDeleted, store.StatusHandEdited:
+		if f.Post != nil && sameImage(f.Disk, *f.Post) {
+			return "k", "kept as the agent left it", "kept"
+		}
+		return "!", "kept, " + present.ChangedSinceAgent, "kept !"
+	}
+	return fileStatus(f)
+}
+
+// agentChange is what the agent did to a file: its pre-image against
+// what it left.
+func agentChange(f *store.File) (letter, word, short string) {
+	var s store.Status
+	switch {
+	case f.Post == nil:
+		return "~", "the agent's write was never sealed · rewound", "rewound"
+	case f.Pre.Kind == store.ImageAbsent && f.Post.Kind != store.ImageAbsent:
+		s = store.StatusCreated
+	case f.Pre.Kind != store.ImageAbsent && f.Post.Kind == store.ImageAbsent:
+		s = store.StatusDeleted
+	case sameImage(f.Pre, *f.Post):
+		s = store.StatusUnchanged
+	default:
+		s = store.StatusModified
+	}
+	letter, word = statusInfo(s)
+	return letter, "the agent: " + word + " · rewound", shortWord(s)
+}
+
+// sameImage says whether two images hold the same thing.
+func sameImage(a, b store.Image) bool {
+	return a.Kind == b.Kind && a.SHA256 == b.SHA256 && a.Link == b.Link
+}
+
 // shortWord is a status word for a narrow files pane.
 func shortWord(s store.Status) string { return present.StatusShort(s) }
 
@@ -446,6 +493,9 @@ func (m *Model) filesView(w, h int) []string {
 				}
 				t += " session " + present.Escape(s)
 			}
+		}
+		if op := m.rewoundBy(); op != "" {
+			t += " · rewound by " + present.Escape(op)
 		}
 	}
 	out = append(out, m.sty.paneTitle(t, w, m.focus == paneFiles))
@@ -465,7 +515,7 @@ func (m *Model) filesView(w, h int) []string {
 	end := min(m.files.cur.top+h-1, len(m.files.rows))
 	for i := m.files.cur.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
 		f := &m.files.rows[i]
-		letter, word, short := fileStatus(f)
+		letter, word, short := m.fileStatus(f)
 		cur := " "
 		if i == m.files.cur.cur {
 			cur = "›"
@@ -529,7 +579,7 @@ func (m *Model) diffView(w, h int) []string {
 		info = append(info, fmt.Sprintf("%q: %s", m.search.query, present.Count(len(m.search.hits), "line")))
 	}
 	if f != nil {
-		info = append(info, m.diff.mode.String())
+		info = append(info, m.diffMode().String())
 	}
 	if m.diff.left > 0 {
 		info = append(info, fmt.Sprintf("→ %d", m.diff.left))
@@ -549,22 +599,22 @@ func (m *Model) diffView(w, h int) []string {
 		info = append(info, fmt.Sprintf("+%d -%d", d.Added, d.Deleted), fmt.Sprintf("hunk %d/%d", max(cur, 1), len(hs)))
 	}
 	if f != nil {
-		_, word, _ := fileStatus(f)
+		_, word, _ := m.fileStatus(f)
 		info = append(info, word)
 	}
 	out = append(out, m.pathTitle(f, strings.Join(info, " · "), w, m.focus == paneDiff))
 	if f != nil && f.Shell != "" {
 		out = append(out, m.sty.dim.Render(present.Fit(" changed by the shell command $ "+present.Escape(f.Shell), w)))
 	}
+	if op := m.rewoundBy(); f != nil && op != "" && !m.diff.modeSet {
+		out = append(out, m.sty.dim.Render(present.Fit(" rewound by "+present.Escape(op)+": what the agent did (v: the disk now)", w)))
+	}
 	if m.search.typing {
 		out = append(out, fitStyled(" search: "+m.input.View(), w))
 	}
 	switch {
 	case f == nil && len(m.entries) == 0:
-		const hint = "Waiting for the agent. ckpt keeps each file's bytes before the agent writes it: " +
-			"run `ckpt install claude` (or gemini, codex, opencode) in this project, then start the agent. " +
-			"Its turns appear here as it works."
-		for _, l := range strings.Split(ansi.Wrap(hint, max(w-2, 1), ""), "\n") {
+		for _, l := range strings.Split(ansi.Wrap(m.waitingHint(), max(w-2, 1), ""), "\n") {
 			out = append(out, m.sty.dim.Render(present.Fit(" "+l, w)))
 		}
 	case f == nil:
@@ -586,6 +636,27 @@ func (m *Model) diffView(w, h int) []string {
 		out = append(out, strings.Repeat(" ", w))
 	}
 	return out[:h]
+}
+
+// waitingHint is what the diff pane says before the first turn: whether
+// the folder has a store at all, and the next step — to start the agent
+// when its hooks are installed, else to install them.
+func (m *Model) waitingHint() string {
+	var s string
+	if m.st == nil {
+		s = "No ckpt store in " + present.Escape(m.root) + " yet: nothing has been recorded here. "
+	}
+	if len(m.opt.Installed) > 0 {
+		names := make([]string, len(m.opt.Installed))
+		for i, n := range m.opt.Installed {
+			names[i] = present.Escape(n)
+		}
+		return s + "Waiting for the agent: ckpt's hooks are installed for " + strings.Join(names, ", ") +
+			". Start the agent in this project; its turns appear here as it works."
+	}
+	return s + "Waiting for the agent. ckpt keeps each file's bytes before the agent writes it: " +
+		"run `ckpt install claude` (or gemini, codex, opencode) in this project, then start the agent. " +
+		"Its turns appear here as it works."
 }
 
 // pathTitle is a pane title naming a file: the path is cut from the left
@@ -617,24 +688,29 @@ func (m *Model) statusLine() string {
 		root = ansi.TruncateLeft(root, ansi.StringWidth(root)-rw+1, "…")
 	}
 	info := fmt.Sprintf("%s · %s · %s", root, present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
-	var msg string
-	style := m.sty.status
-	switch {
-	case m.errText != "":
-		msg, style = "error: "+present.Escape(m.errText)+" (x dismisses)", m.sty.errText
-	case m.newer > 0 && m.dlg == nil: // newer than any status
-		msg, style = fmt.Sprintf("%s since you looked — f follows the newest", present.Count(m.newer, "new turn")), m.sty.dim
-	case m.status != "":
-		msg = present.Escape(m.status)
-	case len(m.hookErrs) > m.errsSeen:
-		msg, style = fmt.Sprintf("%s logged (? shows them, x dismisses); last: %s", present.Count(len(m.hookErrs)-m.errsSeen, "error"),
-			present.Escape(m.hookErrs[len(m.hookErrs)-1])), m.sty.warn
-	}
+	msg, style, _ := m.statusMsg()
 	iw := ansi.StringWidth(info)
 	if iw+2 > w {
 		return m.sty.dim.Render(present.Fit(info, w))
 	}
 	return style.Render(present.Fit(" "+msg, w-iw-1)) + " " + m.sty.dim.Render(info)
+}
+
+// statusMsg is what the status line says, first match wins: an error, new
+// turns, the last action, the logged errors; notice is whether x would
+// hide it.
+func (m *Model) statusMsg() (msg string, style lipgloss.Style, notice bool) {
+	switch {
+	case m.errText != "":
+		return "error: " + present.Escape(m.errText) + " (x hides)", m.sty.errText, true
+	case m.newer > 0 && m.dlg == nil: // newer than any status
+		return fmt.Sprintf("%s since you looked — f follows the newest", present.Count(m.newer, "new turn")), m.sty.dim, false
+	case m.status != "":
+		return present.Escape(m.status), m.sty.status, false
+	case m.errorNotice() != "":
+		return m.errorNotice(), m.sty.warn, true
+	}
+	return "", m.sty.status, false
 }
 
 func (m *Model) turnCount() int {
@@ -690,11 +766,7 @@ func (m *Model) helpLines() []string {
 	lines = append(lines, "", " Turn marks: × rewound · ↶ a rewind · ↺ an undo · ↷ a redo",
 		" ⚠N: N files changed since the agent wrote them")
 	if len(m.hookErrs) > 0 {
-		lines = append(lines, "", m.sty.dialogTitle.Render(" Logged errors (newest last)"), "")
-		start := max(len(m.hookErrs)-5, 0)
-		for _, e := range m.hookErrs[start:] {
-			lines = append(lines, "  "+present.Escape(e))
-		}
+		lines = append(lines, "", fmt.Sprintf(" %s logged: E shows them, newest first", present.Count(len(m.hookErrs), "error")))
 	}
 	return lines
 }

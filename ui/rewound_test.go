@@ -1,0 +1,44 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRewoundTurnShowsTheAgent: a rewound turn's files are back as before
+// it, so the UI shows what the agent did (and which operation rewound it),
+// not a turn of unchanged files with no diff.
+func TestRewoundTurnShowsTheAgent(t *testing.T) {
+	f := sample()
+	m := testModel(t, f, 140, 36)
+	press(t, m, keys("j", "r", "y")...) // rewinds turns 2 and 3
+	press(t, m, kp("k"))                // turn 3
+	s := plain(m)
+	mustContain(t, s, "rewound by op-1", "A src/config.js", "the agent: created · rewound")
+	if strings.Contains(s, "= src/config.js") || strings.Contains(s, "no changes") {
+		t.Fatalf("a rewound turn reads as unchanged:\n%s", s)
+	}
+	press(t, m, keys("tab", "enter")...)
+	mustContain(t, plain(m), "what the agent did", "+ module.exports = { port: 3000 };")
+	press(t, m, kp("v")) // the user's mode from here on
+	if m.diffMode() == modeAgent {
+		t.Fatal("v did not change the mode")
+	}
+}
+
+// TestKeptHandEditKeepsItsMark: a hand-edited file kept by the rewind
+// keeps its ! in the preview and in the rewound turn's files.
+func TestKeptHandEditKeepsItsMark(t *testing.T) {
+	f := sample()
+	m := testModel(t, f, 140, 36)
+	press(t, m, kp("r")) // turn 3: src/config.js and server.js (hand-edited)
+	for i, r := range m.dlg.rows {
+		if r.step.Path == "server.js" {
+			m.dlg.cur.cur = i
+		}
+	}
+	press(t, m, kp("space"))
+	mustContain(t, plain(m), "! keep    server.js")
+	press(t, m, kp("y"))
+	mustContain(t, plain(m), "! server.js", "kept, changed since the agent")
+}
