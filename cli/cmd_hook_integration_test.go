@@ -41,7 +41,7 @@ func TestHookNeverFails(t *testing.T) {
 		out   string
 	}{
 		{[]string{"hook"}, "{}", ""},
-		{[]string{"hook", "cursor"}, "{}", ""},
+		{[]string{"hook", "no-such-agent"}, "{}", ""},
 		{[]string{"hook", "claude", "--bogus"}, "{}", ""},
 		{[]string{"hook", "gemini", "extra"}, "{}", "{}\n"},
 		{[]string{"hook", "gemini"}, "not json", "{}\n"},

@@ -52,6 +52,16 @@ func TestInstallThroughBinary(t *testing.T) {
 		t.Fatalf("install: %+v", r)
 	}
 	installed := read()
+	// The per-user file names this machine's binary: kept out of git, and
+	// said so; then the next step.
+	exclude := filepath.Join(root, ".git", "info", "exclude")
+	wantExclude := "# ckpt install claude (ckpt uninstall claude removes this and the next line)\n/.claude/settings.local.json\n"
+	if b, _ := os.ReadFile(exclude); string(b) != wantExclude || !strings.Contains(r.Stdout, "added /.claude/settings.local.json to .git/info/exclude") {
+		t.Fatalf("install: exclude holds %q; said %q", b, r.Stdout)
+	}
+	if !strings.Contains(r.Stdout, "next: open `ckpt` beside Claude Code") {
+		t.Fatalf("install names no next step: %q", r.Stdout)
+	}
 	if !strings.Contains(installed, `"./scripts/guard.sh"`) || !strings.Contains(installed, `"Bash(go test:*)"`) {
 		t.Fatalf("install dropped the user's settings:\n%s", installed)
 	}
@@ -99,6 +109,9 @@ func TestInstallThroughBinary(t *testing.T) {
 	r = runBinary(bin, sub, nil, env, "uninstall", "claude")
 	if r.Code != 0 || read() != userClaudeSettings {
 		t.Fatalf("uninstall: %+v\n%s", r, read())
+	}
+	if b, _ := os.ReadFile(exclude); len(b) != 0 || !strings.Contains(r.Stdout, "removed /.claude/settings.local.json from .git/info/exclude") {
+		t.Fatalf("uninstall: exclude holds %q; said %q", b, r.Stdout)
 	}
 	if r := runBinary(bin, sub, nil, env, "uninstall", "claude"); r.Code != 1 || !strings.Contains(r.Stderr, settings) {
 		t.Fatalf("uninstall when not installed: %+v", r)
