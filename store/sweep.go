@@ -177,11 +177,8 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 	if old == nil {
 		res.Fresh = true
 	}
-	// For ckpt watch, what a rewind, undo or redo wrote since the last
-	// sweep is the operation's (it held the locks while it wrote), not a
-	// turn's: it goes to the baseline.
 	res.Operated = old != nil && old.ops != ops
-	attribute := after && old != nil && !(ws != nil && res.Operated)
+	attribute := after && old != nil
 	recCmd := cmd
 	// The sweep after a command skips by the rules the baseline was
 	// taken under: a command that edits an ignore file neither hides its
@@ -378,7 +375,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 	fp.hit()
 	if ws != nil && len(recs) > 0 {
 		var hook bool
-		if recs, turn, meta, hook, err = s.watchClaims(old, recs, turn, meta); err != nil {
+		if recs, turn, meta, hook, err = s.watchClaims(old, recs, turn, meta, res.Operated); err != nil {
 			return nil, err
 		}
 		if hook {

@@ -25,7 +25,11 @@ func (s *Store) SweepWatch(turn string, meta TurnMeta) (*SweepResult, error) {
 
 // watchClaims drops the paths a hook's turn claims, and sends the rest
 // to the hook's turn when the last sweep was a hook's.
-func (s *Store) watchClaims(old *baseline, recs []shellRec, turn string, meta TurnMeta) ([]shellRec, string, TurnMeta, bool, error) {
+//
+// What a rewind, undo or redo since the last sweep wrote is the
+// operation's (it held the locks while it wrote), not a turn's: those
+// paths go to the baseline.
+func (s *Store) watchClaims(old *baseline, recs []shellRec, turn string, meta TurnMeta, operated bool) ([]shellRec, string, TurnMeta, bool, error) {
 	s.mu.Lock()
 	v, err := s.load()
 	claimed := map[string]bool{}
@@ -43,6 +47,21 @@ func (s *Store) watchClaims(old *baseline, recs []shellRec, turn string, meta Tu
 				if f.preAt >= old.at || f.postAt >= old.at {
 					claimed[f.path] = true
 				}
+			}
+		}
+	}
+	if err == nil && operated {
+		for _, o := range v.ops {
+			if o.at < old.at {
+				continue
+			}
+			steps, serr := s.steps(o.id)
+			if serr != nil {
+				err = serr
+				break
+			}
+			for _, st := range steps {
+				claimed[st.Path] = true
 			}
 		}
 	}
