@@ -25,7 +25,7 @@ func TestArrows(t *testing.T) {
 	}{
 		{"./store/...", append(append([]string{mod + "/agent", mod + "/present"}, terminal...), cli...),
 			"the store knows nothing of terminals, agents or words"},
-		{"./cmd/ckpt-hook", append(append([]string{"github.com/fsnotify/fsnotify", mod + "/watch", "github.com/sergi/go-diff", mod + "/diffview"}, terminal...), cli...),
+		{"./cmd/ckpt-hook", append(append([]string{"github.com/tailscale/hujson", "github.com/fsnotify/fsnotify", mod + "/watch", "github.com/sergi/go-diff", mod + "/diffview"}, terminal...), cli...),
 			"an agent starts ckpt-hook on every tool call: store and hook adapters only"},
 		{"./diffview", append([]string{"charm.land/bubbletea/v2", mod + "/store"}, cli...),
 			"diffview renders a diff and nothing else"},

@@ -74,9 +74,10 @@ type event struct {
 	project string   // the agent's project dir, where it names one
 	paths   []string // as the agent gave them: absolute or relative to cwd
 	command string   // shellBefore, shellAfter: the command line or tool
-	// transcript is the agent's transcript file where the event names one
-	// (Copilot's Stop, Qwen Code's transcript_path); ckpt's hooks do not
-	// read it.
+	// transcript is the file where the agent keeps the session's
+	// conversation, when its events name one (Claude Code, Codex, Gemini
+	// CLI, Qwen Code: transcript_path; Copilot CLI on Stop); the turn keeps
+	// it for `ckpt show --conversation` and the UI. Hooks never read it.
 	transcript string
 	// weak marks a startTurn whose text is the agent's own, not the
 	// user's (Cline's one-shot mode): it opens a turn only when the
@@ -208,6 +209,7 @@ func (h *hookCall) run(in io.Reader) error {
 		err = h.shellAfter()
 	case turnEnd:
 		err = h.turnEnd()
+		h.maintain()
 	}
 	if err != nil {
 		h.log("%v", err)
@@ -315,7 +317,21 @@ func (h *hookCall) sessionKey() string {
 }
 
 func (h *hookCall) source() *store.Source {
-	return &store.Source{Agent: h.agent.name, Session: h.ev.session, Prompt: h.ev.prompt}
+	return &store.Source{Agent: h.agent.name, Session: h.ev.session, Prompt: h.ev.prompt, Transcript: transcriptPath(h.ev.transcript)}
+}
+
+// maxTranscriptPath is the longest transcript path a turn keeps; a longer
+// one is no path a file system takes, and is dropped.
+const maxTranscriptPath = 4096
+
+// transcriptPath is the transcript path an event named, kept only when it
+// can be a file's absolute path: ckpt opens it later, and a relative or
+// damaged name would be read against whatever folder ckpt runs in.
+func transcriptPath(p string) string {
+	if p == "" || len(p) > maxTranscriptPath || !filepath.IsAbs(p) || strings.ContainsRune(p, 0) || !utf8.ValidString(p) {
+		return ""
+	}
+	return filepath.Clean(p)
 }
 
 func (h *hookCall) startTurn() error {

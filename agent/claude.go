@@ -43,6 +43,7 @@ type claudeEvent struct {
 	Prompt        string          `json:"prompt"`
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
+	Transcript    string          `json:"transcript_path"`
 }
 
 func parseClaude(data []byte, getenv func(string) string) (event, error) {
@@ -51,10 +52,11 @@ func parseClaude(data []byte, getenv func(string) string) (event, error) {
 		return event{}, fmt.Errorf("decode the event: %w", err)
 	}
 	ev := event{name: e.HookEventName,
-		session: e.SessionID,
-		prompt:  e.PromptID,
-		cwd:     e.Cwd,
-		project: getenv("CLAUDE_PROJECT_DIR"),
+		session:    e.SessionID,
+		prompt:     e.PromptID,
+		cwd:        e.Cwd,
+		project:    getenv("CLAUDE_PROJECT_DIR"),
+		transcript: e.Transcript,
 	}
 	if sh, ok := claudeShell(e.HookEventName, e.ToolName); ok {
 		ev.do, ev.command = sh, shellCommand(e.ToolName, toolCommand(e.ToolInput))

@@ -40,6 +40,7 @@ type codexEvent struct {
 	Prompt        string          `json:"prompt"`
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
+	Transcript    string          `json:"transcript_path"`
 }
 
 func parseCodex(data []byte, getenv func(string) string) (event, error) {
@@ -47,7 +48,7 @@ func parseCodex(data []byte, getenv func(string) string) (event, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return event{}, fmt.Errorf("decode the event: %w", err)
 	}
-	ev := event{name: e.HookEventName, session: e.SessionID, prompt: e.TurnID, cwd: e.Cwd}
+	ev := event{name: e.HookEventName, session: e.SessionID, prompt: e.TurnID, cwd: e.Cwd, transcript: e.Transcript}
 	if sh, ok := claudeShell(e.HookEventName, e.ToolName); ok {
 		ev.do, ev.command = sh, shellCommand(e.ToolName, toolCommand(e.ToolInput))
 		return ev, nil

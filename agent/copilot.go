@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -27,6 +28,7 @@ func init() {
 			writes:     toolSet(copilotWriteTools...),
 			shell:      isCopilotShell,
 			projectEnv: "COPILOT_PROJECT_DIR",
+			transcript: copilotTranscript,
 		}.parse,
 		install: ownedInstaller{
 			file:   ".github/hooks/ckpt.json",
@@ -42,6 +44,26 @@ var copilotWriteTools = []string{"Write", "Edit", "MultiEdit", "create", "edit",
 	"editFiles", "createFile", "create_file", "replaceString", "replace_string_in_file",
 	"multiReplaceString", "multi_replace_string_in_file", "insertEdit", "insert_edit_into_file",
 	"editNotebook", "edit_notebook_file"}
+
+// copilotTranscript is where Copilot CLI keeps a session's events, the
+// path its Stop event names: $COPILOT_HOME (default ~/.copilot), then
+// session-state/<session id>/events.jsonl. A session id that is not one
+// plain file name gives none.
+func copilotTranscript(session string, getenv func(string) string) string {
+	if strings.ContainsAny(session, "/\\\x00") || session == "." || session == ".." {
+		return ""
+	}
+	home := getenv("COPILOT_HOME")
+	if home == "" {
+		if h := getenv("HOME"); h != "" {
+			home = filepath.Join(h, ".copilot")
+		}
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, "session-state", session, "events.jsonl")
+}
 
 func isCopilotShell(tool string) bool {
 	switch tool {

@@ -79,6 +79,19 @@ func TestDoctor(t *testing.T) {
 		{"not installed", "claude", func(*testing.T, doctorEnv) {}, false, "installed", false, "no ckpt hooks"},
 		{"installed", "claude", func(t *testing.T, e doctorEnv) { e.install(t, "claude", e.exe) }, true, "binary", true, "this ckpt"},
 		{"opencode installed", "opencode", func(t *testing.T, e doctorEnv) { e.install(t, "opencode", e.exe) }, true, "installed", true, "holds ckpt's hooks"},
+		{"pi installed", "pi", func(t *testing.T, e doctorEnv) { e.install(t, "pi", e.exe) }, true, "installed", true, "holds ckpt's hooks"},
+		{"cline installed", "cline", func(t *testing.T, e doctorEnv) { e.install(t, "cline", e.exe) }, true, "binary", true, "this ckpt"},
+		{"cline script edited", "cline", func(t *testing.T, e doctorEnv) {
+			e.install(t, "cline", e.exe)
+			e.write(t, filepath.Join(e.root, ".clinerules", "hooks", "TaskComplete"), "#!/bin/sh\necho mine\n")
+		}, false, "installed", false, "TaskComplete"},
+		{"copilot -p", "copilot", func(t *testing.T, e doctorEnv) { e.install(t, "copilot", e.exe) }, true, "-p mode", true, "--trust-folder"},
+		{"copilot untrusted", "copilot", func(t *testing.T, e doctorEnv) { e.install(t, "copilot", e.exe) }, true, "trusted", false, "does not trust"},
+		{"copilot trusted", "copilot", func(t *testing.T, e doctorEnv) {
+			e.install(t, "copilot", e.exe)
+			e.write(t, filepath.Join(e.home, ".copilot", "config.json"), "// managed\n{\"trusted_folders\": [\""+filepath.Dir(e.root)+"\"]}\n")
+		}, true, "trusted", true, "trusts the folder"},
+		{"qwen installed", "qwen", func(t *testing.T, e doctorEnv) { e.install(t, "qwen", e.exe) }, true, "modes", true, "--safe-mode"},
 		{"missing binary", "claude", func(t *testing.T, e doctorEnv) { e.install(t, "claude", "/nowhere/ckpt") }, false, "binary", false, "missing or not executable"},
 		{"another binary", "claude", func(t *testing.T, e doctorEnv) {
 			other := filepath.Join(t.TempDir(), "ckpt")

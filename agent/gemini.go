@@ -45,6 +45,7 @@ type geminiEvent struct {
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
 	ToolResponse  json.RawMessage `json:"tool_response"`
+	Transcript    string          `json:"transcript_path"`
 }
 
 func parseGemini(data []byte, getenv func(string) string) (event, error) {
@@ -52,7 +53,7 @@ func parseGemini(data []byte, getenv func(string) string) (event, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return event{}, fmt.Errorf("decode the event: %w", err)
 	}
-	ev := event{name: e.HookEventName, session: e.SessionID, cwd: e.Cwd, project: getenv("GEMINI_PROJECT_DIR")}
+	ev := event{name: e.HookEventName, session: e.SessionID, cwd: e.Cwd, project: getenv("GEMINI_PROJECT_DIR"), transcript: e.Transcript}
 	if e.HookEventName == "AfterAgent" {
 		ev.do = turnEnd
 		return ev, nil

@@ -18,6 +18,10 @@ type claudeShape struct {
 	shell func(tool string) bool
 	// projectEnv is the variable naming the project folder, if any.
 	projectEnv string
+	// transcript, when set, names the session's transcript for events that
+	// carry no transcript_path (Copilot CLI names it on Stop only, after
+	// the turn's record is written).
+	transcript func(session string, getenv func(string) string) string
 }
 
 // shapedEvent is the union of the field spellings these agents use.
@@ -43,6 +47,9 @@ func (c claudeShape) parse(data []byte, getenv func(string) string) (event, erro
 	ev := event{name: name, session: cmpOr(e.SessionID, e.SessionID2), prompt: e.PromptID, cwd: e.Cwd, transcript: e.Transcript}
 	if c.projectEnv != "" {
 		ev.project = getenv(c.projectEnv)
+	}
+	if ev.transcript == "" && c.transcript != nil && ev.session != "" {
+		ev.transcript = c.transcript(ev.session, getenv)
 	}
 	switch {
 	case name == "UserPromptSubmit":

@@ -237,3 +237,34 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// TestBashCompletionBare: the bash script completes in a bash without the
+// bash-completion package, where _get_comp_words_by_ref is missing.
+func TestBashCompletionBare(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	p := newTestProject(t, map[string]string{"a.txt": "a\n"})
+	p.turn(t, "1", "restyle the page", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "A\n") })
+	script := filepath.Join(t.TempDir(), "ckpt.bash")
+	if err := os.WriteFile(script, []byte(ckptOK(t, p.root, "completion", "bash").Stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := `source "$1"
+type _get_comp_words_by_ref >/dev/null 2>&1 && echo "bash-completion is loaded"
+complete() { :; }; compopt() { :; }
+COMP_LINE="ckpt sho"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(ckpt sho); COMP_CWORD=1
+__start_ckpt; echo "verbs: ${COMPREPLY[*]}"
+COMP_LINE="ckpt show "; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(ckpt show ""); COMP_CWORD=2
+__start_ckpt; echo "turns: ${COMPREPLY[*]}"`
+	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", prog, "bash", script)
+	cmd.Env = append(ckptEnv(p.root, nil), "PATH="+filepath.Dir(ckptBin)+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	s := string(out)
+	if strings.Contains(s, "not found") || !strings.Contains(s, "verbs: show") || !strings.Contains(s, "turns: 1") {
+		t.Errorf("completion in a bare bash:\n%s", s)
+	}
+}

@@ -20,6 +20,7 @@ func init() { register(newDiffCmd) }
 
 func newDiffCmd(g *globals) *cobra.Command {
 	var color string
+	var noPager bool
 	var agent bool
 	cmd := &cobra.Command{
 		Use:   "diff TURN [PATH...]",
@@ -31,7 +32,10 @@ At a terminal the diff is coloured and control characters in the files are
 escaped, so a file cannot clear the screen or retitle the terminal. Into a
 pipe it is the raw unified diff: git apply -R takes it and puts the files
 back as they were before TURN. --color=auto colours only at a terminal, when
-NO_COLOR is not set and TERM is not dumb.
+NO_COLOR is not set and TERM is not dumb. At a terminal the diff goes
+through $PAGER (less -R when PAGER is not set, with LESS=FRX as git sets
+it, so a short diff prints and returns); PAGER=cat or --no-pager prints it
+straight.
 
 --agent diffs the pre-image against what the agent left instead of the disk
 now: the agent's own change, also for a turn that was rewound.`,
@@ -53,16 +57,24 @@ ckpt diff 3 | git apply -R`,
 			default:
 				return usageErrorf("--color %q: want auto, always or never", color)
 			}
-			w := bufio.NewWriter(os.Stdout)
+			var out io.Writer = os.Stdout
+			if !noPager {
+				if pg := startPager(); pg != nil {
+					defer pg.wait()
+					out = pg
+				}
+			}
+			w := bufio.NewWriter(out)
 			dw := diffWriter{w: w, color: colored, escape: tty || colored}
 			err := runDiff(g, dw, args[0], args[1:], agent)
-			if ferr := w.Flush(); err == nil && ferr != nil {
+			if ferr := w.Flush(); err == nil && ferr != nil && out == io.Writer(os.Stdout) {
 				err = ferr
 			}
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
+	cmd.Flags().BoolVar(&noPager, "no-pager", false, "print at a terminal without $PAGER")
 	cmd.Flags().BoolVar(&agent, "agent", false, "the agent's own change: pre-image → what the agent left")
 	_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]cobra.Completion{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -197,15 +209,6 @@ func noteOf(d *diffview.Diff) string {
 	}
 	return "no changes"
 }
-
-// SGR colours, as git uses them.
-const (
-	sgrBold  = "\x1b[1m"
-	sgrRed   = "\x1b[31m"
-	sgrGreen = "\x1b[32m"
-	sgrCyan  = "\x1b[36m"
-	sgrReset = "\x1b[m"
-)
 
 // diffWriter writes a unified diff: raw, as patch tools read it, or for a
 // person at a terminal, coloured and with control characters escaped.

@@ -36,7 +36,7 @@ func hostileDiffProject(t *testing.T) (testProject, map[string]string) {
 func ttyRun(t *testing.T, root string, env []string, args ...string) string {
 	t.Helper()
 	controller, terminal := openPTY(t)
-	env = append([]string{"NO_COLOR=", "TERM=xterm-256color"}, env...) // unless the case says otherwise
+	env = append([]string{"NO_COLOR=", "TERM=xterm-256color", "PAGER=cat"}, env...) // unless the case says otherwise
 	cmd := ckptCommand(context.Background(), ckptCall{Root: root, Env: env}, args...)
 	cmd.Stdout = terminal
 	var stderr bytes.Buffer
@@ -133,6 +133,28 @@ func TestDiffOnlyNamedPaths(t *testing.T) {
 		r := ckptOK(t, p.root, "diff", "1", name)
 		if n := strings.Count(r.Stdout, "\n--- "); !strings.HasPrefix(r.Stdout, "--- ") || n != 0 || !strings.Contains(r.Stdout, name) {
 			t.Errorf("diff 1 %s shows other files:\n%s", name, r.Stdout)
+		}
+	}
+}
+
+// TestDiffThroughPager: at a terminal the diff goes through $PAGER, as
+// git's does; --no-pager and PAGER=cat print it straight.
+func TestDiffThroughPager(t *testing.T) {
+	p, _ := hostileDiffProject(t)
+	paged := sgr.ReplaceAllString(ttyRun(t, p.root, []string{"PAGER=sed s/^/paged:/"}, "diff", "1"), "")
+	if !strings.Contains(paged, "paged:--- a/a.txt") {
+		t.Errorf("the diff did not go through $PAGER:\n%s", paged)
+	}
+	for _, c := range []struct {
+		env  []string
+		args []string
+	}{
+		{[]string{"PAGER=sed s/^/paged:/"}, []string{"diff", "1", "--no-pager"}},
+		{[]string{"PAGER=cat"}, []string{"diff", "1"}},
+	} {
+		out := ttyRun(t, p.root, c.env, c.args...)
+		if strings.Contains(out, "paged:") || !strings.Contains(out, "--- a/a.txt") {
+			t.Errorf("%v %v: want the diff printed straight:\n%s", c.env, c.args, out)
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckpt-dev/ckpt/agent"
+	"github.com/ckpt-dev/ckpt/present"
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 func init() { register(newDoctorCmd) }
@@ -93,6 +95,7 @@ func runDoctor(root, exe string, names []string, asJSON bool, version func(strin
 		}
 	} else {
 		printDoctor(ds, named)
+		printBudget(root)
 	}
 	if failed {
 		if !asJSON && installed == 0 {
@@ -164,4 +167,31 @@ func agentVersion(name string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s --version printed no version", path)
+}
+
+// printBudget says how big the store is against the retention budget,
+// and how its blobs are kept: nothing when the root has no store.
+func printBudget(root string) {
+	s, err := store.Open(root, store.Options{})
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	fmt.Println()
+	b, err := store.LoadBudget(root)
+	if err != nil {
+		fmt.Printf("store: retention budget unreadable, nothing is pruned by itself: %s\n", esc(err.Error()))
+	}
+	size, _ := s.Size()
+	packs, loose := s.PackCounts()
+	of := ""
+	if b.MaxSize > 0 {
+		of = fmt.Sprintf(" of %s (%d%%)", present.Bytes(b.MaxSize), size*100/b.MaxSize)
+	}
+	from := "the default budget"
+	if b.From != "" {
+		from = store.ConfigFile
+	}
+	fmt.Printf("store: %s%s; budget: %s (%s); %s, %s\n", present.Bytes(size), of, b, from,
+		present.Count(packs, "pack"), present.Count(loose, "loose blob"))
 }

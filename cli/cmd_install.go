@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/tailscale/hujson"
 
 	"github.com/ckpt-dev/ckpt/agent"
 )
@@ -253,3 +254,8 @@ func isTempBuild(exe string) bool {
 	return strings.Contains(exe, string(filepath.Separator)+"go-build") &&
 		strings.HasPrefix(exe, tmp+string(filepath.Separator))
 }
+
+// Install, uninstall and doctor read agents' configs that allow comments
+// and trailing commas (Gemini CLI's, Qwen Code's) with hujson; ckpt-hook
+// never reads them, so only this binary links it.
+func init() { agent.UseJSONC(hujson.Standardize) }

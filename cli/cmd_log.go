@@ -3,7 +3,10 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/spf13/cobra"
 
@@ -35,20 +38,33 @@ type logJSON struct {
 
 func newLogCmd(g *globals) *cobra.Command {
 	var asJSON, errs, clear bool
+	var limit int
 	cmd := &cobra.Command{
-		Use:   "log",
+		Use:   "log [-n N] [-- PATH...]",
 		Short: "Turns and operations, newest first",
 		Long: `log lists the agent's turns and the rewinds, undos and redos, newest first,
 with how many files each touched and how many were changed since the agent
 wrote them. Errors that hooks logged in the store are told on stderr;
 --errors prints them all, oldest first, and leaves them logged;
---errors --clear empties the log, and nothing else does.`,
+--errors --clear empties the log, and nothing else does.
+
+-n N keeps the newest N rows. PATHs (after --, relative to the working
+directory) keep only the turns that touched them; a folder stands for every
+path under it.`,
 		Example: `ckpt log
+ckpt log -n 5
+ckpt log -- src/app.js
 ckpt log --json | jq '.[0].turn'
 ckpt log --errors
 ckpt log --errors --clear`,
-		Args: noArgs(""),
-		RunE: func(*cobra.Command, []string) error {
+		Args: cobra.ArbitraryArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if limit < 0 {
+				return usageErrorf("-n %d: want a count of 0 or more", limit)
+			}
+			if (errs || clear) && (len(args) > 0 || limit > 0) {
+				return usageErrorf("--errors takes no -n or PATH")
+			}
 			s, err := g.openStore(storeOptions{})
 			if err != nil {
 				return err
@@ -63,6 +79,14 @@ ckpt log --errors --clear`,
 			entries, err := s.Log(true)
 			if err != nil {
 				return err
+			}
+			if len(args) > 0 {
+				if entries, err = touching(s, entries, args); err != nil {
+					return err
+				}
+			}
+			if limit > 0 && len(entries) > limit {
+				entries = entries[:limit]
 			}
 			if errs, _ := s.Errors(); len(errs) > 0 {
 				fmt.Fprintf(os.Stderr, "ckpt: %s in the store's error log (.osfoundry/checkpoints/errors.log); the newest:\n", present.Count(len(errs), "line"))
@@ -81,23 +105,29 @@ ckpt log --errors --clear`,
 				return printJSON(out)
 			}
 			if len(entries) == 0 {
+				if len(args) > 0 {
+					fmt.Println("no turn touched " + esc(strings.Join(args, ", ")))
+					return nil
+				}
 				fmt.Println("no turns yet")
 				return nil
 			}
+			p := paint(autoColor(os.Stdout))
 			now := time.Now()
 			for _, e := range entries {
 				extra := ""
 				if e.HandEdited > 0 {
-					extra = fmt.Sprintf("  %d changed since the agent", e.HandEdited)
+					extra = p.in(sgrRed, fmt.Sprintf("  %d changed since the agent", e.HandEdited))
 				}
 				if len(e.Failed) > 0 {
-					extra += fmt.Sprintf("  %s failed (the same command again retries)", present.Count(len(e.Failed), "path"))
+					extra += p.in(sgrRed, fmt.Sprintf("  %s failed (the same command again retries)", present.Count(len(e.Failed), "path")))
 				}
 				who := ""
 				if e.Source != nil && e.Source.Agent != "" {
-					who = "  [" + esc(e.Source.Agent) + "]"
+					who = p.in(sgrDim, "  ["+esc(e.Source.Agent)+"]")
 				}
-				fmt.Printf("%-8s %-7s %-8s %9s  %9s  %s%s%s\n", esc(e.ID), e.Kind, e.State, present.Ago(now, e.At), present.Count(e.Files, "file"), esc(e.Label), who, extra)
+				fmt.Printf("%s %-7s %s %9s  %9s  %s%s%s\n", p.in(sgrYellow, pad(esc(e.ID), 8)), e.Kind, p.in(stateColor(e.State), pad(string(e.State), 8)),
+					present.Ago(now, e.At), present.Count(e.Files, "file"), esc(e.Label), who, extra)
 			}
 			return nil
 		},
@@ -105,6 +135,7 @@ ckpt log --errors --clear`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (see CONTRACT.md)")
 	cmd.Flags().BoolVar(&errs, "errors", false, "print the errors hooks logged (they stay logged)")
 	cmd.Flags().BoolVar(&clear, "clear", false, "with --errors: empty the error log")
+	cmd.Flags().IntVarP(&limit, "max-count", "n", 0, "show only the newest N rows")
 	return cmd
 }
 
@@ -136,4 +167,68 @@ func clearErrors(s *store.Store) error {
 	}
 	fmt.Printf("cleared %s from the error log\n", present.Count(len(lines), "error"))
 	return nil
+}
+
+// touching keeps the agent turns among entries that captured one of the
+// paths (given relative to the working directory), or a path under one
+// of them when it names a folder.
+func touching(s *store.Store, entries []store.Entry, paths []string) ([]store.Entry, error) {
+	abs, err := absPaths(paths)
+	if err != nil {
+		return nil, err
+	}
+	var want []string
+	for _, p := range abs {
+		rel, err := s.Rel(p)
+		if err != nil {
+			return nil, err
+		}
+		want = append(want, rel)
+	}
+	matches := func(p string) bool {
+		for _, w := range want {
+			if p == w || w == "." || strings.HasPrefix(p, w+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	var out []store.Entry
+	for _, e := range entries {
+		if e.Kind != store.KindAgent {
+			continue
+		}
+		files, err := s.Files(e.ID, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			if matches(f.Path) {
+				out = append(out, e)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// stateColor is the colour of a state word: an active row plain, a
+// rewound or undone one dim, a failed one red.
+func stateColor(st store.State) string {
+	switch st {
+	case store.StateRewound, store.StateUndone:
+		return sgrDim
+	case store.StateFailed:
+		return sgrRed
+	}
+	return ""
+}
+
+// pad fills s with spaces to width columns, as %-Ns does, before any
+// colour wraps it.
+func pad(s string, width int) string {
+	if n := ansi.StringWidth(s); n < width {
+		return s + strings.Repeat(" ", width-n)
+	}
+	return s
 }

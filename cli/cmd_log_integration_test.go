@@ -54,3 +54,42 @@ func TestLogJSON(t *testing.T) {
 		t.Errorf("turn 1 hand_edited %d, want 0", e.HandEdited)
 	}
 }
+
+// TestLogCountAndPaths: -n keeps the newest rows; paths after -- keep the
+// turns that touched them, a folder standing for what is under it.
+func TestLogCountAndPaths(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a\n", "src/b.txt": "b\n"})
+	p.turn(t, "1", "first", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "A\n") })
+	p.turn(t, "2", "second", []string{"src/b.txt"}, func() { writeText(t, p.root, "src/b.txt", "B\n") })
+	p.turn(t, "3", "third", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "AA\n") })
+	rows := func(r ckptRun) []string {
+		var ids []string
+		for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+			ids = append(ids, strings.Fields(l)[0])
+		}
+		return ids
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"log", "-n", "2"}, "3 2"},
+		{[]string{"log", "--max-count=1"}, "3"},
+		{[]string{"log", "--", "a.txt"}, "3 1"},
+		{[]string{"log", "--", "src"}, "2"},
+		{[]string{"log", "-n", "1", "--", "a.txt"}, "3"},
+	} {
+		if got := strings.Join(rows(ckptOK(t, p.root, c.args...)), " "); got != c.want {
+			t.Errorf("%v: rows %q, want %q", c.args, got, c.want)
+		}
+	}
+	var js []logJSON
+	decodeJSON(t, ckptOK(t, p.root, "log", "--json", "-n", "1", "--", "src/b.txt"), &js)
+	if len(js) != 1 || js[0].Turn != "2" {
+		t.Errorf("log --json -n 1 -- src/b.txt: %+v", js)
+	}
+	if r := ckptOK(t, p.root, "log", "--", "nothing.txt"); !strings.Contains(r.Stdout, "no turn touched nothing.txt") {
+		t.Errorf("no match: %s", r)
+	}
+	ckptCode(t, p.root, exitUsage, "log", "-n", "-1")
+}

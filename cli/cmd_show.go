@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,19 +14,27 @@ import (
 func init() { register(newShowCmd) }
 
 func newShowCmd(g *globals) *cobra.Command {
-	var asJSON, agent bool
+	var asJSON, agent, conversation bool
 	cmd := &cobra.Command{
-		Use:   "show TURN",
+		Use:   "show TURN [--agent | --conversation]",
 		Short: "A turn's files and how each stands against the disk",
 		Long: `show lists the files TURN touched, each with a status letter: M modified,
 A created, D deleted, = unchanged, ! changed since the agent wrote it,
-S skipped (over the size limit), ? blob missing, X refused.
+S skipped (over the size limit), ? blob missing, X refused. A header
+names the turn's label, state and agent; files a shell command changed are
+listed under the command.
 
 A rewound turn's files are back as they were before it; show says which
 operation rewound it, and --agent shows each file's change as the agent made
-it (the pre-image against what the agent left), for any turn.`,
+it (the pre-image against what the agent left), for any turn.
+
+--conversation prints what was said instead: the prompt, the agent's final
+reply and its tool calls in order (name, path or command, ok or failed),
+read from the transcript the agent's hook named (Claude Code, Codex, Gemini
+CLI, Qwen Code, Copilot CLI).`,
 		Example: `ckpt show 3
 ckpt show 3 --agent
+ckpt show 3 --conversation
 ckpt show 3 --json`,
 		Args:              exactArgs(1, "one TURN"),
 		ValidArgsFunction: completeTurn(g, false),
@@ -34,6 +44,9 @@ ckpt show 3 --json`,
 				return err
 			}
 			defer s.Close()
+			if conversation {
+				return printConversation(s, args[0], asJSON)
+			}
 			files, err := s.Files(args[0], true)
 			if err != nil {
 				return err
@@ -64,24 +77,12 @@ ckpt show 3 --json`,
 				}
 				return printJSON(out)
 			}
-			if op := rewoundBy(s, args[0]); op != "" && !agent {
-				fmt.Printf("turn %s was rewound by %s: its files are as before it (--agent shows what the agent did)\n", esc(args[0]), esc(op))
-			}
-			for _, f := range files {
-				why := ""
-				if f.Reason != "" {
-					why = "  (" + esc(f.Reason) + ")"
-				}
-				if f.Shell != "" {
-					why += "  $ " + esc(f.Shell)
-				}
-				fmt.Printf("%s  %-12s %s%s\n", present.StatusLetter(f.Status), f.Status, esc(f.Path), why)
-			}
-			return nil
+			return printShow(s, args[0], files, agent)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (see CONTRACT.md)")
 	cmd.Flags().BoolVar(&agent, "agent", false, "each file's change as the agent made it (pre-image → what it left)")
+	cmd.Flags().BoolVar(&conversation, "conversation", false, "print the prompt, the agent's reply and its tool calls, from the agent's transcript")
 	return cmd
 }
 
@@ -122,4 +123,95 @@ func agentReason(f store.File) string {
 		return "the agent's write was never sealed"
 	}
 	return f.Reason
+}
+
+// printShow writes a turn for a person: a header (id, label, state, where
+// it came from), then its files, those a shell command changed grouped
+// under the command, said once.
+func printShow(s *store.Store, turn string, files []store.File, agent bool) error {
+	p := paint(autoColor(os.Stdout))
+	e, err := turnEntry(s, turn)
+	if err != nil {
+		return err
+	}
+	printHeader(p, e)
+	if op := rewoundBy(s, turn); op != "" && !agent {
+		fmt.Printf("turn %s was rewound by %s: its files are as before it (--agent shows what the agent did)\n\n", esc(turn), esc(op))
+	}
+	line := func(f store.File, indent string) {
+		why := ""
+		if f.Reason != "" {
+			why = "  (" + esc(f.Reason) + ")"
+		}
+		letter := present.StatusLetter(f.Status)
+		fmt.Printf("%s%s  %s %s%s\n", indent, p.in(statusColor(f.Status), letter), pad(string(f.Status), 12), esc(f.Path), why)
+	}
+	// Files tools wrote first, then each command's, in the order the
+	// commands first appear.
+	var cmds []string
+	byCmd := map[string][]store.File{}
+	for _, f := range files {
+		if f.Shell == "" {
+			line(f, "")
+			continue
+		}
+		if byCmd[f.Shell] == nil {
+			cmds = append(cmds, f.Shell)
+		}
+		byCmd[f.Shell] = append(byCmd[f.Shell], f)
+	}
+	for _, c := range cmds {
+		fmt.Println(p.in(sgrCyan, "$ "+esc(c)))
+		for _, f := range byCmd[c] {
+			line(f, "  ")
+		}
+	}
+	if len(files) == 0 {
+		fmt.Println("no files (the turn asked or answered without writing)")
+	}
+	return nil
+}
+
+// printHeader writes a turn's id, state and age, its label and where it
+// came from, then a blank line.
+func printHeader(p paint, e store.Entry) {
+	fmt.Println(p.in(sgrYellow, "turn "+esc(e.ID)) + "  " + p.in(stateColor(e.State), string(e.State)) + "  " + present.Ago(time.Now(), e.At))
+	if e.Label != "" {
+		fmt.Println("  " + p.in(sgrBold, esc(e.Label)))
+	}
+	if src := sourceLine(e.Source); src != "" {
+		fmt.Println("  " + p.in(sgrDim, src))
+	}
+	fmt.Println()
+}
+
+// sourceLine says where a turn came from: the agent, its session and its
+// prompt id, as far as they are known.
+func sourceLine(src *store.Source) string {
+	if src == nil || src.Agent == "" {
+		return ""
+	}
+	out := "from " + esc(src.Agent)
+	if src.Session != "" {
+		out += ", session " + esc(src.Session)
+	}
+	if src.Prompt != "" {
+		out += ", prompt " + esc(src.Prompt)
+	}
+	return out
+}
+
+// statusColor is the colour of a file's status letter, as git colours a
+// diff: created green, deleted and damaged red, changed since the agent
+// yellow.
+func statusColor(st store.Status) string {
+	switch st {
+	case store.StatusCreated:
+		return sgrGreen
+	case store.StatusDeleted, store.StatusMissingBlob, store.StatusFailed, store.StatusRefused:
+		return sgrRed
+	case store.StatusHandEdited, store.StatusSkipped:
+		return sgrYellow
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,6 +86,73 @@ func TestShowStatuses(t *testing.T) {
 	if pathExists(filepath.Join(p.root, "new.txt")) {
 		t.Errorf("after rewind new.txt still exists")
 	}
+}
+
+// TestShowHeader: show names the turn, its state and its label once at
+// the top, and a shell command once above the files it changed.
+func TestShowHeader(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+	p.turn(t, "1", "restyle", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "A\n") })
+	ckptOK(t, p.root, "exec", "--turn", "1", "--", "sh", "-c", "echo B > b.txt; echo C > c.txt")
+	out := ckptOK(t, p.root, "show", "1").Stdout
+	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(lines[0], "turn 1  active") || strings.TrimSpace(lines[1]) != "restyle" {
+		t.Errorf("header:\n%s", out)
+	}
+	if n := strings.Count(out, "$ sh -c"); n != 1 {
+		t.Errorf("the command is shown %d times, want once:\n%s", n, out)
+	}
+	cmdAt := strings.Index(out, "$ sh -c")
+	for _, f := range []string{"b.txt", "c.txt"} {
+		if i := strings.Index(out, "  M  modified     "+f); i < cmdAt {
+			t.Errorf("%s is not listed under its command:\n%s", f, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("colour into a pipe:\n%q", out)
+	}
+}
+
+// TestShowConversation: a turn a hook recorded with a transcript path
+// shows the prompt, the reply and the calls from it; a turn with none,
+// or a transcript gone, is an error naming why, and the turn is intact.
+func TestShowConversation(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "alpha\nbeta\ngamma\n"})
+	tr := filepath.Join(t.TempDir(), "session.jsonl")
+	data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "claude.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tr, []byte(strings.ReplaceAll(string(data), "/home/user/project", p.root)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ev := map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt_id": "9e13a053-4939-42f3-9acc-9bf454ba11ab",
+		"transcript_path": tr, "cwd": p.root, "prompt": "Edit the files for the ckpt harness"}
+	js, _ := json.Marshal(ev)
+	ckptDo(t, ckptCall{Root: p.root, Stdin: js}, "hook", "claude")
+	out := ckptOK(t, p.root, "show", "1", "--conversation").Stdout
+	for _, want := range []string{"prompt\n  Edit the files for the ckpt harness", "reply\n  Done: new.txt is written",
+		"tool calls (5)", "ok     Write  new.txt", "failed Bash   make check", "from " + tr} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show --conversation lacks %q:\n%s", want, out)
+		}
+	}
+	var doc conversationJSON
+	decodeJSON(t, ckptOK(t, p.root, "show", "1", "--conversation", "--json"), &doc)
+	if doc.Prompt != "Edit the files for the ckpt harness" || len(doc.Calls) != 5 || doc.Calls[4].State != "failed" {
+		t.Errorf("--json: %+v", doc)
+	}
+	var log []logJSON
+	decodeJSON(t, ckptOK(t, p.root, "log", "--json"), &log)
+	if log[0].Source == nil || log[0].Source.Transcript != tr {
+		t.Errorf("the turn does not keep its transcript: %+v", log[0].Source)
+	}
+	os.Remove(tr)
+	r := ckptCode(t, p.root, exitError, "show", "1", "--conversation")
+	if !strings.Contains(r.Stderr, tr) {
+		t.Errorf("a missing transcript: %s", r)
+	}
+	ckptOK(t, p.root, "show", "1")
 }
 
 // TestShowAgentOfRewoundTurn: a rewound turn's files are back as before

@@ -35,10 +35,13 @@ ckpt verify --json`,
 					File   string `json:"file"`
 					Reason string `json:"reason"`
 				}
+				packs, loose := s.PackCounts()
 				out := struct {
 					OK       bool          `json:"ok"`
 					Findings []findingJSON `json:"findings"`
-				}{OK: len(found) == 0, Findings: []findingJSON{}}
+					Packs    int           `json:"packs"`
+					Loose    int           `json:"loose"`
+				}{OK: len(found) == 0, Findings: []findingJSON{}, Packs: packs, Loose: loose}
 				for _, f := range found {
 					out.Findings = append(out.Findings, findingJSON{f.File, f.Reason})
 				}

@@ -91,7 +91,8 @@ func ckptEnv(root string, extra []string) []string {
 	if root != "" {
 		env = append(env, "CKPT_ROOT="+root)
 	}
-	env = append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	// No background maintenance outliving a test's folder.
+	env = append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "CKPT_BACKGROUND=off")
 	return append(env, extra...)
 }
 

@@ -84,10 +84,22 @@ type resultJSON struct {
 	HandEditedB64 map[int]string `json:"hand_edited_b64,omitempty"`
 	Plan          string         `json:"plan"`
 	Applied       bool           `json:"applied"`
+	// A revert's: nil for other operations, so the key is absent.
+	Conflicts *[]conflictJSON `json:"conflicts,omitempty"`
+	Merged    *[]string       `json:"merged,omitempty"`
+	MergedB64 map[int]string  `json:"merged_b64,omitempty"`
+}
+
+// conflictJSON is one path a revert left in conflict: its lines, 1-based
+// and inclusive, in the file as it is now.
+type conflictJSON struct {
+	Path    string   `json:"path"`
+	PathB64 string   `json:"path_b64,omitempty"`
+	Lines   [][2]int `json:"lines"`
 }
 
 func newResultJSON(r *store.Result) resultJSON {
-	return resultJSON{
+	out := resultJSON{
 		Op:       r.Op,
 		Restored: r.Restored, RestoredB64: namesB64(r.Restored),
 		Deleted: r.Deleted, DeletedB64: namesB64(r.Deleted),
@@ -97,4 +109,17 @@ func newResultJSON(r *store.Result) resultJSON {
 		Plan:    r.Plan,
 		Applied: r.Applied,
 	}
+	if r.Conflicts != nil {
+		cs := make([]conflictJSON, 0, len(r.Conflicts))
+		for _, c := range r.Conflicts {
+			j := conflictJSON{Path: c.Path, PathB64: nameB64(c.Path), Lines: [][2]int{}}
+			for _, l := range c.Lines {
+				j.Lines = append(j.Lines, [2]int{l.Start, l.End})
+			}
+			cs = append(cs, j)
+		}
+		merged := append([]string{}, r.Merged...)
+		out.Conflicts, out.Merged, out.MergedB64 = &cs, &merged, namesB64(merged)
+	}
+	return out
 }

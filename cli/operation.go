@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,7 +17,9 @@ import (
 type opFlags struct {
 	dryRun, yes, force, json bool
 	plan                     string
-	except                   []string // rewind only
+	except                   []string // rewind and revert
+	session                  string   // revert only
+	conflicts                string   // revert only: refuse or markers
 }
 
 func (f *opFlags) add(cmd *cobra.Command, force bool) {
@@ -45,6 +48,12 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 			return fmt.Errorf("--except %w", err)
 		}
 		p, err = s.PlanRewindKeep(turn, keep)
+	case store.KindRevert:
+		var keep []string
+		if keep, err = absPaths(f.except); err != nil {
+			return fmt.Errorf("--except %w", err)
+		}
+		p, err = s.PlanRevert(turn, store.RevertOptions{Session: f.session, Markers: f.conflicts == "markers", Keep: keep})
 	case store.KindUndo:
 		p, err = s.PlanUndo(f.force)
 	case store.KindRedo:
@@ -121,6 +130,22 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 	return nil
 }
 
+// linesWord names a conflict's lines: "lines 3-5, 9", or "the whole file".
+func linesWord(lines []store.LineRange) string {
+	if len(lines) == 0 {
+		return "the whole file"
+	}
+	var each []string
+	for _, l := range lines {
+		if l.Start == l.End {
+			each = append(each, fmt.Sprint(l.Start))
+		} else {
+			each = append(each, fmt.Sprintf("%d-%d", l.Start, l.End))
+		}
+	}
+	return "lines " + strings.Join(each, ", ")
+}
+
 // titleOf is the plan's heading, as the UI words it too.
 func titleOf(p *store.Plan) string { return present.OpTitle(p.Kind, p.Target) }
 
@@ -130,8 +155,14 @@ func printPlan(w io.Writer, p *store.Plan) {
 		turns[i] = esc(t)
 	}
 	verb := "undoes turns"
-	if p.Kind == store.KindUndo {
+	switch p.Kind {
+	case store.KindUndo:
 		verb = "brings back turns"
+	case store.KindRevert:
+		verb = "takes out turns"
+		if p.Session != "" {
+			verb = "session " + esc(p.Session) + ", newest first: takes out turns"
+		}
 	}
 	if len(turns) == 1 {
 		verb = strings.TrimSuffix(verb, "s")
@@ -157,6 +188,12 @@ func printPlan(w io.Writer, p *store.Plan) {
 			line += "  [" + present.ChangedSinceAgent + "]"
 			hand++
 		}
+		switch {
+		case st.Conflicts != nil && st.Do == store.ActRestore:
+			line += "  [conflict: written with markers]"
+		case st.Merged && st.Do == store.ActRestore:
+			line += "  [merged: later changes kept]"
+		}
 		fmt.Fprintln(w, line)
 	}
 	keep := 0
@@ -180,7 +217,7 @@ func printPlan(w io.Writer, p *store.Plan) {
 		fmt.Fprintf(w, "%s %s; the current bytes are kept, and `ckpt undo` brings them back.\n", what, present.ChangedSinceAgent)
 	}
 	for _, warn := range p.Warnings {
-		fmt.Fprintln(w, "warning: "+esc(warn))
+		fmt.Fprintln(w, "warning: "+esc(present.Warning(string(warn.Kind), warn.Turn, warn.Path, warn.From, warn.To)))
 	}
 	fmt.Fprintf(w, "plan %s (--plan %s applies exactly this)\n", p.ID, p.ID)
 }
@@ -198,6 +235,12 @@ func printResult(kind store.Kind, p *store.Plan, r *store.Result) {
 	fmt.Println()
 	for _, f := range r.Failed {
 		fmt.Printf("  failed  %s: %s\n", esc(f.Path), esc(f.Reason))
+	}
+	for _, c := range r.Conflicts {
+		if slices.ContainsFunc(r.Failed, func(f store.Failure) bool { return f.Path == c.Path }) {
+			continue
+		}
+		fmt.Printf("  markers %s: %s\n", esc(c.Path), linesWord(c.Lines))
 	}
 	if len(r.Failed) > 0 {
 		fmt.Println("running the same command again retries the failed paths")

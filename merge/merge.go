@@ -5,8 +5,8 @@
 //
 // It is pure: bytes in, bytes out. Lines are compared as bytes, with their
 // line ending, so CRLF files, a last line without a newline and text that
-// is not valid UTF-8 come through byte for byte. It diffs with go-diff in
-// line mode under a time bound: past it a diff is coarser, never wrong, so
+// is not valid UTF-8 come through byte for byte. It diffs lines with
+// Myers' algorithm, as go-diff does in line mode, under a time bound: past it a diff is coarser, never wrong, so
 // the bound can only turn a clean merge into a conflict, never merge
 // wrongly. The regions it finds, and the markers it writes, follow
 // `git merge-file --diff3`; a differential test holds the two together.
@@ -15,8 +15,6 @@ package merge
 import (
 	"bytes"
 	"time"
-
-	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // DefaultTimeout bounds each of the two diffs a merge makes, as the diff
@@ -139,7 +137,7 @@ type file struct {
 }
 
 // table numbers the distinct lines of the three versions, as go-diff's
-// line mode does, so a diff costs O(lines) and not O(bytes).
+// line mode does, so a diff compares numbers, not bytes.
 type table struct {
 	ids map[string]rune
 	n   int
@@ -147,8 +145,8 @@ type table struct {
 
 func newTable() *table { return &table{ids: map[string]rune{}} }
 
-// rune of the i-th distinct line: valid runes only, since go-diff turns
-// its runes into strings, where a surrogate would become U+FFFD.
+// runeOf numbers the i-th distinct line. (Valid runes only, as go-diff
+// needs them, so the two can be run side by side.)
 func runeOf(i int) rune {
 	r := rune(i + 1)
 	if r >= 0xD800 {
@@ -188,8 +186,6 @@ type hunk struct {
 // reverse it diffs the two read backwards, which moves a change that could
 // stand at more than one place among repeated lines to the latest one.
 func hunks(base, side []rune, reverse bool, timeout time.Duration) []hunk {
-	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = timeout
 	if reverse {
 		h := hunks(reversed(base), reversed(side), false, timeout)
 		out := make([]hunk, len(h))
@@ -198,33 +194,31 @@ func hunks(base, side []rune, reverse bool, timeout time.Duration) []hunk {
 		}
 		return compact(base, side, out)
 	}
-	diffs := dmp.DiffMainRunes(base, side, false)
 	var out []hunk
 	o, s := 0, 0
 	var cur *hunk
-	for _, d := range diffs {
-		n := len([]rune(d.Text))
-		switch d.Type {
-		case diffmatchpatch.DiffEqual:
+	for _, e := range lineDiff(base, side, timeout) {
+		switch e.op {
+		case opEqual:
 			if cur != nil {
 				out = append(out, *cur)
 				cur = nil
 			}
-			o += n
-			s += n
+			o += e.n
+			s += e.n
 			continue
-		case diffmatchpatch.DiffDelete:
+		case opDelete:
 			if cur == nil {
 				cur = &hunk{o: o, s: s}
 			}
-			cur.on += n
-			o += n
-		case diffmatchpatch.DiffInsert:
+			cur.on += e.n
+			o += e.n
+		case opInsert:
 			if cur == nil {
 				cur = &hunk{o: o, s: s}
 			}
-			cur.sn += n
-			s += n
+			cur.sn += e.n
+			s += e.n
 		}
 	}
 	if cur != nil {

@@ -19,6 +19,28 @@ func Bytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }
 
+// Warning says one of a plan's warnings (store.Warning, by its fields:
+// kind is its WarningKind's string value): "head-moved", git HEAD went
+// from one commit to another since turn; "in-flight", turn captured path
+// and has not sealed it.
+func Warning(kind, turn, path, from, to string) string {
+	switch kind {
+	case "head-moved":
+		return fmt.Sprintf("git HEAD moved since turn %s (%s → %s)", turn, shortHash(from), shortHash(to))
+	case "in-flight":
+		return fmt.Sprintf("turn %s captured %s but has not sealed it: the agent may be writing right now", turn, path)
+	}
+	return fmt.Sprintf("%s (turn %s)", kind, turn)
+}
+
+// shortHash is the first 8 hex digits of a commit, as git shows it short.
+func shortHash(sha string) string {
+	if len(sha) > 8 {
+		return sha[:8]
+	}
+	return sha
+}
+
 // Count says n of a noun with a plural s when n is not 1: "1 file",
 // "0 files", "3 turns".
 func Count(n int, noun string) string {
@@ -150,6 +172,11 @@ func OpTitle[K ~string](kind K, target string) string {
 		return "Undo " + Escape(target)
 	case "redo":
 		return "Redo " + Escape(target)
+	case "revert":
+		if target == "" {
+			return "Revert the session's turns"
+		}
+		return "Revert turn " + Escape(target) + " alone"
 	}
 	return "Rewind to before turn " + Escape(target)
 }
@@ -164,6 +191,11 @@ func OpSummary[K ~string](kind K, target string, turns, files int) string {
 		return fmt.Sprintf("undid %s · %s", Escape(target), Count(files, "file"))
 	case "redo":
 		return fmt.Sprintf("redid %s · %s", Escape(target), Count(files, "file"))
+	case "revert":
+		if target == "" {
+			return fmt.Sprintf("reverted %s · %s", Count(turns, "turn"), Count(files, "file"))
+		}
+		return fmt.Sprintf("reverted %s · %s", Escape(target), Count(files, "file"))
 	}
 	return Escape(string(kind))
 }

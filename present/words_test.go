@@ -88,3 +88,22 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestWarning(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		kind, turn, path, from string
+		to, want               string
+	}{
+		{"head moved", "head-moved", "3", "", "0123456789abcdef", "fedcba9876543210", "git HEAD moved since turn 3 (01234567 → fedcba98)"},
+		{"short hashes", "head-moved", "3", "", "abc", "def", "git HEAD moved since turn 3 (abc → def)"},
+		{"in flight", "in-flight", "4", "src/a.go", "", "", "turn 4 captured src/a.go but has not sealed it: the agent may be writing right now"},
+		{"unknown kind", "later", "5", "", "", "", "later (turn 5)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Warning(tc.kind, tc.turn, tc.path, tc.from, tc.to); got != tc.want {
+				t.Errorf("Warning = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -61,6 +61,8 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		q, err = s.planUndo(v, p.Force)
 	case KindRedo:
 		q, err = s.planRedo(v, p.Force)
+	case KindRevert:
+		q, err = s.planRevert(v, p.Target, RevertOptions{Session: p.Session, Markers: p.Markers, Keep: p.Keep})
 	default:
 		err = errf("apply: unknown operation %q", p.Kind)
 	}
@@ -79,6 +81,9 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		last = max(last, o.n)
 	}
 	id := last.Next().String()
+	if err := s.keepMerged(q); err != nil {
+		return nil, errf("%s: %w", q.Kind, err)
+	}
 	recs, bytesOf, err := s.prepare(q, s.handRule(v), fp)
 	if err != nil {
 		return nil, errf("%s: %w", q.Kind, err)
@@ -116,7 +121,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		return nil, errf("%s: %w", q.Kind, err)
 	}
 	at := s.clock().UnixNano()
-	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes, At: at, N: s.nextSeq(at)})
+	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Sess: q.Session, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes, At: at, N: s.nextSeq(at)})
 	if err := storefs.AppendDurable(s.dir, "ops.log", op); err != nil {
 		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)
 	}
@@ -124,6 +129,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	errs := s.execute(recs, bytesOf, rmdirs, mkdirs, mkdirModes, true, fp, progress)
 	res, none := outcome(recs, errs)
 	res.Op, res.Plan, res.Applied = id, q.ID, true
+	q.revertResult(res)
 	if err := s.finish(doneRecord(id, res, none, false)); err != nil {
 		return res, err
 	}

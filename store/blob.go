@@ -94,7 +94,7 @@ func (s *Store) hasBlob(sum BlobID) bool {
 // of every pack's index, which in a store with a swept tree is most of a
 // hook's work.
 func (s *Store) hasBlobNear(sum BlobID) bool {
-	if _, ok := s.packs.findLoaded(sum); ok {
+	if _, ok := s.packs.findLoaded(s, sum); ok {
 		return true
 	}
 	if b, err := s.blobDir(); err == nil {
@@ -108,26 +108,13 @@ func (s *Store) hasBlobNear(sum BlobID) bool {
 	return false
 }
 
-// blobNames lists the blobs present, loose and packed, for a batch that
-// would otherwise look each one up.
-func (s *Store) blobNames() map[BlobID]bool {
-	list, _ := storefs.Names(s.dir, "blobs")
-	have := s.packs.names(s, len(list))
-	for _, n := range list {
-		if id, err := ParseBlobID(strings.TrimSuffix(n, ".zst")); err == nil {
-			have[id] = true
-		}
-	}
-	return have
-}
-
 // putBlob keeps data under its hash unless a blob of that hash exists
-// (known, when not nil, lists those present): into pack when not nil,
+// (asked of the packs known now and of loose names): into pack when not nil,
 // else as a loose blob. It reports whether it wrote a loose blob; the
 // caller makes the batch durable. The compressed frame is built in
 // *scratch, which is kept for the caller's next blob.
-func (s *Store) putBlob(sum BlobID, data []byte, known map[BlobID]bool, pack *packWriter, scratch *[]byte) (bool, error) {
-	if known != nil && known[sum] || known == nil && s.hasBlobNear(sum) || pack.has(sum) {
+func (s *Store) putBlob(sum BlobID, data []byte, pack *packWriter, scratch *[]byte) (bool, error) {
+	if pack.has(sum) || s.hasBlobNear(sum) {
 		return false, nil // a copy of a file the batch already holds costs no compressing
 	}
 	var z []byte
@@ -293,7 +280,7 @@ type blobSource struct {
 // locate finds the blob named sum: in a pack, as blobs/<sum>.zst, or as a
 // seed store's raw blobs/<sum>.
 func (s *Store) locate(sum BlobID) (blobSource, error) {
-	if src, ok := s.packs.findLoaded(sum); ok {
+	if src, ok := s.packs.findLoaded(s, sum); ok {
 		return src, nil
 	}
 	b, err := s.blobDir()

@@ -114,10 +114,12 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 	out := make([]captured, len(rels))
 	var mu sync.Mutex
 	var wrote []BlobID
-	var known map[BlobID]bool
 	var pack *packWriter
 	if len(rels) > s.looseMax {
-		known = s.blobNames()
+		// One listing of the packs (the multi-pack index and the few
+		// packs it does not cover) answers for the whole batch; a loose
+		// blob costs a stat, so blobs/ is never listed.
+		s.packs.ensure(s)
 		pack = s.newPackWriter(fp)
 	}
 	loose := 0
@@ -164,7 +166,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 					sum, _ := ParseBlobID(img.SHA256) // hashed just now
 					if data != nil || !img.Kept {
 						var isNew bool
-						isNew, c.err = s.putBlob(sum, data, known, pack, &z)
+						isNew, c.err = s.putBlob(sum, data, pack, &z)
 						img.Kept = c.err == nil
 						if isNew {
 							mu.Lock()
@@ -282,6 +284,11 @@ func (s *Store) missingDirsIn(rel string, dirs *dirCache) []string {
 	return s.missingDirs(rel)
 }
 
+// humanBytes says a size in the reason a skipped file's image records
+// ("12.0 MiB over the 8.0 MiB limit"). It is not present.Bytes: the
+// words are written into records, which older and newer ckpts show as
+// they are, so they must not change when present's do; and the store
+// links nothing of terminals, which present does.
 func humanBytes(n int64) string {
 	switch {
 	case n >= 1<<20:

@@ -18,6 +18,10 @@
 //	blobs/<hex>.zst   kept bytes, a zstd frame, named by the SHA-256 of
 //	                  the raw bytes; blobs/<hex> (raw) is the seed format's
 //	packs/<id>.pack   many blobs in one file, with an index (see Packs)
+//	packs.idx         one lookup index across packs (see Packs)
+//	repack.lock       flock: one repack at a time
+//	retained          its mtime: when the last retention pass ended
+//	purging           the journal of a purge under way (see Purge)
 //	turns/<id>.log    one append-only record file per agent turn
 //	ops.log           append-only log of rewinds, undos and redos
 //	ops/op-N.steps    each operation's steps: before and after per path
@@ -41,8 +45,11 @@
 //
 // and the JSON's "r" field says what the record is. A turn file starts with
 // {"r":"turn","v":2,"id","label","at","n","source":{"agent","session",
-// "prompt"},"head"} (source is where the turn came from, as the agent's
-// hook knew it; head is the git commit at the time, to warn when the branch
+// "prompt","transcript"},"head"} (source is where the turn came from, as
+// the agent's hook knew it; "transcript", optional within version 2 and
+// passed over by readers that predate it, is the absolute path of the file
+// where the agent keeps the session's conversation, which ckpt reads and
+// never writes; head is the git commit at the time, to warn when the branch
 // moved since), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
 // "at","n"} — what path held before the agent's first write in the turn
 // (later pres of the same path are ignored: the first capture wins; dirs
@@ -75,10 +82,11 @@
 // Turn files of format v1 hold neither "n" nor escaped names; v2 adds
 // both, and reads v1 as it is.
 //
-// ops.log holds {"r":"op","v":2,"id":"op-N","kind":"rewind"|"undo"|"redo",
-// "target","turns","retry","steps","rmdirs","had","hadm","mkdirs","mkdirm",
-// "at","n"} when an operation begins — retry names the operation whose
-// failed paths it tries again; had lists the rmdirs that existed and hadm
+// ops.log holds {"r":"op","v":2,"id":"op-N","kind":"rewind"|"undo"|"redo"|
+// "revert","target","turns","retry","sess","steps","rmdirs","had","hadm",
+// "mkdirs","mkdirm","at","n"} when an operation begins — retry names the
+// operation whose failed paths it tries again; sess the agent session a
+// revert took out (its target is then empty); had lists the rmdirs that existed and hadm
 // their permission bits, mkdirs the folders an undo gives back and mkdirm
 // theirs — and {"r":"done","id","recovered","abandoned","failed","fails",
 // "none","at"} when it ends: failed lists the paths it could not put back and
@@ -118,6 +126,38 @@
 // as they are), making the new pack durable before it removes the old, so
 // a crash at any point leaves every live blob in some pack.
 //
+// packs.idx locates every blob of the packs it names, so finding a blob
+// never lists blobs/ nor reads every pack's index: a reader reads it,
+// lists packs/ (a few names), and reads the own index of only the packs
+// it does not name (those written since). It is binary:
+//
+//	"ckptmidx\x00" and a version byte (1)
+//	uvarint k, then k pack names (uvarint length, bytes)
+//	256 uint32 fan-out counts (big-endian): the entries whose hash's
+//	                  first byte is at most i
+//	n entries of 60 bytes, sorted by hash: the 32-byte SHA-256, uint32
+//	                  pack (an index into the names), uint64 offset,
+//	                  uint64 frame length, uint64 raw length
+//	uint32 crc32c     little-endian, of everything before it
+//
+// A blob several packs hold appears once. An entry whose pack is not in
+// packs/ is not used; a damaged index is ignored (each pack's own index
+// still serves) and reported by Verify.
+//
+// Every batch of more than a few blobs writes a pack of its own, so packs
+// pile up; a repack merges the smallest so that each pack left is at least
+// twice the size of all smaller ones together (a geometric progression:
+// each byte is copied a logarithmic number of times, and a store keeps a
+// few dozen packs at most; past 16, all are merged), then writes packs.idx
+// naming every pack. It is due once four packs are not in packs.idx (or
+// there are more than 16), and runs in the background pass after a turn
+// (see Retention) and at the end of prune. It holds blobs.lock shared,
+// so captures go on and prune waits, and repack.lock exclusively. The
+// merged pack is durable before packs.idx names it, and packs.idx is
+// renamed into place (fsynced) before the packs it replaces are removed,
+// so a crash at any point leaves every blob in some pack that some index
+// names; a reader that finds a pack gone lists packs/ again.
+//
 // A blob of at most 1 KiB is a frame of one raw (uncompressed) block:
 // compressing so few bytes costs the most time for the least room. So is
 // a loose blob of at most 64 KiB: a hook's process lives for one event,
@@ -154,6 +194,7 @@
 //	                  of its op record's version
 //	packs/<id>.pack   the header, "ckpt-pack <v>"
 //	baseline          the magic's last byte
+//	packs.idx         the byte after its magic
 //
 // The rest carry none, and need none: seq and clock hold a number (fixed
 // width, rewritten in place), sessions/<key>.turns the turns a session
@@ -204,6 +245,17 @@
 // those still holding what the rewind left, the bytes that undo was to
 // bring back, so undoing the redo brings them back. A capture naming a
 // rewound turn T goes to T.2 (then T.3 …).
+//
+// A revert takes its turns' changes out of the folder without rewinding
+// them: it goes on the undo stack like a rewind, and its turns are
+// reverted while it is in effect and none of their paths is left failed
+// by it (a conflict is a failed step). Its steps' wants are merges, kept
+// as blobs before the operation is logged. What a revert in effect wrote
+// is what those paths are expected to hold, as a seal is (the hand-edit
+// rule), until a newer seal. A rewind in effect to before a turn that
+// began before a revert was made suspends that revert (time runs one
+// way): the rewind's plan gives each path the revert wrote what it held
+// before the revert, unless a turn from there on captured it earlier.
 //
 // # Safety
 //
@@ -294,6 +346,41 @@
 // old baseline or the new one; a damaged or missing one is ignored, and the
 // next sweep reads every file and attributes nothing. Prune keeps its
 // blobs.
+//
+// # Retention
+//
+// A project's budget is set in <root>/.osfoundry/ckpt.json (a JSON object,
+// comments allowed; see ConfigFile): "retention": {"max_age" (default
+// "30d"), "max_size" (default "2GiB"), "keep" (default 20), "auto"
+// (default true)}. At the end of each agent turn the hook asks
+// MaintenanceDue (a few names and stats) and, when a repack or a
+// retention pass is due (at most one an hour, the first an hour after the
+// store was made), starts `ckpt maintain` detached — its own session,
+// standard streams on /dev/null — so no hook waits on it. The pass takes
+// both locks, as prune does, and drops turns oldest first: those older
+// than max_age, then more while the store is over max_size, until what
+// they alone name brings it under nine tenths of it. It stops at the
+// newest keep turns, at any turn an operation on the undo or redo stack
+// names, and never drops a turn newer than one it keeps; operations'
+// steps keep their bytes, so every undo and redo stays possible. Turn
+// files go first, then blobs nothing names, as prune does; then
+// "retained" is rewritten.
+//
+// # Purge
+//
+// Purge removes every kept copy of some paths. It writes "purging" (the
+// paths, escaped as record names, a line each; an empty line; the hashes
+// of the blobs their records name), fsynced, then replaces each turn file
+// and steps file holding a record of those paths with one in which those
+// images are of kind "skipped" with the reason "purged from the store
+// (ckpt purge)" and no hash (a reader older than purge reports the path as not
+// restorable, like any skipped file; other lines are kept byte for byte),
+// drops the paths from the baseline and the stat cache, deletes the
+// journaled blobs no record names any more (loose files, and frames, by
+// rewriting each pack that held one without it, durable before the old
+// pack goes), writes packs.idx again, and removes "purging". Every file is
+// replaced whole, so a crash leaves each one before or after; the next
+// Open that finds "purging" takes both locks and carries it forward.
 //
 // # Seed stores
 //

@@ -304,6 +304,8 @@ func (d *fastDec) recordField(key string, r *record) bool {
 				return d.setStr(&src.Session)
 			case "prompt":
 				return d.setStr(&src.Prompt)
+			case "transcript":
+				return d.setStr(&src.Transcript)
 			}
 			return false
 		})
@@ -444,7 +446,7 @@ func (d *fastDec) seedField(key string, e *seedEntry) bool {
 func appendFileRecord(buf []byte, r *record) ([]byte, bool) {
 	if r.V != 0 || r.ID != "" || r.Label != "" || r.Source != nil || r.Head != "" ||
 		r.Want != nil || r.Back != nil || r.Do != "" || r.Why != "" || r.Hand ||
-		r.Kind != "" || r.Target != "" || r.Turns != nil || r.Steps != 0 || r.Retry != "" ||
+		r.Kind != "" || r.Target != "" || r.Turns != nil || r.Steps != 0 || r.Retry != "" || r.Sess != "" ||
 		r.Rmdirs != nil || r.Had != nil || r.Mkdirs != nil || r.HadModes != nil || r.MkdirModes != nil ||
 		r.Recovered || r.Abandoned || r.Failed != nil || r.Fails != nil || r.None {
 		return buf, false

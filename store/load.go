@@ -149,6 +149,7 @@ type opRec struct {
 	recovered bool
 	abandoned bool
 	retry     string    // the operation whose failed paths this one tried again
+	session   string    // the agent session a revert took out
 	none      bool      // every step failed: it changed nothing
 	fails     []Failure // paths it could not put as wanted, and why
 }
@@ -192,6 +193,8 @@ type view struct {
 	// its failed paths, if it has any.
 	retryUndo, retryRedo *opRec
 	seedErr              error
+	// reverted holds the turns a revert in effect took out whole.
+	reverted map[string]bool
 }
 
 // application is a rewind in effect (via the rewind itself or a redo), or
@@ -519,7 +522,7 @@ func (s *Store) readOps() ([]*opRec, error) {
 		switch r.R {
 		case "op":
 			n, _ := ParseOpID(r.ID)
-			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.order(), steps: r.Steps, retry: r.Retry, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes}
+			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.order(), steps: r.Steps, retry: r.Retry, session: r.Sess, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes}
 			c.ops = append(c.ops, o)
 			c.byID[o.id] = o
 		case "done":
@@ -592,6 +595,7 @@ func (s *Store) buildView(ops []*opRec) *view {
 		return a.id < b.id
 	})
 	v.replay(ops)
+	v.markReverted()
 	return v
 }
 
@@ -632,9 +636,11 @@ func (v *view) replay(ops []*opRec) {
 			v.dropFails(o.retry)
 		}
 		switch {
-		case o.kind == KindRewind:
-			for _, t := range o.turns {
-				v.rewound[t] = true
+		case o.kind == KindRewind || o.kind == KindRevert:
+			if o.kind == KindRewind {
+				for _, t := range o.turns {
+					v.rewound[t] = true
+				}
 			}
 			v.undo = append(v.undo, application{rewind: o, via: o})
 			// The undos on the redo stack can no longer be retried, nor
@@ -653,7 +659,9 @@ func (v *view) replay(ops []*opRec) {
 				a := v.undo[n-1]
 				v.undo = v.undo[:n-1]
 				v.dropFails(a.via.id)
-				v.unrewind(a.rewind.turns)
+				if a.rewind.kind == KindRewind {
+					v.unrewind(a.rewind.turns)
+				}
 				v.redo = append(v.redo, application{rewind: a.rewind, via: o})
 				v.opState[a.rewind.id] = StateUndone
 			}
@@ -664,7 +672,7 @@ func (v *view) replay(ops []*opRec) {
 				v.redo = v.redo[:n-1]
 				v.dropFails(a.via.id)
 				for _, t := range a.rewind.turns {
-					v.rewound[t] = true
+					v.rewound[t] = a.rewind.kind == KindRewind || v.rewound[t]
 				}
 				v.undo = append(v.undo, application{rewind: a.rewind, via: o})
 				v.opState[a.rewind.id] = StateActive
@@ -696,6 +704,9 @@ func (v *view) unrewind(turns []string) {
 		v.rewound[t] = false
 	}
 	for _, a := range v.undo {
+		if a.rewind.kind != KindRewind {
+			continue // a revert takes changes out, it rewinds no turn
+		}
 		for _, t := range a.rewind.turns {
 			v.rewound[t] = true
 		}
@@ -728,6 +739,9 @@ func (s *Store) steps(id string) ([]record, error) {
 func (v *view) state(t *turn) State {
 	if v.rewound[t.id] {
 		return StateRewound
+	}
+	if v.reverted[t.id] {
+		return StateReverted
 	}
 	return StateActive
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 
@@ -19,20 +20,29 @@ import (
 const looseMax = 8
 
 // packFile is one pack, opened once and read with ReadAt by any goroutine.
+// ents is nil for a pack opened only to read a blob the multi-pack index
+// located in it.
 type packFile struct {
 	name string
 	f    *os.File
+	size int64
 	ents []pack.Entry
 }
 
-// packSet is the store's view of packs/: every pack's index, loaded on
-// first use and refreshed when a blob is not found.
+// packSet is the store's view of packs/: the multi-pack index (packs.idx),
+// and the own index of every pack it does not cover, loaded on first use
+// and refreshed when a blob is not found. A lookup never lists blobs/ and
+// never reads the index of a pack the multi-pack index covers.
 type packSet struct {
-	mu     sync.Mutex
-	listed bool
-	files  map[string]*packFile
-	where  map[BlobID]packLoc
-	bad    map[string]error // packs whose index cannot be read
+	mu      sync.Mutex
+	listed  bool
+	midx    *midx
+	midxAt  fs.FileInfo          // the stat of packs.idx when it was read
+	present map[string]bool      // packs in packs/ at the last listing
+	files   map[string]*packFile // packs opened
+	where   map[BlobID]packLoc   // blobs of packs the midx does not cover
+	bad     map[string]error     // packs whose index cannot be read
+	midxBad error                // why packs.idx could not be read
 }
 
 type packLoc struct {
@@ -48,11 +58,32 @@ func (ps *packSet) find(s *Store, sum BlobID, refresh bool) (blobSource, bool) {
 	if refresh || !ps.listed {
 		ps.refresh(s)
 	}
-	l, ok := ps.where[sum]
-	if !ok {
+	return ps.lookup(s, sum)
+}
+
+// lookup finds sum among the packs known now. Caller holds ps.mu.
+func (ps *packSet) lookup(s *Store, sum BlobID) (blobSource, bool) {
+	if l, ok := ps.where[sum]; ok {
+		return l.source(), true
+	}
+	i, e, ok := ps.midx.Find(sum)
+	if !ok || !ps.present[ps.midx.Packs[i]] {
 		return blobSource{}, false
 	}
-	return l.source(), true
+	name := ps.midx.Packs[i]
+	p := ps.files[name]
+	if p == nil {
+		f, size, err := openRegular(s.dir, "packs/"+name)
+		if err != nil {
+			return blobSource{}, false
+		}
+		p = &packFile{name: name, f: f, size: size}
+		ps.files[name] = p
+	}
+	if e.Off < int64(len(pack.Header)) || e.ZLen < 0 || e.Off+e.ZLen > p.size {
+		return blobSource{}, false
+	}
+	return packLoc{p, e}.source(), true
 }
 
 // source is where to read the blob l names.
@@ -60,41 +91,54 @@ func (l packLoc) source() blobSource {
 	return blobSource{f: l.p.f, off: l.e.Off, n: l.e.ZLen, zstd: true, where: "packs/" + l.p.name}
 }
 
-// findLoaded is find without loading anything: false when the packs were
+// findLoaded is find without listing anything: false when the packs were
 // not listed yet. A point lookup (a hook's one blob) tries loose blobs
-// before it pays for reading every pack's index.
-func (ps *packSet) findLoaded(sum BlobID) (blobSource, bool) {
+// before it pays for listing the packs.
+func (ps *packSet) findLoaded(s *Store, sum BlobID) (blobSource, bool) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	l, ok := ps.where[sum] // nil before the packs are listed
-	if !ps.listed || !ok {
+	if !ps.listed {
 		return blobSource{}, false
 	}
-	return l.source(), true
+	return ps.lookup(s, sum)
 }
 
-// names returns the hash of every packed blob, in a set with room for
-// extra more.
-func (ps *packSet) names(s *Store, extra int) map[BlobID]bool {
+// ensure lists the packs once, for a batch that will ask about many blobs.
+func (ps *packSet) ensure(s *Store) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	ps.refresh(s)
-	have := make(map[BlobID]bool, len(ps.where)+extra)
-	for sum := range ps.where {
-		have[sum] = true
+	if !ps.listed {
+		ps.refresh(s)
 	}
-	return have
 }
 
-// list returns the packs and the packs that could not be read, by name.
+// list returns every pack with its own index loaded, and the packs that
+// could not be read, by name: what verify, prune and repack work on.
 func (ps *packSet) list(s *Store) ([]*packFile, map[string]error) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.refresh(s)
 	var out []*packFile
-	for _, p := range ps.files {
+	for name := range ps.present {
+		p := ps.files[name]
+		if _, bad := ps.bad[name]; bad {
+			continue
+		}
+		if p == nil || p.ents == nil {
+			np, err := openPack(s.dir, name)
+			if err != nil {
+				ps.bad[name] = err
+				continue
+			}
+			if p != nil {
+				p.f.Close()
+			}
+			ps.files[name] = np
+			p = np
+		}
 		out = append(out, p)
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	bad := map[string]error{}
 	for n, err := range ps.bad {
 		bad[n] = err
@@ -102,22 +146,50 @@ func (ps *packSet) list(s *Store) ([]*packFile, map[string]error) {
 	return out, bad
 }
 
-// refresh lists packs/ and loads the index of each pack not yet known,
-// forgetting packs that are gone. Caller holds ps.mu.
+// counts returns the number of packs in packs/ and how many of them the
+// multi-pack index does not cover.
+func (ps *packSet) counts(s *Store) (packs, uncovered int) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.refresh(s)
+	for name := range ps.present {
+		packs++
+		if !ps.midx.Covers(name) {
+			uncovered++
+		}
+	}
+	return packs, uncovered
+}
+
+// refresh lists packs/, reads packs.idx again if it changed, and loads the
+// own index of each pack it does not cover, forgetting packs that are
+// gone. Caller holds ps.mu.
 func (ps *packSet) refresh(s *Store) {
 	ps.listed = true
 	if ps.files == nil {
 		ps.files, ps.where, ps.bad = map[string]*packFile{}, map[BlobID]packLoc{}, map[string]error{}
 	}
-	list, _ := storefs.Names(s.dir, "packs")
-	now := map[string]bool{}
 	changed := false
+	fi, err := s.dir.Lstat(midxFile)
+	if err != nil {
+		changed = ps.midx != nil || ps.midxAt != nil
+		ps.midx, ps.midxAt, ps.midxBad = nil, nil, nil
+	} else if ps.midxAt == nil || !sameFile(fi, ps.midxAt) {
+		m, err := s.loadMidx()
+		ps.midx, ps.midxAt, ps.midxBad = m, fi, err
+		changed = true
+	}
+	list, _ := storefs.Names(s.dir, "packs")
+	ps.present = map[string]bool{}
 	for _, n := range list {
 		if !strings.HasSuffix(n, ".pack") || strings.HasPrefix(n, ".tmp-") {
 			continue
 		}
-		now[n] = true
-		if _, ok := ps.files[n]; ok {
+		ps.present[n] = true
+		if ps.midx.Covers(n) {
+			continue
+		}
+		if p, ok := ps.files[n]; ok && p.ents != nil {
 			continue
 		}
 		if _, ok := ps.bad[n]; ok {
@@ -128,33 +200,41 @@ func (ps *packSet) refresh(s *Store) {
 			ps.bad[n] = err
 			continue
 		}
+		if old := ps.files[n]; old != nil {
+			old.f.Close()
+		}
 		ps.files[n] = p
 		changed = true
 	}
 	for n, p := range ps.files {
-		if !now[n] {
+		if !ps.present[n] {
 			p.f.Close()
 			delete(ps.files, n)
 			changed = true
 		}
 	}
 	for n := range ps.bad {
-		if !now[n] {
+		if !ps.present[n] {
 			delete(ps.bad, n)
 		}
 	}
 	if changed {
-		n := 0
+		ps.where = map[BlobID]packLoc{}
 		for _, p := range ps.files {
-			n += len(p.ents)
-		}
-		ps.where = make(map[BlobID]packLoc, n)
-		for _, p := range ps.files {
+			if ps.midx.Covers(p.name) {
+				continue
+			}
 			for _, e := range p.ents {
 				ps.where[e.Sum] = packLoc{p, e}
 			}
 		}
 	}
+}
+
+// sameFile reports whether two stats of packs.idx are of the same file, as
+// it was: replaced by a rename, it has another inode.
+func sameFile(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // forget drops what is known of packs, after prune rewrote them.
@@ -169,6 +249,7 @@ func (ps *packSet) closeLocked() {
 		p.f.Close()
 	}
 	ps.files, ps.where, ps.bad, ps.listed = nil, nil, nil, false
+	ps.midx, ps.midxAt, ps.midxBad, ps.present = nil, nil, nil, nil
 }
 
 func (ps *packSet) close() {
@@ -189,7 +270,10 @@ func openPack(dir storefs.Root, name string) (*packFile, error) {
 		f.Close()
 		return nil, errf("pack %s: %w", name, err)
 	}
-	return &packFile{name: name, f: f, ents: ents}, nil
+	if ents == nil {
+		ents = []pack.Entry{}
+	}
+	return &packFile{name: name, f: f, size: size, ents: ents}, nil
 }
 
 // writeback writes to f and has the kernel start writing each chunk to
@@ -218,6 +302,7 @@ type packWriter struct {
 	w    *bufio.Writer
 	pw   *pack.Writer
 	tmp  string
+	name string // packs/<id>.pack, once committed
 	have map[BlobID]bool
 	err  error
 }
@@ -287,6 +372,7 @@ func (w *packWriter) commit() error {
 		w.s.dir.Remove(w.tmp)
 		return errf("write pack %s: %w", w.s.path(name), err)
 	}
+	w.name = name
 	w.fp.hit()
 	return nil
 }

@@ -129,6 +129,7 @@ func (s *Store) planRewind(v *view, id string, keep []string) (*Plan, error) {
 			goals = append(goals, wanted{path: f.path, img: f.pre, dirs: f.dirs})
 		}
 	}
+	goals = s.revertGoals(v, t, goals)
 	p.Warnings = s.warnings(v, t)
 	return s.finishPlan(v, p, goals, keepSet)
 }
@@ -242,6 +243,9 @@ func (s *Store) decide(now, want Image) (Action, string) {
 		}
 		return ActRestore, ""
 	case ImageSkipped:
+		if want.Purged() {
+			return ActFail, "not restored: " + PurgedReason
+		}
 		return ActFail, "not restored: its bytes were not kept (" + want.Reason + ")"
 	case ImageAbsent:
 		if now.Kind == ImageAbsent {
@@ -272,11 +276,11 @@ func (s *Store) decide(now, want Image) (Action, string) {
 	return ActFail, fmt.Sprintf("not restored: unknown kind %q", want.Kind)
 }
 
-func (s *Store) warnings(v *view, t *turn) []string {
-	var w []string
+func (s *Store) warnings(v *view, t *turn) []Warning {
+	var w []Warning
 	if t.head != "" {
 		if now := gitHead(s.root); now != "" && now != t.head {
-			w = append(w, fmt.Sprintf("git HEAD moved since turn %s (%s → %s)", t.id, short(t.head), short(now)))
+			w = append(w, Warning{Kind: WarnHeadMoved, Turn: t.id, From: t.head, To: now})
 		}
 	}
 	cut := time.Now().Add(-inFlightWindow).UnixNano()
@@ -286,19 +290,12 @@ func (s *Store) warnings(v *view, t *turn) []string {
 		}
 		for _, f := range tt.files {
 			if f.post == nil && f.preAt > cut && f.refused == "" {
-				w = append(w, fmt.Sprintf("turn %s captured %s but has not sealed it: the agent may be writing right now", tt.id, f.path))
+				w = append(w, Warning{Kind: WarnInFlight, Turn: tt.id, Path: f.path})
 				return w
 			}
 		}
 	}
 	return w
-}
-
-func short(sha string) string {
-	if len(sha) > 8 {
-		return sha[:8]
-	}
-	return sha
 }
 
 func contains(list []string, s string) bool {
@@ -443,6 +440,7 @@ func (p *Plan) Result() *Result {
 			r.HandEdited = append(r.HandEdited, st.Path)
 		}
 	}
+	p.revertResult(r)
 	return r
 }
 
@@ -491,6 +489,10 @@ func (s *Store) rmdirs(v *view, p *Plan) []string {
 					}
 				}
 			}
+		}
+	case KindRevert:
+		for _, d := range revertDirs(v, p) {
+			set[d] = true
 		}
 	case KindRedo:
 		if len(v.redo) > 0 {

@@ -31,6 +31,10 @@ func (p *Plan) digest() string {
 	field(p.Retry)
 	field(strings.Join(p.Turns, "\x00"))
 	field(strings.Join(p.Keep, "\x00"))
+	if p.Kind == KindRevert {
+		field(p.Session)
+		field(strconv.FormatBool(p.Markers))
+	}
 	for _, st := range p.Steps {
 		field(st.Path)
 		field(string(st.Do))

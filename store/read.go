@@ -44,13 +44,16 @@ func (s *Store) expected(v *view) map[string]expectation {
 			case f.refused != "":
 			case f.post != nil:
 				if e, ok := exp[f.path]; !ok || f.postSeq >= e.seq {
-					exp[f.path] = expectation{img: *f.post, seq: f.postSeq}
+					// What a purged seal left is not known: nothing is
+					// expected of the path (writing), as for an unsealed one.
+					exp[f.path] = expectation{img: *f.post, seq: f.postSeq, writing: f.post.Purged()}
 				}
 			case f.preSeq >= unsealed[f.path]:
 				unsealed[f.path] = f.preSeq
 			}
 		}
 	}
+	s.revertExpected(v, exp)
 	for p, seq := range unsealed {
 		if e, ok := exp[p]; ok && seq > e.seq {
 			exp[p] = expectation{seq: seq, writing: true}
@@ -138,14 +141,16 @@ func (s *Store) Failures() ([]PathFailure, error) {
 
 // statusRun holds what one Log or Files call learns while it compares
 // turns with the disk: each path is looked at once, folders are opened
-// once, and the blob folder is listed once when many files are asked about.
+// once, and the packs are listed once when many files are asked about.
 type statusRun struct {
 	s      *Store
 	exp    map[string]expectation
 	failed map[string]PathFailure
 	disk   map[string]Image
 	dirs   *dirCache
-	blobs  map[BlobID]bool
+	// indexed: the packs were listed once, so a blob's absence is one
+	// lookup and a stat, not a read of it.
+	indexed bool
 	// noBlobs skips the missing-blob check: the log counts only files
 	// changed since the agent, and listing a big blob folder is slow.
 	noBlobs bool
@@ -156,7 +161,8 @@ type statusRun struct {
 func (s *Store) newStatusRun(v *view, n int) *statusRun {
 	r := &statusRun{s: s, exp: s.expected(v), failed: s.failures(v), disk: map[string]Image{}, dirs: newDirCache(s.root)}
 	if n > 256 {
-		r.blobs = s.blobNames()
+		s.packs.ensure(s)
+		r.indexed = true
 	}
 	return r
 }
@@ -184,7 +190,7 @@ func (r *statusRun) blobProblem(name string, size int64) string {
 	if err != nil {
 		return fmt.Sprintf("blob name %q is not 64 hex digits", name)
 	}
-	if r.blobs != nil && !r.blobs[sum] {
+	if r.indexed && !r.s.hasBlobNear(sum) {
 		return "its kept bytes are missing from the store"
 	}
 	if why, ok := r.s.checked[sum]; ok {
@@ -217,6 +223,9 @@ func (r *statusRun) handEdited(f *tfile) bool {
 func (r *statusRun) status(f *tfile) (Status, string, Image) {
 	if f.refused != "" {
 		return StatusRefused, f.refused, Image{}
+	}
+	if f.pre.Purged() {
+		return StatusPurged, PurgedReason, Image{}
 	}
 	if f.pre.Kind == ImageSkipped {
 		return StatusSkipped, "not kept: " + f.pre.Reason, Image{}
@@ -335,6 +344,11 @@ func opLabel(o *opRec) string {
 		return fmt.Sprintf("undid %s: %d turn%s back", o.target, n, plural)
 	case KindRedo:
 		return fmt.Sprintf("redid %s: %d turn%s rewound again", o.target, n, plural)
+	case KindRevert:
+		if o.session != "" {
+			return fmt.Sprintf("reverted %d turn%s of session %s", n, plural, o.session)
+		}
+		return "reverted turn " + o.target + ", keeping what came after it"
 	}
 	return string(o.kind)
 }
@@ -419,6 +433,9 @@ func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {
 func (s *Store) ReadImage(img Image) ([]byte, error) {
 	switch img.Kind {
 	case ImageContent:
+		if b := s.plannedBytes(img); b != nil {
+			return b, nil
+		}
 		return s.readBlobOf(img)
 	case ImageLink:
 		return []byte(img.Link), nil

@@ -47,6 +47,7 @@ type record struct {
 	Turns  []string `json:"turns,omitempty" in:"op"`
 	Steps  int      `json:"steps,omitempty" in:"op"`
 	Retry  string   `json:"retry,omitempty" in:"op"`  // op: the operation whose failed paths it tries again
+	Sess   string   `json:"sess,omitempty" in:"op"`   // op: the agent session a revert took out
 	Rmdirs []string `json:"rmdirs,omitempty" in:"op"` // folders removed if left empty
 	Had    []string `json:"had,omitempty" in:"op"`    // of those, the ones there before
 	Mkdirs []string `json:"mkdirs,omitempty" in:"op"` // folders made (an undo's give-back)

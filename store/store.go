@@ -70,6 +70,7 @@ type Store struct {
 	cache   cache
 	stats   statCache
 	checked map[BlobID]string // blob → what is wrong with it ("" for sound)
+	planned map[BlobID][]byte // the merges of the newest revert plan, for ReadImage
 }
 
 // FindRoot walks up from start to the first directory holding
@@ -154,6 +155,12 @@ func Open(root string, opt Options) (*Store, error) {
 	if err := s.recover(); err != nil {
 		s.Close()
 		return nil, err
+	}
+	if _, err := s.dir.Lstat(purgeFile); err == nil {
+		if err := s.finishPurgeLocking(); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -144,6 +144,10 @@ type Source struct {
 	Agent   string `json:"agent,omitempty"`
 	Session string `json:"session,omitempty"`
 	Prompt  string `json:"prompt,omitempty"`
+	// Transcript is the file where the agent keeps the session's
+	// conversation, as its hook named it (absolute; raw: escape before
+	// showing). ckpt only reads it, to show what was asked and answered.
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // Entry is one line of the log: an agent turn or an operation.
@@ -252,6 +256,14 @@ type Step struct {
 	HandEdited bool   // the disk differs from what the agent (or last op) left
 	Now        Image  // what the path holds now (kept before anything changes)
 	Want       Image  // what it will hold
+	// Conflicts, in a revert, lists the lines of Now that both the turn
+	// and a later change touched (empty, not nil, for a file merged
+	// whole). The step fails, leaving the file as it is, unless the plan
+	// writes markers (then Want holds them).
+	Conflicts []LineRange
+	// Merged, in a revert, says later changes to the file are kept beside
+	// the turn's taken out.
+	Merged bool
 }
 
 // Plan is what a rewind, undo or redo will do. Plans are made without the
@@ -269,11 +281,11 @@ type Plan struct {
 	// what it will hold. Two plans with the same ID do the same thing to
 	// the same folder. It is "plan" in the JSON of rewind, undo and redo.
 	ID       string
-	Kind     Kind     // rewind, undo or redo
-	Target   string   // the turn rewound to, or the op undone/redone
-	Turns    []string // turns that will be rewound (rewind, redo) or brought back (undo)
-	Steps    []Step   // sorted by path
-	Warnings []string // e.g. a capture in flight, git HEAD moved since the turn
+	Kind     Kind      // rewind, undo or redo
+	Target   string    // the turn rewound to, or the op undone/redone
+	Turns    []string  // turns that will be rewound (rewind, redo) or brought back (undo)
+	Steps    []Step    // sorted by path
+	Warnings []Warning // e.g. a capture in flight, git HEAD moved since the turn
 	Force    bool
 	// Keep lists the paths left as they are now (steps ActLeave), sorted.
 	Keep []string
@@ -281,11 +293,41 @@ type Plan struct {
 	// ("" for a whole rewind, undo or redo). A rewind's retry is a rewind of
 	// its own, undone on its own; an undo's or redo's finishes it.
 	Retry string
+	// Session is the agent session a revert takes out (Target is then
+	// empty); Markers says a revert writes conflicts between markers.
+	Session string
+	Markers bool
+
+	// merged holds the bytes of a revert's merges, which are not in the
+	// store until Apply keeps them.
+	merged map[BlobID][]byte
 
 	// asIf gives, per path, what an undo of this redo puts back (the
 	// step's Back) when the path holds what the redo writes or nothing:
 	// the bytes an undo that failed the path was to bring back.
 	asIf map[string]Image
+}
+
+// WarningKind is what a Warning is about.
+type WarningKind string
+
+// The warnings a plan can carry.
+const (
+	// WarnHeadMoved: git HEAD is no longer the commit the turn began on
+	// (From), but To.
+	WarnHeadMoved WarningKind = "head-moved"
+	// WarnInFlight: Turn captured Path and has not sealed it, recently:
+	// the agent may be writing it right now.
+	WarnInFlight WarningKind = "in-flight"
+)
+
+// Warning is something to know before applying a plan. The store says
+// what it found; the CLI and the UI put it into words (present.Warning).
+type Warning struct {
+	Kind     WarningKind
+	Turn     string // the turn it concerns
+	Path     string // WarnInFlight: the path captured and not sealed
+	From, To string // WarnHeadMoved: the commit then and now, in full
 }
 
 // Failure is a path an operation could not put back.
@@ -304,6 +346,11 @@ type Result struct {
 	HandEdited []string  `json:"hand_edited"`
 	Plan       string    `json:"plan"` // the plan's ID
 	Applied    bool      `json:"applied"`
+	// Conflicts and Merged are a revert's: the paths in conflict (left
+	// as they are, or written with markers) and those whose later changes
+	// were kept. Nil for other operations.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+	Merged    []string   `json:"merged,omitempty"`
 }
 
 // Finding is one damaged record or blob found by Verify.

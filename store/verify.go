@@ -1,17 +1,13 @@
 package store
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
-	"github.com/ckpt-dev/ckpt/store/internal/pack"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -162,6 +158,11 @@ func (s *Store) Verify() ([]Finding, error) {
 		}
 		add("packs/"+name, "unreadable, so the blobs it held are lost: %v", err)
 	}
+	if _, err := s.loadMidx(); errors.As(err, &newer) {
+		add(midxFile, "%s", newer.Why())
+	} else if err != nil {
+		add(midxFile, "%v (only a lookup index: the next repack writes it again)", strings.TrimPrefix(err.Error(), "store: "))
+	}
 	if _, err := s.loadBaseline(); errors.As(err, &newer) {
 		add(baselineFile, "%s", newer.Why())
 	}
@@ -171,8 +172,13 @@ func (s *Store) Verify() ([]Finding, error) {
 			add("packs/"+name, "not a pack: the name does not end in .pack")
 		}
 	}
+	m, _ := s.loadMidx()
 	for _, p := range packs {
+		covered := m.Covers(p.name)
 		for _, e := range p.ents {
+			if _, me, ok := m.Find(e.Sum); covered && (!ok || me.Size != e.Size) {
+				add(midxFile, "does not locate blob %s of packs/%s (only a lookup index: the next repack writes it again)", e.Sum, p.name)
+			}
 			src := blobSource{f: p.f, off: e.Off, n: e.ZLen, zstd: true, where: "packs/" + p.name}
 			size := e.Size
 			if n := sizeOf(e.Sum); n >= 0 && n != size {
@@ -205,279 +211,6 @@ func dedupe(xs []string) []string {
 		}
 	}
 	return out
-}
-
-// Prune drops turns chosen by o — older than the newest Keep, or older
-// than OlderThan — and deletes the blobs nothing refers to any more. Blobs
-// named by operations' steps stay, so every kept rewind can be undone;
-// turns of the seed's index.json are never dropped (ckpt does not rewrite
-// that file).
-func (s *Store) Prune(o PruneOptions) (*PruneResult, error) {
-	unlock, err := s.lockAll()
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, err := s.load()
-	if err != nil {
-		return nil, err
-	}
-	res := &PruneResult{}
-	drop := map[string]bool{}
-	n := len(v.turns)
-	for i, t := range v.turns {
-		old := (o.Keep > 0 && i < n-o.Keep) ||
-			(o.OlderThan > 0 && time.Since(time.Unix(0, t.at)) > o.OlderThan)
-		if old && !t.seed {
-			drop[t.id] = true
-			res.Turns = append(res.Turns, t.id)
-		}
-	}
-	live := map[BlobID]bool{}
-	keep := func(img *Image) {
-		if img != nil && img.Kind == ImageContent {
-			if sum, err := ParseBlobID(img.SHA256); err == nil {
-				live[sum] = true
-			}
-		}
-	}
-	for _, t := range v.turns {
-		if drop[t.id] {
-			continue
-		}
-		for _, f := range t.files {
-			keep(&f.pre)
-			keep(f.post)
-		}
-	}
-	// The baseline's blobs are the pre-images of the next shell command;
-	// a newer pack's blobs, or a newer baseline's, are beyond judging.
-	b, err := s.loadBaseline()
-	if errors.Is(err, ErrNewerFormat) {
-		return nil, errf("prune: %w", err)
-	}
-	_, bad := s.packs.list(s)
-	for _, err := range bad {
-		if errors.Is(err, ErrNewerFormat) {
-			return nil, errf("prune: %w", err)
-		}
-	}
-	if b != nil {
-		for i := range b.entries {
-			if b.entries[i].kind == baseFile {
-				live[b.entries[i].sum] = true
-			}
-		}
-	}
-	for _, op := range v.ops {
-		recs, err := s.steps(op.id)
-		if err != nil {
-			return nil, errf("prune: %w", err)
-		}
-		for i := range recs {
-			keep(recs[i].Img)
-			keep(recs[i].Want)
-			keep(recs[i].Back)
-		}
-	}
-	if !o.DryRun {
-		// Records go first: a crash then leaves unreferenced blobs, never
-		// records naming deleted ones.
-		for id := range drop {
-			name := turnFileName(id)
-			if err := s.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return res, errf("prune: remove %s: %w", s.path(name), err)
-			}
-		}
-	}
-	ents, err := fs.ReadDir(s.dir.FS(), "blobs")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, errf("prune: read %s: %w", s.path("blobs"), err)
-	}
-	fp := newFailpoint("prune")
-	if err := s.packStored(ents, live, res, o.DryRun, fp); err != nil {
-		return res, err
-	}
-	for _, e := range ents {
-		sum, err := ParseBlobID(strings.TrimSuffix(e.Name(), ".zst"))
-		if err != nil {
-			continue
-		}
-		fi, err := e.Info()
-		if err != nil {
-			continue
-		}
-		if live[sum] {
-			// A loose copy of a blob a pack holds too (a small capture
-			// keeps one without reading the packs' indexes) goes, once the
-			// packed copy reads back whole.
-			if src, ok := s.packs.find(s, sum, false); ok && s.checkSource(sum, -1, src) == nil {
-				res.BytesFreed += fi.Size()
-				if !o.DryRun {
-					if err := s.dir.Remove("blobs/" + e.Name()); err != nil {
-						return res, errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
-					}
-				}
-			}
-			continue
-		}
-		res.Blobs++
-		res.BytesFreed += fi.Size()
-		if !o.DryRun {
-			if err := s.dir.Remove("blobs/" + e.Name()); err != nil {
-				return res, errf("prune: remove %s: %w", s.path("blobs/"+e.Name()), err)
-			}
-		}
-	}
-	if err := s.prunePacks(live, res, o.DryRun, fp); err != nil {
-		return res, err
-	}
-	return res, nil
-}
-
-// packStored puts the live loose blobs kept as they are (see
-// looseStoredMax) into one pack, compressed past storedMax (a small
-// file's whole disk block saved either way), and makes it durable; the
-// loop after it in Prune then removes each loose copy once the packed one
-// reads back whole, so a crash at any point leaves every blob somewhere.
-// A loose blob that does not hash to its name is left for verify to name.
-func (s *Store) packStored(ents []fs.DirEntry, live map[BlobID]bool, res *PruneResult, dry bool, fp *failpoint) error {
-	b, err := s.blobDir()
-	if err != nil {
-		return nil // no blobs folder: nothing loose
-	}
-	var w *packWriter
-	var z []byte
-	for _, e := range ents {
-		sum, err := ParseBlobID(strings.TrimSuffix(e.Name(), ".zst"))
-		if err != nil || !live[sum] || !strings.HasSuffix(e.Name(), ".zst") {
-			continue
-		}
-		if fi, err := e.Info(); err != nil || !fi.Mode().IsRegular() || fi.Size() > looseStoredMax+16 {
-			continue
-		}
-		if _, ok := s.packs.find(s, sum, false); ok {
-			continue
-		}
-		f, n, err := openRegular(b, e.Name())
-		if err != nil {
-			continue
-		}
-		frame := make([]byte, n)
-		_, err = io.ReadFull(f, frame)
-		f.Close()
-		if err != nil {
-			continue
-		}
-		data, ok := storedPayload(frame)
-		if !ok || BlobID(sha256.Sum256(data)) != sum {
-			continue
-		}
-		if len(data) <= storedMax {
-			z = append(z[:0], frame...) // kept as it is in a pack too
-		} else {
-			z = zstdPackEncoder().EncodeAll(data, z[:0])
-		}
-		res.Packed++
-		// The loop after this counts the loose copy it removes.
-		res.BytesFreed -= int64(len(z))
-		if dry {
-			res.BytesFreed += n
-			continue
-		}
-		if w == nil {
-			w = s.newPackWriter(fp)
-		}
-		if err := w.add(sum, z, int64(len(data))); err != nil {
-			w.abort()
-			return errf("prune: %w", err)
-		}
-	}
-	if w == nil {
-		return nil
-	}
-	if err := w.commit(); err != nil {
-		return errf("prune: %w", err)
-	}
-	if err := storefs.SyncFS(s.dir); err != nil {
-		return errf("prune: sync %s: %w", s.path("packs"), err)
-	}
-	fp.hit()
-	s.packs.forget()
-	return nil
-}
-
-// prunePacks drops the blobs nothing refers to from the packs: a pack
-// holding none that are live is removed; one holding some is rewritten
-// with only those (frames copied as they are), and the new pack is made
-// durable before the old one goes, so a crash at any point leaves every
-// live blob in at least one pack. Leftovers of killed writers (.tmp-
-// files) go too: the caller holds blobs.lock exclusively, so no capture
-// is writing.
-func (s *Store) prunePacks(live map[BlobID]bool, res *PruneResult, dry bool, fp *failpoint) error {
-	if !dry {
-		for _, dir := range []string{"blobs", "packs"} {
-			list, _ := storefs.Names(s.dir, dir)
-			for _, n := range list {
-				if strings.HasPrefix(n, ".tmp-") && s.dir.Remove(dir+"/"+n) == nil {
-					fp.hit()
-				}
-			}
-		}
-	}
-	packs, _ := s.packs.list(s)
-	sort.Slice(packs, func(i, j int) bool { return packs[i].name < packs[j].name })
-	changed := false
-	for _, p := range packs {
-		var keep []pack.Entry
-		for _, e := range p.ents {
-			if live[e.Sum] {
-				keep = append(keep, e)
-				continue
-			}
-			res.Blobs++
-			res.BytesFreed += e.ZLen
-		}
-		if len(keep) == len(p.ents) || dry {
-			continue
-		}
-		changed = true
-		name := "packs/" + p.name
-		if len(keep) > 0 {
-			w := s.newPackWriter(fp)
-			for _, e := range keep {
-				z := make([]byte, e.ZLen)
-				if _, err := p.f.ReadAt(z, e.Off); err != nil {
-					w.abort()
-					return errf("prune: read %s: %w", s.path(name), err)
-				}
-				if err := w.add(e.Sum, z, e.Size); err != nil {
-					w.abort()
-					return errf("prune: %w", err)
-				}
-			}
-			if err := w.commit(); err != nil {
-				return errf("prune: %w", err)
-			}
-			if err := storefs.SyncFS(s.dir); err != nil {
-				return errf("prune: sync %s: %w", s.path("packs"), err)
-			}
-			fp.hit()
-		}
-		if err := s.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return errf("prune: remove %s: %w", s.path(name), err)
-		}
-		fp.hit()
-	}
-	if changed {
-		s.packs.forget()
-		if err := storefs.SyncDir(s.dir, "packs"); err != nil {
-			return errf("prune: sync %s: %w", s.path("packs"), err)
-		}
-	}
-	return nil
 }
 
 // blobWhy is what a blob read error says, without the blob and file the

@@ -531,7 +531,7 @@ func fingerprint(p *store.Plan) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%s|%v|%v|%q\n", p.Kind, p.Target, p.Force, p.Turns, p.Warnings)
+	fmt.Fprintf(&b, "%s|%s|%v|%v|%+v\n", p.Kind, p.Target, p.Force, p.Turns, p.Warnings)
 	for _, s := range p.Steps {
 		fmt.Fprintf(&b, "%q %s %q %v %s/%s/%s %s/%s/%s\n", s.Path, s.Do, s.Reason, s.HandEdited,
 			s.Now.Kind, s.Now.SHA256, s.Now.Link, s.Want.Kind, s.Want.SHA256, s.Want.Link)
@@ -923,7 +923,7 @@ func (d *dialog) planHead() []styledLine {
 			present.Count(hand, "file"), them(hand), them(hand))
 	}
 	for _, w := range p.Warnings {
-		add(sty.warn, "⚠ %s", present.Escape(w))
+		add(sty.warn, "⚠ %s", present.Escape(present.Warning(string(w.Kind), w.Turn, w.Path, w.From, w.To)))
 	}
 	return out
 }

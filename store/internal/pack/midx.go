@@ -1,0 +1,210 @@
+package pack
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"sort"
+
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
+	"github.com/ckpt-dev/ckpt/store/internal/format"
+)
+
+// The lookup index across packs (the store's packs.idx; see the store's
+// package doc, "Packs"): one sorted table of every blob of the packs it
+// names, so a lookup is a binary search in one file instead of a parse of
+// every pack's index.
+const (
+	// MidxFile is its name in the store, for messages.
+	MidxFile = "packs.idx"
+	// MidxVersion is the byte after its magic.
+	MidxVersion = 1
+	midxMagic   = "ckptmidx\x00"
+	// midxEnt is one entry: the blob's hash, its pack (an index into the
+	// names), and its frame's offset, length and raw length.
+	midxEnt = 32 + 4 + 8 + 8 + 8
+)
+
+// Named is a pack's name and its entries, as EncodeMidx takes them.
+type Named struct {
+	Name string
+	Ents []Entry
+}
+
+// midx is a loaded multi-pack index.
+type Midx struct {
+	Packs []string // pack file names (<id>.pack)
+	fan   [256]uint32
+	ents  []byte // n entries of midxEnt bytes, sorted by hash
+	n     int
+}
+
+// Find returns the pack number and entry of sum.
+func (m *Midx) Find(sum blob.ID) (int, Entry, bool) {
+	if m == nil || m.n == 0 {
+		return 0, Entry{}, false
+	}
+	lo := 0
+	if sum[0] > 0 {
+		lo = int(m.fan[sum[0]-1])
+	}
+	hi := int(m.fan[sum[0]])
+	i := lo + sort.Search(hi-lo, func(i int) bool {
+		return bytes.Compare(m.ents[(lo+i)*midxEnt:(lo+i)*midxEnt+32], sum[:]) >= 0
+	})
+	if i >= hi {
+		return 0, Entry{}, false
+	}
+	e := m.ents[i*midxEnt : (i+1)*midxEnt]
+	if !bytes.Equal(e[:32], sum[:]) {
+		return 0, Entry{}, false
+	}
+	return int(binary.BigEndian.Uint32(e[32:])), m.entAt(i), true
+}
+
+func (m *Midx) entAt(i int) Entry {
+	e := m.ents[i*midxEnt : (i+1)*midxEnt]
+	var sum blob.ID
+	copy(sum[:], e[:32])
+	return Entry{
+		Sum:  sum,
+		Off:  int64(binary.BigEndian.Uint64(e[36:])),
+		ZLen: int64(binary.BigEndian.Uint64(e[44:])),
+		Size: int64(binary.BigEndian.Uint64(e[52:])),
+	}
+}
+
+// Covers reports whether the index names pack name.
+func (m *Midx) Covers(name string) bool {
+	if m == nil {
+		return false
+	}
+	for _, p := range m.Packs {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+// EncodeMidx builds the lookup index for packs:
+//
+//	"ckptmidx\x00" and a version byte
+//	uvarint k, then k pack names (uvarint length, bytes)
+//	256 uint32 fan-out counts (big-endian): entries whose hash's first
+//	byte is at most i
+//	n entries of 60 bytes, sorted by hash: 32 bytes of hash, uint32
+//	pack, uint64 offset, uint64 frame length, uint64 raw length
+//	uint32 crc32c of everything before it
+//
+// A blob held by more than one pack appears once.
+func EncodeMidx(packs []Named) []byte {
+	sort.Slice(packs, func(i, j int) bool { return packs[i].Name < packs[j].Name })
+	type ref struct {
+		e Entry
+		p uint32
+	}
+	n := 0
+	for _, p := range packs {
+		n += len(p.Ents)
+	}
+	all := make([]ref, 0, n)
+	for i, p := range packs {
+		for _, e := range p.Ents {
+			all = append(all, ref{e, uint32(i)})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return bytes.Compare(all[i].e.Sum[:], all[j].e.Sum[:]) < 0 })
+	b := append([]byte(midxMagic), byte(MidxVersion))
+	b = binary.AppendUvarint(b, uint64(len(packs)))
+	for _, p := range packs {
+		b = binary.AppendUvarint(b, uint64(len(p.Name)))
+		b = append(b, p.Name...)
+	}
+	var fan [256]uint32
+	var ents []byte
+	var last blob.ID
+	count := 0
+	for i, r := range all {
+		if i > 0 && r.e.Sum == last {
+			continue
+		}
+		last = r.e.Sum
+		fan[r.e.Sum[0]]++
+		count++
+		ents = append(ents, r.e.Sum[:]...)
+		ents = binary.BigEndian.AppendUint32(ents, r.p)
+		ents = binary.BigEndian.AppendUint64(ents, uint64(r.e.Off))
+		ents = binary.BigEndian.AppendUint64(ents, uint64(r.e.ZLen))
+		ents = binary.BigEndian.AppendUint64(ents, uint64(r.e.Size))
+	}
+	var cum uint32
+	for i := range fan {
+		cum += fan[i]
+		b = binary.BigEndian.AppendUint32(b, cum)
+	}
+	b = append(b, ents...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// DecodeMidx parses the file, checking its checksum, its fan-out and that
+// entries are sorted and name a listed pack.
+func DecodeMidx(b []byte) (*Midx, error) {
+	bad := func(why string) error { return fmt.Errorf("%s %s: %w", MidxFile, why, format.ErrCorrupt) }
+	if len(b) < len(midxMagic)+1+4 || string(b[:len(midxMagic)]) != midxMagic {
+		return nil, bad("does not start as a lookup index")
+	}
+	if v := int(b[len(midxMagic)]); v != MidxVersion {
+		if err := format.CheckVersion(MidxFile, "pack index format", v, MidxVersion); err != nil {
+			return nil, err
+		}
+		return nil, bad("has an unknown version")
+	}
+	body := b[:len(b)-4]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return nil, bad("does not match its checksum")
+	}
+	r := body[len(midxMagic)+1:]
+	k, w := binary.Uvarint(r)
+	if w <= 0 || k > 1<<20 {
+		return nil, bad("is damaged")
+	}
+	r = r[w:]
+	m := &Midx{}
+	for range k {
+		l, w := binary.Uvarint(r)
+		if w <= 0 || uint64(len(r)-w) < l {
+			return nil, bad("is damaged")
+		}
+		m.Packs = append(m.Packs, string(r[w:w+int(l)]))
+		r = r[w+int(l):]
+	}
+	if len(r) < 256*4 {
+		return nil, bad("is damaged")
+	}
+	var prev uint32
+	for i := range m.fan {
+		m.fan[i] = binary.BigEndian.Uint32(r[i*4:])
+		if m.fan[i] < prev {
+			return nil, bad("is damaged")
+		}
+		prev = m.fan[i]
+	}
+	r = r[256*4:]
+	m.n = int(prev)
+	if len(r) != m.n*midxEnt {
+		return nil, bad("is damaged")
+	}
+	m.ents = r
+	for i := range m.n {
+		e := r[i*midxEnt:]
+		if int(binary.BigEndian.Uint32(e[32:])) >= len(m.Packs) {
+			return nil, bad("names a pack it does not list")
+		}
+		if i > 0 && bytes.Compare(r[(i-1)*midxEnt:(i-1)*midxEnt+32], e[:32]) >= 0 {
+			return nil, bad("is not sorted")
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,182 @@
+package store
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The long session: a tree of about 4,700 files (a copy of the first
+// 4,686 of Go's src), then 2,000 turns of 5 edits each, every fourth
+// turn also a shell step that writes 12 files (500 shell steps), with the
+// background pass after each turn (MaintenanceDue, then Maintain), as
+// the hooks run it. CKPT_BENCH_TURNS sets another number of turns.
+var longSession struct {
+	once  sync.Once
+	root  string
+	fresh string
+	files []string
+	packs int // after the session, before the benchmark's own sweeps
+	loose int
+	size  int64
+	err   error
+}
+
+func longTurns() int {
+	if n, err := strconv.Atoi(os.Getenv("CKPT_BENCH_TURNS")); err == nil && n > 0 {
+		return n
+	}
+	return 2000
+}
+
+// longTree copies one of benchTree's four copies to a project of its own.
+func longTree(b *testing.B, name string) (string, []string) {
+	src := filepath.Join(benchTree(b), "copy1")
+	dst := filepath.Join(os.TempDir(), fmt.Sprintf("ckpt-long-%d-%s", os.Getpid(), name))
+	os.RemoveAll(dst)
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		b.Fatal(err)
+	}
+	var files []string
+	filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			rel, _ := filepath.Rel(dst, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	// Aged past the racy window, as a real tree is.
+	old := time.Now().Add(-time.Hour)
+	for _, f := range files {
+		os.Chtimes(filepath.Join(dst, f), old, old)
+	}
+	return dst, files
+}
+
+func buildLongSession(b *testing.B) {
+	longSession.once.Do(func() {
+		root, files := longTree(b, "long")
+		fresh, _ := longTree(b, "fresh")
+		longSession.root, longSession.fresh, longSession.files = root, fresh, files
+		start := time.Now()
+		longSession.err = runLongSession(root, files, longTurns())
+		if s, err := Open(root, Options{}); err == nil {
+			longSession.packs, longSession.loose = s.PackCounts()
+			longSession.size, _ = s.Size()
+			s.Close()
+		}
+		b.Logf("long session of %d turns built in %v", longTurns(), time.Since(start).Round(time.Second))
+		s, err := Open(fresh, Options{Create: true})
+		if err == nil {
+			_, err = s.SweepBefore("", TurnMeta{}, "")
+			s.Close()
+		}
+		if longSession.err == nil {
+			longSession.err = err
+		}
+	})
+	if longSession.err != nil {
+		b.Fatal(longSession.err)
+	}
+}
+
+func runLongSession(root string, files []string, turns int) error {
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if _, err := s.SweepBefore("", TurnMeta{}, ""); err != nil {
+		return err
+	}
+	edit := func(p string, i int) error {
+		return os.WriteFile(filepath.Join(root, p), fmt.Appendf(nil, "edit %d of %s\n%0400d\n", i, p, i), 0o644)
+	}
+	for t := 1; t <= turns; t++ {
+		id := strconv.Itoa(t)
+		var paths []string
+		for j := range 5 {
+			paths = append(paths, files[(t*5+j)*7%len(files)])
+		}
+		if _, err := s.Capture(id, TurnMeta{Label: "turn " + id}, paths); err != nil {
+			return err
+		}
+		for _, p := range paths {
+			if err := edit(p, t); err != nil {
+				return err
+			}
+		}
+		if err := s.Seal(id, paths); err != nil {
+			return err
+		}
+		if t%4 == 0 {
+			if _, err := s.SweepBefore(id, TurnMeta{}, "make"); err != nil {
+				return err
+			}
+			for j := range 12 {
+				if err := edit(files[(t*12+j)*13%len(files)], t); err != nil {
+					return err
+				}
+			}
+			if _, err := s.SweepAfter(id, TurnMeta{}, "make"); err != nil {
+				return err
+			}
+		}
+		if s.MaintenanceDue(DefaultBudget) {
+			if _, err := s.Maintain(DefaultBudget, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// BenchmarkLongSession is a 12-file sweep (a shell step's sweep after a
+// command that wrote 12 files) in the long session's store and, side by
+// side, in a fresh store of the same tree; it reports the packs and the
+// store's size after the session.
+func BenchmarkLongSession(b *testing.B) {
+	buildLongSession(b)
+	for _, c := range []struct{ name, root string }{{"fresh", longSession.fresh}, {"long", longSession.root}} {
+		b.Run("sweep12/"+c.name, func(b *testing.B) {
+			s, err := Open(c.root, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			id := "bench-" + c.name
+			if _, err := s.SweepBefore(id, TurnMeta{}, "make"); err != nil {
+				b.Fatal(err)
+			}
+			files := longSession.files
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				for j := range 12 {
+					p := files[(i*12+j)*17%len(files)]
+					os.WriteFile(filepath.Join(c.root, p), fmt.Appendf(nil, "bench %d %s\n%0300d\n", i, p, i), 0o644)
+				}
+				i++
+				b.StartTimer()
+				// A store opened per step, as a hook's process opens it.
+				s2, err := Open(c.root, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s2.SweepAfter(id, TurnMeta{}, "make"); err != nil {
+					b.Fatal(err)
+				}
+				s2.Close()
+			}
+			if c.name == "long" {
+				b.ReportMetric(float64(longSession.packs), "session-packs")
+				b.ReportMetric(float64(longSession.loose), "session-loose")
+				b.ReportMetric(float64(longSession.size)/(1<<20), "session-MiB")
+			}
+		})
+	}
+}

@@ -1,0 +1,657 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ckpt-dev/ckpt/merge"
+)
+
+// KindRevert is an operation that took turns' changes out of the folder
+// as it was, keeping what came after them.
+const KindRevert Kind = "revert"
+
+// StateReverted is a turn whose every path a revert in effect took out.
+const StateReverted State = "reverted"
+
+// ErrReverted means a revert was asked of a turn a revert in effect
+// already took out, with nothing left in conflict to retry.
+var ErrReverted = fmt.Errorf("store: turn is already reverted")
+
+// LineRange is lines [Start, End] of a file, 1-based and inclusive.
+type LineRange struct{ Start, End int }
+
+// Conflict is a path a revert could not merge, and where.
+type Conflict struct {
+	Path string `json:"path"`
+	// Lines are the ranges in conflict, in the file as it is now; empty
+	// for a file merged whole (binary, over the diff limit, a link, a
+	// file created or deleted).
+	Lines []LineRange `json:"lines"`
+}
+
+// RevertOptions chooses what PlanRevert takes out and how it meets a
+// conflict.
+type RevertOptions struct {
+	// Session, when set, reverts every active turn of that agent session
+	// (Source.Session) instead of one turn.
+	Session string
+	// Markers writes diff3 markers into a conflicting text file instead of
+	// leaving it as it is.
+	Markers bool
+	// Keep lists paths left as they are now (relative or absolute).
+	Keep []string
+}
+
+// mergeLimit is the largest file merged by lines; larger ones, as in the
+// diff view, are merged whole-file only.
+const mergeLimit = 8 << 20
+
+// PlanRevert plans taking turn's change (or, with opt.Session, every
+// active turn of one session) out of the folder as it is now, keeping
+// every later change: per path a three-way merge of what the turn left,
+// the disk now and the turn's pre-image. A path whose later changes touch
+// the turn's lines is a conflict: a failed step left as it is (the
+// step's Conflicts say where), or with opt.Markers a file written with
+// diff3 markers. Planning the same revert again after one that left
+// conflicts retries just those paths (Plan.Retry).
+//
+// Merged bytes are not in the store until Apply keeps them; ReadImage
+// gives them meanwhile, for a preview, until the next plan.
+func (s *Store) PlanRevert(turn string, opt RevertOptions) (*Plan, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.planRevert(v, turn, opt)
+	if err == nil {
+		s.planned = p.merged
+	}
+	return p, err
+}
+
+func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error) {
+	p := &Plan{Kind: KindRevert, Target: id, Session: opt.Session, Markers: opt.Markers}
+	what := "turn " + id
+	if opt.Session != "" {
+		what = "session " + opt.Session
+		p.Target = ""
+	}
+	keep := map[string]bool{}
+	for _, k := range opt.Keep {
+		rel, err := s.Rel(k)
+		if err != nil {
+			return nil, errf("keep: %w", err)
+		}
+		keep[rel] = true
+	}
+	turns, err := s.revertTurns(v, id, opt.Session)
+	if err != nil {
+		return nil, err
+	}
+	// A retry: the revert in effect of these turns left paths in conflict.
+	var only map[string]bool
+	if a := v.revertOf(turns, opt.Session); a != nil {
+		if len(v.fails[a.via.id]) == 0 {
+			return nil, errf("revert %s: %s is already reverted by %s; `ckpt undo` brings it back: %w", what, what, a.rewind.id, ErrReverted)
+		}
+		p.Retry = a.via.id
+		only = map[string]bool{}
+		for _, f := range v.fails[a.via.id] {
+			only[f.Path] = true
+		}
+		turns = a.rewind.turns
+	} else if len(turns) == 0 {
+		return nil, errf("revert %s: no active turn of it is left to revert: %w", what, ErrUnknownTurn)
+	}
+	p.Turns = turns
+	shared := sharedPaths(v, turns)
+	byPath := map[string][]*tfile{} // newest turn first
+	var paths []string
+	refused := map[string]string{}
+	for i := len(turns) - 1; i >= 0; i-- {
+		for _, f := range v.byID[turns[i]].files {
+			if f.refused != "" {
+				refused[f.path] = f.refused
+				continue
+			}
+			if only != nil && !only[f.path] {
+				continue
+			}
+			if _, ok := byPath[f.path]; !ok {
+				paths = append(paths, f.path)
+			}
+			byPath[f.path] = append(byPath[f.path], f)
+		}
+	}
+	sort.Strings(paths)
+	hand := s.handRule(v)
+	p.merged = map[BlobID][]byte{}
+	for _, path := range paths {
+		st := s.revertStep(v, path, byPath[path], shared[path], turns, opt.Markers, p.merged)
+		st.HandEdited = st.Do != ActFail && hand(path, st.Now)
+		if keep[path] {
+			st.Do, st.Reason, st.Conflicts = ActLeave, "", nil
+		}
+		p.Steps = append(p.Steps, st)
+	}
+	for path, why := range refused {
+		if only == nil || only[path] {
+			p.Steps = append(p.Steps, Step{Path: path, Do: ActFail, Reason: why})
+		}
+	}
+	sort.SliceStable(p.Steps, func(i, j int) bool { return p.Steps[i].Path < p.Steps[j].Path })
+	for k := range keep {
+		i := sort.Search(len(p.Steps), func(i int) bool { return p.Steps[i].Path >= k })
+		if i == len(p.Steps) || p.Steps[i].Path != k {
+			return nil, errf("keep %s: the revert does not touch it", k)
+		}
+		p.Keep = append(p.Keep, k)
+	}
+	sort.Strings(p.Keep)
+	if len(turns) > 0 {
+		p.Warnings = s.warnings(v, v.byID[turns[0]])
+	}
+	p.ID = p.digest()
+	return p, nil
+}
+
+// revertTurns are the turns a revert takes out, oldest first: the one
+// named, or every active turn of the session. A turn rewound is not the
+// revert's to take out; one reverted already counts (a retry finds it).
+func (s *Store) revertTurns(v *view, id, session string) ([]string, error) {
+	if session == "" {
+		t := v.byID[id]
+		if t == nil {
+			return nil, errf("revert %q: %w", id, ErrUnknownTurn)
+		}
+		if v.rewound[t.id] {
+			return nil, errf("revert %s: the turn is rewound; `ckpt undo` brings it back: %w", id, ErrRewound)
+		}
+		return []string{t.id}, nil
+	}
+	var out []string
+	known := false
+	for _, t := range v.turns {
+		if t.source == nil || t.source.Session != session {
+			continue
+		}
+		known = true
+		if !v.rewound[t.id] {
+			out = append(out, t.id)
+		}
+	}
+	if !known {
+		return nil, errf("revert --session %q: no turn of that session: %w", session, ErrUnknownTurn)
+	}
+	return out, nil
+}
+
+// revertOf is the newest revert in effect of exactly these turns (or of
+// this session), if any.
+func (v *view) revertOf(turns []string, session string) *application {
+	for i := len(v.undo) - 1; i >= 0; i-- {
+		a := &v.undo[i]
+		if a.rewind.kind != KindRevert || v.suspended(i) {
+			continue
+		}
+		if session != "" && a.rewind.session == session {
+			return a
+		}
+		if session == "" && a.rewind.session == "" && len(turns) == 1 && contains(a.rewind.turns, turns[0]) {
+			return a
+		}
+	}
+	return nil
+}
+
+// version is one state of a path while a revert works it out: its image
+// and, for a file merged by lines, its bytes.
+type version struct {
+	img  Image
+	data []byte
+	text bool // data holds the bytes, and they can be merged by lines
+}
+
+// revertStep works out one path: the turns' changes to it taken out of
+// the disk now, newest turn first; if that meets a conflict, the turns'
+// changes taken out as one (the oldest pre-image against the newest post
+// image), which may merge where the steps one by one did not.
+func (s *Store) revertStep(v *view, path string, files []*tfile, shared bool, turns []string, markers bool, keep map[BlobID][]byte) Step {
+	img, data, err := readIn(s.root, path, path)
+	if err != nil {
+		return Step{Path: path, Do: ActFail, Reason: "not touched: " + err.Error()}
+	}
+	st := Step{Path: path, Now: img}
+	if img.Kind == ImageOther {
+		st.Do, st.Reason = ActFail, "not touched: it "+img.Reason+" now"
+		return st
+	}
+	if shared {
+		st.Do, st.Reason = ActFail, "conflict: another session's command changed it at the same time, so the change is not this turn's alone"
+		return st
+	}
+	now := version{img: img}
+	if img.Kind == ImageContent && (data != nil || img.Size == 0) && img.Size <= mergeLimit && bytes.IndexByte(data, 0) < 0 {
+		now.data, now.text = data, true
+	}
+	label := "turn " + turns[len(turns)-1]
+	if len(turns) > 1 {
+		label = "turns " + strings.Join(turns, ",")
+	}
+	cur := now
+	var res revertOutcome
+	for _, f := range files {
+		res = s.revertOne(f, cur, label, markers)
+		if res.conflict || res.fail != "" {
+			break
+		}
+		cur = res.to
+	}
+	if (res.conflict || res.fail != "") && len(files) > 1 {
+		one := &tfile{path: path, pre: files[len(files)-1].pre, post: files[0].post}
+		res = s.revertOne(one, now, label, markers)
+	}
+	switch {
+	case res.fail != "":
+		st.Do, st.Reason = ActFail, res.fail
+		return st
+	case res.conflict && !res.marked:
+		st.Do, st.Reason, st.Conflicts = ActFail, conflictReason(res.lines, label), res.lines
+		if st.Conflicts == nil {
+			st.Conflicts = []LineRange{}
+		}
+		return st
+	case res.conflict:
+		st.Conflicts = res.lines
+		if st.Conflicts == nil {
+			st.Conflicts = []LineRange{}
+		}
+	}
+	st.Want = res.to.img
+	st.Merged = res.merged
+	if res.to.text && res.to.img.Kind == ImageContent {
+		if sum, err := ParseBlobID(res.to.img.SHA256); err == nil && !sameBytes(img, res.to.img) {
+			keep[sum] = res.to.data
+		}
+	}
+	st.Do, st.Reason = s.revertDecide(img, res.to.img, keep)
+	return st
+}
+
+// revertDecide is decide for a revert's want, whose bytes may be a merge
+// not in the store yet (kept in merged).
+func (s *Store) revertDecide(now, want Image, merged map[BlobID][]byte) (Action, string) {
+	if want.Kind == ImageContent {
+		if sum, err := ParseBlobID(want.SHA256); err == nil && merged[sum] != nil {
+			if sameBytes(now, want) && (want.Mode == 0 || want.Mode == now.Mode) {
+				return ActKeep, ""
+			}
+			return ActRestore, ""
+		}
+	}
+	return s.decide(now, want)
+}
+
+func conflictReason(lines []LineRange, label string) string {
+	if len(lines) == 0 {
+		return "conflict: changed since " + label + ", and it can only be reverted whole"
+	}
+	var each []string
+	for _, l := range lines {
+		if l.Start == l.End {
+			each = append(each, fmt.Sprintf("%d", l.Start))
+		} else {
+			each = append(each, fmt.Sprintf("%d-%d", l.Start, l.End))
+		}
+	}
+	word := "lines"
+	if len(lines) == 1 && lines[0].Start == lines[0].End {
+		word = "line"
+	}
+	return fmt.Sprintf("conflict: %s %s changed both by %s and since", word, strings.Join(each, ", "), label)
+}
+
+// keptVersion reads a kept image's bytes where they can be merged by
+// lines: a file kept whole, under the limit, with no NUL byte.
+func (s *Store) keptVersion(img Image) version {
+	v := version{img: img}
+	if img.Kind != ImageContent || !img.Kept || img.Size > mergeLimit {
+		return v
+	}
+	data, err := s.readBlobOf(img)
+	if err != nil || bytes.IndexByte(data, 0) >= 0 {
+		return v
+	}
+	v.data, v.text = data, true
+	return v
+}
+
+// sharedPaths are the paths of turns that a shell command of another
+// session's turn changed while one of these turns' commands ran too: a
+// change neither command owns alone. A change no single command owns is
+// recorded in every open command's turn, so such a path is the same
+// change (the same pre and post image) in turns of two sessions, or two
+// captures of it open at once (each from its capture to its seal).
+func sharedPaths(v *view, turns []string) map[string]bool {
+	out := map[string]bool{}
+	mine := set(turns)
+	for _, id := range turns {
+		t := v.byID[id]
+		for _, f := range t.files {
+			if f.cmd == "" || f.refused != "" {
+				continue
+			}
+			for _, o := range v.turns {
+				g, ok := o.byPath[f.path]
+				if !ok || mine[o.id] || g.cmd == "" || v.rewound[o.id] || sameSession(t, o) {
+					continue
+				}
+				if overlap(f, g) || f.post != nil && g.post != nil && sameBytes(f.pre, g.pre) && sameBytes(*f.post, *g.post) {
+					out[f.path] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+func sameSession(a, b *turn) bool {
+	return a.source != nil && b.source != nil && a.source.Session == b.source.Session
+}
+
+// overlap reports whether two captures of a path, each from its capture
+// to its seal, were open at once.
+func overlap(a, b *tfile) bool {
+	end := func(f *tfile) int64 {
+		if f.post == nil {
+			return 1<<63 - 1
+		}
+		return f.postSeq
+	}
+	return a.preSeq < end(b) && b.preSeq < end(a)
+}
+
+// revertOutcome is one turn's change taken out of one path.
+type revertOutcome struct {
+	to       version
+	conflict bool
+	marked   bool // to holds the conflict between markers
+	lines    []LineRange
+	merged   bool // later changes were kept beside the turn's taken out
+	fail     string
+}
+
+// revertOne takes turn file f's change out of cur: a three-way merge of
+// what the turn left (the base), cur (ours) and the turn's pre-image
+// (theirs). What can only be handled whole (a link, a binary file, one
+// created or deleted, a mode) is taken out when nothing changed it since
+// and is a conflict otherwise.
+func (s *Store) revertOne(f *tfile, cur version, label string, markers bool) revertOutcome {
+	pre := f.pre
+	if f.post == nil {
+		return revertOutcome{fail: "not reverted: " + label + " never recorded what it left here (the write was not sealed)"}
+	}
+	post := *f.post
+	if pre.Kind == ImageSkipped {
+		return revertOutcome{fail: "not reverted: its bytes before " + label + " were not kept (" + pre.Reason + ")"}
+	}
+	modeOf := func() uint32 {
+		// A mode changed since the turn stays; else the turn's is undone.
+		if cur.img.Mode != 0 && post.Mode != 0 && cur.img.Mode != post.Mode {
+			return cur.img.Mode
+		}
+		return pre.Mode
+	}
+	switch {
+	case sameBytes(cur.img, post):
+		to := pre
+		if to.Kind == ImageContent {
+			to.Mode = modeOf()
+		}
+		return revertOutcome{to: version{img: to}}
+	case sameBytes(cur.img, pre):
+		to := cur.img
+		if to.Kind == ImageContent && pre.Kind == ImageContent {
+			to.Mode = modeOf()
+		}
+		return revertOutcome{to: version{img: to, data: cur.data, text: cur.text}}
+	}
+	base, theirs := s.keptVersion(post), s.keptVersion(pre)
+	textual := func(v version, img Image) bool { return v.text || img.Kind == ImageAbsent }
+	if !textual(cur, cur.img) || !textual(base, post) || !textual(theirs, pre) || cur.img.Kind == ImageAbsent {
+		return revertOutcome{conflict: true}
+	}
+	r := merge.Merge(base.data, cur.data, theirs.data, merge.Options{Ours: "now", Base: label, Theirs: "before " + label})
+	if r.Clean && (pre.Kind == ImageContent || len(r.Bytes) == 0 && pre.Kind == ImageAbsent) {
+		if pre.Kind == ImageAbsent {
+			return revertOutcome{to: version{img: Image{Kind: ImageAbsent}}}
+		}
+		img := Image{Kind: ImageContent, SHA256: hashHex(r.Bytes), Size: int64(len(r.Bytes)), Mode: modeOf(), Kept: true}
+		return revertOutcome{to: version{img: img, data: r.Bytes, text: true}, merged: true}
+	}
+	out := revertOutcome{conflict: true}
+	for _, c := range r.Conflicts {
+		out.lines = append(out.lines, LineRange{Start: c.Start, End: c.End})
+	}
+	if out.lines == nil {
+		// Clean as text, but the turn created (or deleted) the file and
+		// something else stands there now: whole-file.
+		out.lines = []LineRange{}
+	}
+	if markers && !r.Clean {
+		mode := cur.img.Mode
+		if mode == 0 {
+			mode = post.Mode
+		}
+		img := Image{Kind: ImageContent, SHA256: hashHex(r.Bytes), Size: int64(len(r.Bytes)), Mode: mode, Kept: true}
+		out.to, out.marked = version{img: img, data: r.Bytes, text: true}, true
+	}
+	return out
+}
+
+// suspended reports whether the revert at v.undo[i] is undone for now by
+// a rewind in effect after it that went back to before it: time runs one
+// way, so a rewind to before a turn undoes every operation since.
+func (v *view) suspended(i int) bool {
+	a := v.undo[i]
+	for _, w := range v.undo[i+1:] {
+		if w.rewind.kind != KindRewind {
+			continue
+		}
+		if t := v.byID[w.rewind.target]; t != nil && t.seq < a.via.seq {
+			return true
+		}
+	}
+	return false
+}
+
+// markReverted finds the turns reverted: taken out by a revert in effect,
+// with none of their paths left in conflict by it.
+func (v *view) markReverted() {
+	v.reverted = map[string]bool{}
+	open := map[string]bool{} // turns with a path a revert left failed
+	for i, a := range v.undo {
+		if a.rewind.kind != KindRevert || v.suspended(i) {
+			continue
+		}
+		for _, id := range a.rewind.turns {
+			t := v.byID[id]
+			if t == nil || v.rewound[id] {
+				continue
+			}
+			v.reverted[id] = true
+			for _, f := range v.fails[a.via.id] {
+				if _, ok := t.byPath[f.Path]; ok {
+					open[id] = true
+				}
+			}
+		}
+	}
+	for id := range open {
+		delete(v.reverted, id)
+	}
+}
+
+// plannedBytes gives the bytes of a merge the newest revert plan made.
+func (s *Store) plannedBytes(img Image) []byte {
+	sum, err := ParseBlobID(img.SHA256)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.planned[sum]
+}
+
+// revertExpected applies the hand-edit rule to what reverts wrote: a
+// revert in effect sets what the paths it wrote are expected to hold, as
+// a seal does, until a newer seal. Caller holds s.mu.
+func (s *Store) revertExpected(v *view, exp map[string]expectation) {
+	for i, a := range v.undo {
+		if a.rewind.kind != KindRevert || v.suspended(i) {
+			continue
+		}
+		recs, err := s.steps(a.via.id)
+		if err != nil {
+			continue
+		}
+		failed := map[string]bool{}
+		for _, f := range a.via.fails {
+			failed[f.Path] = true
+		}
+		for _, r := range recs {
+			if r.Want == nil || failed[r.Path] || (r.Do != ActRestore && r.Do != ActDelete && r.Do != ActKeep) {
+				continue
+			}
+			if e, ok := exp[r.Path]; !ok || a.via.seq >= e.seq {
+				exp[r.Path] = expectation{img: *r.Want, seq: a.via.seq}
+			}
+		}
+	}
+}
+
+// revertGoals adds to a rewind of turn t what the reverts made since t
+// began changed: the folder goes back to as before t, so each path a
+// revert since then wrote gets what it held before the first such
+// revert, unless a turn from t on captured it earlier still.
+func (s *Store) revertGoals(v *view, t *turn, goals []wanted) []wanted {
+	first := map[string]int64{} // path → seq of the goal's capture
+	for _, g := range goals {
+		first[g.path] = 1<<63 - 1
+	}
+	for _, tt := range v.turns {
+		if tt.seq < t.seq || (tt != t && v.rewound[tt.id]) {
+			continue
+		}
+		for _, f := range tt.files {
+			if q, ok := first[f.path]; ok && f.preSeq < q {
+				first[f.path] = f.preSeq
+			}
+		}
+	}
+	idx := map[string]int{}
+	for i, g := range goals {
+		if g.refused == "" {
+			idx[g.path] = i
+		}
+	}
+	for i, a := range v.undo {
+		if a.rewind.kind != KindRevert || v.suspended(i) || a.via.seq < t.seq {
+			continue
+		}
+		recs, err := s.steps(a.via.id)
+		if err != nil {
+			continue
+		}
+		failed := map[string]bool{}
+		for _, f := range a.via.fails {
+			failed[f.Path] = true
+		}
+		for _, r := range recs {
+			if r.Img == nil || failed[r.Path] || (r.Do != ActRestore && r.Do != ActDelete) {
+				continue
+			}
+			j, ok := idx[r.Path]
+			if ok && first[r.Path] < a.via.seq {
+				continue
+			}
+			g := wanted{path: r.Path, img: *r.Img}
+			if ok {
+				goals[j] = g
+			} else {
+				idx[r.Path] = len(goals)
+				goals = append(goals, g)
+			}
+			first[r.Path] = a.via.seq
+		}
+	}
+	return goals
+}
+
+// revertDirs are the folders to remove, if left empty, after a revert:
+// those its turns made for the files it deletes.
+func revertDirs(v *view, p *Plan) []string {
+	var out []string
+	for _, st := range p.Steps {
+		if st.Do != ActDelete {
+			continue
+		}
+		for _, id := range p.Turns {
+			if t := v.byID[id]; t != nil {
+				if f, ok := t.byPath[st.Path]; ok {
+					out = append(out, f.dirs...)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// keepMerged puts the bytes of a revert's merges into the store before
+// its steps name them; the barrier before the operation is logged makes
+// them durable.
+func (s *Store) keepMerged(p *Plan) error {
+	var scratch []byte
+	for _, st := range p.Steps {
+		if st.Do != ActRestore || st.Want.Kind != ImageContent {
+			continue
+		}
+		sum, err := ParseBlobID(st.Want.SHA256)
+		if err != nil {
+			continue
+		}
+		data, ok := p.merged[sum]
+		if !ok {
+			continue
+		}
+		if _, err := s.putBlob(sum, data, nil, &scratch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// revertResult adds a revert's conflicts and merged paths to r.
+func (p *Plan) revertResult(r *Result) {
+	if p.Kind != KindRevert {
+		return
+	}
+	r.Conflicts, r.Merged = []Conflict{}, []string{}
+	failed := map[string]bool{}
+	for _, f := range r.Failed {
+		failed[f.Path] = true
+	}
+	for _, st := range p.Steps {
+		if st.Conflicts != nil && st.Do != ActLeave {
+			r.Conflicts = append(r.Conflicts, Conflict{Path: st.Path, Lines: st.Conflicts})
+		}
+		if st.Merged && st.Do == ActRestore && !failed[st.Path] {
+			r.Merged = append(r.Merged, st.Path)
+		}
+	}
+}
