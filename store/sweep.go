@@ -38,6 +38,9 @@ type SweepResult struct {
 	// Operated is set when a rewind, undo or redo ran since the last
 	// sweep (what it wrote is its own, in no turn).
 	Operated bool
+	// ToHook is set when ckpt watch's sweep went to a hook's turn, whose
+	// command was still writing (see SweepWatch).
+	ToHook bool
 }
 
 // SweepBefore sweeps the tree before a shell command of turn runs: every
@@ -380,6 +383,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 		}
 		if hook {
 			cmd, recCmd = old.cmd, old.cmd // the hook's command is still writing
+			res.ToHook = true
 		}
 	}
 	if len(recs) > 0 && turn == "" {
@@ -401,6 +405,11 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, list: next, rules: rules}
 	if res.Turn != "" {
 		nb.turn = res.Turn // a continuation (T.2): the agent goes on in it
+	}
+	if ws != nil && res.Turn == "" && old != nil {
+		// ckpt watch recorded nothing: the hooks' last sweep still
+		// says which turn's command may be running.
+		nb.turn, nb.cmd = old.turn, old.cmd
 	}
 	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) || !sameRules(old.rules, nb.rules) {
 		if err := s.saveBaseline(nb); err != nil {

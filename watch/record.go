@@ -203,8 +203,8 @@ func (r *Recorder) record() error {
 	if res.Operated {
 		r.close() // a rewind, undo or redo ends the turn it found open
 	}
-	if res.Turn == "" || len(res.Changed) == 0 {
-		return nil
+	if res.Turn == "" || len(res.Changed) == 0 || res.ToHook {
+		return nil // nothing, or a hook's turn's: no turn of the watcher's
 	}
 	if r.turn == "" || res.Turn != r.turn {
 		r.turn, r.base, r.named, r.files = res.Turn, meta.Label, r.label != "", 0
