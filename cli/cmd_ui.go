@@ -23,7 +23,7 @@ var _ ui.Store = uiStore{}
 
 // PlanRewind plans a rewind leaving the paths in keep as they are.
 func (u uiStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
-	return u.Store.PlanRewindKeep(turn, keep)
+	return u.Store.PlanRewind(turn, keep...)
 }
 
 // Watch signals whenever the store, or a folder holding a path a turn

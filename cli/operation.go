@@ -47,7 +47,7 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 		if keep, err = absPaths(f.except); err != nil {
 			return fmt.Errorf("--except %w", err)
 		}
-		p, err = s.PlanRewindKeep(turn, keep)
+		p, err = s.PlanRewind(turn, keep...)
 	case store.KindRevert:
 		var keep []string
 		if keep, err = absPaths(f.except); err != nil {

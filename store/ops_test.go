@@ -223,10 +223,10 @@ func TestRewindExceptKeepsPathsAndUndoIsExact(t *testing.T) {
 	agentTurn(t, s, "1", map[string]string{"a.txt": "A1", "b.txt": "B1", "new.txt": "N1"})
 	wr(t, root, "b.txt", "B1 and a hand edit")
 	before := snapshot(t, root)
-	if _, err := s.PlanRewindKeep("1", []string{"nope.txt"}); err == nil {
+	if _, err := s.PlanRewind("1", "nope.txt"); err == nil {
 		t.Fatal("keeping a path the rewind does not touch: no error")
 	}
-	p, err := s.PlanRewindKeep("1", []string{filepath.Join(root, "b.txt")})
+	p, err := s.PlanRewind("1", filepath.Join(root, "b.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

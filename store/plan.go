@@ -18,15 +18,12 @@ const inFlightWindow = 2 * time.Minute
 // Rewinding a turn that a rewind in effect already rewound, where that
 // rewind failed some paths, plans a retry of just those paths (Plan.Retry
 // names the operation retried); with nothing failed it is ErrRewound.
-func (s *Store) PlanRewind(turn string) (*Plan, error) {
-	return s.PlanRewindKeep(turn, nil)
-}
-
-// PlanRewindKeep is PlanRewind leaving the paths in keep (relative to the
-// root, or absolute) as they are now: their steps are ActLeave, the rest
-// is rewound, and an undo of it gives back exactly what the rewind changed.
-// A path the rewind does not touch is an error.
-func (s *Store) PlanRewindKeep(turn string, keep []string) (*Plan, error) {
+//
+// The paths in keep (relative to the root, or absolute) are left as they
+// are now: their steps are ActLeave, the rest is rewound, and an undo of
+// it gives back exactly what the rewind changed. A path the rewind does
+// not touch is an error.
+func (s *Store) PlanRewind(turn string, keep ...string) (*Plan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, err := s.load()

@@ -273,7 +273,7 @@ type Step struct {
 // For a preview, each step carries Now (what the path holds) and Want
 // (what it will hold): Store.ReadDisk gives the bytes now and
 // Store.ReadImage(st.Want) the bytes after. To leave some paths as they
-// are, make the plan again with PlanRewindKeep; a retry (Retry set) is
+// are, make the plan again with PlanRewind and the paths to keep; a retry (Retry set) is
 // shown and applied like any plan.
 type Plan struct {
 	// ID names this plan: a digest of its kind, target, turns, force,

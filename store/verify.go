@@ -18,122 +18,172 @@ import (
 func (s *Store) Verify() ([]Finding, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Finding
-	add := func(file, format string, args ...any) {
-		out = append(out, Finding{File: file, Reason: fmt.Sprintf(format, args...)})
+	v := &verifier{s: s, refs: map[BlobID][]string{}, sizes: map[BlobID]int64{}, have: map[BlobID]bool{}}
+	if err := v.turns(); err != nil {
+		return nil, err
 	}
-	refs := map[BlobID][]string{} // blob → files naming it
-	sizes := map[BlobID]int64{}   // blob → the size its records give
-	ref := func(img *Image, file string) {
-		if img != nil && img.Kind == ImageContent && (img.Kept || img.SHA256 != "") {
-			sum, err := ParseBlobID(img.SHA256)
-			if err != nil {
-				return // names no blob there could be
-			}
-			refs[sum] = append(refs[sum], file)
-			if file != "index.json" {
-				sizes[sum] = img.Size
-			}
-		}
+	v.ops()
+	v.seed()
+	if err := v.loose(); err != nil {
+		return nil, err
 	}
-	checkRecords := func(name string) []record {
-		data, err := s.dir.ReadFile(name)
+	v.packs()
+	v.missing()
+	sort.SliceStable(v.out, func(i, j int) bool { return v.out[i].File < v.out[j].File })
+	return v.out, nil
+}
+
+// verifier gathers Verify's findings, and the blobs records name, as it
+// reads the store's files one kind at a time.
+type verifier struct {
+	s     *Store
+	out   []Finding
+	refs  map[BlobID][]string // blob → files naming it
+	sizes map[BlobID]int64    // blob → the size its records give
+	have  map[BlobID]bool     // blobs found, loose or packed
+}
+
+func (v *verifier) add(file, why string, args ...any) {
+	v.out = append(v.out, Finding{File: file, Reason: fmt.Sprintf(why, args...)})
+}
+
+// ref notes that file names the blob of img.
+func (v *verifier) ref(img *Image, file string) {
+	if img != nil && img.Kind == ImageContent && (img.Kept || img.SHA256 != "") {
+		sum, err := ParseBlobID(img.SHA256)
 		if err != nil {
-			add(name, "unreadable: %v", err)
-			return nil
+			return // names no blob there could be
 		}
-		res := decodeRecords(data)
-		for _, l := range res.bad {
-			add(name, "record on line %d is damaged (checksum or JSON)", l)
+		v.refs[sum] = append(v.refs[sum], file)
+		if file != "index.json" {
+			v.sizes[sum] = img.Size
 		}
-		if res.torn {
-			add(name, "its last record is torn (%d bytes after the last whole record); the next capture cuts it", int64(len(data))-res.good)
-		}
-		return res.recs
 	}
-	turnNames, err := storefs.Names(s.dir, "turns")
+}
+
+// checkRecords reads a record file, reporting damaged and torn records.
+func (v *verifier) checkRecords(name string) []record {
+	data, err := v.s.dir.ReadFile(name)
 	if err != nil {
-		return nil, errf("verify: read %s: %w", s.path("turns"), err)
+		v.add(name, "unreadable: %v", err)
+		return nil
+	}
+	res := decodeRecords(data)
+	for _, l := range res.bad {
+		v.add(name, "record on line %d is damaged (checksum or JSON)", l)
+	}
+	if res.torn {
+		v.add(name, "its last record is torn (%d bytes after the last whole record); the next capture cuts it", int64(len(data))-res.good)
+	}
+	return res.recs
+}
+
+// turns checks every turn file.
+func (v *verifier) turns() error {
+	turnNames, err := storefs.Names(v.s.dir, "turns")
+	if err != nil {
+		return errf("verify: read %s: %w", v.s.path("turns"), err)
 	}
 	for _, n := range turnNames {
 		if !strings.HasSuffix(n, ".log") {
 			continue
 		}
 		name := "turns/" + n
-		recs := checkRecords(name)
+		recs := v.checkRecords(name)
 		if len(recs) > 0 && recs[0].R != "turn" {
-			add(name, "does not start with a turn record")
+			v.add(name, "does not start with a turn record")
 		} else if len(recs) > 0 {
 			if err := format.CheckVersion("", "record format", recs[0].V, formatVersion); err != nil {
-				add(name, "%v", err)
+				v.add(name, "%v", err)
 			}
 		}
 		for i := range recs {
 			if r := &recs[i]; r.R == "pre" || r.R == "post" {
 				if _, why := cleanRecordPath(r.Path); why != "" {
-					add(name, "a %s record names %q: %s", r.R, r.Path, why)
+					v.add(name, "a %s record names %q: %s", r.R, r.Path, why)
 				}
 			}
 			if recs[i].R == "pre" && recs[i].Img != nil && !recs[i].Img.Kept {
 				continue
 			}
-			ref(recs[i].Img, name)
+			v.ref(recs[i].Img, name)
 		}
 	}
-	if _, err := s.dir.Lstat("ops.log"); err == nil {
-		for _, r := range checkRecords("ops.log") {
-			if r.R != "op" {
-				continue
+	return nil
+}
+
+// ops checks ops.log and every operation's steps file.
+func (v *verifier) ops() {
+	if _, err := v.s.dir.Lstat("ops.log"); err != nil {
+		return
+	}
+	for _, r := range v.checkRecords("ops.log") {
+		if r.R != "op" {
+			continue
+		}
+		if err := format.CheckVersion("", "record format", r.V, formatVersion); err != nil {
+			v.add("ops.log", "operation %s was %v", r.ID, err)
+			continue
+		}
+		name := "ops/" + r.ID + ".steps"
+		for _, st := range v.checkRecords(name) {
+			// A failed step writes nothing, and a path left as it is
+			// was never kept: neither names a blob it needs.
+			if st.Do != ActFail && st.Do != ActLeave {
+				v.ref(st.Img, name)
+				v.ref(st.Want, name)
+				v.ref(st.Back, name)
 			}
-			if err := format.CheckVersion("", "record format", r.V, formatVersion); err != nil {
-				add("ops.log", "operation %s was %v", r.ID, err)
-				continue
-			}
-			name := "ops/" + r.ID + ".steps"
-			for _, st := range checkRecords(name) {
-				// A failed step writes nothing, and a path left as it is
-				// was never kept: neither names a blob it needs.
-				if st.Do != ActFail && st.Do != ActLeave {
-					ref(st.Img, name)
-					ref(st.Want, name)
-					ref(st.Back, name)
+		}
+	}
+}
+
+// seed checks a seed store's index.json.
+func (v *verifier) seed() {
+	seed, err := v.s.parseSeed()
+	if err != nil {
+		if _, serr := v.s.dir.Lstat("index.json"); serr == nil {
+			v.add("index.json", "%v", err)
+		}
+		return
+	}
+	for _, t := range seed {
+		for _, f := range t.files {
+			if f.pre.Kind == ImageContent {
+				if _, err := ParseBlobID(f.pre.SHA256); err != nil {
+					v.add("index.json", "turn %s names blob %q, which is not 64 hex digits", t.id, f.pre.SHA256)
+					continue
 				}
+				v.ref(&f.pre, "index.json")
 			}
 		}
 	}
-	if seed, err := s.parseSeed(); err == nil {
-		for _, t := range seed {
-			for _, f := range t.files {
-				if f.pre.Kind == ImageContent {
-					if _, err := ParseBlobID(f.pre.SHA256); err != nil {
-						add("index.json", "turn %s names blob %q, which is not 64 hex digits", t.id, f.pre.SHA256)
-						continue
-					}
-					ref(&f.pre, "index.json")
-				}
-			}
-		}
-	} else if _, serr := s.dir.Lstat("index.json"); serr == nil {
-		add("index.json", "%v", err)
+}
+
+// sizeOf is the size records give the blob sum, or -1.
+func (v *verifier) sizeOf(sum BlobID) int64 {
+	if n, ok := v.sizes[sum]; ok {
+		return n
 	}
-	sizeOf := func(sum BlobID) int64 {
-		if n, ok := sizes[sum]; ok {
-			return n
-		}
-		return -1
+	return -1
+}
+
+// named says which files name the blob sum, for a finding about it.
+func (v *verifier) named(sum BlobID) string {
+	if files := v.refs[sum]; len(files) > 0 {
+		sort.Strings(files)
+		return ", named by " + strings.Join(dedupe(files), ", ")
 	}
-	named := func(sum BlobID) string {
-		if files := refs[sum]; len(files) > 0 {
-			sort.Strings(files)
-			return ", named by " + strings.Join(dedupe(files), ", ")
-		}
-		return ""
-	}
+	return ""
+}
+
+// loose checks every loose blob against its name.
+func (v *verifier) loose() error {
+	s := v.s
 	blobEnts, err := fs.ReadDir(s.dir.FS(), "blobs")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, errf("verify: read %s: %w", s.path("blobs"), err)
+		return errf("verify: read %s: %w", s.path("blobs"), err)
 	}
-	have := map[BlobID]bool{}
 	for _, e := range blobEnts {
 		name := e.Name()
 		if strings.HasPrefix(name, ".tmp-") {
@@ -141,35 +191,41 @@ func (s *Store) Verify() ([]Finding, error) {
 		}
 		sum, err := ParseBlobID(strings.TrimSuffix(name, ".zst"))
 		if err != nil || !e.Type().IsRegular() {
-			add("blobs/"+name, "not a blob: the name is not 64 hex digits (with .zst) or it is not a file")
+			v.add("blobs/"+name, "not a blob: the name is not 64 hex digits (with .zst) or it is not a file")
 			continue
 		}
-		have[sum] = true
-		if err := s.checkLoose(name, sizeOf(sum)); err != nil {
-			add("blobs/"+name, "%v%s", strings.TrimPrefix(err.Error(), "store: "), named(sum))
+		v.have[sum] = true
+		if err := s.checkLoose(name, v.sizeOf(sum)); err != nil {
+			v.add("blobs/"+name, "%v%s", strings.TrimPrefix(err.Error(), "store: "), v.named(sum))
 		}
 	}
+	return nil
+}
+
+// packs checks every pack, the lookup index and the baseline's version.
+func (v *verifier) packs() {
+	s := v.s
 	packs, bad := s.packs.list(s)
 	var newer *format.NewerFormat
 	for name, err := range bad {
 		if errors.As(err, &newer) {
-			add("packs/"+name, "%s", newer.Why())
+			v.add("packs/"+name, "%s", newer.Why())
 			continue
 		}
-		add("packs/"+name, "unreadable, so the blobs it held are lost: %v", err)
+		v.add("packs/"+name, "unreadable, so the blobs it held are lost: %v", err)
 	}
 	if _, err := s.loadMidx(); errors.As(err, &newer) {
-		add(midxFile, "%s", newer.Why())
+		v.add(midxFile, "%s", newer.Why())
 	} else if err != nil {
-		add(midxFile, "%v (only a lookup index: the next repack writes it again)", strings.TrimPrefix(err.Error(), "store: "))
+		v.add(midxFile, "%v (only a lookup index: the next repack writes it again)", strings.TrimPrefix(err.Error(), "store: "))
 	}
 	if _, err := s.loadBaseline(); errors.As(err, &newer) {
-		add(baselineFile, "%s", newer.Why())
+		v.add(baselineFile, "%s", newer.Why())
 	}
 	packEnts, _ := storefs.Names(s.dir, "packs")
 	for _, name := range packEnts {
 		if !strings.HasPrefix(name, ".tmp-") && !strings.HasSuffix(name, ".pack") {
-			add("packs/"+name, "not a pack: the name does not end in .pack")
+			v.add("packs/"+name, "not a pack: the name does not end in .pack")
 		}
 	}
 	m, _ := s.loadMidx()
@@ -177,30 +233,32 @@ func (s *Store) Verify() ([]Finding, error) {
 		covered := m.Covers(p.name)
 		for _, e := range p.ents {
 			if _, me, ok := m.Find(e.Sum); covered && (!ok || me.Size != e.Size) {
-				add(midxFile, "does not locate blob %s of packs/%s (only a lookup index: the next repack writes it again)", e.Sum, p.name)
+				v.add(midxFile, "does not locate blob %s of packs/%s (only a lookup index: the next repack writes it again)", e.Sum, p.name)
 			}
 			src := blobSource{f: p.f, off: e.Off, n: e.ZLen, zstd: true, where: "packs/" + p.name}
 			size := e.Size
-			if n := sizeOf(e.Sum); n >= 0 && n != size {
-				add("packs/"+p.name, "blob %s is lost: %d bytes by the pack's index but %d by its records%s", e.Sum, size, n, named(e.Sum))
-				have[e.Sum] = true
+			if n := v.sizeOf(e.Sum); n >= 0 && n != size {
+				v.add("packs/"+p.name, "blob %s is lost: %d bytes by the pack's index but %d by its records%s", e.Sum, size, n, v.named(e.Sum))
+				v.have[e.Sum] = true
 				continue
 			}
-			have[e.Sum] = true // present; damaged or not, said here
+			v.have[e.Sum] = true // present; damaged or not, said here
 			if err := s.checkSource(e.Sum, size, src); err != nil {
-				add("packs/"+p.name, "blob %s is lost: %s%s", e.Sum, blobWhy(err, src.where), named(e.Sum))
+				v.add("packs/"+p.name, "blob %s is lost: %s%s", e.Sum, blobWhy(err, src.where), v.named(e.Sum))
 			}
 		}
 	}
-	for sum, files := range refs {
-		if have[sum] {
+}
+
+// missing reports every blob records name that is neither loose nor packed.
+func (v *verifier) missing() {
+	for sum, files := range v.refs {
+		if v.have[sum] {
 			continue
 		}
 		sort.Strings(files)
-		add("blobs/"+sum.String(), "missing, named by %s", strings.Join(dedupe(files), ", "))
+		v.add("blobs/"+sum.String(), "missing, named by %s", strings.Join(dedupe(files), ", "))
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].File < out[j].File })
-	return out, nil
 }
 
 func dedupe(xs []string) []string {

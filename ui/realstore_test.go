@@ -21,5 +21,5 @@ func (r realStore) Watch(ctx context.Context) (<-chan struct{}, error) {
 }
 
 func (r realStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
-	return r.Store.PlanRewindKeep(turn, keep)
+	return r.Store.PlanRewind(turn, keep...)
 }

@@ -472,7 +472,11 @@ func (m *Model) paneKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 		m.diff.top = 0
 		return m.selectFile(true)
 	case key.Matches(msg, k.SideBySide):
-		m.diff.side = !m.layoutSide()
+		chosen := m.layoutSide()
+		if m.diff.sideSet {
+			chosen = m.diff.side // as asked, even where too narrow to draw
+		}
+		m.diff.side = !chosen
 		m.diff.sideSet = true
 		m.diff.top = 0
 		m.findAll()

@@ -303,7 +303,13 @@ func TestHunkJumps(t *testing.T) {
 	if m.diff.top != hs[1] {
 		t.Fatalf("N went to %d, want %d", m.diff.top, hs[1])
 	}
+	// The pane is under sideMinWidth here: s is taken, and the diff says
+	// why it stays unified; with the whole width (z) it is side by side.
 	press(t, m, kp("s"))
+	if m.layoutSide() || !strings.Contains(plain(m), "unified: side by side needs") {
+		t.Fatalf("s in a %d-column pane:\n%s", m.diffWidth(), plain(m))
+	}
+	press(t, m, kp("z"))
 	if !m.layoutSide() {
 		t.Fatal("s did not switch to side by side")
 	}

@@ -31,7 +31,8 @@ func (m *Model) leftWidth() int {
 	if m.width < 60 {
 		return m.width
 	}
-	return clamp(m.width*2/5, 34, 64)
+	// Wide screens give labels the room: the diff keeps 3/5 of the width.
+	return clamp(m.width*2/5, 34, 100)
 }
 
 func (m *Model) diffWidth() int {
@@ -61,11 +62,32 @@ func (m *Model) diffHeight() int { return max(m.mainHeight()-1, 1) }
 
 // layoutSide is whether the diff is drawn side by side: the user's choice,
 // or by default when the pane is wide enough for two readable halves.
+//
+// Below sideMinWidth it is unified whatever was chosen: each half of a
+// side-by-side row spends a line number, a space and a sign (about 7
+// columns) before its text, and under sideMinText columns of text a half
+// shows too little of a line to compare (at 60 columns, 23 a side).
 func (m *Model) layoutSide() bool {
+	if m.diffWidth() < sideMinWidth {
+		return false
+	}
 	if m.diff.sideSet {
 		return m.diff.side
 	}
 	return m.diffWidth() >= 120
+}
+
+// The narrowest side-by-side diff: two halves of sideMinText columns of
+// text, each after its line number and sign, and the rule between them.
+const (
+	sideMinText  = 40
+	sideMinWidth = 2*(sideMinText+7) + 1
+)
+
+// sideRefused is whether side by side was asked for and the pane is too
+// narrow for it, so the diff says why it is unified.
+func (m *Model) sideRefused() bool {
+	return m.diff.sideSet && m.diff.side && m.diffWidth() < sideMinWidth
 }
 
 func (m *Model) layout() diffview.Layout {
@@ -196,11 +218,17 @@ func (m *Model) turnsView(w, h int) []string {
 		idW = max(idW, ansi.StringWidth(present.Escape(m.entries[m.turns.shown[i]].ID)))
 	}
 	idW = min(idW, 8)
+	// Ages are right-aligned in the width of the widest, so a row does
+	// not shift when its age grows a digit (9m → 10m).
+	ageW := 0
+	for i := range m.entries {
+		ageW = max(ageW, ansi.StringWidth(present.Age(m.now(), m.entries[i].At)))
+	}
 	undoable := m.undoableOp()
 	for i := m.turns.cur.top; i < end; i++ {
 		idx := m.turns.shown[i]
 		e := &m.entries[idx]
-		row := m.turnRow(e, w, idW, i == m.turns.cur.cur, e.ID == undoable, m.turns.folded[idx], undoable)
+		row := m.turnRow(e, w, idW, ageW, i == m.turns.cur.cur, e.ID == undoable, m.turns.folded[idx], undoable)
 		out = append(out, row)
 	}
 	for len(out) < h {
@@ -262,7 +290,7 @@ type seg struct {
 	cutLeft  bool // cut from the left, so a path keeps its file name
 }
 
-func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool, folded []int, undoID string) string {
+func (m *Model) turnRow(e *store.Entry, w, idW, ageW int, sel, undoable bool, folded []int, undoID string) string {
 	mark := " "
 	label := present.Escape(e.Label)
 	base := lipgloss.NewStyle()
@@ -314,7 +342,8 @@ func (m *Model) turnRow(e *store.Entry, w, idW int, sel, undoable bool, folded [
 			right = append(right, seg{text: present.Escape(e.Source.Agent), style: dim, optional: true})
 		}
 	}
-	right = append(right, seg{text: present.Age(m.now(), e.At), style: dim, optional: true})
+	age := present.Age(m.now(), e.At)
+	right = append(right, seg{text: strings.Repeat(" ", max(ageW-ansi.StringWidth(age), 0)) + age, style: dim, optional: true})
 
 	cur := " "
 	if sel {
@@ -581,6 +610,7 @@ func (m *Model) diffView(w, h int) []string {
 	if f != nil {
 		info = append(info, m.diffMode().String())
 	}
+
 	if m.diff.left > 0 {
 		info = append(info, fmt.Sprintf("→ %d", m.diff.left))
 	}
@@ -605,6 +635,9 @@ func (m *Model) diffView(w, h int) []string {
 	out = append(out, m.pathTitle(f, strings.Join(info, " · "), w, m.focus == paneDiff))
 	if f != nil && f.Shell != "" {
 		out = append(out, m.sty.dim.Render(present.Fit(" changed by the shell command $ "+present.Escape(f.Shell), w)))
+	}
+	if f != nil && m.sideRefused() {
+		out = append(out, m.sty.dim.Render(present.Fit(fmt.Sprintf(" unified: side by side needs %d columns (s: unified)", sideMinWidth), w)))
 	}
 	if op := m.rewoundBy(); f != nil && op != "" && !m.diff.modeSet {
 		out = append(out, m.sty.dim.Render(present.Fit(" rewound by "+present.Escape(op)+": what the agent did (v: the disk now)", w)))
@@ -726,9 +759,10 @@ func (m *Model) turnCount() int {
 func (m *Model) helpLine() string {
 	k := m.bindings()
 	if m.dlg != nil {
-		return present.Fit(m.help.ShortHelpView(m.dlg.ShortHelp(k)), m.width)
+		// q and esc close a dialog; they are what a newcomer must find.
+		return m.footer(m.dlg.ShortHelp(k), []key.Binding{k.Help, k.Back}, m.width)
 	}
-	return present.Fit(m.help.ShortHelpView(k.ShortHelp()), m.width)
+	return m.footer(k.ShortHelp(), []key.Binding{k.Help, k.Quit}, m.width)
 }
 
 func (m *Model) helpView(h int) []string {

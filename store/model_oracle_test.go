@@ -1,0 +1,548 @@
+package store_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ckpt-dev/ckpt/store"
+)
+
+// The model TestModel holds the store to: an in-memory account of the
+// folder, the turns and the operations, written from CONTRACT.md's rules.
+// Nothing in this file calls store code.
+
+// img is what a path holds in the model: a regular file with bytes and
+// permission bits, a symbolic link, or nothing.
+type img struct {
+	exists bool
+	data   string
+	mode   fs.FileMode
+	link   string // the target, for a symbolic link
+}
+
+func fileImg(data string, mode fs.FileMode) img { return img{exists: true, data: data, mode: mode} }
+
+func (a img) isLink() bool { return a.exists && a.link != "" }
+
+// big says a capture records the file skipped: its bytes are over the
+// store's size limit and are not kept.
+func (a img) big() bool { return a.isFile() && len(a.data) > modelMaxBlob }
+
+// modelMaxBlob is the size limit the model's store is opened with, small
+// enough that some files go over it.
+const modelMaxBlob = 1024
+
+func (a img) isFile() bool { return a.exists && a.link == "" }
+
+func (a img) sameBytes(b img) bool {
+	return a.exists == b.exists && a.data == b.data && a.link == b.link
+}
+
+func (a img) same(b img) bool { return a.sameBytes(b) && (a.isLink() || a.mode == b.mode) }
+
+func (a img) String() string {
+	switch {
+	case !a.exists:
+		return "absent"
+	case a.isLink():
+		return "link → " + a.link
+	}
+	return fmt.Sprintf("%q %v", abbrev(a.data), a.mode)
+}
+
+func abbrev(s string) string {
+	if len(s) > 40 {
+		return fmt.Sprintf("%s…(%d bytes, sha %s)", s[:24], len(s), sum(s)[:12])
+	}
+	return s
+}
+
+func sum(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+type mturn struct {
+	id, label string
+	seq       int
+	rewound   bool
+	paths     []string       // in order of first capture
+	pre       map[string]img // first capture wins
+	post      map[string]img // newest seal
+	sealSeq   map[string]int
+	capSeq    map[string]int
+	made      []string // folders missing when the turn first captured a path beneath them
+	successor bool     // a capture naming this rewound turn started id.2
+}
+
+// mrewind is one rewind and its later undos and redos.
+type mrewind struct {
+	op, target string
+	turns      []*mturn
+	paths      []string
+	want       map[string]img
+	made       []string
+	before     map[string]img // the paths before the newest application (rewind or redo)
+	live       []string       // paths whose pre-image was kept; the others fail and stay as they are
+	removed    []string       // folders the newest application removed
+	created    []string       // folders the newest application created
+	appliedSeq int            // newest application
+	undoneSeq  int            // newest undo
+	applyOp    string         // op id of the newest application
+	undoOp     string         // op id of the newest undo
+	everUndone bool
+	fails      []string // paths the application in effect failed (a pre-image over the limit, a failed write)
+	undoFails  []string // paths its newest undo failed to put back
+}
+
+type opWrite struct {
+	seq int
+	img img
+}
+
+type mop struct {
+	kind    store.Kind
+	rw      *mrewind
+	seq     int
+	targets []string // ids an undo or redo entry may name as its target
+	// none: every step failed, so the operation changed nothing; target
+	// and turns are what its log entry says.
+	none   bool
+	target string
+	turns  []string
+	// fails: the paths an operation that changed nothing failed (all of
+	// them); retryOf: the application whose failures it tried again, so
+	// its failures stand only while that application's do.
+	fails   []string
+	retryOf *mrewind
+	retryOp string
+}
+
+type model struct {
+	files  map[string]img
+	dirs   map[string]bool
+	turns  []*mturn // oldest first
+	byID   map[string]*mturn
+	seq    int
+	writes map[string][]opWrite // what operations wrote, per path
+	undo   []*mrewind           // in effect, newest last
+	redo   []*mrewind           // undone, most recently undone last
+	ops    map[string]*mop
+	// lastUndo (lastRedo) is the application whose undo (redo) was the
+	// newest operation that changed something but a rewind: undo (redo)
+	// again retries what that failed.
+	lastUndo, lastRedo *mrewind
+	bigCaptures        int // captures of files over the size limit
+	// redoCleared is set when a rewind emptied a non-empty redo stack, and
+	// reset by the next redo attempt.
+	redoCleared bool
+	// noneOps are the operations that changed nothing, oldest first;
+	// lastFail is, per path, the seq of the newest operation that failed it.
+	noneOps  []*mop
+	lastFail map[string]int
+}
+
+func newModel() *model {
+	return &model{
+		files:  map[string]img{},
+		dirs:   map[string]bool{},
+		byID:   map[string]*mturn{},
+		writes: map[string][]opWrite{},
+		ops:    map[string]*mop{},
+		// lastFail is set as operations fail paths.
+		lastFail: map[string]int{},
+	}
+}
+
+func (m *model) tick() int { m.seq++; return m.seq }
+
+func (m *model) disk(p string) img { return m.files[p] }
+
+func (m *model) mkdirAll(dir string) {
+	for d := dir; d != "." && d != ""; d = path.Dir(d) {
+		m.dirs[d] = true
+	}
+}
+
+func (m *model) set(p string, v img) {
+	if v.exists {
+		m.mkdirAll(path.Dir(p))
+		m.files[p] = v
+		return
+	}
+	delete(m.files, p)
+}
+
+// missingDirs lists p's ancestor folders that do not exist.
+func (m *model) missingDirs(p string) []string {
+	var out []string
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if !m.dirs[d] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (m *model) empty(d string) bool {
+	for f := range m.files {
+		if strings.HasPrefix(f, d+"/") {
+			return false
+		}
+	}
+	for e := range m.dirs {
+		if strings.HasPrefix(e, d+"/") {
+			return false
+		}
+	}
+	return true
+}
+
+// prune removes the folders of made that are empty, deepest first.
+func (m *model) prune(made []string) []string {
+	ds := slices.Clone(made)
+	slices.SortFunc(ds, func(a, b string) int {
+		if c := strings.Count(b, "/") - strings.Count(a, "/"); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	ds = slices.Compact(ds)
+	var removed []string
+	for _, d := range ds {
+		if m.dirs[d] && m.empty(d) {
+			delete(m.dirs, d)
+			removed = append(removed, d)
+		}
+	}
+	return removed
+}
+
+func (m *model) newTurn(id, label string) *mturn {
+	t := &mturn{id: id, label: label, seq: m.tick(), pre: map[string]img{}, post: map[string]img{}, sealSeq: map[string]int{}, capSeq: map[string]int{}}
+	m.turns = append(m.turns, t)
+	m.byID[id] = t
+	return t
+}
+
+func (m *model) capture(t *mturn, p string) {
+	if _, ok := t.pre[p]; ok {
+		return
+	}
+	t.paths = append(t.paths, p)
+	t.pre[p] = m.disk(p)
+	t.capSeq[p] = m.tick()
+	if t.pre[p].big() {
+		m.bigCaptures++
+	}
+	for _, d := range m.missingDirs(p) {
+		if !slices.Contains(t.made, d) {
+			t.made = append(t.made, d)
+		}
+	}
+}
+
+func (m *model) seal(t *mturn, p string) {
+	t.post[p] = m.disk(p)
+	t.sealSeq[p] = m.tick()
+}
+
+// expected is what the agent last left at p: the newest seal of an active
+// turn. ok is false when nothing is expected, including while a newer
+// capture of p waits for its seal.
+func (m *model) expected(p string) (img, bool) {
+	best, found := -1, false
+	var v img
+	for _, t := range m.turns {
+		if s, ok := t.sealSeq[p]; ok && !t.rewound && s > best {
+			best, v, found = s, t.post[p], true
+		}
+	}
+	for _, t := range m.turns {
+		if c, ok := t.capSeq[p]; ok && !t.rewound && c > best {
+			if _, sealed := t.sealSeq[p]; !sealed {
+				return img{}, false
+			}
+		}
+	}
+	return v, found
+}
+
+// fresh reports whether nothing put p or captured it afresh after seq.
+func (m *model) fresh(p string, seq int) bool {
+	for _, w := range m.writes[p] {
+		if w.seq > seq {
+			return false
+		}
+	}
+	for _, t := range m.turns {
+		if c, ok := t.capSeq[p]; ok && !t.rewound && c > seq {
+			return false
+		}
+	}
+	return true
+}
+
+// noneFailed reports whether o, an operation that changed nothing, still
+// has p failed: nothing put p since, and, for a retry, the application
+// it tried again still has p failed.
+func (m *model) noneFailed(o *mop, p string) bool {
+	if !slices.Contains(o.fails, p) || !m.fresh(p, o.seq) {
+		return false
+	}
+	if r := o.retryOf; r != nil {
+		return r.applyOp == o.retryOp && slices.Contains(m.undo, r) && slices.Contains(r.fails, p)
+	}
+	return true
+}
+
+// failedPath reports whether an operation in effect, or one that changed
+// nothing, failed p and nothing since put it or captured it afresh.
+func (m *model) failedPath(p string) bool {
+	fresh := func(seq int) bool { return m.fresh(p, seq) }
+	for _, o := range m.noneOps {
+		if m.noneFailed(o, p) {
+			return true
+		}
+	}
+	for _, r := range m.undo {
+		if slices.Contains(r.fails, p) && fresh(r.appliedSeq) {
+			return true
+		}
+	}
+	for _, r := range m.redo {
+		if slices.Contains(r.undoFails, p) && fresh(r.undoneSeq) {
+			return true
+		}
+	}
+	return false
+}
+
+// undoPaths are the paths an undo of r puts back: those its application
+// did not fail.
+func (r *mrewind) undoPaths() []string {
+	var out []string
+	for _, p := range r.live {
+		if !slices.Contains(r.fails, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// unrewind brings back turns no application in effect rewinds.
+func (m *model) unrewind(turns []*mturn) {
+	for _, u := range turns {
+		u.rewound = false
+	}
+	for _, r := range m.undo {
+		for _, u := range r.turns {
+			u.rewound = true
+		}
+	}
+}
+
+func (m *model) handEdited(p string) bool {
+	if m.failedPath(p) {
+		return false
+	}
+	e, ok := m.expected(p)
+	return ok && !e.sameBytes(m.disk(p))
+}
+
+// status is what Files(turn, true) must say of p, as a set of acceptable
+// answers (a change of mode alone may be reported either way).
+func (m *model) status(t *mturn, p string) []store.Status {
+	d, pre := m.disk(p), t.pre[p]
+	switch {
+	case pre.big():
+		return []store.Status{store.StatusSkipped}
+	case m.failedPath(p):
+		return []store.Status{store.StatusFailed}
+	case m.handEdited(p):
+		return []store.Status{store.StatusHandEdited}
+	case !pre.exists && d.exists:
+		return []store.Status{store.StatusCreated}
+	case pre.exists && !d.exists:
+		return []store.Status{store.StatusDeleted}
+	case !pre.exists && !d.exists:
+		return []store.Status{store.StatusUnchanged}
+	case !pre.sameBytes(d):
+		return []store.Status{store.StatusModified}
+	case pre.isFile() && pre.mode != d.mode:
+		return []store.Status{store.StatusModified, store.StatusUnchanged}
+	}
+	return []store.Status{store.StatusUnchanged}
+}
+
+// planRewind is what rewinding t does: the turns it rewinds, each path's
+// oldest pre-image among them, and the folders they created.
+func (m *model) planRewind(t *mturn) *mrewind {
+	r := &mrewind{target: t.id, want: map[string]img{}}
+	for _, u := range m.turns {
+		if u.seq < t.seq || u.rewound {
+			continue
+		}
+		r.turns = append(r.turns, u)
+		for _, p := range u.paths {
+			if _, ok := r.want[p]; !ok {
+				r.want[p] = u.pre[p]
+				r.paths = append(r.paths, p)
+			}
+		}
+		r.made = append(r.made, u.made...)
+	}
+	slices.Sort(r.paths)
+	for _, p := range r.paths {
+		if !r.want[p].big() {
+			r.live = append(r.live, p)
+		}
+	}
+	return r
+}
+
+// newer lists the active turns begun after seq that captured one of paths.
+func (m *model) newer(paths []string, seq int) []string {
+	var out []string
+	for _, u := range m.turns {
+		if u.rewound || u.seq <= seq {
+			continue
+		}
+		for _, p := range u.paths {
+			if slices.Contains(paths, p) {
+				out = append(out, u.id)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (m *model) snapshot(paths []string) map[string]img {
+	s := map[string]img{}
+	for _, p := range paths {
+		s[p] = m.disk(p)
+	}
+	return s
+}
+
+func (m *model) write(p string, v img, seq int) {
+	m.set(p, v)
+	m.writes[p] = append(m.writes[p], opWrite{seq, v})
+}
+
+// applyRewind carries out r (a fresh rewind or a redo of it).
+// failed are the paths whose write failed (they stay as they are).
+func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
+	seq := m.tick()
+	old := r.before
+	r.before = m.snapshot(r.live)
+	if redo {
+		// A path the undo failed still holds what the rewind left (or
+		// nothing): undoing the redo gives it what the undo was to.
+		for _, p := range r.undoFails {
+			if d := m.disk(p); d.sameBytes(r.want[p]) || !d.exists {
+				r.before[p] = old[p]
+			}
+		}
+	}
+	r.created = nil
+	for _, p := range r.live {
+		if slices.Contains(failed, p) {
+			continue
+		}
+		if r.want[p].exists {
+			r.created = append(r.created, m.missingDirs(p)...)
+		}
+		m.write(p, r.want[p], seq)
+	}
+	r.removed = m.prune(r.made)
+	for _, u := range r.turns {
+		u.rewound = true
+	}
+	r.appliedSeq, r.applyOp = seq, op
+	r.fails = slices.Clone(failed)
+	if !redo {
+		// A redo leaves out the steps the rewind planned to fail.
+		for _, p := range r.paths {
+			if !slices.Contains(r.live, p) {
+				r.fails = append(r.fails, p)
+			}
+		}
+	}
+	for _, p := range r.fails {
+		m.lastFail[p] = seq
+	}
+	m.undo = append(m.undo, r)
+	kind := store.KindRewind
+	if redo {
+		kind = store.KindRedo
+		m.redo = m.redo[:len(m.redo)-1]
+		r.undoFails = nil
+		m.lastUndo, m.lastRedo = nil, r
+	} else {
+		if r.op == "" {
+			r.op = op
+		}
+		if len(m.redo) > 0 {
+			m.redoCleared = true
+		}
+		for _, x := range m.redo {
+			x.undoFails = nil
+		}
+		m.redo = nil
+		m.lastUndo, m.lastRedo = nil, nil
+	}
+	m.ops[op] = &mop{kind: kind, rw: r, seq: seq, targets: []string{r.op, r.undoOp}}
+}
+
+// failedOp records an operation every step of which failed: it changed
+// nothing, but the paths it failed are failed. retryOf is the application
+// whose failed paths it tried again, if it was a retry.
+func (m *model) failedOp(op string, kind store.Kind, target string, turns, paths []string, retryOf *mrewind) {
+	o := &mop{kind: kind, seq: m.tick(), none: true, target: target, turns: turns, fails: sortedCopy(paths), retryOf: retryOf}
+	if retryOf != nil {
+		o.retryOp = retryOf.applyOp
+	}
+	for _, p := range paths {
+		m.lastFail[p] = o.seq
+	}
+	m.ops[op] = o
+	m.noneOps = append(m.noneOps, o)
+}
+
+// applyUndo undoes the newest rewind in effect; the writes of failed
+// fail.
+func (m *model) applyUndo(op string, failed []string) *mrewind {
+	r := m.undo[len(m.undo)-1]
+	m.undo = m.undo[:len(m.undo)-1]
+	m.ops[op] = &mop{kind: store.KindUndo, rw: r, targets: []string{r.op, r.applyOp}}
+	seq := m.tick()
+	m.ops[op].seq = seq
+	for _, p := range r.undoPaths() {
+		if !slices.Contains(failed, p) {
+			m.write(p, r.before[p], seq)
+		}
+	}
+	// The folder before the rewind, exactly: folders it created and left
+	// empty go, folders it removed come back.
+	m.prune(r.created)
+	for _, d := range r.removed {
+		m.mkdirAll(d)
+	}
+	m.unrewind(r.turns)
+	r.undoneSeq, r.undoOp, r.everUndone = seq, op, true
+	r.fails = nil
+	r.undoFails = slices.Clone(failed)
+	for _, p := range failed {
+		m.lastFail[p] = seq
+	}
+	m.redo = append(m.redo, r)
+	m.lastUndo, m.lastRedo = r, nil
+	return r
+}

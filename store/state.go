@@ -1,0 +1,177 @@
+package store
+
+import "sort"
+
+func (s *Store) buildView(ops []*opRec) *view {
+	v := newView()
+	v.seedErr = s.cache.seedErr
+	for _, t := range s.cache.seed {
+		v.byID[t.id] = t
+		v.turns = append(v.turns, t)
+	}
+	for _, c := range s.cache.files {
+		t := c.t
+		if t.id == "" {
+			continue
+		}
+		if seed, ok := v.byID[t.id]; ok && seed.seed {
+			// A capture naming a seed turn's id adds to that turn.
+			m := newTurn(seed.id)
+			*m = *seed
+			m.byPath = map[string]*tfile{}
+			m.files = append([]*tfile(nil), seed.files...)
+			for k, f := range seed.byPath {
+				m.byPath[k] = f
+			}
+			for _, f := range t.files {
+				if _, ok := m.byPath[f.path]; !ok {
+					m.files = append(m.files, f)
+					m.byPath[f.path] = f
+				}
+			}
+			v.byID[t.id] = m
+			for i, x := range v.turns {
+				if x == seed {
+					v.turns[i] = m
+				}
+			}
+			continue
+		}
+		v.byID[t.id] = t
+		v.turns = append(v.turns, t)
+	}
+	sort.SliceStable(v.turns, func(i, j int) bool {
+		a, b := v.turns[i], v.turns[j]
+		if a.seq != b.seq {
+			return a.seq < b.seq
+		}
+		return a.id < b.id
+	})
+	v.replay(ops)
+	v.markReverted()
+	return v
+}
+
+// replay walks the operations in order to find which turns stand rewound,
+// the undo and redo stacks, and the paths operations failed to put back.
+//
+// An operation whose every step failed changed nothing and stands for
+// nothing: its turns are not rewound, and the stacks do not move; the
+// paths it failed are failed all the same. A retry
+// of a rewind (rewinding a turn whose rewind failed some paths) is a
+// rewind of its own, on the undo stack; a retry of an undo or a redo
+// finishes that undo or redo and leaves the stacks as they are. Either
+// way the failures it tried again are now its own.
+func (v *view) replay(ops []*opRec) {
+	for _, o := range ops {
+		v.ops = append(v.ops, o)
+		v.opByID[o.id] = o
+		if !o.done || o.abandoned {
+			continue
+		}
+		if o.none {
+			// It stands for nothing, but what it failed to put back is
+			// failed until something puts it: shown as failed, like the
+			// failures of an operation that changed something.
+			v.opState[o.id] = StateFailed
+			if len(o.fails) > 0 {
+				v.fails[o.id] = o.fails
+			}
+			if o.retry != "" {
+				if v.noneRetries == nil {
+					v.noneRetries = map[string][]string{}
+				}
+				v.noneRetries[o.retry] = append(v.noneRetries[o.retry], o.id)
+			}
+			continue
+		}
+		if o.retry != "" {
+			v.dropFails(o.retry)
+		}
+		switch {
+		case o.kind == KindRewind || o.kind == KindRevert:
+			if o.kind == KindRewind {
+				for _, t := range o.turns {
+					v.rewound[t] = true
+				}
+			}
+			v.undo = append(v.undo, application{rewind: o, via: o})
+			// The undos on the redo stack can no longer be retried, nor
+			// redone: what they failed is moot.
+			for _, a := range v.redo {
+				v.dropFails(a.via.id)
+			}
+			v.redo = nil
+			v.retryUndo, v.retryRedo = nil, nil
+		case o.retry != "" && o.kind == KindUndo:
+			v.retryUndo = o
+		case o.retry != "" && o.kind == KindRedo:
+			v.retryRedo = o
+		case o.kind == KindUndo:
+			if n := len(v.undo); n > 0 {
+				a := v.undo[n-1]
+				v.undo = v.undo[:n-1]
+				v.dropFails(a.via.id)
+				if a.rewind.kind == KindRewind {
+					v.unrewind(a.rewind.turns)
+				}
+				v.redo = append(v.redo, application{rewind: a.rewind, via: o})
+				v.opState[a.rewind.id] = StateUndone
+			}
+			v.retryUndo, v.retryRedo = o, nil
+		case o.kind == KindRedo:
+			if n := len(v.redo); n > 0 {
+				a := v.redo[n-1]
+				v.redo = v.redo[:n-1]
+				v.dropFails(a.via.id)
+				for _, t := range a.rewind.turns {
+					v.rewound[t] = a.rewind.kind == KindRewind || v.rewound[t]
+				}
+				v.undo = append(v.undo, application{rewind: a.rewind, via: o})
+				v.opState[a.rewind.id] = StateActive
+			}
+			v.retryUndo, v.retryRedo = nil, o
+		}
+		v.opState[o.id] = StateActive
+		if len(o.fails) > 0 {
+			v.fails[o.id] = o.fails
+		}
+	}
+}
+
+// dropFails forgets what operation id failed, once it is moot: the
+// operation was undone (or retried), and so were the retries of it that
+// changed nothing.
+func (v *view) dropFails(id string) {
+	delete(v.fails, id)
+	for _, r := range v.noneRetries[id] {
+		delete(v.fails, r)
+	}
+}
+
+// unrewind brings back turns an undone application had rewound, unless
+// another application still in effect (a rewind and its retry) rewinds
+// them too.
+func (v *view) unrewind(turns []string) {
+	for _, t := range turns {
+		v.rewound[t] = false
+	}
+	for _, a := range v.undo {
+		if a.rewind.kind != KindRewind {
+			continue // a revert takes changes out, it rewinds no turn
+		}
+		for _, t := range a.rewind.turns {
+			v.rewound[t] = true
+		}
+	}
+}
+
+func (v *view) state(t *turn) State {
+	if v.rewound[t.id] {
+		return StateRewound
+	}
+	if v.reverted[t.id] {
+		return StateReverted
+	}
+	return StateActive
+}
