@@ -141,7 +141,7 @@ func serveWatcher(root string, idle time.Duration) error {
 // recordWatch is ckpt watch (and ckpt ui --watch): it takes over the
 // project's watcher socket (stopping a background watcher), records
 // until ctx ends, and says when it is watching.
-func recordWatch(ctx context.Context, root string, f watchFlags, say func(string), ready func(root string)) error {
+func recordWatch(ctx context.Context, root string, f watchFlags, say func(string), ready func(root string), started ...func(*watch.Recorder)) error {
 	s0, err := store.Open(root, store.Options{Create: true})
 	if err != nil {
 		return err
@@ -173,6 +173,9 @@ func recordWatch(ctx context.Context, root string, f watchFlags, say func(string
 	}
 	defer s.Close()
 	rec := &watch.Recorder{Store: s, Tree: tree, Quiet: f.quiet, Settle: f.settle, Say: say}
+	for _, fn := range started {
+		fn(rec)
+	}
 	if tree != nil {
 		srv := &watch.Server{Tree: tree, Store: sf, Mode: "record", Cut: rec.Cut}
 		if err := srv.Listen(); err != nil {

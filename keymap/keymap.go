@@ -40,6 +40,7 @@ type KeyMap struct {
 	Follow  key.Binding // follow the newest turn
 	Dismiss key.Binding // hide the error notice (the log keeps the errors)
 	Errors  key.Binding // the logged errors, newest first
+	CutTurn key.Binding // ckpt ui --watch: the next change opens a new turn
 
 	Filter key.Binding
 	Help   key.Binding
@@ -82,6 +83,7 @@ func Default() KeyMap {
 		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow newest")),
 		Dismiss: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "hide the notice")),
 		Errors:  key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "logged errors")),
+		CutTurn: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "cut a turn (ui --watch)")),
 
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
@@ -105,6 +107,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane, k.PrevPane, k.Open, k.Back},
 		{k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide, k.Left, k.Right, k.Zoom, k.Search, k.Editor},
 		{k.Rewind, k.Undo, k.Redo, k.Confirm, k.Force, k.Keep, k.KeepAll},
-		{k.Follow, k.Errors, k.Dismiss, k.Filter, k.Help, k.Quit},
+		{k.Follow, k.Errors, k.Dismiss, k.CutTurn, k.Filter, k.Help, k.Quit},
 	}
 }
