@@ -4,13 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-
-	"github.com/ckpt-dev/ckpt/store"
 )
 
 // maintain starts `ckpt maintain` in the background at the end of a turn
-// when the store has work due (a repack, or a retention pass within the
-// project's budget; see store.MaintenanceDue): never in the hook itself,
+// when the store may have work due (a repack, or a retention pass within
+// the project's budget, which that process reads; see
+// store.MaintenanceDue): never in the hook itself,
 // which an agent waits on. The process is detached — its own session,
 // standard streams on /dev/null — so no agent waits on it and no hook's
 // pipes stay open; it takes the store's locks like any command, so a hook
@@ -20,12 +19,7 @@ func (h *hookCall) maintain() {
 	if h.getenv("CKPT_BACKGROUND") == "off" {
 		return
 	}
-	b, err := store.LoadBudget(h.root())
-	if err != nil {
-		h.log("hook %s: retention budget: %v (nothing is pruned by itself until it reads)", h.agent.name, err)
-		b.Auto = false
-	}
-	if !h.store.MaintenanceDue(b) {
+	if !h.store.MaintenanceDue() {
 		return
 	}
 	exe := ckptBinary()

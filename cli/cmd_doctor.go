@@ -150,13 +150,18 @@ func agentVersion(name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s is not on $PATH; its version is not checked", agentExe[name])
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// Node-based agents take seconds to start, many more on a busy machine.
+	const limit = 60 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--version")
 	cmd.Stdin = nil
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	// pi prints its version on standard error.
 	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("%s --version did not answer within %s; its version is not checked", path, limit)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %v", path, err)
 	}
@@ -179,7 +184,7 @@ func printBudget(root string) {
 	}
 	defer s.Close()
 	fmt.Println()
-	b, err := store.LoadBudget(root)
+	b, err := loadBudget(root)
 	if err != nil {
 		fmt.Printf("store: retention budget unreadable, nothing is pruned by itself: %s\n", esc(err.Error()))
 	}

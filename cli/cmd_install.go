@@ -2,6 +2,7 @@ package cli
 
 import (
 	"debug/buildinfo"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -75,6 +76,12 @@ func runConfig(g *globals, verb, name string, dry, approve bool) error {
 		c, err = agent.Uninstall(name, opt)
 	}
 	if err != nil {
+		if verb == "uninstall" && agent.IsNotInstalled(err) && !dry {
+			// The hooks went by hand: the lines install added still go.
+			if xerr := excludeLines(root, verb, name); xerr != nil {
+				err = errors.Join(err, xerr)
+			}
+		}
 		return fmt.Errorf("%s %s: %w", verb, name, err)
 	}
 	rel, _ := filepath.Rel(opt.Root, c.Path)

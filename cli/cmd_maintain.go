@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckpt-dev/ckpt/present"
-	"github.com/ckpt-dev/ckpt/store"
 )
 
 func init() { register(newMaintainCmd) }
@@ -32,7 +31,7 @@ end of each agent turn; --now does both at once.`,
 			}
 			defer s.Close()
 			root, _ := g.projectRoot()
-			b, err := store.LoadBudget(root)
+			b, err := loadBudget(root)
 			if err != nil {
 				return fmt.Errorf("retention budget: %w", err)
 			}

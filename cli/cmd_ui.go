@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckpt-dev/ckpt/agent"
+	"github.com/ckpt-dev/ckpt/present"
 	"github.com/ckpt-dev/ckpt/store"
+	"github.com/ckpt-dev/ckpt/transcript"
 	"github.com/ckpt-dev/ckpt/ui"
 	"github.com/ckpt-dev/ckpt/watch"
 )
@@ -36,6 +38,28 @@ func (u uiStore) Watch(ctx context.Context) (<-chan struct{}, error) {
 	}
 	return watch.Notify(ctx, time.Second, watch.Targets{
 		Trees: []string{tree}, Dirs: dirs, Quiet: store.QuietFile, Opaque: store.AddOnlyDir})
+}
+
+// Conversation reads turn e's prompt, reply and tool calls from the
+// transcript its agent named (package transcript).
+func (u uiStore) Conversation(e store.Entry) (*ui.Conversation, error) {
+	c, err := conversationOf(e)
+	if err != nil {
+		return nil, err
+	}
+	out := &ui.Conversation{Prompt: c.Prompt, Reply: c.Reply, From: c.Path}
+	for _, k := range c.Calls {
+		out.Calls = append(out.Calls, ui.ToolCall{Name: k.Name, Target: k.Target, State: string(k.State)})
+	}
+	switch {
+	case c.Truncated && c.Skipped > 0:
+		out.Note = fmt.Sprintf("only its last %s read; %s could not be read", present.Bytes(transcript.MaxRead), present.Count(c.Skipped, "line"))
+	case c.Truncated:
+		out.Note = fmt.Sprintf("only its last %s read", present.Bytes(transcript.MaxRead))
+	case c.Skipped > 0:
+		out.Note = present.Count(c.Skipped, "line") + " could not be read"
+	}
+	return out, nil
 }
 
 func init() { register(newUICmd) }

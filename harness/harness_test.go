@@ -24,8 +24,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// agentTimeout bounds one agent's run.
-const agentTimeout = 3 * time.Minute
+// agentTimeout bounds one agent's run (several run at once, on a machine
+// that may be busy).
+const agentTimeout = 6 * time.Minute
 
 // The project every agent starts from, and the prompt it is given. The
 // prompt has spaces, so opencode wraps it in quotes, and the label must
@@ -164,20 +165,32 @@ func TestRealAgents(t *testing.T) {
 	if ckpt == "" {
 		t.Fatal("CKPT_BIN names no ckpt binary")
 	}
+	// The agents go side by side, each in its own folders with its own
+	// mock (go test -parallel bounds how many); one agent's runs go one
+	// after the other, since they share its caches (opencode's plugin
+	// dependencies).
+	var names []string
+	byName := map[string][]agentSpec{}
 	for _, s := range specs {
-		sub := s.name
-		if s.variant != "" {
-			sub += "/" + s.variant
+		if byName[s.name] == nil {
+			names = append(names, s.name)
 		}
-		t.Run(sub, func(t *testing.T) {
-			// Each run has its own folders and mock: they go side by side
-			// (go test -parallel bounds how many).
+		byName[s.name] = append(byName[s.name], s)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			exe := os.Getenv("CKPT_AGENT_" + strings.ToUpper(s.name))
+			exe := os.Getenv("CKPT_AGENT_" + strings.ToUpper(name))
 			if exe == "" {
-				t.Skipf("HARNESS %s: SKIPPED: $CKPT_AGENT_%s names no executable", s.name, strings.ToUpper(s.name))
+				t.Skipf("HARNESS %s: SKIPPED: $CKPT_AGENT_%s names no executable", name, strings.ToUpper(name))
 			}
-			runAgent(t, s, ckpt, exe)
+			for _, s := range byName[name] {
+				sub := "run"
+				if s.variant != "" {
+					sub = s.variant
+				}
+				t.Run(sub, func(t *testing.T) { runAgent(t, s, ckpt, exe) })
+			}
 		})
 	}
 }

@@ -28,6 +28,9 @@ type KeyMap struct {
 	Zoom       key.Binding // the diff takes the whole screen
 	Search     key.Binding // find text in the diff
 	Editor     key.Binding // open $EDITOR at the hunk
+	Wrap       key.Binding // wrap long lines in the diff
+	LineStart  key.Binding // scroll the diff back to the lines' start
+	LineEnd    key.Binding // scroll the diff to the longest line's end
 
 	Rewind  key.Binding
 	Undo    key.Binding
@@ -41,6 +44,12 @@ type KeyMap struct {
 	Dismiss key.Binding // hide the error notice (the log keeps the errors)
 	Errors  key.Binding // the logged errors, newest first
 	CutTurn key.Binding // ckpt ui --watch: the next change opens a new turn
+
+	Conversation key.Binding // the turn's prompt, reply and tool calls beside its files
+	JumpTurn     key.Binding // go to a turn by its id
+	CopyPath     key.Binding // copy the file's path to the clipboard (OSC 52)
+	HideEmpty    key.Binding // hide the turns that changed no file
+	Mouse        key.Binding // turn mouse capture off and on, to select text
 
 	Filter key.Binding
 	Help   key.Binding
@@ -70,7 +79,10 @@ func Default() KeyMap {
 		Right:      key.NewBinding(key.WithKeys("l", "right"), key.WithHelp("→/l", "scroll right")),
 		Zoom:       key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "diff full screen")),
 		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the diff (n/N)")),
-		Editor:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit at the hunk")),
+		Editor:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit at the changed line")),
+		Wrap:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "wrap long lines")),
+		LineStart:  key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "lines' start")),
+		LineEnd:    key.NewBinding(key.WithKeys("$"), key.WithHelp("$", "longest line's end")),
 
 		Rewind:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind")),
 		Undo:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
@@ -85,6 +97,12 @@ func Default() KeyMap {
 		Errors:  key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "logged errors")),
 		CutTurn: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "cut a turn (ui --watch)")),
 
+		Conversation: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "conversation")),
+		JumpTurn:     key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "go to turn")),
+		CopyPath:     key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy path")),
+		HideEmpty:    key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "hide turns with no files")),
+		Mouse:        key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "mouse on/off (select text)")),
+
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
@@ -93,7 +111,7 @@ func Default() KeyMap {
 
 // ShortHelp is the one-line help: the keys a newcomer needs first.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextPane, k.Open, k.Rewind, k.Undo, k.Redo, k.Errors, k.Dismiss, k.Follow, k.Back, k.Filter, k.Search, k.Help, k.Quit}
+	return []key.Binding{k.NextPane, k.Open, k.Rewind, k.Undo, k.Redo, k.Errors, k.Dismiss, k.Conversation, k.Follow, k.Back, k.Filter, k.Search, k.Help, k.Quit}
 }
 
 // PreviewHelp is the one-line help of the rewind preview.
@@ -101,12 +119,23 @@ func (k KeyMap) PreviewHelp() []key.Binding {
 	return []key.Binding{k.Confirm, k.Keep, k.KeepAll, k.Up, k.Down, k.DiffMode, k.Left, k.Right, k.Force, k.Rewind, k.Back}
 }
 
+// PreviewGroup is the index of FullHelp's group of a preview's own keys:
+// they share keys with the panes' (space, f), so the help lists them
+// under their own heading.
+const PreviewGroup = 3
+
+// FullHelpTitles names FullHelp's groups, in its order.
+func (k KeyMap) FullHelpTitles() []string {
+	return []string{"Move", "The diff", "Rewind and undo", "In a preview", "Views"}
+}
+
 // FullHelp is every binding, grouped: moving, the diff, operations, the rest.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane, k.PrevPane, k.Open, k.Back},
-		{k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide, k.Left, k.Right, k.Zoom, k.Search, k.Editor},
-		{k.Rewind, k.Undo, k.Redo, k.Confirm, k.Force, k.Keep, k.KeepAll},
-		{k.Follow, k.Errors, k.Dismiss, k.CutTurn, k.Filter, k.Help, k.Quit},
+		{k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide, k.Left, k.Right, k.LineStart, k.LineEnd, k.Wrap, k.Zoom, k.Search, k.Editor, k.CopyPath},
+		{k.Rewind, k.Undo, k.Redo},
+		{k.Confirm, k.Keep, k.KeepAll, k.Force},
+		{k.Conversation, k.JumpTurn, k.HideEmpty, k.Follow, k.Errors, k.Dismiss, k.CutTurn, k.Filter, k.Mouse, k.Help, k.Quit},
 	}
 }

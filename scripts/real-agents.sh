@@ -103,7 +103,7 @@ CGO_ENABLED=0 go build -o "$tmp/ckpt" . # as README installs it,
 CGO_ENABLED=0 go build -o "$tmp/ckpt-hook" ./cmd/ckpt-hook # so the hooks run ckpt-hook
 status=0
 env "${envs[@]}" CKPT_REAL_AGENTS=1 CKPT_BIN="$tmp/ckpt" \
-	go test ./harness -run 'TestRealAgents' -count=1 -v -parallel "${CKPT_AGENTS_PARALLEL:-4}" -timeout 30m >"$tmp/out" 2>&1 || status=$?
+	go test ./harness -run 'TestRealAgents' -count=1 -v -parallel "${CKPT_AGENTS_PARALLEL:-3}" -timeout 30m >"$tmp/out" 2>&1 || status=$?
 if [ $status -ne 0 ] || [ -n "${CKPT_HARNESS_RECORD:-}" ] || [ -n "${CKPT_HARNESS_DEBUG:-}" ]; then
 	cat "$tmp/out"
 fi

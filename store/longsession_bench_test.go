@@ -126,7 +126,7 @@ func runLongSession(root string, files []string, turns int) error {
 				return err
 			}
 		}
-		if s.MaintenanceDue(DefaultBudget) {
+		if s.MaintenanceDue() {
 			if _, err := s.Maintain(DefaultBudget, false); err != nil {
 				return err
 			}

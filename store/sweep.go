@@ -218,163 +218,13 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 	if old != nil {
 		oldEntries = old.entries
 	}
-	var changes, racy []sweepChange
-	var toRead []string
-	// order lists the next baseline's entries in path order as the merge
-	// meets them: j ≥ 0 is now[j], -(i+1) is an old entry that stands.
-	order := make([]int32, 0, len(now)+8)
-	i, j := 0, 0
-	for i < len(oldEntries) || j < len(now) {
-		switch {
-		case j == len(now) || i < len(oldEntries) && oldEntries[i].path < now[j].path:
-			o := &oldEntries[i]
-			i++
-			if under(o.path, unread) {
-				// Not listed this time, it stands: -(its index+1). Its stat
-				// was taken under the old baseline's time; one racy then
-				// (a file, or a folder whose listing it vouches for) would
-				// look settled under the new one, so it loses its times
-				// and is read again once it can be.
-				if o.mtime >= old.at-racyWindow || o.ctime >= old.at-racyWindow {
-					o.mtime, o.ctime = 0, 0
-				}
-				order = append(order, int32(-i))
-				continue
-			}
-			if o.kind != baseDir {
-				changes = append(changes, sweepChange{old: o})
-			}
-		case i == len(oldEntries) || now[j].path < oldEntries[i].path:
-			n := now[j]
-			order = append(order, int32(j))
-			j++
-			if n.kind != baseDir {
-				changes = append(changes, sweepChange{now: n})
-				toRead = append(toRead, n.path)
-			}
-		default:
-			o, n := &oldEntries[i], now[j]
-			order = append(order, int32(j))
-			i, j = i+1, j+1
-			if o.sameStat(n) && !old.racy(o) {
-				n.sum, n.link, n.kind = o.sum, o.link, o.kind
-				continue
-			}
-			if o.sameStat(n) && o.kind == baseFile && n.kind == baseFile && len(racy) < racyHashMax {
-				racy = append(racy, sweepChange{old: o, now: n})
-				continue
-			}
-			switch {
-			case n.kind == baseDir && o.kind == baseDir && o.mode == n.mode:
-				// A folder is still a folder: what changed is in it.
-			case n.kind == baseDir:
-				// A file or link became a folder (or a folder's mode
-				// moved): recorded with its kind, nothing to read.
-				changes = append(changes, sweepChange{old: o, now: n})
-			default:
-				changes = append(changes, sweepChange{old: o, now: n})
-				toRead = append(toRead, n.path)
-			}
-		}
-	}
-	// A racy file is hashed first: when it holds the baseline's bytes,
-	// which are kept already, it is no change, and nothing is written.
-	hashed := 0
-	if len(racy) > 0 {
-		for _, c := range racy {
-			if s.sameBytes(c.now, c.old) {
-				c.now.sum, c.now.kind = c.old.sum, c.old.kind
-				hashed++
-				continue
-			}
-			changes = append(changes, c)
-			toRead = append(toRead, c.now.path)
-		}
-		slices.SortFunc(changes, func(a, b sweepChange) int { return strings.Compare(a.path(), b.path()) })
-		slices.Sort(toRead)
-	}
-	res.Read = len(toRead) + hashed
-	imgs, full := s.lookTolerant(toRead, fp, res)
-	var recs []shellRec
-	var dirSet map[string]bool
-	for _, c := range changes {
-		var rel string
-		if c.now != nil {
-			rel = c.now.path
-			img, ok := imgs[rel]
-			switch {
-			case c.now.kind == baseDir:
-			case !ok:
-				// Unreadable: what it holds is unknown, so a later change
-				// of it is never recorded against a guessed pre-image.
-				c.now.kind = baseUnknown
-			case !c.now.fill(img, s.maxBlob):
-				c.now.kind = 0 // no longer a file or link: not in the baseline
-			}
-		} else {
-			rel = c.old.path
-			// Vanished from the listing: gone, or now under an ignored or
-			// unreadable folder, which is no change of the command's. A
-			// folder on its way that became a link does not count: the
-			// name the link leads to is another path.
-			if s.existsNoFollow(rel) {
-				continue
-			}
-		}
-		if !attribute {
-			continue
-		}
-		// Read, but its new bytes could not be kept (a full disk): it is
-		// the command's all the same, with its pre-image and no post.
-		noSpace := c.now != nil && full[rel] && (c.old == nil || c.old.kind != baseUnknown)
-		if !noSpace && (c.old != nil && c.old.kind == baseUnknown || c.now != nil && c.now.kind == baseUnknown) {
-			res.Problems = append(res.Problems, rel+": could not be read, so its change is not recorded")
-			continue
-		}
-		if !noSpace && c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
-			continue // only the stat moved (a touch, a rewrite of the same bytes)
-		}
-		r := shellRec{path: rel, post: Image{Kind: ImageAbsent}}
-		switch {
-		case noSpace:
-			r.noPost = true
-			res.Problems = append(res.Problems, rel+": no space left to keep its new bytes: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
-		case c.now != nil && c.now.kind == baseDir:
-			r.post = Image{Kind: ImageDir, Mode: c.now.mode}
-		case c.now != nil && c.now.kind != 0:
-			r.post = imgs[rel]
-		case c.now != nil:
-			continue
-		}
-		if c.old != nil {
-			r.pre = c.old.image(s.maxBlob)
-		} else {
-			r.pre = Image{Kind: ImageAbsent}
-			if dirSet == nil {
-				dirSet = map[string]bool{}
-				for k := range oldEntries {
-					if oldEntries[k].kind == baseDir {
-						dirSet[oldEntries[k].path] = true
-					}
-				}
-			}
-			for _, d := range parents(rel) {
-				if !dirSet[d] {
-					r.dirs = append(r.dirs, d)
-				}
-			}
-		}
-		recs = append(recs, r)
-	}
-	next := make([]*baseEntry, 0, len(order))
-	for _, k := range order {
-		switch {
-		case k < 0:
-			next = append(next, &oldEntries[-k-1])
-		case now[k].kind != 0:
-			next = append(next, now[k])
-		}
-	}
+	m := mergeListing(old, oldEntries, now, unread)
+	hashed := s.settleRacy(m)
+	changes, order := m.changes, m.order
+	res.Read = len(m.toRead) + hashed
+	imgs, full := s.lookTolerant(m.toRead, fp, res)
+	recs := s.shellRecords(changes, imgs, full, attribute, oldEntries, res)
+	next := nextBaseline(order, oldEntries, now)
 	fp.hit()
 	if ws != nil && len(recs) > 0 {
 		var hook bool
@@ -448,6 +298,195 @@ func (s *Store) askFeed(res *SweepResult) Changes {
 		res.Feed = FeedFull
 	}
 	return c
+}
+
+// sweepMerge is what merging the old baseline's entries with the new
+// listing found: the changes, the paths to read, the racy files to hash,
+// and the next baseline's entries in path order as the merge met them
+// (j ≥ 0 is now[j], -(i+1) an old entry that stands).
+type sweepMerge struct {
+	changes, racy []sweepChange
+	toRead        []string
+	order         []int32
+}
+
+// mergeListing walks the old entries and the new listing, both in path
+// order, side by side. unread lists the folders the walk could not read:
+// what the old baseline holds under them stands.
+func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unread []string) *sweepMerge {
+	m := &sweepMerge{}
+	m.order = make([]int32, 0, len(now)+8)
+	i, j := 0, 0
+	for i < len(oldEntries) || j < len(now) {
+		switch {
+		case j == len(now) || i < len(oldEntries) && oldEntries[i].path < now[j].path:
+			o := &oldEntries[i]
+			i++
+			if under(o.path, unread) {
+				// Not listed this time, it stands: -(its index+1). Its stat
+				// was taken under the old baseline's time; one racy then
+				// (a file, or a folder whose listing it vouches for) would
+				// look settled under the new one, so it loses its times
+				// and is read again once it can be.
+				if o.mtime >= old.at-racyWindow || o.ctime >= old.at-racyWindow {
+					o.mtime, o.ctime = 0, 0
+				}
+				m.order = append(m.order, int32(-i))
+				continue
+			}
+			if o.kind != baseDir {
+				m.changes = append(m.changes, sweepChange{old: o})
+			}
+		case i == len(oldEntries) || now[j].path < oldEntries[i].path:
+			n := now[j]
+			m.order = append(m.order, int32(j))
+			j++
+			if n.kind != baseDir {
+				m.changes = append(m.changes, sweepChange{now: n})
+				m.toRead = append(m.toRead, n.path)
+			}
+		default:
+			o, n := &oldEntries[i], now[j]
+			m.order = append(m.order, int32(j))
+			i, j = i+1, j+1
+			if o.sameStat(n) && !old.racy(o) {
+				n.sum, n.link, n.kind = o.sum, o.link, o.kind
+				continue
+			}
+			if o.sameStat(n) && o.kind == baseFile && n.kind == baseFile && len(m.racy) < racyHashMax {
+				m.racy = append(m.racy, sweepChange{old: o, now: n})
+				continue
+			}
+			switch {
+			case n.kind == baseDir && o.kind == baseDir && o.mode == n.mode:
+				// A folder is still a folder: what changed is in it.
+			case n.kind == baseDir:
+				// A file or link became a folder (or a folder's mode
+				// moved): recorded with its kind, nothing to read.
+				m.changes = append(m.changes, sweepChange{old: o, now: n})
+			default:
+				m.changes = append(m.changes, sweepChange{old: o, now: n})
+				m.toRead = append(m.toRead, n.path)
+			}
+		}
+	}
+	return m
+}
+
+// settleRacy hashes m's racy files: one holding the baseline's bytes,
+// which are kept already, is no change. The rest join the changes to
+// read. It returns how many it hashed and found the same.
+func (s *Store) settleRacy(m *sweepMerge) int {
+	hashed := 0
+	if len(m.racy) > 0 {
+		for _, c := range m.racy {
+			if s.sameBytes(c.now, c.old) {
+				c.now.sum, c.now.kind = c.old.sum, c.old.kind
+				hashed++
+				continue
+			}
+			m.changes = append(m.changes, c)
+			m.toRead = append(m.toRead, c.now.path)
+		}
+		slices.SortFunc(m.changes, func(a, b sweepChange) int { return strings.Compare(a.path(), b.path()) })
+		slices.Sort(m.toRead)
+	}
+	return hashed
+}
+
+// shellRecords turns the changes into the records of a command's turn,
+// filling each new entry from what was read (imgs; full names the paths
+// whose bytes found no room). Without attribute (no baseline to compare
+// with, or a sweep before a command) it records nothing, but still fills
+// the entries the next baseline holds.
+func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full map[string]bool, attribute bool, oldEntries []baseEntry, res *SweepResult) []shellRec {
+	var recs []shellRec
+	var dirSet map[string]bool
+	for _, c := range changes {
+		var rel string
+		if c.now != nil {
+			rel = c.now.path
+			img, ok := imgs[rel]
+			switch {
+			case c.now.kind == baseDir:
+			case !ok:
+				// Unreadable: what it holds is unknown, so a later change
+				// of it is never recorded against a guessed pre-image.
+				c.now.kind = baseUnknown
+			case !c.now.fill(img, s.maxBlob):
+				c.now.kind = 0 // no longer a file or link: not in the baseline
+			}
+		} else {
+			rel = c.old.path
+			// Vanished from the listing: gone, or now under an ignored or
+			// unreadable folder, which is no change of the command's. A
+			// folder on its way that became a link does not count: the
+			// name the link leads to is another path.
+			if s.existsNoFollow(rel) {
+				continue
+			}
+		}
+		if !attribute {
+			continue
+		}
+		// Read, but its new bytes could not be kept (a full disk): it is
+		// the command's all the same, with its pre-image and no post.
+		noSpace := c.now != nil && full[rel] && (c.old == nil || c.old.kind != baseUnknown)
+		if !noSpace && (c.old != nil && c.old.kind == baseUnknown || c.now != nil && c.now.kind == baseUnknown) {
+			res.Problems = append(res.Problems, rel+": could not be read, so its change is not recorded")
+			continue
+		}
+		if !noSpace && c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
+			continue // only the stat moved (a touch, a rewrite of the same bytes)
+		}
+		r := shellRec{path: rel, post: Image{Kind: ImageAbsent}}
+		switch {
+		case noSpace:
+			r.noPost = true
+			res.Problems = append(res.Problems, rel+": no space left to keep its new bytes: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
+		case c.now != nil && c.now.kind == baseDir:
+			r.post = Image{Kind: ImageDir, Mode: c.now.mode}
+		case c.now != nil && c.now.kind != 0:
+			r.post = imgs[rel]
+		case c.now != nil:
+			continue
+		}
+		if c.old != nil {
+			r.pre = c.old.image(s.maxBlob)
+		} else {
+			r.pre = Image{Kind: ImageAbsent}
+			if dirSet == nil {
+				dirSet = map[string]bool{}
+				for k := range oldEntries {
+					if oldEntries[k].kind == baseDir {
+						dirSet[oldEntries[k].path] = true
+					}
+				}
+			}
+			for _, d := range parents(rel) {
+				if !dirSet[d] {
+					r.dirs = append(r.dirs, d)
+				}
+			}
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// nextBaseline lays out the next baseline's entries in the merge's order,
+// leaving out the paths that are no longer a file, link or folder.
+func nextBaseline(order []int32, oldEntries []baseEntry, now []*baseEntry) []*baseEntry {
+	next := make([]*baseEntry, 0, len(order))
+	for _, k := range order {
+		switch {
+		case k < 0:
+			next = append(next, &oldEntries[-k-1])
+		case now[k].kind != 0:
+			next = append(next, now[k])
+		}
+	}
+	return next
 }
 
 // existsNoFollow reports whether rel is there, reached through folders

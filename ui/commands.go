@@ -277,7 +277,9 @@ func (m *Model) edit() tea.Cmd {
 	if m.diff.d != nil {
 		// The new side is the file as it is now (in the modes that show
 		// the disk); the first changed line of the hunk on screen.
-		if _, n := m.diff.d.LineNumbers(m.diff.top, m.layout()); n > 0 {
+		if n := m.changedLine(); n > 0 {
+			line = n
+		} else if _, n := m.diff.d.LineNumbers(m.diff.top, m.layout()); n > 0 {
 			line = n
 		}
 	}

@@ -40,6 +40,20 @@ type fakeStore struct {
 	plans map[*store.Plan]planArgs
 	// applied lists each applied plan's steps, by path.
 	applied [][]string
+	// convs are the canned conversations by turn id; a turn without one
+	// has none to show.
+	convs map[string]*Conversation
+}
+
+// Conversation is the canned conversation of e.
+func (f *fakeStore) Conversation(e store.Entry) (*Conversation, error) {
+	f.call()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.convs[e.ID]; c != nil {
+		return c, nil
+	}
+	return nil, fmt.Errorf("turn %s: its agent named no transcript", e.ID)
 }
 
 type planArgs struct {

@@ -183,9 +183,16 @@ type Model struct {
 	helpTop  int
 
 	search diffSearch
-	zoom   bool // the diff pane has the whole screen
-	follow bool // the cursor stays on the newest turn
-	newer  int  // turns that arrived since the user last looked at the top
+	// lastQuery is the last search, which / offers again.
+	lastQuery string
+	conv      convPane // the conversation shown in the diff's place (c)
+	wrap      bool     // long diff lines wrap (w)
+	noMouse   bool     // mouse capture is off, so the terminal selects text (M)
+	hideEmpty bool     // turns that changed no file are hidden (H)
+	jumping   bool     // the input line takes a turn id (:)
+	zoom      bool     // the diff pane has the whole screen
+	follow    bool     // the cursor stays on the newest turn
+	newer     int      // turns that arrived since the user last looked at the top
 	// errsSeen is how many logged errors x hid from the status line (the
 	// log keeps them).
 	errsSeen int
@@ -338,6 +345,9 @@ func (m *Model) applyFilter() {
 	q := strings.ToLower(strings.TrimSpace(m.filter))
 	m.turns.shown = m.turns.shown[:0]
 	for i := range m.entries {
+		if m.hideEmpty && emptyTurn(&m.entries[i]) {
+			continue // H: a question answered without writing
+		}
 		if q == "" || matches(&m.entries[i], q) {
 			m.turns.shown = append(m.turns.shown, i)
 		}

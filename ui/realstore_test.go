@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/ckpt-dev/ckpt/store"
@@ -22,4 +23,9 @@ func (r realStore) Watch(ctx context.Context) (<-chan struct{}, error) {
 
 func (r realStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
 	return r.Store.PlanRewind(turn, keep...)
+}
+
+// Conversation: the real store's tests read no transcripts.
+func (r realStore) Conversation(e store.Entry) (*Conversation, error) {
+	return nil, errors.New("no transcript in this test")
 }

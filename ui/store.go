@@ -28,5 +28,8 @@ type Store interface {
 	Errors() ([]string, error)
 	Size() (int64, error)
 	Root() string
+	// Conversation reads what turn e's agent was asked and said from the
+	// transcript its hook named; an error says why there is none.
+	Conversation(e store.Entry) (*Conversation, error)
 	Watch(ctx context.Context) (<-chan struct{}, error)
 }

@@ -12,7 +12,20 @@ import (
 // Update handles a message. It changes the model and returns commands; it
 // never calls the store itself.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	mm, cmd := m.update(msg)
+	// Whatever moved the cursor, the conversation follows the turn.
+	if c := m.syncConversation(); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
+	return mm, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case conversationLoadedMsg:
+		m.conversationLoaded(msg)
+		return m, nil
+
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
@@ -278,7 +291,8 @@ func (m *Model) paneBindings() keymap.KeyMap {
 	k.SideBySide.SetEnabled(m.diff.d != nil)
 	k.Zoom.SetEnabled(m.diff.turn != "")
 	k.Search.SetEnabled(m.focus == paneDiff && m.diff.d != nil)
-	k.Editor.SetEnabled(m.focus == paneDiff && m.selectedFile() != nil && m.opt.Editor != "")
+	k.Editor.SetEnabled(m.focus != paneTurns && m.selectedFile() != nil && m.opt.Editor != "")
+	m.comfortBindings(&k, diff)
 	k.Filter.SetEnabled(!k.Search.Enabled())
 	k.Follow.SetEnabled(!m.follow)
 	_, _, notice := m.statusMsg()
@@ -322,6 +336,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.search.typing {
 		return m.searchKey(msg)
 	}
+	if m.jumping {
+		return m.jumpKey(msg)
+	}
 	if m.dlg != nil {
 		cmd, act := m.dlg.HandleKey(msg, k, m.keys)
 		return m.act(cmd, act)
@@ -336,6 +353,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.errorsKey(msg, k)
 	}
 	if cmd, ok := m.opKey(msg, k); ok {
+		return cmd
+	}
+	if cmd, ok := m.comfortKey(msg, k); ok {
 		return cmd
 	}
 	return m.paneKey(msg, k)
@@ -395,7 +415,11 @@ func (m *Model) opKey(msg tea.KeyPressMsg, k keymap.KeyMap) (cmd tea.Cmd, ok boo
 		return m.input.Focus(), true
 	case key.Matches(msg, k.Search):
 		m.search.typing = true
-		m.input.SetValue(m.search.query)
+		q := m.search.query
+		if q == "" {
+			q = m.lastQuery // / offers the last search again
+		}
+		m.input.SetValue(q)
 		m.input.CursorEnd()
 		m.sizeInput()
 		return m.input.Focus(), true
@@ -436,10 +460,10 @@ func (m *Model) paneKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 	case key.Matches(msg, k.Editor):
 		return m.edit()
 	case m.focus == paneDiff && key.Matches(msg, k.Left):
-		m.diff.left = max(m.diff.left-sideStep, 0)
+		m.diff.left = max(m.diff.left-m.step(), 0)
 		return nil
 	case m.focus == paneDiff && key.Matches(msg, k.Right):
-		m.diff.left = min(m.diff.left+sideStep, max(m.diff.d.Longest()-sideStep, 0))
+		m.diff.left = min(m.diff.left+m.step(), max(m.diff.d.Longest()-sideStep, 0))
 		return nil
 	case key.Matches(msg, k.NextPane):
 		m.focus = (m.focus + 1) % 3
@@ -510,6 +534,7 @@ func (m *Model) paneKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 			}
 			m.diff.top = top
 			m.clipDiff()
+			m.showMatch()
 			return nil
 		}
 		m.jumpHunk(dir)
@@ -651,6 +676,9 @@ func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.search.typing = false
 		m.input.Blur()
 		m.search.query = m.input.Value()
+		if m.search.query != "" {
+			m.lastQuery = m.search.query
+		}
 		m.findAll()
 		if len(m.search.hits) == 0 && m.search.query != "" {
 			m.setStatus("not found in this diff: " + m.search.query)
@@ -663,6 +691,7 @@ func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 				}
 			}
 			m.clipDiff()
+			m.showMatch()
 		}
 		return nil
 	case key.Matches(msg, m.keys.Back):

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ckpt-dev/ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/keymap"
 	"github.com/ckpt-dev/ckpt/present"
 	"github.com/ckpt-dev/ckpt/store"
 )
@@ -121,6 +122,9 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
+	if m.noMouse {
+		v.MouseMode = tea.MouseModeNone // the terminal selects text again
+	}
 	v.WindowTitle = "ckpt"
 	return v
 }
@@ -161,7 +165,11 @@ func (m *Model) panesView(h int) []string {
 		left = append(left, m.filesView(lw, h-m.filesTop())...)
 	}
 	var right []string
-	if lw == 0 || lw < m.width {
+	switch {
+	case lw != 0 && lw >= m.width:
+	case m.conv.on:
+		right = m.convView(dw, h)
+	default:
 		right = m.diffView(dw, h)
 	}
 	out := make([]string, h)
@@ -194,6 +202,9 @@ func (m *Model) turnsView(w, h int) []string {
 	n := fmt.Sprintf("Turns (%d)", m.turnCount())
 	if m.filter != "" {
 		n = fmt.Sprintf("Turns (%d of %d shown)", len(m.turns.shown), len(m.entries))
+	}
+	if k := m.hiddenEmpty(); k > 0 {
+		n += " · " + present.Count(k, "empty turn") + " hidden (H)"
 	}
 	if m.follow {
 		n += " · following"
@@ -614,6 +625,9 @@ func (m *Model) diffView(w, h int) []string {
 	if m.diff.left > 0 {
 		info = append(info, fmt.Sprintf("→ %d", m.diff.left))
 	}
+	if m.wrap {
+		info = append(info, "wrapped")
+	}
 	if d != nil && len(d.Hunks(m.layout())) > 0 {
 		hs := d.Hunks(m.layout())
 		cur := 0
@@ -661,6 +675,10 @@ func (m *Model) diffView(w, h int) []string {
 	default:
 		l := m.layout()
 		v := diffview.View{Left: m.diff.left, Find: m.search.query}
+		if m.wrap {
+			out = append(out, m.wrappedRows(d, l, w, h-len(out), v)...)
+			break
+		}
 		for i := m.diff.top; i < d.Len(l) && len(out) < h; i++ {
 			out = append(out, d.LineView(i, w, l, m.sty.diff, v))
 		}
@@ -716,6 +734,9 @@ func (m *Model) pathTitle(f *store.File, rest string, w int, focused bool) strin
 
 func (m *Model) statusLine() string {
 	w := m.width
+	if m.jumping {
+		return fitStyled(" "+m.input.View()+m.sty.dim.Render("  (enter goes, esc gives up)"), w)
+	}
 	root := present.Escape(m.root)
 	if rw := max(w/3, 12); ansi.StringWidth(root) > rw {
 		root = ansi.TruncateLeft(root, ansi.StringWidth(root)-rw+1, "…")
@@ -788,7 +809,7 @@ func (m *Model) helpLines() []string {
 	k := m.bindings()
 	var lines []string
 	lines = append(lines, m.sty.dialogTitle.Render(" Keys")+m.sty.dim.Render("  (dimmed: not available here)"), "")
-	for _, l := range strings.Split(m.fullHelp(k.FullHelp()), "\n") {
+	for _, l := range strings.Split(m.fullHelp(dedupeHelp(k.FullHelp()), k.FullHelpTitles()), "\n") {
 		lines = append(lines, " "+l)
 	}
 	lines = append(lines, "", m.sty.dialogTitle.Render(" File status"), "")
@@ -807,12 +828,15 @@ func (m *Model) helpLines() []string {
 
 // helpBlock is one group of keys as a column: every key, with those that
 // cannot act now dimmed.
-func (m *Model) helpBlock(g []key.Binding) string {
+func (m *Model) helpBlock(title string, g []key.Binding) string {
+	if len(g) == 0 {
+		return ""
+	}
 	kw := 0
 	for _, b := range g {
 		kw = max(kw, ansi.StringWidth(b.Help().Key))
 	}
-	var lines []string
+	lines := []string{m.sty.dialogTitle.Render(title)}
 	for _, b := range g {
 		k, d := pad(b.Help().Key, kw), b.Help().Desc
 		if b.Enabled() {
@@ -826,12 +850,16 @@ func (m *Model) helpBlock(g []key.Binding) string {
 
 // fullHelp lays the help's groups side by side, as many to a row as the
 // width allows.
-func (m *Model) fullHelp(groups [][]key.Binding) string {
+func (m *Model) fullHelp(groups [][]key.Binding, titles []string) string {
 	var rows []string
 	var row []string
 	rowW := 0
-	for _, g := range groups {
-		block := m.helpBlock(g)
+	for i, g := range groups {
+		title := ""
+		if i < len(titles) {
+			title = titles[i]
+		}
+		block := m.helpBlock(title, g)
 		if block == "" {
 			continue
 		}
@@ -867,4 +895,47 @@ func pad(s string, w int) string {
 		return s + strings.Repeat(" ", w-sw)
 	}
 	return s
+}
+
+// dedupeHelp leaves out of the help a binding that cannot act now when
+// another one of the same key can (f follows the newest turn in the
+// panes, and forces an undo in a preview), and lists a key once when
+// none of its bindings can act: the help never names a key twice.
+func dedupeHelp(groups [][]key.Binding) [][]key.Binding {
+	live := map[string]bool{}
+	for _, g := range groups {
+		for _, b := range g {
+			if b.Enabled() {
+				for _, k := range b.Keys() {
+					live[k] = true
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	out := make([][]key.Binding, len(groups))
+	for i, g := range groups {
+		if i == keymap.PreviewGroup {
+			out[i] = g // a preview's keys, under their own heading
+			continue
+		}
+		for _, b := range g {
+			first := b.Help().Key
+			if !b.Enabled() && (seen[first] || anyKey(live, b.Keys())) {
+				continue
+			}
+			seen[first] = true
+			out[i] = append(out[i], b)
+		}
+	}
+	return out
+}
+
+func anyKey(set map[string]bool, keys []string) bool {
+	for _, k := range keys {
+		if set[k] {
+			return true
+		}
+	}
+	return false
 }
