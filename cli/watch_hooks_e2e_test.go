@@ -83,7 +83,11 @@ func TestHookStartsWatcher(t *testing.T) {
 	if got := turnPaths(t, root, "1"); strings.Join(got, ",") != "b.txt" {
 		t.Fatalf("turn 1 holds %v", got)
 	}
-	waitFor(t, func() string { return "a sweep fed by the watcher (watch.token)" }, func() bool {
+	// The watcher answers within a few milliseconds or not at all: on a
+	// loaded machine a sweep may go on without it, so sweep until one
+	// was answered (watch.token holds the answer's token).
+	waitFor(t, func() string { return "a sweep answered by the watcher (watch.token)" }, func() bool {
+		hookRun(t, small, root, claudeEvent(root, "PostToolUse", "true", ""))
 		return pathExists(filepath.Join(storeFolder(root), "watch.token"))
 	})
 	if r := ckpt(t, root, "doctor"); !strings.Contains(r.Stdout, "watcher: the background watcher runs") {
