@@ -39,3 +39,16 @@ func TestDemo(t *testing.T) {
 	}
 	ckptOK(t, dir, "verify")
 }
+
+// TestDemoConversation: the demo's turns carry a sample session, so c in
+// the UI and show --conversation have something to show a newcomer.
+func TestDemoConversation(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	ckptOK(t, "", "demo", "--dir", dir, "--no-ui")
+	out := ckptOK(t, dir, "show", "3", "--conversation").Stdout
+	for _, want := range []string{"read the port and keys from config", "Added src/config.js", "ok     Write  src/config.js", "failed Bash   npm test"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show 3 --conversation lacks %q:\n%s", want, out)
+		}
+	}
+}

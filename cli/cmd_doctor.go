@@ -188,7 +188,7 @@ func printBudget(root string) {
 	if err != nil {
 		fmt.Printf("store: retention budget unreadable, nothing is pruned by itself: %s\n", esc(err.Error()))
 	}
-	size, _ := s.Size()
+	size, _ := s.DiskUsage()
 	packs, loose := s.PackCounts()
 	of := ""
 	if b.MaxSize > 0 {
@@ -198,6 +198,6 @@ func printBudget(root string) {
 	if b.From != "" {
 		from = store.ConfigFile
 	}
-	fmt.Printf("store: %s%s; budget: %s (%s); %s, %s\n", present.Bytes(size), of, b, from,
+	fmt.Printf("store: %s on disk%s; budget: %s (%s); %s, %s\n", present.Bytes(size), of, b, from,
 		present.Count(packs, "pack"), present.Count(loose, "loose blob"))
 }

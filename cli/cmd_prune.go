@@ -19,13 +19,13 @@ func newPruneCmd(g *globals) *cobra.Command {
 		dryRun    bool
 	)
 	cmd := &cobra.Command{
-		Use:   "prune (--keep N | --older-than DUR)",
+		Use:   "prune (--keep N | --older-than DUR | --dry-run)",
 		Short: "Drop old turns and the blobs nothing refers to",
 		Long: `prune drops turns beyond the newest N, or older than DUR, then deletes the
 blobs no remaining record refers to.`,
 		Example: `ckpt prune --keep 50
 ckpt prune --older-than 7d --dry-run`,
-		Args: noArgs(" (use --keep N or --older-than DUR)"),
+		Args: noArgs(" (use --keep N, --older-than DUR or --dry-run)"),
 		RunE: func(*cobra.Command, []string) error {
 			var o store.PruneOptions
 			if keep < 0 {
@@ -39,8 +39,10 @@ ckpt prune --older-than 7d --dry-run`,
 				}
 				o.OlderThan = d
 			}
-			if o.Keep == 0 && o.OlderThan == 0 {
-				return usageErrorf("prune needs --keep N or --older-than DUR")
+			if o.Keep == 0 && o.OlderThan == 0 && !dryRun {
+				// --dry-run alone drops no turn: it says what collecting
+				// and packing the blobs would do.
+				return usageErrorf("prune needs --keep N or --older-than DUR (or --dry-run alone, to see what the blobs would gain)")
 			}
 			o.DryRun = dryRun
 			s, err := g.openStore(storeOptions{})

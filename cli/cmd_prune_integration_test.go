@@ -58,3 +58,20 @@ func countBlobs(t testing.TB, root, content string) int {
 	})
 	return n
 }
+
+// TestPruneDryRunAlone: --dry-run alone is a question, not a usage
+// error: it drops no turn and says what the blobs would gain; prune alone
+// still asks for a limit.
+func TestPruneDryRunAlone(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a\n"})
+	p.turn(t, "1", "first", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "A\n") })
+	r := ckptCode(t, p.root, exitPlanShown, "prune", "--dry-run")
+	if !strings.Contains(r.Stdout, "would drop 0 turns") {
+		t.Errorf("prune --dry-run: %s", r)
+	}
+	ckptCode(t, p.root, exitUsage, "prune")
+	r = ckptCode(t, p.root, exitError, "rewind", "1", "--except", "/etc/passwd", "--yes")
+	if !strings.Contains(r.Stderr, "--except: /etc/passwd") || strings.Contains(r.Stderr, "keep:") {
+		t.Errorf("--except outside the root: %s", r)
+	}
+}

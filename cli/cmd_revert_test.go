@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -168,4 +170,55 @@ func TestRewindOverRevert(t *testing.T) {
 	if e := findEntry(t, ckptLog(t, root), "2"); e.State != "reverted" {
 		t.Errorf("turn 2 is %q after the rewind's undo, want reverted", e.State)
 	}
+}
+
+// revertProject is a folder after two sealed turns and a hand edit, where
+// reverting turn 1 merges a file (later changes kept), deletes one it
+// created, brings back one it deleted and puts back a mode it changed.
+func revertProject(t *testing.T, root string) {
+	t.Helper()
+	writeTexts(t, root, map[string]string{
+		"a.txt": lines20(nil), "gone.txt": "gone 0\n", "run.sh": "#!/bin/sh\n", "big.txt": strings.Repeat("big 0\n", 4000),
+	})
+	if err := os.Chmod(filepath.Join(root, "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"a.txt", "gone.txt", "run.sh", "big.txt", "new/made.txt"}
+	ckptOK(t, root, append([]string{"capture", "--turn", "1"}, paths...)...)
+	writeTexts(t, root, map[string]string{"a.txt": lines20(map[int]string{1: "one by turn 1"}), "new/made.txt": "made\n",
+		"big.txt": strings.Repeat("big 1\n", 4000)})
+	removePath(t, root, "gone.txt")
+	if err := os.Chmod(filepath.Join(root, "run.sh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ckptOK(t, root, append([]string{"seal", "--turn", "1"}, paths...)...)
+	agentWrite(t, root, "2", "a.txt", lines20(map[int]string{1: "one by turn 1", 12: "twelve by turn 2"}))
+	writeText(t, root, "a.txt", lines20(map[int]string{1: "one by turn 1", 12: "twelve by turn 2", 20: "by hand"}))
+}
+
+// A revert, and its undo, killed after each of their file operations:
+// the next command leaves the folder wholly before or wholly after.
+func TestCrashDuringRevert(t *testing.T) {
+	base := t.TempDir()
+	tmpl := filepath.Join(base, "template")
+	revertProject(t, tmpl)
+	s1 := snapshotDir(t, tmpl)
+	scratch := filepath.Join(base, "scratch")
+	copyTree(t, tmpl, scratch)
+	ckptOK(t, scratch, "revert", "1", "--yes")
+	s2 := snapshotDir(t, scratch)
+	if got := readText(t, scratch, "a.txt"); got != lines20(map[int]string{12: "twelve by turn 2", 20: "by hand"}) {
+		t.Fatalf("a.txt after revert 1:\n%s", got)
+	}
+	t.Run("revert", func(t *testing.T) {
+		c := crashCase{name: "revert", args: []string{"revert", "1", "--yes"}, turn1After: "reverted", reverse: []string{"undo", "--yes"}}
+		crashLoop(t, t.TempDir(), tmpl, c, s1, s2, "active")
+	})
+	t.Run("undo", func(t *testing.T) {
+		undoTmpl := filepath.Join(base, "undo-template")
+		copyTree(t, tmpl, undoTmpl)
+		ckptOK(t, undoTmpl, "revert", "1", "--yes")
+		c := crashCase{name: "undo of a revert", args: []string{"undo", "--yes"}, turn1After: "active", reverse: []string{"redo", "--yes"}}
+		crashLoop(t, t.TempDir(), undoTmpl, c, s2, s1, "reverted")
+	})
 }

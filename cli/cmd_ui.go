@@ -23,6 +23,11 @@ type uiStore struct{ *store.Store }
 
 var _ ui.Store = uiStore{}
 
+// PlanRevert plans a revert of one turn (the store's own method).
+func (u uiStore) PlanRevert(turn string, opt store.RevertOptions) (*store.Plan, error) {
+	return u.Store.PlanRevert(turn, opt)
+}
+
 // PlanRewind plans a rewind leaving the paths in keep as they are.
 func (u uiStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
 	return u.Store.PlanRewind(turn, keep...)

@@ -33,6 +33,7 @@ type KeyMap struct {
 	LineEnd    key.Binding // scroll the diff to the longest line's end
 
 	Rewind  key.Binding
+	Revert  key.Binding // take one turn out, keeping what came after it
 	Undo    key.Binding
 	Redo    key.Binding
 	Confirm key.Binding
@@ -85,6 +86,7 @@ func Default() KeyMap {
 		LineEnd:    key.NewBinding(key.WithKeys("$"), key.WithHelp("$", "longest line's end")),
 
 		Rewind:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind")),
+		Revert:  key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revert")),
 		Undo:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
 		Redo:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "redo")),
 		Confirm: key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "apply")),
@@ -111,12 +113,12 @@ func Default() KeyMap {
 
 // ShortHelp is the one-line help: the keys a newcomer needs first.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextPane, k.Open, k.Rewind, k.Undo, k.Redo, k.Errors, k.Dismiss, k.Conversation, k.Follow, k.Back, k.Filter, k.Search, k.Help, k.Quit}
+	return []key.Binding{k.NextPane, k.Open, k.Rewind, k.Revert, k.Undo, k.Redo, k.Errors, k.Dismiss, k.Conversation, k.Follow, k.Back, k.Filter, k.Search, k.Help, k.Quit}
 }
 
 // PreviewHelp is the one-line help of the rewind preview.
 func (k KeyMap) PreviewHelp() []key.Binding {
-	return []key.Binding{k.Confirm, k.Keep, k.KeepAll, k.Up, k.Down, k.DiffMode, k.Left, k.Right, k.Force, k.Rewind, k.Back}
+	return []key.Binding{k.Confirm, k.Keep, k.KeepAll, k.Up, k.Down, k.DiffMode, k.Left, k.Right, k.Force, k.Rewind, k.Revert, k.Back}
 }
 
 // PreviewGroup is the index of FullHelp's group of a preview's own keys:
@@ -134,7 +136,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane, k.PrevPane, k.Open, k.Back},
 		{k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide, k.Left, k.Right, k.LineStart, k.LineEnd, k.Wrap, k.Zoom, k.Search, k.Editor, k.CopyPath},
-		{k.Rewind, k.Undo, k.Redo},
+		{k.Rewind, k.Revert, k.Undo, k.Redo},
 		{k.Confirm, k.Keep, k.KeepAll, k.Force},
 		{k.Conversation, k.JumpTurn, k.HideEmpty, k.Follow, k.Errors, k.Dismiss, k.CutTurn, k.Filter, k.Mouse, k.Help, k.Quit},
 	}

@@ -195,7 +195,7 @@ func OpSummary[K ~string](kind K, target string, turns, files int) string {
 		if target == "" {
 			return fmt.Sprintf("reverted %s · %s", Count(turns, "turn"), Count(files, "file"))
 		}
-		return fmt.Sprintf("reverted %s · %s", Escape(target), Count(files, "file"))
+		return fmt.Sprintf("reverted turn %s · %s", Escape(target), Count(files, "file"))
 	}
 	return Escape(string(kind))
 }

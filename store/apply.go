@@ -391,17 +391,32 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 	if r.Do == ActRestore && !path.IsAbs(r.Path) && dirs.behindLink(path.Clean(r.Path)) {
 		return errf("not restored: a symbolic link stands where one of its folders was")
 	}
+	now, err := s.stepFinds(r, rel, dirs, fresh)
+	if err != nil {
+		return err
+	}
+	if done, err := s.stepSettled(r, rel, now, dirs, fp); done {
+		return err
+	}
+	return s.writeStep(rel, now, *r.Want, data, dirs, fp)
+}
+
+// stepFinds is what the path of step r holds now, or why the step must
+// not touch it: something that is no file there, or, in a recovery, bytes
+// that are neither what the step found nor what it writes.
+func (s *Store) stepFinds(r record, rel string, dirs *dirCache, fresh bool) (Image, error) {
 	var now Image
 	var nowData []byte
+	var err error
 	// A folder in the way may have been removed by the phase before.
 	if fresh && r.Img != nil && !notFile(*r.Img) {
 		now = *r.Img
 	} else if now, nowData, err = dirs.read(rel); err != nil {
-		return err
+		return now, err
 	}
 	want := *r.Want
 	if now.Kind == ImageOther || now.Kind == ImageDir && want.Kind != ImageDir {
-		return errf("not touched: it %s now", otherReason(now))
+		return now, errf("not touched: it %s now", otherReason(now))
 	}
 	if !fresh {
 		// A recovery finds the folder as the kill left it, and perhaps
@@ -410,34 +425,50 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 		dr, name := dirs.in(rel)
 		dr.Remove(storefs.ReplaceTmp(name)) // a write the kill cut short
 		if !reached(r.Do, now, want) && !holdsBefore(now, r.Img) && !s.cutShort(now, nowData, r.Img, want) {
-			return errf("left as it is: it changed after the interrupted operation began")
+			return now, errf("left as it is: it changed after the interrupted operation began")
 		}
 	}
+	return now, nil
+}
+
+// stepSettled does what step r needs that writes no file's bytes: a
+// folder, a delete, a mode, or nothing when the path holds what it wants.
+// done is false when the bytes are still to be written.
+func (s *Store) stepSettled(r record, rel string, now Image, dirs *dirCache, fp *failpoint) (done bool, err error) {
+	want := *r.Want
 	switch {
 	case want.Kind == ImageDir:
-		return s.restoreDir(rel, now, want, dirs, fp)
+		return true, s.restoreDir(rel, now, want, dirs, fp)
 	case r.Do == ActDelete:
 		if now.Kind == ImageAbsent {
-			return nil
+			return true, nil
 		}
 		dr, name := dirs.in(rel)
 		if err := dr.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return errf("delete: %w", err)
+			return true, errf("delete: %w", err)
 		}
 		fp.hit()
-		return nil
+		return true, nil
 	case want.Kind == ImageContent && sameBytes(now, want):
 		if want.Mode != 0 && now.Mode != want.Mode {
 			dr, name := dirs.in(rel)
 			if err := dr.Chmod(name, permOnly(want.Mode)); err != nil {
-				return errf("set mode: %w", err)
+				return true, errf("set mode: %w", err)
 			}
 			fp.hit()
 		}
-		return nil
+		return true, nil
 	case want.Kind == ImageLink && sameBytes(now, want):
-		return nil
+		return true, nil
 	}
+	return false, nil
+}
+
+// writeStep writes want's bytes (data, when read already) or link at rel,
+// which holds now: in place when they are sure to fit, else beside it and
+// renamed over.
+func (s *Store) writeStep(rel string, now, want Image, data []byte, dirs *dirCache, fp *failpoint) error {
+
 	if d := path.Dir(rel); d != "." && now.Kind == ImageAbsent {
 		if err := s.root.MkdirAll(d, 0o755); err != nil {
 			return errf("create folder %s: %w", d, err)
@@ -470,6 +501,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 			break
 		}
 		if data == nil {
+			var err error
 			if data, err = s.readBlobOf(want); err != nil {
 				return errf("not restored: %w", err)
 			}

@@ -444,11 +444,7 @@ func (d *fastDec) seedField(key string, e *seedEntry) bool {
 // record, leaving it to encoding/json; TestFileRecordEncoding checks the
 // two agree, field by field.
 func appendFileRecord(buf []byte, r *record) ([]byte, bool) {
-	if r.V != 0 || r.ID != "" || r.Label != "" || r.Source != nil || r.Head != "" ||
-		r.Want != nil || r.Back != nil || r.Do != "" || r.Why != "" || r.Hand ||
-		r.Kind != "" || r.Target != "" || r.Turns != nil || r.Steps != 0 || r.Retry != "" || r.Sess != "" ||
-		r.Rmdirs != nil || r.Had != nil || r.Mkdirs != nil || r.HadModes != nil || r.MkdirModes != nil ||
-		r.Recovered || r.Abandoned || r.Failed != nil || r.Fails != nil || r.None {
+	if !fileFieldsOnly(r) {
 		return buf, false
 	}
 	buf = append(buf, `{"r":`...)
@@ -458,32 +454,8 @@ func appendFileRecord(buf []byte, r *record) ([]byte, bool) {
 		buf = appendJSONString(buf, r.Path)
 	}
 	if img := r.Img; img != nil {
-		buf = append(buf, `,"i":{"kind":`...)
-		buf = appendJSONString(buf, string(img.Kind))
-		if img.SHA256 != "" {
-			buf = append(buf, `,"sha256":`...)
-			buf = appendJSONString(buf, img.SHA256)
-		}
-		if img.Size != 0 {
-			buf = append(buf, `,"bytes":`...)
-			buf = strconv.AppendInt(buf, img.Size, 10)
-		}
-		if img.Mode != 0 {
-			buf = append(buf, `,"mode":`...)
-			buf = strconv.AppendUint(buf, uint64(img.Mode), 10)
-		}
-		if img.Link != "" {
-			buf = append(buf, `,"link":`...)
-			buf = appendJSONString(buf, img.Link)
-		}
-		if img.Reason != "" {
-			buf = append(buf, `,"reason":`...)
-			buf = appendJSONString(buf, img.Reason)
-		}
-		if img.Kept {
-			buf = append(buf, `,"kept":true`...)
-		}
-		buf = append(buf, '}')
+		buf = append(buf, `,"i":`...)
+		buf = appendImage(buf, img)
 	}
 	if len(r.Dirs) > 0 {
 		buf = append(buf, `,"dirs":[`...)
@@ -508,6 +480,47 @@ func appendFileRecord(buf []byte, r *record) ([]byte, bool) {
 		buf = strconv.AppendInt(buf, r.N, 10)
 	}
 	return append(buf, '}'), true
+}
+
+// fileFieldsOnly reports whether r sets no field but those of a record
+// about one file, the only ones appendFileRecord writes.
+func fileFieldsOnly(r *record) bool {
+	return !(r.V != 0 || r.ID != "" || r.Label != "" || r.Source != nil || r.Head != "" ||
+		r.Want != nil || r.Back != nil || r.Do != "" || r.Why != "" || r.Hand ||
+		r.Kind != "" || r.Target != "" || r.Turns != nil || r.Steps != 0 || r.Retry != "" || r.Sess != "" ||
+		r.Rmdirs != nil || r.Had != nil || r.Mkdirs != nil || r.HadModes != nil || r.MkdirModes != nil ||
+		r.Recovered || r.Abandoned || r.Failed != nil || r.Fails != nil || r.None)
+}
+
+// appendImage appends img as encoding/json writes an Image.
+func appendImage(buf []byte, img *Image) []byte {
+	buf = append(buf, `{"kind":`...)
+	buf = appendJSONString(buf, string(img.Kind))
+	if img.SHA256 != "" {
+		buf = append(buf, `,"sha256":`...)
+		buf = appendJSONString(buf, img.SHA256)
+	}
+	if img.Size != 0 {
+		buf = append(buf, `,"bytes":`...)
+		buf = strconv.AppendInt(buf, img.Size, 10)
+	}
+	if img.Mode != 0 {
+		buf = append(buf, `,"mode":`...)
+		buf = strconv.AppendUint(buf, uint64(img.Mode), 10)
+	}
+	if img.Link != "" {
+		buf = append(buf, `,"link":`...)
+		buf = appendJSONString(buf, img.Link)
+	}
+	if img.Reason != "" {
+		buf = append(buf, `,"reason":`...)
+		buf = appendJSONString(buf, img.Reason)
+	}
+	if img.Kept {
+		buf = append(buf, `,"kept":true`...)
+	}
+	buf = append(buf, '}')
+	return buf
 }
 
 // appendJSONString appends s quoted as encoding/json quotes it: printable

@@ -293,8 +293,10 @@ func (h *harness) run() {
 			h.undo()
 		case n < 91:
 			h.redo()
-		case n < 95:
+		case n < 94:
 			h.captureRewound()
+		case n < 95:
+			h.retain()
 		case n < 97:
 			h.logf("reopen the store")
 			if err := h.s.Close(); err != nil {

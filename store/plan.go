@@ -75,7 +75,7 @@ func (s *Store) planRewind(v *view, id string, keep []string) (*Plan, error) {
 	for _, k := range keep {
 		rel, err := s.Rel(k)
 		if err != nil {
-			return nil, errf("keep: %w", err) // err names k
+			return nil, errf("--except: %w", err) // err names k
 		}
 		keepSet[rel] = true
 	}

@@ -85,6 +85,18 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 			keep(&f.pre)
 			keep(f.post)
 		}
+		if t.seed {
+			continue
+		}
+		// A seal that a later one replaced still names its blob in the
+		// file, and verify holds every blob a record names to be there.
+		if data, err := s.dir.ReadFile(turnFileName(t.id)); err == nil {
+			decodeEach(data, func(r *record) {
+				if r.R == "post" {
+					keep(r.Img)
+				}
+			})
+		}
 	}
 	// The baseline's blobs are the pre-images of the next shell command;
 	// a newer pack's blobs, or a newer baseline's, are beyond judging.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
@@ -41,7 +42,7 @@ var DefaultBudget = Budget{MaxAge: 30 * 24 * time.Hour, MaxSize: 2 << 30, Keep: 
 func (b Budget) String() string {
 	var parts []string
 	if b.MaxSize > 0 {
-		parts = append(parts, humanBytes(b.MaxSize))
+		parts = append(parts, sizeWords(b.MaxSize))
 	}
 	if b.MaxAge > 0 {
 		if b.MaxAge%(24*time.Hour) == 0 {
@@ -57,10 +58,39 @@ func (b Budget) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// DiskUsage is the disk space the store's files take (their allocated
+// blocks, as du counts them: a loose blob of a few bytes takes a block),
+// what the budget's max_size caps.
+func (s *Store) DiskUsage() (int64, error) {
+	var n int64
+	err := fs.WalkDir(s.dir.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			return nil
+		}
+		if fi, err := d.Info(); err == nil {
+			n += allocated(fi)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// allocated is the space fi's file takes on disk, or its length when the
+// file system does not say.
+func allocated(fi fs.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Blocks * 512
+	}
+	return fi.Size()
+}
+
 // RetainResult is what a retention pass did.
 type RetainResult struct {
 	PruneResult
-	Before, After int64 // the store's size
+	Before, After int64 // the store's disk usage (DiskUsage)
 }
 
 // Retain drops the turns the budget has no room for: those older than
@@ -80,7 +110,7 @@ func (s *Store) Retain(b Budget) (*RetainResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res := &RetainResult{}
-	if res.Before, err = s.Size(); err != nil {
+	if res.Before, err = s.DiskUsage(); err != nil {
 		return nil, errf("retain: %w", err)
 	}
 	v, err := s.load()
@@ -103,7 +133,7 @@ func (s *Store) Retain(b Budget) (*RetainResult, error) {
 		return res, err
 	}
 	fp.hit()
-	res.After, _ = s.Size()
+	res.After, _ = s.DiskUsage()
 	return res, nil
 }
 
@@ -282,4 +312,17 @@ func (s *Store) Maintain(b Budget, force bool) (*MaintainResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// sizeWords says n bytes as a budget is written: "2 GiB", "500 MiB".
+func sizeWords(n int64) string {
+	for _, u := range []struct {
+		n    int64
+		name string
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.n && n%u.n == 0 {
+			return fmt.Sprintf("%d %s", n/u.n, u.name)
+		}
+	}
+	return humanBytes(n)
 }

@@ -85,7 +85,7 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	for _, k := range opt.Keep {
 		rel, err := s.Rel(k)
 		if err != nil {
-			return nil, errf("keep: %w", err)
+			return nil, errf("--except: %w", err)
 		}
 		keep[rel] = true
 	}
@@ -262,6 +262,12 @@ func (s *Store) revertStep(v *view, path string, files []*tfile, shared bool, tu
 		return st
 	case res.conflict && !res.marked:
 		st.Do, st.Reason, st.Conflicts = ActFail, conflictReason(res.lines, label), res.lines
+		if res.shown.img.Kind == ImageContent {
+			st.Marked = res.shown.img
+			if sum, err := ParseBlobID(res.shown.img.SHA256); err == nil {
+				keep[sum] = res.shown.data
+			}
+		}
 		if st.Conflicts == nil {
 			st.Conflicts = []LineRange{}
 		}
@@ -384,6 +390,7 @@ type revertOutcome struct {
 	lines    []LineRange
 	merged   bool // later changes were kept beside the turn's taken out
 	fail     string
+	shown    version // a conflict with markers, for a preview, when not marked
 }
 
 // revertOne takes turn file f's change out of cur: a three-way merge of
@@ -421,6 +428,13 @@ func (s *Store) revertOne(f *tfile, cur version, label string, markers bool) rev
 		}
 		return revertOutcome{to: version{img: to, data: cur.data, text: cur.text}}
 	}
+	if !cur.text && cur.img.Kind == ImageContent && cur.img.Kept {
+		// A pre-image the turn after this one went back to (a session's
+		// turns are taken out one after another): its bytes are kept.
+		img := cur.img
+		cur = s.keptVersion(img)
+		cur.img = img
+	}
 	base, theirs := s.keptVersion(post), s.keptVersion(pre)
 	textual := func(v version, img Image) bool { return v.text || img.Kind == ImageAbsent }
 	if !textual(cur, cur.img) || !textual(base, post) || !textual(theirs, pre) || cur.img.Kind == ImageAbsent {
@@ -443,13 +457,17 @@ func (s *Store) revertOne(f *tfile, cur version, label string, markers bool) rev
 		// something else stands there now: whole-file.
 		out.lines = []LineRange{}
 	}
-	if markers && !r.Clean {
+	if !r.Clean {
 		mode := cur.img.Mode
 		if mode == 0 {
 			mode = post.Mode
 		}
 		img := Image{Kind: ImageContent, SHA256: hashHex(r.Bytes), Size: int64(len(r.Bytes)), Mode: mode, Kept: true}
-		out.to, out.marked = version{img: img, data: r.Bytes, text: true}, true
+		if markers {
+			out.to, out.marked = version{img: img, data: r.Bytes, text: true}, true
+		} else {
+			out.shown = version{img: img, data: r.Bytes, text: true}
+		}
 	}
 	return out
 }
@@ -617,6 +635,12 @@ func revertDirs(v *view, p *Plan) []string {
 // them durable.
 func (s *Store) keepMerged(p *Plan) error {
 	var scratch []byte
+	// Many merges go into one pack, as a bulk capture's blobs do: one
+	// file, not one per merge.
+	var pack *packWriter
+	if len(p.merged) > s.looseMax {
+		pack = s.newPackWriter(&failpoint{})
+	}
 	for _, st := range p.Steps {
 		if st.Do != ActRestore || st.Want.Kind != ImageContent {
 			continue
@@ -629,9 +653,12 @@ func (s *Store) keepMerged(p *Plan) error {
 		if !ok {
 			continue
 		}
-		if _, err := s.putBlob(sum, data, nil, &scratch); err != nil {
+		if _, err := s.putBlob(sum, data, pack, &scratch); err != nil {
 			return err
 		}
+	}
+	if pack != nil {
+		return pack.commit()
 	}
 	return nil
 }

@@ -264,6 +264,10 @@ type Step struct {
 	// Merged, in a revert, says later changes to the file are kept beside
 	// the turn's taken out.
 	Merged bool
+	// Marked, for a revert's text file in conflict left as it is, is the
+	// file as markers would write it (Store.ReadImage gives its bytes),
+	// for a preview to show where the conflict is.
+	Marked Image
 }
 
 // Plan is what a rewind, undo or redo will do. Plans are made without the

@@ -23,6 +23,8 @@ var parsers = map[string]lineParser{
 	"gemini":  geminiLine,
 	"qwen":    qwenLine,
 	"copilot": copilotLine,
+	// ckpt demo keeps its sample session in Claude Code's format.
+	"demo": claudeLine,
 }
 
 // Readable reports whether Read has a reader for agent's transcripts.

@@ -60,7 +60,8 @@ func (m *Model) comfortKey(msg tea.KeyPressMsg, k keymap.KeyMap) (tea.Cmd, bool)
 		return nil, true
 	case key.Matches(msg, k.Wrap):
 		m.wrap = !m.wrap
-		m.diff.left = 0
+		m.diff.left, m.diff.top = 0, 0
+		m.findAll()
 		return nil, true
 	case key.Matches(msg, k.LineStart):
 		m.diff.left = 0

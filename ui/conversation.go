@@ -81,7 +81,7 @@ func (m *Model) convLines(w int) []string {
 	var out []string
 	text := func(s string, style func(...string) string) {
 		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-			for _, wl := range strings.Split(ansi.Hardwrap(present.Escape(l), max(w-3, 1), true), "\n") {
+			for _, wl := range strings.Split(ansi.Wrap(present.Escape(l), max(w-3, 1), ""), "\n") {
 				out = append(out, style("  "+wl))
 			}
 		}

@@ -176,12 +176,16 @@ func (d *dialog) Bindings(k keymap.KeyMap) keymap.KeyMap {
 	if preview {
 		row = d.row()
 	}
-	rewind := d.kind == store.KindRewind
+	rewind := d.kind == store.KindRewind || d.kind == store.KindRevert
 	k.Confirm.SetEnabled(d.ready() && d.toApply() > 0)
 	k.Force.SetEnabled(d.canForce && !d.applying)
 	k.Keep.SetEnabled(preview && rewind && row != nil)
 	k.KeepAll.SetEnabled(preview && rewind && len(d.rows) > 0)
-	k.Rewind.SetEnabled(d.result != nil && len(d.result.Failed) > 0 && rewind)
+	// r retries what failed, and in a revert's preview switches to the
+	// rewind of the same turn; R switches a rewind's preview to the revert
+	// of the selected turn alone.
+	k.Rewind.SetEnabled(d.result != nil && len(d.result.Failed) > 0 && rewind || preview && d.kind == store.KindRevert && d.target != "")
+	k.Revert.SetEnabled(preview && d.kind == store.KindRewind && d.target != "" && !d.retry)
 	var diff *diffview.Diff
 	if preview {
 		diff = d.diff.d
@@ -223,6 +227,15 @@ func (d *dialog) HandleKey(msg tea.KeyPressMsg, k, all keymap.KeyMap) (tea.Cmd, 
 			return nil, dialogAction{status: "every file is kept: nothing to " + d.verb()}
 		}
 		return nil, dialogAction{}
+	case d.previewing() && key.Matches(msg, k.Rewind, k.Revert):
+		// The same turn, the other way: back in time, or taken out alone.
+		d.kind = store.KindRevert
+		if key.Matches(msg, k.Rewind) {
+			d.kind = store.KindRewind
+		}
+		d.plan, d.base, d.rows, d.keep, d.err, d.loading = nil, nil, nil, map[string]bool{}, nil, true
+		d.cur, d.diff = list{}, previewDiff{}
+		return d.requestPlan(), dialogAction{}
 	case key.Matches(msg, k.Rewind): // retry what failed
 		return nil, dialogAction{retry: true}
 	case key.Matches(msg, k.Keep):
@@ -390,6 +403,8 @@ func planOp(st Store, r planReq) tea.Cmd {
 				return st.PlanUndo(r.force)
 			case store.KindRedo:
 				return st.PlanRedo(r.force)
+			case store.KindRevert:
+				return st.PlanRevert(r.target, store.RevertOptions{Keep: keep})
 			}
 			return st.PlanRewind(r.target, keep)
 		}
@@ -419,6 +434,8 @@ func (d *dialog) verb() string {
 		return "undo"
 	case store.KindRedo:
 		return "redo"
+	case store.KindRevert:
+		return "revert"
 	}
 	if d.retry {
 		return "retry"
@@ -701,6 +718,13 @@ func loadStepDiff(st Store, cache *diffCache, r stepDiffReq) tea.Cmd {
 			}
 			old, new = readPost(st, post), readDisk(st, r.step.Path)
 		} else {
+			if r.step.Do == store.ActFail && r.step.Marked.Kind == store.ImageContent {
+				// A revert's conflict: the file is left as it is; the diff
+				// shows where, with the markers --conflicts markers writes.
+				old, new = readDisk(st, r.step.Path), readKept(st, r.step.Marked, "merged")
+				msg.d, msg.note, msg.err = diffSides(cache, old, new, r.max)
+				return msg
+			}
 			if r.step.Do == store.ActFail {
 				msg.note = "cannot be restored: " + orUnknown(r.step.Reason)
 				return msg
@@ -802,6 +826,9 @@ func (d *dialog) title() string {
 		return "Redo"
 	}
 	t := present.OpTitle(store.KindRewind, d.target)
+	if d.kind == store.KindRevert {
+		t = present.OpTitle(store.KindRevert, d.target)
+	}
 	if d.retry {
 		t = "Retry the rewind to before turn " + present.Escape(d.target)
 	}
@@ -891,12 +918,19 @@ func (d *dialog) planHead() []styledLine {
 		what string
 	}{{restore, "to restore"}, {del, "to delete"}, {same, "already right"}, {fail, "cannot be restored"}, {kept, "kept as it is now"}} {
 		if c.n > 0 {
-			counts = append(counts, fmt.Sprintf("%d %s", c.n, c.what))
+			what := c.what
+			if c.n != 1 {
+				what = strings.Replace(what, "it is", "they are", 1)
+			}
+			counts = append(counts, fmt.Sprintf("%d %s", c.n, what))
 		}
 	}
 	what := "Undoes"
-	if d.kind == store.KindUndo {
+	switch d.kind {
+	case store.KindUndo:
 		what = "Brings back"
+	case store.KindRevert:
+		what = "Takes out, keeping every later change,"
 	}
 	if d.retry {
 		add(sty.plain, "Retries %s %s could not restore: %s", present.Count(len(d.rows), "file"),
@@ -919,8 +953,14 @@ func (d *dialog) planHead() []styledLine {
 		add(sty.dim, "checking the plan again…")
 	}
 	if hand > 0 {
-		add(sty.warn, "%s changed since the agent wrote %s (marked !): kept first, so undo brings %s back.",
-			present.Count(hand, "file"), them(hand), them(hand))
+		// What takes this operation back: undo for a rewind or a redo,
+		// redo for an undo.
+		back := "undo"
+		if d.kind == store.KindUndo {
+			back = "redo"
+		}
+		add(sty.warn, "%s changed since the agent wrote %s (marked !): kept first, so %s brings %s back.",
+			present.Count(hand, "file"), them(hand), back, them(hand))
 	}
 	for _, w := range p.Warnings {
 		add(sty.warn, "⚠ %s", present.Escape(present.Warning(string(w.Kind), w.Turn, w.Path, w.From, w.To)))
@@ -960,8 +1000,14 @@ func (r planRow) text(sty *styles) (mark, action, note string, style lipgloss.St
 		return mark, "delete ", "", sty.plain
 	case r.step.Do == store.ActKeep:
 		return mark, "same   ", "already as it was", sty.dim
+	case r.step.Do == store.ActFail && r.step.Conflicts != nil:
+		return "C", "conflict", orUnknown(r.step.Reason) + " — left as it is", sty.fail
 	case r.step.Do == store.ActFail:
 		return "X", "cannot ", orUnknown(r.step.Reason), sty.fail
+	case r.step.Do == store.ActRestore && r.step.Conflicts != nil:
+		return "C", "markers", "conflict written with markers", sty.warn
+	case r.step.Do == store.ActRestore && r.step.Merged:
+		return mark, "merge  ", "later changes kept", sty.plain
 	}
 	return mark, fmt.Sprintf("%-7s", present.Escape(string(r.step.Do))), "", sty.plain
 }

@@ -342,6 +342,46 @@ func (f *fakeStore) PlanRewind(turn string, keep []string) (*store.Plan, error) 
 	return p, err
 }
 
+// PlanRevert gives a canned revert: the rewind of the turn's own files
+// (the fake merges nothing; the real store's revert is tested with it).
+func (f *fakeStore) PlanRevert(turn string, opt store.RevertOptions) (*store.Plan, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.call()
+	if err := f.takeErr(); err != nil {
+		return nil, err
+	}
+	p, err := f.planRevert(turn, opt.Keep)
+	if p != nil {
+		f.plans[p] = planArgs{kind: store.KindRevert, target: turn, keep: opt.Keep}
+	}
+	return p, err
+}
+
+func (f *fakeStore) planRevert(turn string, keep []string) (*store.Plan, error) {
+	p, err := f.planRewind(turn, keep)
+	if err != nil {
+		return nil, err
+	}
+	mine := map[string]bool{}
+	for _, t := range f.turns {
+		if t.entry.ID == turn {
+			for _, fl := range t.files {
+				mine[fl.Path] = true
+			}
+		}
+	}
+	p.Kind, p.Turns = store.KindRevert, []string{turn}
+	var steps []store.Step
+	for _, st := range p.Steps {
+		if mine[st.Path] {
+			steps = append(steps, st)
+		}
+	}
+	p.Steps = steps
+	return p, nil
+}
+
 func (f *fakeStore) planRewind(turn string, keep []string) (*store.Plan, error) {
 	var from = -1
 	for i, t := range f.turns {
@@ -452,8 +492,11 @@ func (f *fakeStore) planOp(kind store.Kind, force bool) (*store.Plan, error) {
 
 // replan is the plan the fake would make now from the same request.
 func (f *fakeStore) replan(a planArgs) (*store.Plan, error) {
-	if a.kind == store.KindRewind {
+	switch a.kind {
+	case store.KindRewind:
 		return f.planRewind(a.target, a.keep)
+	case store.KindRevert:
+		return f.planRevert(a.target, a.keep)
 	}
 	return f.planOp(a.kind, a.force)
 }

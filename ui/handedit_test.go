@@ -48,3 +48,25 @@ func TestHandEditStaysMarkedAfterUndo(t *testing.T) {
 		t.Fatalf("after the rewind and its undo the hand edit is not marked:\n%s", s2)
 	}
 }
+
+// A rewind's preview says undo gives back a file changed since the agent
+// (an undo's says redo: what takes that operation back).
+func TestPreviewSaysWhatGivesItBack(t *testing.T) {
+	root := t.TempDir()
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := filepath.Join(root, "app.js")
+	os.WriteFile(p, []byte("v1\n"), 0o644)
+	if _, err := s.Write("1", store.TurnMeta{Label: "agent edit"}, p, []byte("v2\n")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, []byte("v2 and a hand edit\n"), 0o644)
+	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	drive(t, m, m.Init())
+	press(t, m, kp("r"))
+	mustContain(t, plain(m), "kept first, so undo brings it back")
+}

@@ -18,6 +18,10 @@ type Store interface {
 	// keep as they are now. On a turn already rewound whose rewind failed
 	// on some paths, the plan retries just those.
 	PlanRewind(turn string, keep []string) (*store.Plan, error)
+	// PlanRevert plans taking turn's changes out of the folder as it is
+	// now, keeping what came after them; a conflicting file's step fails
+	// with its lines in Conflicts, and Marked shows it with markers.
+	PlanRevert(turn string, opt store.RevertOptions) (*store.Plan, error)
 	PlanUndo(force bool) (*store.Plan, error)
 	PlanRedo(force bool) (*store.Plan, error)
 	// Apply carries out exactly p. If the store or the disk changed since

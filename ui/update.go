@@ -276,6 +276,7 @@ func (m *Model) paneBindings() keymap.KeyMap {
 	}
 	k.Open.SetEnabled((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files.rows) > 0))
 	k.Rewind.SetEnabled(e != nil && e.Kind == store.KindAgent)
+	k.Revert.SetEnabled(e != nil && e.Kind == store.KindAgent && e.State == store.StateActive)
 	k.Undo.SetEnabled(m.hasOps())
 	k.Redo.SetEnabled(m.hasOps())
 	var diff *diffview.Diff
@@ -392,6 +393,14 @@ func (m *Model) opKey(msg tea.KeyPressMsg, k keymap.KeyMap) (cmd tea.Cmd, ok boo
 	case key.Matches(msg, m.keys.Rewind):
 		if e := m.selected(); e != nil && e.Kind != store.KindAgent {
 			m.setStatus("select an agent turn to rewind (this line is an operation)")
+		}
+		return nil, true
+	case key.Matches(msg, k.Revert):
+		e := m.selected()
+		return m.openDialog(store.KindRevert, e.ID, e.Label, false), true
+	case key.Matches(msg, m.keys.Revert):
+		if e := m.selected(); e != nil && e.Kind != store.KindAgent {
+			m.setStatus("select an agent turn to revert (this line is an operation)")
 		}
 		return nil, true
 	case key.Matches(msg, k.Undo):

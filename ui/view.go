@@ -32,8 +32,14 @@ func (m *Model) leftWidth() int {
 	if m.width < 60 {
 		return m.width
 	}
-	// Wide screens give labels the room: the diff keeps 3/5 of the width.
-	return clamp(m.width*2/5, 34, 100)
+	// Wide screens give labels the room, the diff keeping 3/5 of the
+	// width, but never less than the 120 columns where it is side by
+	// side (the left pane keeping its 64 of narrower screens).
+	lw := clamp(m.width*2/5, 34, 100)
+	if m.width-lw-1 < 120 && m.width-121 >= 64 {
+		lw = m.width - 121
+	}
+	return lw
 }
 
 func (m *Model) diffWidth() int {
@@ -92,7 +98,8 @@ func (m *Model) sideRefused() bool {
 }
 
 func (m *Model) layout() diffview.Layout {
-	if m.layoutSide() {
+	// Wrapped lines are unified: a side-by-side half cannot wrap alone.
+	if m.layoutSide() && !m.wrap {
 		return diffview.SideBySide
 	}
 	return diffview.Unified
@@ -309,13 +316,18 @@ func (m *Model) turnRow(e *store.Entry, w, idW, ageW int, sel, undoable bool, fo
 	dim := m.sty.dim
 	switch e.Kind {
 	case store.KindAgent:
-		if e.State == store.StateRewound {
+		switch e.State {
+		case store.StateRewound:
 			mark = "×"
 			base = dim
 			right = append(right, seg{text: "rewound", style: dim})
+		case store.StateReverted:
+			mark = "−"
+			base = dim
+			right = append(right, seg{text: "reverted", style: dim})
 		}
 	default:
-		mark = map[store.Kind]string{store.KindRewind: "↶", store.KindUndo: "↺", store.KindRedo: "↷"}[e.Kind]
+		mark = map[store.Kind]string{store.KindRewind: "↶", store.KindUndo: "↺", store.KindRedo: "↷", store.KindRevert: "⤺"}[e.Kind]
 		label = opText(e)
 		base = m.sty.op
 		switch {
@@ -351,6 +363,15 @@ func (m *Model) turnRow(e *store.Entry, w, idW, ageW int, sel, undoable bool, fo
 		right = append(right, seg{text: present.Count(e.Files, "file"), style: dim, optional: true})
 		if e.Source != nil && e.Source.Agent != "" && w >= 56 {
 			right = append(right, seg{text: present.Escape(e.Source.Agent), style: dim, optional: true})
+		}
+		if e.Source != nil && e.Source.Session != "" && w >= 72 {
+			// The session, short: one folder, two agents, and R or
+			// `ckpt revert --session` takes one of them out.
+			s := e.Source.Session
+			if len(s) > 6 {
+				s = s[:6]
+			}
+			right = append(right, seg{text: "@" + present.Escape(s), style: dim, optional: true})
 		}
 	}
 	age := present.Age(m.now(), e.At)
@@ -741,8 +762,13 @@ func (m *Model) statusLine() string {
 	if rw := max(w/3, 12); ansi.StringWidth(root) > rw {
 		root = ansi.TruncateLeft(root, ansi.StringWidth(root)-rw+1, "…")
 	}
-	info := fmt.Sprintf("%s · %s · %s", root, present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
+	// The store's size is the sum of its files' lengths (du counts disk
+	// blocks, so it says more); the help says so too.
+	info := fmt.Sprintf("%s · %s · %s in store files", root, present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
 	msg, style, _ := m.statusMsg()
+	if ansi.StringWidth(info)+ansi.StringWidth(msg)+2 > w {
+		info = strings.TrimSuffix(info, " in store files") // the message first
+	}
 	iw := ansi.StringWidth(info)
 	if iw+2 > w {
 		return m.sty.dim.Render(present.Fit(info, w))
@@ -819,7 +845,9 @@ func (m *Model) helpLines() []string {
 		lines = append(lines, "  "+l+"  "+w)
 	}
 	lines = append(lines, "", " Turn marks: × rewound · ↶ a rewind · ↺ an undo · ↷ a redo",
-		" ⚠N: N files changed since the agent wrote them")
+		" ⚠N: N files changed since the agent wrote them",
+		" The status line: the project folder · its agent turns · the store's size, the sum of its files' lengths",
+		" (du counts disk blocks, so it shows more)")
 	if len(m.hookErrs) > 0 {
 		lines = append(lines, "", fmt.Sprintf(" %s logged: E shows them, newest first", present.Count(len(m.hookErrs), "error")))
 	}
