@@ -87,6 +87,9 @@ type event struct {
 	// holds every file's bytes before the agent's first write (agents
 	// with only post-write events: Cursor).
 	sweep bool
+	// at is when the agent sent the event (Cline stamps every one), for
+	// agents whose runs are told apart by time (see runs.go).
+	at time.Time
 }
 
 // adapter is one agent's side of ckpt.
@@ -98,6 +101,10 @@ type adapter struct {
 	reply string
 	// install describes the agent's project config.
 	install installer
+	// runs: the agent sends no event per prompt, only the end of each run
+	// of the agent (Cline): the first event after a run ended opens the
+	// next turn (see runs.go).
+	runs bool
 	// oncePerPrompt: the agent repeats its prompt event for one prompt,
 	// with the same prompt id (Qwen Code, before each continuation); a
 	// turn opens only for a prompt id not seen last.
@@ -196,6 +203,11 @@ func (h *hookCall) run(in io.Reader) error {
 	}
 	h.store = s
 	h.stamp()
+	if h.agent.runs && ev.do != turnEnd {
+		if err := h.nextRun(); err != nil {
+			h.log("%v", err)
+		}
+	}
 	switch ev.do {
 	case startTurn:
 		err = h.startTurn()
@@ -209,6 +221,9 @@ func (h *hookCall) run(in io.Reader) error {
 		err = h.shellAfter()
 	case turnEnd:
 		err = h.turnEnd()
+		if h.agent.runs {
+			err = errors.Join(err, h.endRun())
+		}
 		h.maintain()
 	}
 	if err != nil {

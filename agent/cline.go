@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Cline runs an executable file named after each event from
@@ -15,10 +16,12 @@ import (
 // tool's arguments are read from tool_call.input, whose values keep their
 // types (preToolUse.parameters turns every one into a string).
 //
-// In one-shot mode (`cline PROMPT`) the user's prompt reaches no hook: the
+// The user's prompt reaches no hook. In one-shot mode (`cline PROMPT`) the
 // only UserPromptSubmit carries Cline's own injected text ("[SYSTEM] This
-// run is not complete until…"). That text never opens a second turn, and a
-// turn it opens says that the prompt was not given.
+// run is not complete until…"), which never opens a second turn; a turn it
+// opens says that the prompt was not given. In the interactive TUI no
+// UserPromptSubmit comes at all: each prompt's turn opens at the first
+// event after the previous run ended (runs.go).
 func init() {
 	var files filesInstaller
 	for _, ev := range clineEvents {
@@ -29,7 +32,7 @@ func init() {
 			fmode:  0o755,
 		})
 	}
-	register(&adapter{name: "cline", parse: parseCline, install: files})
+	register(&adapter{name: "cline", parse: parseCline, install: files, runs: true})
 }
 
 // clineEvents are the hook files install writes.
@@ -48,6 +51,7 @@ type clineTool struct {
 
 type clineEvent struct {
 	HookName       string   `json:"hookName"`
+	Timestamp      string   `json:"timestamp"`
 	TaskID         string   `json:"taskId"`
 	WorkspaceRoots []string `json:"workspaceRoots"`
 	Prompt         *struct {
@@ -68,6 +72,9 @@ func parseCline(data []byte, _ func(string) string) (event, error) {
 		return event{}, fmt.Errorf("decode the event: %w", err)
 	}
 	ev := event{name: e.HookName, session: e.TaskID}
+	if t, err := time.Parse(time.RFC3339Nano, e.Timestamp); err == nil {
+		ev.at = t
+	}
 	if len(e.WorkspaceRoots) > 0 {
 		ev.cwd, ev.project = e.WorkspaceRoots[0], e.WorkspaceRoots[0]
 	}

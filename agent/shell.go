@@ -132,14 +132,16 @@ func (h *hookCall) turnEnd() error {
 	if !ok {
 		return nil
 	}
-	swept, cmd := h.store.SweptTurn()
-	if swept != turn {
-		return nil
+	var err error
+	if swept, cmd := h.store.SweptTurn(); swept == turn {
+		h.ev.command = cmd
+		err = h.shellAfter()
 	}
-	h.ev.command = cmd
-	err := h.shellAfter()
-	if merr := h.store.MarkTurnEnded(turn); err == nil && merr != nil {
-		err = fmt.Errorf("hook %s: mark turn %s ended: %w", h.agent.name, turn, merr)
+	// None of the turn's commands runs on as the turn's own: another
+	// session's sweep no longer gives it what changes (a call the user
+	// refused never had its closing sweep).
+	if eerr := h.store.EndTurn(turn); eerr != nil && err == nil {
+		err = fmt.Errorf("hook %s: end turn %s: %w", h.agent.name, turn, eerr)
 	}
 	return err
 }

@@ -138,6 +138,9 @@ func runDiff(g *globals, w diffWriter, turn string, paths []string, agent bool) 
 		if note := kindChange(f.Pre, img); note != "" {
 			w.note(f.Path, note)
 		}
+		if m := modeChange(f.Pre, img); m != "" {
+			w.note(f.Path, m)
+		}
 		d := diffview.Compute(old, now, diffview.Options{})
 		switch {
 		case d.Binary || d.TooLarge:

@@ -65,6 +65,7 @@ ckpt show 3 --json`,
 					Reason     string       `json:"reason,omitempty"`
 					HandEdited bool         `json:"hand_edited,omitempty"`
 					Cmd        string       `json:"cmd,omitempty"`
+					Shared     []string     `json:"shared,omitempty"`
 				}
 				out := struct {
 					Turn    string     `json:"turn"`
@@ -73,7 +74,7 @@ ckpt show 3 --json`,
 				}{Turn: args[0], TurnB64: nameB64(args[0]), Files: []fileJSON{}}
 				for _, f := range files {
 					out.Files = append(out.Files, fileJSON{Path: f.Path, PathB64: nameB64(f.Path), Pre: string(f.Pre.Kind), Status: f.Status, Reason: f.Reason,
-						HandEdited: f.HandEdited && f.Status != store.StatusHandEdited, Cmd: f.Shell})
+						HandEdited: f.HandEdited && f.Status != store.StatusHandEdited, Cmd: f.Shell, Shared: f.Shared})
 				}
 				return printJSON(out)
 			}
@@ -110,7 +111,7 @@ func agentStatus(f store.File) store.Status {
 		return store.StatusCreated
 	case f.Pre.Kind != store.ImageAbsent && f.Post.Kind == store.ImageAbsent:
 		return store.StatusDeleted
-	case f.Pre.Kind == f.Post.Kind && f.Pre.SHA256 == f.Post.SHA256 && f.Pre.Link == f.Post.Link:
+	case f.Pre.Kind == f.Post.Kind && f.Pre.SHA256 == f.Post.SHA256 && f.Pre.Link == f.Post.Link && modeChange(f.Pre, *f.Post) == "":
 		return store.StatusUnchanged
 	}
 	return store.StatusModified
@@ -142,6 +143,13 @@ func printShow(s *store.Store, turn string, files []store.File, agent bool) erro
 		why := ""
 		if f.Reason != "" {
 			why = "  (" + esc(f.Reason) + ")"
+		}
+		now := f.Disk
+		if agent && f.Post != nil {
+			now = *f.Post
+		}
+		if m := modeChange(f.Pre, now); m != "" {
+			why += "  (" + m + ")"
 		}
 		letter := present.StatusLetter(f.Status)
 		fmt.Printf("%s%s  %s %s%s\n", indent, p.in(statusColor(f.Status), letter), pad(string(f.Status), 12), esc(f.Path), why)
@@ -214,4 +222,14 @@ func statusColor(st store.Status) string {
 		return sgrYellow
 	}
 	return ""
+}
+
+// modeChange is "mode 644 → 755" when the permission bits of a file or
+// folder moved between was and now (alone or with its bytes); "" otherwise.
+func modeChange(was, now store.Image) string {
+	if was.Kind != now.Kind || was.Mode == 0 || now.Mode == 0 || was.Mode == now.Mode ||
+		was.Kind != store.ImageContent && was.Kind != store.ImageDir {
+		return ""
+	}
+	return fmt.Sprintf("mode %o → %o", was.Mode&0o7777, now.Mode&0o7777)
 }

@@ -194,3 +194,21 @@ func TestShowAgentOfRewoundTurn(t *testing.T) {
 		t.Fatalf("diff of a rewound turn against the disk\n%s", r)
 	}
 }
+
+// A change of mode alone (chmod +x) is a change: show marks the file
+// modified and says "mode 644 → 755", and diff says the same.
+func TestShowModeOnlyChange(t *testing.T) {
+	p := newTestProject(t, map[string]string{"run.sh": "#!/bin/sh\n"})
+	os.Chmod(filepath.Join(p.root, "run.sh"), 0o644)
+	ckptOK(t, p.root, "exec", "--turn", "0", "--", "true")
+	ckptOK(t, p.root, "exec", "--turn", "1", "--", "chmod", "755", "run.sh")
+	if got := ckptShow(t, p.root, "1").statuses()["run.sh"]; got != "modified" {
+		t.Errorf("show --json: run.sh %q, want modified", got)
+	}
+	for _, args := range [][]string{{"show", "1"}, {"show", "1", "--agent"}, {"diff", "1"}} {
+		r := ckpt(t, p.root, args...)
+		if !strings.Contains(r.Stdout, "mode 644 → 755") {
+			t.Errorf("ckpt %v: %q, want it to say mode 644 → 755", args, r.Stdout)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"maps"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -897,5 +898,22 @@ func TestCrashDuringSweep(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// A release build (no ckptfailpoint tag) ignores CKPT_FAILPOINT: no
+// environment variable can kill it in the middle of a write.
+func TestReleaseBuildIgnoresFailpoints(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "ckpt")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
+	cmd := exec.Command(bin, "--root", root, "capture", "--turn", "1", "a.txt")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CKPT_FAILPOINT=capture:1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("a release build honoured CKPT_FAILPOINT=capture:1: %v\n%s", err, out)
 	}
 }

@@ -36,7 +36,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	ckptBin = filepath.Join(dir, "ckpt")
-	build := exec.Command("go", "build", "-o", ckptBin, "..")
+	// The tests' binary honours CKPT_FAILPOINT, which the crash tests set;
+	// a release build ignores it (TestReleaseBuildIgnoresFailpoints).
+	build := exec.Command("go", "build", "-tags", "ckptfailpoint", "-o", ckptBin, "..")
 	build.Stdout = os.Stderr
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
@@ -613,7 +615,7 @@ func withPaths(s, src map[string]fsNode, paths ...string) map[string]fsNode {
 func buildHookBinary(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "ckpt")
-	out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput()
+	out, err := exec.Command("go", "build", "-tags", "ckptfailpoint", "-o", bin, "..").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -35,6 +35,8 @@ func Escape(s string) string {
 			b.WriteString(`\t`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case isHidden(r) && r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
 		case isHidden(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
@@ -64,13 +66,27 @@ func safe(s string) bool {
 	return true
 }
 
-// isHidden is a rune that changes how other text is drawn: C1 controls
-// and the bidirectional embedding, override and isolate marks.
+// isHidden is a rune that changes how other text is drawn, or that draws
+// nothing at all, so one name could pass for another: C1 controls, the
+// bidirectional embedding, override, isolate and direction marks, and the
+// zero-width and invisible characters (zero-width space, joiners, word
+// joiner, invisible operators, the byte-order mark, the soft hyphen, the
+// combining grapheme joiner, the Hangul fillers and the tag characters).
 func isHidden(r rune) bool {
-	return (r >= 0x80 && r <= 0x9f) ||
-		(r >= 0x202a && r <= 0x202e) ||
-		(r >= 0x2066 && r <= 0x2069) ||
-		r == 0x200e || r == 0x200f || r == 0x061c
+	switch {
+	case r >= 0x80 && r <= 0x9f,
+		r >= 0x202a && r <= 0x202e,
+		r >= 0x2066 && r <= 0x2069,
+		r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	case r >= 0x200b && r <= 0x200d,
+		r >= 0x2060 && r <= 0x2064,
+		r == 0xfeff, r == 0x00ad, r == 0x180e, r == 0x034f,
+		r == 0x115f, r == 0x1160, r == 0x3164, r == 0xffa0,
+		r >= 0xe0000 && r <= 0xe007f:
+		return true
+	}
+	return false
 }
 
 // Fit cuts plain text s to width cells (ending it with "…"), or pads it

@@ -18,6 +18,13 @@ func TestEscape(t *testing.T) {
 		{"del", "x\x7fy", `x\x7fy`},
 		{"c1 csi", "a\u009b2Jb", `a\u009b2Jb`},
 		{"bidi override", "abc\u202edcba", `abc\u202edcba`},
+		{"zero-width space", "a\u200bb.txt", `a\u200bb.txt`},
+		{"zero-width joiner", "a\u200db", `a\u200db`},
+		{"byte-order mark", "\ufeffmain.go", `\ufeffmain.go`},
+		{"word joiner", "x\u2060y", `x\u2060y`},
+		{"tag character", "a\U000e0041", `a\U000e0041`},
+		{"soft hyphen", "pay\u00adroll", `pay\u00adroll`},
+		{"accents stay", "café.txt", "café.txt"},
 		{"invalid utf8", "a\xffb", `a\xffb`},
 	}
 	for _, c := range cases {

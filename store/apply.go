@@ -452,10 +452,17 @@ func (s *Store) stepSettled(r record, rel string, now Image, dirs *dirCache, fp 
 	case want.Kind == ImageContent && sameBytes(now, want):
 		if want.Mode != 0 && now.Mode != want.Mode {
 			dr, name := dirs.in(rel)
+			if fi, err := dr.Lstat(name); err == nil && links(fi) > 1 {
+				// A hard link (perhaps to a file outside the root): a
+				// chmod would change every name of it. The bytes go into
+				// a file of their own, with the mode, renamed over it.
+				return false, nil
+			}
 			if err := dr.Chmod(name, permOnly(want.Mode)); err != nil {
 				return true, errf("set mode: %w", err)
 			}
 			fp.hit()
+			return true, nil
 		}
 		return true, nil
 	case want.Kind == ImageLink && sameBytes(now, want):

@@ -334,6 +334,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 		return "", err
 	}
 	defer bl.unlock()
+	rels = append(rels, s.linkedNames(rels)...)
 	// Skip paths the turn already holds before doing the expensive part;
 	// the check is repeated under the lock.
 	if guess, err := s.incarnation(turn); err == nil {
@@ -453,6 +454,12 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 	}
 	defer bl.unlock()
 	fp := newFailpoint("seal")
+	// The other names of a file written through a hard link were captured
+	// with it: they are sealed with it too.
+	linked := set(s.linkedNames(rels))
+	for p := range linked {
+		rels = append(rels, p)
+	}
 	seen, batch, err := s.lookUnsynced(rels, false, fp)
 	if err != nil {
 		return errf("seal: %w", err)
@@ -476,6 +483,9 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 			// this seal: the rewind put back that capture's pre-image, so
 			// it is this continuation's pre-image too.
 			f := s.earlierCapture(turn, id, c.rel)
+			if f == nil && linked[c.rel] {
+				continue // not captured with it: nothing to seal
+			}
 			if f == nil {
 				*bad = append(*bad, PathError{Path: c.rel, Err: errf("not captured in turn %s", id)})
 				continue

@@ -32,6 +32,7 @@
 //	statcache.json    size, mtime, ctime, inode and hash per path
 //	baseline          what the last shell sweep saw (see Shell sweeps)
 //	sweep.lock        flock: one sweep at a time
+//	open.json         the shell commands running now (see Shell sweeps)
 //
 // Turn ids are at most 100 bytes. Those made only of letters, digits, '.',
 // '-' and '_' name their file directly; any other id is hex-encoded after
@@ -51,10 +52,10 @@
 // where the agent keeps the session's conversation, which ckpt reads and
 // never writes; head is the git commit at the time, to warn when the branch
 // moved since), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
-// "at","n"} — what path held before the agent's first write in the turn
+// "shared","at","n"} — what path held before the agent's first write in the turn
 // (later pres of the same path are ignored: the first capture wins; dirs
 // are folders the file's absence implied and a rewind removes again if
-// left empty) — and {"r":"post","p","i","cmd","at","n"}: what the agent
+// left empty) — and {"r":"post","p","i","cmd","shared","at","n"}: what the agent
 // left (the newest seal counts). An image is
 // {"kind":"content"|"absent"|"skipped"|"symlink"|"dir","sha256","bytes","mode",
 // "link","reason","kept"}; "cmd", in a pre or post recorded by a shell
@@ -289,8 +290,19 @@
 // was made for, with no operation since, skips the sweep before it: what
 // changed meanwhile is the agent's, and the sweep after records it against
 // the same baseline. Folders ignored by any .gitignore,
-// .git, and the store are not swept; .ckptignore patterns skip folders and
-// files.
+// the root's .git, and the store are not swept; .ckptignore patterns skip
+// folders and files. A nested repository's .git folder is a baseline
+// entry, never read: a command that removes it records it skipped.
+//
+// Two agents may work in one folder. The sweep before a command adds it
+// to open.json ({"turn","cmd","label","source","at"} each, dropped after
+// two hours without its closing sweep) and the sweep after takes it out.
+// What a sweep before a command finds changed while another session's
+// command runs is that command's, not a hand edit: it goes to that
+// command's turn. What a sweep after a command finds while other
+// sessions' commands run is owned by no single command: it goes to every
+// running command's turn, each record naming the others in "shared" (a
+// revert of one of them treats the path as a conflict).
 //
 // The baseline records the ignore files its listing followed, and the
 // sweep after a command skips by those rules, not by the ignore files the

@@ -28,7 +28,7 @@ var known = map[string]string{}
 const maxKnown = len("recovered")
 
 func init() {
-	for _, k := range []string{"r", "v", "id", "label", "source", "head", "p", "i", "w", "dirs", "do", "why", "hand", "cmd",
+	for _, k := range []string{"r", "v", "id", "label", "source", "head", "p", "i", "w", "dirs", "do", "why", "hand", "cmd", "shared",
 		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "failed", "at", "n", "sha256", "bytes", "mode",
 		"link", "reason", "kept", "agent", "session", "prompt", "turn", "pre", "post", "op", "done", "step",
 		"content", "absent", "skipped", "symlink", "restore", "delete", "keep", "fail", "rewind", "undo", "redo"} {
@@ -272,6 +272,8 @@ func (d *fastDec) recordField(key string, r *record) bool {
 		r.Failed, ok = d.strs()
 	case "dirs":
 		r.Dirs, ok = d.strs()
+	case "shared":
+		r.Shared, ok = d.strs()
 	case "turns":
 		r.Turns, ok = d.strs()
 	case "rmdirs":
@@ -470,6 +472,16 @@ func appendFileRecord(buf []byte, r *record) ([]byte, bool) {
 	if r.Cmd != "" {
 		buf = append(buf, `,"cmd":`...)
 		buf = appendJSONString(buf, r.Cmd)
+	}
+	if len(r.Shared) > 0 {
+		buf = append(buf, `,"shared":[`...)
+		for i, t := range r.Shared {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendJSONString(buf, t)
+		}
+		buf = append(buf, ']')
 	}
 	if r.At != 0 {
 		buf = append(buf, `,"at":`...)

@@ -3,6 +3,8 @@ package store
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -147,5 +149,55 @@ func TestRewindNeverWritesThroughALink(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(root, "o/x")); err == nil {
 		t.Fatal("the rewind wrote e/x through the link, into o/x")
+	}
+}
+
+// rm -rf of a clone inside the project: its files come back, and its
+// .git, whose history is not kept, is listed as failed, never dropped
+// silently. The project's own .git stays out of the sweep.
+func TestSweepNestedRepository(t *testing.T) {
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	put(t, root, ".git/HEAD", "ref: refs/heads/main\n", 0o644)
+	put(t, root, "nested/a.txt", "a\n", 0o644)
+	put(t, root, "nested/.git/HEAD", "ref: refs/heads/main\n", 0o644)
+	put(t, root, "sub/.git", "gitdir: ../.git/modules/sub\n", 0o644)
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	turn, _ := s.NewTurn(TurnMeta{})
+	if _, err := s.SweepBefore(turn, TurnMeta{}, "rm"); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(root, "nested"))
+	os.Remove(filepath.Join(root, "sub/.git"))
+	put(t, root, ".git/HEAD", "ref: refs/heads/other\n", 0o644)
+	res, err := s.SweepAfter(turn, TurnMeta{}, "rm -rf nested")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"nested/.git", "nested/a.txt", "sub/.git"}; !slices.Equal(res.Changed, want) {
+		t.Fatalf("changed %v, want %v", res.Changed, want)
+	}
+	p, err := s.PlanRewind(turn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Apply(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Failed) != 1 || r.Failed[0].Path != "nested/.git" || !strings.Contains(r.Failed[0].Reason, "nested git repository") {
+		t.Fatalf("rewind: %+v; want nested/.git failed, saying why", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "nested/a.txt")); string(b) != "a\n" {
+		t.Fatalf("nested/a.txt holds %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "sub/.git")); string(b) != "gitdir: ../.git/modules/sub\n" {
+		t.Fatalf("sub/.git holds %q", b)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,6 +43,16 @@ type tfile struct {
 	dirs    []string // folders that did not exist at capture (pre absent)
 	refused string   // why the entry cannot be used
 	cmd     string   // the first shell command that changed it in the turn
+	shared  []string // other turns given the same change (no single command owned it)
+}
+
+// share adds turns to the ones f's change is shared with.
+func (f *tfile) share(turns []string) {
+	for _, t := range turns {
+		if !slices.Contains(f.shared, t) {
+			f.shared = append(f.shared, t)
+		}
+	}
 }
 
 func newTurn(id string) *turn { return &turn{id: id, byPath: map[string]*tfile{}} }
@@ -71,6 +82,7 @@ func (t *turn) apply(r *record) {
 			return
 		}
 		f := &tfile{path: p, pre: *r.Img, dirs: cleanDirs(r.Dirs), preAt: r.At, preSeq: r.order(), cmd: r.Cmd, refused: why}
+		f.share(r.Shared)
 		t.files = append(t.files, f)
 		t.byPath[key] = f
 	case "post":
@@ -81,6 +93,7 @@ func (t *turn) apply(r *record) {
 		if f, ok := t.byPath[p]; ok && r.Img != nil && r.order() >= f.postSeq {
 			img := *r.Img
 			f.post, f.postAt, f.postSeq = &img, r.At, r.order()
+			f.share(r.Shared)
 			if f.cmd == "" {
 				f.cmd = r.Cmd
 			}

@@ -248,7 +248,7 @@ func (r *statusRun) status(f *tfile) (Status, string, Image) {
 		return StatusCreated, "", disk
 	case f.pre.Kind != ImageAbsent && disk.Kind == ImageAbsent:
 		return StatusDeleted, "", disk
-	case !sameBytes(disk, f.pre):
+	case !sameBytes(disk, f.pre), modeMoved(f.pre, disk):
 		return StatusModified, "", disk
 	}
 	return StatusUnchanged, "", disk
@@ -377,7 +377,7 @@ func (s *Store) Files(id string, withStatus bool) ([]File, error) {
 	}
 	out := make([]File, 0, len(t.files))
 	for _, f := range t.files {
-		ff := File{Path: f.path, Pre: f.pre, Post: f.post, Shell: f.cmd}
+		ff := File{Path: f.path, Pre: f.pre, Post: f.post, Shell: f.cmd, Shared: f.shared}
 		if withStatus {
 			ff.Status, ff.Reason, ff.Disk = run.status(f)
 			ff.HandEdited = run.handEdited(f)
@@ -513,3 +513,10 @@ func QuietFile(p string) bool {
 // modification time moves when it is: blobs are content-addressed and
 // written before the record that names them.
 func AddOnlyDir(name string) bool { return name == "blobs" || name == "packs" }
+
+// modeMoved reports whether a file holds the same kind of thing as was
+// but with other permission bits (chmod +x): a change, shown as such.
+func modeMoved(was, now Image) bool {
+	return was.Kind == now.Kind && (was.Kind == ImageContent || was.Kind == ImageDir) &&
+		was.Mode != 0 && now.Mode != 0 && was.Mode&0o7777 != now.Mode&0o7777
+}

@@ -40,6 +40,9 @@ type record struct {
 	Why  string   `json:"why,omitempty" in:"step"`
 	Hand bool     `json:"hand,omitempty" in:"step"`
 	Cmd  string   `json:"cmd,omitempty" in:"pre,post"` // pre, post: the shell command that changed the path
+	// Shared names the other turns a sweep gave the same change: no
+	// single command owned it (two sessions' commands were running).
+	Shared []string `json:"shared,omitempty" in:"pre,post"`
 
 	// op
 	Kind   Kind     `json:"kind,omitempty" in:"op"`
@@ -143,7 +146,7 @@ func (r *record) mapNames(f func(string) string) record {
 	c := *r
 	c.Path, c.ID, c.Target = f(r.Path), f(r.ID), f(r.Target)
 	c.Dirs, c.Rmdirs, c.Had, c.Mkdirs = escNames(r.Dirs, f), escNames(r.Rmdirs, f), escNames(r.Had, f), escNames(r.Mkdirs, f)
-	c.Failed, c.Turns = escNames(r.Failed, f), escNames(r.Turns, f)
+	c.Failed, c.Turns, c.Shared = escNames(r.Failed, f), escNames(r.Turns, f), escNames(r.Shared, f)
 	c.Img, c.Want = escImage(r.Img, f), escImage(r.Want, f)
 	copied := false
 	for i, fl := range r.Fails {

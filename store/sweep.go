@@ -31,6 +31,11 @@ type SweepResult struct {
 	// turn swept already, so the sweep after the command covers what
 	// changed since as well.
 	Skipped bool
+	// Others lists the turns of other sessions' commands running
+	// meanwhile that got the changes too (after a command: as well as
+	// Turn, each record naming the others as sharing it; before one:
+	// instead of a hand edit).
+	Others []string
 	// Problems names paths the sweep could not look at, with the reason.
 	Problems []string
 	// Feed says whether a watcher told the sweep what changed.
@@ -159,6 +164,15 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 		return nil, errf("sweep: %w", lerr)
 	}
 	ops := s.opsLogSize()
+	// Other sessions' commands running now: what changed since the
+	// baseline may be theirs (see opencmds.go).
+	open, dropped := s.loadOpen(start)
+	if n := len(open); n > 0 {
+		open = movedOn(open, turn, meta.Source)
+		dropped = dropped || len(open) != n
+	}
+	others := othersOpen(open, turn)
+	defer s.trackOpen(open, dropped, turn, meta, cmd, start, after)
 	if !after && old != nil && turn != "" && old.turn == turn && old.ops == ops {
 		// The turn swept already: whatever changed since is the agent's
 		// and the sweep after this command records it against the same
@@ -181,7 +195,9 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 		res.Fresh = true
 	}
 	res.Operated = old != nil && old.ops != ops
-	attribute := after && old != nil
+	// Before a command, what changed is a hand edit, unless another
+	// session's command is running: then it is that command's.
+	attribute := old != nil && (after || len(others) > 0)
 	recCmd := cmd
 	// The sweep after a command skips by the rules the baseline was
 	// taken under: a command that edits an ignore file neither hides its
@@ -226,30 +242,12 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 	recs := s.shellRecords(changes, imgs, full, attribute, oldEntries, res)
 	next := nextBaseline(order, oldEntries, now)
 	fp.hit()
-	if ws != nil && len(recs) > 0 {
-		var hook bool
-		if recs, turn, meta, hook, err = s.watchClaims(old, recs, turn, meta, res.Operated); err != nil {
+	if ws != nil {
+		if err := s.recordWatched(res, old, recs, turn, meta, others); err != nil {
 			return nil, err
 		}
-		if hook {
-			cmd, recCmd = old.cmd, old.cmd // the hook's command is still writing
-			res.ToHook = true
-		}
-	}
-	if len(recs) > 0 && turn == "" {
-		if turn, err = s.NewTurn(meta); err != nil {
-			return nil, err
-		}
-	}
-	if len(recs) > 0 {
-		id, err := s.recordShell(turn, meta, recCmd, recs)
-		if err != nil {
-			return nil, err
-		}
-		res.Turn = id
-		for _, r := range recs {
-			res.Changed = append(res.Changed, r.path)
-		}
+	} else if err := s.recordSweep(res, recs, after, owner{turn, meta, recCmd}, others); err != nil {
+		return nil, err
 	}
 	fp.hit()
 	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, list: next, rules: rules}
@@ -334,7 +332,7 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 				m.order = append(m.order, int32(-i))
 				continue
 			}
-			if o.kind != baseDir {
+			if o.kind != baseDir || nestedGit(o) {
 				m.changes = append(m.changes, sweepChange{old: o})
 			}
 		case i == len(oldEntries) || now[j].path < oldEntries[i].path:
@@ -608,6 +606,9 @@ func (e *baseEntry) sameContent(o *baseEntry) bool {
 
 // image is e as a record's image.
 func (e *baseEntry) image(maxBlob int64) Image {
+	if nestedGit(e) {
+		return Image{Kind: ImageSkipped, Reason: nestedGitReason}
+	}
 	switch e.kind {
 	case baseDir:
 		return Image{Kind: ImageDir, Mode: e.mode}
@@ -619,6 +620,19 @@ func (e *baseEntry) image(maxBlob int64) Image {
 	}
 	return Image{Kind: ImageContent, SHA256: e.sum.String(), Size: e.size, Mode: e.mode, Kept: true}
 }
+
+// nestedGit reports whether e is the .git folder of a repository nested
+// in the project (a clone inside it). Its history is not kept: reading
+// every object of every nested clone on each first sweep, and recording
+// each `git` command's writes there, would cost more than it is worth,
+// and a repository can be cloned again. But its loss is never silent: a
+// command that removes it records it as skipped, so a rewind's plan and
+// preview list it as not restorable, and the rewind exits 3.
+func nestedGit(e *baseEntry) bool {
+	return e.kind == baseDir && (e.path == ".git" || strings.HasSuffix(e.path, "/.git"))
+}
+
+const nestedGitReason = "a nested git repository's history is not kept; clone it again"
 
 // shellRec is one path a shell command changed.
 type shellRec struct {
@@ -633,7 +647,7 @@ type shellRec struct {
 // recordShell appends what a command changed to turn: a pre record where
 // the turn lacks the path (the first capture wins), and a post record,
 // both naming the command. It returns the turn id used.
-func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shellRec) (string, error) {
+func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shellRec, shared []string) (string, error) {
 	l, id, t, exists, err := s.lockTurn(turn)
 	if err != nil {
 		return "", err
@@ -653,13 +667,13 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		}
 		if !ok {
 			pre := r.pre
-			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, At: now, N: n})
+			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, Shared: shared, At: now, N: n})
 		}
 		if r.noPost {
 			continue
 		}
 		post := r.post
-		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, At: now, N: n})
+		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, Shared: shared, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return id, nil

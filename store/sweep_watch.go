@@ -1,11 +1,5 @@
 package store
 
-import (
-	"strings"
-
-	"github.com/ckpt-dev/ckpt/store/internal/storefs"
-)
-
 // WatchAgent is the source agent of the turns ckpt watch records.
 const WatchAgent = "watch"
 
@@ -15,59 +9,27 @@ type watchSweep struct{}
 // SweepWatch records what changed since the last sweep, as SweepAfter
 // does, for ckpt watch: into turn, or, when turn is "" and something
 // changed, into a new turn with the next short id (SweepResult.Turn says
-// which). Where an agent also has hooks, the hooks' turns win: a path a
-// hook's turn captured or sealed since the last sweep is left to it, and
-// when the last sweep was a hook's shell sweep, what changed since goes
-// to that hook's turn, as its next sweep would record it.
+// which). Where an agent also has hooks, the hooks' turns win (see
+// recordWatched).
 func (s *Store) SweepWatch(turn string, meta TurnMeta) (*SweepResult, error) {
 	return s.sweep(turn, meta, "", true, &watchSweep{})
 }
 
-// watchClaims drops the paths a hook's turn claims, and sends the rest
-// to the hook's turn when the last sweep was a hook's.
-//
-// What a rewind, undo or redo since the last sweep wrote is the
-// operation's (it held the locks while it wrote), not a turn's: those
-// paths go to the baseline.
-func (s *Store) watchClaims(old *baseline, recs []shellRec, turn string, meta TurnMeta, operated bool) ([]shellRec, string, TurnMeta, bool, error) {
-	s.mu.Lock()
-	v, err := s.load()
-	claimed := map[string]bool{}
-	hookTurn := ""
-	ended, _ := s.dir.ReadFile(endedFile)
-	if err == nil {
-		for _, t := range v.turns {
-			if t.source != nil && t.source.Agent == WatchAgent || t.seed {
-				continue
-			}
-			if t.id == old.turn && old.cmd != "" && strings.TrimSpace(string(ended)) != t.id {
-				hookTurn = t.id
-			}
-			for _, f := range t.files {
-				if f.preAt >= old.at || f.postAt >= old.at {
-					claimed[f.path] = true
-				}
-			}
-		}
+// recordWatched records what ckpt watch's sweep found. Where an agent
+// also has hooks, the hooks' turns win: a path a hook's turn captured or
+// sealed since the last sweep is left to it, and while hooks' shell
+// commands run, what changed is theirs (recorded in their turns, as
+// their closing sweeps would). What a rewind, undo or redo since the
+// last sweep wrote is the operation's (it held the locks while it
+// wrote): those paths go to the baseline. The rest opens (or goes on in)
+// the watcher's own turn.
+func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, turn string, meta TurnMeta, others []openCmd) error {
+	if len(recs) == 0 || old == nil {
+		return nil
 	}
-	if err == nil && operated {
-		for _, o := range v.ops {
-			if o.at < old.at {
-				continue
-			}
-			steps, serr := s.steps(o.id)
-			if serr != nil {
-				err = serr
-				break
-			}
-			for _, st := range steps {
-				claimed[st.Path] = true
-			}
-		}
-	}
-	s.mu.Unlock()
+	claimed, err := s.claimedSince(old.at, res.Operated)
 	if err != nil {
-		return nil, "", meta, false, err
+		return err
 	}
 	kept := recs[:0]
 	for _, r := range recs {
@@ -75,20 +37,56 @@ func (s *Store) watchClaims(old *baseline, recs []shellRec, turn string, meta Tu
 			kept = append(kept, r)
 		}
 	}
-	if hookTurn != "" {
-		return kept, hookTurn, TurnMeta{}, true, nil
+	if len(kept) == 0 {
+		return nil
 	}
-	return kept, turn, meta, false, nil
+	if len(others) > 0 {
+		res.ToHook = true
+		return s.recordSweep(res, kept, false, owner{}, others)
+	}
+	if turn == "" {
+		if turn, err = s.NewTurn(meta); err != nil {
+			return err
+		}
+	}
+	return s.recordSweep(res, kept, true, owner{turn, meta, ""}, nil)
 }
 
-// endedFile names the hook turn whose end-of-turn sweep ran last.
-const endedFile = "turn-ended"
-
-// MarkTurnEnded records that an agent's turn ended (its end-of-turn
-// sweep ran): from then on ckpt watch records what changes as its own,
-// not as that turn's background command.
-func (s *Store) MarkTurnEnded(turn string) error {
-	return storefs.WriteAtomic(s.dir, endedFile, []byte(turn+"\n"), 0o600, false)
+// claimedSince lists the paths hooks' turns captured or sealed since at,
+// and (with operated) those operations since at wrote.
+func (s *Store) claimedSince(at int64, operated bool) (map[string]bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	claimed := map[string]bool{}
+	for _, t := range v.turns {
+		if t.source != nil && t.source.Agent == WatchAgent || t.seed {
+			continue
+		}
+		for _, f := range t.files {
+			if f.preAt >= at || f.postAt >= at {
+				claimed[f.path] = true
+			}
+		}
+	}
+	if operated {
+		for _, o := range v.ops {
+			if o.at < at {
+				continue
+			}
+			steps, err := s.steps(o.id)
+			if err != nil {
+				return nil, err
+			}
+			for _, st := range steps {
+				claimed[st.Path] = true
+			}
+		}
+	}
+	return claimed, nil
 }
 
 // Relabel gives turn a new label (a later header record in its file,

@@ -223,6 +223,11 @@ type File struct {
 	// Shell is the shell command whose sweep recorded the path (raw:
 	// escape before showing); empty for a file tool's write.
 	Shell string
+	// Shared lists the other turns that hold the same change: a sweep
+	// ran while commands of several sessions were running, so no single
+	// command owned it, and every one of them got it. A revert of one of
+	// these turns treats the path as a conflict.
+	Shared []string
 }
 
 // TurnMeta is what a capture knows of its turn beyond the id.

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -48,6 +50,15 @@ type walker struct {
 	partial []string
 	// fed, when set, makes this a watcher-fed listing (see walkFed).
 	fed *fedWalk
+	// seen counts the entries listed, and deadline ends the walk: a tree
+	// past walkMaxEntries or walkMaxTime (a pseudo file system the checks
+	// below missed, a loop of bind mounts) fails the sweep with tooBig,
+	// naming the folder it was in, rather than run until the hook's
+	// timeout.
+	seen     atomic.Int64
+	deadline time.Time
+	tooBig   error
+	root     string
 }
 
 type walkJob struct {
@@ -102,12 +113,14 @@ func walkTree(root string, prior, old *baseline) ([]*baseEntry, []string, map[st
 	if prior != nil && prior.rules == nil {
 		prior = nil // a baseline of version 2: its rules are unknown
 	}
-	w := &walker{maxRead: 1 << 20, prior: prior, rules: map[string][]byte{}}
+	w := &walker{maxRead: 1 << 20, prior: prior, rules: map[string][]byte{}, root: root}
 	w.qcond.L = &w.qmu
 	var rst unix.Stat_t
-	if old != nil && old.rules != nil && unix.Fstat(fd, &rst) == nil && dirTimesKept(fd) {
+	rootOK := unix.Fstat(fd, &rst) == nil
+	if old != nil && old.rules != nil && rootOK && dirTimesKept(fd) {
 		w.old, w.kids, w.dev = old, old.folders(), uint64(rst.Dev)
 	}
+	w.deadline = time.Now().Add(walkMaxTime)
 	// One worker a core: more only spin in the scheduler when the tree is
 	// in the page cache, which it is for every sweep but the first.
 	var wg sync.WaitGroup
@@ -120,7 +133,7 @@ func walkTree(root string, prior, old *baseline) ([]*baseEntry, []string, map[st
 		}()
 	}
 	buf := make([]byte, 32<<10)
-	rootErr := w.dir(walkJob{fd: fd, ig: &ignore.Set{}}, buf)
+	rootErr := w.dir(walkJob{fd: fd, ig: &ignore.Set{}, st: dirStat{dev: uint64(rst.Dev)}}, buf)
 	w.qmu.Lock()
 	w.active--
 	w.qmu.Unlock()
@@ -128,6 +141,9 @@ func walkTree(root string, prior, old *baseline) ([]*baseEntry, []string, map[st
 	wg.Wait()
 	if rootErr != nil {
 		return nil, nil, nil, errf("sweep %s: %w", root, rootErr)
+	}
+	if w.tooBig != nil {
+		return nil, nil, nil, w.tooBig
 	}
 	return w.sorted(), w.unread, w.rules, nil
 }
@@ -375,6 +391,9 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 			}
 			paths = joinNames(prefix, names)
 		}
+		if w.over(j.rel, len(paths)) {
+			return nil
+		}
 		var hasGit, hasCkpt bool
 		for _, p := range paths {
 			switch p[lp:] {
@@ -400,7 +419,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 	elems := append(domain[:len(domain):len(domain)], "")
 	for _, rel := range paths {
 		n := rel[lp:]
-		if n == ".git" || j.rel == "" && (n == ".osfoundry" || strings.EqualFold(n, ".osfoundry") && sameEntry(j.fd, n, ".osfoundry")) {
+		if j.rel == "" && (n == ".git" || n == ".osfoundry" || strings.EqualFold(n, ".osfoundry") && sameEntry(j.fd, n, ".osfoundry")) {
 			continue
 		}
 		if err := unix.Fstatat(j.fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
@@ -409,6 +428,14 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		}
 		elems[len(elems)-1] = n
 		e := baseEntry{path: rel, mode: uint32(st.Mode) & 0o777}
+		if n == ".git" && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			// A nested repository's history is listed as one folder and
+			// never read (see nestedGit); a .git file (a submodule's or
+			// a worktree's pointer) is swept like any file.
+			e.kind = baseDir
+			local = append(local, e)
+			continue
+		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFDIR:
 			if ig.Skip(elems, true) {
@@ -434,6 +461,10 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 				w.unread = append(w.unread, rel)
 				w.mu.Unlock()
 				w.markPartial(j.rel)
+				continue
+			}
+			if uint64(st.Dev) != j.st.dev && isPseudoFS(sub) {
+				unix.Close(sub) // a mount of the kernel's: never swept
 				continue
 			}
 			local = append(local, e)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -106,8 +107,9 @@ func walkFed(root string, prior, old *baseline, paths []string) (now []*baseEntr
 	if prior != nil && prior.rules == nil {
 		prior = nil
 	}
-	w := &walker{maxRead: 1 << 20, prior: prior, rules: map[string][]byte{}, fed: &fedWalk{old: old, listed: dirs}}
+	w := &walker{maxRead: 1 << 20, prior: prior, rules: map[string][]byte{}, root: root, fed: &fedWalk{old: old, listed: dirs}}
 	w.qcond.L = &w.qmu
+	w.deadline = time.Now().Add(walkMaxTime)
 	order := make([]string, 0, len(dirs))
 	for d := range dirs {
 		order = append(order, d)
@@ -154,6 +156,9 @@ func walkFed(root string, prior, old *baseline, paths []string) (now []*baseEntr
 	w.qmu.Unlock()
 	w.work(buf)
 	wg.Wait()
+	if w.tooBig != nil {
+		return nil, nil, nil, false, w.tooBig
+	}
 	now = w.fedMerge(old, gone, selves)
 	rules = map[string][]byte{}
 	for p, data := range old.rules {

@@ -269,3 +269,26 @@ func (m *Model) changedLine() int {
 	}
 	return 0
 }
+
+// currentHunk is the index of the hunk the diff is at: the one n or N
+// went to while it is on screen, else the last that starts at or above
+// the top row (the first when none does).
+func (m *Model) currentHunk() int {
+	d := m.diff.d
+	if d == nil {
+		return 0
+	}
+	hs := d.Hunks(m.layout())
+	if m.diff.hunkSet && m.diff.hunk < len(hs) {
+		if h := hs[m.diff.hunk]; h >= m.diff.top && h < m.diff.top+m.diffHeight() {
+			return m.diff.hunk
+		}
+	}
+	cur := 0
+	for i, h := range hs {
+		if h <= m.diff.top {
+			cur = i
+		}
+	}
+	return cur
+}

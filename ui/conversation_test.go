@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -148,4 +149,32 @@ func TestMouseToggle(t *testing.T) {
 	if m.View().MouseMode == 0 {
 		t.Fatal("M did not turn it back on")
 	}
+}
+
+// TestHunkCounterWhenItFits: a diff that fits on screen counts from its
+// first hunk, and n and N move the counter and the highlight, though
+// nothing scrolls.
+func TestHunkCounterWhenItFits(t *testing.T) {
+	f := newFake()
+	var a, b strings.Builder
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&a, "line %d\n", i)
+		if i == 1 || i == 16 {
+			fmt.Fprintf(&b, "changed %d\n", i)
+		} else {
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+	}
+	f.disk["two.txt"] = []byte(a.String())
+	f.write("1", "two hunks", t0, "two.txt", []byte(b.String()))
+	m := testModel(t, f, 120, 40)
+	press(t, m, keys("tab", "enter")...)
+	mustContain(t, plain(m), "hunk 1/2")
+	press(t, m, kp("n"))
+	mustContain(t, plain(m), "hunk 2/2")
+	if m.diff.top != 0 {
+		t.Fatalf("a diff that fits scrolled to %d", m.diff.top)
+	}
+	press(t, m, kp("N"))
+	mustContain(t, plain(m), "hunk 1/2")
 }

@@ -121,6 +121,10 @@ type diffPane struct {
 	left       int // cells scrolled sideways
 	side       bool
 	sideSet    bool // the user chose the layout
+	// hunk is the hunk n/N went to, while hunkSet; the counter and the
+	// highlight follow it.
+	hunk    int
+	hunkSet bool
 }
 
 // diffSearch is a search in the diff pane: / types it, n/N move.

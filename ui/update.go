@@ -610,23 +610,15 @@ func (m *Model) jumpHunk(dir int) {
 		return
 	}
 	hs := m.diff.d.Hunks(m.layout())
-	if dir > 0 {
-		for _, h := range hs {
-			if h > m.diff.top {
-				m.diff.top = h
-				m.clipDiff()
-				return
-			}
-		}
+	if len(hs) == 0 {
 		return
 	}
-	for i := len(hs) - 1; i >= 0; i-- {
-		if hs[i] < m.diff.top {
-			m.diff.top = hs[i]
-			m.clipDiff()
-			return
-		}
-	}
+	// From the hunk the counter names, so n and N step through the hunks
+	// even when the whole diff fits and there is nothing to scroll.
+	next := clamp(m.currentHunk()+dir, 0, len(hs)-1)
+	m.diff.hunk, m.diff.hunkSet = next, true
+	m.diff.top = hs[next]
+	m.clipDiff()
 }
 
 // clipDiff keeps the diff's scroll in range: at the end, the last line

@@ -651,17 +651,7 @@ func (m *Model) diffView(w, h int) []string {
 	}
 	if d != nil && len(d.Hunks(m.layout())) > 0 {
 		hs := d.Hunks(m.layout())
-		cur := 0
-		end := m.diff.top
-		if m.diff.top+m.diffHeight() >= d.Len(m.layout()) {
-			end = d.Len(m.layout()) // at the end: the last hunk in view is the one
-		}
-		for i, hr := range hs {
-			if hr <= end {
-				cur = i + 1
-			}
-		}
-		info = append(info, fmt.Sprintf("+%d -%d", d.Added, d.Deleted), fmt.Sprintf("hunk %d/%d", max(cur, 1), len(hs)))
+		info = append(info, fmt.Sprintf("+%d -%d", d.Added, d.Deleted), fmt.Sprintf("hunk %d/%d", m.currentHunk()+1, len(hs)))
 	}
 	if f != nil {
 		_, word, _ := m.fileStatus(f)
@@ -700,8 +690,16 @@ func (m *Model) diffView(w, h int) []string {
 			out = append(out, m.wrappedRows(d, l, w, h-len(out), v)...)
 			break
 		}
+		mark := -1 // the current hunk's header, marked where there are several
+		if hs := d.Hunks(l); len(hs) > 1 && m.focus == paneDiff {
+			mark = hs[m.currentHunk()]
+		}
 		for i := m.diff.top; i < d.Len(l) && len(out) < h; i++ {
-			out = append(out, d.LineView(i, w, l, m.sty.diff, v))
+			line := d.LineView(i, w, l, m.sty.diff, v)
+			if i == mark {
+				line = m.sty.titleFocus.Render(present.Fit(ansi.Strip(line), w))
+			}
+			out = append(out, line)
 		}
 	}
 	for len(out) < h {

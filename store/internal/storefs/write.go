@@ -1,6 +1,7 @@
 package storefs
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -167,11 +168,15 @@ func WriteReplaceFrom(r *os.Root, name string, src io.Reader, perm os.FileMode) 
 	if err != nil {
 		return err
 	}
-	var dst io.Writer = struct{ io.Writer }{f}
+	sw := &sparseWriter{f: f}
+	var dst io.Writer = sw
 	if WriteFault != nil {
 		dst = faultWriter{f, name}
 	}
 	_, err = io.CopyBuffer(dst, struct{ io.Reader }{src}, make([]byte, 1<<20))
+	if err == nil && WriteFault == nil {
+		err = sw.finish()
+	}
 	if err == nil {
 		err = f.Chmod(perm)
 	}
@@ -192,4 +197,63 @@ func (w faultWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// holeBlock is the run of zero bytes a sparseWriter leaves as a hole
+// rather than writes: a file system block.
+const holeBlock = 4 << 10
+
+var zeroBlock [holeBlock]byte
+
+// sparseWriter writes a new file, leaving each block of zeros as a hole:
+// a sparse file (a disk image, a database's preallocated file) comes
+// back taking the room it took, where writing its zeros would take all
+// of its length and may not fit.
+type sparseWriter struct {
+	f   *os.File
+	off int64
+}
+
+func (w *sparseWriter) Write(p []byte) (int, error) {
+	// Blocks are aligned to the file's offsets, so a hole is whole; the
+	// bytes between holes go down in one write.
+	start, i := 0, 0
+	flush := func(end int) error {
+		if end > start {
+			if _, err := w.f.WriteAt(p[start:end], w.off+int64(start)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i < len(p) {
+		k := holeBlock - int((w.off+int64(i))%holeBlock)
+		if k > len(p)-i {
+			k = len(p) - i
+		}
+		if k == holeBlock && bytes.Equal(p[i:i+k], zeroBlock[:]) {
+			if err := flush(i); err != nil {
+				return start, err
+			}
+			start = i + k
+		}
+		i += k
+	}
+	if err := flush(len(p)); err != nil {
+		return start, err
+	}
+	w.off += int64(len(p))
+	return len(p), nil
+}
+
+// finish gives the file its length, which a hole at its end leaves out.
+func (w *sparseWriter) finish() error {
+	fi, err := w.f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() != w.off {
+		return w.f.Truncate(w.off)
+	}
+	return nil
 }

@@ -1,0 +1,151 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/ckpt-dev/ckpt/store"
+)
+
+// Claude Code and Codex in one folder, their prompts, edits and shell
+// calls interleaved, a command of one still running while the other
+// sweeps. Every change lands in some turn with its pre-image, and
+// rewinding everything gives back the folder as it was before both.
+func TestTwoSessionsInOneFolder(t *testing.T) {
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	write := func(p, s string) {
+		t.Helper()
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.txt", "a\n")
+	write("b.txt", "b\n")
+	write("c.txt", "c\n")
+	write("d.txt", "d\n")
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
+	snap := func() map[string]string {
+		out := map[string]string{}
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			rel, _ := filepath.Rel(root, p)
+			if rel == ".git" || rel == ".osfoundry" || rel == ".claude" || rel == ".codex" {
+				return filepath.SkipDir
+			}
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				out[rel] = string(b)
+			}
+			return nil
+		})
+		return out
+	}
+	hook := func(agentName string, ev map[string]any) {
+		t.Helper()
+		ev["cwd"] = root
+		b, _ := json.Marshal(ev)
+		var out bytes.Buffer
+		env := map[string]string{"CLAUDE_PROJECT_DIR": root}
+		if err := Hook(agentName, bytes.NewReader(b), &out, HookOptions{Root: root, Getenv: func(k string) string { return env[k] }}); err != nil {
+			t.Fatalf("%s %v: %v", agentName, ev["hook_event_name"], err)
+		}
+	}
+	claude := func(event string, kv ...any) {
+		ev := map[string]any{"session_id": "claude-1", "hook_event_name": event}
+		for i := 0; i+1 < len(kv); i += 2 {
+			ev[kv[i].(string)] = kv[i+1]
+		}
+		hook("claude", ev)
+	}
+	codex := func(turn, event string, kv ...any) {
+		ev := map[string]any{"session_id": "codex-1", "turn_id": turn, "hook_event_name": event}
+		for i := 0; i+1 < len(kv); i += 2 {
+			ev[kv[i].(string)] = kv[i+1]
+		}
+		hook("codex", ev)
+	}
+	bash := func(cmd string) map[string]any { return map[string]any{"command": cmd} }
+
+	// A first shell call each, so the store has a baseline.
+	claude("UserPromptSubmit", "prompt", "tidy a")
+	claude("PreToolUse", "tool_name", "Bash", "tool_input", bash("true"), "tool_use_id", "c0")
+	claude("PostToolUse", "tool_name", "Bash", "tool_input", bash("true"), "tool_use_id", "c0")
+	before := snap()
+
+	// Claude starts a long command that writes a.txt now and c.txt later.
+	claude("PreToolUse", "tool_name", "Bash", "tool_input", bash("make gen"), "tool_use_id", "c1")
+	write("a.txt", "a by claude's make\n")
+	// Codex's prompt and shell call arrive meanwhile.
+	codex("t-1", "UserPromptSubmit", "prompt", "fix b")
+	codex("t-1", "PreToolUse", "tool_name", "Bash", "tool_input", bash("sed -i b.txt"), "tool_use_id", "x1")
+	write("b.txt", "b by codex's sed\n")
+	write("c.txt", "c by claude's make, late\n")
+	codex("t-1", "PostToolUse", "tool_name", "Bash", "tool_input", bash("sed -i b.txt"), "tool_use_id", "x1", "tool_response", "ok")
+	// Codex's file tool edits d.txt while claude's command still runs.
+	patch := map[string]any{"command": "*** Begin Patch\n*** Update File: d.txt\n@@\n-d\n+d by codex\n*** End Patch\n"}
+	codex("t-1", "PreToolUse", "tool_name", "apply_patch", "tool_input", patch, "tool_use_id", "x2")
+	write("d.txt", "d by codex\n")
+	codex("t-1", "PostToolUse", "tool_name", "apply_patch", "tool_input", patch, "tool_use_id", "x2", "tool_response", "ok")
+	claude("PostToolUse", "tool_name", "Bash", "tool_input", bash("make gen"), "tool_use_id", "c1")
+	codex("t-1", "Stop")
+	claude("Stop")
+	after := snap()
+
+	s, err := store.Open(root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	log, err := s.Log(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]bool{}
+	var turns []string
+	for _, e := range log {
+		if e.Kind != store.KindAgent {
+			continue
+		}
+		turns = append(turns, e.ID)
+		files, err := s.Files(e.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f.Pre.Kind == store.ImageContent && before[f.Path] != "" {
+				b, err := s.ReadImage(f.Pre)
+				if err != nil || string(b) != before[f.Path] {
+					t.Errorf("turn %s, %s: pre-image %q, %v; want %q", e.ID, f.Path, b, err, before[f.Path])
+				}
+			}
+			held[f.Path] = true
+		}
+	}
+	for p := range after {
+		if after[p] != before[p] && !held[p] {
+			t.Errorf("%s changed (%q → %q) but is in no turn", p, before[p], after[p])
+		}
+	}
+	// Rewind the oldest turn: everything after it goes too.
+	sort.Slice(turns, func(i, j int) bool { return turns[i] < turns[j] })
+	p, err := s.PlanRewind(turns[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Apply(p, nil)
+	if err != nil || len(r.Failed) > 0 {
+		t.Fatalf("rewind: %+v, %v", r, err)
+	}
+	if got := snap(); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Fatalf("after rewinding both sessions:\n%v\nwant\n%v", got, before)
+	}
+}

@@ -1,0 +1,90 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// Two agents in one folder: A's command is still running when B's shell
+// call sweeps. B's sweep must not take A's write for a hand edit; what
+// changes while both commands run is owned by neither alone and goes to
+// both turns, marked shared; rewinding both gives the folder before them.
+func TestSweepTwoSessions(t *testing.T) {
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	for _, p := range []string{"x.txt", "y.txt", "z.txt"} {
+		put(t, root, p, p+" before\n", 0o644)
+	}
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// A warm baseline, as after an earlier turn.
+	if _, err := s.SweepBefore("0", TurnMeta{}, "true"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EndTurn("0"); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, root)
+	a, _ := s.NewTurn(TurnMeta{Label: "A", Source: &Source{Agent: "claude", Session: "sa"}})
+	b, _ := s.NewTurn(TurnMeta{Label: "B", Source: &Source{Agent: "codex", Session: "sb"}})
+	if _, err := s.SweepBefore(a, TurnMeta{}, "make gen"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "x.txt", "x by A's running command\n", 0o644)
+	res, err := s.SweepBefore(b, TurnMeta{}, "sed -i y.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Others, []string{a}) || !slices.Equal(res.Changed, []string{"x.txt"}) {
+		t.Fatalf("B's sweep before: %+v; want x.txt given to A's turn %s", res, a)
+	}
+	put(t, root, "y.txt", "y by B\n", 0o644)
+	put(t, root, "z.txt", "z by A\n", 0o644)
+	res, err = s.SweepAfter(a, TurnMeta{}, "make gen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Turn != a || !slices.Equal(res.Others, []string{b}) || !slices.Equal(res.Changed, []string{"y.txt", "z.txt"}) {
+		t.Fatalf("A's sweep after: %+v; want y.txt and z.txt in %s and %s", res, a, b)
+	}
+	res, err = s.SweepAfter(b, TurnMeta{}, "sed -i y.txt")
+	if err != nil || len(res.Changed) != 0 || len(res.Others) != 0 {
+		t.Fatalf("B's sweep after: %+v, %v; want nothing left", res, err)
+	}
+	check := func(turn string, want map[string][]string) {
+		t.Helper()
+		files, err := s.Files(turn, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]string{}
+		for _, f := range files {
+			got[f.Path] = f.Shared
+			if f.Pre.Kind != ImageContent {
+				t.Errorf("turn %s, %s: pre %v", turn, f.Path, f.Pre.Kind)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("turn %s holds %v, want %v", turn, got, want)
+		}
+		for p, sh := range want {
+			if g, ok := got[p]; !ok || !slices.Equal(g, sh) {
+				t.Errorf("turn %s, %s: shared with %v, want %v", turn, p, g, sh)
+			}
+		}
+	}
+	check(a, map[string][]string{"x.txt": nil, "y.txt": {b}, "z.txt": {b}})
+	check(b, map[string][]string{"y.txt": {a}, "z.txt": {a}})
+	rewind(t, s, a)
+	sameTree(t, "after rewinding both sessions' turns", before, tree(t, root))
+	if _, err := os.Stat(filepath.Join(root, storeDir, openFile)); err == nil {
+		t.Error("open.json still lists a command after every closing sweep")
+	}
+}

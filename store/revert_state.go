@@ -1,0 +1,216 @@
+package store
+
+// A revert's place in the store's state: which turns it reverts, what
+// the paths it wrote are expected to hold, what a rewind over it gives
+// back, and the merges it keeps.
+
+// suspended reports whether the revert at v.undo[i] is undone for now by
+// a rewind in effect after it that went back to before it: time runs one
+// way, so a rewind to before a turn undoes every operation since.
+func (v *view) suspended(i int) bool {
+	a := v.undo[i]
+	for _, w := range v.undo[i+1:] {
+		if w.rewind.kind != KindRewind {
+			continue
+		}
+		if t := v.byID[w.rewind.target]; t != nil && t.seq < a.via.seq {
+			return true
+		}
+	}
+	return false
+}
+
+// markReverted finds the turns reverted: taken out by a revert in effect,
+// with none of their paths left in conflict by it.
+func (v *view) markReverted() {
+	v.reverted = map[string]bool{}
+	open := map[string]bool{} // turns with a path a revert left failed
+	for i, a := range v.undo {
+		if a.rewind.kind != KindRevert || v.suspended(i) {
+			continue
+		}
+		for _, id := range a.rewind.turns {
+			t := v.byID[id]
+			if t == nil || v.rewound[id] {
+				continue
+			}
+			v.reverted[id] = true
+			for _, f := range v.fails[a.via.id] {
+				if _, ok := t.byPath[f.Path]; ok {
+					open[id] = true
+				}
+			}
+		}
+	}
+	for id := range open {
+		delete(v.reverted, id)
+	}
+}
+
+// plannedBytes gives the bytes of a merge the newest revert plan made.
+func (s *Store) plannedBytes(img Image) []byte {
+	sum, err := ParseBlobID(img.SHA256)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.planned[sum]
+}
+
+// revertExpected applies the hand-edit rule to what reverts wrote: a
+// revert in effect sets what the paths it wrote are expected to hold, as
+// a seal does, until a newer seal. Caller holds s.mu.
+func (s *Store) revertExpected(v *view, exp map[string]expectation) {
+	for i, a := range v.undo {
+		if a.rewind.kind != KindRevert || v.suspended(i) {
+			continue
+		}
+		recs, err := s.steps(a.via.id)
+		if err != nil {
+			continue
+		}
+		failed := map[string]bool{}
+		for _, f := range a.via.fails {
+			failed[f.Path] = true
+		}
+		for _, r := range recs {
+			if r.Want == nil || failed[r.Path] || (r.Do != ActRestore && r.Do != ActDelete && r.Do != ActKeep) {
+				continue
+			}
+			if e, ok := exp[r.Path]; !ok || a.via.seq >= e.seq {
+				exp[r.Path] = expectation{img: *r.Want, seq: a.via.seq}
+			}
+		}
+	}
+}
+
+// revertGoals adds to a rewind of turn t what the reverts made since t
+// began changed: the folder goes back to as before t, so each path a
+// revert since then wrote gets what it held before the first such
+// revert, unless a turn from t on captured it earlier still.
+func (s *Store) revertGoals(v *view, t *turn, goals []wanted) []wanted {
+	first := map[string]int64{} // path → seq of the goal's capture
+	for _, g := range goals {
+		first[g.path] = 1<<63 - 1
+	}
+	for _, tt := range v.turns {
+		if tt.seq < t.seq || (tt != t && v.rewound[tt.id]) {
+			continue
+		}
+		for _, f := range tt.files {
+			if q, ok := first[f.path]; ok && f.preSeq < q {
+				first[f.path] = f.preSeq
+			}
+		}
+	}
+	idx := map[string]int{}
+	for i, g := range goals {
+		if g.refused == "" {
+			idx[g.path] = i
+		}
+	}
+	for i, a := range v.undo {
+		if a.rewind.kind != KindRevert || v.suspended(i) || a.via.seq < t.seq {
+			continue
+		}
+		recs, err := s.steps(a.via.id)
+		if err != nil {
+			continue
+		}
+		failed := map[string]bool{}
+		for _, f := range a.via.fails {
+			failed[f.Path] = true
+		}
+		for _, r := range recs {
+			if r.Img == nil || failed[r.Path] || (r.Do != ActRestore && r.Do != ActDelete) {
+				continue
+			}
+			j, ok := idx[r.Path]
+			if ok && first[r.Path] < a.via.seq {
+				continue
+			}
+			g := wanted{path: r.Path, img: *r.Img}
+			if ok {
+				goals[j] = g
+			} else {
+				idx[r.Path] = len(goals)
+				goals = append(goals, g)
+			}
+			first[r.Path] = a.via.seq
+		}
+	}
+	return goals
+}
+
+// revertDirs are the folders to remove, if left empty, after a revert:
+// those its turns made for the files it deletes.
+func revertDirs(v *view, p *Plan) []string {
+	var out []string
+	for _, st := range p.Steps {
+		if st.Do != ActDelete {
+			continue
+		}
+		for _, id := range p.Turns {
+			if t := v.byID[id]; t != nil {
+				if f, ok := t.byPath[st.Path]; ok {
+					out = append(out, f.dirs...)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// keepMerged puts the bytes of a revert's merges into the store before
+// its steps name them; the barrier before the operation is logged makes
+// them durable.
+func (s *Store) keepMerged(p *Plan) error {
+	var scratch []byte
+	// Many merges go into one pack, as a bulk capture's blobs do: one
+	// file, not one per merge.
+	var pack *packWriter
+	if len(p.merged) > s.looseMax {
+		pack = s.newPackWriter(&failpoint{})
+	}
+	for _, st := range p.Steps {
+		if st.Do != ActRestore || st.Want.Kind != ImageContent {
+			continue
+		}
+		sum, err := ParseBlobID(st.Want.SHA256)
+		if err != nil {
+			continue
+		}
+		data, ok := p.merged[sum]
+		if !ok {
+			continue
+		}
+		if _, err := s.putBlob(sum, data, pack, &scratch); err != nil {
+			return err
+		}
+	}
+	if pack != nil {
+		return pack.commit()
+	}
+	return nil
+}
+
+// revertResult adds a revert's conflicts and merged paths to r.
+func (p *Plan) revertResult(r *Result) {
+	if p.Kind != KindRevert {
+		return
+	}
+	r.Conflicts, r.Merged = []Conflict{}, []string{}
+	failed := map[string]bool{}
+	for _, f := range r.Failed {
+		failed[f.Path] = true
+	}
+	for _, st := range p.Steps {
+		if st.Conflicts != nil && st.Do != ActLeave {
+			r.Conflicts = append(r.Conflicts, Conflict{Path: st.Path, Lines: st.Conflicts})
+		}
+		if st.Merged && st.Do == ActRestore && !failed[st.Path] {
+			r.Merged = append(r.Merged, st.Path)
+		}
+	}
+}
