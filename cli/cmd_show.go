@@ -103,7 +103,7 @@ func rewoundBy(s *store.Store, turn string) string {
 // stands.
 func agentStatus(f store.File) store.Status {
 	switch {
-	case f.Status == store.StatusRefused, f.Status == store.StatusSkipped, f.Status == store.StatusMissingBlob:
+	case f.Status == store.StatusRefused, f.Status == store.StatusSkipped, f.Status == store.StatusPurged, f.Status == store.StatusMissingBlob:
 		return f.Status
 	case f.Post == nil:
 		return store.StatusUnknown
@@ -218,7 +218,7 @@ func statusColor(st store.Status) string {
 		return sgrGreen
 	case store.StatusDeleted, store.StatusMissingBlob, store.StatusFailed, store.StatusRefused:
 		return sgrRed
-	case store.StatusHandEdited, store.StatusSkipped:
+	case store.StatusHandEdited, store.StatusSkipped, store.StatusPurged:
 		return sgrYellow
 	}
 	return ""

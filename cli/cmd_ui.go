@@ -28,9 +28,9 @@ func (u uiStore) PlanRevert(turn string, opt store.RevertOptions) (*store.Plan, 
 	return u.Store.PlanRevert(turn, opt)
 }
 
-// PlanRewind plans a rewind leaving the paths in keep as they are.
-func (u uiStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
-	return u.Store.PlanRewind(turn, keep...)
+// PlanRewind plans a rewind with options (paths kept, git's index).
+func (u uiStore) PlanRewind(turn string, o store.RewindOptions) (*store.Plan, error) {
+	return u.Store.PlanRewindWith(turn, o)
 }
 
 // Watch signals whenever the store, or a folder holding a path a turn
@@ -198,9 +198,10 @@ func openUIWith(root string, cut func() error) error {
 // the UI opened just after `ckpt install` says to start the agent, not to
 // install.
 func installedAgents(root string) []string {
+	exe, _ := ckptPath() // hooks that run this binary, whatever its name
 	var out []string
 	for _, name := range agent.Agents() {
-		if d, err := agent.Diagnose(name, agent.DoctorOptions{Root: root}); err == nil && d.Installed {
+		if d, err := agent.Diagnose(name, agent.DoctorOptions{Root: root, Exe: exe}); err == nil && d.Installed {
 			out = append(out, name)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 // opFlags are the flags of rewind, undo and redo.
 type opFlags struct {
 	dryRun, yes, force, json bool
+	gitIndex                 bool // rewind only
 	plan                     string
 	except                   []string // rewind and revert
 	session                  string   // revert only
@@ -47,7 +48,7 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 		if keep, err = absPaths(f.except); err != nil {
 			return fmt.Errorf("--except %w", err)
 		}
-		p, err = s.PlanRewind(turn, keep...)
+		p, err = s.PlanRewindWith(turn, store.RewindOptions{Keep: keep, GitIndex: f.gitIndex})
 	case store.KindRevert:
 		var keep []string
 		if keep, err = absPaths(f.except); err != nil {
@@ -71,7 +72,7 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 		interactive := !f.dryRun && isTerminal(os.Stdin) && isTerminal(os.Stderr)
 		if !interactive {
 			if f.json {
-				if err := printJSON(newResultJSON(p.Result())); err != nil {
+				if err := printJSON(planJSON(p)); err != nil {
 					return err
 				}
 			} else {
@@ -86,7 +87,7 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 		if ans := strings.ToLower(strings.TrimSpace(answer)); ans != "y" && ans != "yes" {
 			fmt.Fprintln(os.Stderr, "nothing changed")
 			if f.json {
-				if err := printJSON(newResultJSON(p.Result())); err != nil {
+				if err := printJSON(planJSON(p)); err != nil {
 					return err
 				}
 			}
@@ -216,10 +217,69 @@ func printPlan(w io.Writer, p *store.Plan) {
 		}
 		fmt.Fprintf(w, "%s %s; the current bytes are kept, and `ckpt undo` brings them back.\n", what, present.ChangedSinceAgent)
 	}
+	for _, l := range gitLines(p) {
+		fmt.Fprintln(w, l)
+	}
 	for _, warn := range p.Warnings {
 		fmt.Fprintln(w, "warning: "+esc(present.Warning(string(warn.Kind), warn.Turn, warn.Path, warn.From, warn.To)))
 	}
 	fmt.Fprintf(w, "plan %s (--plan %s applies exactly this)\n", p.ID, p.ID)
+}
+
+// gitLines say what the plan's turns did to git and what the plan does
+// to git's index; the UI's preview says the same.
+func gitLines(p *store.Plan) []string {
+	var out []string
+	if g := p.Git; g != nil {
+		pg := present.Git(*g)
+		out = append(out, "git since turn "+esc(p.Target)+" began: "+pg.Words())
+		if cmds := pg.Commands(); len(cmds) > 0 {
+			out = append(out, "  ckpt moves no refs (the commits stay in the reflog); to put HEAD back yourself:")
+			for _, c := range cmds {
+				out = append(out, "    "+c)
+			}
+		}
+		if g.IndexChanged && !p.GitIndex && p.Kind == store.KindRewind {
+			out = append(out, "  git's index is left as it is; --git-index puts it back as it was before turn "+esc(p.Target))
+		}
+	}
+	if p.Index != nil {
+		switch p.Kind {
+		case store.KindRewind:
+			out = append(out, "git's index: put back as it was before turn "+esc(p.Target)+" (under git's index.lock)")
+		default:
+			out = append(out, "git's index: given back as it was before "+esc(p.Target))
+		}
+	}
+	return out
+}
+
+// gitJSON is a plan's "git": what its turns did to git.
+type gitJSON struct {
+	Head         [2]string `json:"head"` // the commits HEAD named before the turns and now
+	Refs         [2]string `json:"refs"` // the branches ("" detached)
+	Commits      int       `json:"commits"`
+	IndexChanged bool      `json:"index_changed"`
+	// IndexRestore says the plan writes git's index back.
+	IndexRestore bool `json:"index_restore,omitempty"`
+}
+
+// planJSON is a plan shown and not applied, as JSON: the result it would
+// have, and "git" when its turns changed git's state.
+func planJSON(p *store.Plan) any {
+	out := struct {
+		resultJSON
+		Git *gitJSON `json:"git,omitempty"`
+	}{resultJSON: newResultJSON(p.Result())}
+	if g := p.Git; g != nil || p.Index != nil {
+		out.Git = &gitJSON{IndexRestore: p.Index != nil}
+		if g != nil {
+			out.Git.Head = [2]string{g.FromCommit, g.ToCommit}
+			out.Git.Refs = [2]string{g.FromRef, g.ToRef}
+			out.Git.Commits, out.Git.IndexChanged = g.Commits, g.IndexChanged
+		}
+	}
+	return out
 }
 
 func printResult(kind store.Kind, p *store.Plan, r *store.Result) {
@@ -235,6 +295,9 @@ func printResult(kind store.Kind, p *store.Plan, r *store.Result) {
 	fmt.Println()
 	for _, f := range r.Failed {
 		fmt.Printf("  failed  %s: %s\n", esc(f.Path), esc(f.Reason))
+	}
+	if p.Index != nil {
+		fmt.Println("git's index: put back under git's index.lock (`ckpt undo` gives it back)")
 	}
 	for _, c := range r.Conflicts {
 		if slices.ContainsFunc(r.Failed, func(f store.Failure) bool { return f.Path == c.Path }) {

@@ -22,13 +22,16 @@ func Bytes(n int64) string {
 // Warning says one of a plan's warnings (store.Warning, by its fields:
 // kind is its WarningKind's string value): "head-moved", git HEAD went
 // from one commit to another since turn; "in-flight", turn captured path
-// and has not sealed it.
+// and has not sealed it; "git-index", git's index cannot be given back,
+// path saying why.
 func Warning(kind, turn, path, from, to string) string {
 	switch kind {
 	case "head-moved":
 		return fmt.Sprintf("git HEAD moved since turn %s (%s → %s)", turn, shortHash(from), shortHash(to))
 	case "in-flight":
 		return fmt.Sprintf("turn %s captured %s but has not sealed it: the agent may be writing right now", turn, path)
+	case "git-index":
+		return "git's index is not given back: " + path
 	}
 	return fmt.Sprintf("%s (turn %s)", kind, turn)
 }
@@ -92,6 +95,7 @@ const (
 	statusRefused     = "refused"
 	statusFailed      = "failed"
 	statusWriting     = "writing" // captured and not sealed yet: the agent is writing it
+	statusPurged      = "purged"  // its kept bytes were removed by ckpt purge
 )
 
 // ChangedSinceAgent is how a path whose bytes differ from what the agent
@@ -101,8 +105,8 @@ const ChangedSinceAgent = "changed since the agent wrote it"
 
 // StatusLetter is the one-character mark of a file status: M modified,
 // A created, D deleted, = unchanged, ! changed since the agent wrote it,
-// S skipped, ? kept bytes missing, ~ being written, X refused or failed;
-// "·" when not known.
+// S skipped, P purged, ? kept bytes missing, ~ being written, X refused
+// or failed; "·" when not known.
 func StatusLetter[S ~string](s S) string {
 	switch string(s) {
 	case statusWriting:
@@ -119,6 +123,8 @@ func StatusLetter[S ~string](s S) string {
 		return "!"
 	case statusSkipped:
 		return "S"
+	case statusPurged:
+		return "P"
 	case statusMissingBlob:
 		return "?"
 	case "":
@@ -136,6 +142,8 @@ func StatusWord[S ~string](s S) string {
 		return ChangedSinceAgent
 	case statusSkipped:
 		return "skipped (too large to keep)"
+	case statusPurged:
+		return "purged from the store (ckpt purge)"
 	case statusMissingBlob:
 		return "kept bytes missing or damaged"
 	case statusRefused:
@@ -155,6 +163,8 @@ func StatusShort[S ~string](s S) string {
 		return "changed since agent"
 	case statusSkipped:
 		return "skipped"
+	case statusPurged:
+		return "purged"
 	case statusMissingBlob:
 		return "blob missing"
 	case statusRefused:

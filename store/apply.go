@@ -53,7 +53,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	var q *Plan
 	switch p.Kind {
 	case KindRewind:
-		q, err = s.planRewind(v, p.Target, p.Keep)
+		q, err = s.planRewindGit(v, p.Target, p.Keep, p.GitIndex)
 	case KindUndo:
 		q, err = s.planUndo(v, p.Force)
 	case KindRedo:
@@ -117,10 +117,27 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	if err := s.cutTorn("ops.log"); err != nil {
 		return nil, errf("%s: %w", q.Kind, err)
 	}
+	// git's index is written under git's index.lock, taken now: if git
+	// holds it, nothing is changed.
+	var indexWas, indexSet *Image
+	commitIndex := func(bool) error { return nil }
+	if q.Index != nil {
+		was, unlock, err := s.lockIndex(q.Index)
+		if err != nil {
+			return nil, errf("%s: %w", q.Kind, err)
+		}
+		set := q.Index.Want
+		indexWas, indexSet, commitIndex = &was, &set, unlock
+	}
 	at := s.clock().UnixNano()
-	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Sess: q.Session, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes, At: at, N: s.nextSeq(at)})
+	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Sess: q.Session, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes,
+		IndexWas: indexWas, IndexSet: indexSet, At: at, N: s.nextSeq(at)})
 	if err := storefs.AppendDurable(s.dir, "ops.log", op); err != nil {
+		commitIndex(false)
 		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)
+	}
+	if err := commitIndex(true); err != nil {
+		s.LogError("%s %s: %v", q.Kind, id, err)
 	}
 	fp.hit()
 	errs := s.execute(recs, bytesOf, rmdirs, mkdirs, mkdirModes, true, fp, progress)

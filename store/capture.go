@@ -491,7 +491,7 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 				continue
 			}
 			if created {
-				buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: f.label, Source: f.source, Head: gitHead(s.root), At: now, N: n})
+				buf = s.appendTurnRecord(buf, id, f.label, f.source, now, n)
 				created = false
 			}
 			pre := f.file.pre

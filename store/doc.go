@@ -46,12 +46,15 @@
 //
 // and the JSON's "r" field says what the record is. A turn file starts with
 // {"r":"turn","v":2,"id","label","at","n","source":{"agent","session",
-// "prompt","transcript"},"head"} (source is where the turn came from, as
-// the agent's hook knew it; "transcript", optional within version 2 and
-// passed over by readers that predate it, is the absolute path of the file
-// where the agent keeps the session's conversation, which ckpt reads and
-// never writes; head is the git commit at the time, to warn when the branch
-// moved since), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
+// "prompt","transcript"},"head","ref","index"} (source is where the turn
+// came from, as the agent's hook knew it; "transcript", optional within
+// version 2 and passed over by readers that predate it, is the absolute
+// path of the file where the agent keeps the session's conversation,
+// which ckpt reads and never writes; head is the git commit at the time
+// and ref the branch HEAD named, "" when detached, to say when the branch
+// moved or commits were made since; index is an image of git's index file
+// as the turn began, its bytes kept as a blob only when the file's stat
+// changed since the last copy, else the last copy's), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
 // "shared","at","n"} — what path held before the agent's first write in the turn
 // (later pres of the same path are ignored: the first capture wins; dirs
 // are folders the file's absence implied and a rewind removes again if
@@ -85,11 +88,13 @@
 //
 // ops.log holds {"r":"op","v":2,"id":"op-N","kind":"rewind"|"undo"|"redo"|
 // "revert","target","turns","retry","sess","steps","rmdirs","had","hadm",
-// "mkdirs","mkdirm","at","n"} when an operation begins — retry names the
+// "mkdirs","mkdirm","index_was","index_set","at","n"} when an operation begins — retry names the
 // operation whose failed paths it tries again; sess the agent session a
 // revert took out (its target is then empty); had lists the rmdirs that existed and hadm
 // their permission bits, mkdirs the folders an undo gives back and mkdirm
-// theirs — and {"r":"done","id","recovered","abandoned","failed","fails",
+// theirs; index_was and index_set, when the operation put git's index
+// file back, are images of the index before it and of what it wrote (an
+// undo writes index_was back, a redo index_set) — and {"r":"done","id","recovered","abandoned","failed","fails",
 // "none","at"} when it ends: failed lists the paths it could not put back and
 // fails gives each with its reason ({"path","reason"}); none says every
 // step failed, so it changed nothing. Its steps file holds one

@@ -102,3 +102,11 @@ func (s *Store) ClearErrors() error {
 	}
 	return nil
 }
+
+// logOnce logs msg unless the error log holds it already.
+func (s *Store) logOnce(msg string) {
+	if data, err := s.dir.ReadFile("errors.log"); err == nil && strings.Contains(string(data), escapeLogLine(msg)) {
+		return
+	}
+	s.LogError("%s", msg)
+}

@@ -28,7 +28,7 @@ var known = map[string]string{}
 const maxKnown = len("recovered")
 
 func init() {
-	for _, k := range []string{"r", "v", "id", "label", "source", "head", "p", "i", "w", "dirs", "do", "why", "hand", "cmd", "shared",
+	for _, k := range []string{"r", "v", "id", "label", "source", "head", "ref", "index", "p", "i", "w", "dirs", "do", "why", "hand", "cmd", "shared",
 		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "failed", "at", "n", "sha256", "bytes", "mode",
 		"link", "reason", "kept", "agent", "session", "prompt", "turn", "pre", "post", "op", "done", "step",
 		"content", "absent", "skipped", "symlink", "restore", "delete", "keep", "fail", "rewind", "undo", "redo"} {
@@ -233,6 +233,8 @@ func (d *fastDec) recordField(key string, r *record) bool {
 		return d.setStr(&r.Label)
 	case "head":
 		return d.setStr(&r.Head)
+	case "ref":
+		return d.setStr(&r.Ref)
 	case "p":
 		return d.setStr(&r.Path)
 	case "why":
@@ -282,11 +284,18 @@ func (d *fastDec) recordField(key string, r *record) bool {
 		r.Had, ok = d.strs()
 	case "mkdirs":
 		r.Mkdirs, ok = d.strs()
-	case "i", "w":
+	case "i", "w", "index", "index_was", "index_set":
 		// A repeated key decodes into the same value, as encoding/json does.
 		dst := &r.Img
-		if key == "w" {
+		switch key {
+		case "w":
 			dst = &r.Want
+		case "index":
+			dst = &r.Index
+		case "index_was":
+			dst = &r.IndexWas
+		case "index_set":
+			dst = &r.IndexSet
 		}
 		if *dst == nil {
 			*dst = &Image{}
@@ -498,6 +507,7 @@ func appendFileRecord(buf []byte, r *record) ([]byte, bool) {
 // about one file, the only ones appendFileRecord writes.
 func fileFieldsOnly(r *record) bool {
 	return !(r.V != 0 || r.ID != "" || r.Label != "" || r.Source != nil || r.Head != "" ||
+		r.Ref != "" || r.Index != nil || r.IndexWas != nil || r.IndexSet != nil ||
 		r.Want != nil || r.Back != nil || r.Do != "" || r.Why != "" || r.Hand ||
 		r.Kind != "" || r.Target != "" || r.Turns != nil || r.Steps != 0 || r.Retry != "" || r.Sess != "" ||
 		r.Rmdirs != nil || r.Had != nil || r.Mkdirs != nil || r.HadModes != nil || r.MkdirModes != nil ||

@@ -25,8 +25,10 @@ type turn struct {
 	seq    int64 // its place in the order of commits (record.order)
 	source *Source
 	head   string
-	seed   bool // from index.json
-	v      int  // format version of its file
+	ref    string // the branch HEAD named as the turn began
+	index  *Image // git's index file as the turn began
+	seed   bool   // from index.json
+	v      int    // format version of its file
 	files  []*tfile
 	byPath map[string]*tfile
 }
@@ -63,6 +65,7 @@ func (t *turn) apply(r *record) {
 	case "turn":
 		if t.at == 0 {
 			t.id, t.label, t.at, t.source, t.head, t.v = r.ID, r.Label, r.At, r.Source, r.Head, r.V
+			t.ref, t.index = r.Ref, r.Index
 			t.seq = r.order()
 		} else if r.Label != "" {
 			t.label = r.Label // a later header names the turn anew (Relabel)
@@ -162,6 +165,8 @@ type opRec struct {
 	session   string    // the agent session a revert took out
 	none      bool      // every step failed: it changed nothing
 	fails     []Failure // paths it could not put as wanted, and why
+	indexWas  *Image    // git's index before it, when it put the index back
+	indexSet  *Image    // what it wrote to git's index
 }
 
 // turnFile is the cached parse of one turn file; appended records are read
@@ -415,7 +420,8 @@ func (s *Store) readOps() ([]*opRec, error) {
 		switch r.R {
 		case "op":
 			n, _ := ParseOpID(r.ID)
-			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.order(), steps: r.Steps, retry: r.Retry, session: r.Sess, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes}
+			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.order(), steps: r.Steps, retry: r.Retry, session: r.Sess, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes,
+				indexWas: r.IndexWas, indexSet: r.IndexSet}
 			c.ops = append(c.ops, o)
 			c.byID[o.id] = o
 		case "done":

@@ -24,13 +24,28 @@ const inFlightWindow = 2 * time.Minute
 // it gives back exactly what the rewind changed. A path the rewind does
 // not touch is an error.
 func (s *Store) PlanRewind(turn string, keep ...string) (*Plan, error) {
+	return s.PlanRewindWith(turn, RewindOptions{Keep: keep})
+}
+
+// RewindOptions tunes PlanRewindWith.
+type RewindOptions struct {
+	Keep []string // paths left as they are now (see PlanRewind)
+	// GitIndex also puts git's index file back as it was before the turn,
+	// under git's index.lock; an undo gives it back. It fails when the
+	// turn recorded no index (no repository then, or an older ckpt).
+	GitIndex bool
+}
+
+// PlanRewindWith is PlanRewind with options. Every rewind plan says in
+// Plan.Git what the turns it undoes did to git.
+func (s *Store) PlanRewindWith(turn string, o RewindOptions) (*Plan, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, err := s.load()
 	if err != nil {
 		return nil, err
 	}
-	return s.planRewind(v, turn, keep)
+	return s.planRewindGit(v, turn, o.Keep, o.GitIndex)
 }
 
 // PlanUndo plans undoing the newest rewind not yet undone. It fails with
@@ -67,6 +82,31 @@ type wanted struct {
 }
 
 func (s *Store) planRewind(v *view, id string, keep []string) (*Plan, error) {
+	return s.planRewindGit(v, id, keep, false)
+}
+
+// planRewindGit is planRewind saying what the turns did to git, and with
+// gitIndex, putting git's index back as it was before turn id.
+func (s *Store) planRewindGit(v *view, id string, keep []string, gitIndex bool) (*Plan, error) {
+	p, err := s.planRewindFiles(v, id, keep)
+	if err != nil {
+		return nil, err
+	}
+	t := v.byID[id]
+	if p.Retry == "" {
+		p.Git = s.gitChange(t)
+	}
+	if gitIndex {
+		p.GitIndex = true
+		if p.Index, err = s.indexStep(t.index, "rewind --git-index"); err != nil {
+			return nil, err
+		}
+		p.ID = p.digest()
+	}
+	return p, nil
+}
+
+func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error) {
 	t := v.byID[id]
 	if t == nil {
 		return nil, errf("rewind %q: %w", id, ErrUnknownTurn)
@@ -275,11 +315,6 @@ func (s *Store) decide(now, want Image) (Action, string) {
 
 func (s *Store) warnings(v *view, t *turn) []Warning {
 	var w []Warning
-	if t.head != "" {
-		if now := gitHead(s.root); now != "" && now != t.head {
-			w = append(w, Warning{Kind: WarnHeadMoved, Turn: t.id, From: t.head, To: now})
-		}
-	}
 	cut := time.Now().Add(-inFlightWindow).UnixNano()
 	for _, tt := range v.turns {
 		if v.rewound[tt.id] {
@@ -342,7 +377,29 @@ func (s *Store) planUndo(v *view, force bool) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Kind: KindUndo, Target: a.rewind.id, Turns: a.rewind.turns, Force: force}
-	return s.finishPlan(v, p, goals, nil)
+	if p, err = s.finishPlan(v, p, goals, nil); err != nil {
+		return nil, err
+	}
+	// The operation put git's index back: the undo gives it back as it
+	// was before, asked or not.
+	return s.withIndex(p, a.via.indexSet, a.via.indexWas, "undo")
+}
+
+// withIndex adds to p the write of git's index back to want, when the
+// operation p undoes or redoes wrote it (set); a repository gone since
+// is said, not failed.
+func (s *Store) withIndex(p *Plan, set, want *Image, what string) (*Plan, error) {
+	if set == nil {
+		return p, nil
+	}
+	step, err := s.indexStep(want, what)
+	if err != nil {
+		p.Warnings = append(p.Warnings, Warning{Kind: WarnGitIndex, Turn: p.Target, Path: err.Error()})
+		return p, nil
+	}
+	p.Index = step
+	p.ID = p.digest()
+	return p, nil
 }
 
 func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
@@ -395,7 +452,11 @@ func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
 			}
 		}
 	}
-	return s.finishPlan(v, p, goals, nil)
+	p, err = s.finishPlan(v, p, goals, nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.withIndex(p, a.rewind.indexSet, a.rewind.indexSet, "redo")
 }
 
 // newerTurn refuses an undo or redo that would overwrite what an active

@@ -41,6 +41,13 @@ func (p *Plan) digest() string {
 		field(imageKey(st.Now))
 		field(imageKey(st.Want))
 	}
+	if p.Index != nil {
+		// Only a plan that writes git's index says so: every other plan
+		// keeps the ID it had before the index could be written.
+		field("git index")
+		field(imageKey(p.Index.Now))
+		field(imageKey(p.Index.Want))
+	}
 	return hex.EncodeToString(h.Sum(nil))[:planIDLen]
 }
 

@@ -81,6 +81,7 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 		if drop[t.id] {
 			continue
 		}
+		keep(t.index) // git's index as the turn began
 		for _, f := range t.files {
 			keep(&f.pre)
 			keep(f.post)
@@ -118,6 +119,8 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 		}
 	}
 	for _, op := range v.ops {
+		keep(op.indexWas)
+		keep(op.indexSet)
 		recs, err := s.steps(op.id)
 		if err != nil {
 			return nil, errf("prune: %w", err)

@@ -12,7 +12,7 @@ import (
 )
 
 // FormatName names the store format in `ckpt --version`.
-const FormatName = "ckpt-store/2 (crc32c-framed JSON records, zstd blobs)"
+const FormatName = "ckpt-store/3 (crc32c-framed JSON records, zstd blobs)"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -29,6 +29,8 @@ type record struct {
 	Label  string  `json:"label,omitempty" in:"turn"`
 	Source *Source `json:"source,omitempty" in:"turn"`
 	Head   string  `json:"head,omitempty" in:"turn"`
+	Ref    string  `json:"ref,omitempty" in:"turn"`   // the branch HEAD named ("refs/heads/main"; "" detached)
+	Index  *Image  `json:"index,omitempty" in:"turn"` // git's index file as the turn began
 
 	// pre, post, step
 	Path string   `json:"p,omitempty" in:"pre,post,step"`
@@ -58,6 +60,10 @@ type record struct {
 	// folders' permission bits.
 	HadModes   []uint32 `json:"hadm,omitempty" in:"op"`
 	MkdirModes []uint32 `json:"mkdirm,omitempty" in:"op"`
+	// IndexWas and IndexSet are git's index file before the operation and
+	// what the operation wrote there, when it put the index back.
+	IndexWas *Image `json:"index_was,omitempty" in:"op"`
+	IndexSet *Image `json:"index_set,omitempty" in:"op"`
 
 	// done
 	Recovered bool     `json:"recovered,omitempty" in:"done"`

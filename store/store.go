@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
@@ -47,6 +48,10 @@ type Options struct {
 // Store is an open checkpoint store. Its methods are safe for concurrent
 // use by goroutines; processes coordinate through the store's lock.
 type Store struct {
+	// formatSeen is the version FORMAT named when the store was opened
+	// (0: none), and formatVersion once this ckpt has written it.
+	formatSeen atomic.Int32
+
 	rootPath string       // absolute, symlinks resolved
 	root     *os.Root     // the project
 	rootFd   *os.File     // the project folder, opened with the store, for syncfs
@@ -149,6 +154,10 @@ func Open(root string, opt Options) (*Store, error) {
 	}
 	s.rootFd, _ = rt.Open(".") // without it a barrier opens its own
 	if err := s.checkFormat(); err != nil {
+		// Nothing is written to a newer store but this one line for
+		// people, once: a hook has nobody else to tell why it records
+		// nothing (an agent's config naming an older ckpt-hook).
+		s.logOnce(err.Error())
 		s.Close()
 		return nil, err
 	}
@@ -209,8 +218,14 @@ func (s *Store) ensureDirs() error {
 			return errf("%s is not a folder", s.path(d))
 		}
 	}
-	if _, err := s.dir.Lstat(formatFile); errors.Is(err, fs.ErrNotExist) {
-		storefs.WriteAtomic(s.dir, formatFile, []byte(FormatName+"\n"), 0o600, false)
+	// A store of an older format this ckpt writes to becomes one of its
+	// own: FORMAT says so, and an older ckpt then refuses to write to it
+	// rather than miss what it cannot read.
+	if s.formatSeen.Load() < formatVersion {
+		if err := storefs.WriteAtomic(s.dir, formatFile, []byte(FormatName+"\n"), 0o600, false); err != nil {
+			return errf("write %s: %w", s.path(formatFile), err)
+		}
+		s.formatSeen.Store(formatVersion)
 	}
 	return nil
 }

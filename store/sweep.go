@@ -164,6 +164,11 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 		return nil, errf("sweep: %w", lerr)
 	}
 	ops := s.opsLogSize()
+	if !after && turn != "" && (old == nil || old.turn != turn) {
+		// The turn's first sweep: where git stood before its first
+		// command, for the turn's first record.
+		s.noteGitBefore(turn)
+	}
 	// Other sessions' commands running now: what changed since the
 	// baseline may be theirs (see opencmds.go).
 	open, dropped := s.loadOpen(start)
@@ -298,100 +303,6 @@ func (s *Store) askFeed(res *SweepResult) Changes {
 	return c
 }
 
-// sweepMerge is what merging the old baseline's entries with the new
-// listing found: the changes, the paths to read, the racy files to hash,
-// and the next baseline's entries in path order as the merge met them
-// (j ≥ 0 is now[j], -(i+1) an old entry that stands).
-type sweepMerge struct {
-	changes, racy []sweepChange
-	toRead        []string
-	order         []int32
-}
-
-// mergeListing walks the old entries and the new listing, both in path
-// order, side by side. unread lists the folders the walk could not read:
-// what the old baseline holds under them stands.
-func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unread []string) *sweepMerge {
-	m := &sweepMerge{}
-	m.order = make([]int32, 0, len(now)+8)
-	i, j := 0, 0
-	for i < len(oldEntries) || j < len(now) {
-		switch {
-		case j == len(now) || i < len(oldEntries) && oldEntries[i].path < now[j].path:
-			o := &oldEntries[i]
-			i++
-			if under(o.path, unread) {
-				// Not listed this time, it stands: -(its index+1). Its stat
-				// was taken under the old baseline's time; one racy then
-				// (a file, or a folder whose listing it vouches for) would
-				// look settled under the new one, so it loses its times
-				// and is read again once it can be.
-				if o.mtime >= old.at-racyWindow || o.ctime >= old.at-racyWindow {
-					o.mtime, o.ctime = 0, 0
-				}
-				m.order = append(m.order, int32(-i))
-				continue
-			}
-			if o.kind != baseDir || nestedGit(o) {
-				m.changes = append(m.changes, sweepChange{old: o})
-			}
-		case i == len(oldEntries) || now[j].path < oldEntries[i].path:
-			n := now[j]
-			m.order = append(m.order, int32(j))
-			j++
-			if n.kind != baseDir {
-				m.changes = append(m.changes, sweepChange{now: n})
-				m.toRead = append(m.toRead, n.path)
-			}
-		default:
-			o, n := &oldEntries[i], now[j]
-			m.order = append(m.order, int32(j))
-			i, j = i+1, j+1
-			if o.sameStat(n) && !old.racy(o) {
-				n.sum, n.link, n.kind = o.sum, o.link, o.kind
-				continue
-			}
-			if o.sameStat(n) && o.kind == baseFile && n.kind == baseFile && len(m.racy) < racyHashMax {
-				m.racy = append(m.racy, sweepChange{old: o, now: n})
-				continue
-			}
-			switch {
-			case n.kind == baseDir && o.kind == baseDir && o.mode == n.mode:
-				// A folder is still a folder: what changed is in it.
-			case n.kind == baseDir:
-				// A file or link became a folder (or a folder's mode
-				// moved): recorded with its kind, nothing to read.
-				m.changes = append(m.changes, sweepChange{old: o, now: n})
-			default:
-				m.changes = append(m.changes, sweepChange{old: o, now: n})
-				m.toRead = append(m.toRead, n.path)
-			}
-		}
-	}
-	return m
-}
-
-// settleRacy hashes m's racy files: one holding the baseline's bytes,
-// which are kept already, is no change. The rest join the changes to
-// read. It returns how many it hashed and found the same.
-func (s *Store) settleRacy(m *sweepMerge) int {
-	hashed := 0
-	if len(m.racy) > 0 {
-		for _, c := range m.racy {
-			if s.sameBytes(c.now, c.old) {
-				c.now.sum, c.now.kind = c.old.sum, c.old.kind
-				hashed++
-				continue
-			}
-			m.changes = append(m.changes, c)
-			m.toRead = append(m.toRead, c.now.path)
-		}
-		slices.SortFunc(m.changes, func(a, b sweepChange) int { return strings.Compare(a.path(), b.path()) })
-		slices.Sort(m.toRead)
-	}
-	return hashed
-}
-
 // shellRecords turns the changes into the records of a command's turn,
 // filling each new entry from what was read (imgs; full names the paths
 // whose bytes found no room). Without attribute (no baseline to compare
@@ -470,21 +381,6 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 		recs = append(recs, r)
 	}
 	return recs
-}
-
-// nextBaseline lays out the next baseline's entries in the merge's order,
-// leaving out the paths that are no longer a file, link or folder.
-func nextBaseline(order []int32, oldEntries []baseEntry, now []*baseEntry) []*baseEntry {
-	next := make([]*baseEntry, 0, len(order))
-	for _, k := range order {
-		switch {
-		case k < 0:
-			next = append(next, &oldEntries[-k-1])
-		case now[k].kind != 0:
-			next = append(next, now[k])
-		}
-	}
-	return next
 }
 
 // existsNoFollow reports whether rel is there, reached through folders

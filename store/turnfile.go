@@ -156,7 +156,7 @@ func (s *Store) NewTurn(meta TurnMeta) (string, error) {
 			continue
 		}
 		now := s.clock().UnixNano()
-		buf := appendRecord(nil, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: s.nextSeq(now)})
+		buf := s.appendTurnRecord(nil, id, meta.Label, meta.Source, now, s.nextSeq(now))
 		s.writeSeq(n)
 		if err := s.appendTurnSynced(id, buf, &failpoint{}); err != nil {
 			return "", err
@@ -180,7 +180,7 @@ func (s *Store) turnHeader(buf []byte, turn, id string, meta TurnMeta, now, n in
 			meta = TurnMeta{Label: orig.label, Source: orig.source}
 		}
 	}
-	return appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: meta.Label, Source: meta.Source, Head: gitHead(s.root), At: now, N: n})
+	return s.appendTurnRecord(buf, id, meta.Label, meta.Source, now, n)
 }
 
 // nextSeq hands out the order number of records committed now: greater

@@ -294,8 +294,18 @@ type Plan struct {
 	Target   string    // the turn rewound to, or the op undone/redone
 	Turns    []string  // turns that will be rewound (rewind, redo) or brought back (undo)
 	Steps    []Step    // sorted by path
-	Warnings []Warning // e.g. a capture in flight, git HEAD moved since the turn
+	Warnings []Warning // e.g. a capture in flight (git's changes are in Git)
 	Force    bool
+	// GitIndex asks a rewind to put git's index file back as it was
+	// before the turn (--git-index); Index is that write, nil when the
+	// index already is so. An undo or redo of an operation that wrote the
+	// index writes it back on its own (Index set, GitIndex not).
+	GitIndex bool
+	Index    *IndexStep
+	// Git is what the turns a rewind undoes did to git (HEAD moved,
+	// commits, the index changed); nil when nothing. Refs and objects are
+	// never changed by ckpt.
+	Git *GitChange
 	// Keep lists the paths left as they are now (steps ActLeave), sorted.
 	Keep []string
 	// Retry names the operation whose failed paths this plan tries again
@@ -323,11 +333,15 @@ type WarningKind string
 // The warnings a plan can carry.
 const (
 	// WarnHeadMoved: git HEAD is no longer the commit the turn began on
-	// (From), but To.
+	// (From), but To. Plans no longer carry it: Plan.Git says what the
+	// turns did to git, the branch and the index too.
 	WarnHeadMoved WarningKind = "head-moved"
 	// WarnInFlight: Turn captured Path and has not sealed it, recently:
 	// the agent may be writing it right now.
 	WarnInFlight WarningKind = "in-flight"
+	// WarnGitIndex: an undo or redo cannot give git's index back (the
+	// repository is gone, say); Path holds the reason.
+	WarnGitIndex WarningKind = "git-index"
 )
 
 // Warning is something to know before applying a plan. The store says

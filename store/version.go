@@ -17,8 +17,13 @@ const (
 	// formatVersion is the version of the record format: turn files,
 	// ops.log and, through their op record, steps files; and FORMAT's.
 	// Version 2 added "n" (the order of commits) and names that are not
-	// UTF-8 (see nameEscape); it reads version 1 as it is.
-	formatVersion = 2
+	// UTF-8 (see nameEscape); version 3 folders as images ("dir"), the
+	// turns a change is shared with ("shared") and open.json, which a
+	// ckpt of version 2 would not keep (its sweeps would take another
+	// session's running command's writes for hand edits). It reads
+	// versions 1 and 2 as they are, and marks a store it writes to as
+	// version 3 in FORMAT, so an older ckpt refuses to write to it.
+	formatVersion = 3
 	// baselineVersion is the last byte of baselineMagic. Version 3 added
 	// the ignore rules, version 4 folders' mtime, ctime and inode; it
 	// reads versions 2 and 3 as they are.
@@ -58,5 +63,6 @@ func (s *Store) checkFormat() error {
 	if err != nil {
 		return nil
 	}
+	s.formatSeen.Store(int32(v))
 	return format.CheckVersion(s.path(formatFile), "store format", v, formatVersion)
 }

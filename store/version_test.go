@@ -143,20 +143,20 @@ func TestNewerVersionRefused(t *testing.T) {
 			newer: func(t *testing.T, root, file string) {
 				wr(t, filepath.Join(root, storeDir), file, "ckpt-store/"+strconv.Itoa(formatVersion+1)+" (what comes next)\n")
 			},
-			version: "store format v3", onOpen: true,
+			version: "store format v" + strconv.Itoa(formatVersion+1), onOpen: true,
 		},
 		{
 			name:  "turn file",
 			file:  func(string) string { return "turns/2.log" },
 			newer: func(t *testing.T, root, file string) { setRecordVersion(t, root, file, "turn", formatVersion+1) },
 			// Verify says it as a finding.
-			version: "record format v3", readers: []reader{capture, log, prune, verify},
+			version: "record format v" + strconv.Itoa(formatVersion+1), readers: []reader{capture, log, prune, verify},
 		},
 		{
 			name:    "ops.log",
 			file:    func(string) string { return "ops.log" },
 			newer:   func(t *testing.T, root, file string) { setRecordVersion(t, root, file, "op", formatVersion+1) },
-			version: "record format v3", onOpen: true,
+			version: "record format v" + strconv.Itoa(formatVersion+1), onOpen: true,
 		},
 		{
 			name: "baseline",
@@ -214,6 +214,9 @@ func TestNewerVersionRefused(t *testing.T) {
 			after := storeFiles(t, root)
 			for k := range after {
 				if b, ok := before[k]; !ok {
+					if k == "errors.log" && strings.Contains(after[k], "newer ckpt") {
+						continue // the one line that says why, for people
+					}
 					t.Errorf("%s made", k)
 				} else if b != after[k] {
 					t.Errorf("%s changed", k)

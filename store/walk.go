@@ -367,48 +367,9 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		prefix = j.rel + "/"
 	}
 	lp := len(prefix)
-	paths, reused := j.paths, j.reused
-	var gitData, ckptData []byte
-	for {
-		if !reused {
-			var err error
-			fd := j.fd
-			if j.reused { // opened to stat only: open it to read
-				if fd, err = unix.Openat(j.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
-					defer unix.Close(fd)
-				}
-			}
-			var names []string
-			if err == nil {
-				names, err = readNames(fd, buf)
-			}
-			if err != nil {
-				w.mu.Lock()
-				w.unread = append(w.unread, j.rel)
-				w.mu.Unlock()
-				w.markPartial(j.rel)
-				return err
-			}
-			paths = joinNames(prefix, names)
-		}
-		if w.over(j.rel, len(paths)) {
-			return nil
-		}
-		var hasGit, hasCkpt bool
-		for _, p := range paths {
-			switch p[lp:] {
-			case ".gitignore":
-				hasGit = true
-			case ".ckptignore":
-				hasCkpt = true
-			}
-		}
-		gitData = w.ignoreFile(j, ".gitignore", hasGit)
-		ckptData = w.ignoreFile(j, ".ckptignore", hasCkpt)
-		if !reused || !w.rulesMoved(j.rel, gitData, ckptData) {
-			break
-		}
-		reused = false // its ignore files changed in place: read it
+	paths, gitData, ckptData, ok, err := w.list(j, buf, prefix)
+	if !ok {
+		return err
 	}
 	fresh := j.fresh || w.rulesMoved(j.rel, gitData, ckptData)
 	git := ignore.Parse(gitData, domain)
@@ -492,6 +453,57 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 	w.lists = append(w.lists, &dirList{rel: j.rel, ents: local})
 	w.mu.Unlock()
 	return nil
+}
+
+// list is the names of j's folder (those the old baseline holds when its
+// stat vouches for them, else read) and its ignore files. It reports false
+// when the folder is not to be listed further: unreadable (err), or past
+// the walk's bounds.
+func (w *walker) list(j walkJob, buf []byte, prefix string) (paths []string, gitData, ckptData []byte, ok bool, err error) {
+	lp := len(prefix)
+	paths, reused := j.paths, j.reused
+	for {
+		if !reused {
+			var err error
+			fd := j.fd
+			if j.reused { // opened to stat only: open it to read
+				if fd, err = unix.Openat(j.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+					defer unix.Close(fd)
+				}
+			}
+			var names []string
+			if err == nil {
+				names, err = readNames(fd, buf)
+			}
+			if err != nil {
+				w.mu.Lock()
+				w.unread = append(w.unread, j.rel)
+				w.mu.Unlock()
+				w.markPartial(j.rel)
+				return nil, nil, nil, false, err
+			}
+			paths = joinNames(prefix, names)
+		}
+		if w.over(j.rel, len(paths)) {
+			return nil, nil, nil, false, nil
+		}
+		var hasGit, hasCkpt bool
+		for _, p := range paths {
+			switch p[lp:] {
+			case ".gitignore":
+				hasGit = true
+			case ".ckptignore":
+				hasCkpt = true
+			}
+		}
+		gitData = w.ignoreFile(j, ".gitignore", hasGit)
+		ckptData = w.ignoreFile(j, ".ckptignore", hasCkpt)
+		if !reused || !w.rulesMoved(j.rel, gitData, ckptData) {
+			break
+		}
+		reused = false // its ignore files changed in place: read it
+	}
+	return paths, gitData, ckptData, true, nil
 }
 
 // sameEntry reports whether the names a and b in the folder dirfd are one

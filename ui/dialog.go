@@ -36,6 +36,8 @@ type dialog struct {
 	label  string
 	retry  bool // the target is already rewound: the plan retries what failed
 	force  bool
+	// gitIndex: the rewind puts git's index back too (the key i).
+	gitIndex bool
 
 	seq     int  // the dialog's own request counter
 	req     int  // the plan request the dialog waits for; 0 when none
@@ -195,6 +197,7 @@ func (d *dialog) Bindings(k keymap.KeyMap) keymap.KeyMap {
 	k.Left.SetEnabled(diff != nil)
 	k.Right.SetEnabled(diff != nil)
 	k.DiffMode.SetEnabled(preview && row != nil && row.step.HandEdited)
+	k.GitIndex.SetEnabled(preview && rewind && d.plan.Git != nil && (d.plan.Git.IndexChanged || d.gitIndex))
 	k.Back.SetEnabled(true)
 	for _, b := range []*key.Binding{&k.Open, &k.Undo, &k.Redo, &k.Help, &k.SideBySide, &k.Zoom, &k.Search,
 		&k.Editor, &k.Filter, &k.NextPane, &k.PrevPane, &k.Follow, &k.Dismiss, &k.Errors, &k.CutTurn} {
@@ -262,6 +265,9 @@ func (d *dialog) HandleKey(msg tea.KeyPressMsg, k, all keymap.KeyMap) (tea.Cmd, 
 	case key.Matches(msg, k.DiffMode):
 		d.since = !d.since
 		return d.loadDiff(false), dialogAction{}
+	case key.Matches(msg, k.GitIndex):
+		d.gitIndex = !d.gitIndex
+		return d.requestPlan(), dialogAction{}
 	case key.Matches(msg, k.Force):
 		d.loading, d.err, d.canForce, d.force = true, nil, false, true
 		return d.requestPlan(), dialogAction{}
@@ -391,6 +397,7 @@ type planReq struct {
 	target   string
 	keep     []string
 	force    bool
+	gitIndex bool
 }
 
 // planOp makes the plan, and when files are kept, the plan keeping
@@ -406,7 +413,7 @@ func planOp(st Store, r planReq) tea.Cmd {
 			case store.KindRevert:
 				return st.PlanRevert(r.target, store.RevertOptions{Keep: keep})
 			}
-			return st.PlanRewind(r.target, keep)
+			return st.PlanRewind(r.target, store.RewindOptions{Keep: keep, GitIndex: r.gitIndex})
 		}
 		msg := planLoadedMsg{dlg: r.dlg, req: r.req}
 		msg.plan, msg.err = plan(r.keep)
@@ -565,7 +572,7 @@ func (d *dialog) requestPlan() tea.Cmd {
 	}
 	d.seq++
 	d.req = d.seq
-	return planOp(d.env.st, planReq{dlg: d.id, req: d.req, kind: d.kind, target: d.target, keep: d.keptPaths(), force: d.force})
+	return planOp(d.env.st, planReq{dlg: d.id, req: d.req, kind: d.kind, target: d.target, keep: d.keptPaths(), force: d.force, gitIndex: d.gitIndex})
 }
 
 func (d *dialog) planLoaded(msg planLoadedMsg) (tea.Cmd, dialogAction) {
@@ -946,6 +953,7 @@ func (d *dialog) planHead() []styledLine {
 			add(sty.warn, "  %s", o)
 		}
 	}
+	out = append(out, d.gitHead()...)
 	if d.changed {
 		add(sty.warn, "The plan changed while it was open (a new turn, or a file changed): this is the new plan.")
 	}
@@ -964,6 +972,36 @@ func (d *dialog) planHead() []styledLine {
 	}
 	for _, w := range p.Warnings {
 		add(sty.warn, "⚠ %s", present.Escape(present.Warning(string(w.Kind), w.Turn, w.Path, w.From, w.To)))
+	}
+	return out
+}
+
+// gitHead says what the plan's turns did to git, the commands that would
+// put HEAD back (ckpt moves no refs), and what the plan does to git's
+// index.
+func (d *dialog) gitHead() []styledLine {
+	sty := d.env.sty
+	p := d.plan
+	var out []styledLine
+	add := func(style lipgloss.Style, format string, args ...any) {
+		out = append(out, styledLine{text: fmt.Sprintf(format, args...), style: style})
+	}
+	if g := p.Git; g != nil {
+		pg := present.Git(*g)
+		add(sty.warn, "git since turn %s began: %s.", present.Escape(p.Target), pg.Words())
+		if cmds := pg.Commands(); len(cmds) > 0 {
+			add(sty.plain, "ckpt moves no refs (commits stay in the reflog); to put HEAD back yourself: %s", strings.Join(cmds, " · "))
+		}
+		if g.IndexChanged && p.Index == nil && !d.gitIndex {
+			add(sty.plain, "git's index is left as it is: i puts it back as before turn %s.", present.Escape(p.Target))
+		}
+	}
+	if p.Index != nil {
+		if d.kind == store.KindRewind {
+			add(sty.good, "git's index: put back as before turn %s, under git's index.lock (i leaves it).", present.Escape(p.Target))
+		} else {
+			add(sty.good, "git's index: given back as it was before %s.", present.Escape(p.Target))
+		}
 	}
 	return out
 }

@@ -40,6 +40,10 @@ type fakeStore struct {
 	plans map[*store.Plan]planArgs
 	// applied lists each applied plan's steps, by path.
 	applied [][]string
+	// git, when set, is the canned answer to what a rewind's turns did
+	// to git; gitIndexApplied counts applied plans that wrote the index.
+	git             *store.GitChange
+	gitIndexApplied int
 	// convs are the canned conversations by turn id; a turn without one
 	// has none to show.
 	convs map[string]*Conversation
@@ -328,14 +332,23 @@ func (f *fakeStore) now(path string) store.Image {
 	return store.Image{Kind: store.ImageContent, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
 }
 
-func (f *fakeStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
+func (f *fakeStore) PlanRewind(turn string, o store.RewindOptions) (*store.Plan, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.call()
 	if err := f.takeErr(); err != nil {
 		return nil, err
 	}
+	keep := o.Keep
 	p, err := f.planRewind(turn, keep)
+	if p != nil && f.git != nil {
+		g := *f.git // canned: what the turns did to git
+		p.Git = &g
+		if o.GitIndex {
+			p.GitIndex = true
+			p.Index = &store.IndexStep{Now: store.Image{Kind: store.ImageContent, SHA256: "now"}, Want: store.Image{Kind: store.ImageContent, SHA256: "before"}}
+		}
+	}
 	if p != nil {
 		f.plans[p] = planArgs{kind: store.KindRewind, target: turn, keep: keep}
 	}
@@ -541,6 +554,9 @@ func (f *fakeStore) Apply(p *store.Plan, progress func(done, total int)) (*store
 		return nil, fmt.Errorf("%s: %w", p.Kind, store.ErrPlanChanged)
 	}
 	f.applyN++
+	if p.Index != nil {
+		f.gitIndexApplied++
+	}
 	id := fmt.Sprintf("op-%d", f.applyN)
 	op := &fakeOp{before: map[string][]byte{}, after: map[string][]byte{}, failed: map[string]string{}}
 	res := &store.Result{Op: id, Applied: true}

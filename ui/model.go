@@ -112,6 +112,7 @@ type diffPane struct {
 	turn, path string
 	mode       diffMode
 	modeSet    bool           // the user chose the mode (v); else it follows the turn
+	asked      diffMode       // the mode of the diff loaded or asked for
 	seq        int            // the load this pane waits for
 	d          *diffview.Diff // nil until loaded
 	note       string         // why there is no diff (e.g. no agent bytes)
@@ -457,7 +458,7 @@ func (m *Model) selectFile(refresh bool) tea.Cmd {
 		m.diff = diffPane{side: m.diff.side, sideSet: m.diff.sideSet, mode: m.diff.mode, modeSet: m.diff.modeSet}
 		return nil
 	}
-	same := m.diff.turn == m.files.turn && m.diff.path == f.Path
+	same := m.diff.turn == m.files.turn && m.diff.path == f.Path && m.diff.asked == m.diffMode()
 	if same && !refresh {
 		return nil
 	}
@@ -466,6 +467,7 @@ func (m *Model) selectFile(refresh bool) tea.Cmd {
 	}
 	m.seq++
 	m.diff.seq = m.seq
+	m.diff.asked = m.diffMode()
 	m.diff.loading = true
 	return loadDiff(m.st, m.cache, diffReq{
 		seq: m.seq, turn: m.files.turn, file: *f, mode: m.diffMode(), max: m.opt.MaxDiffBytes,

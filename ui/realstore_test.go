@@ -21,8 +21,8 @@ func (r realStore) Watch(ctx context.Context) (<-chan struct{}, error) {
 		Trees: []string{tree}, Dirs: dirs, Quiet: store.QuietFile, Opaque: store.AddOnlyDir})
 }
 
-func (r realStore) PlanRewind(turn string, keep []string) (*store.Plan, error) {
-	return r.Store.PlanRewind(turn, keep...)
+func (r realStore) PlanRewind(turn string, o store.RewindOptions) (*store.Plan, error) {
+	return r.Store.PlanRewindWith(turn, o)
 }
 
 // Conversation: the real store's tests read no transcripts.

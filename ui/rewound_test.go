@@ -12,7 +12,10 @@ func TestRewoundTurnShowsTheAgent(t *testing.T) {
 	f := sample()
 	m := testModel(t, f, 140, 36)
 	press(t, m, keys("j", "r", "y")...) // rewinds turns 2 and 3
-	press(t, m, kp("k"))                // turn 3
+	// The cursor stays on turn 2, now rewound: its diff is reloaded as
+	// what the agent did (it deleted legacy.js).
+	mustContain(t, plain(m), "rewound by op-1", "- // old helpers")
+	press(t, m, kp("k")) // turn 3
 	s := plain(m)
 	mustContain(t, s, "rewound by op-1", "A src/config.js", "the agent: created · rewound")
 	if strings.Contains(s, "= src/config.js") || strings.Contains(s, "no changes") {

@@ -15,9 +15,10 @@ type Store interface {
 	ReadImage(img store.Image) ([]byte, error)
 	ReadDisk(path string) (store.Image, []byte, error)
 	// PlanRewind plans a rewind to before turn that leaves the paths in
-	// keep as they are now. On a turn already rewound whose rewind failed
-	// on some paths, the plan retries just those.
-	PlanRewind(turn string, keep []string) (*store.Plan, error)
+	// o.Keep as they are now (and with o.GitIndex puts git's index back).
+	// On a turn already rewound whose rewind failed on some paths, the
+	// plan retries just those.
+	PlanRewind(turn string, o store.RewindOptions) (*store.Plan, error)
 	// PlanRevert plans taking turn's changes out of the folder as it is
 	// now, keeping what came after them; a conflicting file's step fails
 	// with its lines in Conflicts, and Marked shows it with markers.

@@ -91,7 +91,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// New turns may have touched new folders (or made the store).
 			rewatch = m.rewatch()
 		}
-		return m, tea.Batch(m.selectTurn(false), m.afterRefresh(), rewatch)
+		return m, tea.Batch(m.selectTurn(false), m.selectFile(false), m.afterRefresh(), rewatch)
 
 	case filesLoadedMsg:
 		if msg.withStatus {
@@ -271,7 +271,7 @@ func (m *Model) bindings() keymap.KeyMap {
 func (m *Model) paneBindings() keymap.KeyMap {
 	k := m.keys
 	e := m.selected()
-	for _, b := range []*key.Binding{&k.Confirm, &k.Force, &k.Keep, &k.KeepAll} {
+	for _, b := range []*key.Binding{&k.Confirm, &k.Force, &k.Keep, &k.KeepAll, &k.GitIndex} {
 		b.SetEnabled(false) // the dialog's keys
 	}
 	k.Open.SetEnabled((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files.rows) > 0))

@@ -838,7 +838,7 @@ func (m *Model) helpLines() []string {
 	}
 	lines = append(lines, "", m.sty.dialogTitle.Render(" File status"), "")
 	for _, s := range []store.Status{store.StatusModified, store.StatusCreated, store.StatusDeleted,
-		store.StatusUnchanged, store.StatusHandEdited, statusWriting, store.StatusFailed, store.StatusSkipped, store.StatusMissingBlob} {
+		store.StatusUnchanged, store.StatusHandEdited, statusWriting, store.StatusFailed, store.StatusSkipped, store.StatusPurged, store.StatusMissingBlob} {
 		l, w := statusInfo(s)
 		lines = append(lines, "  "+l+"  "+w)
 	}

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitIn runs git in root with the tests' environment; optional locks off,
+// so `git status` never rewrites the index it looks at.
+func gitIn(t *testing.T, root string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = root
+	cmd.Env = append(ckptEnv("", nil), "GIT_OPTIONAL_LOCKS=0", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func readIndex(t *testing.T, root string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRewindGitIndex: an agent turn runs git mv, git add and git commit.
+// The plan names what it did to git; --git-index gives back the index
+// byte for byte, and with HEAD put back by the command the plan prints,
+// git status is as before the turn. Undo is exact, the index included. A
+// turn that ran no git claims no git change.
+func TestRewindGitIndex(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	root := t.TempDir()
+	writeTexts(t, root, map[string]string{"docs/notes.txt": "notes\n", "a.txt": "a 0\n"})
+	gitIn(t, root, "init", "-q", "-b", "main")
+	gitIn(t, root, "add", "-A")
+	gitIn(t, root, "commit", "-qm", "init")
+	ckptOK(t, root, "write", "--turn", "0", "--label", "warm up", "b.txt") // makes the store; no git
+	gitIn(t, root, "add", "-A")                                            // the store's folder ignores itself
+	gitIn(t, root, "commit", "-qm", "b")
+	indexBefore, statusBefore := readIndex(t, root), gitIn(t, root, "status", "--porcelain")
+	head := strings.TrimSpace(gitIn(t, root, "rev-parse", "HEAD"))
+
+	ckptOK(t, root, "exec", "--turn", "1", "--label", "rename and commit", "--", "sh", "-c",
+		`git mv docs/notes.txt docs/NOTES.md && echo a1 >> a.txt && git add a.txt && `+
+			`GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com git commit -qm agent`)
+	indexAfter := readIndex(t, root)
+	if bytes.Equal(indexAfter, indexBefore) {
+		t.Fatal("the agent's git commands did not change the index")
+	}
+
+	r := ckptDo(t, ckptCall{Root: root}, "rewind", "1", "--dry-run")
+	for _, want := range []string{"git since turn 1 began: HEAD moved", "1 commit", "the index changed", "git reset --soft " + head[:8], "--git-index"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Fatalf("the plan does not say %q\n%s", want, r)
+		}
+	}
+	r = ckptDo(t, ckptCall{Root: root}, "rewind", "1", "--dry-run", "--json")
+	var plan struct {
+		Git *struct {
+			Head         []string `json:"head"`
+			Commits      int      `json:"commits"`
+			IndexChanged bool     `json:"index_changed"`
+		} `json:"git"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &plan); err != nil || plan.Git == nil {
+		t.Fatalf("dry-run JSON without \"git\": %v\n%s", err, r)
+	}
+	if plan.Git.Commits != 1 || !plan.Git.IndexChanged || len(plan.Git.Head) != 2 || plan.Git.Head[0] != head {
+		t.Fatalf("dry-run JSON git %+v", *plan.Git)
+	}
+
+	ckptOK(t, root, "rewind", "1", "--git-index", "--yes")
+	if !bytes.Equal(readIndex(t, root), indexBefore) {
+		t.Fatal("--git-index did not give back the index byte for byte")
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git", "index.lock")); err == nil {
+		t.Fatal("index.lock left behind")
+	}
+	if got := strings.TrimSpace(gitIn(t, root, "rev-parse", "HEAD")); got == head {
+		t.Fatal("ckpt moved HEAD")
+	}
+	gitIn(t, root, "reset", "--soft", head) // the command the plan printed
+	if got := gitIn(t, root, "status", "--porcelain"); got != statusBefore {
+		t.Fatalf("git status after the rewind:\n%s\nbefore the turn:\n%s", got, statusBefore)
+	}
+
+	ckptOK(t, root, "undo", "--yes")
+	if !bytes.Equal(readIndex(t, root), indexAfter) {
+		t.Fatal("undo did not give back the index as the agent left it")
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "docs", "NOTES.md")); err != nil || string(b) != "notes\n" {
+		t.Fatalf("undo did not bring back docs/NOTES.md: %q %v", b, err)
+	}
+
+	// A turn with no git in it claims no git change.
+	gitIn(t, root, "reset", "-q", "--soft", "HEAD@{1}") // HEAD back on the agent's commit
+	ckptOK(t, root, "exec", "--turn", "2", "--", "sh", "-c", "echo plain > plain.txt")
+	r = ckptDo(t, ckptCall{Root: root}, "rewind", "2", "--dry-run", "--json")
+	if strings.Contains(r.Stdout, `"git"`) {
+		t.Fatalf("a turn without git claims a git change\n%s", r)
+	}
+	r = ckptDo(t, ckptCall{Root: root}, "rewind", "2", "--dry-run")
+	if strings.Contains(r.Stdout, "git since") {
+		t.Fatalf("a turn without git claims a git change\n%s", r)
+	}
+}

@@ -1,0 +1,395 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
+)
+
+// Git's state around the turns. A turn records, as it begins, where HEAD
+// pointed (the commit, and the branch) and git's index file. The index is
+// about 100 bytes a tracked file (30 MB at 300,000 files) and `git status`
+// rewrites it, so its bytes are kept as a blob only when the file's stat
+// changed since the last copy (gitIndexState remembers it); otherwise the
+// turn names the last copy. Plans then say what the turns they undo did to
+// git (HEAD moved, commits made, the index changed), and a rewind asked
+// to (--git-index) puts the index file back under git's own index.lock
+// protocol. Refs and objects are never changed: commits stay reachable
+// through the reflog, and the plan names the command a person would run.
+
+// GitChange is what the turns a plan undoes did to git: HEAD moved, commits
+// made, the index changed. From and To are where HEAD pointed before the
+// first of them and now.
+type GitChange struct {
+	FromRef, FromCommit string // "refs/heads/main" ("" detached), the commit
+	ToRef, ToCommit     string
+	// Commits counts the commits reachable from ToCommit and not from
+	// FromCommit (git rev-list --count); -1 when git could not say.
+	Commits      int
+	IndexChanged bool
+}
+
+// HeadMoved says whether HEAD names another branch or commit than before.
+func (g *GitChange) HeadMoved() bool {
+	return g != nil && (g.FromRef != g.ToRef || g.FromCommit != g.ToCommit)
+}
+
+// IndexStep is a plan's write of git's index file: what it holds now and
+// what the plan puts there.
+type IndexStep struct {
+	Now, Want Image
+}
+
+// ErrIndexLocked means git's index.lock exists: git is running, or a git
+// command died holding it. Nothing was changed.
+var ErrIndexLocked = errors.New("store: git's index is locked (index.lock exists)")
+
+// gitRepo is the project's git folder: where HEAD and the index are.
+type gitRepo struct {
+	root *os.Root
+	dir  string // ".git" (inside the root), or the absolute gitdir of a worktree
+}
+
+// openGit finds the project's git folder; ok is false without one.
+func openGit(root *os.Root) (gitRepo, bool) {
+	fi, err := root.Lstat(".git")
+	if err != nil {
+		return gitRepo{}, false
+	}
+	if fi.IsDir() {
+		return gitRepo{root: root, dir: ".git"}, true
+	}
+	b, err := root.ReadFile(".git")
+	if err != nil {
+		return gitRepo{}, false
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok || !filepath.IsAbs(dir) {
+		return gitRepo{}, false
+	}
+	return gitRepo{root: root, dir: dir}, true
+}
+
+func (g gitRepo) inRoot() bool { return !filepath.IsAbs(g.dir) }
+
+func (g gitRepo) name(n string) string { return filepath.Join(g.dir, n) }
+
+func (g gitRepo) readFile(n string) ([]byte, error) {
+	if g.inRoot() {
+		return g.root.ReadFile(g.name(n))
+	}
+	return os.ReadFile(g.name(n))
+}
+
+func (g gitRepo) stat(n string) (fs.FileInfo, error) {
+	if g.inRoot() {
+		return g.root.Lstat(g.name(n))
+	}
+	return os.Lstat(g.name(n))
+}
+
+func (g gitRepo) create(n string) (*os.File, error) {
+	flag := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if g.inRoot() {
+		return g.root.OpenFile(g.name(n), flag, 0o644)
+	}
+	return os.OpenFile(g.name(n), flag, 0o644)
+}
+
+func (g gitRepo) rename(from, to string) error {
+	if g.inRoot() {
+		return g.root.Rename(g.name(from), g.name(to))
+	}
+	return os.Rename(g.name(from), g.name(to))
+}
+
+func (g gitRepo) remove(n string) error {
+	if g.inRoot() {
+		return g.root.Remove(g.name(n))
+	}
+	return os.Remove(g.name(n))
+}
+
+// ref is the branch HEAD names ("refs/heads/main"), "" when detached.
+func (g gitRepo) ref() string {
+	b, err := g.readFile("HEAD")
+	if err != nil {
+		return ""
+	}
+	ref, _ := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: ")
+	if !strings.HasPrefix(ref, "refs/") {
+		return ""
+	}
+	return ref
+}
+
+// gitIndexState is the store's note of the last copy of git's index: the
+// file's stat then, and the image of its bytes.
+type gitIndexState struct {
+	Size  int64  `json:"size"`
+	MTime int64  `json:"mtime"`
+	Ino   uint64 `json:"ino"`
+	Image Image  `json:"image"`
+}
+
+const gitIndexStateFile = "git-index"
+
+func statKey(fi fs.FileInfo) gitIndexState {
+	k := gitIndexState{Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		k.Ino = uint64(st.Ino) // git writes a new file each time: a new inode
+	}
+	return k
+}
+
+// gitTurnState is where HEAD points and git's index, for a turn's first
+// record; all empty outside a git repository.
+func (s *Store) gitTurnState() (head, ref string, index *Image) {
+	g, ok := openGit(s.root)
+	if !ok {
+		return "", "", nil
+	}
+	return gitHead(s.root), g.ref(), s.keepIndex(g)
+}
+
+// gitBefore is git's state noted at a turn's first sweep, before its
+// first shell command ran: the turn's record is written after the
+// command, when git may have moved.
+type gitBefore struct {
+	Turn  string `json:"turn"`
+	Head  string `json:"head"`
+	Ref   string `json:"ref"`
+	Index *Image `json:"index,omitempty"`
+}
+
+const gitBeforeFile = "git-before"
+
+// noteGitBefore notes git's state for turn, at its first sweep.
+func (s *Store) noteGitBefore(turn string) {
+	head, ref, index := s.gitTurnState()
+	if head == "" && index == nil {
+		s.dir.Remove(gitBeforeFile)
+		return
+	}
+	if b, err := json.Marshal(gitBefore{Turn: turn, Head: head, Ref: ref, Index: index}); err == nil {
+		storefs.WriteAtomic(s.dir, gitBeforeFile, b, 0o600, false)
+	}
+}
+
+// appendTurnRecord appends the record that opens turn id's file, with
+// where HEAD pointed and git's index as the turn began: as noted at its
+// first sweep, else as they are now (before its first write).
+func (s *Store) appendTurnRecord(buf []byte, id, label string, source *Source, now, n int64) []byte {
+	var head, ref string
+	var index *Image
+	var g gitBefore
+	if b, err := s.dir.ReadFile(gitBeforeFile); err == nil && json.Unmarshal(b, &g) == nil && (g.Turn == id || strings.HasPrefix(id, g.Turn+".")) {
+		head, ref, index = g.Head, g.Ref, g.Index
+	} else {
+		head, ref, index = s.gitTurnState()
+	}
+	return appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: label, Source: source,
+		Head: head, Ref: ref, Index: index, At: now, N: n})
+}
+
+// keepIndex keeps git's index file as a blob unless its stat is that of
+// the last copy, and returns the image of its bytes; nil without an index
+// or when it cannot be kept (the turn then just cannot put it back).
+func (s *Store) keepIndex(g gitRepo) *Image {
+	fi, err := g.stat("index")
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	key := statKey(fi)
+	var last gitIndexState
+	if b, err := s.dir.ReadFile(gitIndexStateFile); err == nil && json.Unmarshal(b, &last) == nil {
+		if last.Size == key.Size && last.MTime == key.MTime && last.Ino == key.Ino && last.Image.SHA256 != "" {
+			if sum, err := ParseBlobID(last.Image.SHA256); err == nil && s.hasBlob(sum) {
+				img := last.Image
+				return &img
+			}
+		}
+	}
+	img, err := s.keepIndexBytes(g)
+	if err != nil {
+		return nil
+	}
+	key.Image = img
+	if b, err := json.Marshal(key); err == nil {
+		storefs.WriteAtomic(s.dir, gitIndexStateFile, b, 0o600, false)
+	}
+	return &img
+}
+
+// keepIndexBytes reads git's index file and keeps it as a durable blob.
+func (s *Store) keepIndexBytes(g gitRepo) (Image, error) {
+	data, err := g.readFile("index")
+	if err != nil {
+		return Image{}, err
+	}
+	sum := blob.Of(data)
+	var scratch []byte
+	wrote, err := s.putBlob(sum, data, nil, &scratch)
+	if err != nil {
+		return Image{}, err
+	}
+	if wrote {
+		if err := s.syncBlobs([]BlobID{sum}, false); err != nil {
+			return Image{}, err
+		}
+	}
+	return Image{Kind: ImageContent, SHA256: sum.String(), Size: int64(len(data)), Kept: true}, nil
+}
+
+// indexNow is an image of git's index file as it is now: from the last
+// copy's note when the stat is the same, else hashed.
+func (s *Store) indexNow(g gitRepo) (Image, error) {
+	fi, err := g.stat("index")
+	if errors.Is(err, fs.ErrNotExist) {
+		return Image{Kind: ImageAbsent}, nil
+	}
+	if err != nil {
+		return Image{}, err
+	}
+	key := statKey(fi)
+	var last gitIndexState
+	if b, err := s.dir.ReadFile(gitIndexStateFile); err == nil && json.Unmarshal(b, &last) == nil &&
+		last.Size == key.Size && last.MTime == key.MTime && last.Ino == key.Ino && last.Image.SHA256 != "" {
+		return last.Image, nil
+	}
+	data, err := g.readFile("index")
+	if err != nil {
+		return Image{}, err
+	}
+	return Image{Kind: ImageContent, SHA256: blob.Of(data).String(), Size: int64(len(data))}, nil
+}
+
+// gitChange is what the turns from t on did to git, or nil when they
+// changed nothing of it (or t recorded nothing: no repository then).
+func (s *Store) gitChange(t *turn) *GitChange {
+	g, ok := openGit(s.root)
+	if !ok || t.head == "" && t.index == nil {
+		return nil
+	}
+	c := &GitChange{FromRef: t.ref, FromCommit: t.head, ToRef: g.ref(), ToCommit: gitHead(s.root)}
+	if t.index != nil {
+		if now, err := s.indexNow(g); err == nil && now.SHA256 != t.index.SHA256 {
+			c.IndexChanged = true
+		}
+	}
+	if !c.HeadMoved() && !c.IndexChanged {
+		return nil
+	}
+	if c.FromCommit != "" && c.ToCommit != "" && c.FromCommit != c.ToCommit {
+		c.Commits = commitsBetween(s.rootPath, c.FromCommit, c.ToCommit)
+	}
+	return c
+}
+
+// commitsBetween counts the commits reachable from to and not from from,
+// by asking git (walking packed objects is git's business); -1 when git
+// cannot say (not installed, an object gone).
+func commitsBetween(root, from, to string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "rev-list", "--count", from+".."+to)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0") // never rewrite the index meanwhile
+	out, err := cmd.Output()
+	if err != nil {
+		return -1
+	}
+	n, err := strconv.Atoi(string(bytes.TrimSpace(out)))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// indexStep plans putting git's index back to want.
+func (s *Store) indexStep(want *Image, what string) (*IndexStep, error) {
+	g, ok := openGit(s.root)
+	if !ok {
+		return nil, errf("%s: git's index: the project is not a git repository", what)
+	}
+	if want == nil || want.Kind != ImageContent {
+		return nil, errf("%s: git's index was not recorded (a turn recorded by an older ckpt, or a repository with no index then)", what)
+	}
+	now, err := s.indexNow(g)
+	if err != nil {
+		return nil, errf("%s: read git's index: %w", what, err)
+	}
+	if now.SHA256 == want.SHA256 {
+		return nil, nil // already as wanted
+	}
+	return &IndexStep{Now: now, Want: *want}, nil
+}
+
+// lockIndex takes git's index.lock and writes want's bytes into it, as
+// git does: the lock file is created exclusively, so a running git command
+// and this never both write the index; commitIndex then renames it over
+// the index, which releases the lock. It returns the index's bytes before
+// (kept as a blob) for the operation's record.
+func (s *Store) lockIndex(step *IndexStep) (was Image, unlock func(commit bool) error, err error) {
+	g, ok := openGit(s.root)
+	if !ok {
+		return Image{}, nil, errf("git's index: the project is not a git repository")
+	}
+	data, err := s.readBlobOf(step.Want)
+	if err != nil {
+		return Image{}, nil, errf("git's index: read its kept bytes: %w", err)
+	}
+	f, err := g.create("index.lock")
+	if errors.Is(err, fs.ErrExist) {
+		return Image{}, nil, errf("%s: %w (is git running? if not, remove it); nothing was changed", g.name("index.lock"), ErrIndexLocked)
+	}
+	if err != nil {
+		return Image{}, nil, errf("git's index: %w", err)
+	}
+	abandon := func() { f.Close(); g.remove("index.lock") }
+	// Under the lock, the index cannot change: keep it as it is now, for
+	// the undo.
+	cur, err := s.keepIndexBytes(g)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		abandon()
+		return Image{}, nil, errf("git's index: keep its bytes: %w", err)
+	}
+	if err == nil && cur.SHA256 != step.Now.SHA256 {
+		abandon()
+		return Image{}, nil, errf("git's index: %w (it changed since the plan was made; nothing was changed)", ErrPlanChanged)
+	}
+	if _, err := f.Write(data); err != nil {
+		abandon()
+		return Image{}, nil, errf("git's index: write %s: %w", g.name("index.lock"), err)
+	}
+	if err := f.Sync(); err != nil {
+		abandon()
+		return Image{}, nil, errf("git's index: sync %s: %w", g.name("index.lock"), err)
+	}
+	if err := f.Close(); err != nil {
+		g.remove("index.lock")
+		return Image{}, nil, errf("git's index: %w", err)
+	}
+	return cur, func(commit bool) error {
+		if !commit {
+			return g.remove("index.lock")
+		}
+		if err := g.rename("index.lock", "index"); err != nil {
+			g.remove("index.lock")
+			return errf("git's index: put it in place: %w", err)
+		}
+		return nil
+	}, nil
+}
