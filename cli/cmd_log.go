@@ -28,6 +28,7 @@ type logJSON struct {
 	HandEdited int            `json:"hand_edited"`
 	Source     *store.Source  `json:"source,omitempty"`
 	Head       string         `json:"head,omitempty"`
+	RanGit     bool           `json:"ran_git,omitempty"`
 	Target     string         `json:"target,omitempty"`
 	TargetB64  string         `json:"target_b64,omitempty"`
 	Turns      []string       `json:"turns,omitempty"`
@@ -98,7 +99,7 @@ ckpt log --errors --clear`,
 				out := make([]logJSON, 0, len(entries))
 				for _, e := range entries {
 					out = append(out, logJSON{Turn: e.ID, TurnB64: nameB64(e.ID), Label: e.Label, At: e.At.UTC().Format(atLayout), Kind: e.Kind,
-						State: e.State, Files: e.Files, HandEdited: max(e.HandEdited, 0), Source: e.Source, Head: e.Head,
+						State: e.State, Files: e.Files, HandEdited: max(e.HandEdited, 0), Source: e.Source, Head: e.Head, RanGit: e.RanGit,
 						Target: e.Target, TargetB64: nameB64(e.Target), Turns: e.Turns, TurnsB64: namesB64(e.Turns),
 						Retry: e.Retry, Failed: failuresJSON(e.Failed)})
 				}

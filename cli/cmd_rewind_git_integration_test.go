@@ -117,4 +117,18 @@ func TestRewindGitIndex(t *testing.T) {
 	if strings.Contains(r.Stdout, "git since") {
 		t.Fatalf("a turn without git claims a git change\n%s", r)
 	}
+	// The log marks the turn that ran git.
+	r = ckptOK(t, root, "log", "--json")
+	var log []struct {
+		Turn   string `json:"turn"`
+		RanGit bool   `json:"ran_git"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &log); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range log {
+		if want := e.Turn == "1"; (e.Turn == "1" || e.Turn == "2") && e.RanGit != want {
+			t.Fatalf("turn %s: ran_git %v, want %v\n%s", e.Turn, e.RanGit, want, r)
+		}
+	}
 }

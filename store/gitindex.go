@@ -393,3 +393,15 @@ func (s *Store) lockIndex(step *IndexStep) (was Image, unlock func(commit bool) 
 		return nil
 	}, nil
 }
+
+// gitMoved says whether git's state recorded at next's start differs from
+// t's: HEAD, its branch or the index changed in between.
+func gitMoved(t, next *turn) bool {
+	if t.head == "" && t.index == nil || next.head == "" && next.index == nil {
+		return false // one of them recorded nothing: no repository, or an older ckpt
+	}
+	if t.head != next.head || t.ref != next.ref {
+		return true
+	}
+	return t.index != nil && next.index != nil && t.index.SHA256 != next.index.SHA256
+}

@@ -277,9 +277,12 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 	failed := s.failures(v)
 	var out []Entry
 	var seq []int64 // each entry's place in the order of commits
-	for _, t := range v.turns {
+	for i, t := range v.turns {
 		e := Entry{ID: t.id, Kind: KindAgent, Label: t.label, At: time.Unix(0, t.at), State: v.state(t),
 			Files: len(t.files), HandEdited: -1, Source: t.source, Head: t.head}
+		if i+1 < len(v.turns) {
+			e.RanGit = gitMoved(t, v.turns[i+1])
+		}
 		if withStatus {
 			e.HandEdited = 0
 			for _, f := range t.files {

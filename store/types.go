@@ -161,10 +161,15 @@ type Entry struct {
 	// HandEdited counts the entry's paths changed since the agent wrote them
 	// (see Status). It is -1 when the log was read without disk status.
 	HandEdited int
-	Source     *Source  // agent turns fed by hooks
-	Head       string   // git HEAD commit when the turn began, if any
-	Target     string   // operations: the turn rewound to, or the op undone/redone
-	Turns      []string // operations: the turns rewound (or brought back)
+	Source     *Source // agent turns fed by hooks
+	Head       string  // git HEAD commit when the turn began, if any
+	// RanGit is set on an agent turn when git's state (HEAD, its branch,
+	// the index) differs between the start of this turn and of the next
+	// one: the turn (or something during it) ran git. Not known for the
+	// newest turn.
+	RanGit bool
+	Target string   // operations: the turn rewound to, or the op undone/redone
+	Turns  []string // operations: the turns rewound (or brought back)
 	// Retry names the operation whose failed paths this one tried again.
 	Retry string
 	// Failed lists an operation's paths it could not put back that are

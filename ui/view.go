@@ -359,6 +359,9 @@ func (m *Model) turnRow(e *store.Entry, w, idW, ageW int, sel, undoable bool, fo
 		}
 		right = append(right, seg{text: badge, style: m.sty.badge})
 	}
+	if e.Kind == store.KindAgent && e.RanGit {
+		right = append(right, seg{text: "git", style: m.sty.op}) // HEAD or the index moved during it
+	}
 	if e.Kind == store.KindAgent {
 		right = append(right, seg{text: present.Count(e.Files, "file"), style: dim, optional: true})
 		if e.Source != nil && e.Source.Agent != "" && w >= 56 {
