@@ -42,6 +42,7 @@ func crashProject(t *testing.T, root string) (s0, s1 map[string]fsNode) {
 	writeTexts(t, root, map[string]string{
 		"a.txt": "a 0\n", "b.txt": "b 0\n", "c.txt": "c 0\n", "gone.txt": "gone 0\n",
 		"keep.txt": "keep 0\n", "src/main.go": "package main\n", "run.sh": "#!/bin/sh\n",
+		"kind/f": "f 0\n", "kind/d/x": "x 0\n", "kind/e/x": "e 0\n", "kind/o/y": "o 0\n",
 	})
 	if err := os.Chmod(filepath.Join(root, "run.sh"), 0o755); err != nil {
 		t.Fatal(err)
@@ -59,6 +60,10 @@ func crashProject(t *testing.T, root string) (s0, s1 map[string]fsNode) {
 	}
 	removePath(t, root, "gone.txt")
 	ckptOK(t, root, append([]string{"seal", "--turn", "1"}, paths...)...)
+	// A shell command of the turn changes kinds: a file becomes a folder,
+	// a folder a file, a folder a link to another folder.
+	ckptOK(t, root, "exec", "--turn", "1", "--", "sh", "-c",
+		"cd kind && rm f && mkdir f && echo g > f/g && rm -r d && echo file > d && rm -r e && ln -s o e")
 	writeText(t, root, "b.txt", "b changed since the agent\n")
 	return s0, snapshotDir(t, root)
 }

@@ -119,15 +119,9 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	}
 	// git's index is written under git's index.lock, taken now: if git
 	// holds it, nothing is changed.
-	var indexWas, indexSet *Image
-	commitIndex := func(bool) error { return nil }
-	if q.Index != nil {
-		was, unlock, err := s.lockIndex(q.Index)
-		if err != nil {
-			return nil, errf("%s: %w", q.Kind, err)
-		}
-		set := q.Index.Want
-		indexWas, indexSet, commitIndex = &was, &set, unlock
+	indexWas, indexSet, commitIndex, err := s.takeIndex(q)
+	if err != nil {
+		return nil, errf("%s: %w", q.Kind, err)
 	}
 	at := s.clock().UnixNano()
 	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Sess: q.Session, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes,
@@ -441,7 +435,7 @@ func (s *Store) stepFinds(r record, rel string, dirs *dirCache, fresh bool) (Ima
 		// what it writes holds bytes no record has, and is left alone.
 		dr, name := dirs.in(rel)
 		dr.Remove(storefs.ReplaceTmp(name)) // a write the kill cut short
-		if !reached(r.Do, now, want) && !holdsBefore(now, r.Img) && !s.cutShort(now, nowData, r.Img, want) {
+		if !reached(r.Do, now, want) && !holdsBefore(now, r.Img) && !removedFirst(now, r.Img, want) && !s.cutShort(now, nowData, r.Img, want) {
 			return now, errf("left as it is: it changed after the interrupted operation began")
 		}
 	}
@@ -595,4 +589,13 @@ func (s *Store) cutTorn(name string) error {
 	}
 	s.LogError("cut a torn last record (%d bytes) off %s", int64(len(data))-res.good, s.path(name))
 	return nil
+}
+
+// removedFirst reports whether now is the state a step leaves half-way
+// when it removes what stands at the path before making what it wants
+// there (a folder where a file or link was, a link where anything was):
+// the path is empty, and what stood there is kept, so the step goes on.
+func removedFirst(now Image, before *Image, want Image) bool {
+	return now.Kind == ImageAbsent && before != nil && before.Kind != ImageAbsent &&
+		(want.Kind == ImageDir || want.Kind == ImageLink || before.Kind == ImageLink)
 }

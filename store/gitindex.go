@@ -405,3 +405,19 @@ func gitMoved(t, next *turn) bool {
 	}
 	return t.index != nil && next.index != nil && t.index.SHA256 != next.index.SHA256
 }
+
+// takeIndex takes git's index.lock for q's write of the index, if it has
+// one: the images of the index before and after for the operation's
+// record, and commit, which puts the new index in place (true) or drops
+// the lock (false).
+func (s *Store) takeIndex(q *Plan) (was, set *Image, commit func(bool) error, err error) {
+	if q.Index == nil {
+		return nil, nil, func(bool) error { return nil }, nil
+	}
+	before, unlock, err := s.lockIndex(q.Index)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	want := q.Index.Want
+	return &before, &want, unlock, nil
+}
