@@ -3,7 +3,11 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // Shell tools say nothing of the files they write, and neither do MCP
@@ -68,6 +72,7 @@ func (h *hookCall) shellBefore() error {
 		return fmt.Errorf("hook %s: sweep before %q: %w", h.agent.name, h.ev.command, err)
 	}
 	h.logProblems(res.Problems)
+	h.startWatcher(res)
 	return nil
 }
 
@@ -84,7 +89,40 @@ func (h *hookCall) shellAfter() error {
 		h.log("hook %s: no baseline to compare with after %q: what it changed is not recorded (every file is kept now, so the next command is covered)", h.agent.name, h.ev.command)
 	}
 	h.logProblems(res.Problems)
+	h.startWatcher(res)
 	return nil
+}
+
+// watcherMinEntries is the tree size from which a shell step starts the
+// background watcher when none runs: below it a full sweep costs about a
+// millisecond, and a watcher would save nothing.
+const watcherMinEntries = 2000
+
+// startWatcher starts the background watcher (ckpt watch --serve) when
+// none answered a sweep of a tree worth watching, by running the ckpt
+// executable beside this one (ckpt-hook never links the watcher). It
+// does not wait for it. $CKPT_WATCHER=always starts one for any tree,
+// =off never.
+func (h *hookCall) startWatcher(res *store.SweepResult) {
+	if res.Feed != store.FeedNone || res.Skipped {
+		return
+	}
+	if res.Seen < watcherMinEntries && os.Getenv("CKPT_WATCHER") != "always" {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	if filepath.Base(exe) != "ckpt" {
+		exe = filepath.Join(filepath.Dir(exe), "ckpt")
+		if fi, err := os.Stat(exe); err != nil || fi.IsDir() {
+			return
+		}
+	}
+	if err := h.store.StartWatcher(exe); err != nil {
+		h.log("hook %s: %v", h.agent.name, err)
+	}
 }
 
 // turnEnd sweeps once more when the ending turn ran a shell command: a

@@ -96,6 +96,7 @@ func runDoctor(root, exe string, names []string, asJSON bool, version func(strin
 	} else {
 		printDoctor(ds, named)
 		printBudget(root)
+		printWatcher(root)
 	}
 	if failed {
 		if !asJSON && installed == 0 {

@@ -70,16 +70,68 @@ func (u uiStore) Conversation(e store.Entry) (*ui.Conversation, error) {
 func init() { register(newUICmd) }
 
 func newUICmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var f watchFlags
+	var watching bool
+	cmd := &cobra.Command{
 		Use:   "ui",
 		Short: "The terminal UI on the project's store (ckpt alone does the same)",
 		Long: `ui lists the turns, shows what each changed and rewinds them; every rewind
-can be undone. Press ? in the UI for its keys.`,
+can be undone. Press ? in the UI for its keys.
+
+--watch also runs ckpt watch for as long as the UI is open, for an agent
+with no hooks: every change in the tree is recorded into turns, and T cuts
+a turn (the next change opens a new one).`,
 		Example: `ckpt ui
+ckpt ui --watch
 ckpt --root ~/src/site`,
 		Args: noArgs(" (use --root DIR)"),
-		RunE: func(*cobra.Command, []string) error { return runUI(g) },
+		RunE: func(*cobra.Command, []string) error {
+			if watching {
+				return runUIWatching(g, f)
+			}
+			return runUI(g)
+		},
 	}
+	cmd.Flags().BoolVar(&watching, "watch", false, "run ckpt watch while the UI is open")
+	cmd.Flags().DurationVar(&f.quiet, "quiet", watch.DefaultQuiet, "with --watch: the quiet after which the next change opens a new turn")
+	return cmd
+}
+
+// runUIWatching is ckpt ui --watch: the recorder runs beside the UI,
+// telling what it has to say through the store's error log (the terminal
+// is the UI's), and records what is pending when the UI quits.
+func runUIWatching(g *globals, f watchFlags) error {
+	root, err := g.projectRoot()
+	if err != nil {
+		return err
+	}
+	if !hasTerminal() {
+		return errNoTerminal
+	}
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	recs := make(chan *watch.Recorder, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- recordWatch(ctx, root, f, func(msg string) { s.LogError("watch: %s", msg) }, func(string) {}, func(r *watch.Recorder) { recs <- r })
+	}()
+	var rec *watch.Recorder
+	select {
+	case rec = <-recs:
+	case err := <-done:
+		cancel()
+		return err
+	}
+	uerr := openUIWith(root, func() error { rec.Cut(""); return nil })
+	cancel()
+	if err := <-done; err != nil {
+		return err
+	}
+	return uerr
 }
 
 // errNoTerminal is the UI started without a terminal to draw on.
@@ -95,11 +147,14 @@ func runUI(g *globals) error {
 }
 
 // openUI opens the terminal UI on the project at root (used by demo).
-func openUI(root string) error {
+func openUI(root string) error { return openUIWith(root, nil) }
+
+// openUIWith opens the UI, its key T calling cut when set.
+func openUIWith(root string, cut func() error) error {
 	if !hasTerminal() {
 		return errNoTerminal
 	}
-	ro := ui.RunOptions{NoColor: os.Getenv("NO_COLOR") != "", Editor: os.Getenv("EDITOR"), Root: root}
+	ro := ui.RunOptions{NoColor: os.Getenv("NO_COLOR") != "", Editor: os.Getenv("EDITOR"), Root: root, CutTurn: cut}
 	var st ui.Store
 	s, err := store.Open(root, store.Options{Notify: func(msg string) { fmt.Fprintln(os.Stderr, "ckpt: "+escLines(msg)) }})
 	switch {

@@ -46,6 +46,7 @@ type KeyMap struct {
 	Follow  key.Binding // follow the newest turn
 	Dismiss key.Binding // hide the error notice (the log keeps the errors)
 	Errors  key.Binding // the logged errors, newest first
+	CutTurn key.Binding // ckpt ui --watch: the next change opens a new turn
 
 	Conversation key.Binding // the turn's prompt, reply and tool calls beside its files
 	JumpTurn     key.Binding // go to a turn by its id
@@ -99,6 +100,7 @@ func Default() KeyMap {
 		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow newest")),
 		Dismiss: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "hide the notice")),
 		Errors:  key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "logged errors")),
+		CutTurn: key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "cut a turn (ui --watch)")),
 
 		Conversation: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "conversation")),
 		JumpTurn:     key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "go to turn")),
@@ -139,6 +141,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide, k.Left, k.Right, k.LineStart, k.LineEnd, k.Wrap, k.Zoom, k.Search, k.Editor, k.CopyPath},
 		{k.Rewind, k.Revert, k.Undo, k.Redo},
 		{k.Confirm, k.Keep, k.KeepAll, k.GitIndex, k.Force},
-		{k.Conversation, k.JumpTurn, k.HideEmpty, k.Follow, k.Errors, k.Dismiss, k.Filter, k.Mouse, k.Help, k.Quit},
+		{k.Conversation, k.JumpTurn, k.HideEmpty, k.Follow, k.Errors, k.Dismiss, k.CutTurn, k.Filter, k.Mouse, k.Help, k.Quit},
 	}
 }

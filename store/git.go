@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// GitHead is the commit the project's git HEAD names, or "".
+func (s *Store) GitHead() string { return gitHead(s.root) }
+
 // gitHead returns the commit the project's git HEAD names, or "" when
 // there is no repository. It reads git's files directly: running git on
 // every capture would cost more than the capture.

@@ -67,6 +67,8 @@ func (t *turn) apply(r *record) {
 			t.id, t.label, t.at, t.source, t.head, t.v = r.ID, r.Label, r.At, r.Source, r.Head, r.V
 			t.ref, t.index = r.Ref, r.Index
 			t.seq = r.order()
+		} else if r.Label != "" {
+			t.label = r.Label // a later header names the turn anew (Relabel)
 		}
 	case "pre":
 		if r.Img == nil || r.Path == "" {

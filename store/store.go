@@ -40,6 +40,9 @@ type Options struct {
 	// finished. Nil discards the sentence; it always goes to the store's
 	// error log as well.
 	Notify func(msg string)
+	// Feed tells sweeps what changed since the last one; nil asks the
+	// watcher on the store's socket, if one runs (see ChangeFeed).
+	Feed ChangeFeed
 }
 
 // Store is an open checkpoint store. Its methods are safe for concurrent
@@ -55,6 +58,7 @@ type Store struct {
 	dir      *storefs.Dir // the store folder: nothing in it is followed
 	maxBlob  int64
 	notify   func(string)
+	feed     ChangeFeed       // nil: the store's socket
 	clock    func() time.Time // stamps records' At (display only); tests step it back
 	// restoreFault, set only by tests, fails a path's restore or delete
 	// before anything is written, as a full disk fails a write beside it.
@@ -112,7 +116,7 @@ func Open(root string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, errf("open project root %s: %w", abs, err)
 	}
-	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax, clock: time.Now}
+	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax, clock: time.Now, feed: opt.Feed}
 	s.cache.files = map[string]*turnFile{}
 	s.cache.steps = map[string][]record{}
 	s.checked = map[BlobID]string{}

@@ -38,6 +38,14 @@ type SweepResult struct {
 	Others []string
 	// Problems names paths the sweep could not look at, with the reason.
 	Problems []string
+	// Feed says whether a watcher told the sweep what changed.
+	Feed FeedState
+	// Operated is set when a rewind, undo or redo ran since the last
+	// sweep (what it wrote is its own, in no turn).
+	Operated bool
+	// ToHook is set when ckpt watch's sweep went to a hook's turn, whose
+	// command was still writing (see SweepWatch).
+	ToHook bool
 }
 
 // SweepBefore sweeps the tree before a shell command of turn runs: every
@@ -57,7 +65,7 @@ func (s *Store) SweepBefore(turn string, meta TurnMeta, cmd string) (*SweepResul
 // sweepFollowed is sweep, recording a continuation it moved on to as the
 // open turn of meta.Session.
 func (s *Store) sweepFollowed(turn string, meta TurnMeta, cmd string, after bool) (*SweepResult, error) {
-	res, err := s.sweep(turn, meta, cmd, after)
+	res, err := s.sweep(turn, meta, cmd, after, nil)
 	if err != nil {
 		return res, err
 	}
@@ -134,7 +142,7 @@ func (s *Store) sameBytes(now, old *baseEntry) bool {
 	return BlobID(h.Sum(nil)) == old.sum && statOK()
 }
 
-func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*SweepResult, error) {
+func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *watchSweep) (*SweepResult, error) {
 	if err := s.ensureDirs(); err != nil {
 		return nil, err
 	}
@@ -191,6 +199,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	if old == nil {
 		res.Fresh = true
 	}
+	res.Operated = old != nil && old.ops != ops
 	// Before a command, what changed is a hand edit, unless another
 	// session's command is running: then it is that command's.
 	attribute := old != nil && (after || len(others) > 0)
@@ -202,9 +211,23 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	if attribute {
 		prior = old
 	}
-	now, unread, rules, err := walkTree(s.rootPath, prior, old)
-	if err != nil {
-		return nil, err
+	fed := s.askFeed(res)
+	var now []*baseEntry
+	var unread []string
+	var rules map[string][]byte
+	fedOK := false
+	if res.Feed == FeedFed {
+		if now, unread, rules, fedOK, err = walkFed(s.rootPath, prior, old, fed.Paths); err != nil {
+			return nil, err
+		}
+		if !fedOK {
+			res.Feed = FeedFull
+		}
+	}
+	if !fedOK {
+		if now, unread, rules, err = walkTree(s.rootPath, prior, old); err != nil {
+			return nil, err
+		}
 	}
 	res.Seen = len(now)
 	if !slices.IsSortedFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) }) {
@@ -224,7 +247,11 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	recs := s.shellRecords(changes, imgs, full, attribute, oldEntries, res)
 	next := nextBaseline(order, oldEntries, now)
 	fp.hit()
-	if err := s.recordSweep(res, recs, after, owner{turn, meta, recCmd}, others); err != nil {
+	if ws != nil {
+		if err := s.recordWatched(res, old, recs, turn, meta, others); err != nil {
+			return nil, err
+		}
+	} else if err := s.recordSweep(res, recs, after, owner{turn, meta, recCmd}, others); err != nil {
 		return nil, err
 	}
 	fp.hit()
@@ -232,13 +259,48 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool) (*Swee
 	if res.Turn != "" {
 		nb.turn = res.Turn // a continuation (T.2): the agent goes on in it
 	}
+	if ws != nil && res.Turn == "" && old != nil {
+		// ckpt watch recorded nothing: the hooks' last sweep still
+		// says which turn's command may be running.
+		nb.turn, nb.cmd = old.turn, old.cmd
+	}
 	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) || !sameRules(old.rules, nb.rules) {
 		if err := s.saveBaseline(nb); err != nil {
 			return nil, err
 		}
 	}
+	if fed.Next != "" {
+		s.saveWatchToken(fed.Next)
+	}
 	fp.hit()
 	return res, nil
+}
+
+// askFeed asks the watcher, if any, what changed since the baseline's
+// token, and notes in res how it answered. Without a baseline there is
+// nothing to feed, but the token it gives dates the baseline about to be
+// written.
+func (s *Store) askFeed(res *SweepResult) Changes {
+	feed := s.feedFor()
+	if feed == nil {
+		return Changes{}
+	}
+	c, err := feed.Since(s.watchToken())
+	switch {
+	case errors.Is(err, ErrNoWatcher):
+		return Changes{}
+	case err != nil:
+		res.Feed = FeedSlow
+		return Changes{}
+	case res.Fresh:
+		res.Feed = FeedNoUse
+		c.Known = false
+	case c.Known:
+		res.Feed = FeedFed
+	default:
+		res.Feed = FeedFull
+	}
+	return c
 }
 
 // shellRecords turns the changes into the records of a command's turn,

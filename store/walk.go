@@ -48,6 +48,8 @@ type walker struct {
 	// partial names the folders whose listing left out something it
 	// could not look at: their stat is not kept, so they are read again.
 	partial []string
+	// fed, when set, makes this a watcher-fed listing (see walkFed).
+	fed *fedWalk
 	// seen counts the entries listed, and deadline ends the walk: a tree
 	// past walkMaxEntries or walkMaxTime (a pseudo file system the checks
 	// below missed, a loop of bind mounts) fails the sweep with tooBig,
@@ -69,6 +71,11 @@ type walkJob struct {
 	// opened only to stat its entries (O_PATH where there is one).
 	paths  []string
 	reused bool
+	// trusted: a fed listing's folder that is the one the old baseline
+	// knew, whose subfolders the watcher vouches for; mode is its
+	// permission bits.
+	trusted bool
+	mode    uint32
 }
 
 // dirStat is what says whether a folder's entries may have changed.
@@ -399,6 +406,10 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 			// A folder's stat is taken before it is read: whatever
 			// changes in it from then on moves its times past these.
 			e.mtime, e.ctime, e.ino = st.Mtim.Nano(), st.Ctim.Nano(), st.Ino
+			if w.fed != nil && w.fed.keeps(rel, e.ino, j.trusted) {
+				local = append(local, e)
+				continue
+			}
 			sj := walkJob{rel: rel, ig: ig, fresh: fresh, st: dirStat{mtime: e.mtime, ctime: e.ctime, ino: e.ino, dev: uint64(st.Dev)}}
 			sj.paths, sj.reused = w.oldNames(sj)
 			flags := unix.O_RDONLY

@@ -288,3 +288,11 @@ func (m *Model) edit() tea.Cmd {
 	c := exec.Command(args[0], args[1:]...)
 	return tea.ExecProcess(c, func(err error) tea.Msg { return editedMsg{err} })
 }
+
+// turnCutMsg says a turn was cut (or why not).
+type turnCutMsg struct{ err error }
+
+// cutTurn asks the ckpt watch beside the UI to cut a turn.
+func cutTurn(cut func() error) tea.Cmd {
+	return func() tea.Msg { return turnCutMsg{err: cut()} }
+}

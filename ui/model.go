@@ -52,6 +52,9 @@ type Options struct {
 	// Installed lists the agents whose ckpt hooks the project holds
 	// (shown while there is no store yet).
 	Installed []string
+	// CutTurn, when set, is what the key T does: cut a turn for the
+	// ckpt watch running beside the UI. Called from a command.
+	CutTurn func() error
 }
 
 type pane int

@@ -52,6 +52,13 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 
+	case turnCutMsg:
+		if msg.err != nil {
+			m.setStatus("cut a turn: " + msg.err.Error())
+		} else {
+			m.setStatus("turn cut: the next change opens a new one")
+		}
+		return m, nil
 	case editedMsg:
 		if msg.err != nil {
 			m.errText = "editor: " + msg.err.Error()
@@ -292,6 +299,7 @@ func (m *Model) paneBindings() keymap.KeyMap {
 	_, _, notice := m.statusMsg()
 	k.Dismiss.SetEnabled(notice)
 	k.Errors.SetEnabled(len(m.hookErrs) > 0)
+	k.CutTurn.SetEnabled(m.opt.CutTurn != nil)
 	k.Back.SetEnabled(m.showHelp || m.errs.open || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom || m.turns.opsOpen)
 	return k
 }
@@ -435,6 +443,8 @@ func (m *Model) opKey(msg tea.KeyPressMsg, k keymap.KeyMap) (cmd tea.Cmd, ok boo
 	case key.Matches(msg, k.Errors):
 		m.errs = errorsView{open: true}
 		return nil, true
+	case key.Matches(msg, k.CutTurn):
+		return cutTurn(m.opt.CutTurn), true
 	case key.Matches(msg, k.Follow):
 		m.follow = true
 		m.newer = 0

@@ -1,0 +1,114 @@
+package store
+
+// WatchAgent is the source agent of the turns ckpt watch records.
+const WatchAgent = "watch"
+
+// watchSweep marks a sweep made by ckpt watch from file-system events.
+type watchSweep struct{}
+
+// SweepWatch records what changed since the last sweep, as SweepAfter
+// does, for ckpt watch: into turn, or, when turn is "" and something
+// changed, into a new turn with the next short id (SweepResult.Turn says
+// which). Where an agent also has hooks, the hooks' turns win (see
+// recordWatched).
+func (s *Store) SweepWatch(turn string, meta TurnMeta) (*SweepResult, error) {
+	return s.sweep(turn, meta, "", true, &watchSweep{})
+}
+
+// recordWatched records what ckpt watch's sweep found. Where an agent
+// also has hooks, the hooks' turns win: a path a hook's turn captured or
+// sealed since the last sweep is left to it, and while hooks' shell
+// commands run, what changed is theirs (recorded in their turns, as
+// their closing sweeps would). What a rewind, undo or redo since the
+// last sweep wrote is the operation's (it held the locks while it
+// wrote): those paths go to the baseline. The rest opens (or goes on in)
+// the watcher's own turn.
+func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, turn string, meta TurnMeta, others []openCmd) error {
+	if len(recs) == 0 || old == nil {
+		return nil
+	}
+	claimed, err := s.claimedSince(old.at, res.Operated)
+	if err != nil {
+		return err
+	}
+	kept := recs[:0]
+	for _, r := range recs {
+		if !claimed[r.path] {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	if len(others) > 0 {
+		res.ToHook = true
+		return s.recordSweep(res, kept, false, owner{}, others)
+	}
+	if turn == "" {
+		if turn, err = s.NewTurn(meta); err != nil {
+			return err
+		}
+	}
+	return s.recordSweep(res, kept, true, owner{turn, meta, ""}, nil)
+}
+
+// claimedSince lists the paths hooks' turns captured or sealed since at,
+// and (with operated) those operations since at wrote.
+func (s *Store) claimedSince(at int64, operated bool) (map[string]bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	claimed := map[string]bool{}
+	for _, t := range v.turns {
+		if t.source != nil && t.source.Agent == WatchAgent || t.seed {
+			continue
+		}
+		for _, f := range t.files {
+			if f.preAt >= at || f.postAt >= at {
+				claimed[f.path] = true
+			}
+		}
+	}
+	if operated {
+		for _, o := range v.ops {
+			if o.at < at {
+				continue
+			}
+			steps, err := s.steps(o.id)
+			if err != nil {
+				return nil, err
+			}
+			for _, st := range steps {
+				claimed[st.Path] = true
+			}
+		}
+	}
+	return claimed, nil
+}
+
+// Relabel gives turn a new label (a later header record in its file,
+// which readers before it pass over: they keep the first label).
+func (s *Store) Relabel(turn, label string) error {
+	if err := checkTurnID(turn); err != nil {
+		return err
+	}
+	l, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer l.unlock()
+	_, exists, err := s.readTurnFile(turn, true)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return errf("relabel %s: %w", turn, ErrUnknownTurn)
+	}
+	id := turn
+	now := s.clock().UnixNano()
+	buf := appendRecord(nil, &record{R: "turn", ID: id, Label: label, At: now, N: s.nextSeq(now)})
+	return s.appendTurn(id, buf, false)
+}

@@ -1,0 +1,262 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ckpt-dev/ckpt/store"
+)
+
+// DefaultQuiet is how long the tree must stay quiet before the next
+// change opens a new turn. An agent's pauses inside one prompt (the
+// model thinking between tool calls) mostly last a few seconds; a person
+// reads the reply and types the next prompt in more. A turn split in two
+// costs little (rewinding the first undoes both), while two prompts
+// merged into one cannot be rewound apart, so it leans short.
+const DefaultQuiet = 5 * time.Second
+
+// DefaultSettle is how long changes settle before they are recorded: a
+// burst of writes is swept once, and a change is in the store well
+// within a second.
+const DefaultSettle = 200 * time.Millisecond
+
+// maxSettle bounds the wait for a burst to settle.
+const maxSettle = 800 * time.Millisecond
+
+// Recorder records a tree's changes into turns: ckpt watch.
+type Recorder struct {
+	Store *store.Store
+	// Tree signals changes; nil sweeps every Every instead (no events
+	// here, or none to trust).
+	Tree   *Tree
+	Every  time.Duration
+	Quiet  time.Duration // 0: DefaultQuiet
+	Settle time.Duration // 0: DefaultSettle
+	// Say is told sentences worth a line on stderr (each once).
+	Say func(string)
+
+	cuts  chan cut
+	cut   *cut      // a cut that came while a burst settled
+	turn  string    // the open turn ("" none)
+	base  string    // its label as opened
+	named bool      // its label was given (ckpt turn) or is a commit's
+	files int       // paths recorded in it
+	last  time.Time // its last change
+	label string    // the label the next turn opens with
+	head  string    // git HEAD as last seen
+
+	once    sync.Once
+	stopped chan struct{} // closed when Run returns
+}
+
+// cut is a request to close the open turn.
+type cut struct {
+	label string
+	done  chan struct{}
+}
+
+// Cut closes the open turn now, with what changed before the call in
+// it; the next change opens a turn labelled label (or by its time when
+// ""). It returns once that is done (or the recorder stopped), and is
+// safe to call from any goroutine.
+func (r *Recorder) Cut(label string) {
+	r.init()
+	c := cut{label: label, done: make(chan struct{})}
+	r.cuts <- c
+	select {
+	case <-c.done:
+	case <-r.stopped:
+	}
+}
+
+func (r *Recorder) init() {
+	r.once.Do(func() {
+		r.cuts = make(chan cut, 16)
+		r.stopped = make(chan struct{})
+	})
+}
+
+// Run records until ctx ends; then it records what is pending and
+// returns nil. The first sweep, before anything is recorded, takes in
+// what changed while nothing watched (into the baseline, in no turn).
+func (r *Recorder) Run(ctx context.Context, ready func()) error {
+	r.init()
+	defer close(r.stopped)
+	if r.Quiet <= 0 {
+		r.Quiet = DefaultQuiet
+	}
+	if r.Settle <= 0 {
+		r.Settle = DefaultSettle
+	}
+	if r.Every <= 0 {
+		r.Every = 2 * time.Second
+	}
+	if r.Say == nil {
+		r.Say = func(string) {}
+	}
+	if _, err := r.Store.SweepBefore("", store.TurnMeta{}, ""); err != nil {
+		return err
+	}
+	r.head = r.Store.GitHead()
+	if ready != nil {
+		ready()
+	}
+	var changed, headMoved <-chan struct{}
+	var notes <-chan string
+	var tick <-chan time.Time
+	if r.Tree != nil {
+		changed, headMoved, notes = r.Tree.Changed(), r.Tree.HeadMoved(), r.Tree.Notes()
+	} else {
+		t := time.NewTicker(r.Every)
+		defer t.Stop()
+		tick = t.C
+	}
+	quiet := time.NewTimer(time.Hour)
+	quiet.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			err := r.record()
+			r.close()
+			return err
+		case <-changed:
+			r.settle(ctx, changed)
+			before := r.last
+			if err := r.record(); err != nil {
+				return err
+			}
+			if r.turn != "" && r.last != before {
+				quiet.Reset(r.Quiet) // only what was recorded keeps a turn open
+			}
+			if c := r.cut; c != nil {
+				r.cut = nil
+				r.close()
+				r.label = c.label
+				close(c.done)
+			}
+		case <-tick:
+			if err := r.record(); err != nil {
+				return err
+			}
+			if r.turn != "" && time.Since(r.last) >= r.Quiet {
+				r.close()
+			}
+		case <-headMoved:
+			if err := r.record(); err != nil {
+				return err
+			}
+			r.checkHead()
+		case c := <-r.cuts:
+			if err := r.record(); err != nil {
+				return err
+			}
+			r.close()
+			r.label = c.label
+			close(c.done)
+		case <-quiet.C:
+			r.close()
+		case n := <-notes:
+			r.Say(n)
+		}
+	}
+}
+
+// settle waits until no change came for Settle (at most maxSettle).
+func (r *Recorder) settle(ctx context.Context, changed <-chan struct{}) {
+	limit := time.After(maxSettle)
+	for {
+		select {
+		case <-changed:
+		case c := <-r.cuts:
+			r.cut = &c // recorded up to now, then cut
+			return
+		case <-time.After(r.Settle):
+			return
+		case <-limit:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// record sweeps what changed into the open turn, opening one if needed.
+func (r *Recorder) record() error {
+	meta := store.TurnMeta{Source: &store.Source{Agent: store.WatchAgent}}
+	if r.turn == "" {
+		meta.Label = r.label
+		if meta.Label == "" {
+			meta.Label = "watched " + time.Now().Format("15:04:05")
+		}
+	}
+	res, err := r.Store.SweepWatch(r.turn, meta)
+	if err != nil {
+		return fmt.Errorf("watch: record: %w", err)
+	}
+	for _, p := range res.Problems {
+		r.Say(p)
+	}
+	if res.Operated {
+		r.close() // a rewind, undo or redo ends the turn it found open
+	}
+	if res.Turn == "" || len(res.Changed) == 0 || res.ToHook {
+		return nil // nothing, or a hook's turn's: no turn of the watcher's
+	}
+	if r.turn == "" || res.Turn != r.turn {
+		r.turn, r.base, r.named, r.files = res.Turn, meta.Label, r.label != "", 0
+		r.label = ""
+	}
+	r.files += len(res.Changed)
+	r.last = time.Now()
+	return nil
+}
+
+// close ends the open turn, its label saying how many files it changed
+// when no one named it.
+func (r *Recorder) close() {
+	if r.turn == "" {
+		return
+	}
+	if !r.named && r.base != "" {
+		word := "files"
+		if r.files == 1 {
+			word = "file"
+		}
+		r.Store.Relabel(r.turn, fmt.Sprintf("%s, %d %s", r.base, r.files, word))
+	}
+	r.turn = ""
+}
+
+// checkHead closes the open turn when HEAD moved to a new commit,
+// labelled with the commit's subject (Aider commits each change).
+func (r *Recorder) checkHead() {
+	h := r.Store.GitHead()
+	if h == "" || h == r.head {
+		return
+	}
+	r.head = h
+	if r.turn == "" {
+		return
+	}
+	subject := commitSubject(r.Store.Root(), h)
+	if err := r.Store.Relabel(r.turn, subject); err == nil {
+		r.named = true
+	}
+	r.close()
+}
+
+// commitSubject is the first line of commit h's message.
+func commitSubject(root, h string) string {
+	out, err := exec.Command("git", "-C", root, "log", "-1", "--format=%s", h).Output()
+	if s := strings.TrimSpace(string(out)); err == nil && s != "" {
+		return s
+	}
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return "commit " + h
+}
