@@ -44,7 +44,7 @@ func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, 
 		res.ToHook = true
 		return s.recordSweep(res, kept, false, owner{}, others)
 	}
-	if turn == "" {
+	if turn == "" || res.Operated { // an operation ended the open turn
 		if turn, err = s.NewTurn(meta); err != nil {
 			return err
 		}

@@ -186,12 +186,11 @@ func (r *Recorder) settle(ctx context.Context, changed <-chan struct{}) {
 
 // record sweeps what changed into the open turn, opening one if needed.
 func (r *Recorder) record() error {
-	meta := store.TurnMeta{Source: &store.Source{Agent: store.WatchAgent}}
-	if r.turn == "" {
-		meta.Label = r.label
-		if meta.Label == "" {
-			meta.Label = "watched " + time.Now().Format("15:04:05")
-		}
+	// The label is used only if the sweep opens a turn (none is open, or
+	// an operation ended the open one).
+	meta := store.TurnMeta{Source: &store.Source{Agent: store.WatchAgent}, Label: r.label}
+	if meta.Label == "" {
+		meta.Label = "watched " + time.Now().Format("15:04:05")
 	}
 	res, err := r.Store.SweepWatch(r.turn, meta)
 	if err != nil {
