@@ -107,11 +107,11 @@ func (s *Store) watchToken() string {
 // the older token, whose answer covers more, never less.
 func (s *Store) saveWatchToken(tok string) {
 	if tok == "" {
-		s.dir.Remove(tokenFile)
+		_ = s.dir.Remove(tokenFile) // a token left behind is older, and an older token's answer covers more
 		return
 	}
 	if err := storefs.WriteAtomic(s.dir, tokenFile, []byte(tok+"\n"), 0o600, false); err != nil {
-		s.dir.Remove(tokenFile) // a stale token must not outlive a newer baseline
+		_ = s.dir.Remove(tokenFile) // a stale token must not outlive a newer baseline; if it does, it only covers more
 	}
 }
 
@@ -174,8 +174,13 @@ func (s *Store) askWatcher(token string, timeout time.Duration) (Changes, error)
 	defer unix.Close(fd)
 	unix.CloseOnExec(fd)
 	tv := unix.NsecToTimeval(timeout.Nanoseconds())
-	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	// Without its time bound the socket could hold a hook: give up instead.
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		return Changes{}, err
+	}
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
+		return Changes{}, err
+	}
 	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: addr}); err != nil {
 		if errors.Is(err, unix.ECONNREFUSED) || errors.Is(err, unix.ENOENT) {
 			return Changes{}, ErrNoWatcher

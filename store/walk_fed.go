@@ -149,7 +149,7 @@ func walkFed(root string, prior, old *baseline, paths []string) (now []*baseEntr
 	}
 	buf := make([]byte, 32<<10)
 	for _, j := range jobs {
-		w.dir(j, buf)
+		_ = w.dir(j, buf) // a folder it cannot list is in w.unread, which the sweep reports
 	}
 	w.qmu.Lock()
 	w.active--

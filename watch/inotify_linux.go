@@ -78,7 +78,7 @@ func (in *inotify) watchGit() {
 		return
 	}
 	const mask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
-	filepath.WalkDir(filepath.Join(g, "refs", "heads"), func(p string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir(filepath.Join(g, "refs", "heads"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
 			if wd, err := unix.InotifyAddWatch(int(in.f.Fd()), p, mask); err == nil {
 				in.git[wd] = true
@@ -147,7 +147,7 @@ func (in *inotify) unwatch(rel string) {
 	defer in.mu.Unlock()
 	for r, wd := range in.byRel {
 		if r == rel || strings.HasPrefix(r, rel+"/") {
-			unix.InotifyRmWatch(int(in.f.Fd()), uint32(wd))
+			_, _ = unix.InotifyRmWatch(int(in.f.Fd()), uint32(wd)) // the kernel drops it itself once the folder is gone
 			delete(in.byRel, r)
 			delete(in.dirs, wd)
 		}
@@ -234,7 +234,7 @@ func (in *inotify) handle(wd int, mask uint32, name string) {
 			in.mu.Unlock()
 			if !have || mask&unix.IN_ATTRIB == 0 {
 				sub := filepath.Join(t.root, filepath.FromSlash(rel))
-				in.addTree(rel, d.rules.Enter(name, readSmall(sub, ".gitignore"), readSmall(sub, ".ckptignore")), d.rules)
+				_ = in.addTree(rel, d.rules.Enter(name, readSmall(sub, ".gitignore"), readSmall(sub, ".ckptignore")), d.rules)
 			}
 		}
 	}
@@ -245,7 +245,7 @@ func (in *inotify) handle(wd int, mask uint32, name string) {
 		if d.rel == "" {
 			base = ""
 		}
-		in.addTree(d.rel, d.up.Enter(base, readSmall(abs, ".gitignore"), readSmall(abs, ".ckptignore")), d.up)
+		_ = in.addTree(d.rel, d.up.Enter(base, readSmall(abs, ".gitignore"), readSmall(abs, ".ckptignore")), d.up)
 	}
 	// Noted after any watch it needed: a sweep told of rel lists it, and
 	// sees whatever was written before the watch was in place.
@@ -255,7 +255,9 @@ func (in *inotify) handle(wd int, mask uint32, name string) {
 // rescan watches the folders an overflow may have hidden the creation of.
 func (in *inotify) rescan() {
 	root := store.RootRules()
-	in.addTree("", root.Enter("", readSmall(in.t.root, ".gitignore"), readSmall(in.t.root, ".ckptignore")), root)
+	if err := in.addTree("", root.Enter("", readSmall(in.t.root, ".gitignore"), readSmall(in.t.root, ".ckptignore")), root); err != nil {
+		in.t.lose(err.Error()) // the root is not watched: every answer is "cannot say"
+	}
 }
 
 // readSmall reads an ignore file; missing, unreadable or huge, it is

@@ -19,7 +19,7 @@ func samePeer(c net.Conn) bool {
 		return false
 	}
 	same := false
-	raw.Control(func(fd uintptr) {
+	_ = raw.Control(func(fd uintptr) { // on an error same stays false: refused
 		cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 		same = err == nil && int(cred.Uid) == os.Getuid()
 	})

@@ -225,7 +225,7 @@ func (r *Recorder) close() {
 		if r.files == 1 {
 			word = "file"
 		}
-		r.Store.Relabel(r.turn, fmt.Sprintf("%s, %d %s", r.base, r.files, word))
+		_ = r.Store.Relabel(r.turn, fmt.Sprintf("%s, %d %s", r.base, r.files, word))
 	}
 	r.turn = ""
 }

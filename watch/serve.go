@@ -83,8 +83,15 @@ func (s *Server) Listen() error {
 		return fmt.Errorf("watch: listen on %s: %w", sock, err)
 	}
 	s.ln.(*net.UnixListener).SetUnlinkOnClose(false)
-	os.Chmod(sock, 0o600)
-	os.WriteFile(filepath.Join(s.Store, pidName), []byte(strconv.Itoa(os.Getpid())+" "+s.Mode+"\n"), 0o600)
+	if err := os.Chmod(sock, 0o600); err != nil {
+		s.ln.Close()
+		dir.Close()
+		lf.Close()
+		return fmt.Errorf("watch: make %s private: %w", sock, err)
+	}
+	// The pid file is for doctor and --stop; without it the socket still
+	// answers "stop".
+	_ = os.WriteFile(filepath.Join(s.Store, pidName), []byte(strconv.Itoa(os.Getpid())+" "+s.Mode+"\n"), 0o600)
 	s.lock, s.dir, s.last, s.stop = lf, dir, time.Now(), make(chan struct{})
 	return nil
 }
