@@ -62,3 +62,17 @@ func TestWaitingAfterInstall(t *testing.T) {
 		t.Fatalf("asks for the install it just saw:\n%s", s)
 	}
 }
+
+// TestWaitingWhileWatching: under ckpt ui --watch, before the first turn,
+// the UI says it watches the folder and asks for no install.
+func TestWaitingWhileWatching(t *testing.T) {
+	open := func() (Store, error) { return nil, fmt.Errorf("open: %w", store.ErrNoStore) }
+	m := New(nil, Options{Root: "/home/dev/shop", Open: open, CutTurn: func() error { return nil }, Now: testNow, Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 24})
+	drive(t, m, m.Init())
+	s := plain(m)
+	mustContain(t, s, "Watching this folder", "T cuts a new turn now")
+	if strings.Contains(s, "ckpt install") {
+		t.Fatalf("asks for an install while watching:\n%s", s)
+	}
+}

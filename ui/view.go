@@ -719,6 +719,10 @@ func (m *Model) waitingHint() string {
 	if m.st == nil {
 		s = "No ckpt store in " + present.Escape(m.root) + " yet: nothing has been recorded here. "
 	}
+	if m.opt.CutTurn != nil {
+		return s + "Watching this folder (ckpt ui --watch): every change made in it appears here as a turn, " +
+			"opened by the first change after a quiet spell; T cuts a new turn now."
+	}
 	if len(m.opt.Installed) > 0 {
 		names := make([]string, len(m.opt.Installed))
 		for i, n := range m.opt.Installed {
@@ -728,7 +732,8 @@ func (m *Model) waitingHint() string {
 			". Start the agent in this project; its turns appear here as it works."
 	}
 	return s + "Waiting for the agent. ckpt keeps each file's bytes before the agent writes it: " +
-		"run `ckpt install claude` (or gemini, codex, opencode) in this project, then start the agent. " +
+		"run `ckpt install claude` (or another agent; `ckpt install --help` lists them) in this project, then start the agent, " +
+		"or `ckpt ui --watch` for an agent with no hooks. " +
 		"Its turns appear here as it works."
 }
 
