@@ -81,12 +81,9 @@ type wanted struct {
 	dirs    []string
 }
 
-func (s *Store) planRewind(v *view, id string, keep []string) (*Plan, error) {
-	return s.planRewindGit(v, id, keep, false)
-}
-
-// planRewindGit is planRewind saying what the turns did to git, and with
-// gitIndex, putting git's index back as it was before turn id.
+// planRewindGit plans a rewind to before turn id, leaving keep as they
+// are, saying what the turns did to git and, with gitIndex, putting git's
+// index back as it was before turn id.
 func (s *Store) planRewindGit(v *view, id string, keep []string, gitIndex bool) (*Plan, error) {
 	p, err := s.planRewindFiles(v, id, keep)
 	if err != nil {
