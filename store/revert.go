@@ -44,6 +44,10 @@ type RevertOptions struct {
 	Markers bool
 	// Keep lists paths left as they are now (relative or absolute).
 	Keep []string
+	// GitIndex also puts git's index file back as it was before the
+	// (first) turn, under git's index.lock, dropping what was staged
+	// since (Plan.IndexDrops names it); an undo gives it back.
+	GitIndex bool
 }
 
 // mergeLimit is the largest file merged by lines; larger ones, as in the
@@ -156,6 +160,9 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	sort.Strings(p.Keep)
 	if len(turns) > 0 {
 		p.Warnings = s.warnings(v, v.byID[turns[0]])
+	}
+	if err := s.revertGit(v, p, opt.GitIndex); err != nil {
+		return nil, err
 	}
 	p.ID = p.digest()
 	return p, nil
