@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -633,11 +634,11 @@ func TestModesFromRecordsArePermissionBitsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out []byte
-	for _, r := range decodeRecords(data).recs {
+	for _, r := range record.Decode(data).Recs {
 		if r.R == "pre" {
 			r.Img.Mode = uint32(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) | 0o4000 | 0o2000 | 0o755
 		}
-		out = appendRecord(out, &r)
+		out = record.Append(out, &r)
 	}
 	os.WriteFile(name, out, 0o600)
 	s = openStore(t, root)
