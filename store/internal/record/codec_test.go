@@ -6,13 +6,15 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
 )
 
 // FuzzDecodeRecords: the decoder never panics, never claims more good
 // bytes than it was given, and what it decodes encodes and decodes again
 // to the same records.
 func FuzzDecodeRecords(f *testing.F) {
-	img := &Image{Kind: ImageContent, SHA256: strings.Repeat("ab", 32), Size: 12, Mode: 0o644, Kept: true}
+	img := &Image{Kind: ImageContent, SHA256: testID(strings.Repeat("ab", 32)), Size: 12, Mode: 0o644, Kept: true}
 	good := Append(nil, &Line{R: "turn", Turn: Turn{V: 1, ID: "3", Label: "fix \x1b[2J login"}, At: 1})
 	good = Append(good, &Line{R: "pre", File: File{Path: "src/a.go", Img: img, Dirs: []string{"src"}}, At: 2})
 	f.Add(good)
@@ -108,4 +110,13 @@ func TestNameEscape(t *testing.T) {
 	if got := UnescName(nameEscape + "!!"); !strings.HasPrefix(got, "\x00") {
 		t.Errorf("a broken escape became %q", got)
 	}
+}
+
+// testID is the blob id of 64 hex digits.
+func testID(hex string) blob.ID {
+	id, ok := blob.Decode(hex)
+	if !ok {
+		panic("not a blob id: " + hex)
+	}
+	return id
 }
