@@ -25,3 +25,12 @@ func blobOf(img Image) (BlobID, error) {
 	}
 	return img.SHA256, nil
 }
+
+// blobText is an image's blob name as it read before ids were typed: ""
+// for none. Plan ids and a plan's reasons are made of it.
+func blobText(id BlobID) string {
+	if id.IsZero() {
+		return ""
+	}
+	return id.String()
+}

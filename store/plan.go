@@ -298,7 +298,7 @@ func (s *Store) decide(now, want Image) (Action, string) {
 	case ImageContent:
 		sum, err := blobOf(want)
 		if err != nil {
-			return ActFail, fmt.Sprintf("not restored: blob name %q is not 64 hex digits", want.SHA256)
+			return ActFail, fmt.Sprintf("not restored: blob name %q is not 64 hex digits", blobText(want.SHA256))
 		}
 		if sameBytes(now, want) {
 			if want.Mode != 0 && now.Mode != want.Mode {

@@ -63,14 +63,8 @@ var lowerHex = func() (t [256]byte) {
 // Of returns the id of data.
 func Of(data []byte) ID { return sha256.Sum256(data) }
 
-// String returns the id as records and file names write it; "" for the
-// zero ID, which names no blob (as an image without one always read).
-func (id ID) String() string {
-	if id.IsZero() {
-		return ""
-	}
-	return hex.EncodeToString(id[:])
-}
+// String returns the id as records and file names write it.
+func (id ID) String() string { return hex.EncodeToString(id[:]) }
 
 // IsZero reports whether id is the zero ID, which names no blob: an
 // image without kept bytes (a folder, a link, a file too large to hash)

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"hash/crc32"
 	"reflect"
 	"strings"
 	"testing"
@@ -82,6 +83,34 @@ func flip(rec []byte) []byte {
 	out := append([]byte(nil), rec...)
 	out[12] ^= 0x01
 	return out
+}
+
+// TestBlobNameChecked: a record whose image names no blob there could be
+// (not 64 lowercase hex digits) is damaged as a whole, by either decoder;
+// an image without a blob leaves "sha256" out.
+func TestBlobNameChecked(t *testing.T) {
+	good := Append(nil, &Line{R: "pre", File: File{Path: "a", Img: &Image{Kind: ImageContent, SHA256: testID(strings.Repeat("ab", 32))}}})
+	if res := Decode(good); len(res.Recs) != 1 || res.Recs[0].Img.SHA256.String() != strings.Repeat("ab", 32) {
+		t.Fatalf("a good name read back as %+v", res.Recs)
+	}
+	for _, name := range []string{"", "ab", strings.Repeat("AB", 32), strings.Repeat("ab", 31) + "zz"} {
+		js := `{"r":"pre","p":"a","i":{"kind":"content","sha256":"` + name + `"}}`
+		line := append(crcHex(js), js+"\n"...)
+		if res := Decode(append(line, good...)); len(res.Recs) != 1 || len(res.Bad) != 1 {
+			t.Errorf("sha256 %q: %d records, bad lines %v; want it damaged", name, len(res.Recs), res.Bad)
+		}
+	}
+	if none := Append(nil, &Line{R: "pre", File: File{Path: "a", Img: &Image{Kind: ImageAbsent}}}); bytes.Contains(none, []byte("sha256")) {
+		t.Errorf("an image without a blob is written %q", none)
+	}
+}
+
+// crcHex is the frame's checksum of js and its space.
+func crcHex(js string) []byte {
+	var b [9]byte
+	hexCRC(b[:8], crc32.Checksum([]byte(js), castagnoli))
+	b[8] = ' '
+	return b[:]
 }
 
 // The escape round-trips every name, and leaves valid UTF-8 alone.
