@@ -748,3 +748,50 @@ func TestHandEditRule(t *testing.T) {
 		t.Fatalf("sealed: %+v", f)
 	}
 }
+
+// A path captured and never sealed (the agent's first write to it is
+// under way) is being written, as one captured after an earlier seal is;
+// a seed store's captures, which never have seals, are not.
+func TestWritingWithoutAnySeal(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "a.txt", "A0")
+	wr(t, root, "b.txt", "B0")
+	s := openStore(t, root)
+	if _, err := s.Capture("1", TurnMeta{}, []string{filepath.Join(root, "a.txt")}); err != nil {
+		t.Fatal(err)
+	}
+	wr(t, root, "a.txt", "the agent, mid-write")
+	if f := statusOf(t, s, "1", "a.txt"); !f.Writing || f.HandEdited || f.Status != StatusModified {
+		t.Fatalf("captured, never sealed: status %s hand %v writing %v", f.Status, f.HandEdited, f.Writing)
+	}
+	if err := s.Seal("1", []string{filepath.Join(root, "a.txt")}); err != nil {
+		t.Fatal(err)
+	}
+	if f := statusOf(t, s, "1", "a.txt"); f.Writing {
+		t.Fatalf("sealed, still writing: %+v", f)
+	}
+	// Rewound, the capture is no one's: nothing is being written.
+	if _, err := s.Capture("2", TurnMeta{}, []string{filepath.Join(root, "b.txt")}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.PlanRewind("2")
+	apply(t, s, p, err)
+	if f := statusOf(t, s, "2", "b.txt"); f.Writing {
+		t.Fatalf("rewound turn's capture still writing: %+v", f)
+	}
+	s.Close()
+
+	seed := t.TempDir()
+	wr(t, seed, "c.txt", "C")
+	if err := os.MkdirAll(filepath.Join(seed, storeDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	idx := `[{"turn": 1, "at": 1, "files": [{"path": "c.txt", "pre": {"kind": "absent"}}]}]`
+	if err := os.WriteFile(filepath.Join(seed, storeDir, "index.json"), []byte(idx), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ss := openStore(t, seed)
+	if f := statusOf(t, ss, "1", "c.txt"); f.Writing {
+		t.Fatalf("a seed store's capture is being written: %+v", f)
+	}
+}
