@@ -50,6 +50,34 @@ func (s *Store) lockAll() (unlock func(), err error) {
 	return func() { l.unlock(); bl.unlock() }, nil
 }
 
+// lockRead takes blobs.lock and repack.lock, both shared and in that
+// order: what verify holds so that no writer removes or rewrites a file
+// while it reads, and hooks still capture. Repack takes repack.lock
+// without waiting, so one due while verify runs is put off, not queued.
+func (s *Store) lockRead() (unlock func(), err error) {
+	bl, err := s.flock("blobs.lock", unix.LOCK_SH)
+	if err != nil {
+		return nil, err
+	}
+	rl, err := s.flock("repack.lock", unix.LOCK_SH)
+	if err != nil {
+		bl.unlock()
+		return nil, err
+	}
+	return func() { rl.unlock(); bl.unlock() }, nil
+}
+
+// readLocked reads a store file under the store lock, so no record is
+// being appended to it meanwhile; the lock is held for the read alone.
+func (s *Store) readLocked(name string) ([]byte, error) {
+	l, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.unlock()
+	return s.dir.ReadFile(name)
+}
+
 // LockSessions takes the store's hook.lock exclusively, waiting for it,
 // and returns its release: hooks hold it while they look up and open a
 // session's turn, so two parallel tool calls of one prompt open one turn.
