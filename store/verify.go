@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -75,27 +76,27 @@ func (v *verifier) ref(img *Image, file string) {
 }
 
 // checkRecords reads a record file, reporting damaged and torn records.
-func (v *verifier) checkRecords(name string) []record {
+func (v *verifier) checkRecords(name string) []record.Line {
 	data, err := v.s.dir.ReadFile(name)
 	if err != nil {
 		v.add(name, "unreadable: %v", err)
 		return nil
 	}
-	res := decodeRecords(data)
-	if res.torn {
+	res := record.Decode(data)
+	if res.Torn {
 		// Perhaps an append in flight: read it again with appends held
 		// off. A tail torn for good (a killed writer) is still there.
 		if again, err := v.s.readLocked(name); err == nil {
-			data, res = again, decodeRecords(again)
+			data, res = again, record.Decode(again)
 		}
 	}
-	for _, l := range res.bad {
+	for _, l := range res.Bad {
 		v.add(name, "record on line %d is damaged (checksum or JSON)", l)
 	}
-	if res.torn {
-		v.add(name, "its last record is torn (%d bytes after the last whole record); the next capture cuts it", int64(len(data))-res.good)
+	if res.Torn {
+		v.add(name, "its last record is torn (%d bytes after the last whole record); the next capture cuts it", int64(len(data))-res.Good)
 	}
-	return res.recs
+	return res.Recs
 }
 
 // turns checks every turn file.
@@ -132,7 +133,7 @@ func (v *verifier) turns() error {
 // neededImage is the image of a turn file's record whose blob the store
 // must hold: what verify checks is there, and so what prune keeps. A
 // pre-image not kept (over the size limit) names no blob.
-func neededImage(r *record) *Image {
+func neededImage(r *record.Line) *Image {
 	switch {
 	case r.R == "pre" && r.Img != nil && !r.Img.Kept:
 		return nil
