@@ -76,7 +76,7 @@ type Store struct {
 	cache   cache
 	stats   statCache
 	checked map[BlobID]string // blob → what is wrong with it ("" for sound)
-	planned map[BlobID][]byte // the merges of the newest revert plan, for ReadImage
+	planned [2]map[BlobID][]byte // the merges of the two newest plans, for ReadImage
 }
 
 // FindRoot walks up from start to the first directory holding
