@@ -75,7 +75,7 @@ type Store struct {
 	mu      sync.Mutex // guards cache, stats and checked
 	cache   cache
 	stats   statCache
-	checked map[BlobID]string // blob → what is wrong with it ("" for sound)
+	checked map[BlobID]string    // blob → what is wrong with it ("" for sound)
 	planned [2]map[BlobID][]byte // the merges of the two newest plans, for ReadImage
 }
 
