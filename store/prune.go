@@ -73,7 +73,7 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 	live := map[BlobID]bool{}
 	keep := func(img *Image) {
 		if img != nil && img.Kind == ImageContent {
-			if sum, err := ParseBlobID(img.SHA256); err == nil {
+			if sum, err := blobOf(*img); err == nil {
 				live[sum] = true
 			}
 		}

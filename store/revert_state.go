@@ -50,7 +50,7 @@ func (v *view) markReverted() {
 // plannedBytes gives the bytes of a merge one of the two newest plans
 // made (a preview asks for a plan and for the plan keeping nothing).
 func (s *Store) plannedBytes(img Image) []byte {
-	sum, err := ParseBlobID(img.SHA256)
+	sum, err := blobOf(img)
 	if err != nil {
 		return nil
 	}
@@ -189,7 +189,7 @@ func (s *Store) keepMerged(p *Plan) error {
 		if st.Do != ActRestore || st.Want.Kind != ImageContent {
 			continue
 		}
-		sum, err := ParseBlobID(st.Want.SHA256)
+		sum, err := blobOf(st.Want)
 		if err != nil {
 			continue
 		}
