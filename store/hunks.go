@@ -99,7 +99,7 @@ func (s *Store) keepStepHunks(p *Plan, st *Step, k HunkKeep) error {
 	}
 	sum := blob.Of(out)
 	p.merged[sum] = out
-	st.Want = Image{Kind: ImageContent, SHA256: sum.String(), Size: int64(len(out)), Mode: st.Want.Mode, Kept: true}
+	st.Want = Image{Kind: ImageContent, SHA256: sum, Size: int64(len(out)), Mode: st.Want.Mode, Kept: true}
 	st.KeptHunks = len(k.Hunks)
 	st.Do, st.Reason = ActRestore, ""
 	if bytes.Equal(out, now) && (st.Want.Mode == 0 || st.Want.Mode == img.Mode) {
@@ -110,10 +110,8 @@ func (s *Store) keepStepHunks(p *Plan, st *Step, k HunkKeep) error {
 
 // stepBytes reads what a step writes: a merge of this plan, or a blob.
 func (s *Store) stepBytes(p *Plan, img Image) ([]byte, error) {
-	if sum, err := ParseBlobID(img.SHA256); err == nil {
-		if b, ok := p.merged[sum]; ok {
-			return b, nil
-		}
+	if b, ok := p.merged[img.SHA256]; ok {
+		return b, nil
 	}
 	return s.readBlobOf(img)
 }

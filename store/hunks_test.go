@@ -48,7 +48,7 @@ func TestRewindKeepHunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "l1\r\nL2\r\nl3\r\nl4\r\nl5\r\nl6\r\nl7\r\nl8\r\nL9"
-	if len(p.Steps) != 1 || p.Steps[0].Do != ActRestore || p.Steps[0].KeptHunks != 2 || p.Steps[0].Want.SHA256 != sumOf(want) {
+	if len(p.Steps) != 1 || p.Steps[0].Do != ActRestore || p.Steps[0].KeptHunks != 2 || p.Steps[0].Want.SHA256.String() != sumOf(want) {
 		t.Fatalf("plan keeping hunks: %+v", p.Steps)
 	}
 	if b, err := s.ReadImage(p.Steps[0].Want); err != nil || string(b) != want {
