@@ -813,6 +813,14 @@ func (m *Model) turnCount() int {
 // to leave: q/esc close in a dialog (q never quits from there), else esc
 // back where esc backs out of something, and q quit.
 func (m *Model) helpLine() string {
+	if verb := m.typingVerb(); verb != "" {
+		// Keys are text while a line is typed: ? and q among them.
+		accept, cancel, quit := m.keys.Accept, m.keys.Back, m.keys.Quit
+		accept.SetHelp("enter", verb)
+		cancel.SetHelp("esc", "cancel")
+		quit.SetHelp("ctrl+c", "quit")
+		return m.footer(nil, []key.Binding{accept, cancel, quit}, m.width)
+	}
 	k := m.bindings()
 	if m.dlg != nil {
 		closer := k.Back
@@ -827,6 +835,20 @@ func (m *Model) helpLine() string {
 		live = k.ShortHelp()
 	}
 	return m.footer(live, []key.Binding{k.Help, k.Back, k.Quit}, m.width)
+}
+
+// typingVerb is what enter does to the line being typed, or "" when
+// none is.
+func (m *Model) typingVerb() string {
+	switch {
+	case m.filtering:
+		return "keep the filter"
+	case m.search.typing:
+		return "search"
+	case m.jumping:
+		return "go to the turn"
+	}
+	return ""
 }
 
 func (m *Model) helpView(h int) []string {
