@@ -403,7 +403,9 @@ func (s *styles) row(w int, left string, mid seg, right []seg, sel, focused bool
 		}
 		return n
 	}
-	room := min(28, max(ansi.StringWidth(mid.text), 1))
+	// The middle keeps up to 28 columns, less in a narrow pane, where 8
+	// are kept for the last segment (a turn's age), so every row says it.
+	room := min(28, max(w-lw-8, 12), max(ansi.StringWidth(mid.text), 1))
 	// Drop optional pieces, oldest first, then any, until the middle has room.
 	for _, optionalOnly := range []bool{true, false} {
 		for i := 0; i < len(right) && lw+room+width(right) > w; {
