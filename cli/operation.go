@@ -232,7 +232,7 @@ func gitLines(p *store.Plan) []string {
 	var out []string
 	if g := p.Git; g != nil {
 		pg := present.Git(*g)
-		out = append(out, "git since turn "+esc(p.Target)+" began: "+pg.Words())
+		out = append(out, pg.Lead()+": "+pg.Words())
 		if cmds := pg.Commands(); len(cmds) > 0 {
 			out = append(out, "  ckpt moves no refs (the commits stay in the reflog); to put HEAD back yourself:")
 			for _, c := range cmds {

@@ -29,7 +29,7 @@ const maxKnown = len("recovered")
 
 func init() {
 	for _, k := range []string{"r", "v", "id", "label", "source", "head", "ref", "index", "p", "i", "w", "dirs", "do", "why", "hand", "cmd", "shared",
-		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "failed", "at", "n", "sha256", "bytes", "mode",
+		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "end", "failed", "at", "n", "sha256", "bytes", "mode",
 		"link", "reason", "kept", "agent", "session", "prompt", "turn", "pre", "post", "op", "done", "step",
 		"content", "absent", "skipped", "symlink", "restore", "delete", "keep", "fail", "rewind", "undo", "redo"} {
 		known[k] = k
@@ -266,6 +266,8 @@ func (d *fastDec) recordField(key string, r *record) bool {
 		r.N, ok = d.int(64)
 	case "hand":
 		r.Hand, ok = d.bool()
+	case "end":
+		r.End, ok = d.bool()
 	case "recovered":
 		r.Recovered, ok = d.bool()
 	case "abandoned":
@@ -511,7 +513,7 @@ func fileFieldsOnly(r *record) bool {
 		r.Want != nil || r.Back != nil || r.Do != "" || r.Why != "" || r.Hand ||
 		r.Kind != "" || r.Target != "" || r.Turns != nil || r.Steps != 0 || r.Retry != "" || r.Sess != "" ||
 		r.Rmdirs != nil || r.Had != nil || r.Mkdirs != nil || r.HadModes != nil || r.MkdirModes != nil ||
-		r.Recovered || r.Abandoned || r.Failed != nil || r.Fails != nil || r.None)
+		r.Recovered || r.Abandoned || r.Failed != nil || r.Fails != nil || r.None || r.End)
 }
 
 // appendImage appends img as encoding/json writes an Image.

@@ -91,7 +91,7 @@ func (s *Store) planRewindGit(v *view, id string, keep []string, gitIndex bool) 
 	}
 	t := v.byID[id]
 	if p.Retry == "" {
-		p.Git = s.gitChange(t)
+		p.Git = s.gitChange(v, t, p.Turns)
 	}
 	if gitIndex {
 		p.GitIndex = true

@@ -31,6 +31,9 @@ type record struct {
 	Head   string  `json:"head,omitempty" in:"turn"`
 	Ref    string  `json:"ref,omitempty" in:"turn"`   // the branch HEAD named ("refs/heads/main"; "" detached)
 	Index  *Image  `json:"index,omitempty" in:"turn"` // git's index file as the turn began
+	// End, on a later header carrying git's state, says the turn ended
+	// there (its agent's end-of-turn event, ckpt watch closing it).
+	End bool `json:"end,omitempty" in:"turn"`
 
 	// pre, post, step
 	Path string   `json:"p,omitempty" in:"pre,post,step"`
