@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -201,8 +202,8 @@ func (s *Store) appendTurnRecord(buf []byte, id, label string, source *Source, n
 		head, ref, index = s.gitTurnState()
 	}
 	s.saveGitLast(id, gitState{head: head, ref: ref, index: index})
-	return appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: label, Source: source,
-		Head: head, Ref: ref, Index: index, At: now, N: n})
+	return record.Append(buf, &record.Line{R: "turn", Turn: record.Turn{V: formatVersion, ID: id, Label: label, Source: source,
+		Head: head, Ref: ref, Index: index}, At: now, N: n})
 }
 
 // gitLast is the store's note of the git state last recorded in a turn's
@@ -275,7 +276,7 @@ func (s *Store) noteGitEnd(asked string, meta TurnMeta, end bool) error {
 	if !exists {
 		buf = s.turnHeader(buf, asked, id, meta, ts, n)
 	}
-	buf = appendRecord(buf, &record{R: "turn", ID: id, Head: now.head, Ref: now.ref, Index: now.index, End: end, At: ts, N: n})
+	buf = record.Append(buf, &record.Line{R: "turn", Turn: record.Turn{ID: id, Head: now.head, Ref: now.ref, Index: now.index, End: end}, At: ts, N: n})
 	if err := s.appendTurn(id, buf, !exists); err != nil {
 		return err
 	}

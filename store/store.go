@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -118,7 +119,7 @@ func Open(root string, opt Options) (*Store, error) {
 	}
 	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax, clock: time.Now, feed: opt.Feed}
 	s.cache.files = map[string]*turnFile{}
-	s.cache.steps = map[string][]record{}
+	s.cache.steps = map[string][]record.Line{}
 	s.checked = map[BlobID]string{}
 	if s.maxBlob <= 0 {
 		s.maxBlob = DefaultMaxBlob

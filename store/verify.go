@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -62,20 +63,20 @@ func (v *verifier) ref(img *Image, file string) {
 }
 
 // checkRecords reads a record file, reporting damaged and torn records.
-func (v *verifier) checkRecords(name string) []record {
+func (v *verifier) checkRecords(name string) []record.Line {
 	data, err := v.s.dir.ReadFile(name)
 	if err != nil {
 		v.add(name, "unreadable: %v", err)
 		return nil
 	}
-	res := decodeRecords(data)
-	for _, l := range res.bad {
+	res := record.Decode(data)
+	for _, l := range res.Bad {
 		v.add(name, "record on line %d is damaged (checksum or JSON)", l)
 	}
-	if res.torn {
-		v.add(name, "its last record is torn (%d bytes after the last whole record); the next capture cuts it", int64(len(data))-res.good)
+	if res.Torn {
+		v.add(name, "its last record is torn (%d bytes after the last whole record.Line); the next capture cuts it", int64(len(data))-res.Good)
 	}
-	return res.recs
+	return res.Recs
 }
 
 // turns checks every turn file.

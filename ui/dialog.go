@@ -199,7 +199,8 @@ func (d *dialog) Bindings(k keymap.KeyMap) keymap.KeyMap {
 	k.DiffMode.SetEnabled(preview && row != nil && row.step.HandEdited)
 	k.GitIndex.SetEnabled(preview && rewind && d.plan.Git != nil && (d.plan.Git.IndexChanged || d.gitIndex))
 	k.Back.SetEnabled(true)
-	for _, b := range []*key.Binding{&k.Open, &k.Undo, &k.Redo, &k.Help, &k.SideBySide, &k.Zoom, &k.Search,
+	k.Help.SetEnabled(!d.applying) // ? shows the keys over the dialog
+	for _, b := range []*key.Binding{&k.Open, &k.Undo, &k.Redo, &k.SideBySide, &k.Zoom, &k.Search,
 		&k.Editor, &k.Filter, &k.NextPane, &k.PrevPane, &k.Follow, &k.Dismiss, &k.Errors, &k.CutTurn} {
 		b.SetEnabled(false) // the panes' keys
 	}
