@@ -260,6 +260,7 @@ type gitJSON struct {
 	Refs         [2]string `json:"refs"` // the branches ("" detached)
 	Commits      int       `json:"commits"`
 	IndexChanged bool      `json:"index_changed"`
+	Turns        []string  `json:"turns,omitempty"` // the turns that changed git
 	// IndexRestore says the plan writes git's index back.
 	IndexRestore bool `json:"index_restore,omitempty"`
 }
@@ -276,7 +277,7 @@ func planJSON(p *store.Plan) any {
 		if g != nil {
 			out.Git.Head = [2]string{g.FromCommit, g.ToCommit}
 			out.Git.Refs = [2]string{g.FromRef, g.ToRef}
-			out.Git.Commits, out.Git.IndexChanged = g.Commits, g.IndexChanged
+			out.Git.Commits, out.Git.IndexChanged, out.Git.Turns = g.Commits, g.IndexChanged, g.Turns
 		}
 	}
 	return out
