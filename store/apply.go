@@ -60,7 +60,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	case KindRedo:
 		q, err = s.planRedo(v, p.Force)
 	case KindRevert:
-		q, err = s.planRevert(v, p.Target, RevertOptions{Session: p.Session, Markers: p.Markers, Keep: p.Keep})
+		q, err = s.planRevert(v, p.Target, RevertOptions{Session: p.Session, Markers: p.Markers, Keep: p.Keep, GitIndex: p.GitIndex})
 	default:
 		err = errf("apply: unknown operation %q", p.Kind)
 	}

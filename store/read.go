@@ -383,7 +383,7 @@ func (s *Store) Files(id string, withStatus bool) ([]File, error) {
 	}
 	out := make([]File, 0, len(t.files))
 	for _, f := range t.files {
-		ff := File{Path: f.path, Pre: f.pre, Post: f.post, Shell: f.cmd, Shared: f.shared}
+		ff := File{Path: f.path, Pre: f.pre, Post: f.post, Shell: f.cmd, Shared: v.sharedWith(f)}
 		if withStatus {
 			ff.Status, ff.Reason, ff.Disk = run.status(f)
 			ff.HandEdited = run.handEdited(f)

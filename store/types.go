@@ -295,6 +295,14 @@ type Plan struct {
 	// commits, the index changed); nil when nothing. Refs and objects are
 	// never changed by ckpt.
 	Git *GitChange
+	// IndexDrops, in a revert, lists the staged paths git's index changed
+	// after the reverted turns ended (later turns, or a person): putting
+	// the index back as it was before the turns drops them. Nil when
+	// nothing was staged after them or it could not be read.
+	IndexDrops []string
+	// HeadSince, in a revert, says HEAD moved after the reverted turns
+	// ended: no command puts back only what they did to it.
+	HeadSince bool
 	// Keep lists the paths left as they are now (steps ActLeave), sorted.
 	Keep []string
 	// Retry names the operation whose failed paths this plan tries again
