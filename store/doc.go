@@ -57,8 +57,8 @@
 // changed since the last copy, else the last copy's; a later turn record
 // may relabel the turn, and one carrying "head", "ref" and "index" says
 // where git stood at that point of the turn — written after a shell
-// command that moved git, and, with "end": true, as the turn ended — its
-// index image giving only the hash, the bytes not kept), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
+// command that moved git, and, with "end": true, as the turn ended, its
+// index kept as at the turn's start), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
 // "shared","at","n"} — what path held before the agent's first write in the turn
 // (later pres of the same path are ignored: the first capture wins; dirs
 // are folders the file's absence implied and a rewind removes again if

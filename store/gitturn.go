@@ -54,7 +54,7 @@ func (s *Store) gitNow() (gitState, bool) {
 	}
 	now := gitState{head: gitHead(s.root), ref: g.ref()}
 	if img, err := s.indexNow(g); err == nil && img.Kind == ImageContent {
-		img.Kept = false // only its hash: a turn's end never needs its bytes
+		img.Kept = false // only its hash (noteGitEnd keeps the bytes)
 		now.index = &img
 	}
 	return now, true
@@ -269,6 +269,13 @@ func (s *Store) noteGitEnd(asked string, meta TurnMeta, end bool) error {
 	} else if g, ok := s.readGitBefore(gitBeforeFile); end || !ok || g.Turn != asked ||
 		!(gitState{head: g.Head, ref: g.Ref, index: g.Index}).differs(now) {
 		return nil // no turn to give it to, or git did not move since the turn's first sweep
+	}
+	if g, ok := openGit(s.root); ok {
+		// Under the store's lock (prune waits): the index as the turn
+		// ended is kept, so a revert can say what was staged after it.
+		if img := s.keepIndex(g); img != nil {
+			now.index = img
+		}
 	}
 	ts := s.clock().UnixNano()
 	n := s.nextSeq(ts)
