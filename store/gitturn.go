@@ -32,10 +32,10 @@ type gitState struct {
 func (g gitState) empty() bool { return g.head == "" && g.ref == "" && g.index == nil }
 
 func indexSum(img *Image) string {
-	if img == nil {
+	if img == nil || img.SHA256.IsZero() {
 		return ""
 	}
-	return img.SHA256
+	return img.SHA256.String()
 }
 
 // differs says whether HEAD, its branch or the index differ.

@@ -73,7 +73,7 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 	live := map[BlobID]bool{}
 	keep := func(img *Image) {
 		if img != nil && img.Kind == ImageContent {
-			if sum, err := ParseBlobID(img.SHA256); err == nil {
+			if sum, err := blobOf(*img); err == nil {
 				live[sum] = true
 			}
 		}
@@ -96,11 +96,7 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 		// A seal that a later one replaced still names its blob in the
 		// file, and verify holds every blob a record names to be there.
 		if data, err := s.dir.ReadFile(turnFileName(t.id)); err == nil {
-			record.Each(data, func(r *record.Line) {
-				if r.R == "post" {
-					keep(r.Img)
-				}
-			})
+			record.Each(data, func(r *record.Line) { keep(neededImage(r)) })
 		}
 	}
 	// The baseline's blobs are the pre-images of the next shell command;

@@ -16,7 +16,20 @@ import (
 // blob's bytes against its name, and that every blob a record names is
 // there. It returns one finding per damaged file (the error is for a store
 // it could not read at all). Verify changes nothing.
+//
+// It reads one consistent state: it holds blobs.lock and repack.lock
+// shared throughout, so prune, purge, retention, repack, rewind, undo,
+// redo and recovery (every writer that removes or rewrites a store
+// file) wait for it, while hooks, which only add files and append
+// records under the same shared blobs.lock, go on. A turn file that
+// looks torn at its end, which a hook's append in flight also shows, is
+// read again under the store lock, held only for that read.
 func (s *Store) Verify() ([]Finding, error) {
+	unlock, err := s.lockRead()
+	if err != nil {
+		return nil, errf("verify: %w", err)
+	}
+	defer unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := &verifier{s: s, refs: map[BlobID][]string{}, sizes: map[BlobID]int64{}, have: map[BlobID]bool{}}
@@ -50,8 +63,8 @@ func (v *verifier) add(file, why string, args ...any) {
 
 // ref notes that file names the blob of img.
 func (v *verifier) ref(img *Image, file string) {
-	if img != nil && img.Kind == ImageContent && (img.Kept || img.SHA256 != "") {
-		sum, err := ParseBlobID(img.SHA256)
+	if img != nil && img.Kind == ImageContent && (img.Kept || !img.SHA256.IsZero()) {
+		sum, err := blobOf(*img)
 		if err != nil {
 			return // names no blob there could be
 		}
@@ -70,11 +83,18 @@ func (v *verifier) checkRecords(name string) []record.Line {
 		return nil
 	}
 	res := record.Decode(data)
+	if res.Torn {
+		// Perhaps an append in flight: read it again with appends held
+		// off. A tail torn for good (a killed writer) is still there.
+		if again, err := v.s.readLocked(name); err == nil {
+			data, res = again, record.Decode(again)
+		}
+	}
 	for _, l := range res.Bad {
 		v.add(name, "record on line %d is damaged (checksum or JSON)", l)
 	}
 	if res.Torn {
-		v.add(name, "its last record is torn (%d bytes after the last whole record.Line); the next capture cuts it", int64(len(data))-res.Good)
+		v.add(name, "its last record is torn (%d bytes after the last whole record); the next capture cuts it", int64(len(data))-res.Good)
 	}
 	return res.Recs
 }
@@ -104,11 +124,21 @@ func (v *verifier) turns() error {
 					v.add(name, "a %s record names %q: %s", r.R, r.Path, why)
 				}
 			}
-			if recs[i].R == "pre" && recs[i].Img != nil && !recs[i].Img.Kept {
-				continue
-			}
-			v.ref(recs[i].Img, name)
+			v.ref(neededImage(&recs[i]), name)
 		}
+	}
+	return nil
+}
+
+// neededImage is the image of a turn file's record whose blob the store
+// must hold: what verify checks is there, and so what prune keeps. A
+// pre-image not kept (over the size limit) names no blob.
+func neededImage(r *record.Line) *Image {
+	switch {
+	case r.R == "pre" && r.Img != nil && !r.Img.Kept:
+		return nil
+	case r.R == "pre" || r.R == "post":
+		return r.Img
 	}
 	return nil
 }
@@ -151,8 +181,8 @@ func (v *verifier) seed() {
 	for _, t := range seed {
 		for _, f := range t.files {
 			if f.pre.Kind == ImageContent {
-				if _, err := ParseBlobID(f.pre.SHA256); err != nil {
-					v.add("index.json", "turn %s names blob %q, which is not 64 hex digits", t.id, f.pre.SHA256)
+				if _, err := blobOf(f.pre); err != nil {
+					v.add("index.json", "turn %s names blob %q, which is not 64 hex digits", t.id, f.badBlob)
 					continue
 				}
 				v.ref(&f.pre, "index.json")
