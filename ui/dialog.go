@@ -1144,24 +1144,24 @@ func (r planRow) text(sty *styles) (mark, action, note string, style lipgloss.St
 		return "!", "keep   ", "left as it is now, changed since the agent", sty.kept
 	case r.kept:
 		return "k", "keep   ", "left as it is now", sty.kept
+	case r.step.Do == store.ActKeep && r.step.KeptHunks > 0:
+		return "k", "keep   ", "every hunk kept as it is now", sty.kept
+	case r.step.Do == store.ActRestore && r.step.Conflicts != nil:
+		return "C", "markers", "conflict written with markers", sty.warn
+	case r.step.Do == store.ActRestore && r.step.KeptHunks > 0:
+		return mark, "restore", present.Count(r.step.KeptHunks, "hunk") + " kept as now", sty.plain
+	case r.step.Do == store.ActRestore && r.step.Merged:
+		return mark, "merge  ", "later changes kept", sty.plain
 	case r.step.Do == store.ActRestore:
 		return mark, "restore", "", sty.plain
 	case r.step.Do == store.ActDelete:
 		return mark, "delete ", "", sty.plain
-	case r.step.Do == store.ActKeep && r.step.KeptHunks > 0:
-		return "k", "keep   ", "every hunk kept as it is now", sty.kept
-	case r.step.Do == store.ActRestore && r.step.KeptHunks > 0:
-		return mark, "restore", present.Count(r.step.KeptHunks, "hunk") + " kept as now", sty.plain
 	case r.step.Do == store.ActKeep:
 		return mark, "same   ", "already as it was", sty.dim
 	case r.step.Do == store.ActFail && r.step.Conflicts != nil:
 		return "C", "conflict", orUnknown(r.step.Reason) + " — left as it is", sty.fail
 	case r.step.Do == store.ActFail:
 		return "X", "cannot ", orUnknown(r.step.Reason), sty.fail
-	case r.step.Do == store.ActRestore && r.step.Conflicts != nil:
-		return "C", "markers", "conflict written with markers", sty.warn
-	case r.step.Do == store.ActRestore && r.step.Merged:
-		return mark, "merge  ", "later changes kept", sty.plain
 	}
 	return mark, fmt.Sprintf("%-7s", present.Escape(string(r.step.Do))), "", sty.plain
 }
