@@ -904,7 +904,10 @@ func (d *dialog) title() string {
 	if d.kind == store.KindRevert {
 		t = present.OpTitle(store.KindRevert, d.target)
 	}
-	if d.retry {
+	switch {
+	case d.retry && d.kind == store.KindRevert:
+		t = "Retry the revert of turn " + present.Escape(d.target)
+	case d.retry:
 		t = "Retry the rewind to before turn " + present.Escape(d.target)
 	}
 	if d.label != "" {
@@ -946,8 +949,11 @@ func (d *dialog) head() []styledLine {
 			for _, f := range r.Failed {
 				add(sty.fail, "  %s — %s", present.Escape(f.Path), present.Escape(f.Reason))
 			}
-			if d.kind == store.KindRewind {
+			switch d.kind {
+			case store.KindRewind:
 				add(sty.plain, "Fix the cause, then press r to retry just %s.", them(len(r.Failed)))
+			case store.KindRevert:
+				add(sty.plain, "A file in conflict is left as it is: edit it, then press r to revert just %s again (or use ckpt revert --conflicts markers).", them(len(r.Failed)))
 			}
 		}
 		return out
@@ -1261,7 +1267,7 @@ func (d *dialog) foot() string {
 		return progressBar(d.done, d.total, d.w)
 	case d.loading:
 		foot = "planning… · esc cancel"
-	case d.result != nil && len(d.result.Failed) > 0 && d.kind == store.KindRewind:
+	case d.result != nil && len(d.result.Failed) > 0 && (d.kind == store.KindRewind || d.kind == store.KindRevert):
 		foot = "r retry what failed · esc close"
 	case d.result != nil:
 		foot = "esc close"
