@@ -72,7 +72,7 @@ func (s *Store) saveOpen(list []openCmd) error {
 // more (one whose closing sweep never came, a call the user refused), so
 // what changes from now on is no longer given to it. An agent's
 // end-of-turn event calls it, after its last sweep.
-func (s *Store) EndTurn(turn string) error {
+func (s *Store) EndTurn(turn TurnID) error {
 	if err := s.ensureDirs(); err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Store) EndTurn(turn string) error {
 	defer sl.unlock()
 	list, dropped := s.loadOpen(time.Now().UnixNano())
 	n := len(list)
-	list = slices.DeleteFunc(list, func(c openCmd) bool { return c.Turn == turn })
+	list = slices.DeleteFunc(list, func(c openCmd) bool { return c.Turn == string(turn) })
 	if dropped || len(list) != n {
 		return s.saveOpen(list)
 	}
@@ -199,7 +199,7 @@ func (s *Store) recordSweep(res *SweepResult, recs []shellRec, after bool, self 
 		return err
 	}
 	if after {
-		res.Turn, ids = ids[0], ids[1:]
+		res.Turn, ids = TurnID(ids[0]), ids[1:]
 	}
 	res.Others = ids
 	for _, r := range recs {
