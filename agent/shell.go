@@ -133,6 +133,7 @@ func (h *hookCall) turnEnd() error {
 		return nil
 	}
 	turn := store.TurnID(open)
+	h.saveSaid(turn)
 	var err error
 	if swept, cmd := h.store.SweptTurn(); swept == turn {
 		h.ev.command = cmd
