@@ -219,7 +219,7 @@ func TestPruneKeepsNotedIndex(t *testing.T) {
 			s.NoteGitIdle()
 		} else {
 			id = "T"
-			if _, err := s.SweepBefore(id, TurnMeta{}, "git mv"); err != nil {
+			if _, err := s.SweepBefore(TurnID(id), TurnMeta{}, "git mv"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -232,8 +232,8 @@ func TestPruneKeepsNotedIndex(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			id = res.Turn
-		} else if _, err := s.SweepAfter(id, TurnMeta{}, "git mv"); err != nil {
+			id = string(res.Turn)
+		} else if _, err := s.SweepAfter(TurnID(id), TurnMeta{}, "git mv"); err != nil {
 			t.Fatal(err)
 		}
 		p, err := s.PlanRewindWith(id, RewindOptions{GitIndex: true})
