@@ -192,6 +192,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 			old = nil
 		}
 	}
+	defer func() { old.close() }()
 	if lerr != nil {
 		// A damaged baseline is no worse than none: every file is read.
 		s.LogError("sweep: %v; reading every file again", lerr)
@@ -199,63 +200,31 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 	if old == nil {
 		res.Fresh = true
 	}
+	fed := s.askFeed(res)
+	lst, err := s.listSweep(res, &old, fed, after || len(others) > 0)
+	if err != nil {
+		return nil, err
+	}
 	res.Operated = old != nil && old.ops != ops
 	// Before a command, what changed is a hand edit, unless another
 	// session's command is running: then it is that command's.
 	attribute := old != nil && (after || len(others) > 0)
-	recCmd := cmd
-	// The sweep after a command skips by the rules the baseline was
-	// taken under: a command that edits an ignore file neither hides its
-	// own changes nor passes off as new the files it stops ignoring.
-	var prior *baseline
-	if attribute {
-		prior = old
-	}
-	fed := s.askFeed(res)
-	var now []*baseEntry
-	var unread []string
-	var rules map[string][]byte
-	fedOK := false
-	if res.Feed == FeedFed {
-		if now, unread, rules, fedOK, err = walkFed(s.rootPath, prior, old, fed.Paths); err != nil {
-			return nil, err
-		}
-		if !fedOK {
-			res.Feed = FeedFull
-		}
-	}
-	if !fedOK {
-		if now, unread, rules, err = walkTree(s.rootPath, prior, old); err != nil {
-			return nil, err
-		}
-	}
-	res.Seen = len(now)
-	if !slices.IsSortedFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) }) {
-		// The walk lays paths out in order; the merge below depends on it.
-		slices.SortFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) })
-	}
-
-	var oldEntries []baseEntry
-	if old != nil {
-		oldEntries = old.entries
-	}
-	m := mergeListing(old, oldEntries, now, unread)
+	m := mergeListing(old, lst.old, lst.now, lst.unread)
 	hashed := s.settleRacy(m)
-	changes, order := m.changes, m.order
 	res.Read = len(m.toRead) + hashed
 	imgs, full := s.lookTolerant(m.toRead, fp, res)
-	recs := s.shellRecords(changes, imgs, full, attribute, oldEntries, res)
-	next := nextBaseline(order, oldEntries, now)
+	recs := s.shellRecords(m.changes, imgs, full, attribute, old, res)
+	next := nextBaseline(m.order, lst.old, lst.now)
 	fp.hit()
 	if ws != nil {
 		if err := s.recordWatched(res, old, recs, turn, meta, others); err != nil {
 			return nil, err
 		}
-	} else if err := s.recordSweep(res, recs, after, owner{turn, meta, recCmd}, others); err != nil {
+	} else if err := s.recordSweep(res, recs, after, owner{turn, meta, cmd}, others); err != nil {
 		return nil, err
 	}
 	fp.hit()
-	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, list: next, rules: rules}
+	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, rules: lst.rules}
 	if res.Turn != "" {
 		nb.turn = res.Turn // a continuation (T.2): the agent goes on in it
 	}
@@ -264,16 +233,104 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 		// says which turn's command may be running.
 		nb.turn, nb.cmd = old.turn, old.cmd
 	}
-	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) || !sameRules(old.rules, nb.rules) {
-		if err := s.saveBaseline(nb); err != nil {
-			return nil, err
-		}
+	if err := s.saveNext(old, nb, lst, m, next, fp); err != nil {
+		return nil, err
 	}
 	if fed.Next != "" {
 		s.saveWatchToken(fed.Next)
 	}
 	fp.hit()
 	return res, nil
+}
+
+// listSweep lists the tree for a sweep against *old: only the folders
+// the watcher's answer names when it can serve (res.Feed says), else all
+// of it. With attribute, it skips by the rules the baseline was taken
+// under: a command that edits an ignore file neither hides its own
+// changes nor passes off as new the files it stops ignoring. A baseline
+// found damaged on the way is dropped (*old nil) and every file read.
+func (s *Store) listSweep(res *SweepResult, old **baseline, fed Changes, attribute bool) (*fedListing, error) {
+	prior := func() *baseline {
+		if attribute {
+			return *old
+		}
+		return nil
+	}
+	damaged := func(err error) {
+		s.LogError("sweep: %s: %v; reading every file again", s.path(baselineFile), err)
+		(*old).close()
+		*old = nil
+		res.Fresh = true
+		if res.Feed == FeedFed || res.Feed == FeedFull {
+			res.Feed = FeedNoUse
+		}
+	}
+	if res.Feed == FeedFed && *old != nil {
+		l, ok, err := walkFed(s.rootPath, prior(), *old, fed.Paths)
+		switch {
+		case errors.Is(err, errBadBaseline):
+			damaged(err)
+		case err != nil:
+			return nil, err
+		case ok:
+			res.Seen = len(l.now)
+			return l, nil
+		default:
+			res.Feed = FeedFull
+		}
+	}
+	if *old != nil {
+		if err := (*old).full(); err != nil {
+			damaged(err)
+		}
+	}
+	now, unread, rules, err := walkTree(s.rootPath, prior(), *old)
+	if err != nil {
+		return nil, err
+	}
+	res.Seen = len(now)
+	if !slices.IsSortedFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) }) {
+		// The walk lays paths out in order; the merge depends on it.
+		slices.SortFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) })
+	}
+	l := &fedListing{now: now, unread: unread, rules: rules, whole: true}
+	if *old != nil {
+		l.old = (*old).entries
+	}
+	return l, nil
+}
+
+// saveNext writes what the sweep changed in the baseline, if anything:
+// the entries it put and removed, its head, rules and recheck list.
+func (s *Store) saveNext(old, nb *baseline, lst *fedListing, m *sweepMerge, next []*baseEntry, fp *failpoint) error {
+	puts, dels := baselineDelta(lst.old, m.touched, next)
+	nb.recheck = recheckOf(next, nb.at)
+	if old != nil && !lst.whole && len(old.recheck) > 0 {
+		// What the fed walk did not cover stands, and so does its need
+		// to be looked at again.
+		in := make(map[string]bool, len(lst.old)+len(next))
+		for i := range lst.old {
+			in[lst.old[i].path] = true
+		}
+		for _, e := range next {
+			in[e.path] = true
+		}
+		for _, p := range old.recheck {
+			if e := old.find(p); !in[p] && e != nil && needsRecheck(e, nb.at) {
+				nb.recheck = append(nb.recheck, p)
+			}
+		}
+		slices.Sort(nb.recheck)
+	}
+	if lst.whole {
+		nb.list = next
+	}
+	rulesMoved := old == nil || !sameRules(old.rules, nb.rules)
+	if old != nil && len(puts) == 0 && len(dels) == 0 && !rulesMoved && old.turn == nb.turn && old.cmd == nb.cmd &&
+		old.ops == nb.ops && slices.Equal(old.recheck, nb.recheck) {
+		return nil
+	}
+	return s.saveSweep(old, nb, rulesMoved, puts, dels, fp)
 }
 
 // askFeed asks the watcher, if any, what changed since the baseline's
@@ -308,9 +365,8 @@ func (s *Store) askFeed(res *SweepResult) Changes {
 // whose bytes found no room). Without attribute (no baseline to compare
 // with, or a sweep before a command) it records nothing, but still fills
 // the entries the next baseline holds.
-func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full map[string]bool, attribute bool, oldEntries []baseEntry, res *SweepResult) []shellRec {
+func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full map[string]bool, attribute bool, old *baseline, res *SweepResult) []shellRec {
 	var recs []shellRec
-	var dirSet map[string]bool
 	for _, c := range changes {
 		var rel string
 		if c.now != nil {
@@ -364,16 +420,8 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 			r.pre = c.old.image(s.maxBlob)
 		} else {
 			r.pre = Image{Kind: ImageAbsent}
-			if dirSet == nil {
-				dirSet = map[string]bool{}
-				for k := range oldEntries {
-					if oldEntries[k].kind == baseDir {
-						dirSet[oldEntries[k].path] = true
-					}
-				}
-			}
 			for _, d := range parents(rel) {
-				if !dirSet[d] {
+				if !old.hasDir(d) {
 					r.dirs = append(r.dirs, d)
 				}
 			}
@@ -398,18 +446,6 @@ func (s *Store) existsNoFollow(rel string) bool {
 	}
 	_, err := s.root.Lstat(rel)
 	return err == nil
-}
-
-// anyRacy reports whether some entry would be hashed again next time
-// only because of when the baseline was written; writing it anew spares
-// that.
-func (s *Store) anyRacy(b *baseline) bool {
-	for i := range b.entries {
-		if b.racy(&b.entries[i]) {
-			return true
-		}
-	}
-	return false
 }
 
 // opsLogSize is the size of ops.log, which grows with every rewind, undo
