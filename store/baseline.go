@@ -353,4 +353,3 @@ func (s *Store) mapBaseline(fn func(data []byte) error) (err error) {
 	}()
 	return fn(data)
 }
-
