@@ -238,13 +238,19 @@ func (b *baseline) full() error {
 		n += s.table.total
 	}
 	entries := make([]baseEntry, 0, n)
-	it := &blIter{s: s}
-	it.seek("")
-	for e := it.next(); e != nil; e = it.next() {
-		entries = append(entries, *e)
+	var err error
+	if s.table != nil && s.file != nil {
+		entries, err = s.fullTable(entries)
+	} else {
+		it := &blIter{s: s}
+		it.seek("")
+		for e := it.next(); e != nil; e = it.next() {
+			entries = append(entries, *e)
+		}
+		err = it.err
 	}
-	if it.err != nil {
-		return it.err
+	if err != nil {
+		return err
 	}
 	b.entries, b.loaded = entries, true
 	s.legacy, s.over, s.keys = nil, nil, nil
@@ -252,6 +258,90 @@ func (b *baseline) full() error {
 		s.table.blocks, s.table.firsts = nil, nil
 	}
 	return nil
+}
+
+// fullTable appends every entry of the table, with the log's over
+// them, to out: the table is read in pieces of about a megabyte, each
+// entry decoded once into out, the paths of a piece into one string.
+func (s *blSource) fullTable(out []baseEntry) ([]baseEntry, error) {
+	t := s.table.t
+	oi := 0
+	type span struct{ i, at, n int }
+	var spans []span
+	emitOver := func(upto []byte, all bool) {
+		for ; oi < len(s.keys) && (all || s.keys[oi] < string(upto)); oi++ {
+			if e := s.over[s.keys[oi]]; e != nil {
+				out = append(out, *e)
+			}
+		}
+	}
+	const piece = 1 << 20
+	var buf, arena, prev, last []byte
+	for bi := 0; bi < t.Blocks(); {
+		lo, _ := t.Span(bi)
+		end := bi + 1
+		for end < t.Blocks() {
+			if _, h := t.Span(end); h-lo > piece {
+				break
+			}
+			end++
+		}
+		_, hi := t.Span(end - 1)
+		buf = slices.Grow(buf[:0], int(hi-lo))[:hi-lo]
+		if n, err := s.file.ReadAt(buf, lo); n != len(buf) {
+			return nil, errf("%w: %v", errBadBaseline, err)
+		}
+		arena, spans = arena[:0], spans[:0]
+		for ; bi < end; bi++ {
+			l, h := t.Span(bi)
+			body, err := bltab.CheckBlock(buf[l-lo : h-lo])
+			if err != nil {
+				return nil, errBadBaseline
+			}
+			d := &bdec{b: body}
+			cnt := d.uvarint()
+			if d.bad || cnt == 0 || cnt > uint64(len(body)) {
+				return nil, errBadBaseline
+			}
+			prev = prev[:0]
+			for range cnt {
+				shared := d.uvarint()
+				suffix := d.bytes()
+				if d.bad || shared > uint64(len(prev)) {
+					return nil, errBadBaseline
+				}
+				prev = append(prev[:shared], suffix...)
+				if len(last) > 0 && bytes.Compare(prev, last) <= 0 {
+					return nil, errBadBaseline
+				}
+				last = append(last[:0], prev...)
+				e := d.entryRest()
+				if d.bad {
+					return nil, errBadBaseline
+				}
+				emitOver(prev, false)
+				if oi < len(s.keys) && s.keys[oi] == string(prev) {
+					if o := s.over[s.keys[oi]]; o != nil {
+						out = append(out, *o)
+					}
+					oi++
+					continue
+				}
+				spans = append(spans, span{len(out), len(arena), len(prev)})
+				arena = append(arena, prev...)
+				out = append(out, e)
+			}
+			if d.p != len(body) {
+				return nil, errBadBaseline
+			}
+		}
+		all := string(arena)
+		for _, sp := range spans {
+			out[sp.i].path = all[sp.at : sp.at+sp.n]
+		}
+	}
+	emitOver(nil, true)
+	return out, nil
 }
 
 // readAt reads n bytes at off of f; shorter only at the end.
@@ -362,22 +452,34 @@ func (b *baseline) decodeTableHead(head []byte) bool {
 // A log frame holds one sweep's changes:
 //
 //	head               as the table's, less the generation
-//	byte flags         1: the rules follow (they changed)
+//	byte flags         1: the rules follow, 2: the recheck list's
+//	                   changes follow (each only when it changed)
 //	rules              as in the table's meta
-//	recheck            the whole list, as in the table's meta
+//	recheck            two lists as in the table's meta: the paths it
+//	                   gained, the paths it lost
 //	uvarint n, n entries put (sorted, as in a block)
 //	uvarint m, m str   paths removed
 
 // appendFrameBody lays out one sweep's changes.
-func appendFrameBody(b *baseline, rulesMoved bool, puts []*baseEntry, dels []string) []byte {
+func appendFrameBody(b *baseline, rulesMoved bool, oldRecheck []string, puts []*baseEntry, dels []string) []byte {
+	gained, lost := sortedDiff(b.recheck, oldRecheck)
+	recheckMoved := len(gained)+len(lost) > 0
 	buf := appendHead(nil, b)
+	var flags byte
 	if rulesMoved {
-		buf = append(buf, 1)
-		buf = appendRules(buf, b.rules)
-	} else {
-		buf = append(buf, 0)
+		flags |= 1
 	}
-	buf = appendStrs(buf, b.recheck)
+	if recheckMoved {
+		flags |= 2
+	}
+	buf = append(buf, flags)
+	if rulesMoved {
+		buf = appendRules(buf, b.rules)
+	}
+	if recheckMoved {
+		buf = appendStrs(buf, gained)
+		buf = appendStrs(buf, lost)
+	}
 	buf = binary.AppendUvarint(buf, uint64(len(puts)))
 	prev := ""
 	for _, e := range puts {
@@ -458,13 +560,28 @@ func (s *Store) readLog(b *baseline, src *blSource) error {
 	frames, end := bltab.Frames(data, logStart)
 	src.logEnd, src.logBytes = int64(end), int64(end)
 	src.over = map[string]*baseEntry{}
+	var recheck map[string]bool
 	for _, body := range frames {
 		d := &bdec{b: body}
 		d.head(b)
-		if flags := d.byte(); flags&1 != 0 {
+		flags := d.byte()
+		if flags&1 != 0 {
 			b.rules = d.rules()
 		}
-		b.recheck = d.strs()
+		if flags&2 != 0 {
+			if recheck == nil {
+				recheck = make(map[string]bool, len(b.recheck))
+				for _, p := range b.recheck {
+					recheck[p] = true
+				}
+			}
+			for _, p := range d.strs() {
+				recheck[p] = true
+			}
+			for _, p := range d.strs() {
+				delete(recheck, p)
+			}
+		}
 		n := d.uvarint()
 		if d.bad || n > uint64(len(body)) {
 			return errf("%s: %w", s.path(baselineLog), errBadBaseline)
@@ -482,10 +599,36 @@ func (s *Store) readLog(b *baseline, src *blSource) error {
 			return errf("%s: %w", s.path(baselineLog), errBadBaseline)
 		}
 	}
+	if recheck != nil {
+		b.recheck = make([]string, 0, len(recheck))
+		for p := range recheck {
+			b.recheck = append(b.recheck, p)
+		}
+		slices.Sort(b.recheck)
+	}
 	src.keys = make([]string, 0, len(src.over))
 	for p := range src.over {
 		src.keys = append(src.keys, p)
 	}
 	slices.Sort(src.keys)
 	return nil
+}
+
+// sortedDiff is what the sorted list a holds that b does not, and what b
+// holds that a does not.
+func sortedDiff(a, b []string) (onlyA, onlyB []string) {
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			onlyA = append(onlyA, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			onlyB = append(onlyB, b[j])
+			j++
+		default:
+			i, j = i+1, j+1
+		}
+	}
+	return onlyA, onlyB
 }

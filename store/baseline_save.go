@@ -91,7 +91,7 @@ func newGen() []byte {
 func (s *Store) saveSweep(old, nb *baseline, rulesMoved bool, puts []*baseEntry, dels []string, fp *failpoint) error {
 	if old != nil && old.src != nil && old.src.table != nil {
 		src := old.src
-		frame := bltab.AppendFrame(nil, appendFrameBody(nb, rulesMoved, puts, dels))
+		frame := bltab.AppendFrame(nil, appendFrameBody(nb, rulesMoved, old.recheck, puts, dels))
 		if src.logBytes+int64(len(frame)) <= logLimit(src.size) {
 			return s.appendLog(src, frame, fp)
 		}

@@ -54,7 +54,14 @@ func (d *bdec) entry(prev string) baseEntry {
 		d.bad = true
 		return e
 	}
-	e.path = prev[:shared] + string(suffix)
+	rest := d.entryRest()
+	rest.path = prev[:shared] + string(suffix)
+	return rest
+}
+
+// entryRest decodes what follows an entry's path.
+func (d *bdec) entryRest() baseEntry {
+	var e baseEntry
 	e.kind = d.byte()
 	e.mode = uint32(d.uvarint())
 	switch e.kind {

@@ -172,8 +172,8 @@ func walkFed(root string, prior, old *baseline, paths []string) (l *fedListing, 
 	}
 	l.rules = map[string][]byte{}
 	for p, data := range old.rules {
-		d := path.Dir(p)
-		if d == "." || l.hasDir(old, d) {
+		// A folder the walk did not cover stands, and so do its rules.
+		if d := path.Dir(p); d == "." || l.hasDir(d) {
 			l.rules[p] = data
 		}
 	}
@@ -183,16 +183,15 @@ func walkFed(root string, prior, old *baseline, paths []string) (l *fedListing, 
 	return l, true, nil
 }
 
-// hasDir reports whether rel is a folder of the listing the fed walk
-// stands for: as listed now where it was listed, else as in old.
-func (l *fedListing) hasDir(old *baseline, rel string) bool {
+// hasDir reports whether rel, a folder of the old baseline, is one of
+// the listing the fed walk stands for: as listed now where it was
+// listed; a folder the walk did not cover stands.
+func (l *fedListing) hasDir(rel string) bool {
 	if e := findIn(l.now, rel); e != nil {
 		return e.kind == baseDir
 	}
-	if _, ok := slices.BinarySearchFunc(l.old, rel, func(e baseEntry, p string) int { return strings.Compare(e.path, p) }); ok {
-		return false // listed, and gone
-	}
-	return old.hasDir(rel)
+	_, covered := slices.BinarySearchFunc(l.old, rel, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
+	return !covered
 }
 
 // fedJob opens the folder rel of the old baseline to list it in place.

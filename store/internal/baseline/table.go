@@ -212,3 +212,20 @@ func Bytes(data []byte) ReadAt {
 		return data[off:end], nil
 	}
 }
+
+// Span is where block i lies in the file, its checksum included: a
+// reader that reads many blocks at once checks each with CheckBlock.
+func (t *Table) Span(i int) (lo, hi int64) { return int64(t.offs[i]), int64(t.offs[i+1]) }
+
+// CheckBlock checks a block read whole (as Span gives it) and returns
+// its bytes.
+func CheckBlock(raw []byte) ([]byte, error) {
+	if len(raw) < 4 {
+		return nil, ErrDamaged
+	}
+	body := raw[:len(raw)-4]
+	if binary.LittleEndian.Uint32(raw[len(raw)-4:]) != crc32.Checksum(body, castagnoli) {
+		return nil, ErrDamaged
+	}
+	return body, nil
+}
