@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"golang.org/x/sys/unix"
 )
@@ -128,7 +129,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 			return hashOnly(f, size)
 		}
 		sum, n, err := s.putBlobStream(f)
-		return Image{Kind: ImageContent, SHA256: sum.String(), Size: n, Kept: err == nil}, err
+		return Image{Kind: ImageContent, SHA256: sum, Size: n, Kept: err == nil}, err
 	}
 	dirs := newDirCache(s.root)
 	defer dirs.close()
@@ -163,7 +164,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 					img.Kind, img.Kept = ImageSkipped, false
 					img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
 				case img.Kind == ImageContent:
-					sum, _ := ParseBlobID(img.SHA256) // hashed just now
+					sum, _ := blobOf(img) // hashed just now
 					if data != nil || !img.Kept {
 						var isNew bool
 						isNew, c.err = s.putBlob(sum, data, pack, &z)
@@ -373,7 +374,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 			continue
 		}
 		img := c.img
-		buf = appendRecord(buf, &record{R: "pre", Path: c.rel, Img: &img, Dirs: c.dirs, At: now, N: n})
+		buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &img, Dirs: c.dirs}, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return id, s.syncBatch(batch, fp)
@@ -495,10 +496,10 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 				created = false
 			}
 			pre := f.file.pre
-			buf = appendRecord(buf, &record{R: "pre", Path: c.rel, Img: &pre, Dirs: f.file.dirs, At: now, N: n})
+			buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &pre, Dirs: f.file.dirs}, At: now, N: n})
 		}
 		img := c.img
-		buf = appendRecord(buf, &record{R: "post", Path: c.rel, Img: &img, At: now, N: n})
+		buf = record.Append(buf, &record.Line{R: "post", File: record.File{Path: c.rel, Img: &img}, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return s.syncBatch(batch, fp)

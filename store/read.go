@@ -48,14 +48,19 @@ func (s *Store) expected(v *view) map[string]expectation {
 					// expected of the path (writing), as for an unsealed one.
 					exp[f.path] = expectation{img: *f.post, seq: f.postSeq, writing: f.post.Purged()}
 				}
+			case t.seed:
+				// A seed store records no seals: its captures are not
+				// being written.
 			case f.preSeq >= unsealed[f.path]:
 				unsealed[f.path] = f.preSeq
 			}
 		}
 	}
 	s.revertExpected(v, exp)
+	// A capture after the newest seal, or with no seal at all, is being
+	// written: the agent has not said it is done with the path.
 	for p, seq := range unsealed {
-		if e, ok := exp[p]; ok && seq > e.seq {
+		if e, ok := exp[p]; !ok || seq > e.seq {
 			exp[p] = expectation{seq: seq, writing: true}
 		}
 	}
@@ -185,10 +190,10 @@ func (r *statusRun) diskOf(rel string) Image {
 // when it is there and matches its name. Each blob is read once per
 // Store: a status that promises a rewind can restore the file checks the
 // bytes.
-func (r *statusRun) blobProblem(name string, size int64) string {
-	sum, err := ParseBlobID(name)
+func (r *statusRun) blobProblem(f *tfile, size int64) string {
+	sum, err := blobOf(f.pre)
 	if err != nil {
-		return fmt.Sprintf("blob name %q is not 64 hex digits", name)
+		return fmt.Sprintf("blob name %q is not 64 hex digits", f.badBlob)
 	}
 	if r.indexed && !r.s.hasBlobNear(sum) {
 		return "its kept bytes are missing from the store"
@@ -233,7 +238,7 @@ func (r *statusRun) status(f *tfile) (Status, string, Image) {
 	exp := r.exp
 	disk := r.diskOf(f.path)
 	if f.pre.Kind == ImageContent && !r.noBlobs {
-		if why := r.blobProblem(f.pre.SHA256, blobSize(f.pre)); why != "" {
+		if why := r.blobProblem(f, blobSize(f.pre)); why != "" {
 			return StatusMissingBlob, why, disk
 		}
 	}
@@ -380,7 +385,7 @@ func (s *Store) Files(id string, withStatus bool) ([]File, error) {
 	}
 	out := make([]File, 0, len(t.files))
 	for _, f := range t.files {
-		ff := File{Path: f.path, Pre: f.pre, Post: f.post, Shell: f.cmd, Shared: f.shared}
+		ff := File{Path: f.path, Pre: f.pre, Post: f.post, Shell: f.cmd, Shared: v.sharedWith(f)}
 		if withStatus {
 			ff.Status, ff.Reason, ff.Disk = run.status(f)
 			ff.HandEdited = run.handEdited(f)

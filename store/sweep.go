@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 // SweepResult says what one sweep found and did.
@@ -500,7 +502,7 @@ func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) (ma
 func (e *baseEntry) fill(img Image, maxBlob int64) bool {
 	switch img.Kind {
 	case ImageContent, ImageSkipped:
-		sum, err := ParseBlobID(img.SHA256)
+		sum, err := blobOf(img)
 		if err != nil {
 			return false
 		}
@@ -547,10 +549,10 @@ func (e *baseEntry) image(maxBlob int64) Image {
 	case baseLink:
 		return Image{Kind: ImageLink, Link: e.link}
 	case baseSkipped:
-		return Image{Kind: ImageSkipped, SHA256: e.sum.String(), Size: e.size, Mode: e.mode,
+		return Image{Kind: ImageSkipped, SHA256: e.sum, Size: e.size, Mode: e.mode,
 			Reason: fmt.Sprintf("%s over the %s limit", humanBytes(e.size), humanBytes(maxBlob))}
 	}
-	return Image{Kind: ImageContent, SHA256: e.sum.String(), Size: e.size, Mode: e.mode, Kept: true}
+	return Image{Kind: ImageContent, SHA256: e.sum, Size: e.size, Mode: e.mode, Kept: true}
 }
 
 // nestedGit reports whether e is the .git folder of a repository nested
@@ -599,13 +601,13 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		}
 		if !ok {
 			pre := r.pre
-			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, Shared: shared, At: now, N: n})
+			buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, Shared: shared}, At: now, N: n})
 		}
 		if r.noPost {
 			continue
 		}
 		post := r.post
-		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, Shared: shared, At: now, N: n})
+		buf = record.Append(buf, &record.Line{R: "post", File: record.File{Path: r.path, Img: &post, Cmd: cmd, Shared: shared}, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return id, nil

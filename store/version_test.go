@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ckpt-dev/ckpt/store/internal/pack"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 // versionedStore makes a store holding one of each versioned file: FORMAT,
@@ -65,14 +66,14 @@ func setRecordVersion(t *testing.T, root, name, r string, v int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := decodeRecords(data)
+	res := record.Decode(data)
 	var buf []byte
 	found := false
-	for i := range res.recs {
-		if res.recs[i].R == r {
-			res.recs[i].V, found = v, true
+	for i := range res.Recs {
+		if res.Recs[i].R == r {
+			res.Recs[i].V, found = v, true
 		}
-		buf = appendRecord(buf, &res.recs[i])
+		buf = record.Append(buf, &res.Recs[i])
 	}
 	if !found {
 		t.Fatalf("%s holds no %q record", name, r)
@@ -286,7 +287,7 @@ func TestNewerTurnFileNotCut(t *testing.T) {
 // in between makes older; records carry that size beside the hash.
 func TestSweepEntrySizeIsRead(t *testing.T) {
 	e := baseEntry{size: 401, mode: 0o644}
-	img := Image{Kind: ImageContent, SHA256: strings.Repeat("ab", 32), Size: 446, Mode: 0o644}
+	img := Image{Kind: ImageContent, SHA256: mustBlobID(t, strings.Repeat("ab", 32)), Size: 446, Mode: 0o644}
 	if !e.fill(img, DefaultMaxBlob) {
 		t.Fatal("fill refused a content image")
 	}
