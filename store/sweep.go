@@ -214,7 +214,16 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 	m := mergeListing(old, lst.old, lst.now, lst.unread)
 	hashed := s.settleRacy(m)
 	res.Read = len(m.toRead) + hashed
-	imgs, full := s.lookTolerant(m.toRead, fp, res)
+	if old == nil {
+		// A first sweep reads every file: a CopyControl bounds it.
+		run := s.beginCopy(m.toRead, lst.size)
+		s.copying.Store(run)
+		defer s.copying.Store(nil)
+	}
+	imgs, full, err := s.lookTolerant(m.toRead, fp, res)
+	if err != nil {
+		return nil, errf("sweep: %w", err)
+	}
 	recs := s.shellRecords(m.changes, imgs, full, attribute, old, res)
 	next := nextBaseline(m.order, lst.old, lst.now)
 	fp.hit()
@@ -466,21 +475,27 @@ func (s *Store) opsLogSize() int64 {
 //
 // full names the paths read whose bytes could not be kept for want of
 // room (ENOSPC, EDQUOT): the caller words those.
-func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) (map[string]Image, map[string]bool) {
+func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) (map[string]Image, map[string]bool, error) {
 	out := make(map[string]Image, len(rels))
 	var full map[string]bool
 	if len(rels) == 0 {
-		return out, full
+		return out, full, nil
 	}
 	got, err := s.look(rels, false, fp)
+	if errors.Is(err, ErrCopyStopped) {
+		return nil, nil, err
+	}
 	if err == nil {
 		for _, c := range got {
 			out[c.rel] = c.img
 		}
-		return out, full
+		return out, full, nil
 	}
 	for _, rel := range rels {
 		got, err := s.look([]string{rel}, false, fp)
+		if errors.Is(err, ErrCopyStopped) {
+			return nil, nil, err
+		}
 		if err != nil {
 			if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 				if full == nil {
@@ -494,7 +509,7 @@ func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) (ma
 		}
 		out[rel] = got[0].img
 	}
-	return out, full
+	return out, full, nil
 }
 
 // fill sets e's kind, hash and link from what a read found; false when

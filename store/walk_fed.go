@@ -183,6 +183,14 @@ func walkFed(root string, prior, old *baseline, paths []string) (l *fedListing, 
 	return l, true, nil
 }
 
+// size is the size the listing found for rel (0 when it has none).
+func (l *fedListing) size(rel string) int64 {
+	if e := findIn(l.now, rel); e != nil {
+		return e.size
+	}
+	return 0
+}
+
 // hasDir reports whether rel, a folder of the old baseline, is one of
 // the listing the fed walk stands for: as listed now where it was
 // listed; a folder the walk did not cover stands.
