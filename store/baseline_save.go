@@ -197,25 +197,23 @@ func mergeIter(base func() *baseEntry, puts []*baseEntry, dels []string) func() 
 	cur := base()
 	j := 0
 	return func() *baseEntry {
-		for {
-			for cur != nil && gone[cur.path] {
-				cur = base()
-			}
-			switch {
-			case cur == nil && j == len(puts):
-				return nil
-			case cur == nil || j < len(puts) && puts[j].path < cur.path:
-				j++
-				return puts[j-1]
-			case j < len(puts) && puts[j].path == cur.path:
-				cur = base()
-				j++
-				return puts[j-1]
-			}
-			e := cur
+		for cur != nil && gone[cur.path] {
 			cur = base()
-			return e
 		}
+		switch {
+		case cur == nil && j == len(puts):
+			return nil
+		case cur == nil || j < len(puts) && puts[j].path < cur.path:
+			j++
+			return puts[j-1]
+		case j < len(puts) && puts[j].path == cur.path:
+			cur = base()
+			j++
+			return puts[j-1]
+		}
+		e := cur
+		cur = base()
+		return e
 	}
 }
 
