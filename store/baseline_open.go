@@ -202,4 +202,3 @@ func (b *baseline) decodeTableHead(head []byte) bool {
 	b.src.gen = bytes.Clone(d.take(bltab.GenLen))
 	return !d.bad && d.p == len(head)
 }
-

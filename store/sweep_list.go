@@ -97,4 +97,3 @@ func (s *Store) saveNext(old, nb *baseline, lst *fedListing, m *sweepMerge, next
 	}
 	return s.saveSweep(old, nb, rulesMoved, puts, dels, fp)
 }
-
