@@ -183,6 +183,7 @@ type hookCall struct {
 }
 
 func (h *hookCall) run(in io.Reader) error {
+	started := time.Now()
 	// Only the fields ckpt reads are kept (see projectEvent); the rest of
 	// standard input is drained.
 	data, err := projectEvent(in)
@@ -209,6 +210,9 @@ func (h *hookCall) run(in io.Reader) error {
 		return fmt.Errorf("hook %s: open the store: %w", h.agent.name, err)
 	}
 	h.store = s
+	// A first sweep (no baseline: it reads every file) stops in time for
+	// the agent not to kill the hook, and the next one goes on.
+	s.SetCopyControl(&store.CopyControl{Deadline: started.Add(copyBudget(h.getenv))})
 	h.stamp()
 	if h.agent.runs && ev.do != turnEnd {
 		if err := h.nextRun(); err != nil {

@@ -2,10 +2,12 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ckpt-dev/ckpt/store"
 )
@@ -62,6 +64,30 @@ func toolCommand(raw []byte) string {
 	return ""
 }
 
+// hookCopyBudget bounds a hook's first sweep of a tree (see
+// store.CopyControl): well under the 120 s ckpt's installs give shell
+// events, and under the 60 s some agents give a hook whatever the
+// config says, with room for the listing before it.
+// $CKPT_HOOK_COPY_BUDGET (a duration) sets another.
+const hookCopyBudget = 50 * time.Second
+
+// copyBudget is the first sweep's budget in a hook.
+func copyBudget(getenv func(string) string) time.Duration {
+	if d, err := time.ParseDuration(getenv("CKPT_HOOK_COPY_BUDGET")); err == nil && d > 0 {
+		return d
+	}
+	return hookCopyBudget
+}
+
+// sweepError words a sweep's failure; a first copy that did not fit in
+// the hook's time says how to take it at once.
+func (h *hookCall) sweepError(when string, err error) error {
+	if errors.Is(err, store.ErrCopyStopped) {
+		return fmt.Errorf("hook %s: sweep %s %q: %w (`ckpt install %s --first-copy` takes it now, with a progress bar)", h.agent.name, when, h.ev.command, err, h.agent.name)
+	}
+	return fmt.Errorf("hook %s: sweep %s %q: %w", h.agent.name, when, h.ev.command, err)
+}
+
 func (h *hookCall) shellBefore() error {
 	turn, err := h.openTurn()
 	if err != nil {
@@ -69,7 +95,7 @@ func (h *hookCall) shellBefore() error {
 	}
 	res, err := h.store.SweepBefore(turn, h.meta(), h.ev.command)
 	if err != nil {
-		return fmt.Errorf("hook %s: sweep before %q: %w", h.agent.name, h.ev.command, err)
+		return h.sweepError("before", err)
 	}
 	h.logProblems(res.Problems)
 	h.startWatcher(res)
@@ -83,7 +109,7 @@ func (h *hookCall) shellAfter() error {
 	}
 	res, err := h.store.SweepAfter(turn, h.meta(), h.ev.command)
 	if err != nil {
-		return fmt.Errorf("hook %s: sweep after %q: %w", h.agent.name, h.ev.command, err)
+		return h.sweepError("after", err)
 	}
 	if res.Fresh {
 		h.log("hook %s: no baseline to compare with after %q: what it changed is not recorded (every file is kept now, so the next command is covered)", h.agent.name, h.ev.command)

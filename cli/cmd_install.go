@@ -19,7 +19,7 @@ import (
 func init() { register(newInstallCmd) }
 
 func newInstallCmd(g *globals) *cobra.Command {
-	var dry, approve bool
+	var dry, approve, firstCopy, noFirstCopy bool
 	cmd := &cobra.Command{
 		Use:   "install AGENT",
 		Short: "Add ckpt's hooks to an agent's project config",
@@ -31,7 +31,13 @@ first; a temporary go run build would vanish.
 Codex runs a project's hooks only once the project is trusted and each hook
 is approved in its /hooks screen; install says so. --approve (codex only)
 shows, then records, both in $CODEX_HOME/config.toml. Re-installing with a
-moved binary or a changed timeout un-approves the hooks in Codex.`,
+moved binary or a changed timeout un-approves the hooks in Codex.
+
+Then, when no shell sweep has kept a copy of the folder yet, install offers
+(at a terminal) to take that first copy right away, with a progress bar, so
+the agent's first shell command does not wait for it; Ctrl-C stops it with
+nothing half-written, and the first command goes on from there.
+--first-copy takes it without asking, --no-first-copy never.`,
 		Example: `ckpt install claude
 ckpt install gemini --dry-run
 ckpt install codex --approve`,
@@ -41,9 +47,28 @@ ckpt install codex --approve`,
 			if approve && args[0] != "codex" {
 				return usageErrorf("--approve is for codex only")
 			}
-			return runConfig(g, "install", args[0], dry, approve)
+			if firstCopy && noFirstCopy {
+				return usageErrorf("--first-copy and --no-first-copy: choose one")
+			}
+			if err := runConfig(g, "install", args[0], dry, approve); err != nil || dry {
+				return err
+			}
+			root, err := g.projectRoot()
+			if err != nil {
+				return err
+			}
+			choice := firstCopyAsk
+			switch {
+			case firstCopy:
+				choice = firstCopyYes
+			case noFirstCopy:
+				choice = firstCopyNo
+			}
+			return offerFirstCopy(root, args[0], choice)
 		},
 	}
+	cmd.Flags().BoolVar(&firstCopy, "first-copy", false, "take the first copy of the folder now, without asking (progress on a terminal)")
+	cmd.Flags().BoolVar(&noFirstCopy, "no-first-copy", false, "leave the first copy of the folder to the agent's first shell command")
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "show the change and write nothing (exit 4)")
 	cmd.Flags().BoolVar(&approve, "approve", false, "codex: also record the project's trust and the hooks' approvals in $CODEX_HOME/config.toml, after showing them")
 	return cmd

@@ -320,6 +320,106 @@ declare -a ROWS
 row() { ROWS+=("$(printf '%-52s %10s %10s %12s' "$@")"); }
 sep() { ROWS+=(""); ROWS+=("$1"); }
 
+# --- big trees: shell steps at 23k, 100k and 300k files ------------------------
+# bench_big: a shell step through the hook binary (as Claude Code runs it)
+# on trees of copies of $SRC (regular files under 8 MiB; 2, 9 and 26
+# copies: about 23k, 103k and 298k files), each committed in git so git's
+# figures are fair, beside `git status` and `git -c core.untrackedCache=true
+# status` (after `git update-index --untracked-cache` and a first status):
+#   later:  a later command of a turn (its sweep before skipped, one file
+#           changed, the sweep after), with the background watcher running,
+#           and with it off (CKPT_WATCHER=off: every sweep lists the tree)
+#   first:  the first command of a turn (a prompt, both sweeps), watcher on
+#   memory: peak RSS of the sweep after a later command, watcher on and off
+# All of a tree's commands take turns (interleave), $BIG_RUNS rounds
+# (default 11), so ratios come from the same moments of the machine.
+# BIG_SIZES (default "2 9 26") is the copies per tree; each tree is
+# deleted once measured, and skipped when the disk lacks room for it.
+bench_big() {
+	local sizes=${BIG_SIZES:-2 9 26} runs=${BIG_RUNS:-11} copies B T n i f1 need avail
+	local ev='"session_id":"big","cwd":"%s","hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"t1","prompt":"go"'
+	BIG_ROWS=()
+	for copies in $sizes; do
+		B=$WORK/big$copies T=$WORK/big$copies/tree
+		need=$((copies * $(du -sk "$SRC" | cut -f1) * 2)) # the copies and git's objects
+		avail=$(df -Pk "$WORK" | awk 'NR==2 { print $4 }')
+		if ((avail < need + 1048576)); then
+			say "big: $copies copies need $((need >> 10)) MiB, $((avail >> 10)) MiB free: skipped"
+			continue
+		fi
+		say "big: $copies copies of $SRC…"
+		mkdir -p "$T"
+		for ((i = 1; i <= copies; i++)); do
+			mkdir -p "$T/copy$i"
+			tar -C "$SRC" -cf - -T "$WORK/all" | tar -C "$T/copy$i" -xf -
+		done
+		n=$(find "$T" -type f | wc -l | tr -d ' ')
+		(cd "$T" && "${GIT[@]}" init -q && printf '.osfoundry/\n' >.git/info/exclude && git add -A && git commit -q -m tree &&
+			git update-index --untracked-cache && git -c core.untrackedCache=true status >/dev/null && git status >/dev/null)
+		f1="$T/copy1/$(sed -n 1000p "$WORK/all")"
+		printf "{$ev}\n" "$T" PreToolUse >"$B/pre.json"
+		printf "{$ev}\n" "$T" PostToolUse >"$B/post.json"
+		printf "{$ev}\n" "$T" UserPromptSubmit >"$B/prompt.json"
+		# step [off]: a later command of the turn; first: a new turn's first.
+		cat >"$B/step" <<EOS
+#!/usr/bin/env bash
+[[ \${1:-} == off ]] && export CKPT_WATCHER=off
+"$HOOK" hook claude <"$B/pre.json" && printf '// %s\n' \$RANDOM >>"$f1" && "$HOOK" hook claude <"$B/post.json"
+EOS
+		cat >"$B/first" <<EOS
+#!/usr/bin/env bash
+"$HOOK" hook claude <"$B/prompt.json" && exec "$B/step"
+EOS
+		cat >"$B/git-status" <<EOS
+#!/usr/bin/env bash
+cd "$T" && exec git -c core.untrackedCache=\${1:-false} status --porcelain >/dev/null
+EOS
+		cat >"$B/post-off" <<EOS
+#!/usr/bin/env bash
+CKPT_WATCHER=off exec "$HOOK" hook claude <"$B/post.json"
+EOS
+		chmod +x "$B/step" "$B/first" "$B/git-status" "$B/post-off"
+		local t0 first_sweep
+		t0=$(now_ns)
+		(cd "$T" && "$HOOK" hook claude <"$B/prompt.json" && "$HOOK" hook claude <"$B/pre.json")
+		first_sweep=$((($(now_ns) - t0) / 1000000))
+		# The copy ages past the racy window, the watcher starts (the
+		# first step starts it) and answers a sweep (watch.token).
+		sleep 3
+		for ((i = 0; i < 50; i++)); do
+			"$B/step" >/dev/null 2>&1
+			[[ -f $T/.osfoundry/checkpoints/watch.token ]] && break
+			sleep 0.2
+		done
+		"$B/step" off >/dev/null && "$B/step" >/dev/null
+		local R=()
+		mapfile -t R < <("$WORK/interleave-bin" "$runs" \
+			"$B/step" ::: "$B/step" off ::: "$B/first" ::: "$B/git-status" false ::: "$B/git-status" true)
+		((${#R[@]} == 5)) || { say "big: the interleaved runs failed"; return 1; }
+		local rss_on rss_off
+		"$B/step" >/dev/null
+		"$HOOK" hook claude <"$B/pre.json"
+		rss_on=$( (/usr/bin/time -f %M "$HOOK" hook claude <"$B/post.json") 2>&1 >/dev/null | tail -1)
+		"$HOOK" hook claude <"$B/pre.json"
+		rss_off=$( (/usr/bin/time -f %M "$B/post-off") 2>&1 >/dev/null | tail -1)
+		BIG_ROWS+=("$(printf '%8s %10s %10s %10s %10s %10s %8s %8s %9s %9s %9s' "$n" "${R[0]}" "${R[1]}" "${R[2]}" "${R[3]}" "${R[4]}" \
+			"$(ratio "${R[1]}" "${R[4]}")" "$(ratio "${R[0]}" "${R[4]}")" "$((rss_on >> 10))" "$((rss_off >> 10))" "$first_sweep")")
+		(cd "$T" && "$CKPT" watch --stop >/dev/null 2>&1 || true)
+		rm -rf "$B"
+	done
+	echo
+	echo "big trees: a shell step through ckpt-hook, $runs rounds interleaved (median ms), $(date -u +%Y-%m-%dT%H:%MZ)"
+	printf '%8s %10s %10s %10s %10s %10s %8s %8s %9s %9s %9s\n' files "later,w" "later,no-w" "first,w" "git st" "git st UC" "no-w/UC" "w/UC" "MiB,w" "MiB,no-w" "1st sweep"
+	printf '%s\n' "${BIG_ROWS[@]}"
+	echo "later: a later command of a turn (sweep before skipped, one file changed, sweep after); first: a new"
+	echo "turn's first command (prompt + both sweeps); w: the background watcher running, no-w: CKPT_WATCHER=off;"
+	echo "MiB: peak RSS of the sweep after a later command; 1st sweep: the first sweep of the tree (ms, once)."
+}
+if [[ ${CKPT_BENCH_ONLY:-} == big ]]; then
+	bench_big
+	exit
+fi
+
 # --- a) bulk capture ---------------------------------------------------------
 
 say "a) bulk capture of $NFILES files…"
@@ -654,3 +754,4 @@ EOS
 	printf '%-58s %12s %14s %10s\n' "warm step with ~$((3 * n)) more store entries (ms)" "$big" "-" "$(ratio "$big" "$warm") of empty"
 }
 bench_shell
+bench_big

@@ -7,13 +7,9 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 
-	"github.com/ckpt-dev/ckpt/store/internal/format"
-	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,7 +17,11 @@ import (
 const baselineFile = "baseline"
 
 // baselineMagic starts the baseline file; its last byte is the version.
-const baselineMagic = "ckptbl\x00\x04"
+const baselineMagic = "ckptbl\x00\x05"
+
+// legacyBaselineVersion is the newest version written whole, one file
+// with one checksum, which decodeBaseline reads (versions 2 to 4).
+const legacyBaselineVersion = 4
 
 // Kinds of baseline entry.
 const (
@@ -88,6 +88,16 @@ type baseline struct {
 	// by them, not by the files on disk then. nil for a baseline of
 	// version 2, which did not record them.
 	rules map[string][]byte
+	// recheck lists the entries whose stat could not vouch for them when
+	// the baseline was written (racy ones, folders listed in part): a
+	// sweep fed by a watcher looks at them whatever the watcher says.
+	recheck []string
+	// src, when set, is the file the baseline was read from, for lookups
+	// without reading it whole: entries is then nil until full() reads
+	// them all (see baseline_log.go).
+	src *blSource
+	// loaded: entries holds every entry, src only what writing needs.
+	loaded bool
 }
 
 // sameRules reports whether a and b recorded the same ignore files.
@@ -108,8 +118,8 @@ func (b *baseline) hasDir(rel string) bool {
 	if rel == "" {
 		return true
 	}
-	i, ok := slices.BinarySearchFunc(b.entries, rel, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
-	return ok && b.entries[i].kind == baseDir
+	e := b.find(rel)
+	return e != nil && e.kind == baseDir
 }
 
 // racy reports whether e's stat cannot vouch for its bytes.
@@ -118,90 +128,6 @@ func (b *baseline) racy(e *baseEntry) bool {
 		return false
 	}
 	return e.mtime >= b.at-racyWindow || e.ctime >= b.at-racyWindow
-}
-
-// encode lays the baseline out as documented in doc.go.
-func (b *baseline) encode() []byte {
-	var out []byte
-	_ = b.encodeTo(func(p []byte) error {
-		out = append(out, p...)
-		return nil
-	})
-	return out
-}
-
-// encodeTo lays the baseline out as documented in doc.go, handing it to
-// emit in pieces of about 64 KiB: a sweep writes a baseline of megabytes
-// without holding it whole.
-func (b *baseline) encodeTo(emit func([]byte) error) error {
-	n := len(b.entries)
-	entry := func(i int) *baseEntry { return &b.entries[i] }
-	if b.list != nil {
-		n = len(b.list)
-		entry = func(i int) *baseEntry { return b.list[i] }
-	}
-	const piece = 64 << 10
-	buf := make([]byte, 0, piece+1024)
-	var sum uint32
-	flush := func() error {
-		sum = crc32.Update(sum, castagnoli, buf)
-		err := emit(buf)
-		buf = buf[:0]
-		return err
-	}
-	buf = append(buf, baselineMagic...)
-	buf = binary.AppendVarint(buf, b.at)
-	buf = appendStr(buf, b.turn)
-	buf = appendStr(buf, b.cmd)
-	buf = binary.AppendVarint(buf, b.ops)
-	buf = binary.AppendUvarint(buf, uint64(n))
-	prev := ""
-	for i := range n {
-		if len(buf) >= piece {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		e := entry(i)
-		n := 0
-		for n < len(prev) && n < len(e.path) && prev[n] == e.path[n] {
-			n++
-		}
-		buf = binary.AppendUvarint(buf, uint64(n))
-		buf = appendStr(buf, e.path[n:])
-		prev = e.path
-		buf = append(buf, e.kind)
-		buf = binary.AppendUvarint(buf, uint64(e.mode))
-		if e.kind == baseDir {
-			buf = binary.AppendVarint(buf, e.mtime)
-			buf = binary.AppendVarint(buf, e.ctime)
-			buf = binary.AppendUvarint(buf, e.ino)
-			continue
-		}
-		buf = binary.AppendUvarint(buf, uint64(e.size))
-		buf = binary.AppendVarint(buf, e.mtime)
-		buf = binary.AppendVarint(buf, e.ctime)
-		buf = binary.AppendUvarint(buf, e.ino)
-		switch e.kind {
-		case baseFile, baseSkipped:
-			buf = append(buf, e.sum[:]...)
-		case baseLink:
-			buf = appendStr(buf, e.link)
-		}
-	}
-	paths := make([]string, 0, len(b.rules))
-	for p := range b.rules {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	buf = binary.AppendUvarint(buf, uint64(len(paths)))
-	for _, p := range paths {
-		buf = appendStr(buf, p)
-		buf = appendStr(buf, string(b.rules[p]))
-	}
-	sum = crc32.Update(sum, castagnoli, buf)
-	buf = binary.LittleEndian.AppendUint32(buf, sum)
-	return emit(buf)
 }
 
 func appendStr(buf []byte, s string) []byte {
@@ -235,7 +161,7 @@ func decodeBaselineHead(data []byte) (b *baseline, d *bdec, err error) {
 		return nil, nil, errBadBaseline
 	}
 	version := data[magic-1]
-	if version < 2 || version > baselineVersion {
+	if version < 2 || version > legacyBaselineVersion {
 		return nil, nil, errBadBaseline
 	}
 	body := data[:len(data)-4]
@@ -381,52 +307,6 @@ func (d *bdec) byte() byte {
 	return 0
 }
 
-// loadBaseline reads the baseline; nil when there is none or it is
-// damaged (the sweep then reads every file, and says so). One of a newer
-// version is ErrNewerFormat.
-func (s *Store) loadBaseline() (*baseline, error) {
-	b, rest, err := s.loadBaselineHead()
-	if b == nil || err != nil {
-		return nil, err
-	}
-	return b, rest()
-}
-
-// loadBaselineHead reads the baseline and parses its head (see
-// decodeBaselineHead); rest parses its entries into b, nil on success.
-// b is nil when there is none or it is damaged.
-func (s *Store) loadBaselineHead() (b *baseline, rest func() error, err error) {
-	err = s.mapBaseline(func(data []byte) error {
-		if len(data) >= len(baselineMagic) && strings.HasPrefix(string(data[:len(baselineMagic)]), baselineMagic[:len(baselineMagic)-1]) {
-			if err := format.CheckVersion(s.path(baselineFile), "baseline format", int(data[len(baselineMagic)-1]), baselineVersion); err != nil {
-				return err
-			}
-		}
-		var err error
-		if b, _, err = decodeBaselineHead(data); err != nil {
-			return errf("%s: %w", s.path(baselineFile), err)
-		}
-		return nil
-	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil || b == nil {
-		return nil, nil, err
-	}
-	return b, func() error {
-		// The sweep lock is held: the file is the one whose head was read.
-		return s.mapBaseline(func(data []byte) error {
-			all, err := decodeBaseline(data)
-			if err != nil {
-				return errf("%s: %w", s.path(baselineFile), err)
-			}
-			*b = *all
-			return nil
-		})
-	}, nil
-}
-
 // mapBaseline calls fn with the baseline file's bytes, mapped rather than
 // read where mmap serves: a hook that parses a baseline of megabytes and
 // exits does not copy it into pages of its own first. fn copies out what
@@ -472,30 +352,4 @@ func (s *Store) mapBaseline(fn func(data []byte) error) (err error) {
 		}
 	}()
 	return fn(data)
-}
-
-// saveBaseline replaces the baseline. Callers make the blobs it names
-// durable first. It is not fsynced: after a power loss an older baseline,
-// or a torn one (refused by its checksum), costs only reading again, since
-// the records it would have spared are durable already.
-func (s *Store) saveBaseline(b *baseline) error {
-	// As storefs.WriteAtomic does, with the bytes streamed in.
-	tmp := ".tmp-" + storefs.RandHex(8)
-	f, err := s.dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err == nil {
-		err = b.encodeTo(func(p []byte) error { return storefs.Write(f, baselineFile, p) })
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = s.dir.Rename(tmp, baselineFile)
-		}
-		if err != nil {
-			_ = s.dir.Remove(tmp)
-		}
-	}
-	if err != nil {
-		return errf("write %s: %w", s.path(baselineFile), err)
-	}
-	return nil
 }

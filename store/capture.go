@@ -142,11 +142,12 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 	workers := min(4*runtime.GOMAXPROCS(0), len(rels))
 	// Each worker reads and compresses into buffers of its own, reused
 	// from file to file.
+	run := s.copying.Load().of(rels) // a first sweep's batch under a CopyControl, or nil
 	work := func() {
 		var buf, z []byte
 		for {
 			i := int(next.Add(1) - 1)
-			if i >= len(rels) {
+			if i >= len(rels) || !run.goOn() {
 				return
 			}
 			if err := guarded(func() error {
@@ -195,6 +196,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 				}
 				c.img = img
 				out[i] = c
+				run.read(img.Size)
 				return nil
 			}); err != nil {
 				out[i] = captured{rel: rels[i], err: err}
@@ -223,6 +225,12 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 		if err := pack.commit(); err != nil {
 			return nil, blobBatch{}, err
 		}
+	}
+	if err := run.err(); err != nil {
+		// Stopped between files: what was read is kept, and durable, so
+		// the next first sweep need not write it again.
+		_ = s.syncBlobs(wrote, packed) // nothing names these blobs yet; a lost one is written again
+		return nil, blobBatch{}, err
 	}
 	return out, blobBatch{wrote, packed}, nil
 }

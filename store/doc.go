@@ -31,6 +31,7 @@
 //	errors.log        bounded log of errors the hooks could not show
 //	statcache.json    size, mtime, ctime, inode and hash per path
 //	baseline          what the last shell sweep saw (see Shell sweeps)
+//	baseline.log      what sweeps changed in it since, appended
 //	sweep.lock        flock: one sweep at a time
 //	open.json         the shell commands running now (see Shell sweeps)
 //	conversations/<id>.json  what a turn's agent was asked and said, from
@@ -206,6 +207,7 @@
 //	                  of its op record's version
 //	packs/<id>.pack   the header, "ckpt-pack <v>"
 //	baseline          the magic's last byte
+//	baseline.log      the magic's last byte
 //	packs.idx         the byte after its magic
 //	conversations/<id>.json  its "v"
 //
@@ -340,36 +342,85 @@
 // baseline's; a folder whose listing left something out (a subfolder it
 // could not open) is recorded with no stat, and read again.
 //
-// The baseline file is binary, little work to load for 100,000 paths:
+// The baseline is a table of blocks, written whole now and then, and a
+// log beside it to which each sweep appends what it changed, so a sweep
+// writes only the entries it changed, and one fed by a watcher reads only
+// the blocks of the folders it lists. The table:
 //
-//	"ckptbl\x00\x04"    magic; the last byte is the version (4)
-//	varint at          Unix ns when the sweep that wrote it began
-//	str turn, str cmd  the turn and command of the last sweep made for a turn
-//	varint ops         the size of ops.log then (an operation since ends the turn's run)
-//	uvarint n          then n entries, sorted by path (byte order):
-//	  uvarint shared, str suffix   the path: shared bytes of the previous one, then the rest
+//	"ckptbl\x00\x05"    magic; the last byte is the version (5)
+//	uint32 n, head     n bytes: varint at (Unix ns when the sweep that
+//	                   wrote it began), str turn, str cmd (the turn and
+//	                   command of the last sweep made for a turn), varint
+//	                   ops (the size of ops.log then: an operation since
+//	                   ends the turn's run), 8 bytes generation (random,
+//	                   new with each table); then uint32 crc32c of the
+//	                   magic and head
+//	blocks             each: uvarint k, then k entries sorted by path
+//	                   (byte order; blocks in order too, at most 64 entries
+//	                   each), then uint32 crc32c of the block. An entry:
+//	  uvarint shared, str suffix   the path: shared bytes of the previous
+//	                   entry in the block (0 for a block's first), the rest
 //	  byte kind        'f' file (bytes in a blob), 's' over the size limit,
 //	                   'l' link, 'd' folder, 'x' unreadable
 //	  uvarint mode     permission bits
 //	  a folder: varint mtime, varint ctime, uvarint inode, taken before
 //	                   it was listed (all 0: its listing left something
-//	                   out; version 3 has none of them), and the entry ends
+//	                   out), and the entry ends
 //	  uvarint size, varint mtime, varint ctime, uvarint inode
 //	  32 bytes SHA-256 ('f', 's') or str target ('l')
-//	uvarint m          then m rules, sorted by path: str path, str bytes of
-//	                   a .gitignore or .ckptignore the listing followed
-//	                   (the empty ones left out; version 2 ends before m)
-//	uint32 crc32c      little-endian, of everything before it
+//	meta               uvarint m, then m rules sorted by path: str path,
+//	                   str bytes of a .gitignore or .ckptignore the listing
+//	                   followed (the empty ones left out); the recheck list
+//	                   (uvarint r, r str, sorted: the entries whose stat
+//	                   could not vouch for them, below); uvarint count of
+//	                   entries; then uint32 crc32c of the meta
+//	index              uint64 offset of each block (little-endian, as all
+//	                   fixed-width numbers here)
+//	trailer            uint64 meta offset, uint64 index offset, uint32
+//	                   crc32c of the index, "BLX\n"
 //
-// (str is a uvarint length and the bytes.) An entry whose mtime or ctime
-// is within two seconds of "at" is racy: it is hashed again whatever its
-// stat says, as git treats racily clean index entries, and kept again
-// only when its bytes are no longer the baseline's. The baseline is
-// replaced atomically (not fsynced), after the blobs it names are durable
-// and after the turn's records, so a sweep killed at any point leaves the
-// old baseline or the new one; a damaged or missing one is ignored, and the
-// next sweep reads every file and attributes nothing. Prune keeps its
-// blobs.
+// (str is a uvarint length and the bytes.) The log:
+//
+//	"ckptbll\x00\x01"   magic; the last byte is the version (1)
+//	8 bytes            the generation of the table it extends
+//	uint32             crc32c of the magic and generation
+//	frames             each: uint32 n, n bytes, uint32 n, uint32 crc32c
+//	                   of the n bytes, "blf\n". A frame's bytes: the head
+//	                   as the table's without the generation; byte flags
+//	                   (1: the rules follow, replacing the table's; 2: the
+//	                   recheck list's changes follow); the rules as in the
+//	                   meta; the paths the recheck list gained and those
+//	                   it lost (each uvarint r, r str); uvarint k and k
+//	                   entries put, sorted, as in a block; uvarint d and
+//	                   d str, the paths removed
+//
+// A reader takes the table's head, index and meta, applies the log's
+// whole frames in order (the last frame's head is the baseline's; a
+// sweep that only checks the head reads the log's last frame from its
+// end), and reads a block when it looks a path up. A log naming another
+// generation is passed over; a frame failing its checks ends the log (a
+// torn last write), and the next sweep cuts the log back to the last
+// whole frame before it appends. Once the log would pass an eighth of
+// the table (at least 64 KiB, at most 1 MiB) the sweep writes a new table
+// through a temporary name, renames it into place and removes the log,
+// so a crash at any point leaves the old table with its log, or the new
+// table (with a log of the old generation, passed over). Versions 2 to
+// 4 are one file, read whole: the version-5 layout of the head without
+// generation and uint32 head length, uvarint n and n entries as one
+// block (version 3's folders have no times), the rules (version 2 ends
+// before them) and one crc32c of everything before it; the first sweep
+// that writes to one writes a table.
+//
+// An entry whose mtime or ctime is within two seconds of "at" is racy:
+// it is hashed again whatever its stat says, as git treats racily clean
+// index entries, and kept again only when its bytes are no longer the
+// baseline's. Such entries, folders whose listing left something out
+// and unreadable files make the recheck list, which a sweep fed by a
+// watcher looks at whatever the watcher says. The baseline is written
+// after the blobs it names are durable and after the turn's records, and
+// is not fsynced: a sweep killed at any point leaves the old baseline or
+// the new one; a damaged or missing one is ignored, and the next sweep
+// reads every file and attributes nothing. Prune keeps its blobs.
 //
 // # Conversations
 //

@@ -150,7 +150,7 @@ func TestBaselineVersion2(t *testing.T) {
 	b := &baseline{at: 1, turn: "1", entries: []baseEntry{{path: "a", kind: baseFile, mode: 0o644, size: 1, mtime: 5, ctime: 6, ino: 7}}}
 	data := b.encode()
 	body := data[:len(data)-5] // no rules: their count is one zero byte
-	body[len(baselineMagic)-1] = 2
+	body[len(legacyMagic)-1] = 2
 	v2 := binary.LittleEndian.AppendUint32(bytes.Clone(body), crc32.Checksum(body, castagnoli))
 	got, err := decodeBaseline(v2)
 	if err != nil || got.rules != nil || !slices.Equal(got.entries, b.entries) {

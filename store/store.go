@@ -77,6 +77,11 @@ type Store struct {
 	stats   statCache
 	checked map[BlobID]string    // blob → what is wrong with it ("" for sound)
 	planned [2]map[BlobID][]byte // the merges of the two newest plans, for ReadImage
+
+	// copyCtl bounds first sweeps (see firstcopy.go); copying is the
+	// first sweep reading now, which lookUnsynced counts and stops.
+	copyCtl atomic.Pointer[CopyControl]
+	copying atomic.Pointer[copyRun]
 }
 
 // FindRoot walks up from start to the first directory holding

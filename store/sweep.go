@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -195,6 +194,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 			old = nil
 		}
 	}
+	defer func() { old.close() }()
 	if lerr != nil {
 		// A damaged baseline is no worse than none: every file is read.
 		s.LogError("sweep: %v; reading every file again", lerr)
@@ -202,59 +202,36 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 	if old == nil {
 		res.Fresh = true
 	}
+	fed := s.askFeed(res)
+	lst, err := s.listSweep(res, &old, fed, after || len(others) > 0)
+	if err != nil {
+		return nil, err
+	}
 	res.Operated = old != nil && old.ops != ops
 	// Before a command, what changed is a hand edit, unless another
 	// session's command is running: then it is that command's.
 	attribute := old != nil && (after || len(others) > 0)
-	recCmd := cmd
-	// The sweep after a command skips by the rules the baseline was
-	// taken under: a command that edits an ignore file neither hides its
-	// own changes nor passes off as new the files it stops ignoring.
-	var prior *baseline
-	if attribute {
-		prior = old
-	}
-	fed := s.askFeed(res)
-	var now []*baseEntry
-	var unread []string
-	var rules map[string][]byte
-	fedOK := false
-	if res.Feed == FeedFed {
-		if now, unread, rules, fedOK, err = walkFed(s.rootPath, prior, old, fed.Paths); err != nil {
-			return nil, err
-		}
-		if !fedOK {
-			res.Feed = FeedFull
-		}
-	}
-	if !fedOK {
-		if now, unread, rules, err = walkTree(s.rootPath, prior, old); err != nil {
-			return nil, err
-		}
-	}
-	res.Seen = len(now)
-	if !slices.IsSortedFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) }) {
-		// The walk lays paths out in order; the merge below depends on it.
-		slices.SortFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) })
-	}
-
-	var oldEntries []baseEntry
-	if old != nil {
-		oldEntries = old.entries
-	}
-	m := mergeListing(old, oldEntries, now, unread)
+	m := mergeListing(old, lst.old, lst.now, lst.unread)
 	hashed := s.settleRacy(m)
-	changes, order := m.changes, m.order
 	res.Read = len(m.toRead) + hashed
-	imgs, full := s.lookTolerant(m.toRead, fp, res)
-	recs := s.shellRecords(changes, imgs, full, attribute, oldEntries, res)
-	next := nextBaseline(order, oldEntries, now)
+	if old == nil {
+		// A first sweep reads every file: a CopyControl bounds it.
+		run := s.beginCopy(m.toRead, lst.size)
+		s.copying.Store(run)
+		defer s.copying.Store(nil)
+	}
+	imgs, full, err := s.lookTolerant(m.toRead, fp, res)
+	if err != nil {
+		return nil, errf("sweep: %w", err)
+	}
+	recs := s.shellRecords(m.changes, imgs, full, attribute, old, res)
+	next := nextBaseline(m.order, lst.old, lst.now)
 	fp.hit()
 	if ws != nil {
 		if err := s.recordWatched(res, old, recs, turn, meta, others); err != nil {
 			return nil, err
 		}
-	} else if err := s.recordSweep(res, recs, after, owner{turn, meta, recCmd}, others); err != nil {
+	} else if err := s.recordSweep(res, recs, after, owner{turn, meta, cmd}, others); err != nil {
 		return nil, err
 	}
 	if after && !res.ToHook {
@@ -267,7 +244,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 		}
 	}
 	fp.hit()
-	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, list: next, rules: rules}
+	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, rules: lst.rules}
 	if res.Turn != "" {
 		nb.turn = string(res.Turn) // a continuation (T.2): the agent goes on in it
 	}
@@ -276,10 +253,8 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 		// says which turn's command may be running.
 		nb.turn, nb.cmd = old.turn, old.cmd
 	}
-	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) || !sameRules(old.rules, nb.rules) {
-		if err := s.saveBaseline(nb); err != nil {
-			return nil, err
-		}
+	if err := s.saveNext(old, nb, lst, m, next, fp); err != nil {
+		return nil, err
 	}
 	if fed.Next != "" {
 		s.saveWatchToken(fed.Next)
@@ -320,9 +295,8 @@ func (s *Store) askFeed(res *SweepResult) Changes {
 // whose bytes found no room). Without attribute (no baseline to compare
 // with, or a sweep before a command) it records nothing, but still fills
 // the entries the next baseline holds.
-func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full map[string]bool, attribute bool, oldEntries []baseEntry, res *SweepResult) []shellRec {
+func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full map[string]bool, attribute bool, old *baseline, res *SweepResult) []shellRec {
 	var recs []shellRec
-	var dirSet map[string]bool
 	for _, c := range changes {
 		var rel string
 		if c.now != nil {
@@ -376,16 +350,8 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 			r.pre = c.old.image(s.maxBlob)
 		} else {
 			r.pre = Image{Kind: ImageAbsent}
-			if dirSet == nil {
-				dirSet = map[string]bool{}
-				for k := range oldEntries {
-					if oldEntries[k].kind == baseDir {
-						dirSet[oldEntries[k].path] = true
-					}
-				}
-			}
 			for _, d := range parents(rel) {
-				if !dirSet[d] {
+				if !old.hasDir(d) {
 					r.dirs = append(r.dirs, d)
 				}
 			}
@@ -412,18 +378,6 @@ func (s *Store) existsNoFollow(rel string) bool {
 	return err == nil
 }
 
-// anyRacy reports whether some entry would be hashed again next time
-// only because of when the baseline was written; writing it anew spares
-// that.
-func (s *Store) anyRacy(b *baseline) bool {
-	for i := range b.entries {
-		if b.racy(&b.entries[i]) {
-			return true
-		}
-	}
-	return false
-}
-
 // opsLogSize is the size of ops.log, which grows with every rewind, undo
 // and redo (and only then).
 func (s *Store) opsLogSize() int64 {
@@ -440,21 +394,27 @@ func (s *Store) opsLogSize() int64 {
 //
 // full names the paths read whose bytes could not be kept for want of
 // room (ENOSPC, EDQUOT): the caller words those.
-func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) (map[string]Image, map[string]bool) {
+func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) (map[string]Image, map[string]bool, error) {
 	out := make(map[string]Image, len(rels))
 	var full map[string]bool
 	if len(rels) == 0 {
-		return out, full
+		return out, full, nil
 	}
 	got, err := s.look(rels, false, fp)
+	if errors.Is(err, ErrCopyStopped) {
+		return nil, nil, err
+	}
 	if err == nil {
 		for _, c := range got {
 			out[c.rel] = c.img
 		}
-		return out, full
+		return out, full, nil
 	}
 	for _, rel := range rels {
 		got, err := s.look([]string{rel}, false, fp)
+		if errors.Is(err, ErrCopyStopped) {
+			return nil, nil, err
+		}
 		if err != nil {
 			if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 				if full == nil {
@@ -468,7 +428,7 @@ func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) (ma
 		}
 		out[rel] = got[0].img
 	}
-	return out, full
+	return out, full, nil
 }
 
 // fill sets e's kind, hash and link from what a read found; false when

@@ -16,6 +16,9 @@ type sweepMerge struct {
 	changes, racy []sweepChange
 	toRead        []string
 	order         []int32
+	// touched lists the old entries the merge changed in place (their
+	// times dropped), which the next baseline must write.
+	touched []int32
 }
 
 // mergeListing walks the old entries and the new listing, both in path
@@ -38,6 +41,7 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 				// and is read again once it can be.
 				if o.mtime >= old.at-racyWindow || o.ctime >= old.at-racyWindow {
 					o.mtime, o.ctime = 0, 0
+					m.touched = append(m.touched, int32(i-1))
 				}
 				m.order = append(m.order, int32(-i))
 				continue

@@ -26,9 +26,11 @@ const (
 	// version 3 in FORMAT, so an older ckpt refuses to write to it.
 	formatVersion = 3
 	// baselineVersion is the last byte of baselineMagic. Version 3 added
-	// the ignore rules, version 4 folders' mtime, ctime and inode; it
-	// reads versions 2 and 3 as they are.
-	baselineVersion = 4
+	// the ignore rules, version 4 folders' mtime, ctime and inode,
+	// version 5 the table of blocks with a log beside it (a sweep writes
+	// only what it changed); it reads versions 2 to 4 as they are, and
+	// the first sweep that writes to one makes it a table.
+	baselineVersion = 5
 )
 
 // ErrNewerFormat means a store file was written by a newer ckpt, in a

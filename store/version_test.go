@@ -168,7 +168,7 @@ func TestNewerVersionRefused(t *testing.T) {
 				b[len(baselineMagic)-1] = baselineVersion + 1
 				os.WriteFile(p, b, 0o600)
 			},
-			version: "baseline format v5", readers: []reader{sweep, prune, verify},
+			version: "baseline format v6", readers: []reader{sweep, prune, verify},
 		},
 		{
 			name: "pack",

@@ -40,15 +40,6 @@ func (f *fedWalk) keeps(rel string, ino uint64, trusted bool) bool {
 	return e != nil && e.kind == baseDir && e.ino == ino && e.ino != 0
 }
 
-// find is the entry for rel, or nil.
-func (b *baseline) find(rel string) *baseEntry {
-	i, ok := slices.BinarySearchFunc(b.entries, rel, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
-	if !ok {
-		return nil
-	}
-	return &b.entries[i]
-}
-
 // fedFolders is the set of folders a sweep fed by changed paths lists:
 // each path's folder and the path itself when it is a folder, and the
 // folders of the old baseline's racy entries, all among the folders the
@@ -75,33 +66,49 @@ func fedFolders(old *baseline, paths []string) (map[string]bool, bool) {
 			return nil, false
 		}
 	}
-	for i := range old.entries {
-		e := &old.entries[i]
+	for _, p := range old.recheck {
+		e := old.find(p)
 		switch {
-		case e.kind == baseDir && e.ino == 0: // its last listing was partial
-			add(e.path)
-		case old.racy(e):
+		case e == nil:
+		case e.kind == baseDir:
+			add(e.path) // listed in part, or racy: listed again
+		default:
 			add(parentDir(e.path))
 		}
 	}
 	return dirs, len(dirs) <= fedMaxFolders
 }
 
+// fedListing is what a watcher-fed listing found: the old entries it
+// stands in for and what stands for them now, both in path order; the
+// rest of old stands as it is.
+type fedListing struct {
+	old    []baseEntry
+	now    []*baseEntry
+	unread []string
+	rules  map[string][]byte
+	// whole: the listing is of the whole tree, and old all of the old
+	// baseline's entries.
+	whole bool
+}
+
 // walkFed lists what walkTree would, given that only the paths named may
 // have changed since old was taken: it lists the folders fedFolders
-// names (and, whole, the folders that are new under them) and takes the
-// rest from old. ok is false when it cannot serve; then walkTree must.
-func walkFed(root string, prior, old *baseline, paths []string) (now []*baseEntry, unread []string, rules map[string][]byte, ok bool, err error) {
+// names (and, whole, the folders that are new under them), and returns
+// what they held in old beside what they hold now. ok is false when it
+// cannot serve; then walkTree must. A damaged block of old's file is
+// errBadBaseline.
+func walkFed(root string, prior, old *baseline, paths []string) (l *fedListing, ok bool, err error) {
 	if old == nil || old.rules == nil {
-		return nil, nil, nil, false, nil
+		return nil, false, nil
 	}
 	dirs, ok := fedFolders(old, paths)
 	if !ok {
-		return nil, nil, nil, false, nil
+		return nil, false, nil
 	}
 	rootFd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil, nil, false, errf("sweep %s: %w", root, err)
+		return nil, false, errf("sweep %s: %w", root, err)
 	}
 	defer unix.Close(rootFd)
 	if prior != nil && prior.rules == nil {
@@ -133,7 +140,7 @@ func walkFed(root string, prior, old *baseline, paths []string) (now []*baseEntr
 		case errors.Is(gerr, unix.ENOENT) || errors.Is(gerr, unix.ENOTDIR) || errors.Is(gerr, unix.ELOOP):
 			gone[d] = true
 		case d == "":
-			return nil, nil, nil, false, errf("sweep %s: %w", root, gerr)
+			return nil, false, errf("sweep %s: %w", root, gerr)
 		default:
 			w.unread = append(w.unread, d)
 		}
@@ -157,20 +164,42 @@ func walkFed(root string, prior, old *baseline, paths []string) (now []*baseEntr
 	w.work(buf)
 	wg.Wait()
 	if w.tooBig != nil {
-		return nil, nil, nil, false, w.tooBig
+		return nil, false, w.tooBig
 	}
-	now = w.fedMerge(old, gone, selves)
-	rules = map[string][]byte{}
+	l, err = w.fedScope(old, gone, selves)
+	if err != nil {
+		return nil, false, err
+	}
+	l.rules = map[string][]byte{}
 	for p, data := range old.rules {
-		d := path.Dir(p)
-		if e := findIn(now, d); d == "." || e != nil && e.kind == baseDir {
-			rules[p] = data
+		// A folder the walk did not cover stands, and so do its rules.
+		if d := path.Dir(p); d == "." || l.hasDir(d) {
+			l.rules[p] = data
 		}
 	}
 	for p, data := range w.rules {
-		rules[p] = data
+		l.rules[p] = data
 	}
-	return now, w.unread, rules, true, nil
+	return l, true, nil
+}
+
+// size is the size the listing found for rel (0 when it has none).
+func (l *fedListing) size(rel string) int64 {
+	if e := findIn(l.now, rel); e != nil {
+		return e.size
+	}
+	return 0
+}
+
+// hasDir reports whether rel, a folder of the old baseline, is one of
+// the listing the fed walk stands for: as listed now where it was
+// listed; a folder the walk did not cover stands.
+func (l *fedListing) hasDir(rel string) bool {
+	if e := findIn(l.now, rel); e != nil {
+		return e.kind == baseDir
+	}
+	_, covered := slices.BinarySearchFunc(l.old, rel, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
+	return !covered
 }
 
 // fedJob opens the folder rel of the old baseline to list it in place.
@@ -208,11 +237,12 @@ func fedJob(rootFd int, rel string, old *baseline) (walkJob, error) {
 	return j, nil
 }
 
-// fedMerge lays out the listing a fed walk stands for, in path order:
-// the old baseline's entries, less those of every folder listed now (its
-// direct entries, and everything under a folder of it that is gone or
-// was listed anew), plus what the listings found.
-func (w *walker) fedMerge(old *baseline, gone map[string]bool, selves []*baseEntry) []*baseEntry {
+// fedScope is what the fed walk's listings stand in for in old, and
+// what stands for it now: every folder listed (its own entries, and
+// everything under a folder of it that is gone or was listed anew), the
+// folders gone, those it could not read (whose old entries stand), and
+// the listed folders' own entries.
+func (w *walker) fedScope(old *baseline, gone map[string]bool, selves []*baseEntry) (*fedListing, error) {
 	fresh := selves
 	newDirs := map[string]bool{}
 	for _, l := range w.lists {
@@ -224,66 +254,95 @@ func (w *walker) fedMerge(old *baseline, gone map[string]bool, selves []*baseEnt
 		}
 	}
 	slices.SortFunc(fresh, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) })
-	drop := make([]bool, len(old.entries))
-	span := func(rel string) (int, int) {
-		if rel == "" {
-			return 0, len(old.entries)
+	l := &fedListing{unread: w.unread}
+	seen := map[string]bool{}
+	add := func(e *baseEntry) {
+		if !seen[e.path] {
+			seen[e.path] = true
+			l.old = append(l.old, *e)
 		}
-		pre := rel + "/"
-		lo, _ := slices.BinarySearchFunc(old.entries, pre, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
-		hi := lo
-		for hi < len(old.entries) && strings.HasPrefix(old.entries[hi].path, pre) {
-			hi++
+	}
+	src := old.src
+	subtree := func(dir string) error {
+		if src == nil || old.loaded {
+			pre := dir + "/"
+			lo, _ := slices.BinarySearchFunc(old.entries, pre, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
+			for k := lo; k < len(old.entries) && strings.HasPrefix(old.entries[k].path, pre); k++ {
+				add(&old.entries[k])
+			}
+			return nil
 		}
-		return lo, hi
+		return src.subtree(dir, add)
+	}
+	children := func(dir string, fn func(*baseEntry)) error {
+		if src == nil || old.loaded {
+			pre := ""
+			if dir != "" {
+				pre = dir + "/"
+			}
+			lo, _ := slices.BinarySearchFunc(old.entries, pre, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
+			for k := lo; k < len(old.entries) && strings.HasPrefix(old.entries[k].path, pre); k++ {
+				if !strings.Contains(old.entries[k].path[len(pre):], "/") {
+					fn(&old.entries[k])
+				}
+			}
+			return nil
+		}
+		return src.children(dir, fn)
 	}
 	for d := range gone {
-		lo, hi := span(d)
-		for i := lo; i < hi; i++ {
-			drop[i] = true
+		if err := subtree(d); err != nil {
+			return nil, err
 		}
 	}
-	for _, l := range w.lists {
-		lo, hi := span(l.rel)
-		lp := 0
-		if l.rel != "" {
-			lp = len(l.rel) + 1
+	for _, u := range w.unread {
+		if e := old.find(u); e != nil {
+			add(e)
 		}
-		for i := lo; i < hi; i++ {
-			rest := old.entries[i].path[lp:]
-			k := strings.IndexByte(rest, '/')
-			if k < 0 || !newDirs[old.entries[i].path[:lp+k]] {
-				drop[i] = true
+		if err := subtree(u); err != nil {
+			return nil, err
+		}
+	}
+	for _, dl := range w.lists {
+		var sub []string
+		err := children(dl.rel, func(e *baseEntry) {
+			add(e)
+			if e.kind == baseDir && !newDirs[e.path] {
+				sub = append(sub, e.path)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range sub {
+			if err := subtree(d); err != nil {
+				return nil, err
 			}
 		}
 	}
-	out := make([]*baseEntry, 0, len(old.entries)+len(fresh))
-	i, j := 0, 0
-	for i < len(old.entries) || j < len(fresh) {
-		if i < len(old.entries) && drop[i] {
-			i++
-			continue
-		}
-		switch {
-		case j == len(fresh) || i < len(old.entries) && old.entries[i].path < fresh[j].path:
-			out = append(out, &old.entries[i])
-			i++
-		case i == len(old.entries) || fresh[j].path < old.entries[i].path:
-			out = append(out, fresh[j])
-			j++
-		default: // listed anew and kept: the listing wins
-			out = append(out, fresh[j])
-			i, j = i+1, j+1
+	for _, e := range selves {
+		if o := old.find(e.path); o != nil {
+			add(o)
 		}
 	}
+	if src != nil {
+		src.mu.Lock()
+		err := src.err
+		src.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(l.old, func(a, b baseEntry) int { return strings.Compare(a.path, b.path) })
 	for _, rel := range w.partial {
-		if k, ok := slices.BinarySearchFunc(out, rel, func(e *baseEntry, p string) int { return strings.Compare(e.path, p) }); ok && rel != "" {
-			c := *out[k]
+		if k, ok := slices.BinarySearchFunc(fresh, rel, func(e *baseEntry, p string) int { return strings.Compare(e.path, p) }); ok && rel != "" {
+			c := *fresh[k]
 			c.mtime, c.ctime, c.ino = 0, 0, 0
-			out[k] = &c
+			fresh[k] = &c
 		}
 	}
-	return out
+	l.now = fresh
+	return l, nil
 }
 
 // findIn is the entry for rel in a sorted listing, or nil.

@@ -1,0 +1,285 @@
+package store
+
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+
+	bltab "github.com/ckpt-dev/ckpt/store/internal/baseline"
+)
+
+// The baseline of version 5 is a table of blocks (see "Shell sweeps" in
+// doc.go) and a log beside it; this file reads and writes the table's
+// entries, baseline_log.go the log.
+
+// blockEntries is how many entries a block holds: a lookup decodes one
+// block, a few kilobytes.
+const blockEntries = 64
+
+// appendEntry lays out one entry after prev (the previous entry's path
+// in the same block, "" for a block's first).
+func appendEntry(buf []byte, prev string, e *baseEntry) []byte {
+	n := 0
+	for n < len(prev) && n < len(e.path) && prev[n] == e.path[n] {
+		n++
+	}
+	buf = binary.AppendUvarint(buf, uint64(n))
+	buf = appendStr(buf, e.path[n:])
+	buf = append(buf, e.kind)
+	buf = binary.AppendUvarint(buf, uint64(e.mode))
+	if e.kind == baseDir {
+		buf = binary.AppendVarint(buf, e.mtime)
+		buf = binary.AppendVarint(buf, e.ctime)
+		return binary.AppendUvarint(buf, e.ino)
+	}
+	buf = binary.AppendUvarint(buf, uint64(e.size))
+	buf = binary.AppendVarint(buf, e.mtime)
+	buf = binary.AppendVarint(buf, e.ctime)
+	buf = binary.AppendUvarint(buf, e.ino)
+	switch e.kind {
+	case baseFile, baseSkipped:
+		buf = append(buf, e.sum[:]...)
+	case baseLink:
+		buf = appendStr(buf, e.link)
+	}
+	return buf
+}
+
+// entry decodes one entry after prev; d.bad on anything amiss.
+func (d *bdec) entry(prev string) baseEntry {
+	var e baseEntry
+	shared := d.uvarint()
+	suffix := d.bytes()
+	if d.bad || shared > uint64(len(prev)) {
+		d.bad = true
+		return e
+	}
+	rest := d.entryRest()
+	rest.path = prev[:shared] + string(suffix)
+	return rest
+}
+
+// entryRest decodes what follows an entry's path.
+func (d *bdec) entryRest() baseEntry {
+	var e baseEntry
+	e.kind = d.byte()
+	e.mode = uint32(d.uvarint())
+	switch e.kind {
+	case baseDir:
+		e.mtime = d.varint()
+		e.ctime = d.varint()
+		e.ino = d.uvarint()
+		return e
+	case baseFile, baseSkipped, baseLink, baseUnknown:
+	default:
+		d.bad = true
+		return e
+	}
+	e.size = int64(d.uvarint())
+	e.mtime = d.varint()
+	e.ctime = d.varint()
+	e.ino = d.uvarint()
+	switch e.kind {
+	case baseLink:
+		e.link = d.str()
+	case baseFile, baseSkipped:
+		copy(e.sum[:], d.take(32))
+	}
+	return e
+}
+
+// appendHead lays out what a table's head or a log frame starts with.
+func appendHead(buf []byte, b *baseline) []byte {
+	buf = binary.AppendVarint(buf, b.at)
+	buf = appendStr(buf, b.turn)
+	buf = appendStr(buf, b.cmd)
+	return binary.AppendVarint(buf, b.ops)
+}
+
+func (d *bdec) head(b *baseline) {
+	b.at = d.varint()
+	b.turn = d.str()
+	b.cmd = d.str()
+	b.ops = d.varint()
+}
+
+// appendRules lays out the ignore files, sorted by path.
+func appendRules(buf []byte, rules map[string][]byte) []byte {
+	paths := make([]string, 0, len(rules))
+	for p := range rules {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	buf = binary.AppendUvarint(buf, uint64(len(paths)))
+	for _, p := range paths {
+		buf = appendStr(buf, p)
+		buf = appendStr(buf, string(rules[p]))
+	}
+	return buf
+}
+
+func (d *bdec) rules() map[string][]byte {
+	m := d.uvarint()
+	if d.bad || m > uint64(len(d.b)) {
+		d.bad = true
+		return nil
+	}
+	rules := make(map[string][]byte, m)
+	for range m {
+		p := d.str()
+		rules[p] = []byte(d.str())
+	}
+	return rules
+}
+
+func appendStrs(buf []byte, ss []string) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(ss)))
+	for _, s := range ss {
+		buf = appendStr(buf, s)
+	}
+	return buf
+}
+
+func (d *bdec) strs() []string {
+	n := d.uvarint()
+	if d.bad || n > uint64(len(d.b)) {
+		d.bad = true
+		return nil
+	}
+	out := make([]string, 0, n)
+	for range n {
+		out = append(out, d.str())
+	}
+	return out
+}
+
+// writeTable lays out a table of version 5 through emit: b's head and
+// generation gen, the entries next hands out in path order (nil at the
+// end), b's rules and recheck list.
+func writeTable(emit func([]byte) error, b *baseline, gen []byte, next func() *baseEntry) error {
+	head := appendHead(nil, b)
+	head = append(head, gen...)
+	w := bltab.NewTableWriter(emit, baselineMagic, head)
+	block := make([]byte, 0, 16<<10)
+	count := 0
+	total := uint64(0)
+	prev := ""
+	var last string
+	flush := func() {
+		if count == 0 {
+			return
+		}
+		out := binary.AppendUvarint(make([]byte, 0, len(block)+4), uint64(count))
+		w.Block(append(out, block...))
+		block, count, prev = block[:0], 0, ""
+	}
+	for e := next(); e != nil; e = next() {
+		if total > 0 && e.path <= last {
+			return errf("baseline: entries out of order at %q", e.path)
+		}
+		last = e.path
+		block = appendEntry(block, prev, e)
+		prev = e.path
+		count++
+		total++
+		if count == blockEntries {
+			flush()
+		}
+	}
+	flush()
+	meta := appendRules(nil, b.rules)
+	meta = appendStrs(meta, b.recheck)
+	meta = binary.AppendUvarint(meta, total)
+	return w.Close(meta)
+}
+
+// blTable is a version-5 table opened for lookups: blocks are read and
+// decoded as they are needed, and kept.
+type blTable struct {
+	t      *bltab.Table
+	total  int
+	blocks map[int][]baseEntry
+	firsts map[int]string
+}
+
+// block is block i decoded.
+func (t *blTable) block(i int) ([]baseEntry, error) {
+	if b, ok := t.blocks[i]; ok {
+		return b, nil
+	}
+	data, err := t.t.Block(i)
+	if err != nil {
+		return nil, errBadBaseline
+	}
+	d := &bdec{b: data}
+	n := d.uvarint()
+	if d.bad || n == 0 || n > uint64(len(data)) {
+		return nil, errBadBaseline
+	}
+	out := make([]baseEntry, 0, n)
+	prev := ""
+	for range n {
+		e := d.entry(prev)
+		if d.bad || len(out) > 0 && e.path <= prev {
+			return nil, errBadBaseline
+		}
+		prev = e.path
+		out = append(out, e)
+	}
+	if d.p != len(data) {
+		return nil, errBadBaseline
+	}
+	if t.blocks == nil {
+		t.blocks = map[int][]baseEntry{}
+	}
+	t.blocks[i] = out
+	return out, nil
+}
+
+// first is the first path of block i.
+func (t *blTable) first(i int) (string, error) {
+	if p, ok := t.firsts[i]; ok {
+		return p, nil
+	}
+	b, err := t.block(i)
+	if err != nil {
+		return "", err
+	}
+	if t.firsts == nil {
+		t.firsts = map[int]string{}
+	}
+	t.firsts[i] = b[0].path
+	return b[0].path, nil
+}
+
+// seek is the block and index in it of the first entry at or after key.
+func (t *blTable) seek(key string) (bi, k int, err error) {
+	n := t.t.Blocks()
+	// The last block whose first path is at most key.
+	lo, hi := 0, n
+	for lo < hi {
+		mid := (lo + hi) / 2
+		f, err := t.first(mid)
+		if err != nil {
+			return 0, 0, err
+		}
+		if f <= key {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	bi = max(lo-1, 0)
+	if n == 0 {
+		return 0, 0, nil
+	}
+	b, err := t.block(bi)
+	if err != nil {
+		return 0, 0, err
+	}
+	k, _ = slices.BinarySearchFunc(b, key, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
+	if k == len(b) {
+		return bi + 1, 0, nil
+	}
+	return bi, k, nil
+}
