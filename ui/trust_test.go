@@ -172,3 +172,24 @@ func TestFlowTrust(t *testing.T) {
 		t.Fatal("x did not hide the notice")
 	}
 }
+
+// TestNewTurnsNoticeGoesStale: "N new turns since you looked" counts only
+// the turns still above the cursor, and gives way to the result of an
+// operation the person applies (with its undo key).
+func TestNewTurnsNoticeGoesStale(t *testing.T) {
+	f := sample()
+	m := testModel(t, f, 120, 30)
+	press(t, m, keys("j", "j")...) // turn 1
+	f.write("4", "four", t0.Add(3*time.Minute), "four.txt", []byte("4\n"))
+	f.write("5", "five", t0.Add(4*time.Minute), "five.txt", []byte("5\n"))
+	drive(t, m, m.refresh(true))
+	mustContain(t, plain(m), "2 new turns since you looked")
+	press(t, m, kp("k"), kp("k"), kp("k")) // turn 4: turn 5 is above, unseen
+	mustContain(t, plain(m), "1 new turn since you looked")
+	press(t, m, keys("r", "y")...)
+	s := plain(m)
+	mustContain(t, s, "u to undo")
+	if strings.Contains(s, "since you looked") {
+		t.Fatalf("the notice hides the result of the rewind:\n%s", s)
+	}
+}
