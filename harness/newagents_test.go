@@ -14,12 +14,13 @@ import (
 // piSpec runs pi (`pi -p`) with a models.json provider at the mock. Its
 // write and edit take paths relative to the project, as sent.
 var piSpec = agentSpec{
-	name:      "pi",
-	steps:     []step{writeStep, editStep, envWrite, envShell},
-	shellTool: `"bash"`,
-	handler:   (*mock).chat,
-	probe:     "write",
-	setup:     envSetup, after: envAfter, want: envWant,
+	name:         "pi",
+	conversation: true,
+	steps:        []step{writeStep, editStep, envWrite, envShell},
+	shellTool:    `"bash"`,
+	handler:      (*mock).chat,
+	probe:        "write",
+	setup:        envSetup, after: envAfter, want: envWant,
 	call: func(m *mock, st step) (string, map[string]any) {
 		switch st.kind {
 		case stepWrite:

@@ -79,6 +79,7 @@ type wanted struct {
 	img     Image
 	refused string
 	dirs    []string
+	badBlob string // a seed's blob name that is not one (see tfile)
 }
 
 // planRewindGit plans a rewind to before turn id, leaving keep as they
@@ -160,7 +161,7 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 				continue
 			}
 			seen[f.path] = true
-			goals = append(goals, wanted{path: f.path, img: f.pre, dirs: f.dirs})
+			goals = append(goals, wanted{path: f.path, img: f.pre, dirs: f.dirs, badBlob: f.badBlob})
 		}
 	}
 	goals = s.revertGoals(v, t, goals)
@@ -245,6 +246,9 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 			now = Image{Kind: ImageAbsent}
 		}
 		st.Do, st.Reason = s.decide(now, g.img)
+		if g.badBlob != "" {
+			st.Reason = fmt.Sprintf("not restored: blob name %q is not 64 hex digits", g.badBlob)
+		}
 		steps = append(steps, st)
 	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Path < steps[j].Path })
@@ -292,9 +296,9 @@ func (s *Store) decide(now, want Image) (Action, string) {
 		}
 		return ActRestore, ""
 	case ImageContent:
-		sum, err := ParseBlobID(want.SHA256)
+		sum, err := blobOf(want)
 		if err != nil {
-			return ActFail, fmt.Sprintf("not restored: blob name %q is not 64 hex digits", want.SHA256)
+			return ActFail, fmt.Sprintf("not restored: blob name %q is not 64 hex digits", blobText(want.SHA256))
 		}
 		if sameBytes(now, want) {
 			if want.Mode != 0 && now.Mode != want.Mode {

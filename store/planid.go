@@ -55,7 +55,7 @@ func (p *Plan) digest() string {
 func imageKey(img Image) string {
 	switch img.Kind {
 	case ImageContent, ImageSkipped:
-		return fmt.Sprintf("%s %s %d %o", img.Kind, img.SHA256, img.Size, img.Mode)
+		return fmt.Sprintf("%s %s %d %o", img.Kind, blobText(img.SHA256), img.Size, img.Mode)
 	case ImageLink:
 		return "symlink " + img.Link
 	case ImageOther:

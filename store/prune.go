@@ -62,6 +62,9 @@ func (s *Store) pruneDrop(v *view, drop map[string]bool, res *PruneResult, dryRu
 				return errf("prune: remove %s: %w", s.path(name), err)
 			}
 			_ = s.dir.Remove(turnIndexName(id)) // a cache: one left behind is of another file
+			if err := s.dropConversation(id); err != nil {
+				return errf("prune: %w", err)
+			}
 			fp.hit()
 		}
 	}
@@ -74,7 +77,7 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 	live := map[BlobID]bool{}
 	keep := func(img *Image) {
 		if img != nil && img.Kind == ImageContent {
-			if sum, err := ParseBlobID(img.SHA256); err == nil {
+			if sum, err := blobOf(*img); err == nil {
 				live[sum] = true
 			}
 		}

@@ -49,7 +49,7 @@ func (v *view) markReverted() {
 
 // plannedBytes gives the bytes of a merge the newest revert plan made.
 func (s *Store) plannedBytes(img Image) []byte {
-	sum, err := ParseBlobID(img.SHA256)
+	sum, err := blobOf(img)
 	if err != nil {
 		return nil
 	}
@@ -177,7 +177,7 @@ func (s *Store) keepMerged(p *Plan) error {
 		if st.Do != ActRestore || st.Want.Kind != ImageContent {
 			continue
 		}
-		sum, err := ParseBlobID(st.Want.SHA256)
+		sum, err := blobOf(st.Want)
 		if err != nil {
 			continue
 		}
