@@ -48,6 +48,9 @@ type RevertOptions struct {
 	// (first) turn, under git's index.lock, dropping what was staged
 	// since (Plan.IndexDrops names it); an undo gives it back.
 	GitIndex bool
+	// KeepHunks keeps hunks of files as they are now, the rest of each
+	// file reverted (see HunkKeep).
+	KeepHunks []HunkKeep
 }
 
 // mergeLimit is the largest file merged by lines; larger ones, as in the
@@ -74,7 +77,7 @@ func (s *Store) PlanRevert(turn string, opt RevertOptions) (*Plan, error) {
 	}
 	p, err := s.planRevert(v, turn, opt)
 	if err == nil {
-		s.planned = p.merged
+		s.keepPlanned(p.merged)
 	}
 	return p, err
 }
@@ -160,6 +163,9 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	sort.Strings(p.Keep)
 	if len(turns) > 0 {
 		p.Warnings = s.warnings(v, v.byID[turns[0]])
+	}
+	if err := s.keepHunks(p, opt.KeepHunks); err != nil {
+		return nil, err
 	}
 	if err := s.revertGit(v, p, opt.GitIndex); err != nil {
 		return nil, err
