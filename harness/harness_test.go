@@ -94,6 +94,9 @@ type agentSpec struct {
 	// conversation: ckpt show --conversation shows the run's prompt,
 	// reply and tool calls (see conversation_test.go).
 	conversation bool
+	// tools name the agent's tool for each kind of step, where the mock
+	// speaks the agent's own API (nil: opencode's names, or call's).
+	tools map[stepKind]string
 }
 
 // The scenario of the agents added later: the edit tools also rewrite the
