@@ -1059,7 +1059,7 @@ func (d *dialog) gitHead() []styledLine {
 	}
 	if g := p.Git; g != nil {
 		pg := present.Git(*g)
-		add(sty.warn, "git since turn %s began: %s.", present.Escape(p.Target), pg.Words())
+		add(sty.warn, "%s: %s.", pg.Lead(), pg.Words())
 		if cmds := pg.Commands(); len(cmds) > 0 {
 			add(sty.plain, "ckpt moves no refs (commits stay in the reflog); to put HEAD back yourself: %s", strings.Join(cmds, " · "))
 		}
