@@ -63,14 +63,19 @@
 // where git stood at that point of the turn — written after a shell
 // command that moved git, and, with "end": true, as the turn ended, its
 // index kept as at the turn's start), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
-// "shared","at","n"} — what path held before the agent's first write in the turn
+// "cmdn","shared","at","n"} — what path held before the agent's first write in the turn
 // (later pres of the same path are ignored: the first capture wins; dirs
 // are folders the file's absence implied and a rewind removes again if
-// left empty) — and {"r":"post","p","i","cmd","shared","at","n"}: what the agent
+// left empty) — and {"r":"post","p","i","cmd","cmdn","shared","at","n"}: what the agent
 // left (the newest seal counts). An image is
 // {"kind":"content"|"absent"|"skipped"|"symlink"|"dir","sha256","bytes","mode",
 // "link","reason","kept"}; "cmd", in a pre or post recorded by a shell
-// sweep, is the command that changed the path. A sweep records a path
+// sweep, is the command that changed the path. A command longer than
+// 1 KiB is kept once per sweep: the sweep's records start with
+// {"r":"cmd","cmd","at","n"}, the whole command, and its pre and post
+// records hold in "cmd" only the command's first 200 bytes and "…", and
+// in "cmdn" the "n" of that cmd record (a reader that predates cmd
+// records, within version 3, passes them over and shows the start). A sweep records a path
 // with its kind: "dir" is a folder (its mode only), recorded where a
 // command turned a file or link into a folder or back, or changed a
 // folder's mode. A rewind wanting a folder removes the file or link
