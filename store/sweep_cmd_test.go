@@ -66,7 +66,7 @@ func TestShortCommandInline(t *testing.T) {
 	if _, err := s.SweepAfter(turn, TurnMeta{}, "sed -i s/a/b/ a.txt"); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(filepath.Join(root, storeDir, turnFileName(turn)))
+	data, _ := os.ReadFile(filepath.Join(root, storeDir, turnFileName(string(turn))))
 	record.Each(data, func(r *record.Line) {
 		if r.R == "cmd" || (r.R == "pre" || r.R == "post") && (r.Cmd != "sed -i s/a/b/ a.txt" || r.CmdN != 0) {
 			t.Fatalf("record %+v, want the command inline", r)
