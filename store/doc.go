@@ -30,6 +30,7 @@
 //	sessions/         <key>.turns: the turns an agent session opened (hooks)
 //	errors.log        bounded log of errors the hooks could not show
 //	statcache.json    size, mtime, ctime, inode and hash per path
+//	summary           every turn file's parse, a cache (see Summary)
 //	baseline          what the last shell sweep saw (see Shell sweeps)
 //	sweep.lock        flock: one sweep at a time
 //	open.json         the shell commands running now (see Shell sweeps)
@@ -201,6 +202,8 @@
 //	packs/<id>.pack   the header, "ckpt-pack <v>"
 //	baseline          the magic's last byte
 //	packs.idx         the byte after its magic
+//	summary           the magic's last byte; a cache: one of a newer
+//	                  version is not read, and left as it is
 //
 // The rest carry none, and need none: seq and clock hold a number (fixed
 // width, rewritten in place), sessions/<key>.turns the turns a session
@@ -363,6 +366,48 @@
 // old baseline or the new one; a damaged or missing one is ignored, and the
 // next sweep reads every file and attributes nothing. Prune keeps its
 // blobs.
+//
+// # Summary
+//
+// Listing the turns of a big store would read every turn file. The
+// summary holds what reading each one gave — its header, and per path
+// the images, times, folders, command and the turns it was shared with —
+// with the file's size, mtime, ctime and inode when it was read and the
+// length of its whole records. A reader lists turns/, stats each file
+// (no open), and takes an entry only while the file's stat is the one it
+// records; a file grown since (the same inode) is read from where the
+// entry stopped, any other is read whole. So the summary is never
+// believed over the records: it only spares reading those that did not
+// change. A file with a torn last record is never summarized.
+//
+//	"ckptsum\x00\x01"  magic; the last byte is the version (1)
+//	frame…            uvarint n, n bytes of entry, uint32 crc32c of them
+//	                  (little-endian); a later entry for a name replaces
+//	                  an earlier one, and the first bad frame ends the file
+//	entry             str name ("turns/<id>.log"), uvarint size, varint
+//	                  mtime, varint ctime, uvarint inode, uvarint length
+//	                  read; str id, str label, varint at, varint n, uvarint
+//	                  v, source (byte 0, or 1 and str agent, session,
+//	                  prompt, transcript), str head, str ref, an optional
+//	                  image (index); uvarint k, then k paths: str path,
+//	                  image pre, optional image post, varint at of the pre
+//	                  and of the post and their n (each less the turn's
+//	                  own), strs dirs, str refused (why the path is
+//	                  unusable), str cmd, strs shared
+//	image             str kind, str sha256, varint bytes, uvarint mode,
+//	                  str link, str reason, byte kept
+//
+// (str is a uvarint length and the bytes; strs a uvarint count and the
+// strs; an optional image a byte 0, or 1 and the image.) Readers keep it
+// up to date, not writers, so no hook pays for it: a load that read turn
+// files appends their entries — of those left alone for two seconds, as
+// one being written would be stale at once — under a flock of the file
+// that nothing waits for (a reader finding it held leaves the work to the
+// holder). Once stale entries outweigh the live ones the file is written
+// anew under a temporary name and renamed over it. A write cut short
+// leaves a bad last frame, which the next writer cuts; a missing, damaged
+// or foreign summary only costs a full read. Stores of under 200 turns
+// keep none.
 //
 // # Retention
 //

@@ -2,7 +2,19 @@
 
 package store
 
-import "os"
+import (
+	"os"
+	"strconv"
+)
 
 // failpointEnv is CKPT_FAILPOINT: this build is a test's (see failpoint).
 func failpointEnv() string { return os.Getenv("CKPT_FAILPOINT") }
+
+// A test's build keeps a summary of a store of CKPT_SUMMARY_MIN turns or
+// more, whatever their age, so crash tests need not write hundreds of
+// turns and wait for them to settle.
+func init() {
+	if n, err := strconv.Atoi(os.Getenv("CKPT_SUMMARY_MIN")); err == nil && n > 0 {
+		summaryMin, summarySettle = n, 0
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
@@ -176,6 +178,11 @@ type turnFile struct {
 	t    *turn
 	torn bool
 	bad  []int
+	st   storefs.Stat // the file as it was when read: while it stands, so does the parse
+	// summed: the summary file holds this parse, in an entry of sumLen
+	// bytes.
+	summed bool
+	sumLen int
 }
 
 type cache struct {
@@ -186,6 +193,8 @@ type cache struct {
 	seedErr  error
 	steps    map[string][]record // op id → steps (immutable once written)
 	opsLog   opsCache
+	sum      summaryState
+	reads    atomic.Int64 // turn files read (not found current), for tests
 }
 
 // view is the store as one consistent picture.
@@ -255,6 +264,9 @@ func (s *Store) load() (*view, error) {
 		seen[name] = true
 		files = append(files, name)
 	}
+	if !s.cache.sum.read {
+		s.readSummary(files)
+	}
 	if err := s.refreshTurnFiles(files); err != nil {
 		return nil, err
 	}
@@ -263,6 +275,7 @@ func (s *Store) load() (*view, error) {
 			delete(s.cache.files, name)
 		}
 	}
+	s.saveSummary()
 	ops, err := s.readOps()
 	if err != nil {
 		return nil, err
@@ -270,88 +283,94 @@ func (s *Store) load() (*view, error) {
 	return s.buildView(ops), nil
 }
 
-// refreshTurnFiles brings the cached turn files up to date, parsing on
-// every core: a first load of a big store is mostly JSON.
+// refreshTurnFiles brings the cached turn files up to date, on every
+// core: a stat of each tells which changed since it was parsed, and
+// only those are read (a first load of a big store is mostly JSON).
 func (s *Store) refreshTurnFiles(names []string) error {
-	type result struct {
-		name string
-		c    *turnFile
-		err  error
-	}
-	jobs := make([]result, len(names))
-	for i, n := range names {
-		jobs[i] = result{name: n, c: s.cache.files[n]}
-	}
 	if len(names) == 0 {
 		return nil
 	}
-	// One handle on the folder: opening each file through it costs one
-	// open, not one per path element.
+	// One handle on the folder: a stat or an open of each file through
+	// it costs one call, not one per path element.
 	turns, err := s.dir.Sub("turns")
 	if err != nil {
 		return errf("read %s: %w", s.path("turns"), err)
 	}
 	defer func() { _ = turns.Close() }()
-	work := make(chan result)
-	results := make(chan result)
-	workers := min(runtime.GOMAXPROCS(0), len(names))
-	for w := 0; w < workers; w++ {
-		go func() {
-			for j := range work {
-				var c *turnFile
-				err := guarded(func() (err error) {
-					c, err = s.refreshTurnFile(turns, j.name, j.c)
-					return err
-				})
-				results <- result{j.name, c, err}
-			}
-		}()
+	cached := make([]*turnFile, len(names))
+	for i, n := range names {
+		cached[i] = s.cache.files[n]
 	}
-	go func() {
-		for _, j := range jobs {
-			work <- j
-		}
-		close(work)
-	}()
+	out := make([]*turnFile, len(names))
+	errs := make([]error, len(names))
+	const chunk = 256
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 1+len(names)/chunk) {
+		wg.Go(func() {
+			for {
+				from := int(next.Add(chunk)) - chunk
+				if from >= len(names) {
+					return
+				}
+				for i := from; i < min(from+chunk, len(names)); i++ {
+					errs[i] = guarded(func() (err error) {
+						out[i], err = s.refreshTurnFile(turns, names[i], cached[i])
+						return err
+					})
+				}
+			}
+		})
+	}
+	wg.Wait()
 	var first error
-	for range names {
-		r := <-results
-		if r.err != nil && first == nil {
-			first = r.err
+	for i, c := range out {
+		if c != nil {
+			s.cache.files[names[i]] = c
 		}
-		if r.c != nil {
-			s.cache.files[r.name] = r.c
+		if first == nil {
+			first = errs[i]
 		}
 	}
 	return first
 }
 
 // refreshTurnFile returns the up-to-date parse of one turn file given
-// its cached one (nil if none). It only reads s.cache, so files can be
-// refreshed in parallel.
+// its cached one (nil if none): the cached one while the file's stat is
+// the one it was read at, else one with the records appended since (the
+// same file, grown), else a new one. It only reads s.cache, so files can
+// be refreshed in parallel.
 func (s *Store) refreshTurnFile(turns *storefs.Dir, name string, c *turnFile) (*turnFile, error) {
-	f, err := turns.Open(strings.TrimPrefix(name, "turns/"))
+	base := strings.TrimPrefix(name, "turns/")
+	if c != nil && !c.torn {
+		if st, err := turns.StatAt(base); err == nil && st == c.st {
+			return c, nil
+		}
+	}
+	f, err := turns.Open(base)
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	st, err := storefs.StatOf(f)
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
-	if c != nil && fi.Size() == c.size && !c.torn {
+	if c != nil && st == c.st && !c.torn {
 		return c, nil
 	}
 	from := int64(0)
-	if c != nil && fi.Size() > c.size && !c.torn {
+	if c != nil && st.Ino == c.st.Ino && st.Size > c.size && !c.torn {
 		from = c.size
+		c.summed, c.sumLen = false, 0
 	} else {
 		c = &turnFile{t: newTurn("")}
 	}
-	data := make([]byte, fi.Size()-from)
+	data := make([]byte, st.Size-from)
 	if _, err := f.ReadAt(data, from); err != nil && err != io.EOF {
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
+	s.cache.reads.Add(1)
 	res := decodeEach(data, c.t.apply)
 	if err := format.CheckVersion(s.path(name), "record format", c.t.v, formatVersion); err != nil {
 		return nil, err
@@ -359,6 +378,7 @@ func (s *Store) refreshTurnFile(turns *storefs.Dir, name string, c *turnFile) (*
 	c.size = from + res.good
 	c.torn = res.torn
 	c.bad = append(c.bad, res.bad...)
+	c.st = st
 	return c, nil
 }
 

@@ -1,6 +1,10 @@
 package store
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 func (s *Store) buildView(ops []*opRec) *view {
 	v := newView()
@@ -40,12 +44,11 @@ func (s *Store) buildView(ops []*opRec) *view {
 		v.byID[t.id] = t
 		v.turns = append(v.turns, t)
 	}
-	sort.SliceStable(v.turns, func(i, j int) bool {
-		a, b := v.turns[i], v.turns[j]
-		if a.seq != b.seq {
-			return a.seq < b.seq
+	slices.SortStableFunc(v.turns, func(a, b *turn) int {
+		if c := cmp.Compare(a.seq, b.seq); c != 0 {
+			return c
 		}
-		return a.id < b.id
+		return strings.Compare(a.id, b.id)
 	})
 	v.replay(ops)
 	v.markReverted()
