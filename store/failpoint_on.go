@@ -5,6 +5,7 @@ package store
 import (
 	"os"
 	"strconv"
+	"time"
 )
 
 // failpointEnv is CKPT_FAILPOINT: this build is a test's (see failpoint).
@@ -12,9 +13,13 @@ func failpointEnv() string { return os.Getenv("CKPT_FAILPOINT") }
 
 // A test's build keeps a summary of a store of CKPT_SUMMARY_MIN turns or
 // more, whatever their age, so crash tests need not write hundreds of
-// turns and wait for them to settle.
+// turns and wait for them to settle; CKPT_MAINTAIN_QUIET shortens the
+// quiet a background pass waits for.
 func init() {
 	if n, err := strconv.Atoi(os.Getenv("CKPT_SUMMARY_MIN")); err == nil && n > 0 {
 		summaryMin, summarySettle = n, 0
+	}
+	if d, err := time.ParseDuration(os.Getenv("CKPT_MAINTAIN_QUIET")); err == nil {
+		MaintainQuiet = d // how long a background pass waits for quiet
 	}
 }
