@@ -21,6 +21,7 @@
 //	packs.idx         one lookup index across packs (see Packs)
 //	repack.lock       flock: one repack at a time
 //	retained          its mtime: when the last retention pass ended
+//	maintain.lock     flock: held by the one background pass
 //	purging           the journal of a purge under way (see Purge)
 //	turns/<id>.log    one append-only record file per agent turn
 //	ops.log           append-only log of rewinds, undos and redos
@@ -414,11 +415,16 @@
 // A project's budget is set in <root>/.osfoundry/ckpt.json (a JSON object,
 // comments allowed; see ConfigFile): "retention": {"max_age" (default
 // "30d"), "max_size" (default "2GiB"), "keep" (default 20), "auto"
-// (default true)}. At the end of each agent turn the hook asks
-// MaintenanceDue (a few names and stats) and, when a repack or a
+// (default true)}. At the end and at the start of each agent turn, and
+// after `ckpt exec`, the caller asks BackgroundWanted (a few names and
+// stats; the config only when a pass is due) and, when a repack or a
 // retention pass is due (at most one an hour, the first an hour after the
-// store was made), starts `ckpt maintain` detached — its own session,
-// standard streams on /dev/null — so no hook waits on it. The pass takes
+// store was made), no pass holds maintain.lock, and "auto" is not false,
+// starts `ckpt maintain` detached — its own session, standard streams on
+// /dev/null — so no hook waits on it. A pass holds maintain.lock
+// (flock) from its start; one started at a turn's start or after exec
+// first waits until the clock, the baseline and ops.log have not moved
+// for MaintainQuiet, so the turn's hooks do not wait on its locks. The pass takes
 // both locks, as prune does, and drops turns oldest first: those older
 // than max_age, then more while the store is over max_size, until what
 // they alone name brings it under nine tenths of it. It stops at the
