@@ -24,10 +24,17 @@ files are reverted, and revert exits 3; running it again retries just the
 files still in conflict. --conflicts markers writes diff3 markers into such
 files instead ("<<<<<<< now" … "||||||| turn T" … "=======" … ">>>>>>>
 before turn T") and exits 0. Like a rewind it shows its plan first, and
-ckpt undo gives the folder back exactly as before it.`,
+ckpt undo gives the folder back exactly as before it.
+
+The plan says what the turn did to git. --git-index also puts git's index
+file back as it was before the turn, under git's index.lock: the index is
+one file, so that drops what later turns staged too, and the plan names
+those paths. ckpt never moves refs or deletes objects; undo gives the index
+back.`,
 		Example: `ckpt revert 3 --dry-run
 ckpt revert 3 --yes
 ckpt revert 3 --conflicts markers --yes --json
+ckpt revert 3 --git-index --dry-run
 ckpt revert --session 5f1c… --yes`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeTurn(g, false),
@@ -51,5 +58,6 @@ ckpt revert --session 5f1c… --yes`,
 	cmd.Flags().StringArrayVar(&f.except, "except", nil, "leave this path as it is now (repeatable)")
 	cmd.Flags().StringVar(&f.session, "session", "", "revert every active turn of this agent session (see source.session in log --json)")
 	cmd.Flags().StringVar(&f.conflicts, "conflicts", "refuse", "what a conflicting file gets: refuse (left as it is, exit 3) or markers (diff3 markers written in)")
+	cmd.Flags().BoolVar(&f.gitIndex, "git-index", false, "also put git's index back as it was before TURN, dropping what was staged since (the plan names it; undo gives it back)")
 	return cmd
 }

@@ -20,7 +20,8 @@ func newShowCmd(g *globals) *cobra.Command {
 		Short: "A turn's files and how each stands against the disk",
 		Long: `show lists the files TURN touched, each with a status letter: M modified,
 A created, D deleted, = unchanged, ! changed since the agent wrote it,
-S skipped (over the size limit), ? blob missing, X refused. A header
+S skipped (over the size limit), ? blob missing, X refused, ~ being
+written (the agent's hook kept it and has not said the write is done). A header
 names the turn's label, state and agent; files a shell command changed are
 listed under the command.
 
@@ -64,6 +65,7 @@ ckpt show 3 --json`,
 					Status     store.Status `json:"status"`
 					Reason     string       `json:"reason,omitempty"`
 					HandEdited bool         `json:"hand_edited,omitempty"`
+					Writing    bool         `json:"writing,omitempty"`
 					Cmd        string       `json:"cmd,omitempty"`
 					Shared     []string     `json:"shared,omitempty"`
 				}
@@ -74,7 +76,7 @@ ckpt show 3 --json`,
 				}{Turn: args[0], TurnB64: nameB64(args[0]), Files: []fileJSON{}}
 				for _, f := range files {
 					out.Files = append(out.Files, fileJSON{Path: f.Path, PathB64: nameB64(f.Path), Pre: string(f.Pre.Kind), Status: f.Status, Reason: f.Reason,
-						HandEdited: f.HandEdited && f.Status != store.StatusHandEdited, Cmd: f.Shell, Shared: f.Shared})
+						HandEdited: f.HandEdited && f.Status != store.StatusHandEdited, Writing: f.Writing && !agent, Cmd: f.Shell, Shared: f.Shared})
 				}
 				return printJSON(out)
 			}
@@ -151,8 +153,9 @@ func printShow(s *store.Store, turn string, files []store.File, agent bool) erro
 		if m := modeChange(f.Pre, now); m != "" {
 			why += "  (" + m + ")"
 		}
-		letter := present.StatusLetter(f.Status)
-		fmt.Printf("%s%s  %s %s%s\n", indent, p.in(statusColor(f.Status), letter), pad(string(f.Status), 12), esc(f.Path), why)
+		st := shownStatus(f, agent)
+		letter := present.StatusLetter(st)
+		fmt.Printf("%s%s  %s %s%s\n", indent, p.in(statusColor(st), letter), pad(string(st), 12), esc(f.Path), why)
 	}
 	// Files tools wrote first, then each command's, in the order the
 	// commands first appear.
@@ -178,6 +181,20 @@ func printShow(s *store.Store, turn string, files []store.File, agent bool) erro
 		fmt.Println("no files (the turn asked or answered without writing)")
 	}
 	return nil
+}
+
+// statusWriting is shown for a path an active turn captured and has not
+// sealed yet: the agent is writing it, so its bytes now say nothing yet.
+const statusWriting store.Status = "writing"
+
+// shownStatus is the status show prints for f: being written comes
+// before what the disk says (a failed path stays failed); --agent shows
+// the agent's change, which has no "being written".
+func shownStatus(f store.File, agent bool) store.Status {
+	if f.Writing && !agent && f.Status != store.StatusFailed {
+		return statusWriting
+	}
+	return f.Status
 }
 
 // printHeader writes a turn's id, state and age, its label and where it
@@ -218,7 +235,7 @@ func statusColor(st store.Status) string {
 		return sgrGreen
 	case store.StatusDeleted, store.StatusMissingBlob, store.StatusFailed, store.StatusRefused:
 		return sgrRed
-	case store.StatusHandEdited, store.StatusSkipped, store.StatusPurged:
+	case store.StatusHandEdited, store.StatusSkipped, store.StatusPurged, statusWriting:
 		return sgrYellow
 	}
 	return ""

@@ -212,3 +212,31 @@ func TestShowModeOnlyChange(t *testing.T) {
 		}
 	}
 }
+
+// A file an agent's hook captured and has not sealed is being written:
+// show marks it ~ and says "writing", in text and in JSON, until the seal.
+func TestShowMarksAFileBeingWritten(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a 0\n"})
+	ckptOK(t, p.root, "capture", "--turn", "1", "--label", "mid-write", "a.txt")
+	writeText(t, p.root, "a.txt", "a 1, half written\n")
+	out := ckptOK(t, p.root, "show", "1").Stdout
+	if !strings.Contains(out, "~  writing      a.txt") {
+		t.Errorf("show 1 before the seal does not mark a.txt ~ writing:\n%s", out)
+	}
+	var doc struct {
+		Files []struct {
+			Path    string `json:"path"`
+			Status  string `json:"status"`
+			Writing bool   `json:"writing"`
+		} `json:"files"`
+	}
+	decodeJSON(t, ckptOK(t, p.root, "show", "1", "--json"), &doc)
+	if len(doc.Files) != 1 || !doc.Files[0].Writing || doc.Files[0].Status != "modified" {
+		t.Errorf("show 1 --json before the seal: %+v, want a.txt modified and writing", doc.Files)
+	}
+	ckptOK(t, p.root, "seal", "--turn", "1", "a.txt")
+	out = ckptOK(t, p.root, "show", "1").Stdout
+	if strings.Contains(out, "writing") || !strings.Contains(out, "M  modified     a.txt") {
+		t.Errorf("show 1 after the seal:\n%s", out)
+	}
+}

@@ -16,7 +16,7 @@ import (
 // opFlags are the flags of rewind, undo and redo.
 type opFlags struct {
 	dryRun, yes, force, json bool
-	gitIndex                 bool // rewind only
+	gitIndex                 bool // rewind and revert
 	plan                     string
 	except                   []string // rewind and revert
 	session                  string   // revert only
@@ -54,7 +54,7 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 		if keep, err = absPaths(f.except); err != nil {
 			return fmt.Errorf("--except %w", err)
 		}
-		p, err = s.PlanRevert(turn, store.RevertOptions{Session: f.session, Markers: f.conflicts == "markers", Keep: keep})
+		p, err = s.PlanRevert(turn, store.RevertOptions{Session: f.session, Markers: f.conflicts == "markers", Keep: keep, GitIndex: f.gitIndex})
 	case store.KindUndo:
 		p, err = s.PlanUndo(f.force)
 	case store.KindRedo:
@@ -229,6 +229,9 @@ func printPlan(w io.Writer, p *store.Plan) {
 // gitLines say what the plan's turns did to git and what the plan does
 // to git's index; the UI's preview says the same.
 func gitLines(p *store.Plan) []string {
+	if p.Kind == store.KindRevert {
+		return revertGitLines(p)
+	}
 	var out []string
 	if g := p.Git; g != nil {
 		pg := present.Git(*g)
@@ -254,6 +257,49 @@ func gitLines(p *store.Plan) []string {
 	return out
 }
 
+// revertGitLines are gitLines for a revert: what its turns did to git
+// while they ran, and what putting the index back drops.
+func revertGitLines(p *store.Plan) []string {
+	var out []string
+	what := present.RevertWhat(p.Target, p.Session, len(p.Turns))
+	if g := p.Git; g != nil {
+		pg := present.Git(*g)
+		out = append(out, "git during "+what+": "+pg.Words())
+		cmds := pg.Commands()
+		switch {
+		case len(cmds) > 0 && p.HeadSince:
+			out = append(out, "  ckpt moves no refs, and HEAD moved after it too: no command puts back only its part")
+		case len(cmds) > 0:
+			out = append(out, "  ckpt moves no refs (the commits stay in the reflog); to put HEAD back yourself:")
+			for _, c := range cmds {
+				out = append(out, "    "+c)
+			}
+		}
+	}
+	drops := ""
+	if len(p.IndexDrops) > 0 {
+		names := make([]string, len(p.IndexDrops))
+		for i, n := range p.IndexDrops {
+			names[i] = esc(n)
+		}
+		drops = "what was staged after it: " + strings.Join(names, ", ")
+	}
+	switch {
+	case p.Index != nil:
+		out = append(out, "git's index: put back as it was before "+what+" (under git's index.lock)")
+		if drops != "" {
+			out = append(out, "  this drops "+drops)
+		}
+	case p.Git != nil && p.Git.IndexChanged && !p.GitIndex:
+		line := "  git's index is left as it is; --git-index puts it back as it was before " + what
+		if drops != "" {
+			line += ", dropping " + drops
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
 // gitJSON is a plan's "git": what its turns did to git.
 type gitJSON struct {
 	Head         [2]string `json:"head"` // the commits HEAD named before the turns and now
@@ -262,6 +308,9 @@ type gitJSON struct {
 	IndexChanged bool      `json:"index_changed"`
 	// IndexRestore says the plan writes git's index back.
 	IndexRestore bool `json:"index_restore,omitempty"`
+	// IndexDrops, in a revert, are the staged paths that changed after its
+	// turns, which putting the index back drops.
+	IndexDrops []string `json:"index_drops,omitempty"`
 }
 
 // planJSON is a plan shown and not applied, as JSON: the result it would
@@ -272,7 +321,7 @@ func planJSON(p *store.Plan) any {
 		Git *gitJSON `json:"git,omitempty"`
 	}{resultJSON: newResultJSON(p.Result())}
 	if g := p.Git; g != nil || p.Index != nil {
-		out.Git = &gitJSON{IndexRestore: p.Index != nil}
+		out.Git = &gitJSON{IndexRestore: p.Index != nil, IndexDrops: p.IndexDrops}
 		if g != nil {
 			out.Git.Head = [2]string{g.FromCommit, g.ToCommit}
 			out.Git.Refs = [2]string{g.FromRef, g.ToRef}

@@ -191,6 +191,18 @@ func OpTitle[K ~string](kind K, target string) string {
 	return "Rewind to before turn " + Escape(target)
 }
 
+// RevertWhat names what a revert takes out, escaped: "turn 3", or for a
+// session's turns "session S's turns" ("session S's turn" for one).
+func RevertWhat(target, session string, turns int) string {
+	if session == "" {
+		return "turn " + Escape(target)
+	}
+	if turns == 1 {
+		return "session " + Escape(session) + "'s turn"
+	}
+	return "session " + Escape(session) + "'s turns"
+}
+
 // OpSummary is an operation in the log: "rewound 2 turns · 3 files",
 // "undid op-4 · 1 file".
 func OpSummary[K ~string](kind K, target string, turns, files int) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -59,7 +60,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	case KindRedo:
 		q, err = s.planRedo(v, p.Force)
 	case KindRevert:
-		q, err = s.planRevert(v, p.Target, RevertOptions{Session: p.Session, Markers: p.Markers, Keep: p.Keep})
+		q, err = s.planRevert(v, p.Target, RevertOptions{Session: p.Session, Markers: p.Markers, Keep: p.Keep, GitIndex: p.GitIndex})
 	default:
 		err = errf("apply: unknown operation %q", p.Kind)
 	}
@@ -102,7 +103,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	}
 	var buf []byte
 	for i := range recs {
-		buf = appendRecord(buf, &recs[i])
+		buf = record.Append(buf, &recs[i])
 	}
 	stepsName := "ops/" + id + ".steps"
 	if err := storefs.WriteAtomic(s.dir, stepsName, buf, 0o600, false); err != nil {
@@ -124,8 +125,8 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		return nil, errf("%s: %w", q.Kind, err)
 	}
 	at := s.clock().UnixNano()
-	op := appendRecord(nil, &record{R: "op", V: formatVersion, ID: id, Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Sess: q.Session, Steps: len(recs), Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes,
-		IndexWas: indexWas, IndexSet: indexSet, At: at, N: s.nextSeq(at)})
+	op := record.Append(nil, &record.Line{R: "op", Turn: record.Turn{V: formatVersion, ID: id}, Op: record.Op{Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Sess: q.Session, Steps: len(recs),
+		Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes, IndexWas: indexWas, IndexSet: indexSet}, At: at, N: s.nextSeq(at)})
 	if err := storefs.AppendDurable(s.dir, "ops.log", op); err != nil {
 		_ = commitIndex(false)
 		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)
@@ -148,7 +149,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 // outcome says what the steps did, given each one's error from execute.
 // none reports that the steps that failed were all there was: no path was
 // put as wanted (left alone as asked does not count either way).
-func outcome(recs []record, errs []error) (res *Result, none bool) {
+func outcome(recs []record.Line, errs []error) (res *Result, none bool) {
 	good := 0
 	res = &Result{Restored: []string{}, Deleted: []string{}, Kept: []string{}, Failed: []Failure{}, HandEdited: []string{}}
 	for i, r := range recs {
@@ -176,8 +177,8 @@ func outcome(recs []record, errs []error) (res *Result, none bool) {
 }
 
 // doneRecord logs how an operation ended (see outcome for none).
-func doneRecord(id string, res *Result, none, recovered bool) *record {
-	d := &record{R: "done", ID: id, Recovered: recovered, Fails: res.Failed, None: none}
+func doneRecord(id string, res *Result, none, recovered bool) *record.Line {
+	d := &record.Line{R: "done", Turn: record.Turn{ID: id}, Done: record.Done{Recovered: recovered, Fails: res.Failed, None: none}}
 	for _, f := range res.Failed {
 		d.Failed = append(d.Failed, f.Path)
 	}
@@ -194,9 +195,9 @@ func doneRecord(id string, res *Result, none, recovered bool) *record {
 // vouched for bytes a file no longer holds (racy, or tampered with) may
 // cost a read, never a skipped restore. Such a step is decided again from
 // what the file holds, toward the same want, and the cache entry dropped.
-func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) ([]record, map[string][]byte, error) {
+func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) ([]record.Line, map[string][]byte, error) {
 	bytesOf := map[string][]byte{}
-	var recs []record
+	var recs []record.Line
 	var budget int64 = 256 << 20
 	dirs := newDirCache(s.root)
 	defer dirs.close()
@@ -221,7 +222,7 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 			now = img
 		}
 		want := st.Want
-		r := record{R: "step", Path: st.Path, Img: &now, Want: &want, Do: st.Do, Why: st.Reason, Hand: st.HandEdited}
+		r := record.Line{R: "step", File: record.File{Path: st.Path, Img: &now, Want: &want, Do: st.Do, Why: st.Reason, Hand: st.HandEdited}}
 		// Only a path read here is decided again: a failed step (a
 		// refused path among them) keeps the plan's reason.
 		if read && now.Kind != ImageOther && st.Now.Kind != ImageOther && (!sameBytes(now, st.Now) || now.Mode != st.Now.Mode) {
@@ -264,10 +265,10 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 // Within a phase paths are independent, so they run on several
 // goroutines (small-file writes wait on the disk more than the CPU).
 // Progress is reported from the calling goroutine.
-func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs []string, mkdirModes []uint32, fresh bool, fp *failpoint, progress func(done, total int)) []error {
+func (s *Store) execute(recs []record.Line, bytesOf map[string][]byte, rmdirs, mkdirs []string, mkdirModes []uint32, fresh bool, fp *failpoint, progress func(done, total int)) []error {
 	errs := make([]error, len(recs))
 	n := 0
-	phase := func(do func(record) bool) {
+	phase := func(do func(record.Line) bool) {
 		var idx []int
 		for i, r := range recs {
 			if do(r) {
@@ -303,7 +304,7 @@ func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs
 			}
 		}
 	}
-	phase(func(r record) bool { return r.Do == ActDelete })
+	phase(func(r record.Line) bool { return r.Do == ActDelete })
 	// An operation that can put no path as wanted changes nothing, not
 	// even the folders its turns made.
 	hope := false
@@ -328,7 +329,7 @@ func (s *Store) execute(recs []record, bytesOf map[string][]byte, rmdirs, mkdirs
 		}
 	}
 	dirs.close()
-	phase(func(r record) bool {
+	phase(func(r record.Line) bool {
 		return r.Do != ActDelete && (r.Do != ActRestore || r.Want == nil || r.Want.Kind != ImageDir)
 	})
 	return errs
@@ -385,7 +386,7 @@ func permOnly(mode uint32) fs.FileMode { return fs.FileMode(mode) & fs.ModePerm 
 // write fails anyway (an I/O error); otherwise it is written beside its
 // path and renamed over it, which leaves the old bytes whole. A hard link
 // or a link in the way is replaced, never written through.
-func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp *failpoint) error {
+func (s *Store) applyStep(r record.Line, data []byte, dirs *dirCache, fresh bool, fp *failpoint) error {
 	if r.Do != ActRestore && r.Do != ActDelete {
 		return nil
 	}
@@ -415,7 +416,7 @@ func (s *Store) applyStep(r record, data []byte, dirs *dirCache, fresh bool, fp 
 // stepFinds is what the path of step r holds now, or why the step must
 // not touch it: something that is no file there, or, in a recovery, bytes
 // that are neither what the step found nor what it writes.
-func (s *Store) stepFinds(r record, rel string, dirs *dirCache, fresh bool) (Image, error) {
+func (s *Store) stepFinds(r record.Line, rel string, dirs *dirCache, fresh bool) (Image, error) {
 	var now Image
 	var nowData []byte
 	var err error
@@ -445,7 +446,7 @@ func (s *Store) stepFinds(r record, rel string, dirs *dirCache, fresh bool) (Ima
 // stepSettled does what step r needs that writes no file's bytes: a
 // folder, a delete, a mode, or nothing when the path holds what it wants.
 // done is false when the bytes are still to be written.
-func (s *Store) stepSettled(r record, rel string, now Image, dirs *dirCache, fp *failpoint) (done bool, err error) {
+func (s *Store) stepSettled(r record.Line, rel string, now Image, dirs *dirCache, fp *failpoint) (done bool, err error) {
 	want := *r.Want
 	switch {
 	case want.Kind == ImageDir:
@@ -552,7 +553,7 @@ func reached(do Action, now, want Image) bool {
 }
 
 // finish makes the folder's changes durable and logs the operation done.
-func (s *Store) finish(done *record) error {
+func (s *Store) finish(done *record.Line) error {
 	var err error
 	if s.rootFd != nil {
 		err = storefs.SyncOpen(s.rootFd) // opened before the folder was changed: see storefs.SyncFS
@@ -563,7 +564,7 @@ func (s *Store) finish(done *record) error {
 		return errf("sync %s: %w", s.rootPath, err)
 	}
 	done.At = time.Now().UnixNano()
-	if err := storefs.AppendDurable(s.dir, "ops.log", appendRecord(nil, done)); err != nil {
+	if err := storefs.AppendDurable(s.dir, "ops.log", record.Append(nil, done)); err != nil {
 		return errf("append to %s: %w", s.path("ops.log"), err)
 	}
 	return nil
@@ -580,14 +581,14 @@ func (s *Store) cutTorn(name string) error {
 	if err != nil {
 		return errf("read %s: %w", s.path(name), err)
 	}
-	res := decodeEach(data, func(*record) {})
-	if !res.torn {
+	res := record.Each(data, func(*record.Line) {})
+	if !res.Torn {
 		return nil
 	}
-	if err := storefs.TruncateDurably(s.dir, name, res.good); err != nil {
+	if err := storefs.TruncateDurably(s.dir, name, res.Good); err != nil {
 		return errf("cut the torn record at the end of %s: %w", s.path(name), err)
 	}
-	s.LogError("cut a torn last record (%d bytes) off %s", int64(len(data))-res.good, s.path(name))
+	s.LogError("cut a torn last record (%d bytes) off %s", int64(len(data))-res.Good, s.path(name))
 	return nil
 }
 

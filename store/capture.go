@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"golang.org/x/sys/unix"
 )
@@ -373,7 +374,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 			continue
 		}
 		img := c.img
-		buf = appendRecord(buf, &record{R: "pre", Path: c.rel, Img: &img, Dirs: c.dirs, At: now, N: n})
+		buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &img, Dirs: c.dirs}, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return id, s.syncBatch(batch, fp)
@@ -495,10 +496,10 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 				created = false
 			}
 			pre := f.file.pre
-			buf = appendRecord(buf, &record{R: "pre", Path: c.rel, Img: &pre, Dirs: f.file.dirs, At: now, N: n})
+			buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &pre, Dirs: f.file.dirs}, At: now, N: n})
 		}
 		img := c.img
-		buf = appendRecord(buf, &record{R: "post", Path: c.rel, Img: &img, At: now, N: n})
+		buf = record.Append(buf, &record.Line{R: "post", File: record.File{Path: c.rel, Img: &img}, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return s.syncBatch(batch, fp)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/blob"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -200,8 +201,7 @@ func (s *Store) appendTurnRecord(buf []byte, id, label string, source *Source, n
 	} else {
 		head, ref, index = s.gitTurnState()
 	}
-	return appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: label, Source: source,
-		Head: head, Ref: ref, Index: index, At: now, N: n})
+	return record.Append(buf, &record.Line{R: "turn", Turn: record.Turn{V: formatVersion, ID: id, Label: label, Source: source, Head: head, Ref: ref, Index: index}, At: now, N: n})
 }
 
 // keepIndex keeps git's index file as a blob unless its stat is that of

@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -16,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -62,13 +62,13 @@ func (f *tfile) share(turns []string) {
 func newTurn(id string) *turn { return &turn{id: id, byPath: map[string]*tfile{}} }
 
 // apply adds one turn-file record; the first pre of a path wins.
-func (t *turn) apply(r *record) {
+func (t *turn) apply(r *record.Line) {
 	switch r.R {
 	case "turn":
 		if t.at == 0 {
 			t.id, t.label, t.at, t.source, t.head, t.v = r.ID, r.Label, r.At, r.Source, r.Head, r.V
 			t.ref, t.index = r.Ref, r.Index
-			t.seq = r.order()
+			t.seq = r.Order()
 		} else if r.Label != "" {
 			t.label = r.Label // a later header names the turn anew (Relabel)
 		}
@@ -86,7 +86,7 @@ func (t *turn) apply(r *record) {
 		if _, ok := t.byPath[key]; ok {
 			return
 		}
-		f := &tfile{path: p, pre: *r.Img, dirs: cleanDirs(r.Dirs), preAt: r.At, preSeq: r.order(), cmd: r.Cmd, refused: why}
+		f := &tfile{path: p, pre: *r.Img, dirs: cleanDirs(r.Dirs), preAt: r.At, preSeq: r.Order(), cmd: r.Cmd, refused: why}
 		f.share(r.Shared)
 		t.files = append(t.files, f)
 		t.byPath[key] = f
@@ -95,9 +95,9 @@ func (t *turn) apply(r *record) {
 		if why != "" {
 			return
 		}
-		if f, ok := t.byPath[p]; ok && r.Img != nil && r.order() >= f.postSeq {
+		if f, ok := t.byPath[p]; ok && r.Img != nil && r.Order() >= f.postSeq {
 			img := *r.Img
-			f.post, f.postAt, f.postSeq = &img, r.At, r.order()
+			f.post, f.postAt, f.postSeq = &img, r.At, r.Order()
 			f.share(r.Shared)
 			if f.cmd == "" {
 				f.cmd = r.Cmd
@@ -191,7 +191,7 @@ type cache struct {
 	seedMod  int64
 	seed     []*turn
 	seedErr  error
-	steps    map[string][]record // op id → steps (immutable once written)
+	steps    map[string][]record.Line // op id → steps (immutable once written)
 	opsLog   opsCache
 	sum      summaryState
 	reads    atomic.Int64 // turn files read (not found current), for tests
@@ -247,7 +247,7 @@ func turnFileName(id string) string {
 func (s *Store) load() (*view, error) {
 	if s.cache.files == nil {
 		s.cache.files = map[string]*turnFile{}
-		s.cache.steps = map[string][]record{}
+		s.cache.steps = map[string][]record.Line{}
 	}
 	s.loadSeed()
 	list, err := storefs.Names(s.dir, "turns")
@@ -371,33 +371,15 @@ func (s *Store) refreshTurnFile(turns *storefs.Dir, name string, c *turnFile) (*
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
 	s.cache.reads.Add(1)
-	res := decodeEach(data, c.t.apply)
+	res := record.Each(data, c.t.apply)
 	if err := format.CheckVersion(s.path(name), "record format", c.t.v, formatVersion); err != nil {
 		return nil, err
 	}
-	c.size = from + res.good
-	c.torn = res.torn
-	c.bad = append(c.bad, res.bad...)
+	c.size = from + res.Good
+	c.torn = res.Torn
+	c.bad = append(c.bad, res.Bad...)
 	c.st = st
 	return c, nil
-}
-
-// seedEntry is a turn of the seed format's index.json.
-type seedEntry struct {
-	Turn  json.RawMessage `json:"turn"`
-	Label string          `json:"label"`
-	At    int64           `json:"at"`
-	Files []seedFile      `json:"files"`
-}
-
-type seedFile struct {
-	Path any `json:"path"`
-	Pre  struct {
-		Kind   string `json:"kind"`
-		SHA256 string `json:"sha256"`
-		Bytes  int64  `json:"bytes"`
-		Reason string `json:"reason"`
-	} `json:"pre"`
 }
 
 // readOps parses ops.log. It is small: one line per operation and one per
@@ -428,19 +410,19 @@ func (s *Store) readOps() ([]*opRec, error) {
 	if err != nil {
 		return nil, errf("read %s: %w", s.path("ops.log"), err)
 	}
-	res := decodeRecords(data)
-	for _, r := range res.recs {
+	res := record.Decode(data)
+	for _, r := range res.Recs {
 		if r.R == "op" {
 			if err := format.CheckVersion(s.path("ops.log"), "record format", r.V, formatVersion); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for _, r := range res.recs {
+	for _, r := range res.Recs {
 		switch r.R {
 		case "op":
 			n, _ := ParseOpID(r.ID)
-			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.order(), steps: r.Steps, retry: r.Retry, session: r.Sess, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes,
+			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.Order(), steps: r.Steps, retry: r.Retry, session: r.Sess, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes,
 				indexWas: r.IndexWas, indexSet: r.IndexSet}
 			c.ops = append(c.ops, o)
 			c.byID[o.id] = o
@@ -457,7 +439,7 @@ func (s *Store) readOps() ([]*opRec, error) {
 			}
 		}
 	}
-	c.size += res.good
+	c.size += res.Good
 	return c.ops, nil
 }
 
@@ -474,7 +456,7 @@ func newView() *view {
 
 // steps reads an operation's steps file (cached: it never changes once
 // the operation is logged). Caller holds s.mu.
-func (s *Store) steps(id string) ([]record, error) {
+func (s *Store) steps(id string) ([]record.Line, error) {
 	if st, ok := s.cache.steps[id]; ok {
 		return st, nil
 	}
@@ -483,12 +465,12 @@ func (s *Store) steps(id string) ([]record, error) {
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
-	res := decodeRecords(data)
-	if res.torn || len(res.bad) > 0 {
+	res := record.Decode(data)
+	if res.Torn || len(res.Bad) > 0 {
 		return nil, errf("%s is damaged: %w", s.path(name), ErrCorrupt)
 	}
-	s.cache.steps[id] = res.recs
-	return res.recs, nil
+	s.cache.steps[id] = res.Recs
+	return res.Recs, nil
 }
 
 var _ = os.O_RDONLY

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 func TestTornOpsLog(t *testing.T) {
@@ -106,11 +108,11 @@ func TestSeedOrderIsTheArrays(t *testing.T) {
 
 // appendRaw appends records to a turn file as a hostile or hand-made
 // store might hold them.
-func appendRaw(t *testing.T, root, turn string, recs ...record) {
+func appendRaw(t *testing.T, root, turn string, recs ...record.Line) {
 	t.Helper()
 	var buf []byte
 	for i := range recs {
-		buf = appendRecord(buf, &recs[i])
+		buf = record.Append(buf, &recs[i])
 	}
 	f, err := os.OpenFile(filepath.Join(root, storeDir, turnFileName(turn)), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
@@ -140,10 +142,10 @@ func TestHostileRecordPaths(t *testing.T) {
 	}
 	absent := &Image{Kind: ImageAbsent}
 	appendRaw(t, root, "1",
-		record{R: "pre", Path: "../x", Img: absent, N: 1},
-		record{R: "pre", Path: filepath.Join(parent, "x"), Img: absent, N: 1},
-		record{R: "pre", Path: ".osfoundry/checkpoints/lock", Img: absent, N: 1},
-		record{R: "pre", Path: "sub/../../x", Img: absent, N: 1})
+		record.Line{R: "pre", File: record.File{Path: "../x", Img: absent}, N: 1},
+		record.Line{R: "pre", File: record.File{Path: filepath.Join(parent, "x"), Img: absent}, N: 1},
+		record.Line{R: "pre", File: record.File{Path: ".osfoundry/checkpoints/lock", Img: absent}, N: 1},
+		record.Line{R: "pre", File: record.File{Path: "sub/../../x", Img: absent}, N: 1})
 	fs, err := s.Verify()
 	if err != nil {
 		t.Fatal(err)
@@ -197,8 +199,8 @@ func TestRecordPathsCleaned(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendRaw(t, root, "1",
-		record{R: "pre", Path: "./b.txt", Img: &Image{Kind: ImageAbsent}, N: 1},
-		record{R: "pre", Path: "c//d/./e.txt", Img: &Image{Kind: ImageAbsent}, N: 1})
+		record.Line{R: "pre", File: record.File{Path: "./b.txt", Img: &Image{Kind: ImageAbsent}}, N: 1},
+		record.Line{R: "pre", File: record.File{Path: "c//d/./e.txt", Img: &Image{Kind: ImageAbsent}}, N: 1})
 	files, err := s.Files("1", false)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -19,6 +21,25 @@ func (s *Store) flock(name string, how int) (*lockFile, error) {
 	if err != nil {
 		return nil, errf("lock %s: %w", s.path(name), err)
 	}
+	return s.flockFile(f, name, how)
+}
+
+// flockShared takes a shared lock on name, made only when it is not
+// there: a reader changes nothing in a store that has its lock files
+// (every store this version made), even one a newer ckpt wrote.
+func (s *Store) flockShared(name string) (*lockFile, error) {
+	f, err := s.dir.OpenFile(name, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s.flock(name, unix.LOCK_SH)
+	}
+	if err != nil {
+		return nil, errf("lock %s: %w", s.path(name), err)
+	}
+	return s.flockFile(f, name, unix.LOCK_SH)
+}
+
+func (s *Store) flockFile(f *os.File, name string, how int) (*lockFile, error) {
+	var err error
 	for {
 		err = unix.Flock(int(f.Fd()), how)
 		if err != unix.EINTR {
@@ -48,6 +69,34 @@ func (s *Store) lockAll() (unlock func(), err error) {
 		return nil, err
 	}
 	return func() { l.unlock(); bl.unlock() }, nil
+}
+
+// lockRead takes blobs.lock and repack.lock, both shared and in that
+// order: what verify holds so that no writer removes or rewrites a file
+// while it reads, and hooks still capture. Repack takes repack.lock
+// without waiting, so one due while verify runs is put off, not queued.
+func (s *Store) lockRead() (unlock func(), err error) {
+	bl, err := s.flockShared("blobs.lock")
+	if err != nil {
+		return nil, err
+	}
+	rl, err := s.flockShared("repack.lock")
+	if err != nil {
+		bl.unlock()
+		return nil, err
+	}
+	return func() { rl.unlock(); bl.unlock() }, nil
+}
+
+// readLocked reads a store file under the store lock, so no record is
+// being appended to it meanwhile; the lock is held for the read alone.
+func (s *Store) readLocked(name string) ([]byte, error) {
+	l, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer l.unlock()
+	return s.dir.ReadFile(name)
 }
 
 // LockSessions takes the store's hook.lock exclusively, waiting for it,

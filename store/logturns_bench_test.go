@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 // manyTurns is a store of n turns of 5 sealed files each, its turn files
@@ -35,13 +37,13 @@ func manyTurnsStore(b *testing.B, n int) string {
 			id := strconv.Itoa(t)
 			var buf []byte
 			at := now + int64(t)*int64(time.Millisecond)
-			buf = appendRecord(buf, &record{R: "turn", V: formatVersion, ID: id, Label: "turn " + id + ": refactor the module", At: at, N: at})
+			buf = record.Append(buf, &record.Line{R: "turn", Turn: record.Turn{V: formatVersion, ID: id, Label: "turn " + id + ": refactor the module"}, At: at, N: at})
 			for j := range 5 {
 				p := fmt.Sprintf("pkg%03d/file%d.go", t%100, j)
 				pre := &Image{Kind: ImageContent, SHA256: hashHex([]byte(p + id)), Size: 100, Mode: 0o644, Kept: true}
 				post := &Image{Kind: ImageContent, SHA256: hashHex([]byte(p + id + "post")), Size: 120, Mode: 0o644, Kept: true}
-				buf = appendRecord(buf, &record{R: "pre", Path: p, Img: pre, At: at, N: at + 1})
-				buf = appendRecord(buf, &record{R: "post", Path: p, Img: post, At: at, N: at + 2})
+				buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: p, Img: pre}, At: at, N: at + 1})
+				buf = record.Append(buf, &record.Line{R: "post", File: record.File{Path: p, Img: post}, At: at, N: at + 2})
 			}
 			os.MkdirAll(filepath.Join(root+".tmp", storeDir, "turns"), 0o700)
 			if err := os.WriteFile(filepath.Join(root+".tmp", storeDir, turnFileName(id)), buf, 0o600); err != nil {

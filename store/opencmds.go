@@ -207,3 +207,19 @@ func (s *Store) recordSweep(res *SweepResult, recs []shellRec, after bool, self 
 	}
 	return nil
 }
+
+// sharedWith lists the other turns the store still holds that were given
+// f's change as their own: a sweep found it while commands of several
+// sessions ran, so no single command owned it (the records name them).
+// It is the one test of a shared change: File.Shared shows it, and a
+// revert treats such a path as a conflict unless it takes out every one
+// of those turns too.
+func (v *view) sharedWith(f *tfile) []string {
+	var out []string
+	for _, id := range f.shared {
+		if v.byID[id] != nil {
+			out = append(out, id)
+		}
+	}
+	return out
+}

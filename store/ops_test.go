@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -633,11 +634,11 @@ func TestModesFromRecordsArePermissionBitsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out []byte
-	for _, r := range decodeRecords(data).recs {
+	for _, r := range record.Decode(data).Recs {
 		if r.R == "pre" {
 			r.Img.Mode = uint32(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) | 0o4000 | 0o2000 | 0o755
 		}
-		out = appendRecord(out, &r)
+		out = record.Append(out, &r)
 	}
 	os.WriteFile(name, out, 0o600)
 	s = openStore(t, root)
@@ -745,5 +746,52 @@ func TestHandEditRule(t *testing.T) {
 	}
 	if f := statusOf(t, s, "2", "a.txt"); f.HandEdited || f.Writing {
 		t.Fatalf("sealed: %+v", f)
+	}
+}
+
+// A path captured and never sealed (the agent's first write to it is
+// under way) is being written, as one captured after an earlier seal is;
+// a seed store's captures, which never have seals, are not.
+func TestWritingWithoutAnySeal(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "a.txt", "A0")
+	wr(t, root, "b.txt", "B0")
+	s := openStore(t, root)
+	if _, err := s.Capture("1", TurnMeta{}, []string{filepath.Join(root, "a.txt")}); err != nil {
+		t.Fatal(err)
+	}
+	wr(t, root, "a.txt", "the agent, mid-write")
+	if f := statusOf(t, s, "1", "a.txt"); !f.Writing || f.HandEdited || f.Status != StatusModified {
+		t.Fatalf("captured, never sealed: status %s hand %v writing %v", f.Status, f.HandEdited, f.Writing)
+	}
+	if err := s.Seal("1", []string{filepath.Join(root, "a.txt")}); err != nil {
+		t.Fatal(err)
+	}
+	if f := statusOf(t, s, "1", "a.txt"); f.Writing {
+		t.Fatalf("sealed, still writing: %+v", f)
+	}
+	// Rewound, the capture is no one's: nothing is being written.
+	if _, err := s.Capture("2", TurnMeta{}, []string{filepath.Join(root, "b.txt")}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.PlanRewind("2")
+	apply(t, s, p, err)
+	if f := statusOf(t, s, "2", "b.txt"); f.Writing {
+		t.Fatalf("rewound turn's capture still writing: %+v", f)
+	}
+	s.Close()
+
+	seed := t.TempDir()
+	wr(t, seed, "c.txt", "C")
+	if err := os.MkdirAll(filepath.Join(seed, storeDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	idx := `[{"turn": 1, "at": 1, "files": [{"path": "c.txt", "pre": {"kind": "absent"}}]}]`
+	if err := os.WriteFile(filepath.Join(seed, storeDir, "index.json"), []byte(idx), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ss := openStore(t, seed)
+	if f := statusOf(t, ss, "1", "c.txt"); f.Writing {
+		t.Fatalf("a seed store's capture is being written: %+v", f)
 	}
 }

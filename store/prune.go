@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/pack"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -92,11 +93,7 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 		// A seal that a later one replaced still names its blob in the
 		// file, and verify holds every blob a record names to be there.
 		if data, err := s.dir.ReadFile(turnFileName(t.id)); err == nil {
-			decodeEach(data, func(r *record) {
-				if r.R == "post" {
-					keep(r.Img)
-				}
-			})
+			record.Each(data, func(r *record.Line) { keep(neededImage(r)) })
 		}
 	}
 	// The baseline's blobs are the pre-images of the next shell command;

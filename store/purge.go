@@ -7,19 +7,17 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // PurgedReason is the reason of an image whose bytes ckpt purge removed:
 // such an image is of kind "skipped" (so a reader older than purge also
 // reports it as not restorable) with exactly this reason.
-const PurgedReason = "purged from the store (ckpt purge)"
+const PurgedReason = record.PurgedReason
 
 // StatusPurged is the status of a path whose kept bytes were purged.
 const StatusPurged Status = "purged"
-
-// Purged reports whether img's bytes were purged.
-func (img Image) Purged() bool { return img.Kind == ImageSkipped && img.Reason == PurgedReason }
 
 func purgedImage(img *Image) *Image {
 	if img == nil || img.Kind == ImageAbsent || img.Purged() {
@@ -73,7 +71,7 @@ func (s *Store) Purge(paths []string) (*PurgeResult, error) {
 		if p == "" || strings.ContainsAny(p, "\n\x00") {
 			return nil, errf("purge: %q is not a path to purge", p)
 		}
-		journal = append(journal, escName(p)+"\n"...)
+		journal = append(journal, record.EscName(p)+"\n"...)
 	}
 	// The blobs go in the journal too: once the records are rewritten,
 	// they no longer say which blobs were the paths'.
@@ -123,7 +121,7 @@ func (s *Store) finishPurge() error {
 	head, sums, _ := strings.Cut(string(data), "\n\n")
 	for _, l := range strings.Split(head, "\n") {
 		if l != "" {
-			paths = append(paths, unescName(l))
+			paths = append(paths, record.UnescName(l))
 		}
 	}
 	for _, l := range strings.Split(sums, "\n") {
@@ -217,7 +215,7 @@ func (s *Store) purgeRecords(name string, paths []string, note func(*Image), wri
 	}
 	var out []byte
 	id, changed := "", false
-	var r record
+	var r record.Line
 	for len(data) > 0 {
 		nl := bytes.IndexByte(data, '\n')
 		if nl < 0 {
@@ -225,7 +223,7 @@ func (s *Store) purgeRecords(name string, paths []string, note func(*Image), wri
 		}
 		line := data[:nl+1]
 		data = data[nl+1:]
-		if !decodeLine(line[:nl], &r) {
+		if !record.DecodeLine(line[:nl], &r) {
 			out = append(out, line...)
 			continue
 		}
@@ -240,7 +238,7 @@ func (s *Store) purgeRecords(name string, paths []string, note func(*Image), wri
 					changed = true
 				}
 			}
-			out = appendRecord(out, &r)
+			out = record.Append(out, &r)
 			continue
 		}
 		out = append(out, line...)

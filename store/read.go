@@ -49,14 +49,19 @@ func (s *Store) expected(v *view) map[string]expectation {
 					// expected of the path (writing), as for an unsealed one.
 					exp[f.path] = expectation{img: *f.post, seq: f.postSeq, writing: f.post.Purged()}
 				}
+			case t.seed:
+				// A seed store records no seals: its captures are not
+				// being written.
 			case f.preSeq >= unsealed[f.path]:
 				unsealed[f.path] = f.preSeq
 			}
 		}
 	}
 	s.revertExpected(v, exp)
+	// A capture after the newest seal, or with no seal at all, is being
+	// written: the agent has not said it is done with the path.
 	for p, seq := range unsealed {
-		if e, ok := exp[p]; ok && seq > e.seq {
+		if e, ok := exp[p]; !ok || seq > e.seq {
 			exp[p] = expectation{seq: seq, writing: true}
 		}
 	}
@@ -390,7 +395,7 @@ func (s *Store) Files(id string, withStatus bool) ([]File, error) {
 	}
 	out := make([]File, 0, len(t.files))
 	for _, f := range t.files {
-		ff := File{Path: f.path, Pre: f.pre, Post: f.post, Shell: f.cmd, Shared: f.shared}
+		ff := File{Path: f.path, Pre: f.pre, Post: f.post, Shell: f.cmd, Shared: v.sharedWith(f)}
 		if withStatus {
 			ff.Status, ff.Reason, ff.Disk = run.status(f)
 			ff.HandEdited = run.handEdited(f)

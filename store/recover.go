@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 // recover finishes an operation that a killed process left logged but not
@@ -63,7 +65,7 @@ func (s *Store) recoverLocked() error {
 			if err != nil {
 				why = "its steps cannot be read: " + err.Error()
 			}
-			if err := s.finish(&record{R: "done", ID: o.id, Recovered: true, Abandoned: true}); err != nil {
+			if err := s.finish(&record.Line{R: "done", Turn: record.Turn{ID: o.id}, Done: record.Done{Recovered: true, Abandoned: true}}); err != nil {
 				return errf("mark interrupted %s %s abandoned: %w", o.kind, o.id, err)
 			}
 			msg := fmt.Sprintf("%s %s was interrupted and is abandoned (%s); the paths it had already changed stay as they are", o.kind, o.id, why)

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,6 +44,10 @@ type RevertOptions struct {
 	Markers bool
 	// Keep lists paths left as they are now (relative or absolute).
 	Keep []string
+	// GitIndex also puts git's index file back as it was before the
+	// (first) turn, under git's index.lock, dropping what was staged
+	// since (Plan.IndexDrops names it); an undo gives it back.
+	GitIndex bool
 }
 
 // mergeLimit is the largest file merged by lines; larger ones, as in the
@@ -156,6 +161,9 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	if len(turns) > 0 {
 		p.Warnings = s.warnings(v, v.byID[turns[0]])
 	}
+	if err := s.revertGit(v, p, opt.GitIndex); err != nil {
+		return nil, err
+	}
 	p.ID = p.digest()
 	return p, nil
 }
@@ -221,7 +229,7 @@ type version struct {
 // the disk now, newest turn first; if that meets a conflict, the turns'
 // changes taken out as one (the oldest pre-image against the newest post
 // image), which may merge where the steps one by one did not.
-func (s *Store) revertStep(v *view, path string, files []*tfile, shared bool, turns []string, markers bool, keep map[BlobID][]byte) Step {
+func (s *Store) revertStep(v *view, path string, files []*tfile, shared []string, turns []string, markers bool, keep map[BlobID][]byte) Step {
 	img, data, err := readIn(s.root, path, path)
 	if err != nil {
 		return Step{Path: path, Do: ActFail, Reason: "not touched: " + err.Error()}
@@ -231,8 +239,9 @@ func (s *Store) revertStep(v *view, path string, files []*tfile, shared bool, tu
 		st.Do, st.Reason = ActFail, "not touched: it "+img.Reason+" now"
 		return st
 	}
-	if shared {
-		st.Do, st.Reason = ActFail, "conflict: another session's command changed it at the same time, so the change is not this turn's alone"
+	if len(shared) > 0 {
+		st.Do, st.Reason = ActFail, "conflict: a command of another session changed it at the same time (the change is turn "+strings.Join(shared, ", ")+"'s too), so it is not this turn's alone to take out"
+		st.Conflicts = []LineRange{}
 		return st
 	}
 	now := version{img: img}
@@ -337,53 +346,23 @@ func (s *Store) keptVersion(img Image) version {
 	return v
 }
 
-// sharedPaths are the paths of turns that a shell command of another
-// session's turn changed while one of these turns' commands ran too: a
-// change neither command owns alone. A change no single command owns is
-// recorded in every open command's turn, so such a path is the same
-// change (the same pre and post image) in turns of two sessions, or two
-// captures of it open at once (each from its capture to its seal).
-func sharedPaths(v *view, turns []string) map[string]bool {
-	out := map[string]bool{}
+// sharedPaths are the paths of turns whose change no single command
+// owned and that a turn not among them holds too (see sharedWith): a
+// revert of these turns alone would take out another session's change.
+// It gives, per path, those other turns.
+func sharedPaths(v *view, turns []string) map[string][]string {
+	out := map[string][]string{}
 	mine := set(turns)
 	for _, id := range turns {
-		t := v.byID[id]
-		for _, f := range t.files {
-			if f.cmd == "" || f.refused != "" {
-				continue
-			}
-			if len(f.shared) > 0 {
-				out[f.path] = true // the sweep recorded it as shared
-				continue
-			}
-			for _, o := range v.turns {
-				g, ok := o.byPath[f.path]
-				if !ok || mine[o.id] || g.cmd == "" || v.rewound[o.id] || sameSession(t, o) {
-					continue
-				}
-				if overlap(f, g) || f.post != nil && g.post != nil && sameBytes(f.pre, g.pre) && sameBytes(*f.post, *g.post) {
-					out[f.path] = true
+		for _, f := range v.byID[id].files {
+			for _, o := range v.sharedWith(f) {
+				if !mine[o] && !v.rewound[o] && !slices.Contains(out[f.path], o) {
+					out[f.path] = append(out[f.path], o)
 				}
 			}
 		}
 	}
 	return out
-}
-
-func sameSession(a, b *turn) bool {
-	return a.source != nil && b.source != nil && a.source.Session == b.source.Session
-}
-
-// overlap reports whether two captures of a path, each from its capture
-// to its seal, were open at once.
-func overlap(a, b *tfile) bool {
-	end := func(f *tfile) int64 {
-		if f.post == nil {
-			return 1<<63 - 1
-		}
-		return f.postSeq
-	}
-	return a.preSeq < end(b) && b.preSeq < end(a)
 }
 
 // revertOutcome is one turn's change taken out of one path.

@@ -1,12 +1,12 @@
 package store
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 func (s *Store) loadSeed() {
@@ -27,12 +27,9 @@ func (s *Store) parseSeed() ([]*turn, error) {
 	if err != nil {
 		return nil, errf("read %s: %w", s.path("index.json"), err)
 	}
-	entries, ok := fastSeed(data)
-	if !ok {
-		entries = nil
-		if err := json.Unmarshal(data, &entries); err != nil {
-			return nil, errf("%s is not a JSON array of turns: %v: %w", s.path("index.json"), err, ErrCorrupt)
-		}
+	entries, err := record.DecodeSeed(data)
+	if err != nil {
+		return nil, errf("%s is not a JSON array of turns: %v: %w", s.path("index.json"), err, ErrCorrupt)
 	}
 	var turns []*turn
 	// Symlinks are resolved once per folder, not once per entry: a big
@@ -44,7 +41,7 @@ func (s *Store) parseSeed() ([]*turn, error) {
 	}
 	rels := map[string]relOf{}
 	for i, e := range entries {
-		id := seedID(e.Turn)
+		id := e.ID()
 		if id == "" {
 			id = strconv.Itoa(i + 1)
 		}
@@ -101,27 +98,4 @@ func (s *Store) parseSeed() ([]*turn, error) {
 		turns = append(turns, t)
 	}
 	return turns, nil
-}
-
-func seedID(raw json.RawMessage) string {
-	if len(raw) > 0 && len(raw) < 19 && raw[0] != '0' || len(raw) == 1 {
-		digits := true
-		for _, c := range raw {
-			digits = digits && '0' <= c && c <= '9'
-		}
-		if digits {
-			return string(raw) // the common case, without a decoder
-		}
-	}
-	var str string
-	if json.Unmarshal(raw, &str) == nil {
-		return str
-	}
-	var n json.Number
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if d.Decode(&n) == nil {
-		return n.String()
-	}
-	return ""
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -118,7 +119,7 @@ func Open(root string, opt Options) (*Store, error) {
 	}
 	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax, clock: time.Now, feed: opt.Feed}
 	s.cache.files = map[string]*turnFile{}
-	s.cache.steps = map[string][]record{}
+	s.cache.steps = map[string][]record.Line{}
 	s.checked = map[BlobID]string{}
 	if s.maxBlob <= 0 {
 		s.maxBlob = DefaultMaxBlob
@@ -128,6 +129,7 @@ func Open(root string, opt Options) (*Store, error) {
 		return nil, errf("open store: %s: %w", filepath.Join(abs, ".osfoundry"), ErrLinkInStore)
 	}
 	fi, err := rt.Lstat(storeDir)
+	created := false
 	switch {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		rt.Close()
@@ -143,6 +145,7 @@ func Open(root string, opt Options) (*Store, error) {
 			rt.Close()
 			return nil, err
 		}
+		created = true
 	case err != nil:
 		rt.Close()
 		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
@@ -153,6 +156,15 @@ func Open(root string, opt Options) (*Store, error) {
 		return nil, errf("open store %s: %w", filepath.Join(abs, storeDir), err)
 	}
 	s.rootFd, _ = rt.Open(".") // without it a barrier opens its own
+	if created {
+		// Made now, so that verify, which takes them shared, never has
+		// to make them.
+		for _, name := range []string{"blobs.lock", "repack.lock"} {
+			if f, err := s.dir.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
+				_ = f.Close()
+			}
+		}
+	}
 	if err := s.checkFormat(); err != nil {
 		// Nothing is written to a newer store but this one line for
 		// people, once: a hook has nobody else to tell why it records

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 // SweepResult says what one sweep found and did.
@@ -563,13 +565,13 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		}
 		if !ok {
 			pre := r.pre
-			buf = appendRecord(buf, &record{R: "pre", Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, Shared: shared, At: now, N: n})
+			buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, Shared: shared}, At: now, N: n})
 		}
 		if r.noPost {
 			continue
 		}
 		post := r.post
-		buf = appendRecord(buf, &record{R: "post", Path: r.path, Img: &post, Cmd: cmd, Shared: shared, At: now, N: n})
+		buf = record.Append(buf, &record.Line{R: "post", File: record.File{Path: r.path, Img: &post, Cmd: cmd, Shared: shared}, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return id, nil

@@ -1,5 +1,7 @@
 package store
 
+import "github.com/ckpt-dev/ckpt/store/internal/record"
+
 // WatchAgent is the source agent of the turns ckpt watch records.
 const WatchAgent = "watch"
 
@@ -109,6 +111,6 @@ func (s *Store) Relabel(turn, label string) error {
 	}
 	id := turn
 	now := s.clock().UnixNano()
-	buf := appendRecord(nil, &record{R: "turn", ID: id, Label: label, At: now, N: s.nextSeq(now)})
+	buf := record.Append(nil, &record.Line{R: "turn", Turn: record.Turn{ID: id, Label: label}, At: now, N: s.nextSeq(now)})
 	return s.appendTurn(id, buf, false)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -24,18 +25,18 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 	if err != nil {
 		return nil, false, errf("read %s: %w", s.path(name), err)
 	}
-	res := decodeRecords(data)
+	res := record.Decode(data)
 	t := newTurn(id)
-	for i := range res.recs {
-		t.apply(&res.recs[i])
+	for i := range res.Recs {
+		t.apply(&res.Recs[i])
 	}
 	// A newer ckpt's file is refused as it is: its last line may be a
 	// record this version cannot read, not a torn one.
 	if err := format.CheckVersion(s.path(name), "record format", t.v, formatVersion); err != nil {
 		return nil, false, err
 	}
-	if res.torn && cut {
-		if err := storefs.TruncateDurably(s.dir, name, res.good); err != nil {
+	if res.Torn && cut {
+		if err := storefs.TruncateDurably(s.dir, name, res.Good); err != nil {
 			return nil, false, errf("cut the torn record at the end of %s: %w", s.path(name), err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -89,15 +90,49 @@ func batchError(op string, bad []PathError) error {
 	return &BatchError{Op: op, Paths: bad}
 }
 
-// Kind says what an entry of the log is.
-type Kind string
+// The types records hold live with the record codec; callers know them
+// by these names.
+type (
+	// Kind says what an entry of the log is.
+	Kind = record.Kind
+	// ImageKind says what a path held at some moment.
+	ImageKind = record.ImageKind
+	// Image is what one path held at one moment: before the agent's write
+	// (a pre-image), after it (a post-image), or before an operation.
+	Image = record.Image
+	// Source names where an agent turn came from, as the agent itself
+	// knows it.
+	Source = record.Source
+	// Action is what an operation will do to one path.
+	Action = record.Action
+	// Failure is a path an operation could not put back.
+	Failure = record.Failure
+)
 
 // Entry kinds.
 const (
-	KindAgent  Kind = "agent"
-	KindRewind Kind = "rewind"
-	KindUndo   Kind = "undo"
-	KindRedo   Kind = "redo"
+	KindAgent  = record.KindAgent
+	KindRewind = record.KindRewind
+	KindUndo   = record.KindUndo
+	KindRedo   = record.KindRedo
+)
+
+// Image kinds. The first three are the seed format's "pre" kinds.
+const (
+	ImageContent = record.ImageContent // a regular file; bytes in a blob
+	ImageAbsent  = record.ImageAbsent  // no file
+	ImageSkipped = record.ImageSkipped // a file too large to keep (Reason says why)
+	ImageLink    = record.ImageLink    // a symbolic link (Link holds its target)
+	ImageDir     = record.ImageDir     // a folder (Mode holds its permission bits)
+)
+
+// Plan actions.
+const (
+	ActRestore = record.ActRestore // write bytes (or a link) back
+	ActDelete  = record.ActDelete  // remove the file
+	ActKeep    = record.ActKeep    // already as wanted; nothing written
+	ActFail    = record.ActFail    // cannot be restored (Reason says why)
+	ActLeave   = record.ActLeave   // left as it is now, as asked (Plan.Keep)
 )
 
 // State is an entry's standing.
@@ -110,45 +145,6 @@ const (
 	StateUndone  State = "undone"  // a rewind later undone
 	StateFailed  State = "failed"  // an operation every step of which failed: it changed nothing
 )
-
-// ImageKind says what a path held at some moment.
-type ImageKind string
-
-// Image kinds. The first three are the seed format's "pre" kinds.
-const (
-	ImageContent ImageKind = "content" // a regular file; bytes in a blob
-	ImageAbsent  ImageKind = "absent"  // no file
-	ImageSkipped ImageKind = "skipped" // a file too large to keep (Reason says why)
-	ImageLink    ImageKind = "symlink" // a symbolic link (Link holds its target)
-	// ImageDir is a folder (Mode holds its permission bits): what a path
-	// held before or after a command changed its kind (a file replaced by
-	// a folder, a folder by a file or a link), so a rewind puts the right
-	// kind of entry back there, and its undo the other.
-	ImageDir ImageKind = "dir"
-)
-
-// Image is what one path held at one moment: before the agent's write
-// (a pre-image), after it (a post-image), or before an operation.
-type Image struct {
-	Kind   ImageKind `json:"kind"`
-	SHA256 string    `json:"sha256,omitempty"` // hex SHA-256 of the bytes (content, and skipped when hashed)
-	Size   int64     `json:"bytes,omitempty"`
-	Mode   uint32    `json:"mode,omitempty"`   // permission bits; 0 when unknown (seed stores)
-	Link   string    `json:"link,omitempty"`   // symlink target
-	Reason string    `json:"reason,omitempty"` // why skipped
-	Kept   bool      `json:"kept,omitempty"`   // bytes are in a blob (content under the size limit)
-}
-
-// Source names where an agent turn came from, as the agent itself knows it.
-type Source struct {
-	Agent   string `json:"agent,omitempty"`
-	Session string `json:"session,omitempty"`
-	Prompt  string `json:"prompt,omitempty"`
-	// Transcript is the file where the agent keeps the session's
-	// conversation, as its hook named it (absolute; raw: escape before
-	// showing). ckpt only reads it, to show what was asked and answered.
-	Transcript string `json:"transcript,omitempty"`
-}
 
 // Entry is one line of the log: an agent turn or an operation.
 type Entry struct {
@@ -246,18 +242,6 @@ type TurnMeta struct {
 	Session string
 }
 
-// Action is what an operation will do to one path.
-type Action string
-
-// Plan actions.
-const (
-	ActRestore Action = "restore" // write bytes (or a link) back
-	ActDelete  Action = "delete"  // remove the file
-	ActKeep    Action = "keep"    // already as wanted; nothing written
-	ActFail    Action = "fail"    // cannot be restored (Reason says why)
-	ActLeave   Action = "leave"   // left as it is now, as asked (Plan.Keep)
-)
-
 // Step is one path of a plan.
 type Step struct {
 	Path       string
@@ -311,6 +295,14 @@ type Plan struct {
 	// commits, the index changed); nil when nothing. Refs and objects are
 	// never changed by ckpt.
 	Git *GitChange
+	// IndexDrops, in a revert, lists the staged paths git's index changed
+	// after the reverted turns ended (later turns, or a person): putting
+	// the index back as it was before the turns drops them. Nil when
+	// nothing was staged after them or it could not be read.
+	IndexDrops []string
+	// HeadSince, in a revert, says HEAD moved after the reverted turns
+	// ended: no command puts back only what they did to it.
+	HeadSince bool
 	// Keep lists the paths left as they are now (steps ActLeave), sorted.
 	Keep []string
 	// Retry names the operation whose failed paths this plan tries again
@@ -356,12 +348,6 @@ type Warning struct {
 	Turn     string // the turn it concerns
 	Path     string // WarnInFlight: the path captured and not sealed
 	From, To string // WarnHeadMoved: the commit then and now, in full
-}
-
-// Failure is a path an operation could not put back.
-type Failure struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
 }
 
 // Result is what an applied (or dry-run) operation did.

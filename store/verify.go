@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -15,7 +16,20 @@ import (
 // blob's bytes against its name, and that every blob a record names is
 // there. It returns one finding per damaged file (the error is for a store
 // it could not read at all). Verify changes nothing.
+//
+// It reads one consistent state: it holds blobs.lock and repack.lock
+// shared throughout, so prune, purge, retention, repack, rewind, undo,
+// redo and recovery (every writer that removes or rewrites a store
+// file) wait for it, while hooks, which only add files and append
+// records under the same shared blobs.lock, go on. A turn file that
+// looks torn at its end, which a hook's append in flight also shows, is
+// read again under the store lock, held only for that read.
 func (s *Store) Verify() ([]Finding, error) {
+	unlock, err := s.lockRead()
+	if err != nil {
+		return nil, errf("verify: %w", err)
+	}
+	defer unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := &verifier{s: s, refs: map[BlobID][]string{}, sizes: map[BlobID]int64{}, have: map[BlobID]bool{}}
@@ -62,20 +76,27 @@ func (v *verifier) ref(img *Image, file string) {
 }
 
 // checkRecords reads a record file, reporting damaged and torn records.
-func (v *verifier) checkRecords(name string) []record {
+func (v *verifier) checkRecords(name string) []record.Line {
 	data, err := v.s.dir.ReadFile(name)
 	if err != nil {
 		v.add(name, "unreadable: %v", err)
 		return nil
 	}
-	res := decodeRecords(data)
-	for _, l := range res.bad {
+	res := record.Decode(data)
+	if res.Torn {
+		// Perhaps an append in flight: read it again with appends held
+		// off. A tail torn for good (a killed writer) is still there.
+		if again, err := v.s.readLocked(name); err == nil {
+			data, res = again, record.Decode(again)
+		}
+	}
+	for _, l := range res.Bad {
 		v.add(name, "record on line %d is damaged (checksum or JSON)", l)
 	}
-	if res.torn {
-		v.add(name, "its last record is torn (%d bytes after the last whole record); the next capture cuts it", int64(len(data))-res.good)
+	if res.Torn {
+		v.add(name, "its last record is torn (%d bytes after the last whole record); the next capture cuts it", int64(len(data))-res.Good)
 	}
-	return res.recs
+	return res.Recs
 }
 
 // turns checks every turn file.
@@ -103,11 +124,21 @@ func (v *verifier) turns() error {
 					v.add(name, "a %s record names %q: %s", r.R, r.Path, why)
 				}
 			}
-			if recs[i].R == "pre" && recs[i].Img != nil && !recs[i].Img.Kept {
-				continue
-			}
-			v.ref(recs[i].Img, name)
+			v.ref(neededImage(&recs[i]), name)
 		}
+	}
+	return nil
+}
+
+// neededImage is the image of a turn file's record whose blob the store
+// must hold: what verify checks is there, and so what prune keeps. A
+// pre-image not kept (over the size limit) names no blob.
+func neededImage(r *record.Line) *Image {
+	switch {
+	case r.R == "pre" && r.Img != nil && !r.Img.Kept:
+		return nil
+	case r.R == "pre" || r.R == "post":
+		return r.Img
 	}
 	return nil
 }

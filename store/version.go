@@ -1,6 +1,7 @@
 package store
 
 import (
+	"hash/crc32"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,7 @@ const (
 	// formatVersion is the version of the record format: turn files,
 	// ops.log and, through their op record, steps files; and FORMAT's.
 	// Version 2 added "n" (the order of commits) and names that are not
-	// UTF-8 (see nameEscape); version 3 folders as images ("dir"), the
+	// UTF-8 (see the record package's names.go); version 3 folders as images ("dir"), the
 	// turns a change is shared with ("shared") and open.json, which a
 	// ckpt of version 2 would not keep (its sweeps would take another
 	// session's running command's writes for hand edits). It reads
@@ -34,6 +35,13 @@ const (
 // version this one does not read. Nothing was changed; the wrapped message
 // names the file and its version.
 var ErrNewerFormat = format.ErrNewerFormat
+
+// FormatName names the store format in `ckpt --version`.
+const FormatName = "ckpt-store/3 (crc32c-framed JSON records, zstd blobs)"
+
+// castagnoli is the CRC-32C table of the store's own checksums (the
+// baseline's); records carry theirs through the record package.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // formatFile names the store format in FORMAT; its first line starts
 // "ckpt-store/<version>".

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ckpt-dev/ckpt/store/internal/pack"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 // versionedStore makes a store holding one of each versioned file: FORMAT,
@@ -65,14 +66,14 @@ func setRecordVersion(t *testing.T, root, name, r string, v int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := decodeRecords(data)
+	res := record.Decode(data)
 	var buf []byte
 	found := false
-	for i := range res.recs {
-		if res.recs[i].R == r {
-			res.recs[i].V, found = v, true
+	for i := range res.Recs {
+		if res.Recs[i].R == r {
+			res.Recs[i].V, found = v, true
 		}
-		buf = appendRecord(buf, &res.recs[i])
+		buf = record.Append(buf, &res.Recs[i])
 	}
 	if !found {
 		t.Fatalf("%s holds no %q record", name, r)

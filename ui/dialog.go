@@ -199,7 +199,8 @@ func (d *dialog) Bindings(k keymap.KeyMap) keymap.KeyMap {
 	k.DiffMode.SetEnabled(preview && row != nil && row.step.HandEdited)
 	k.GitIndex.SetEnabled(preview && rewind && d.plan.Git != nil && (d.plan.Git.IndexChanged || d.gitIndex))
 	k.Back.SetEnabled(true)
-	for _, b := range []*key.Binding{&k.Open, &k.Undo, &k.Redo, &k.Help, &k.SideBySide, &k.Zoom, &k.Search,
+	k.Help.SetEnabled(!d.applying) // ? shows the keys over the dialog
+	for _, b := range []*key.Binding{&k.Open, &k.Undo, &k.Redo, &k.SideBySide, &k.Zoom, &k.Search,
 		&k.Editor, &k.Filter, &k.NextPane, &k.PrevPane, &k.Follow, &k.Dismiss, &k.Errors, &k.CutTurn} {
 		b.SetEnabled(false) // the panes' keys
 	}
@@ -237,6 +238,7 @@ func (d *dialog) HandleKey(msg tea.KeyPressMsg, k, all keymap.KeyMap) (tea.Cmd, 
 			d.kind = store.KindRewind
 		}
 		d.plan, d.base, d.rows, d.keep, d.err, d.loading = nil, nil, nil, map[string]bool{}, nil, true
+		d.gitIndex = false // asked of the other plan, not this one
 		d.cur, d.diff = list{}, previewDiff{}
 		return d.requestPlan(), dialogAction{}
 	case key.Matches(msg, k.Rewind): // retry what failed
@@ -411,7 +413,7 @@ func planOp(st Store, r planReq) tea.Cmd {
 			case store.KindRedo:
 				return st.PlanRedo(r.force)
 			case store.KindRevert:
-				return st.PlanRevert(r.target, store.RevertOptions{Keep: keep})
+				return st.PlanRevert(r.target, store.RevertOptions{Keep: keep, GitIndex: r.gitIndex})
 			}
 			return st.PlanRewind(r.target, store.RewindOptions{Keep: keep, GitIndex: r.gitIndex})
 		}
@@ -986,6 +988,9 @@ func (d *dialog) gitHead() []styledLine {
 	add := func(style lipgloss.Style, format string, args ...any) {
 		out = append(out, styledLine{text: fmt.Sprintf(format, args...), style: style})
 	}
+	if p.Kind == store.KindRevert {
+		return d.revertGitHead()
+	}
 	if g := p.Git; g != nil {
 		pg := present.Git(*g)
 		add(sty.warn, "git since turn %s began: %s.", present.Escape(p.Target), pg.Words())
@@ -1002,6 +1007,47 @@ func (d *dialog) gitHead() []styledLine {
 		} else {
 			add(sty.good, "git's index: given back as it was before %s.", present.Escape(p.Target))
 		}
+	}
+	return out
+}
+
+// revertGitHead is gitHead for a revert: what its turns did to git while
+// they ran, and what putting git's index back drops (what was staged
+// after them).
+func (d *dialog) revertGitHead() []styledLine {
+	sty := d.env.sty
+	p := d.plan
+	var out []styledLine
+	add := func(style lipgloss.Style, format string, args ...any) {
+		out = append(out, styledLine{text: fmt.Sprintf(format, args...), style: style})
+	}
+	what := present.RevertWhat(p.Target, p.Session, len(p.Turns))
+	if g := p.Git; g != nil {
+		pg := present.Git(*g)
+		add(sty.warn, "git during %s: %s.", what, pg.Words())
+		if cmds := pg.Commands(); len(cmds) > 0 && !p.HeadSince {
+			add(sty.plain, "ckpt moves no refs (commits stay in the reflog); to put HEAD back yourself: %s", strings.Join(cmds, " · "))
+		} else if len(cmds) > 0 {
+			add(sty.plain, "ckpt moves no refs, and HEAD moved after it too: no command puts back only its part.")
+		}
+	}
+	drops := ""
+	if len(p.IndexDrops) > 0 {
+		names := make([]string, len(p.IndexDrops))
+		for i, n := range p.IndexDrops {
+			names[i] = present.Escape(n)
+		}
+		drops = "what was staged after it: " + strings.Join(names, ", ")
+	}
+	switch {
+	case p.Index != nil && drops != "":
+		add(sty.warn, "git's index: put back as before %s, under git's index.lock (i leaves it); this drops %s.", what, drops)
+	case p.Index != nil:
+		add(sty.good, "git's index: put back as before %s, under git's index.lock (i leaves it).", what)
+	case p.Git != nil && p.Git.IndexChanged && !d.gitIndex && drops != "":
+		add(sty.plain, "git's index is left as it is: i puts it back as before %s, dropping %s.", what, drops)
+	case p.Git != nil && p.Git.IndexChanged && !d.gitIndex:
+		add(sty.plain, "git's index is left as it is: i puts it back as before %s.", what)
 	}
 	return out
 }

@@ -44,6 +44,8 @@ func (m *Model) errorsKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Back, k.Errors):
 		m.errs.open = false
+	case key.Matches(msg, k.Help):
+		return m.openHelp() // esc comes back here
 	case key.Matches(msg, k.Up):
 		m.errs.top--
 	case key.Matches(msg, k.Down):

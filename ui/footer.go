@@ -31,10 +31,11 @@ func (m *Model) footer(bindings, tail []key.Binding, w int) string {
 	return present.Fit(end, w)
 }
 
-// inBindings reports whether b is one of bs (the same keys).
+// inBindings reports whether b is one of bs (the same first key: the
+// tail may word a binding its own way, as q/esc close).
 func inBindings(bs []key.Binding, b key.Binding) bool {
 	for _, x := range bs {
-		if len(x.Keys()) > 0 && len(b.Keys()) > 0 && x.Keys()[0] == b.Keys()[0] && x.Help() == b.Help() {
+		if len(x.Keys()) > 0 && len(b.Keys()) > 0 && x.Keys()[0] == b.Keys()[0] {
 			return true
 		}
 	}

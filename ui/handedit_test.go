@@ -70,3 +70,28 @@ func TestPreviewSaysWhatGivesItBack(t *testing.T) {
 	press(t, m, kp("r"))
 	mustContain(t, plain(m), "kept first, so undo brings it back")
 }
+
+// A file the agent's hook captured and has not sealed, on the real store,
+// is marked ~ (being written) in the files pane, not M, until the seal.
+func TestCapturedUnsealedMarkedWriting(t *testing.T) {
+	root := t.TempDir()
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := filepath.Join(root, "app.js")
+	if err := os.WriteFile(p, []byte("v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Capture("1", store.TurnMeta{Label: "agent edit"}, []string{p}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("v2, half\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	drive(t, m, m.Init())
+	mustContain(t, plain(m), "~ app.js")
+}

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,5 +67,91 @@ func TestRealRevertPreview(t *testing.T) {
 	}
 	if !strings.Contains(plain(m), "conflict") {
 		t.Errorf("the result does not say a.txt is in conflict:\n%s", plain(m))
+	}
+}
+
+// TestRealRevertPreviewGit: the revert preview of a turn that ran git mv,
+// git add and git commit says what it did to git and, since a later turn
+// staged another file, that i would drop that; i and y put git's index
+// back as before the turn, byte for byte.
+func TestRealRevertPreviewGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_OPTIONAL_LOCKS=0",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for name, body := range map[string]string{"notes.txt": "notes\n", "c.txt": "c\n"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("add", "-A")
+	git("commit", "-qm", "init")
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	index := func() []byte {
+		b, err := os.ReadFile(filepath.Join(root, ".git", "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	shell := func(turn string, run func()) {
+		t.Helper()
+		if _, err := s.SweepBefore(turn, store.TurnMeta{Label: "turn " + turn}, "git"); err != nil {
+			t.Fatal(err)
+		}
+		run()
+		if _, err := s.SweepAfter(turn, store.TurnMeta{}, "git"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := index()
+	shell("1", func() { git("mv", "notes.txt", "NOTES.md"); git("commit", "-qm", "agent") })
+	shell("2", func() {
+		if err := os.WriteFile(filepath.Join(root, "c.txt"), []byte("c2\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git("add", "c.txt")
+	})
+	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 36})
+	drive(t, m, m.Init())
+	press(t, m, kp("G"), kp("R"))
+	if m.dlg == nil || m.dlg.kind != store.KindRevert || m.dlg.plan == nil {
+		t.Fatalf("R opened no revert preview (status %q):\n%s", m.status, plain(m))
+	}
+	mustContain(t, plain(m), "git during turn 1: HEAD moved", "1 commit", "the index changed",
+		"i puts it back as before turn 1, dropping what was staged after it: c.txt")
+	if !m.bindings().GitIndex.Enabled() {
+		t.Fatal("i is not offered in the revert preview")
+	}
+	press(t, m, kp("i"))
+	mustContain(t, plain(m), "git's index: put back as before turn 1", "this drops what was staged after it: c.txt")
+	press(t, m, kp("y"))
+	if got := index(); !bytes.Equal(got, before) {
+		t.Fatal("the revert with i did not put back git's index byte for byte")
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "notes.txt")); err != nil || string(b) != "notes\n" {
+		t.Fatalf("notes.txt after the revert: %q %v", b, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "c.txt")); string(b) != "c2\n" {
+		t.Fatalf("c.txt, turn 2's, after the revert: %q", b)
 	}
 }

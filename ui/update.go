@@ -300,7 +300,7 @@ func (m *Model) paneBindings() keymap.KeyMap {
 	k.Dismiss.SetEnabled(notice)
 	k.Errors.SetEnabled(len(m.hookErrs) > 0)
 	k.CutTurn.SetEnabled(m.opt.CutTurn != nil)
-	k.Back.SetEnabled(m.showHelp || m.errs.open || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom || m.turns.opsOpen)
+	k.Back.SetEnabled(m.showHelp || m.errs.open || m.conv.on || m.focus != paneTurns || m.filter != "" || m.search.query != "" || m.zoom || m.turns.opsOpen)
 	return k
 }
 
@@ -341,6 +341,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.jumpKey(msg)
 	}
 	if m.dlg != nil {
+		switch {
+		case m.showHelp && key.Matches(msg, k.Quit):
+			m.showHelp = false // q closes what is open: the help, then the dialog
+			return nil
+		case m.showHelp:
+			return m.helpKey(msg, k)
+		case key.Matches(msg, k.Help):
+			return m.openHelp()
+		}
 		cmd, act := m.dlg.HandleKey(msg, k, m.keys)
 		return m.act(cmd, act)
 	}
@@ -380,6 +389,14 @@ func (m *Model) helpKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 	return nil
 }
 
+// openHelp shows the full help, over whatever is open.
+func (m *Model) openHelp() tea.Cmd {
+	m.showHelp = true
+	m.helpTop = 0
+	m.help.ShowAll = true
+	return nil
+}
+
 // opKey handles the keys that open a preview (rewind, undo, redo) and
 // the screen's own (help, filter, search, dismiss, follow); ok is false
 // for any other key.
@@ -411,10 +428,7 @@ func (m *Model) opKey(msg tea.KeyPressMsg, k keymap.KeyMap) (cmd tea.Cmd, ok boo
 		m.setStatus("nothing to undo or redo yet")
 		return nil, true
 	case key.Matches(msg, k.Help):
-		m.showHelp = true
-		m.helpTop = 0
-		m.help.ShowAll = true
-		return nil, true
+		return m.openHelp(), true
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		m.focus = paneTurns
@@ -486,6 +500,8 @@ func (m *Model) paneKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 			m.search = diffSearch{}
 		case m.zoom:
 			m.zoom = false
+		case m.conv.on:
+			m.conv = convPane{} // the diff again
 		case m.focus != paneTurns:
 			m.focus--
 		case m.turns.opsOpen:

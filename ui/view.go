@@ -143,10 +143,10 @@ func (m *Model) render() string {
 	mainH := m.mainHeight()
 	var main []string
 	switch {
+	case m.showHelp: // over a dialog too
+		main = m.helpView(mainH)
 	case m.dlg != nil:
 		main = strings.Split(m.dlg.View(m.width, mainH), "\n")
-	case m.showHelp:
-		main = m.helpView(mainH)
 	case m.errs.open:
 		main = m.errorsScreen(mainH)
 	default:
@@ -809,13 +809,24 @@ func (m *Model) turnCount() int {
 	return n
 }
 
+// helpLine is the footer. Whatever is open, it ends with ? help and how
+// to leave: q/esc close in a dialog (q never quits from there), else esc
+// back where esc backs out of something, and q quit.
 func (m *Model) helpLine() string {
 	k := m.bindings()
 	if m.dlg != nil {
-		// q and esc close a dialog; they are what a newcomer must find.
-		return m.footer(m.dlg.ShortHelp(k), []key.Binding{k.Help, k.Back}, m.width)
+		closer := k.Back
+		closer.SetHelp("q/esc", "close")
+		if m.showHelp {
+			return m.footer(nil, []key.Binding{k.Help, closer}, m.width)
+		}
+		return m.footer(m.dlg.ShortHelp(k), []key.Binding{k.Help, closer}, m.width)
 	}
-	return m.footer(k.ShortHelp(), []key.Binding{k.Help, k.Quit}, m.width)
+	var live []key.Binding
+	if !m.showHelp {
+		live = k.ShortHelp()
+	}
+	return m.footer(live, []key.Binding{k.Help, k.Back, k.Quit}, m.width)
 }
 
 func (m *Model) helpView(h int) []string {

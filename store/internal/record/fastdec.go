@@ -1,4 +1,4 @@
-package store
+package record
 
 import (
 	"encoding/json"
@@ -6,12 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// fastDecode parses one record in the exact form appendRecord writes (no
+// fastDecode parses one record in the exact form Append writes (no
 // whitespace, no nulls, integers only, known keys) several times faster
 // than encoding/json, which matters when a log reads 100,000 records. It
 // reports false for anything else, and the caller falls back to
 // encoding/json; FuzzFastDecode checks the two agree.
-func fastDecode(b []byte, r *record) bool {
+func fastDecode(b []byte, r *Line) bool {
 	d := fastDec{b: b}
 	if !d.object(func(key string) bool { return d.recordField(key, r) }) {
 		return false
@@ -222,7 +222,7 @@ func (d *fastDec) setStr(dst *string) bool {
 	return ok
 }
 
-func (d *fastDec) recordField(key string, r *record) bool {
+func (d *fastDec) recordField(key string, r *Line) bool {
 	var ok bool
 	switch key {
 	case "r":
@@ -347,26 +347,6 @@ func (d *fastDec) imageField(key string, img *Image) bool {
 	return ok
 }
 
-// fastSeed parses a seed index.json (a JSON array of turns, as the seed
-// design writes it) several times faster than encoding/json, which matters
-// for an index of 100,000 entries. It reports false for anything else (an
-// unknown key, a null, a float, a path that is not a string), and the
-// caller falls back to encoding/json; TestFastSeed checks the two agree.
-func fastSeed(b []byte) ([]seedEntry, bool) {
-	d := fastDec{b: b, ws: true, intern: map[string]string{}}
-	var out []seedEntry
-	ok := d.array(func() bool {
-		var e seedEntry
-		if !d.object(func(key string) bool { return d.seedField(key, &e) }) {
-			return false
-		}
-		out = append(out, e)
-		return true
-	})
-	d.skipWS()
-	return out, ok && d.p == len(d.b)
-}
-
 // array parses [v,...], handing each element to elem.
 func (d *fastDec) array(elem func() bool) bool {
 	if !d.eat('[') {
@@ -386,176 +366,4 @@ func (d *fastDec) array(elem func() bool) bool {
 			return false
 		}
 	}
-}
-
-func (d *fastDec) seedField(key string, e *seedEntry) bool {
-	d.skipWS()
-	switch key {
-	case "turn":
-		start := d.p
-		if d.p < len(d.b) && d.b[d.p] == '"' {
-			if _, ok := d.str(); !ok {
-				return false
-			}
-		} else if _, ok := d.int(64); !ok {
-			return false
-		}
-		e.Turn = json.RawMessage(d.b[start:d.p])
-		return true
-	case "label":
-		return d.setStr(&e.Label)
-	case "at":
-		n, ok := d.int(64)
-		e.At = n
-		return ok
-	case "files":
-		e.Files = nil // a repeated key replaces, as in encoding/json
-		return d.array(func() bool {
-			var f seedFile
-			if !d.object(func(key string) bool {
-				d.skipWS()
-				switch key {
-				case "path":
-					p, ok := d.str()
-					f.Path = p
-					return ok
-				case "pre":
-					return d.object(func(key string) bool {
-						d.skipWS()
-						switch key {
-						case "kind":
-							return d.setStr(&f.Pre.Kind)
-						case "sha256":
-							return d.setStr(&f.Pre.SHA256)
-						case "reason":
-							return d.setStr(&f.Pre.Reason)
-						case "bytes":
-							n, ok := d.int(64)
-							f.Pre.Bytes = n
-							return ok
-						}
-						return false
-					})
-				}
-				return false
-			}) {
-				return false
-			}
-			e.Files = append(e.Files, f)
-			return true
-		})
-	}
-	return false
-}
-
-// appendFileRecord appends r as encoding/json would write it, when r is a
-// record about one file (a pre or post: its path, image, folders,
-// command, time and order), several times faster than json.Marshal,
-// which a bulk capture calls once a file. It reports false for any other
-// record, leaving it to encoding/json; TestFileRecordEncoding checks the
-// two agree, field by field.
-func appendFileRecord(buf []byte, r *record) ([]byte, bool) {
-	if !fileFieldsOnly(r) {
-		return buf, false
-	}
-	buf = append(buf, `{"r":`...)
-	buf = appendJSONString(buf, r.R)
-	if r.Path != "" {
-		buf = append(buf, `,"p":`...)
-		buf = appendJSONString(buf, r.Path)
-	}
-	if img := r.Img; img != nil {
-		buf = append(buf, `,"i":`...)
-		buf = appendImage(buf, img)
-	}
-	if len(r.Dirs) > 0 {
-		buf = append(buf, `,"dirs":[`...)
-		for i, d := range r.Dirs {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendJSONString(buf, d)
-		}
-		buf = append(buf, ']')
-	}
-	if r.Cmd != "" {
-		buf = append(buf, `,"cmd":`...)
-		buf = appendJSONString(buf, r.Cmd)
-	}
-	if len(r.Shared) > 0 {
-		buf = append(buf, `,"shared":[`...)
-		for i, t := range r.Shared {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendJSONString(buf, t)
-		}
-		buf = append(buf, ']')
-	}
-	if r.At != 0 {
-		buf = append(buf, `,"at":`...)
-		buf = strconv.AppendInt(buf, r.At, 10)
-	}
-	if r.N != 0 {
-		buf = append(buf, `,"n":`...)
-		buf = strconv.AppendInt(buf, r.N, 10)
-	}
-	return append(buf, '}'), true
-}
-
-// fileFieldsOnly reports whether r sets no field but those of a record
-// about one file, the only ones appendFileRecord writes.
-func fileFieldsOnly(r *record) bool {
-	return !(r.V != 0 || r.ID != "" || r.Label != "" || r.Source != nil || r.Head != "" ||
-		r.Ref != "" || r.Index != nil || r.IndexWas != nil || r.IndexSet != nil ||
-		r.Want != nil || r.Back != nil || r.Do != "" || r.Why != "" || r.Hand ||
-		r.Kind != "" || r.Target != "" || r.Turns != nil || r.Steps != 0 || r.Retry != "" || r.Sess != "" ||
-		r.Rmdirs != nil || r.Had != nil || r.Mkdirs != nil || r.HadModes != nil || r.MkdirModes != nil ||
-		r.Recovered || r.Abandoned || r.Failed != nil || r.Fails != nil || r.None)
-}
-
-// appendImage appends img as encoding/json writes an Image.
-func appendImage(buf []byte, img *Image) []byte {
-	buf = append(buf, `{"kind":`...)
-	buf = appendJSONString(buf, string(img.Kind))
-	if img.SHA256 != "" {
-		buf = append(buf, `,"sha256":`...)
-		buf = appendJSONString(buf, img.SHA256)
-	}
-	if img.Size != 0 {
-		buf = append(buf, `,"bytes":`...)
-		buf = strconv.AppendInt(buf, img.Size, 10)
-	}
-	if img.Mode != 0 {
-		buf = append(buf, `,"mode":`...)
-		buf = strconv.AppendUint(buf, uint64(img.Mode), 10)
-	}
-	if img.Link != "" {
-		buf = append(buf, `,"link":`...)
-		buf = appendJSONString(buf, img.Link)
-	}
-	if img.Reason != "" {
-		buf = append(buf, `,"reason":`...)
-		buf = appendJSONString(buf, img.Reason)
-	}
-	if img.Kept {
-		buf = append(buf, `,"kept":true`...)
-	}
-	buf = append(buf, '}')
-	return buf
-}
-
-// appendJSONString appends s quoted as encoding/json quotes it: printable
-// ASCII that needs no escape is copied as it is, anything else is left to
-// encoding/json.
-func appendJSONString(buf []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			js, _ := json.Marshal(s)
-			return append(buf, js...)
-		}
-	}
-	buf = append(buf, '"')
-	buf = append(buf, s...)
-	return append(buf, '"')
 }

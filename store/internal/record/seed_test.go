@@ -1,4 +1,4 @@
-package store
+package record
 
 import (
 	"encoding/json"
@@ -31,7 +31,7 @@ func TestFastSeed(t *testing.T) {
 			if !ok {
 				return
 			}
-			var want []seedEntry
+			var want []SeedEntry
 			if err := json.Unmarshal([]byte(c.in), &want); err != nil {
 				t.Fatal(err)
 			}

@@ -1,13 +1,10 @@
 package store
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // A file name that is not valid UTF-8 is kept as bytes: a rewind restores
@@ -95,33 +92,4 @@ func rewindPost(t *testing.T, s *Store, turn string) File {
 		t.Fatal(err)
 	}
 	return files[len(files)-1]
-}
-
-// The escape round-trips every name, and leaves valid UTF-8 alone.
-func TestNameEscape(t *testing.T) {
-	for _, n := range []string{"", "a.txt", "caf\u00e9/x", "bad\xff", "\xff\xfe", "a\ufffdb"} {
-		e := escName(n)
-		if utf8ok := !strings.HasPrefix(e, nameEscape); utf8ok != (e == n) {
-			t.Errorf("escName(%q) = %q", n, e)
-		}
-		if back := unescName(e); back != n {
-			t.Errorf("unescName(escName(%q)) = %q", n, back)
-		}
-		l := []string{n}
-		rec := record{R: "pre", Path: n, ID: n, Target: n, Img: &Image{Kind: ImageLink, Link: n}, Want: &Image{Link: n},
-			Dirs: l, Rmdirs: l, Had: l, Mkdirs: l, Failed: l, Turns: l, Fails: []Failure{{Path: n}}}
-		res := decodeRecords(appendRecord(nil, &rec))
-		if len(res.recs) != 1 || !reflect.DeepEqual(res.recs[0], rec) {
-			t.Errorf("record round trip of %q: %+v", n, res.recs)
-		}
-		// Every string field of a record that can hold a name is escaped:
-		// a new one must be added to mapNames.
-		if js := appendRecord(nil, &rec); !utf8.Valid(js) || (!utf8.ValidString(n) && bytes.Contains(js, []byte("\\ufffd"))) {
-			t.Errorf("record of %q is written as %q", n, js)
-		}
-	}
-	// A string that merely starts like an escape is never a name.
-	if got := unescName(nameEscape + "!!"); !strings.HasPrefix(got, "\x00") {
-		t.Errorf("a broken escape became %q", got)
-	}
 }
