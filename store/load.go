@@ -191,7 +191,8 @@ type cache struct {
 	seedMod  int64
 	seed     []*turn
 	seedErr  error
-	steps    map[string][]record.Line // op id → steps (immutable once written)
+	steps    map[string][]record.Line // op id → steps (written once; purge replaces them)
+	stepsAt  map[string]storefs.Stat  // the steps files as read
 	opsLog   opsCache
 	sum      summaryState
 	reads    atomic.Int64 // turn files read (not found current), for tests
@@ -248,6 +249,7 @@ func (s *Store) load() (*view, error) {
 	if s.cache.files == nil {
 		s.cache.files = map[string]*turnFile{}
 		s.cache.steps = map[string][]record.Line{}
+		s.cache.stepsAt = map[string]storefs.Stat{}
 	}
 	s.loadSeed()
 	list, err := storefs.Names(s.dir, "turns")
@@ -276,6 +278,7 @@ func (s *Store) load() (*view, error) {
 		}
 	}
 	s.saveSummary()
+	s.checkSteps()
 	ops, err := s.readOps()
 	if err != nil {
 		return nil, err
@@ -461,7 +464,11 @@ func (s *Store) steps(id string) ([]record.Line, error) {
 		return st, nil
 	}
 	name := "ops/" + id + ".steps"
-	data, err := s.dir.ReadFile(name)
+	f, err := s.dir.Open(name)
+	if err != nil {
+		return nil, errf("read %s: %w", s.path(name), err)
+	}
+	data, st, err := readWhole(f)
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
@@ -470,7 +477,29 @@ func (s *Store) steps(id string) ([]record.Line, error) {
 		return nil, errf("%s is damaged: %w", s.path(name), ErrCorrupt)
 	}
 	s.cache.steps[id] = res.Recs
+	s.cache.stepsAt[id] = st
 	return res.Recs, nil
+}
+
+// checkSteps forgets the cached steps files that changed since they were
+// read: written once, they are replaced only by a purge (their images of
+// the purged paths made purged), which a Store kept open must see.
+// Caller holds s.mu.
+func (s *Store) checkSteps() {
+	if len(s.cache.steps) == 0 {
+		return
+	}
+	ops, err := s.dir.Sub("ops")
+	if err != nil {
+		clear(s.cache.steps)
+		return
+	}
+	defer func() { _ = ops.Close() }()
+	for id := range s.cache.steps {
+		if st, err := ops.StatAt(id + ".steps"); err != nil || st != s.cache.stepsAt[id] {
+			delete(s.cache.steps, id)
+		}
+	}
 }
 
 var _ = os.O_RDONLY

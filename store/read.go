@@ -21,6 +21,9 @@ type expectation struct {
 	// has not sealed it yet. The path is being written, and nothing is
 	// expected of it until the seal.
 	writing bool
+	// purged: nothing is expected because the newest seal's bytes were
+	// purged, not because the agent is writing.
+	purged bool
 }
 
 // changedSince reports whether disk differs from what the agent left:
@@ -47,7 +50,7 @@ func (s *Store) expected(v *view) map[string]expectation {
 				if e, ok := exp[f.path]; !ok || f.postSeq >= e.seq {
 					// What a purged seal left is not known: nothing is
 					// expected of the path (writing), as for an unsealed one.
-					exp[f.path] = expectation{img: *f.post, seq: f.postSeq, writing: f.post.Purged()}
+					exp[f.path] = expectation{img: *f.post, seq: f.postSeq, writing: f.post.Purged(), purged: f.post.Purged()}
 				}
 			case t.seed:
 				// A seed store records no seals: its captures are not
@@ -71,7 +74,8 @@ func (s *Store) expected(v *view) map[string]expectation {
 // beingWritten reports whether an active turn has captured p and not
 // sealed it since p's newest seal.
 func (r *statusRun) beingWritten(p string) bool {
-	return r.exp[p].writing
+	e := r.exp[p]
+	return e.writing && !e.purged
 }
 
 // failures maps each path still failed to its newest failure. A failure
