@@ -100,3 +100,83 @@ func TestPurgeSeenByOpenStore(t *testing.T) {
 	}
 	_ = os.Remove
 }
+
+// An undo whose only failures are purged paths is not retried: their
+// bytes are gone for good, so the next undo goes on down the stack.
+func TestPurgedUndoGoesOn(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "secret.env", "KEY=0\n")
+	wr(t, root, "a.txt", "a0")
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Write("1", TurnMeta{}, filepath.Join(root, "a.txt"), []byte("a1"))
+	s.Write("2", TurnMeta{}, filepath.Join(root, "secret.env"), []byte("KEY=2\n"))
+	s.Write("2", TurnMeta{}, filepath.Join(root, "a.txt"), []byte("a2"))
+	rewind(t, s, "2")
+	rewind(t, s, "1")
+	if _, err := s.Purge([]string{"secret.env"}); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"a1", "a2"} {
+		p, err := s.PlanUndo(false)
+		if err != nil {
+			t.Fatalf("undo %d: %v", i+1, err)
+		}
+		if p.Retry != "" {
+			t.Fatalf("undo %d retries %s, whose only failure is purged", i+1, p.Retry)
+		}
+		if _, err := s.Apply(p, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := rd(t, root, "a.txt"); got != want {
+			t.Fatalf("after undo %d a.txt holds %q, want %q", i+1, got, want)
+		}
+	}
+	if got := rd(t, root, "secret.env"); got != "KEY=0\n" {
+		t.Errorf("secret.env, purged, was changed: %q", got)
+	}
+	if _, err := s.PlanUndo(false); err == nil {
+		t.Errorf("a third undo: want nothing to undo")
+	}
+}
+
+// A purge in the middle of a turn of shell commands: the next command's
+// sweep takes what stands at the purged path as a hand edit, and records
+// no new copy of it in the turn.
+func TestPurgeMidShellTurn(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "secret.env", "KEY=0\n")
+	wr(t, root, "a.txt", "a0")
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sweep := func(cmd string, edit func()) {
+		t.Helper()
+		if _, err := s.SweepBefore("1", TurnMeta{}, cmd); err != nil {
+			t.Fatal(err)
+		}
+		edit()
+		if _, err := s.SweepAfter("1", TurnMeta{}, cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweep("first", func() { wr(t, root, "secret.env", "KEY=1\n") })
+	if _, err := s.Purge([]string{"secret.env"}); err != nil {
+		t.Fatal(err)
+	}
+	sweep("second", func() { wr(t, root, "a.txt", "a1") })
+	files, err := s.Files("1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Path == "secret.env" && (f.Status != StatusPurged || f.Post == nil || !f.Post.Purged()) {
+			t.Errorf("secret.env after the next command: status %s, post %+v: a copy was kept again", f.Status, f.Post)
+		}
+	}
+}
