@@ -90,6 +90,13 @@ type event struct {
 	// at is when the agent sent the event (Cline stamps every one), for
 	// agents whose runs are told apart by time (see runs.go).
 	at time.Time
+	// said is what the event tells of the turn's conversation, for agents
+	// whose transcript ckpt cannot read (see said.go): the prompt with
+	// startTurn, the reply and the calls with turnEnd.
+	said *store.Conversation
+	// saidErr says why the event's part of the conversation could not be
+	// read; the event does all else all the same.
+	saidErr error
 }
 
 // adapter is one agent's side of ckpt.
@@ -371,6 +378,7 @@ func (h *hookCall) startTurn() error {
 	if err := h.store.SetSessionTurn(h.sessionKey(), turn); err != nil {
 		return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, turn, err)
 	}
+	h.saveSaid(turn)
 	if h.agent.oncePerPrompt && h.ev.prompt != "" {
 		if err := h.store.SetSessionTurn(promptKey, h.ev.prompt); err != nil {
 			return fmt.Errorf("hook %s: record prompt %s for the session: %w", h.agent.name, h.ev.prompt, err)

@@ -15,12 +15,16 @@ func init() {
 			file:   ".kilo/plugins/ckpt.ts",
 			render: renderKiloPlugin,
 			find:   findConstCKPT,
+			past:   []func(string) []byte{kiloOf(renderTemplate(pluginSourceNode))},
 		},
 	})
 }
 
-func renderKiloPlugin(exe string) []byte {
+func renderKiloPlugin(exe string) []byte { return kiloOf(renderPlugin)(exe) }
+
+// kiloOf is an opencode plugin's rendering, made Kilo's.
+func kiloOf(render func(string) []byte) func(string) []byte {
 	r := strings.NewReplacer("hook opencode", "hook kilo", `"hook", "opencode"`, `"hook", "kilo"`, "install opencode", "install kilo", "uninstall opencode", "uninstall kilo",
 		"opencode's file tools", "Kilo's file tools", "undefined where opencode runs", "undefined where Kilo runs")
-	return []byte(r.Replace(string(renderPlugin(exe))))
+	return func(exe string) []byte { return []byte(r.Replace(string(render(exe)))) }
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // opencode has no command hooks: a plugin file in .opencode/plugins/ runs
@@ -29,6 +31,10 @@ type opencodeEvent struct {
 	Tool      string          `json:"tool"`
 	Text      string          `json:"text"`
 	Args      json.RawMessage `json:"args"`
+	// session.idle: what the turn said (see said.go).
+	Prompt json.RawMessage `json:"prompt"`
+	Reply  json.RawMessage `json:"reply"`
+	Calls  json.RawMessage `json:"calls"`
 }
 
 func parseOpencode(data []byte, _ func(string) string) (event, error) {
@@ -40,6 +46,7 @@ func parseOpencode(data []byte, _ func(string) string) (event, error) {
 	switch e.Event {
 	case "chat.message":
 		ev.do, ev.text = startTurn, unwrapRunQuotes(e.Text)
+		ev.said = &store.Conversation{Prompt: ev.text}
 		return ev, nil
 	case "tool.execute.before":
 		ev.do = beforeWrite
@@ -47,6 +54,9 @@ func parseOpencode(data []byte, _ func(string) string) (event, error) {
 		ev.do = afterWrite
 	case "session.idle":
 		ev.do = turnEnd
+		if len(e.Prompt) > 0 || len(e.Reply) > 0 || len(e.Calls) > 0 {
+			ev.said, ev.saidErr = opencodeSaid(e.Prompt, e.Reply, e.Calls)
+		}
 		return ev, nil
 	default:
 		return ev, nil
@@ -98,6 +108,131 @@ func unwrapRunQuotes(text string) string {
 // path as a JSON (hence JavaScript) string literal. The file is recognised
 // as ckpt's only when it is exactly this text for some path.
 const pluginSource = `// ckpt: keeps what opencode's file tools are about to change, turn by turn,
+// so that ` + "`ckpt`" + ` can show and rewind it, and what each turn said. Written by
+// ` + "`ckpt install opencode`" + `; ` + "`ckpt uninstall opencode`" + ` removes it (an edited copy is
+// left alone).
+import { spawn } from "node:child_process"
+
+const CKPT = %s
+const FILE_TOOLS = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
+// The shell says nothing of what it writes: ckpt sweeps the tree around it.
+const SWEPT_TOOLS = new Set(["bash"])
+// The most of a text and of the calls sent to ckpt (it keeps no more).
+const MAX_TEXT = 65536
+const MAX_CALLS = 2000
+
+// What a tool call names: its file, command or search, and of a patch
+// only the lines that name its files.
+function pick(args) {
+  const out = {}
+  for (const k of ["filePath", "path", "command", "pattern", "url", "query"]) {
+    if (typeof args?.[k] === "string") out[k] = args[k].slice(0, 4096)
+  }
+  if (typeof args?.patchText === "string") {
+    out.patchText = args.patchText
+      .split("\n")
+      .filter((l) => /^\s*\*\*\* (Add File|Update File|Delete File|Move to): /.test(l))
+      .join("\n")
+  }
+  return out
+}
+
+export const CkptPlugin = async ({ $, directory }) => {
+  const pending = new Map()
+  // What each session's turn said so far: its prompt, the role of each
+  // message, its text parts and its tool calls, by id in the order they
+  // began. session.idle sends it and starts afresh.
+  const talks = new Map()
+  const talk = (id) => {
+    if (!talks.has(id)) talks.set(id, { prompt: "", roles: new Map(), texts: new Map(), calls: new Map() })
+    return talks.get(id)
+  }
+  const said = (t) => {
+    if (!t) return {}
+    let reply = ""
+    for (const p of t.texts.values()) {
+      if (t.roles.get(p.messageID) !== "user" && p.text.trim() !== "") reply = p.text
+    }
+    const calls = [...t.calls.values()].slice(0, MAX_CALLS)
+    return { prompt: t.prompt, reply: reply.slice(0, MAX_TEXT), calls }
+  }
+  const note = (part) => {
+    if (!part?.sessionID) return
+    const t = talk(part.sessionID)
+    if (part.type === "text" && !part.synthetic && typeof part.text === "string") {
+      t.texts.set(part.id, { messageID: part.messageID, text: part.text })
+    } else if (part.type === "tool" && typeof part.tool === "string") {
+      t.calls.set(part.callID ?? part.id, { id: part.callID, tool: part.tool, args: pick(part.state?.input), status: part.state?.status })
+    }
+  }
+  // ckpt exits 0 and prints nothing; a failure here must never stop a tool.
+  // $ is Bun's shell, and undefined where opencode runs outside Bun: then
+  // node:child_process does the same.
+  const send = async (event) => {
+    const body = JSON.stringify({ directory, ...event })
+    try {
+      if (typeof $ === "function") {
+        await $` + "`${CKPT} hook opencode < ${new Response(body)}`" + `.quiet().nothrow()
+        return
+      }
+      await new Promise((resolve) => {
+        const child = spawn(CKPT, ["hook", "opencode"], { stdio: ["pipe", "ignore", "ignore"] })
+        child.on("error", resolve)
+        child.on("close", resolve)
+        child.stdin.on("error", () => {})
+        child.stdin.end(body)
+      })
+    } catch {}
+  }
+  return {
+    "chat.message": async (input, output) => {
+      const text = (output?.parts ?? [])
+        .filter((p) => p?.type === "text" && !p.synthetic)
+        .map((p) => p.text)
+        .join("\n")
+      const messageID = input?.messageID ?? output?.message?.id
+      try {
+        const t = talk(input?.sessionID)
+        t.prompt = String(text).slice(0, MAX_TEXT)
+        t.roles.set(messageID, "user")
+      } catch {}
+      await send({ event: "chat.message", sessionID: input?.sessionID, messageID, text })
+    },
+    "tool.execute.before": async (input, output) => {
+      if (!FILE_TOOLS.has(input?.tool) && !SWEPT_TOOLS.has(input?.tool)) return
+      pending.set(input.callID, output?.args)
+      await send({ event: "tool.execute.before", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args: output?.args })
+    },
+    "tool.execute.after": async (input) => {
+      if (!FILE_TOOLS.has(input?.tool) && !SWEPT_TOOLS.has(input?.tool)) return
+      const args = input.args ?? pending.get(input.callID)
+      pending.delete(input.callID)
+      await send({ event: "tool.execute.after", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args })
+    },
+    event: async ({ event }) => {
+      try {
+        const p = event?.properties
+        if (event?.type === "message.updated" && p?.info?.sessionID) talk(p.info.sessionID).roles.set(p.info.id, p.info.role)
+        if (event?.type === "message.part.updated") note(p?.part)
+      } catch {}
+      // The end of a turn: a command left running may have written since,
+      // and what the turn said is known.
+      if (event?.type === "session.idle") {
+        const id = event.properties?.sessionID
+        let t = {}
+        try {
+          t = said(talks.get(id))
+          talks.delete(id)
+        } catch {}
+        await send({ event: "session.idle", sessionID: id, ...t })
+      }
+    },
+  }
+}
+`
+
+// pluginSourceNode is the plugin before it forwarded the conversation.
+const pluginSourceNode = `// ckpt: keeps what opencode's file tools are about to change, turn by turn,
 // so that ` + "`ckpt`" + ` can show and rewind it. Written by ` + "`ckpt install opencode`" + `;
 // ` + "`ckpt uninstall opencode`" + ` removes it (an edited copy is left alone).
 import { spawn } from "node:child_process"
@@ -157,7 +292,7 @@ export const CkptPlugin = async ({ $, directory }) => {
 
 // Earlier plugin files install wrote, still recognised as ckpt's, so that
 // install replaces them and uninstall removes them.
-var pastPluginSources = []string{pluginSourceFirst, pluginSourceShell}
+var pastPluginSources = []string{pluginSourceFirst, pluginSourceShell, pluginSourceNode}
 
 const pluginSourceFirst = `// ckpt: keeps what opencode's file tools are about to change, turn by turn,
 // so that ` + "`ckpt`" + ` can show and rewind it. Written by ` + "`ckpt install opencode`" + `;

@@ -17,7 +17,10 @@ type ownedInstaller struct {
 	render func(exe string) []byte
 	// find picks out of data the binary a rendered file names; data is
 	// ckpt's when render gives it back for that binary.
-	find  func(data []byte) (string, bool)
+	find func(data []byte) (string, bool)
+	// past render the files earlier installs wrote, still ckpt's: install
+	// replaces them and uninstall removes them.
+	past  []func(exe string) []byte
 	fmode fs.FileMode // 0: 0644
 }
 
@@ -34,10 +37,15 @@ func (o ownedInstaller) mode() fs.FileMode {
 // file install wrote.
 func (o ownedInstaller) owner(data []byte) (string, bool) {
 	exe, ok := o.find(data)
-	if !ok || !bytes.Equal(data, o.render(exe)) {
+	if !ok {
 		return "", false
 	}
-	return exe, true
+	for _, render := range append([]func(string) []byte{o.render}, o.past...) {
+		if bytes.Equal(data, render(exe)) {
+			return exe, true
+		}
+	}
+	return "", false
 }
 
 func (o ownedInstaller) add(_ string, old []byte, existed bool, exe string) ([]byte, error) {

@@ -132,6 +132,7 @@ func (h *hookCall) turnEnd() error {
 	if !ok {
 		return nil
 	}
+	h.saveSaid(turn)
 	var err error
 	if swept, cmd := h.store.SweptTurn(); swept == turn {
 		h.ev.command = cmd

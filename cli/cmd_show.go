@@ -32,7 +32,8 @@ it (the pre-image against what the agent left), for any turn.
 --conversation prints what was said instead: the prompt, the agent's final
 reply and its tool calls in order (name, path or command, ok or failed),
 read from the transcript the agent's hook named (Claude Code, Codex, Gemini
-CLI, Qwen Code, Copilot CLI).`,
+CLI, Qwen Code, Copilot CLI), or, for opencode and pi, which keep none ckpt
+reads, from what ckpt's plugin forwarded (kept in the store).`,
 		Example: `ckpt show 3
 ckpt show 3 --agent
 ckpt show 3 --conversation

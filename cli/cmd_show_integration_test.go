@@ -240,3 +240,48 @@ func TestShowMarksAFileBeingWritten(t *testing.T) {
 		t.Errorf("show 1 after the seal:\n%s", out)
 	}
 }
+
+// TestShowConversationFromEvents: pi keeps no transcript ckpt reads; its
+// extension's prompt and end events (from a real run) bring the
+// conversation, which show --conversation prints; a damaged conversation
+// file is an error naming it, and the turn's files still show.
+func TestShowConversationFromEvents(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "alpha\n"})
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "hooks", "pi", "recorded.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootJSON, _ := json.Marshal(p.root)
+	for _, l := range strings.Split(strings.ReplaceAll(string(data), "{{ROOT}}", strings.Trim(string(rootJSON), `"`)), "\n") {
+		var line struct {
+			Event json.RawMessage `json:"event"`
+		}
+		if json.Unmarshal([]byte(l), &line) != nil || line.Event == nil {
+			continue
+		}
+		if ev := string(line.Event); strings.Contains(ev, `"event":"input"`) || strings.Contains(ev, `"event":"agent_end"`) {
+			ckptDo(t, ckptCall{Root: p.root, Stdin: line.Event}, "hook", "pi")
+		}
+	}
+	out := ckptOK(t, p.root, "show", "1", "--conversation").Stdout
+	for _, want := range []string{"prompt\n  Edit the files for the ckpt harness", "reply\n  Done: the files are edited.",
+		"tool calls (4)", "ok     write  new.txt", "ok     edit   a.txt", "ok     bash   printf 'sea\\n' > b.txt && rm c.txt", "from pi's events"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show --conversation lacks %q:\n%s", want, out)
+		}
+	}
+	file := filepath.Join(storeFolder(p.root), "conversations", "1.json")
+	if err := os.WriteFile(file, []byte(`{"v":1,"prompt":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := ckptCode(t, p.root, exitError, "show", "1", "--conversation")
+	if !strings.Contains(r.Stderr, file) || !strings.Contains(r.Stderr, "damaged") {
+		t.Errorf("a damaged conversation file: %s", r)
+	}
+	ckptOK(t, p.root, "show", "1")
+	os.Remove(file)
+	r = ckptCode(t, p.root, exitError, "show", "1", "--conversation")
+	if !strings.Contains(r.Stderr, "pi's events brought no conversation") {
+		t.Errorf("no conversation file: %s", r)
+	}
+}

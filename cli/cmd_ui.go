@@ -48,7 +48,7 @@ func (u uiStore) Watch(ctx context.Context) (<-chan struct{}, error) {
 // Conversation reads turn e's prompt, reply and tool calls from the
 // transcript its agent named (package transcript).
 func (u uiStore) Conversation(e store.Entry) (*ui.Conversation, error) {
-	c, err := conversationOf(e)
+	c, err := conversationOf(u.Store, e)
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +63,8 @@ func (u uiStore) Conversation(e store.Entry) (*ui.Conversation, error) {
 		out.Note = fmt.Sprintf("only its last %s read", present.Bytes(transcript.MaxRead))
 	case c.Skipped > 0:
 		out.Note = present.Count(c.Skipped, "line") + " could not be read"
+	case c.Dropped > 0:
+		out.Note = present.Count(c.Dropped, "call") + " after these not kept"
 	}
 	return out, nil
 }

@@ -1,28 +1,55 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
+	"github.com/ckpt-dev/ckpt/agent"
 	"github.com/ckpt-dev/ckpt/present"
 	"github.com/ckpt-dev/ckpt/store"
 	"github.com/ckpt-dev/ckpt/transcript"
 )
 
-// conversationOf reads turn's conversation from the transcript its
-// agent named. The error says why there is none, naming the file.
-func conversationOf(e store.Entry) (*transcript.Conversation, error) {
+// conversationOf reads turn's conversation: the one its agent's plugin
+// events brought, which the store keeps (opencode, pi), else the
+// transcript its agent named. The error says why there is none, naming
+// the file.
+func conversationOf(s *store.Store, e store.Entry) (*transcript.Conversation, error) {
+	kept, file, err := s.ConversationOf(e.ID)
+	switch {
+	case err == nil:
+		return fromEvents(e, kept, file), nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("turn %s: its conversation: %w", esc(e.ID), err)
+	}
 	src := e.Source
 	switch {
 	case src == nil || src.Agent == "":
 		return nil, fmt.Errorf("turn %s came from no agent's hook, so there is no transcript to read", esc(e.ID))
+	case agent.SaysInEvents(src.Agent):
+		return nil, fmt.Errorf("turn %s: %s's events brought no conversation for it (%s holds none: a turn recorded before ckpt kept them, or one whose prompt ckpt's plugin did not see)", esc(e.ID), esc(src.Agent), esc(file))
 	case src.Transcript == "":
 		return nil, fmt.Errorf("turn %s: %s named no transcript for it (a store written before ckpt kept them, or an agent that keeps none)", esc(e.ID), esc(src.Agent))
 	case !transcript.Readable(src.Agent):
 		return nil, fmt.Errorf("turn %s: ckpt cannot read %s's transcripts yet", esc(e.ID), esc(src.Agent))
 	}
 	return transcript.Read(src.Agent, src.Transcript, transcript.Want{PromptID: src.Prompt, Label: e.Label, At: e.At})
+}
+
+// fromEvents is a conversation the store kept, as a transcript's.
+func fromEvents(e store.Entry, c *store.Conversation, file string) *transcript.Conversation {
+	out := &transcript.Conversation{Path: file, Dropped: c.Dropped}
+	if e.Source != nil {
+		out.Agent = e.Source.Agent
+	}
+	out.Prompt, out.Reply = c.Prompt, c.Reply
+	for _, k := range c.Calls {
+		out.Calls = append(out.Calls, transcript.Call{Name: k.Name, Target: k.Target, State: transcript.State(k.State)})
+	}
+	return out
 }
 
 // turnEntry is the log entry of turn.
@@ -50,6 +77,7 @@ type conversationJSON struct {
 	Calls      []callJSON `json:"calls"`
 	Skipped    int        `json:"skipped_lines,omitempty"`
 	Truncated  bool       `json:"truncated,omitempty"`
+	Dropped    int        `json:"calls_not_kept,omitempty"`
 }
 
 type callJSON struct {
@@ -71,13 +99,13 @@ func printConversation(s *store.Store, turn string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	c, err := conversationOf(e)
+	c, err := conversationOf(s, e)
 	if err != nil {
 		return err
 	}
 	if asJSON {
 		out := conversationJSON{Turn: e.ID, TurnB64: nameB64(e.ID), Agent: c.Agent, Transcript: c.Path, Prompt: c.Prompt, Reply: c.Reply,
-			Calls: []callJSON{}, Skipped: c.Skipped, Truncated: c.Truncated}
+			Calls: []callJSON{}, Skipped: c.Skipped, Truncated: c.Truncated, Dropped: c.Dropped}
 		for _, k := range c.Calls {
 			out.Calls = append(out.Calls, callJSON{Name: k.Name, Target: k.Target, State: callState(k.State)})
 		}
@@ -109,11 +137,17 @@ func printConversation(s *store.Store, turn string, asJSON bool) error {
 		fmt.Printf("  %s %s  %s\n", p.in(col, pad(mark, 6)), pad(esc(k.Name), width), esc(underRoot(s.Root(), k.Target)))
 	}
 	note := "from " + esc(c.Path)
+	if agent.SaysInEvents(c.Agent) {
+		note = "from " + esc(c.Agent) + "'s events, kept in " + esc(c.Path)
+	}
 	if c.Truncated {
 		note += fmt.Sprintf(" (its last %s only)", present.Bytes(transcript.MaxRead))
 	}
 	if c.Skipped > 0 {
 		note += fmt.Sprintf(" (%s could not be read)", present.Count(c.Skipped, "line"))
+	}
+	if c.Dropped > 0 {
+		note += fmt.Sprintf(" (%s after these not kept)", present.Count(c.Dropped, "call"))
 	}
 	fmt.Println(p.in(sgrDim, note))
 	return nil

@@ -189,6 +189,9 @@ func printPlan(w io.Writer, p *store.Plan) {
 			line += "  [" + present.ChangedSinceAgent + "]"
 			hand++
 		}
+		if st.KeptHunks > 0 {
+			line += "  [" + present.Count(st.KeptHunks, "hunk") + " kept as now]"
+		}
 		switch {
 		case st.Conflicts != nil && st.Do == store.ActRestore:
 			line += "  [conflict: written with markers]"

@@ -56,6 +56,9 @@ const (
 	RowHunk                   // a hunk header: @@ -a,b +c,d @@
 	RowNote                   // a sentence about the diff (binary, too large, no changes)
 	RowNoEOL                  // "\ No newline at end of file" after the row before
+	RowKept                   // a line of a kept hunk: left as it is on the old side (Keep)
+
+	rowDropped // a new line of a kept hunk, not shown
 )
 
 // Row is one line of a diff.
@@ -84,6 +87,10 @@ type Diff struct {
 	TooLarge bool
 	// Added and Deleted count changed lines.
 	Added, Deleted int
+
+	ops   []op    // the edit script
+	spans []span3 // each hunk's place in it
+	kept  []bool  // per hunk: shown kept (Keep)
 
 	rows      []Row
 	pairs     []Pair
@@ -188,48 +195,148 @@ func lineOps(a, b string, timeout time.Duration) []op {
 
 // build groups the edit script into hunks with ctx lines of context.
 func (d *Diff) build(ops []op, ctx int) {
-	// oldAt and newAt are the line numbers each side is at when op i comes.
-	oldAt := make([]int, len(ops))
-	newAt := make([]int, len(ops))
-	o, n := 1, 1
+	d.ops = ops
 	var changes []int
 	for i, p := range ops {
-		oldAt[i], newAt[i] = o, n
-		switch p.kind {
-		case RowContext:
-			o++
-			n++
-		case RowDel:
-			o++
-			d.Deleted++
-			changes = append(changes, i)
-		case RowAdd:
-			n++
-			d.Added++
+		if p.kind != RowContext {
 			changes = append(changes, i)
 		}
 	}
-	d.numWidth = max(digits(o), digits(n))
 	if len(changes) == 0 { // only a difference the line split hides
+		d.numWidth = 1
 		d.note("no changes")
 		return
 	}
 	for ci := 0; ci < len(changes); {
-		start := max(changes[ci]-ctx, 0)
-		end := changes[ci]
+		first := changes[ci]
+		end := first
 		// Take in the next change while the context between them is at
 		// most 2*ctx lines, so hunks never overlap.
 		for ci < len(changes) && changes[ci]-end <= 2*ctx+1 {
 			end = changes[ci]
 			ci++
 		}
-		end = min(end+ctx, len(ops)-1)
-		d.hunk(ops[start:end+1], oldAt[start:end+1], newAt[start:end+1])
+		d.spans = append(d.spans, span3{start: max(first-ctx, 0), first: first, last: end, end: min(end+ctx, len(ops)-1)})
+	}
+	d.emit()
+}
+
+// span3 is one hunk of the edit script: its ops from start to end, the
+// changed ones from first to last.
+type span3 struct{ start, first, last, end int }
+
+// emit lays out the rows of every hunk, those kept (Keep) as the lines
+// of the old side they leave in place.
+func (d *Diff) emit() {
+	ops := d.ops
+	kind := make([]RowKind, len(ops))
+	for i, p := range ops {
+		kind[i] = p.kind
+	}
+	for h, sp := range d.spans {
+		if h < len(d.kept) && d.kept[h] {
+			for i := sp.first; i <= sp.last; i++ {
+				switch kind[i] {
+				case RowDel:
+					kind[i] = RowKept
+				case RowAdd:
+					kind[i] = rowDropped
+				}
+			}
+		}
+	}
+	// oldAt and newAt are the line numbers each side is at when op i comes.
+	oldAt := make([]int, len(ops))
+	newAt := make([]int, len(ops))
+	o, n := 1, 1
+	for i := range ops {
+		oldAt[i], newAt[i] = o, n
+		switch kind[i] {
+		case RowContext, RowKept:
+			o++
+			n++
+		case RowDel:
+			o++
+			d.Deleted++
+		case RowAdd:
+			n++
+			d.Added++
+		}
+	}
+	d.numWidth = max(digits(o), digits(n))
+	for h, sp := range d.spans {
+		var hops []op
+		var ho, hn []int
+		for i := sp.start; i <= sp.end; i++ {
+			if kind[i] == rowDropped {
+				continue
+			}
+			p := ops[i]
+			p.kind = kind[i]
+			hops, ho, hn = append(hops, p), append(ho, oldAt[i]), append(hn, newAt[i])
+		}
+		d.hunk(hops, ho, hn, h < len(d.kept) && d.kept[h])
 	}
 }
 
+// Change is a hunk's changed lines: OldLen lines from line OldStart
+// (0-based) of the old side became NewLen lines from NewStart of the new
+// side. The lines just before and after it are the same on both sides,
+// or a side's edge.
+type Change struct{ OldStart, OldLen, NewStart, NewLen int }
+
+// Changes gives each hunk's changed lines, in order, as computed (a kept
+// hunk's too).
+func (d *Diff) Changes() []Change {
+	out := make([]Change, 0, len(d.spans))
+	o, n, h := 0, 0, 0
+	var c Change
+	for i, p := range d.ops {
+		if h == len(d.spans) {
+			break
+		}
+		if i == d.spans[h].first {
+			c.OldStart, c.NewStart = o, n
+		}
+		if p.kind != RowAdd {
+			o++
+		}
+		if p.kind != RowDel {
+			n++
+		}
+		if i == d.spans[h].last {
+			c.OldLen, c.NewLen = o-c.OldStart, n-c.NewStart
+			out = append(out, c)
+			h++
+		}
+	}
+	return out
+}
+
+// Kept says whether hunk h is shown kept (see Keep).
+func (d *Diff) Kept(h int) bool { return h >= 0 && h < len(d.kept) && d.kept[h] }
+
+// Keep is the diff with the hunks whose indexes are listed shown kept:
+// their old lines stay (drawn as RowKept), their new ones are not shown,
+// their headers say so, and the line numbers and counts after them are
+// those of the result. The hunks stay where they were, so hunk h of
+// Keep's diff is hunk h of d.
+func (d *Diff) Keep(hunks []int) *Diff {
+	if len(d.spans) == 0 {
+		return d
+	}
+	k := &Diff{OldSize: d.OldSize, NewSize: d.NewSize, ops: d.ops, spans: d.spans, kept: make([]bool, len(d.spans))}
+	for _, h := range hunks {
+		if h >= 0 && h < len(k.kept) {
+			k.kept[h] = true
+		}
+	}
+	k.emit()
+	return k
+}
+
 // hunk appends one hunk's header and rows, in both layouts.
-func (d *Diff) hunk(ops []op, oldAt, newAt []int) {
+func (d *Diff) hunk(ops []op, oldAt, newAt []int, kept bool) {
 	var oLen, nLen int
 	for _, p := range ops {
 		if p.kind != RowAdd {
@@ -247,6 +354,9 @@ func (d *Diff) hunk(ops []op, oldAt, newAt []int) {
 		nStart--
 	}
 	h := Row{Kind: RowHunk, Text: fmt.Sprintf("@@ -%s +%s @@", rangeOf(oStart, oLen), rangeOf(nStart, nLen))}
+	if kept {
+		h.Text += " kept as it is now"
+	}
 	d.hunks = append(d.hunks, len(d.rows))
 	d.rows = append(d.rows, h)
 	d.pairHunks = append(d.pairHunks, len(d.pairs))

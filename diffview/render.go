@@ -36,6 +36,8 @@ type Styles struct {
 	AddWord lipgloss.Style
 	DelWord lipgloss.Style
 	Match   lipgloss.Style
+	// Kept draws the lines of a kept hunk (Keep).
+	Kept lipgloss.Style
 }
 
 // View is how a row is drawn beyond its width: scrolled sideways, with
@@ -60,6 +62,7 @@ func DefaultStyles() Styles {
 		AddWord: lipgloss.NewStyle().Foreground(lipgloss.Color("2")).Reverse(true),
 		DelWord: lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Reverse(true),
 		Match:   lipgloss.NewStyle().Bold(true).Underline(true).Reverse(true),
+		Kept:    lipgloss.NewStyle().Faint(true),
 	}
 }
 
@@ -166,6 +169,8 @@ func (d *Diff) body(nums string, r Row, width int, st Styles, v View) string {
 		sign, style, word = "- ", st.Del, st.DelWord
 	case RowNoEOL:
 		sign, style = "", st.Note
+	case RowKept:
+		sign, style, word = "k ", st.Kept, st.Kept
 	}
 	room := width - nw
 	if room <= len(sign) {

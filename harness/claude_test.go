@@ -10,11 +10,13 @@ import (
 // permission mode and Bash by --allowedTools: as root, Claude Code refuses
 // to skip permissions altogether.
 var claudeSpec = agentSpec{
-	name:      "claude",
-	steps:     []step{writeStep, readStep, editStep, shellStep},
-	shellTool: "Bash",
-	handler:   (*mock).anthropic,
-	prepare:   func(t *testing.T, r *run, url string) {},
+	name:         "claude",
+	conversation: true,
+	tools:        map[stepKind]string{stepWrite: "Write", stepEdit: "Edit", stepRead: "Read", stepShell: "Bash"},
+	steps:        []step{writeStep, readStep, editStep, shellStep},
+	shellTool:    "Bash",
+	handler:      (*mock).anthropic,
+	prepare:      func(t *testing.T, r *run, url string) {},
 	commandEnv: func(r *run, url string) []string {
 		return []string{"ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_API_KEY=sk-ant-harness",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",

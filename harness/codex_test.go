@@ -15,11 +15,13 @@ import (
 // after `ckpt install codex --approve`: without the approvals Codex skips
 // the project's hooks silently.
 var codexSpec = agentSpec{
-	name:      "codex",
-	steps:     []step{patchStep, shellStep},
-	shellTool: "Bash",
-	handler:   (*mock).responses,
-	approve:   true,
+	name:         "codex",
+	conversation: true,
+	tools:        map[stepKind]string{stepPatch: "apply_patch", stepShell: "exec_command|shell_command|shell"},
+	steps:        []step{patchStep, shellStep},
+	shellTool:    "Bash",
+	handler:      (*mock).responses,
+	approve:      true,
 	prepare: func(t *testing.T, r *run, url string) {
 		r.write(t, "home/.codex/config.toml", fmt.Sprintf(`model = "gpt-5.5"
 model_provider = "mock"

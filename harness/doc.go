@@ -31,4 +31,16 @@
 // project's files at that moment. With CKPT_HARNESS_RECORD=1 the harness
 // prints the raw payloads and writes them, as replayable scenarios
 // (package ckpt/agent/hooktest), to testdata/hooks/AGENT/recorded.jsonl.
+//
+// # The conversation
+//
+// For every agent whose conversation ckpt can show (all but Cline, whose
+// one-shot mode hands hooks no prompt), the harness checks that
+// `ckpt show TURN --conversation` names the prompt and the mock's final
+// reply and lists the script's tool calls in order, each with its path or
+// command and ok: read from the transcript the agent kept in the run's
+// home (Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI), or from
+// what ckpt's plugin forwarded (opencode, pi). With CKPT_HARNESS_RECORD=1
+// it also keeps the transcript, trimmed, as
+// transcript/testdata/AGENT-real.jsonl.
 package harness

@@ -11,10 +11,12 @@ import (
 // user trusts: in an untrusted one headless Gemini refuses to run and
 // project hooks are skipped.
 var geminiSpec = agentSpec{
-	name:      "gemini",
-	steps:     []step{writeStep, editStep, shellStep},
-	shellTool: "run_shell_command",
-	handler:   (*mock).gemini,
+	name:         "gemini",
+	conversation: true,
+	tools:        map[stepKind]string{stepWrite: "write_file", stepEdit: "replace", stepShell: "run_shell_command"},
+	steps:        []step{writeStep, editStep, shellStep},
+	shellTool:    "run_shell_command",
+	handler:      (*mock).gemini,
 	prepare: func(t *testing.T, r *run, url string) {
 		r.write(t, "home/.gemini/settings.json", `{"security": {"auth": {"selectedType": "gemini-api-key"}}, "general": {"disableAutoUpdate": true, "disableUpdateNag": true}, "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}}`)
 		trusted, _ := json.Marshal(map[string]string{r.project: "TRUST_FOLDER"})

@@ -91,6 +91,12 @@ type agentSpec struct {
 	want         map[string]string
 	// label is the turn's label when the agent gives hooks no prompt.
 	label string
+	// conversation: ckpt show --conversation shows the run's prompt,
+	// reply and tool calls (see conversation_test.go).
+	conversation bool
+	// tools name the agent's tool for each kind of step, where the mock
+	// speaks the agent's own API (nil: opencode's names, or call's).
+	tools map[stepKind]string
 }
 
 // The scenario of the agents added later: the edit tools also rewrite the
@@ -297,11 +303,12 @@ func runAgent(t *testing.T, s agentSpec, ckptBin, exe string) {
 	}
 	c.doctor(filepath.Dir(exe))
 	shell := c.check(shellCovered)
+	conv := c.conversation()
 	if s.variant != "" {
 		version += " (" + s.variant + ")"
 	}
-	t.Logf("HARNESS %s %s: ok: %d hook calls; edit tools captured, sealed, rewound and undone exactly; shell: %s; %s",
-		s.name, version, len(recs), shell, took)
+	t.Logf("HARNESS %s %s: ok: %d hook calls; edit tools captured, sealed, rewound and undone exactly; shell: %s; %s; %s",
+		s.name, version, len(recs), shell, conv, took)
 }
 
 // countHookCalls is how many hook calls the proxy saw.

@@ -14,12 +14,13 @@ import (
 // piSpec runs pi (`pi -p`) with a models.json provider at the mock. Its
 // write and edit take paths relative to the project, as sent.
 var piSpec = agentSpec{
-	name:      "pi",
-	steps:     []step{writeStep, editStep, envWrite, envShell},
-	shellTool: `"bash"`,
-	handler:   (*mock).chat,
-	probe:     "write",
-	setup:     envSetup, after: envAfter, want: envWant,
+	name:         "pi",
+	conversation: true,
+	steps:        []step{writeStep, editStep, envWrite, envShell},
+	shellTool:    `"bash"`,
+	handler:      (*mock).chat,
+	probe:        "write",
+	setup:        envSetup, after: envAfter, want: envWant,
 	call: func(m *mock, st step) (string, map[string]any) {
 		switch st.kind {
 		case stepWrite:
@@ -50,12 +51,13 @@ var piSpec = agentSpec{
 // -p mode, is what makes it run the repo's hooks at all. Its create tool
 // refuses a file that exists, so .env is rewritten with edit.
 var copilotSpec = agentSpec{
-	name:      "copilot",
-	steps:     []step{writeStep, editStep, envEdit, envShell},
-	shellTool: `"Bash"`,
-	handler:   (*mock).chat,
-	probe:     "create",
-	setup:     envSetup, after: envAfter, want: envWant,
+	name:         "copilot",
+	conversation: true,
+	steps:        []step{writeStep, editStep, envEdit, envShell},
+	shellTool:    `"Bash"`,
+	handler:      (*mock).chat,
+	probe:        "create",
+	setup:        envSetup, after: envAfter, want: envWant,
 	call: func(m *mock, st step) (string, map[string]any) {
 		switch st.kind {
 		case stepWrite:
@@ -121,12 +123,13 @@ var clineSpec = agentSpec{
 // qwenSpec runs Qwen Code (`qwen --yolo PROMPT`) with its openai auth at
 // the mock. It edits only files it has read.
 var qwenSpec = agentSpec{
-	name:      "qwen",
-	steps:     []step{writeStep, readStep, editStep, envRead, envWrite, envShell},
-	shellTool: "run_shell_command",
-	handler:   (*mock).chat,
-	probe:     "write_file",
-	setup:     envSetup, after: envAfter, want: envWant,
+	name:         "qwen",
+	conversation: true,
+	steps:        []step{writeStep, readStep, editStep, envRead, envWrite, envShell},
+	shellTool:    "run_shell_command",
+	handler:      (*mock).chat,
+	probe:        "write_file",
+	setup:        envSetup, after: envAfter, want: envWant,
 	call: func(m *mock, st step) (string, map[string]any) {
 		switch st.kind {
 		case stepWrite:

@@ -14,10 +14,11 @@ import (
 // a prompt holding spaces before sending it, so the turn's label checks
 // that ckpt takes those quotes off again.
 var opencodeSpec = agentSpec{
-	name:      "opencode",
-	steps:     []step{writeStep, readStep, editStep, shellStep},
-	shellTool: `"bash"`,
-	handler:   (*mock).chat,
+	name:         "opencode",
+	conversation: true,
+	steps:        []step{writeStep, readStep, editStep, shellStep},
+	shellTool:    `"bash"`,
+	handler:      (*mock).chat,
 	prepare: func(t *testing.T, r *run, url string) {
 		r.write(t, "home/.config/opencode/opencode.json", fmt.Sprintf(`{
   "$schema": "https://opencode.ai/config.json",

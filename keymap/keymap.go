@@ -40,6 +40,10 @@ type KeyMap struct {
 	Force   key.Binding
 	Keep    key.Binding // preview: keep this file as it is now
 	KeepAll key.Binding
+	// DiffFocus moves a preview's focus between its files and its diff;
+	// KeepHunk, in the diff, keeps the hunk under the cursor as it is now.
+	DiffFocus key.Binding
+	KeepHunk  key.Binding
 	// GitIndex: the rewind also puts git's index back.
 	GitIndex key.Binding
 
@@ -87,15 +91,17 @@ func Default() KeyMap {
 		LineStart:  key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "lines' start")),
 		LineEnd:    key.NewBinding(key.WithKeys("$"), key.WithHelp("$", "longest line's end")),
 
-		Rewind:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind")),
-		Revert:   key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revert")),
-		Undo:     key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
-		Redo:     key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "redo")),
-		Confirm:  key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "apply")),
-		Force:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force")),
-		Keep:     key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "keep as is")),
-		KeepAll:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "keep all")),
-		GitIndex: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "git's index too")),
+		Rewind:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rewind")),
+		Revert:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revert")),
+		Undo:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo")),
+		Redo:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "redo")),
+		Confirm:   key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "apply")),
+		Force:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "force")),
+		Keep:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "keep as is")),
+		KeepAll:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "keep all")),
+		DiffFocus: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "files ⇄ diff")),
+		KeepHunk:  key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "keep hunk as is")),
+		GitIndex:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "git's index too")),
 
 		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow newest")),
 		Dismiss: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "hide the notice")),
@@ -121,7 +127,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 
 // PreviewHelp is the one-line help of the rewind preview.
 func (k KeyMap) PreviewHelp() []key.Binding {
-	return []key.Binding{k.Confirm, k.Keep, k.KeepAll, k.GitIndex, k.Up, k.Down, k.DiffMode, k.Left, k.Right, k.Force, k.Rewind, k.Revert, k.Back}
+	return []key.Binding{k.Confirm, k.Keep, k.KeepHunk, k.DiffFocus, k.KeepAll, k.GitIndex, k.Up, k.Down, k.DiffMode, k.Left, k.Right, k.Force, k.Rewind, k.Revert, k.Back}
 }
 
 // PreviewGroup is the index of FullHelp's group of a preview's own keys:
@@ -140,7 +146,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.NextPane, k.PrevPane, k.Open, k.Back},
 		{k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide, k.Left, k.Right, k.LineStart, k.LineEnd, k.Wrap, k.Zoom, k.Search, k.Editor, k.CopyPath},
 		{k.Rewind, k.Revert, k.Undo, k.Redo},
-		{k.Confirm, k.Keep, k.KeepAll, k.GitIndex, k.Force},
+		{k.Confirm, k.Keep, k.DiffFocus, k.KeepHunk, k.KeepAll, k.GitIndex, k.Force},
 		{k.Conversation, k.JumpTurn, k.HideEmpty, k.Follow, k.Errors, k.Dismiss, k.CutTurn, k.Filter, k.Mouse, k.Help, k.Quit},
 	}
 }

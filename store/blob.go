@@ -61,6 +61,9 @@ var (
 // hashHex is the id of b as an Image names it.
 func hashHex(b []byte) string { return blob.Of(b).String() }
 
+// blobIDOf is the id of the blob holding b.
+func blobIDOf(b []byte) BlobID { return blob.Of(b) }
+
 // blobDir opens the blobs folder once; seed stores without one have no
 // blobs.
 func (s *Store) blobDir() (*storefs.Dir, error) {
@@ -332,7 +335,7 @@ func (s *Store) readBlob(sum BlobID, size int64) ([]byte, error) {
 // readBlobOf returns the kept bytes img names, checked against their
 // hash; a name that is not a blob's is ErrCorrupt.
 func (s *Store) readBlobOf(img Image) ([]byte, error) {
-	sum, err := ParseBlobID(img.SHA256)
+	sum, err := blobOf(img)
 	if err != nil {
 		return nil, err
 	}
@@ -485,7 +488,7 @@ func blobSize(img Image) int64 { return img.Size }
 // through a temporary file beside it renamed over it only once every byte
 // has matched the blob's hash: a damaged blob leaves the file untouched.
 func (s *Store) restoreStream(r *os.Root, name string, want Image, perm fs.FileMode) error {
-	sum, err := ParseBlobID(want.SHA256)
+	sum, err := blobOf(want)
 	if err != nil {
 		return err
 	}

@@ -124,7 +124,7 @@ func TestPackDamaged(t *testing.T) {
 			pre = f.Pre
 		}
 	}
-	src, ok := s.packs.find(s, mustBlobID(t, pre.SHA256), true)
+	src, ok := s.packs.find(s, pre.SHA256, true)
 	if !ok {
 		t.Fatalf("%s is not in a pack", victim)
 	}
@@ -140,11 +140,11 @@ func TestPackDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != 1 || !strings.Contains(fs[0].Reason, pre.SHA256) || !strings.Contains(fs[0].Reason, "turns/1.log") {
+	if len(fs) != 1 || !strings.Contains(fs[0].Reason, pre.SHA256.String()) || !strings.Contains(fs[0].Reason, "turns/1.log") {
 		t.Errorf("verify should name the lost blob and the turn naming it: %+v", fs)
 	}
 	r := rewind(t, s2, "1")
-	if len(r.Failed) != 1 || r.Failed[0].Path != victim || !strings.Contains(r.Failed[0].Reason, pre.SHA256[:12]) {
+	if len(r.Failed) != 1 || r.Failed[0].Path != victim || !strings.Contains(r.Failed[0].Reason, pre.SHA256.Short()) {
 		t.Fatalf("rewind should fail just %s, with the blob: %+v", victim, r.Failed)
 	}
 	if len(r.Restored) != len(paths)-1 {

@@ -129,7 +129,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 			return hashOnly(f, size)
 		}
 		sum, n, err := s.putBlobStream(f)
-		return Image{Kind: ImageContent, SHA256: sum.String(), Size: n, Kept: err == nil}, err
+		return Image{Kind: ImageContent, SHA256: sum, Size: n, Kept: err == nil}, err
 	}
 	dirs := newDirCache(s.root)
 	defer dirs.close()
@@ -164,7 +164,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 					img.Kind, img.Kept = ImageSkipped, false
 					img.Reason = fmt.Sprintf("%s over the %s limit", humanBytes(img.Size), humanBytes(s.maxBlob))
 				case img.Kind == ImageContent:
-					sum, _ := ParseBlobID(img.SHA256) // hashed just now
+					sum, _ := blobOf(img) // hashed just now
 					if data != nil || !img.Kept {
 						var isNew bool
 						isNew, c.err = s.putBlob(sum, data, pack, &z)

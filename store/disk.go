@@ -32,7 +32,7 @@ type bigFile func(f *os.File, size int64) (Image, error)
 func hashOnly(f *os.File, size int64) (Image, error) {
 	h := sha256.New()
 	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, 1<<20))
-	return Image{Kind: ImageContent, SHA256: BlobID(h.Sum(nil)).String(), Size: n}, err
+	return Image{Kind: ImageContent, SHA256: BlobID(h.Sum(nil)), Size: n}, err
 }
 
 // readIn reads name inside r; rel names it in errors. A file larger than
@@ -114,7 +114,7 @@ func readOpen(r *os.Root, name, rel string, fi fs.FileInfo, big bigFile) (Image,
 			data = append(data, 0)[:len(data)]
 		}
 	}
-	img := Image{Kind: ImageContent, SHA256: hashHex(data), Size: int64(len(data)), Mode: uint32(ofi.Mode().Perm())}
+	img := Image{Kind: ImageContent, SHA256: blob.Of(data), Size: int64(len(data)), Mode: uint32(ofi.Mode().Perm())}
 	return img, data, true, nil
 }
 
@@ -169,7 +169,7 @@ func readRegularAt(dfd int, name string, buf []byte) (Image, []byte, bool) {
 		}
 	}
 	sum := blob.Of(data)
-	img := Image{Kind: ImageContent, SHA256: sum.String(), Size: int64(len(data)), Mode: uint32(ost.Mode) & 0o777}
+	img := Image{Kind: ImageContent, SHA256: sum, Size: int64(len(data)), Mode: uint32(ost.Mode) & 0o777}
 	return img, data, true
 }
 
@@ -223,7 +223,7 @@ func sameBytes(a, b Image) bool {
 	bytesKind := func(k ImageKind) bool { return k == ImageContent || k == ImageSkipped }
 	if bytesKind(a.Kind) && bytesKind(b.Kind) {
 		// A skipped image still carries the hash of what it did not keep.
-		return a.SHA256 != "" && a.SHA256 == b.SHA256
+		return !a.SHA256.IsZero() && a.SHA256 == b.SHA256
 	}
 	if a.Kind != b.Kind {
 		return false
@@ -256,7 +256,7 @@ type statEntry struct {
 	Ctime int64  `json:"c"`
 	Ino   uint64 `json:"i"`
 	Mode  uint32 `json:"o"`
-	SHA   string `json:"h"`
+	SHA   BlobID `json:"h"`
 	When  int64  `json:"w"` // when the bytes were hashed
 }
 

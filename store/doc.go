@@ -35,6 +35,8 @@
 //	baseline          what the last shell sweep saw (see Shell sweeps)
 //	sweep.lock        flock: one sweep at a time
 //	open.json         the shell commands running now (see Shell sweeps)
+//	conversations/<id>.json  what a turn's agent was asked and said, from
+//	                  its plugin's events (see Conversations)
 //
 // Turn ids are at most 100 bytes. Those made only of letters, digits, '.',
 // '-' and '_' name their file directly; any other id is hex-encoded after
@@ -205,6 +207,7 @@
 //	packs.idx         the byte after its magic
 //	summary           the magic's last byte; a cache: one of a newer
 //	                  version is not read, and left as it is
+//	conversations/<id>.json  its "v"
 //
 // The rest carry none, and need none: seq and clock hold a number (fixed
 // width, rewritten in place), sessions/<key>.turns the turns a session
@@ -409,6 +412,24 @@
 // leaves a bad last frame, which the next writer cuts; a missing, damaged
 // or foreign summary only costs a full read. Stores of under 200 turns
 // keep none.
+//
+// # Conversations
+//
+// For agents that keep no transcript ckpt can read (opencode, pi), the
+// hook records what the turn's agent was asked and said, from the events
+// ckpt's plugin forwards: conversations/<id>.json, named as the turn's
+// file is, holds {"v":1,"prompt","reply","calls":[{"name","target",
+// "state"}],"dropped"} — the prompt (from the prompt's event), the
+// agent's last reply and its tool calls in order, each with the path or
+// command it named and "ok" or "failed" ("state" absent: no result
+// seen), and how many calls were left out past the file's bounds (64 KiB
+// a text, 2000 calls, 1 MiB the file). Each event that brings some of it
+// rewrites the file whole, keeping what it does not bring, through a
+// temporary name and a rename, unsynced: the file is for showing only,
+// and a missing or damaged one costs the conversation view, never the
+// turn. A reader refuses a newer "v" (ErrNewerFormat). Prune and the
+// retention pass remove it with its turn; a ckpt that predates it leaves
+// it in place, unread.
 //
 // # Retention
 //

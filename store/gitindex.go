@@ -215,8 +215,8 @@ func (s *Store) keepIndex(g gitRepo) *Image {
 	key := statKey(fi)
 	var last gitIndexState
 	if b, err := s.dir.ReadFile(gitIndexStateFile); err == nil && json.Unmarshal(b, &last) == nil {
-		if last.Size == key.Size && last.MTime == key.MTime && last.Ino == key.Ino && last.Image.SHA256 != "" {
-			if sum, err := ParseBlobID(last.Image.SHA256); err == nil && s.hasBlob(sum) {
+		if last.Size == key.Size && last.MTime == key.MTime && last.Ino == key.Ino && !last.Image.SHA256.IsZero() {
+			if sum, err := blobOf(last.Image); err == nil && s.hasBlob(sum) {
 				img := last.Image
 				return &img
 			}
@@ -250,7 +250,7 @@ func (s *Store) keepIndexBytes(g gitRepo) (Image, error) {
 			return Image{}, err
 		}
 	}
-	return Image{Kind: ImageContent, SHA256: sum.String(), Size: int64(len(data)), Kept: true}, nil
+	return Image{Kind: ImageContent, SHA256: sum, Size: int64(len(data)), Kept: true}, nil
 }
 
 // indexNow is an image of git's index file as it is now: from the last
@@ -266,14 +266,14 @@ func (s *Store) indexNow(g gitRepo) (Image, error) {
 	key := statKey(fi)
 	var last gitIndexState
 	if b, err := s.dir.ReadFile(gitIndexStateFile); err == nil && json.Unmarshal(b, &last) == nil &&
-		last.Size == key.Size && last.MTime == key.MTime && last.Ino == key.Ino && last.Image.SHA256 != "" {
+		last.Size == key.Size && last.MTime == key.MTime && last.Ino == key.Ino && !last.Image.SHA256.IsZero() {
 		return last.Image, nil
 	}
 	data, err := g.readFile("index")
 	if err != nil {
 		return Image{}, err
 	}
-	return Image{Kind: ImageContent, SHA256: blob.Of(data).String(), Size: int64(len(data))}, nil
+	return Image{Kind: ImageContent, SHA256: blob.Of(data), Size: int64(len(data))}, nil
 }
 
 // gitChange is what the turns from t on did to git, or nil when they

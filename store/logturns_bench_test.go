@@ -40,8 +40,8 @@ func manyTurnsStore(b *testing.B, n int) string {
 			buf = record.Append(buf, &record.Line{R: "turn", Turn: record.Turn{V: formatVersion, ID: id, Label: "turn " + id + ": refactor the module"}, At: at, N: at})
 			for j := range 5 {
 				p := fmt.Sprintf("pkg%03d/file%d.go", t%100, j)
-				pre := &Image{Kind: ImageContent, SHA256: hashHex([]byte(p + id)), Size: 100, Mode: 0o644, Kept: true}
-				post := &Image{Kind: ImageContent, SHA256: hashHex([]byte(p + id + "post")), Size: 120, Mode: 0o644, Kept: true}
+				pre := &Image{Kind: ImageContent, SHA256: blobIDOf([]byte(p + id)), Size: 100, Mode: 0o644, Kept: true}
+				post := &Image{Kind: ImageContent, SHA256: blobIDOf([]byte(p + id + "post")), Size: 120, Mode: 0o644, Kept: true}
 				buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: p, Img: pre}, At: at, N: at + 1})
 				buf = record.Append(buf, &record.Line{R: "post", File: record.File{Path: p, Img: post}, At: at, N: at + 2})
 			}

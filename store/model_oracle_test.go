@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"path"
@@ -73,15 +72,12 @@ func (a img) String() string {
 
 func abbrev(s string) string {
 	if len(s) > 40 {
-		return fmt.Sprintf("%s…(%d bytes, sha %s)", s[:24], len(s), sum(s)[:12])
+		return fmt.Sprintf("%s…(%d bytes, sha %s)", s[:24], len(s), sum(s).Short())
 	}
 	return s
 }
 
-func sum(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
-}
+func sum(s string) store.BlobID { return sha256.Sum256([]byte(s)) }
 
 type mturn struct {
 	id, label string

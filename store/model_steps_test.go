@@ -871,7 +871,7 @@ func preMatches(si store.Image, v img) error {
 	if si.Kind != store.ImageSkipped || si.Reason == "" {
 		return fmt.Errorf("kind %q reason %q, want skipped with a reason (%d bytes)", si.Kind, si.Reason, len(v.data))
 	}
-	if si.SHA256 != "" && si.SHA256 != sum(v.data) {
+	if !si.SHA256.IsZero() && si.SHA256 != sum(v.data) {
 		return fmt.Errorf("sha256 %s, want that of %s", si.SHA256, v)
 	}
 	return nil

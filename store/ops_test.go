@@ -699,7 +699,7 @@ func TestPoisonedStatCacheCostsOnlyReads(t *testing.T) {
 	}
 	st := fi.Sys().(*syscall.Stat_t)
 	poison := map[string]statEntry{"a.txt": {Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Ctime: ctimeOf(st),
-		Ino: uint64(st.Ino), Mode: uint32(fi.Mode().Perm()), SHA: hashHex([]byte("A0")), When: time.Now().Add(time.Hour).UnixNano()}}
+		Ino: uint64(st.Ino), Mode: uint32(fi.Mode().Perm()), SHA: blobIDOf([]byte("A0")), When: time.Now().Add(time.Hour).UnixNano()}}
 	data, _ := json.Marshal(poison)
 	os.WriteFile(filepath.Join(root, storeDir, statCacheFile), data, 0o600)
 	s = openStore(t, root)

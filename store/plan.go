@@ -34,6 +34,9 @@ type RewindOptions struct {
 	// under git's index.lock; an undo gives it back. It fails when the
 	// turn recorded no index (no repository then, or an older ckpt).
 	GitIndex bool
+	// KeepHunks keeps hunks of files as they are now, the rest of each
+	// file rewound (see HunkKeep).
+	KeepHunks []HunkKeep
 }
 
 // PlanRewindWith is PlanRewind with options. Every rewind plan says in
@@ -45,7 +48,11 @@ func (s *Store) PlanRewindWith(turn string, o RewindOptions) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.planRewindGit(v, turn, o.Keep, o.GitIndex)
+	p, err := s.planRewindGit(v, turn, o)
+	if err == nil && len(p.merged) > 0 {
+		s.keepPlanned(p.merged)
+	}
+	return p, err
 }
 
 // PlanUndo plans undoing the newest rewind not yet undone. It fails with
@@ -79,27 +86,32 @@ type wanted struct {
 	img     Image
 	refused string
 	dirs    []string
+	badBlob string // a seed's blob name that is not one (see tfile)
 }
 
-// planRewindGit plans a rewind to before turn id, leaving keep as they
-// are, saying what the turns did to git and, with gitIndex, putting git's
-// index back as it was before turn id.
-func (s *Store) planRewindGit(v *view, id string, keep []string, gitIndex bool) (*Plan, error) {
-	p, err := s.planRewindFiles(v, id, keep)
+// planRewindGit plans a rewind to before turn id, leaving o.Keep as they
+// are and o.KeepHunks' hunks as they are, saying what the turns did to
+// git and, with o.GitIndex, putting git's index back as it was before
+// turn id.
+func (s *Store) planRewindGit(v *view, id string, o RewindOptions) (*Plan, error) {
+	p, err := s.planRewindFiles(v, id, o.Keep)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.keepHunks(p, o.KeepHunks); err != nil {
 		return nil, err
 	}
 	t := v.byID[id]
 	if p.Retry == "" {
 		p.Git = s.gitChange(t)
 	}
-	if gitIndex {
+	if o.GitIndex {
 		p.GitIndex = true
 		if p.Index, err = s.indexStep(t.index, "rewind --git-index"); err != nil {
 			return nil, err
 		}
-		p.ID = p.digest()
 	}
+	p.ID = p.digest()
 	return p, nil
 }
 
@@ -160,7 +172,7 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 				continue
 			}
 			seen[f.path] = true
-			goals = append(goals, wanted{path: f.path, img: f.pre, dirs: f.dirs})
+			goals = append(goals, wanted{path: f.path, img: f.pre, dirs: f.dirs, badBlob: f.badBlob})
 		}
 	}
 	goals = s.revertGoals(v, t, goals)
@@ -245,6 +257,9 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 			now = Image{Kind: ImageAbsent}
 		}
 		st.Do, st.Reason = s.decide(now, g.img)
+		if g.badBlob != "" {
+			st.Reason = fmt.Sprintf("not restored: blob name %q is not 64 hex digits", g.badBlob)
+		}
 		steps = append(steps, st)
 	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Path < steps[j].Path })
@@ -292,9 +307,9 @@ func (s *Store) decide(now, want Image) (Action, string) {
 		}
 		return ActRestore, ""
 	case ImageContent:
-		sum, err := ParseBlobID(want.SHA256)
+		sum, err := blobOf(want)
 		if err != nil {
-			return ActFail, fmt.Sprintf("not restored: blob name %q is not 64 hex digits", want.SHA256)
+			return ActFail, fmt.Sprintf("not restored: blob name %q is not 64 hex digits", blobText(want.SHA256))
 		}
 		if sameBytes(now, want) {
 			if want.Mode != 0 && now.Mode != want.Mode {

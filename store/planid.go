@@ -41,6 +41,10 @@ func (p *Plan) digest() string {
 		field(imageKey(st.Now))
 		field(imageKey(st.Want))
 	}
+	for _, k := range p.KeepHunks {
+		// Only a plan that keeps hunks says so: the others keep their IDs.
+		field("hunks " + hunkKey(k))
+	}
 	if p.Index != nil {
 		// Only a plan that writes git's index says so: every other plan
 		// keeps the ID it had before the index could be written.
@@ -55,7 +59,7 @@ func (p *Plan) digest() string {
 func imageKey(img Image) string {
 	switch img.Kind {
 	case ImageContent, ImageSkipped:
-		return fmt.Sprintf("%s %s %d %o", img.Kind, img.SHA256, img.Size, img.Mode)
+		return fmt.Sprintf("%s %s %d %o", img.Kind, blobText(img.SHA256), img.Size, img.Mode)
 	case ImageLink:
 		return "symlink " + img.Link
 	case ImageOther:

@@ -61,6 +61,9 @@ func (s *Store) pruneDrop(v *view, drop map[string]bool, res *PruneResult, dryRu
 			if err := s.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return errf("prune: remove %s: %w", s.path(name), err)
 			}
+			if err := s.dropConversation(id); err != nil {
+				return errf("prune: %w", err)
+			}
 			fp.hit()
 		}
 	}
@@ -73,7 +76,7 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 	live := map[BlobID]bool{}
 	keep := func(img *Image) {
 		if img != nil && img.Kind == ImageContent {
-			if sum, err := ParseBlobID(img.SHA256); err == nil {
+			if sum, err := blobOf(*img); err == nil {
 				live[sum] = true
 			}
 		}

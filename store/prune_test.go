@@ -75,7 +75,7 @@ func TestPruneCompressesStoredLoose(t *testing.T) {
 	blobs := filepath.Join(root, storeDir, "blobs")
 	blobFile := func(p string) string {
 		img, _, _ := s.ReadDisk(p)
-		return filepath.Join(blobs, img.SHA256+".zst")
+		return filepath.Join(blobs, img.SHA256.String()+".zst")
 	}
 	for i, p := range paths {
 		z, err := os.ReadFile(blobFile(p))

@@ -183,10 +183,10 @@ func (s *Store) purgeLocked(paths []string, gone map[BlobID]bool, fp *failpoint)
 func (s *Store) purgeScan(paths []string, gone map[BlobID]bool, write bool, fp *failpoint) (*PurgeResult, error) {
 	res := &PurgeResult{}
 	note := func(img *Image) {
-		if img == nil || img.SHA256 == "" || (img.Kind != ImageContent && img.Kind != ImageSkipped) {
+		if img == nil || img.SHA256.IsZero() || (img.Kind != ImageContent && img.Kind != ImageSkipped) {
 			return
 		}
-		if sum, err := ParseBlobID(img.SHA256); err == nil {
+		if sum, err := blobOf(*img); err == nil {
 			gone[sum] = true
 		}
 	}
@@ -278,7 +278,7 @@ func (s *Store) purgeBaseline(paths []string, note func(*Image), write bool, fp 
 	for _, e := range b.entries {
 		if inPurge(paths, e.path) {
 			if e.kind == baseFile || e.kind == baseSkipped {
-				gone := Image{Kind: ImageContent, SHA256: e.sum.String()}
+				gone := Image{Kind: ImageContent, SHA256: e.sum}
 				note(&gone)
 			}
 			continue

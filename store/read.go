@@ -196,10 +196,10 @@ func (r *statusRun) diskOf(rel string) Image {
 // when it is there and matches its name. Each blob is read once per
 // Store: a status that promises a rewind can restore the file checks the
 // bytes.
-func (r *statusRun) blobProblem(name string, size int64) string {
-	sum, err := ParseBlobID(name)
+func (r *statusRun) blobProblem(f *tfile, size int64) string {
+	sum, err := blobOf(f.pre)
 	if err != nil {
-		return fmt.Sprintf("blob name %q is not 64 hex digits", name)
+		return fmt.Sprintf("blob name %q is not 64 hex digits", f.badBlob)
 	}
 	if r.indexed && !r.s.hasBlobNear(sum) {
 		return "its kept bytes are missing from the store"
@@ -252,7 +252,7 @@ func (r *statusRun) status(f *tfile) (Status, string, Image) {
 	exp := r.exp
 	disk := r.diskOf(f.path)
 	if f.pre.Kind == ImageContent && !r.noBlobs {
-		if why := r.blobProblem(f.pre.SHA256, blobSize(f.pre)); why != "" {
+		if why := r.blobProblem(f, blobSize(f.pre)); why != "" {
 			return StatusMissingBlob, why, disk
 		}
 	}

@@ -244,7 +244,7 @@ func imageBlob(img *Image) (BlobID, bool) {
 	if img == nil || img.Kind != ImageContent {
 		return BlobID{}, false
 	}
-	sum, err := ParseBlobID(img.SHA256)
+	sum, err := blobOf(*img)
 	return sum, err == nil
 }
 

@@ -48,6 +48,9 @@ type RevertOptions struct {
 	// (first) turn, under git's index.lock, dropping what was staged
 	// since (Plan.IndexDrops names it); an undo gives it back.
 	GitIndex bool
+	// KeepHunks keeps hunks of files as they are now, the rest of each
+	// file reverted (see HunkKeep).
+	KeepHunks []HunkKeep
 }
 
 // mergeLimit is the largest file merged by lines; larger ones, as in the
@@ -74,7 +77,7 @@ func (s *Store) PlanRevert(turn string, opt RevertOptions) (*Plan, error) {
 	}
 	p, err := s.planRevert(v, turn, opt)
 	if err == nil {
-		s.planned = p.merged
+		s.keepPlanned(p.merged)
 	}
 	return p, err
 }
@@ -160,6 +163,9 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	sort.Strings(p.Keep)
 	if len(turns) > 0 {
 		p.Warnings = s.warnings(v, v.byID[turns[0]])
+	}
+	if err := s.keepHunks(p, opt.KeepHunks); err != nil {
+		return nil, err
 	}
 	if err := s.revertGit(v, p, opt.GitIndex); err != nil {
 		return nil, err
@@ -273,7 +279,7 @@ func (s *Store) revertStep(v *view, path string, files []*tfile, shared []string
 		st.Do, st.Reason, st.Conflicts = ActFail, conflictReason(res.lines, label), res.lines
 		if res.shown.img.Kind == ImageContent {
 			st.Marked = res.shown.img
-			if sum, err := ParseBlobID(res.shown.img.SHA256); err == nil {
+			if sum, err := blobOf(res.shown.img); err == nil {
 				keep[sum] = res.shown.data
 			}
 		}
@@ -290,7 +296,7 @@ func (s *Store) revertStep(v *view, path string, files []*tfile, shared []string
 	st.Want = res.to.img
 	st.Merged = res.merged
 	if res.to.text && res.to.img.Kind == ImageContent {
-		if sum, err := ParseBlobID(res.to.img.SHA256); err == nil && !sameBytes(img, res.to.img) {
+		if sum, err := blobOf(res.to.img); err == nil && !sameBytes(img, res.to.img) {
 			keep[sum] = res.to.data
 		}
 	}
@@ -302,7 +308,7 @@ func (s *Store) revertStep(v *view, path string, files []*tfile, shared []string
 // not in the store yet (kept in merged).
 func (s *Store) revertDecide(now, want Image, merged map[BlobID][]byte) (Action, string) {
 	if want.Kind == ImageContent {
-		if sum, err := ParseBlobID(want.SHA256); err == nil && merged[sum] != nil {
+		if sum, err := blobOf(want); err == nil && merged[sum] != nil {
 			if sameBytes(now, want) && (want.Mode == 0 || want.Mode == now.Mode) {
 				return ActKeep, ""
 			}
@@ -428,7 +434,7 @@ func (s *Store) revertOne(f *tfile, cur version, label string, markers bool) rev
 		if pre.Kind == ImageAbsent {
 			return revertOutcome{to: version{img: Image{Kind: ImageAbsent}}}
 		}
-		img := Image{Kind: ImageContent, SHA256: hashHex(r.Bytes), Size: int64(len(r.Bytes)), Mode: modeOf(), Kept: true}
+		img := Image{Kind: ImageContent, SHA256: blobIDOf(r.Bytes), Size: int64(len(r.Bytes)), Mode: modeOf(), Kept: true}
 		return revertOutcome{to: version{img: img, data: r.Bytes, text: true}, merged: true}
 	}
 	out := revertOutcome{conflict: true}
@@ -445,7 +451,7 @@ func (s *Store) revertOne(f *tfile, cur version, label string, markers bool) rev
 		if mode == 0 {
 			mode = post.Mode
 		}
-		img := Image{Kind: ImageContent, SHA256: hashHex(r.Bytes), Size: int64(len(r.Bytes)), Mode: mode, Kept: true}
+		img := Image{Kind: ImageContent, SHA256: blobIDOf(r.Bytes), Size: int64(len(r.Bytes)), Mode: mode, Kept: true}
 		if markers {
 			out.to, out.marked = version{img: img, data: r.Bytes, text: true}, true
 		} else {

@@ -47,15 +47,27 @@ func (v *view) markReverted() {
 	}
 }
 
-// plannedBytes gives the bytes of a merge the newest revert plan made.
+// plannedBytes gives the bytes of a merge one of the two newest plans
+// made (a preview asks for a plan and for the plan keeping nothing).
 func (s *Store) plannedBytes(img Image) []byte {
-	sum, err := ParseBlobID(img.SHA256)
+	sum, err := blobOf(img)
 	if err != nil {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.planned[sum]
+	for _, m := range s.planned {
+		if b, ok := m[sum]; ok {
+			return b
+		}
+	}
+	return nil
+}
+
+// keepPlanned keeps a new plan's merges for ReadImage, with the plan's
+// before it. Caller holds s.mu.
+func (s *Store) keepPlanned(merged map[BlobID][]byte) {
+	s.planned[1], s.planned[0] = s.planned[0], merged
 }
 
 // revertExpected applies the hand-edit rule to what reverts wrote: a
@@ -177,7 +189,7 @@ func (s *Store) keepMerged(p *Plan) error {
 		if st.Do != ActRestore || st.Want.Kind != ImageContent {
 			continue
 		}
-		sum, err := ParseBlobID(st.Want.SHA256)
+		sum, err := blobOf(st.Want)
 		if err != nil {
 			continue
 		}

@@ -74,7 +74,11 @@ func (s *Store) parseSeed() ([]*turn, error) {
 			}
 			switch ImageKind(f.Pre.Kind) {
 			case ImageContent:
-				tf.pre = Image{Kind: ImageContent, SHA256: f.Pre.SHA256, Size: f.Pre.Bytes, Kept: true}
+				sum, err := ParseBlobID(f.Pre.SHA256)
+				if err != nil {
+					tf.badBlob = f.Pre.SHA256
+				}
+				tf.pre = Image{Kind: ImageContent, SHA256: sum, Size: f.Pre.Bytes, Kept: true}
 			case ImageAbsent:
 				tf.pre = Image{Kind: ImageAbsent}
 			case ImageSkipped:

@@ -75,8 +75,8 @@ type Store struct {
 	mu      sync.Mutex // guards cache, stats and checked
 	cache   cache
 	stats   statCache
-	checked map[BlobID]string // blob → what is wrong with it ("" for sound)
-	planned map[BlobID][]byte // the merges of the newest revert plan, for ReadImage
+	checked map[BlobID]string    // blob → what is wrong with it ("" for sound)
+	planned [2]map[BlobID][]byte // the merges of the two newest plans, for ReadImage
 }
 
 // FindRoot walks up from start to the first directory holding

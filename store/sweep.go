@@ -466,7 +466,7 @@ func (s *Store) lookTolerant(rels []string, fp *failpoint, res *SweepResult) (ma
 func (e *baseEntry) fill(img Image, maxBlob int64) bool {
 	switch img.Kind {
 	case ImageContent, ImageSkipped:
-		sum, err := ParseBlobID(img.SHA256)
+		sum, err := blobOf(img)
 		if err != nil {
 			return false
 		}
@@ -513,10 +513,10 @@ func (e *baseEntry) image(maxBlob int64) Image {
 	case baseLink:
 		return Image{Kind: ImageLink, Link: e.link}
 	case baseSkipped:
-		return Image{Kind: ImageSkipped, SHA256: e.sum.String(), Size: e.size, Mode: e.mode,
+		return Image{Kind: ImageSkipped, SHA256: e.sum, Size: e.size, Mode: e.mode,
 			Reason: fmt.Sprintf("%s over the %s limit", humanBytes(e.size), humanBytes(maxBlob))}
 	}
-	return Image{Kind: ImageContent, SHA256: e.sum.String(), Size: e.size, Mode: e.mode, Kept: true}
+	return Image{Kind: ImageContent, SHA256: e.sum, Size: e.size, Mode: e.mode, Kept: true}
 }
 
 // nestedGit reports whether e is the .git folder of a repository nested

@@ -258,7 +258,7 @@ func TestSweepSameTurn(t *testing.T) {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	files, _ := s.Files(turn, false)
-	if len(files) != 1 || files[0].Shell != "ls" || files[0].Pre.SHA256 != hashHex([]byte("a\n")) {
+	if len(files) != 1 || files[0].Shell != "ls" || files[0].Pre.SHA256 != blobIDOf([]byte("a\n")) {
 		t.Fatalf("files %+v", files)
 	}
 	// A rewind in between makes the next command's sweep before it a
@@ -303,7 +303,7 @@ func TestSweepDamagedBaseline(t *testing.T) {
 				t.Fatalf("next sweep: %+v, %v", res, err)
 			}
 			files, _ := s.Files(turn, false)
-			if len(files) != 1 || files[0].Pre.SHA256 != hashHex([]byte("b\n")) {
+			if len(files) != 1 || files[0].Pre.SHA256 != blobIDOf([]byte("b\n")) {
 				t.Fatalf("files %+v", files)
 			}
 		})

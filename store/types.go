@@ -258,6 +258,9 @@ type Step struct {
 	// Merged, in a revert, says later changes to the file are kept beside
 	// the turn's taken out.
 	Merged bool
+	// KeptHunks counts the hunks of the file kept as they are now, the
+	// rest of it written as the operation would (Plan.KeepHunks).
+	KeptHunks int
 	// Marked, for a revert's text file in conflict left as it is, is the
 	// file as markers would write it (Store.ReadImage gives its bytes),
 	// for a preview to show where the conflict is.
@@ -305,6 +308,10 @@ type Plan struct {
 	HeadSince bool
 	// Keep lists the paths left as they are now (steps ActLeave), sorted.
 	Keep []string
+	// KeepHunks lists, by path, the hunks of files kept as they are now
+	// while the rest of each file is rewound or reverted (the steps' Want
+	// holds the result; their KeptHunks count them).
+	KeepHunks []HunkKeep
 	// Retry names the operation whose failed paths this plan tries again
 	// ("" for a whole rewind, undo or redo). A rewind's retry is a rewind of
 	// its own, undone on its own; an undo's or redo's finishes it.

@@ -63,8 +63,8 @@ func (v *verifier) add(file, why string, args ...any) {
 
 // ref notes that file names the blob of img.
 func (v *verifier) ref(img *Image, file string) {
-	if img != nil && img.Kind == ImageContent && (img.Kept || img.SHA256 != "") {
-		sum, err := ParseBlobID(img.SHA256)
+	if img != nil && img.Kind == ImageContent && (img.Kept || !img.SHA256.IsZero()) {
+		sum, err := blobOf(*img)
 		if err != nil {
 			return // names no blob there could be
 		}
@@ -181,8 +181,8 @@ func (v *verifier) seed() {
 	for _, t := range seed {
 		for _, f := range t.files {
 			if f.pre.Kind == ImageContent {
-				if _, err := ParseBlobID(f.pre.SHA256); err != nil {
-					v.add("index.json", "turn %s names blob %q, which is not 64 hex digits", t.id, f.pre.SHA256)
+				if _, err := blobOf(f.pre); err != nil {
+					v.add("index.json", "turn %s names blob %q, which is not 64 hex digits", t.id, f.badBlob)
 					continue
 				}
 				v.ref(&f.pre, "index.json")

@@ -287,7 +287,7 @@ func TestNewerTurnFileNotCut(t *testing.T) {
 // in between makes older; records carry that size beside the hash.
 func TestSweepEntrySizeIsRead(t *testing.T) {
 	e := baseEntry{size: 401, mode: 0o644}
-	img := Image{Kind: ImageContent, SHA256: strings.Repeat("ab", 32), Size: 446, Mode: 0o644}
+	img := Image{Kind: ImageContent, SHA256: mustBlobID(t, strings.Repeat("ab", 32)), Size: 446, Mode: 0o644}
 	if !e.fill(img, DefaultMaxBlob) {
 		t.Fatal("fill refused a content image")
 	}

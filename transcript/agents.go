@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"sort"
 	"strings"
+	"time"
 )
 
 // claudeLine reads a line of Claude Code's session JSONL.
@@ -103,11 +105,14 @@ func codexLine(line []byte, b *builder) bool {
 		Success   *bool           `json:"success"`
 		Action    json.RawMessage `json:"action"`
 		Status    string          `json:"status"`
+		Item      json.RawMessage `json:"item"`
 	}
 	if json.Unmarshal(e.Payload, &p) != nil {
 		return false
 	}
 	switch e.Type + "/" + p.Type {
+	case "event_msg/item_completed":
+		return codexItem(p.Item, p.TurnID, parseTime(e.Timestamp), b)
 	case "event_msg/task_started":
 		b.codexTurn = p.TurnID
 	case "event_msg/user_message":
@@ -142,6 +147,73 @@ func codexLine(line []byte, b *builder) bool {
 	return true
 }
 
+// codexItem reads an item_completed of Codex's newer rollouts (0.171):
+// the user's message (the prompt), the agent's, and how a command or a
+// patch ended. A command or patch of no call seen before was made inside
+// another call (code mode's exec script) and is listed as a call of its
+// own, after it.
+func codexItem(raw json.RawMessage, turnID string, at time.Time, b *builder) bool {
+	var it struct {
+		Type    string `json:"type"`
+		ID      string `json:"id"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		Command  json.RawMessage            `json:"command"`
+		Changes  map[string]json.RawMessage `json:"changes"`
+		ExitCode *int                       `json:"exit_code"`
+		Status   string                     `json:"status"`
+	}
+	if json.Unmarshal(raw, &it) != nil {
+		return false
+	}
+	text := func() string {
+		var parts []string
+		for _, c := range it.Content {
+			parts = append(parts, c.Text)
+		}
+		return strings.Join(parts, "\n")
+	}
+	switch it.Type {
+	case "UserMessage":
+		if t := b.cur(); t != nil && t.ID == turnID && turnID != "" {
+			return true // the turn's prompt, said again (a user_message too)
+		}
+		b.prompt(turnID, at, text())
+	case "AgentMessage":
+		b.reply(text())
+	case "CommandExecution", "FileChange":
+		if _, seen := b.calls[it.ID]; !seen {
+			name, target := "exec_command", targetOf(json.RawMessage(`{"command":`+string(orNull(it.Command))+`}`))
+			if it.Type == "FileChange" {
+				files := make([]string, 0, len(it.Changes))
+				for f := range it.Changes {
+					files = append(files, f)
+				}
+				sort.Strings(files)
+				name, target = "apply_patch", strings.Join(files, ", ")
+			}
+			b.call(it.ID, name, target)
+		}
+		switch {
+		case it.ExitCode != nil:
+			b.result(it.ID, *it.ExitCode != 0)
+		case it.Status == "completed":
+			b.result(it.ID, false)
+		case it.Status == "failed" || it.Status == "declined":
+			b.result(it.ID, true)
+		}
+	}
+	return true
+}
+
+func orNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
 // codexOutputFailed reads a call's output: an object with "success", or
 // a string holding JSON with metadata.exit_code, or plain text (which
 // says nothing sure; an exec_command_end says it instead).
@@ -154,6 +226,14 @@ func codexOutputFailed(raw json.RawMessage) (failed, known bool) {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
+		// Code mode's exec script: a list of texts, the first saying how
+		// the script ended.
+		var parts []struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(raw, &parts) == nil && len(parts) > 0 && strings.HasPrefix(parts[0].Text, "Script completed") {
+			return false, true
+		}
 		return false, false
 	}
 	var inner struct {

@@ -99,6 +99,10 @@ type Conversation struct {
 	// another shape); Truncated is set when only the file's tail was read.
 	Skipped   int
 	Truncated bool
+	// Dropped counts calls made after those kept, where the conversation
+	// was kept with a bound on its calls (ckpt's store, for agents whose
+	// events bring it).
+	Dropped int
 }
 
 // Want names the turn to find in a session's transcript, from what the

@@ -28,14 +28,16 @@ func callsOf(cs []Call) []string {
 func TestRecorded(t *testing.T) {
 	const harness = "Edit the files for the ckpt harness"
 	const shellPrompt = "Write hello.txt, then run a shell command."
+	const done = "Done: the files are edited."
 	for _, tc := range []struct {
 		agent  string
+		file   string // "": AGENT.jsonl
 		want   Want
 		prompt string
 		reply  string
 		calls  []string
 	}{
-		{"claude", Want{PromptID: "9e13a053-4939-42f3-9acc-9bf454ba11ab"}, harness,
+		{"claude", "", Want{PromptID: "9e13a053-4939-42f3-9acc-9bf454ba11ab"}, harness,
 			"Done: new.txt is written, a.txt says BETA, and b.txt holds sea.\nThere is no check target.",
 			[]string{
 				"Write | /home/user/project/new.txt | ok",
@@ -44,14 +46,14 @@ func TestRecorded(t *testing.T) {
 				"Bash | printf 'sea\\n' > b.txt | ok",
 				"Bash | make check | failed",
 			}},
-		{"codex", Want{PromptID: "01a22cc0-f030-7032-8bd0-6880e84e1d4c"}, harness,
+		{"codex", "", Want{PromptID: "01a22cc0-f030-7032-8bd0-6880e84e1d4c"}, harness,
 			"Done: new.txt is written, a.txt says BETA, and b.txt holds sea.",
 			[]string{
 				"apply_patch | new.txt, a.txt | ok",
 				"exec_command | printf 'sea\\n' > b.txt | ok",
 				"shell | cat missing.txt | failed",
 			}},
-		{"gemini", Want{Label: harness}, harness,
+		{"gemini", "", Want{Label: harness}, harness,
 			"Done: new.txt is written, a.txt says BETA, and b.txt holds sea.",
 			[]string{
 				"write_file | /home/user/project/new.txt | ok",
@@ -59,21 +61,50 @@ func TestRecorded(t *testing.T) {
 				"run_shell_command | printf 'sea\\n' > b.txt | ok",
 				"run_shell_command | false | failed",
 			}},
-		{"qwen", Want{Label: shellPrompt}, shellPrompt,
+		// Transcripts the real agents kept in the harness's runs.
+		{"claude", "claude-real.jsonl", Want{PromptID: "895f9c52-c878-4c78-b0ef-72c8cd7e0140"}, harness, done,
+			[]string{
+				"Write | /home/user/project/new.txt | ok",
+				"Read | /home/user/project/a.txt | ok",
+				"Edit | /home/user/project/a.txt | ok",
+				"Bash | printf 'sea\\n' > b.txt | ok",
+			}},
+		{"codex", "codex-real.jsonl", Want{PromptID: "01a231b9-02e5-74c1-8628-f6675296c07d"}, harness, done,
+			[]string{
+				"apply_patch | new.txt, a.txt | ok",
+				"exec_command | printf 'sea\\n' > b.txt | ok",
+			}},
+		{"codex", "codex-real-code-mode.jsonl", Want{PromptID: "01a231b9-23f1-7ac3-8e29-78fef6673728"}, harness, done,
+			[]string{
+				`exec | const r = await tools.apply_patch("*** Begin Patch\n*** Add File: new.txt\n+made by the agent\n*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n*** End Patch\n"); ⏎ text(JSON.stringify(r)); | ok`,
+				"apply_patch | /home/user/project/a.txt, /home/user/project/new.txt | ok",
+				`exec | const r = await tools.exec_command({cmd: "printf 'sea\\n' \u003e b.txt"}); ⏎ text(JSON.stringify(r)); | ok`,
+				"exec_command | printf 'sea\\n' > b.txt | ok",
+			}},
+		{"gemini", "gemini-real.jsonl", Want{Label: harness}, harness, done,
+			[]string{
+				"write_file | /home/user/project/new.txt | ok",
+				"replace | a.txt | ok",
+				"run_shell_command | printf 'sea\\n' > b.txt | ok",
+			}},
+		{"qwen", "", Want{Label: shellPrompt}, shellPrompt,
 			"Done: the file is written and the command ran.",
 			[]string{
 				"write_file | /home/user/project/hello.txt | ok",
 				"run_shell_command | echo shell-line >> notes.txt && sed -i s/one/ONE/ old.txt | ok",
 			}},
-		{"copilot", Want{Label: shellPrompt}, shellPrompt,
+		{"copilot", "", Want{Label: shellPrompt}, shellPrompt,
 			"Done: the file is written and the command ran.",
 			[]string{
 				"create | /home/user/project/hello.txt | ok",
 				"bash | echo shell-line >> notes.txt && sed -i s/one/ONE/ old.txt | ok",
 			}},
 	} {
-		t.Run(tc.agent, func(t *testing.T) {
-			c, err := Read(tc.agent, filepath.Join("testdata", tc.agent+".jsonl"), tc.want)
+		t.Run(tc.agent+"/"+tc.file, func(t *testing.T) {
+			if tc.file == "" {
+				tc.file = tc.agent + ".jsonl"
+			}
+			c, err := Read(tc.agent, filepath.Join("testdata", tc.file), tc.want)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -165,7 +165,7 @@ func readKept(st Store, img store.Image, what string) side {
 		if err != nil {
 			return side{err: fmt.Errorf("read the %s bytes: %w", what, err)}
 		}
-		return side{id: "sha:" + img.SHA256, data: b}
+		return side{id: "sha:" + img.SHA256.String(), data: b}
 	}
 	return side{note: fmt.Sprintf("the %s bytes are a %s, not a file", what, img.Kind)}
 }
@@ -191,8 +191,8 @@ func readDisk(st Store, path string) side {
 	case store.ImageLink:
 		return side{id: "link:" + img.Link, data: []byte("symlink → " + img.Link + "\n")}
 	case store.ImageContent:
-		id := "sha:" + img.SHA256
-		if img.SHA256 == "" {
+		id := "sha:" + img.SHA256.String()
+		if img.SHA256.IsZero() {
 			id = fmt.Sprintf("disk:%p", &b) // unknown hash: never reuse
 		}
 		return side{id: id, data: b}

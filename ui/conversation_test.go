@@ -11,9 +11,9 @@ import (
 
 // recordedConversation reads an agent's recorded transcript (package
 // transcript's testdata) as the CLI's store adapter does.
-func recordedConversation(t *testing.T, agent string, w transcript.Want) *Conversation {
+func recordedConversation(t *testing.T, agent, file string, w transcript.Want) *Conversation {
 	t.Helper()
-	c, err := transcript.Read(agent, filepath.Join("..", "transcript", "testdata", agent+".jsonl"), w)
+	c, err := transcript.Read(agent, filepath.Join("..", "transcript", "testdata", file), w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,16 +35,24 @@ func TestConversationPane(t *testing.T) {
 		agent string
 		want  transcript.Want
 		calls []string
+		file  string // "": AGENT.jsonl
 	}{
-		{"claude", harness, []string{"✓ Write  /home/user/project/new.txt", "✗ Bash  make check"}},
-		{"codex", harness, []string{"✓ apply_patch  new.txt, a.txt", "✗ shell  cat missing.txt"}},
-		{"gemini", harness, []string{"✓ replace  a.txt", "✗ run_shell_command  false"}},
-		{"qwen", shell, []string{"✓ write_file  /home/user/project/hello.txt", "✓ run_shell_command  echo shell-line"}},
-		{"copilot", shell, []string{"✓ create  /home/user/project/hello.txt", "✓ bash  echo shell-line"}},
+		// Kept from the real agents' runs in the harness.
+		{"claude", harness, []string{"✓ Write  /home/user/project/new.txt", "✓ Bash  printf 'sea\\n' > b.txt"}, "claude-real.jsonl"},
+		{"codex", harness, []string{"✓ apply_patch  new.txt, a.txt", "✓ exec_command  printf 'sea\\n' > b.txt"}, "codex-real.jsonl"},
+		{"gemini", harness, []string{"✓ write_file  /home/user/project/new.txt", "✓ run_shell_command  printf"}, "gemini-real.jsonl"},
+		{"claude", harness, []string{"✓ Write  /home/user/project/new.txt", "✗ Bash  make check"}, ""},
+		{"codex", harness, []string{"✓ apply_patch  new.txt, a.txt", "✗ shell  cat missing.txt"}, ""},
+		{"gemini", harness, []string{"✓ replace  a.txt", "✗ run_shell_command  false"}, ""},
+		{"qwen", shell, []string{"✓ write_file  /home/user/project/hello.txt", "✓ run_shell_command  echo shell-line"}, ""},
+		{"copilot", shell, []string{"✓ create  /home/user/project/hello.txt", "✓ bash  echo shell-line"}, ""},
 	} {
-		t.Run(c.agent, func(t *testing.T) {
+		if c.file == "" {
+			c.file = c.agent + ".jsonl"
+		}
+		t.Run(c.file, func(t *testing.T) {
 			f := sample()
-			conv := recordedConversation(t, c.agent, c.want)
+			conv := recordedConversation(t, c.agent, c.file, c.want)
 			f.convs = map[string]*Conversation{"3": conv}
 			m := testModel(t, f, 160, 40)
 			press(t, m, kp("c"))

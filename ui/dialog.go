@@ -38,6 +38,10 @@ type dialog struct {
 	force  bool
 	// gitIndex: the rewind puts git's index back too (the key i).
 	gitIndex bool
+	// focusDiff: tab moved the focus into the diff, where the cursor is
+	// d.diff.cur and space keeps the hunk under it (hunks).
+	focusDiff bool
+	hunks     hunkKeeps
 
 	seq     int  // the dialog's own request counter
 	req     int  // the plan request the dialog waits for; 0 when none
@@ -48,6 +52,7 @@ type dialog struct {
 	base    *store.Plan // the plan keeping nothing: every file the rewind touches
 	keep    map[string]bool
 	shown   []string // the kept paths of the plan on screen
+	shownH  string   // and its kept hunks (hunkKeeps.key)
 	rows    []planRow
 	changed bool // the plan on screen replaced one made before a change
 
@@ -112,6 +117,11 @@ type previewDiff struct {
 	note      string
 	err       error
 	top, left int
+	cur       int // the cursor's row, with the focus in the diff
+	// text: both sides are text the diff shows by lines; nowSum and
+	// wantSum are their hashes, which kept hunks name.
+	text            bool
+	nowSum, wantSum string
 }
 
 // Messages of the dialog.
@@ -127,10 +137,12 @@ type (
 		overwrites []string
 	}
 	previewDiffMsg struct {
-		dlg, seq int
-		d        *diffview.Diff
-		note     string
-		err      error
+		dlg, seq        int
+		d               *diffview.Diff
+		note            string
+		err             error
+		text            bool
+		nowSum, wantSum string
 	}
 	applyStartedMsg struct {
 		dlg int
@@ -148,7 +160,7 @@ type (
 // newDialog makes the preview of an operation; Open asks for its plan.
 func newDialog(env dialogEnv, id int, kind store.Kind, target, label string, retry bool) *dialog {
 	return &dialog{env: env, id: id, kind: kind, target: target, label: label, retry: retry,
-		loading: true, keep: map[string]bool{}}
+		loading: true, keep: map[string]bool{}, hunks: hunkKeeps{}}
 }
 
 // Open asks for the first plan.
@@ -181,8 +193,10 @@ func (d *dialog) Bindings(k keymap.KeyMap) keymap.KeyMap {
 	rewind := d.kind == store.KindRewind || d.kind == store.KindRevert
 	k.Confirm.SetEnabled(d.ready() && d.toApply() > 0)
 	k.Force.SetEnabled(d.canForce && !d.applying)
-	k.Keep.SetEnabled(preview && rewind && row != nil)
-	k.KeepAll.SetEnabled(preview && rewind && len(d.rows) > 0)
+	k.Keep.SetEnabled(preview && rewind && row != nil && !d.focusDiff)
+	k.KeepAll.SetEnabled(preview && rewind && len(d.rows) > 0 && !d.focusDiff)
+	k.DiffFocus.SetEnabled(preview && (d.focusDiff || d.canKeepHunks()))
+	k.KeepHunk.SetEnabled(preview && d.focusDiff && d.canKeepHunks() && d.cursorHunk() >= 0)
 	// r retries what failed, and in a revert's preview switches to the
 	// rewind of the same turn; R switches a rewind's preview to the revert
 	// of the selected turn alone.
@@ -239,16 +253,37 @@ func (d *dialog) HandleKey(msg tea.KeyPressMsg, k, all keymap.KeyMap) (tea.Cmd, 
 		}
 		d.plan, d.base, d.rows, d.keep, d.err, d.loading = nil, nil, nil, map[string]bool{}, nil, true
 		d.gitIndex = false // asked of the other plan, not this one
+		d.hunks, d.focusDiff = hunkKeeps{}, false
 		d.cur, d.diff = list{}, previewDiff{}
 		return d.requestPlan(), dialogAction{}
 	case key.Matches(msg, k.Rewind): // retry what failed
 		return nil, dialogAction{retry: true}
+	case key.Matches(msg, k.DiffFocus):
+		d.focusDiff = !d.focusDiff
+		if d.focusDiff {
+			d.diff.cur = d.diff.top
+			if hs := d.diff.d.Hunks(diffview.Unified); d.cursorHunk() < 0 && len(hs) > 0 {
+				d.diff.cur = hs[0]
+			}
+			d.moveDiffCursor(0, 0)
+		}
+		return nil, dialogAction{}
+	case d.focusDiff && key.Matches(msg, all.Back):
+		d.focusDiff = false
+		return nil, dialogAction{}
+	case key.Matches(msg, k.KeepHunk):
+		if !d.toggleHunk() {
+			return nil, dialogAction{}
+		}
+		return tea.Batch(d.requestPlan(), d.loadDiff(true)), dialogAction{}
 	case key.Matches(msg, k.Keep):
 		r := d.row()
 		r.kept = !r.kept
 		d.keep[r.step.Path] = r.kept
 		if !r.kept {
 			delete(d.keep, r.step.Path)
+		} else {
+			delete(d.hunks, r.step.Path) // kept whole
 		}
 		d.cur.move(1, len(d.rows))
 		d.cur.clip(len(d.rows), d.planListHeight())
@@ -263,6 +298,7 @@ func (d *dialog) HandleKey(msg tea.KeyPressMsg, k, all keymap.KeyMap) (tea.Cmd, 
 				d.keep[d.rows[i].step.Path] = true
 			}
 		}
+		d.hunks = hunkKeeps{}
 		return d.requestPlan(), dialogAction{}
 	case key.Matches(msg, k.DiffMode):
 		d.since = !d.since
@@ -281,6 +317,10 @@ func (d *dialog) HandleKey(msg tea.KeyPressMsg, k, all keymap.KeyMap) (tea.Cmd, 
 
 // moveKey moves the cursor over the files, or scrolls the diff.
 func (d *dialog) moveKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
+	if d.focusDiff {
+		d.moveInDiff(msg, k)
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Up):
 		d.cur.move(-1, len(d.rows))
@@ -400,36 +440,37 @@ type planReq struct {
 	keep     []string
 	force    bool
 	gitIndex bool
+	hunks    []store.HunkKeep
 }
 
 // planOp makes the plan, and when files are kept, the plan keeping
 // nothing as well, so the preview can list every file.
 func planOp(st Store, r planReq) tea.Cmd {
 	return func() tea.Msg {
-		plan := func(keep []string) (*store.Plan, error) {
+		plan := func(keep []string, hunks []store.HunkKeep) (*store.Plan, error) {
 			switch r.kind {
 			case store.KindUndo:
 				return st.PlanUndo(r.force)
 			case store.KindRedo:
 				return st.PlanRedo(r.force)
 			case store.KindRevert:
-				return st.PlanRevert(r.target, store.RevertOptions{Keep: keep, GitIndex: r.gitIndex})
+				return st.PlanRevert(r.target, store.RevertOptions{Keep: keep, GitIndex: r.gitIndex, KeepHunks: hunks})
 			}
-			return st.PlanRewind(r.target, store.RewindOptions{Keep: keep, GitIndex: r.gitIndex})
+			return st.PlanRewind(r.target, store.RewindOptions{Keep: keep, GitIndex: r.gitIndex, KeepHunks: hunks})
 		}
 		msg := planLoadedMsg{dlg: r.dlg, req: r.req}
-		msg.plan, msg.err = plan(r.keep)
+		msg.plan, msg.err = plan(r.keep, r.hunks)
 		if errors.Is(msg.err, store.ErrNewerTurn) && !r.force {
 			// Preview what forcing would do, listing the newer work it
 			// overwrites; y applies it only once seen.
 			r.force, msg.forced = true, true
-			msg.plan, msg.err = plan(r.keep)
+			msg.plan, msg.err = plan(r.keep, r.hunks)
 			if msg.err == nil {
 				msg.overwrites = overwrites(st, msg.plan)
 			}
 		}
-		if msg.err == nil && len(r.keep) > 0 {
-			msg.base, msg.err = plan(nil)
+		if msg.err == nil && len(r.keep)+len(r.hunks) > 0 {
+			msg.base, msg.err = plan(nil, nil)
 		} else {
 			msg.base = msg.plan
 		}
@@ -495,7 +536,7 @@ func (d *dialog) setPlan(plan, base *store.Plan) {
 	if r := d.row(); r != nil {
 		at = r.step.Path
 	}
-	asked := strings.Join(d.keptPaths(), "\x00") != strings.Join(d.shown, "\x00")
+	asked := strings.Join(d.keptPaths(), "\x00") != strings.Join(d.shown, "\x00") || d.hunks.key() != d.shownH
 	if d.plan != nil && !asked && fingerprint(d.plan) != fingerprint(plan) {
 		d.changed = true // not the user's doing: say so
 	}
@@ -574,7 +615,7 @@ func (d *dialog) requestPlan() tea.Cmd {
 	}
 	d.seq++
 	d.req = d.seq
-	return planOp(d.env.st, planReq{dlg: d.id, req: d.req, kind: d.kind, target: d.target, keep: d.keptPaths(), force: d.force, gitIndex: d.gitIndex})
+	return planOp(d.env.st, planReq{dlg: d.id, req: d.req, kind: d.kind, target: d.target, keep: d.keptPaths(), force: d.force, gitIndex: d.gitIndex, hunks: d.hunks.list()})
 }
 
 func (d *dialog) planLoaded(msg planLoadedMsg) (tea.Cmd, dialogAction) {
@@ -585,6 +626,12 @@ func (d *dialog) planLoaded(msg planLoadedMsg) (tea.Cmd, dialogAction) {
 	if d.again {
 		d.again = false
 		return d.requestPlan(), dialogAction{} // the answer is already old
+	}
+	if msg.err != nil && errors.Is(msg.err, store.ErrHunksChanged) && len(d.hunks) > 0 {
+		// A file changed under its kept hunks: they no longer name its
+		// lines. Plan without them, and say so.
+		d.hunks = hunkKeeps{}
+		return d.requestPlan(), dialogAction{status: "a file changed since its hunks were kept: the hunks are no longer kept — keep them again"}
 	}
 	if msg.err != nil {
 		if s := planError(msg.err); s != "" && d.loading {
@@ -613,7 +660,7 @@ func (d *dialog) planLoaded(msg planLoadedMsg) (tea.Cmd, dialogAction) {
 		d.force, d.overwrites = true, msg.overwrites
 	}
 	d.setPlan(msg.plan, msg.base)
-	d.shown = d.keptPaths()
+	d.shown, d.shownH = d.keptPaths(), d.hunks.key()
 	d.cur.clip(len(d.rows), d.planListHeight())
 	return d.loadDiff(true), dialogAction{}
 }
@@ -636,7 +683,7 @@ func (d *dialog) loadDiff(force bool) tea.Cmd {
 	d.seq++
 	d.diff.seq = d.seq
 	step := r.step
-	if r.kept && d.base != nil {
+	if (r.kept || r.step.KeptHunks > 0) && d.base != nil {
 		for _, s := range d.base.Steps {
 			if s.Path == step.Path {
 				step = s // what the rewind would have done
@@ -647,7 +694,11 @@ func (d *dialog) loadDiff(force bool) tea.Cmd {
 	if d.plan != nil {
 		turns = d.plan.Turns
 	}
-	return loadStepDiff(d.env.st, d.env.cache, stepDiffReq{dlg: d.id, seq: d.seq, step: step, since: since, turns: turns, max: d.env.maxDiff})
+	var kept []store.Hunk
+	if k, ok := d.hunks[step.Path]; ok && !r.kept {
+		kept = append(kept, k.Hunks...)
+	}
+	return loadStepDiff(d.env.st, d.env.cache, stepDiffReq{dlg: d.id, seq: d.seq, step: step, since: since, turns: turns, max: d.env.maxDiff, hunks: kept})
 }
 
 func (d *dialog) diffLoaded(msg previewDiffMsg) {
@@ -655,6 +706,13 @@ func (d *dialog) diffLoaded(msg previewDiffMsg) {
 		return
 	}
 	d.diff.d, d.diff.note, d.diff.err = msg.d, msg.note, msg.err
+	d.diff.text, d.diff.nowSum, d.diff.wantSum = msg.text, msg.nowSum, msg.wantSum
+	if d.focusDiff && !d.canKeepHunks() {
+		d.focusDiff = false // nothing left to keep in this diff
+	}
+	if d.focusDiff {
+		d.moveDiffCursor(0, 0)
+	}
 	d.clipDiff()
 }
 
@@ -706,6 +764,7 @@ type stepDiffReq struct {
 	since    bool
 	turns    []string
 	max      int64
+	hunks    []store.Hunk // kept as they are now
 }
 
 func loadStepDiff(st Store, cache *diffCache, r stepDiffReq) tea.Cmd {
@@ -746,6 +805,13 @@ func loadStepDiff(st Store, cache *diffCache, r stepDiffReq) tea.Cmd {
 			new = readKept(st, r.step.Want, "earlier")
 		}
 		msg.d, msg.note, msg.err = diffSides(cache, old, new, r.max)
+		if msg.d != nil && !r.since && r.step.Do == store.ActRestore && !msg.d.Binary && !msg.d.TooLarge &&
+			r.step.Want.Kind == store.ImageContent && old.id != "absent" && old.id != "" && !strings.HasPrefix(old.id, "link:") {
+			msg.text, msg.nowSum, msg.wantSum = true, sumHex(old.data), sumHex(new.data)
+			if len(r.hunks) > 0 {
+				msg.d = msg.d.Keep(keptIndexes(msg.d, r.hunks))
+			}
+		}
 		return msg
 	}
 }
@@ -1082,6 +1148,10 @@ func (r planRow) text(sty *styles) (mark, action, note string, style lipgloss.St
 		return mark, "restore", "", sty.plain
 	case r.step.Do == store.ActDelete:
 		return mark, "delete ", "", sty.plain
+	case r.step.Do == store.ActKeep && r.step.KeptHunks > 0:
+		return "k", "keep   ", "every hunk kept as it is now", sty.kept
+	case r.step.Do == store.ActRestore && r.step.KeptHunks > 0:
+		return mark, "restore", present.Count(r.step.KeptHunks, "hunk") + " kept as now", sty.plain
 	case r.step.Do == store.ActKeep:
 		return mark, "same   ", "already as it was", sty.dim
 	case r.step.Do == store.ActFail && r.step.Conflicts != nil:
@@ -1201,6 +1271,8 @@ func (d *dialog) foot() string {
 		foot = "esc close"
 	case d.req != 0:
 		foot = "checking the plan again… · esc cancel"
+	case d.focusDiff:
+		foot = "space keeps the hunk as it is now · j/k n/N move · tab back to the files · y/enter " + d.verb()
 	default:
 		foot = "y/enter " + d.verb() + " · esc cancel"
 		if d.toApply() == 0 {
@@ -1213,7 +1285,7 @@ func (d *dialog) foot() string {
 // planListView draws the preview's files in h rows (title included).
 func (d *dialog) planListView(w, h int) []string {
 	sty := d.env.sty
-	out := []string{sty.paneTitle(fmt.Sprintf("Files (%d)", len(d.rows)), w, true)}
+	out := []string{sty.paneTitle(fmt.Sprintf("Files (%d)", len(d.rows)), w, !d.focusDiff)}
 	top := d.cur.top // kept in range by Update; recomputed here only to draw
 	if d.cur.cur >= top+h-1 {
 		top = d.cur.cur - (h - 1) + 1
@@ -1264,7 +1336,12 @@ func (d *dialog) previewDiffView(w, h int) []string {
 	if pd.left > 0 {
 		t += fmt.Sprintf(" · → %d", pd.left)
 	}
-	out = append(out, sty.paneTitle(t, w, false))
+	if r != nil && !r.kept {
+		if k, ok := d.hunks[r.step.Path]; ok {
+			t += " · " + present.Count(len(k.Hunks), "hunk") + " kept as now"
+		}
+	}
+	out = append(out, sty.paneTitle(t, w, d.focusDiff))
 	if r != nil && r.kept && !pd.since {
 		out = append(out, sty.kept.Render(present.Fit(" kept: left as it is now. Below, what the "+d.verb()+" would have done:", w)))
 	}
@@ -1277,6 +1354,16 @@ func (d *dialog) previewDiffView(w, h int) []string {
 		out = append(out, sty.dim.Render(present.Fit(" "+present.Escape(pd.note), w)))
 	case pd.d == nil:
 		out = append(out, sty.dim.Render(present.Fit(" computing the diff…", w)))
+	case d.focusDiff:
+		// A column for the cursor: the hunk under it is the one space keeps.
+		n := pd.d.Len(diffview.Unified)
+		for i := pd.top; i < n && len(out) < h; i++ {
+			mark := " "
+			if i == pd.cur {
+				mark = "›"
+			}
+			out = append(out, sty.plain.Render(mark)+pd.d.LineView(i, w-1, diffview.Unified, sty.diff, diffview.View{Left: pd.left}))
+		}
 	default:
 		n := pd.d.Len(diffview.Unified)
 		for i := pd.top; i < n && len(out) < h; i++ {
@@ -1287,4 +1374,33 @@ func (d *dialog) previewDiffView(w, h int) []string {
 		out = append(out, strings.Repeat(" ", w))
 	}
 	return out[:h]
+}
+
+// moveInDiff moves the cursor in the diff, with the focus there.
+func (d *dialog) moveInDiff(msg tea.KeyPressMsg, k keymap.KeyMap) {
+	page := max(d.diffRows()-1, 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		d.moveDiffCursor(-1, 0)
+	case key.Matches(msg, k.Down):
+		d.moveDiffCursor(1, 0)
+	case key.Matches(msg, k.PageUp):
+		d.moveDiffCursor(-page, 0)
+	case key.Matches(msg, k.PageDown):
+		d.moveDiffCursor(page, 0)
+	case key.Matches(msg, k.Top):
+		d.moveDiffCursor(-1<<30, 0)
+	case key.Matches(msg, k.Bottom):
+		d.moveDiffCursor(1<<30, 0)
+	case key.Matches(msg, k.NextHunk):
+		d.moveDiffCursor(0, 1)
+	case key.Matches(msg, k.PrevHunk):
+		d.moveDiffCursor(0, -1)
+	case key.Matches(msg, k.Left):
+		d.diff.left = max(d.diff.left-sideStep, 0)
+	case key.Matches(msg, k.Right):
+		if d.diff.d != nil {
+			d.diff.left = min(d.diff.left+sideStep, max(d.diff.d.Longest()-sideStep, 0))
+		}
+	}
 }

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"sync"
@@ -24,7 +23,7 @@ type fakeStore struct {
 	root    string
 	turns   []*fakeTurn // oldest first
 	ops     []*fakeOp   // oldest first
-	blobs   map[string][]byte
+	blobs   map[store.BlobID][]byte
 	disk    map[string][]byte
 	errs    []string
 	calls   int
@@ -82,7 +81,7 @@ type fakeOp struct {
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 func newFake() *fakeStore {
-	return &fakeStore{root: "/home/dev/shop", blobs: map[string][]byte{}, disk: map[string][]byte{},
+	return &fakeStore{root: "/home/dev/shop", blobs: map[store.BlobID][]byte{}, disk: map[string][]byte{},
 		failing: map[string]string{}, plans: map[*store.Plan]planArgs{}}
 }
 
@@ -107,9 +106,8 @@ func (f *fakeStore) failedOf(turn, path string) string {
 
 func (f *fakeStore) keep(b []byte) store.Image {
 	sum := sha256.Sum256(b)
-	h := hex.EncodeToString(sum[:])
-	f.blobs[h] = append([]byte(nil), b...)
-	return store.Image{Kind: store.ImageContent, SHA256: h, Size: int64(len(b)), Kept: true}
+	f.blobs[sum] = append([]byte(nil), b...)
+	return store.Image{Kind: store.ImageContent, SHA256: sum, Size: int64(len(b)), Kept: true}
 }
 
 // write is an agent turn's write: pre-image, new bytes on disk, post-image.
@@ -249,7 +247,7 @@ func (f *fakeStore) Files(turn string, withStatus bool) ([]store.File, error) {
 					}
 					if b, ok := f.disk[out[i].Path]; ok {
 						sum := sha256.Sum256(b)
-						out[i].Disk = store.Image{Kind: store.ImageContent, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
+						out[i].Disk = store.Image{Kind: store.ImageContent, SHA256: sum, Size: int64(len(b))}
 					} else {
 						out[i].Disk = store.Image{Kind: store.ImageAbsent}
 					}
@@ -281,7 +279,7 @@ func (f *fakeStore) ReadDisk(path string) (store.Image, []byte, error) {
 		return store.Image{Kind: store.ImageAbsent}, nil, nil
 	}
 	sum := sha256.Sum256(b)
-	return store.Image{Kind: store.ImageContent, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}, b, nil
+	return store.Image{Kind: store.ImageContent, SHA256: sum, Size: int64(len(b))}, b, nil
 }
 
 func (f *fakeStore) takeErr() error {
@@ -329,7 +327,7 @@ func (f *fakeStore) now(path string) store.Image {
 		return store.Image{Kind: store.ImageAbsent}
 	}
 	sum := sha256.Sum256(b)
-	return store.Image{Kind: store.ImageContent, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}
+	return store.Image{Kind: store.ImageContent, SHA256: sum, Size: int64(len(b))}
 }
 
 func (f *fakeStore) PlanRewind(turn string, o store.RewindOptions) (*store.Plan, error) {
@@ -346,7 +344,7 @@ func (f *fakeStore) PlanRewind(turn string, o store.RewindOptions) (*store.Plan,
 		p.Git = &g
 		if o.GitIndex {
 			p.GitIndex = true
-			p.Index = &store.IndexStep{Now: store.Image{Kind: store.ImageContent, SHA256: "now"}, Want: store.Image{Kind: store.ImageContent, SHA256: "before"}}
+			p.Index = &store.IndexStep{Now: store.Image{Kind: store.ImageContent, SHA256: sha256.Sum256([]byte("now"))}, Want: store.Image{Kind: store.ImageContent, SHA256: sha256.Sum256([]byte("before"))}}
 		}
 	}
 	if p != nil {

@@ -271,7 +271,7 @@ func (m *Model) bindings() keymap.KeyMap {
 func (m *Model) paneBindings() keymap.KeyMap {
 	k := m.keys
 	e := m.selected()
-	for _, b := range []*key.Binding{&k.Confirm, &k.Force, &k.Keep, &k.KeepAll, &k.GitIndex} {
+	for _, b := range []*key.Binding{&k.Confirm, &k.Force, &k.Keep, &k.KeepAll, &k.GitIndex, &k.DiffFocus, &k.KeepHunk} {
 		b.SetEnabled(false) // the dialog's keys
 	}
 	k.Open.SetEnabled((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files.rows) > 0))

@@ -66,6 +66,30 @@ func Of(data []byte) ID { return sha256.Sum256(data) }
 // String returns the id as records and file names write it.
 func (id ID) String() string { return hex.EncodeToString(id[:]) }
 
+// IsZero reports whether id is the zero ID, which names no blob: an
+// image without kept bytes (a folder, a link, a file too large to hash)
+// has it, and records leave it out.
+func (id ID) IsZero() bool { return id == ID{} }
+
+// MarshalText writes id as records do: 64 lowercase hex digits.
+func (id ID) MarshalText() ([]byte, error) {
+	out := make([]byte, 2*len(id))
+	hex.Encode(out, id[:])
+	return out, nil
+}
+
+// UnmarshalText parses 64 lowercase hex digits, as Parse does; anything
+// else is refused with format.ErrCorrupt, so a record naming no blob
+// there could be is damaged as a whole.
+func (id *ID) UnmarshalText(b []byte) error {
+	v, ok := Decode(b)
+	if !ok {
+		return fmt.Errorf("blob name %q is not 64 hex digits: %w", b, format.ErrCorrupt)
+	}
+	*id = v
+	return nil
+}
+
 // Short returns the first 12 hex digits, enough to name a blob in a
 // message.
 func (id ID) Short() string { return hex.EncodeToString(id[:6]) }

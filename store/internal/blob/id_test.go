@@ -36,11 +36,18 @@ func TestParse(t *testing.T) {
 			if b, ok := Decode([]byte(tc.in)); ok != tc.ok || b != id {
 				t.Fatalf("Decode(%q) = %v, %v; Parse gave %v", tc.in, b, ok, id)
 			}
+			var text ID
+			if terr := text.UnmarshalText([]byte(tc.in)); (terr == nil) != tc.ok || text != id {
+				t.Fatalf("UnmarshalText(%q) = %v, %v; Parse gave %v, %v", tc.in, text, terr, id, err)
+			}
 			if !tc.ok {
 				if !errors.Is(err, format.ErrCorrupt) || id != (ID{}) {
 					t.Fatalf("Parse(%q) = %v, %v; want the zero id and ErrCorrupt", tc.in, id, err)
 				}
 				return
+			}
+			if out, _ := id.MarshalText(); string(out) != tc.in {
+				t.Fatalf("MarshalText() = %q, want %q", out, tc.in)
 			}
 			if id.String() != tc.in || id.Short() != tc.in[:12] {
 				t.Fatalf("String() = %q, Short() = %q; want %q", id.String(), id.Short(), tc.in)

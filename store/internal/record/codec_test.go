@@ -2,17 +2,20 @@ package record
 
 import (
 	"bytes"
+	"hash/crc32"
 	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
 )
 
 // FuzzDecodeRecords: the decoder never panics, never claims more good
 // bytes than it was given, and what it decodes encodes and decodes again
 // to the same records.
 func FuzzDecodeRecords(f *testing.F) {
-	img := &Image{Kind: ImageContent, SHA256: strings.Repeat("ab", 32), Size: 12, Mode: 0o644, Kept: true}
+	img := &Image{Kind: ImageContent, SHA256: testID(strings.Repeat("ab", 32)), Size: 12, Mode: 0o644, Kept: true}
 	good := Append(nil, &Line{R: "turn", Turn: Turn{V: 1, ID: "3", Label: "fix \x1b[2J login"}, At: 1})
 	good = Append(good, &Line{R: "pre", File: File{Path: "src/a.go", Img: img, Dirs: []string{"src"}}, At: 2})
 	f.Add(good)
@@ -82,6 +85,34 @@ func flip(rec []byte) []byte {
 	return out
 }
 
+// TestBlobNameChecked: a record whose image names no blob there could be
+// (not 64 lowercase hex digits) is damaged as a whole, by either decoder;
+// an image without a blob leaves "sha256" out.
+func TestBlobNameChecked(t *testing.T) {
+	good := Append(nil, &Line{R: "pre", File: File{Path: "a", Img: &Image{Kind: ImageContent, SHA256: testID(strings.Repeat("ab", 32))}}})
+	if res := Decode(good); len(res.Recs) != 1 || res.Recs[0].Img.SHA256.String() != strings.Repeat("ab", 32) {
+		t.Fatalf("a good name read back as %+v", res.Recs)
+	}
+	for _, name := range []string{"", "ab", strings.Repeat("AB", 32), strings.Repeat("ab", 31) + "zz"} {
+		js := `{"r":"pre","p":"a","i":{"kind":"content","sha256":"` + name + `"}}`
+		line := append(crcHex(js), js+"\n"...)
+		if res := Decode(append(line, good...)); len(res.Recs) != 1 || len(res.Bad) != 1 {
+			t.Errorf("sha256 %q: %d records, bad lines %v; want it damaged", name, len(res.Recs), res.Bad)
+		}
+	}
+	if none := Append(nil, &Line{R: "pre", File: File{Path: "a", Img: &Image{Kind: ImageAbsent}}}); bytes.Contains(none, []byte("sha256")) {
+		t.Errorf("an image without a blob is written %q", none)
+	}
+}
+
+// crcHex is the frame's checksum of js and its space.
+func crcHex(js string) []byte {
+	var b [9]byte
+	hexCRC(b[:8], crc32.Checksum([]byte(js), castagnoli))
+	b[8] = ' '
+	return b[:]
+}
+
 // The escape round-trips every name, and leaves valid UTF-8 alone.
 func TestNameEscape(t *testing.T) {
 	for _, n := range []string{"", "a.txt", "caf\u00e9/x", "bad\xff", "\xff\xfe", "a\ufffdb"} {
@@ -108,4 +139,13 @@ func TestNameEscape(t *testing.T) {
 	if got := UnescName(nameEscape + "!!"); !strings.HasPrefix(got, "\x00") {
 		t.Errorf("a broken escape became %q", got)
 	}
+}
+
+// testID is the blob id of 64 hex digits.
+func testID(hex string) blob.ID {
+	id, ok := blob.Decode(hex)
+	if !ok {
+		panic("not a blob id: " + hex)
+	}
+	return id
 }

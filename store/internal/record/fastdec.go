@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
 )
 
 // fastDecode parses one record in the exact form Append writes (no
@@ -332,7 +334,10 @@ func (d *fastDec) imageField(key string, img *Image) bool {
 		ok = d.setStr(&s)
 		img.Kind = ImageKind(s)
 	case "sha256":
-		return d.setStr(&img.SHA256)
+		var str string
+		if str, ok = d.str(); ok {
+			img.SHA256, ok = blob.Decode(str)
+		}
 	case "link":
 		return d.setStr(&img.Link)
 	case "reason":

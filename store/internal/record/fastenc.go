@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"strconv"
 )
@@ -75,9 +76,10 @@ func fileFieldsOnly(r *Line) bool {
 func appendImage(buf []byte, img *Image) []byte {
 	buf = append(buf, `{"kind":`...)
 	buf = appendJSONString(buf, string(img.Kind))
-	if img.SHA256 != "" {
-		buf = append(buf, `,"sha256":`...)
-		buf = appendJSONString(buf, img.SHA256)
+	if !img.SHA256.IsZero() {
+		buf = append(buf, `,"sha256":"`...)
+		buf = hex.AppendEncode(buf, img.SHA256[:])
+		buf = append(buf, '"')
 	}
 	if img.Size != 0 {
 		buf = append(buf, `,"bytes":`...)

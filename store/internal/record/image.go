@@ -1,5 +1,7 @@
 package record
 
+import "github.com/ckpt-dev/ckpt/store/internal/blob"
+
 // The types a record holds. The store gives them to its callers under
 // the same names (store.Image, store.Kind, …).
 
@@ -34,7 +36,7 @@ const (
 // (a pre-image), after it (a post-image), or before an operation.
 type Image struct {
 	Kind   ImageKind `json:"kind"`
-	SHA256 string    `json:"sha256,omitempty"` // hex SHA-256 of the bytes (content, and skipped when hashed)
+	SHA256 blob.ID   `json:"sha256,omitzero"` // SHA-256 of the bytes (content, and skipped when hashed); zero when none
 	Size   int64     `json:"bytes,omitempty"`
 	Mode   uint32    `json:"mode,omitempty"`   // permission bits; 0 when unknown (seed stores)
 	Link   string    `json:"link,omitempty"`   // symlink target

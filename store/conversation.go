@@ -1,0 +1,94 @@
+package store
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/conversation"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
+)
+
+// Conversation is what a turn's agent was asked and said — the prompt,
+// its last reply, its tool calls in order — as the agent's own events
+// told the hook, for agents that keep no transcript ckpt can read
+// (opencode, pi). See the package doc, "Conversations".
+type Conversation = conversation.Turn
+
+// ConversationCall is one tool call of a Conversation.
+type ConversationCall = conversation.Call
+
+// How a ConversationCall ended; "" when no result was seen.
+const (
+	CallOK     = conversation.StateOK
+	CallFailed = conversation.StateFailed
+)
+
+// conversationsDir holds the conversation files.
+const conversationsDir = "conversations"
+
+// conversationFileName is turn id's conversation file: named as its turn
+// file is, in conversations/.
+func conversationFileName(id string) string {
+	name := strings.TrimSuffix(strings.TrimPrefix(turnFileName(id), "turns/"), ".log")
+	return conversationsDir + "/" + name + ".json"
+}
+
+// SaveConversation records what turn's agent was asked and said, over
+// what the turn's file held: a prompt, reply or list of calls c leaves
+// empty keeps the one recorded before. The file is written whole and
+// renamed into place, not synced: it is for showing, and a crash costs at
+// worst the view of the turn's conversation, never its records.
+func (s *Store) SaveConversation(turn string, c Conversation) error {
+	if err := checkTurnID(turn); err != nil {
+		return err
+	}
+	if err := s.dir.Mkdir(conversationsDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return errf("create %s: %w", s.path(conversationsDir), err)
+	}
+	name := conversationFileName(turn)
+	if old, err := s.readConversation(name); err == nil {
+		c = old.Merge(c)
+	}
+	if err := storefs.WriteAtomic(s.dir, name, conversation.Encode(c), 0o600, false); err != nil {
+		return errf("write %s: %w", s.path(name), err)
+	}
+	return nil
+}
+
+// ConversationOf is turn's conversation as the hook recorded it, and the
+// file it was read from. The error wraps fs.ErrNotExist when the hook
+// recorded none (an agent whose transcript is read instead, or a turn
+// from before ckpt kept them), ErrCorrupt or ErrNewerFormat when the file
+// cannot be read; it names the file.
+func (s *Store) ConversationOf(turn string) (*Conversation, string, error) {
+	name := conversationFileName(turn)
+	c, err := s.readConversation(name)
+	if err != nil {
+		return nil, s.path(name), err
+	}
+	return &c, s.path(name), nil
+}
+
+func (s *Store) readConversation(name string) (Conversation, error) {
+	f, err := s.dir.Open(name)
+	if err != nil {
+		return Conversation{}, errf("read %s: %w", s.path(name), err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, conversation.MaxFile+1))
+	if err != nil {
+		return Conversation{}, errf("read %s: %w", s.path(name), err)
+	}
+	return conversation.Decode(s.path(name), data)
+}
+
+// dropConversation removes turn id's conversation file, if it has one.
+func (s *Store) dropConversation(id string) error {
+	name := conversationFileName(id)
+	if err := s.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errf("remove %s: %w", s.path(name), err)
+	}
+	return nil
+}
