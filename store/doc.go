@@ -398,8 +398,9 @@
 //	                  and of the post and their n (each less the turn's
 //	                  own), strs dirs, str refused (why the path is
 //	                  unusable), str cmd, strs shared
-//	image             str kind, str sha256, varint bytes, uvarint mode,
-//	                  str link, str reason, byte kept
+//	image             str kind, byte 0 (no hash) or 1 and the 32 bytes
+//	                  of the SHA-256, varint bytes, uvarint mode, str
+//	                  link, str reason, byte kept
 //
 // (str is a uvarint length and the bytes; strs a uvarint count and the
 // strs; an optional image a byte 0, or 1 and the image.) Readers keep it

@@ -880,8 +880,8 @@ func preMatches(si store.Image, v img) error {
 // imageMatches checks a store image against the model's.
 func imageMatches(si store.Image, v img) error {
 	if v.purged {
-		if !si.Purged() || si.SHA256 != "" {
-			return fmt.Errorf("kind %q reason %q sha256 %q, want purged, with no hash", si.Kind, si.Reason, si.SHA256)
+		if !si.Purged() || !si.SHA256.IsZero() {
+			return fmt.Errorf("kind %q reason %q sha256 %s, want purged, with no hash", si.Kind, si.Reason, si.SHA256)
 		}
 		return nil
 	}

@@ -88,7 +88,11 @@ func (e *sumEnc) optImage(img *Image) {
 
 func (e *sumEnc) image(img *Image) {
 	e.str(string(img.Kind))
-	e.str(img.SHA256)
+	if img.SHA256.IsZero() {
+		e.b = append(e.b, 0)
+	} else {
+		e.b = append(append(e.b, 1), img.SHA256[:]...)
+	}
 	e.varint(img.Size)
 	e.uvarint(uint64(img.Mode))
 	e.str(img.Link)
@@ -277,7 +281,14 @@ func (d *sumDec) optImage() *Image {
 
 func (d *sumDec) image(img *Image) {
 	img.Kind = ImageKind(d.str())
-	img.SHA256 = d.str()
+	if d.byte() == 1 {
+		if len(d.s)-d.p < len(img.SHA256) {
+			d.bad = true
+			return
+		}
+		copy(img.SHA256[:], d.s[d.p:])
+		d.p += len(img.SHA256)
+	}
 	img.Size = d.varint()
 	img.Mode = uint32(d.uvarint())
 	img.Link, img.Reason = d.str(), d.str()

@@ -78,8 +78,8 @@ func summaryStore(t *testing.T) string {
 	refused = record.Append(refused, &record.Line{R: "pre", File: record.File{Path: ".osfoundry/checkpoints/seq", Img: &Image{Kind: ImageAbsent}}, At: 6, N: 6})
 	refused = append(refused, "00000000 {\"r\":\"pre\"}\n"...) // a damaged line in the middle
 	refused = record.Append(refused, &record.Line{R: "pre", File: record.File{Path: "d.txt", Img: &Image{Kind: ImageAbsent}, Dirs: []string{"d"}}, At: 7, N: 7})
-	refused = record.Append(refused, &record.Line{R: "pre", File: record.File{Path: "e.txt", Img: &Image{Kind: ImageSkipped, Reason: "too big", SHA256: hashHex([]byte("e"))}, Cmd: "sed -i s/a/b/ e.txt", Shared: []string{"3"}}, At: 8, N: 8})
-	refused = record.Append(refused, &record.Line{R: "post", File: record.File{Path: "e.txt", Img: &Image{Kind: ImageContent, SHA256: hashHex([]byte("e2")), Size: 2, Mode: 0o755, Kept: true}, Cmd: "sed -i s/a/b/ e.txt"}, At: 9, N: 9})
+	refused = record.Append(refused, &record.Line{R: "pre", File: record.File{Path: "e.txt", Img: &Image{Kind: ImageSkipped, Reason: "too big", SHA256: blobIDOf([]byte("e"))}, Cmd: "sed -i s/a/b/ e.txt", Shared: []string{"3"}}, At: 8, N: 8})
+	refused = record.Append(refused, &record.Line{R: "post", File: record.File{Path: "e.txt", Img: &Image{Kind: ImageContent, SHA256: blobIDOf([]byte("e2")), Size: 2, Mode: 0o755, Kept: true}, Cmd: "sed -i s/a/b/ e.txt"}, At: 9, N: 9})
 	os.WriteFile(filepath.Join(dir, "x.log"), refused, 0o600)
 	f, _ := os.OpenFile(filepath.Join(dir, "3.log"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`1234abcd {"r":"post","p":"a.t`) // torn
