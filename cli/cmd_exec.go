@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -104,6 +105,10 @@ func runSwept(s *store.Store, turn string, meta store.TurnMeta, argv []string) e
 	}
 	if res.Turn != "" {
 		noteIncarnation(turn, res.Turn)
+	}
+	// The command is over: what git does from now on is not the turn's.
+	if err := s.CloseTurn(cmp.Or(res.Turn, turn)); err != nil {
+		fmt.Fprintf(os.Stderr, "ckpt: note git's state after %s: %s\n", esc(line), escLines(strings.ReplaceAll(err.Error(), "store: ", "")))
 	}
 	return exitWith(code)
 }

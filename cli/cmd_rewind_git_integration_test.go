@@ -63,7 +63,7 @@ func TestRewindGitIndex(t *testing.T) {
 	}
 
 	r := ckptDo(t, ckptCall{Root: root}, "rewind", "1", "--dry-run")
-	for _, want := range []string{"git since turn 1 began: HEAD moved", "1 commit", "the index changed", "git reset --soft " + head[:8], "--git-index"} {
+	for _, want := range []string{"turn 1 ran git: HEAD moved", "1 commit", "the index changed", "git reset --soft " + head[:8], "--git-index"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Fatalf("the plan does not say %q\n%s", want, r)
 		}
@@ -114,7 +114,7 @@ func TestRewindGitIndex(t *testing.T) {
 		t.Fatalf("a turn without git claims a git change\n%s", r)
 	}
 	r = ckptDo(t, ckptCall{Root: root}, "rewind", "2", "--dry-run")
-	if strings.Contains(r.Stdout, "git since") {
+	if strings.Contains(r.Stdout, "ran git") {
 		t.Fatalf("a turn without git claims a git change\n%s", r)
 	}
 	// The log marks the turn that ran git.

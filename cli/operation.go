@@ -238,7 +238,7 @@ func gitLines(p *store.Plan) []string {
 	var out []string
 	if g := p.Git; g != nil {
 		pg := present.Git(*g)
-		out = append(out, "git since turn "+esc(p.Target)+" began: "+pg.Words())
+		out = append(out, pg.Lead()+": "+pg.Words())
 		if cmds := pg.Commands(); len(cmds) > 0 {
 			out = append(out, "  ckpt moves no refs (the commits stay in the reflog); to put HEAD back yourself:")
 			for _, c := range cmds {
@@ -309,6 +309,7 @@ type gitJSON struct {
 	Refs         [2]string `json:"refs"` // the branches ("" detached)
 	Commits      int       `json:"commits"`
 	IndexChanged bool      `json:"index_changed"`
+	Turns        []string  `json:"turns,omitempty"` // the turns that changed git
 	// IndexRestore says the plan writes git's index back.
 	IndexRestore bool `json:"index_restore,omitempty"`
 	// IndexDrops, in a revert, are the staged paths that changed after its
@@ -328,7 +329,7 @@ func planJSON(p *store.Plan) any {
 		if g != nil {
 			out.Git.Head = [2]string{g.FromCommit, g.ToCommit}
 			out.Git.Refs = [2]string{g.FromRef, g.ToRef}
-			out.Git.Commits, out.Git.IndexChanged = g.Commits, g.IndexChanged
+			out.Git.Commits, out.Git.IndexChanged, out.Git.Turns = g.Commits, g.IndexChanged, g.Turns
 		}
 	}
 	return out

@@ -280,3 +280,33 @@ func TestWatchOverflow(t *testing.T) {
 	hasTurnWith(t, root, want...)
 	w.stop(t, syscall.SIGINT)
 }
+
+// TestWatchGitPerTurn: under ckpt watch, a first turn only edits; a
+// second, cut from it, edits and commits at once, before the watcher
+// records the edit. The commit is the second turn's alone: the first is
+// not marked for it. A third turn edits with no git and is not marked
+// either, though it is open.
+func TestWatchGitPerTurn(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	writeText(t, root, "app.py", "print(1)\n")
+	sh(t, root, `git init -q && git -c user.name=t -c user.email=t@t add -A && git -c user.name=t -c user.email=t@t commit -qm init`)
+	w := startWatch(t, root, "--quiet", "1h")
+	writeText(t, root, "notes.txt", "plain\n")
+	first := hasTurnWith(t, root, "notes.txt")
+	ckptOK(t, root, "turn")
+	sh(t, root, `printf 'print(2)\n' > app.py && git -c user.name=aider -c user.email=a@a commit -qam "fix: print two"`)
+	second := hasTurnWith(t, root, "app.py")
+	waitFor(t, func() string { return "the commit's subject as the label" }, func() bool {
+		return findEntry(t, ckptLog(t, root), second).Label == "fix: print two"
+	})
+	writeText(t, root, "later.txt", "x\n")
+	third := hasTurnWith(t, root, "later.txt")
+	got := ranGitByTurn(t, root)
+	if got[first] || !got[second] || got[third] {
+		t.Fatalf("ran_git %v: want only turn %s (the commit's), not %s nor %s", got, second, first, third)
+	}
+	w.stop(t, syscall.SIGINT)
+}

@@ -11,15 +11,34 @@ type Git struct {
 	ToRef, ToCommit     string
 	Commits             int
 	IndexChanged        bool
+	MovedHead           bool     // a turn moved HEAD (else HEAD moved between turns)
+	Turns               []string // the turns that changed git
 }
 
 func (g Git) headMoved() bool { return g.FromRef != g.ToRef || g.FromCommit != g.ToCommit }
 
+// Lead names the turns that changed git: "turn 3 ran git", "turns 3 and
+// 5 ran git".
+func (g Git) Lead() string {
+	ids := make([]string, len(g.Turns))
+	for i, t := range g.Turns {
+		ids[i] = Escape(t)
+	}
+	switch len(ids) {
+	case 0:
+		return "the turns ran git"
+	case 1:
+		return "turn " + ids[0] + " ran git"
+	}
+	return "turns " + strings.Join(ids[:len(ids)-1], ", ") + " and " + ids[len(ids)-1] + " ran git"
+}
+
 // Words says in a line what the turns did: "HEAD moved main→feature, 2
-// commits, the index changed".
+// commits, the index changed". HEAD is said to have moved (from before
+// the turns to now) only when one of them moved it.
 func (g Git) Words() string {
 	var parts []string
-	if g.headMoved() {
+	if g.headMoved() && g.MovedHead {
 		parts = append(parts, "HEAD moved "+headName(g.FromRef, g.FromCommit, g.ToRef)+"→"+headName(g.ToRef, g.ToCommit, g.FromRef))
 	}
 	switch {

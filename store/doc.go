@@ -50,7 +50,7 @@
 //
 // and the JSON's "r" field says what the record is. A turn file starts with
 // {"r":"turn","v":2,"id","label","at","n","source":{"agent","session",
-// "prompt","transcript"},"head","ref","index"} (source is where the turn
+// "prompt","transcript"},"head","ref","index","end"} (source is where the turn
 // came from, as the agent's hook knew it; "transcript", optional within
 // version 2 and passed over by readers that predate it, is the absolute
 // path of the file where the agent keeps the session's conversation,
@@ -58,7 +58,11 @@
 // and ref the branch HEAD named, "" when detached, to say when the branch
 // moved or commits were made since; index is an image of git's index file
 // as the turn began, its bytes kept as a blob only when the file's stat
-// changed since the last copy, else the last copy's), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
+// changed since the last copy, else the last copy's; a later turn record
+// may relabel the turn, and one carrying "head", "ref" and "index" says
+// where git stood at that point of the turn — written after a shell
+// command that moved git, and, with "end": true, as the turn ended, its
+// index kept as at the turn's start), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
 // "shared","at","n"} — what path held before the agent's first write in the turn
 // (later pres of the same path are ignored: the first capture wins; dirs
 // are folders the file's absence implied and a rewind removes again if

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/blob"
-	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -30,19 +29,24 @@ import (
 // protocol. Refs and objects are never changed: commits stay reachable
 // through the reflog, and the plan names the command a person would run.
 
-// GitChange is what the turns a plan undoes did to git: HEAD moved, commits
+// GitChange is what the turns a plan undoes did to git, each within
+// itself (from its start to its end; see gitturn.go): HEAD moved, commits
 // made, the index changed. From and To are where HEAD pointed before the
-// first of them and now.
+// first of them and where it points now: what a person would move back.
 type GitChange struct {
 	FromRef, FromCommit string // "refs/heads/main" ("" detached), the commit
 	ToRef, ToCommit     string
-	// Commits counts the commits reachable from ToCommit and not from
-	// FromCommit (git rev-list --count); -1 when git could not say.
+	// Commits counts the commits the turns made: for each, those reachable
+	// from where HEAD pointed as it ended and not from where it pointed as
+	// it began (git rev-list --count); -1 when git could not say.
 	Commits      int
-	IndexChanged bool
+	IndexChanged bool     // a turn changed git's index
+	MovedHead    bool     // a turn moved HEAD or switched its branch
+	Turns        []string // the turns that changed git, oldest first
 }
 
-// HeadMoved says whether HEAD names another branch or commit than before.
+// HeadMoved says whether HEAD names another branch or commit than before
+// the turns.
 func (g *GitChange) HeadMoved() bool {
 	return g != nil && (g.FromRef != g.ToRef || g.FromCommit != g.ToCommit)
 }
@@ -165,45 +169,6 @@ func (s *Store) gitTurnState() (head, ref string, index *Image) {
 	return gitHead(s.root), g.ref(), s.keepIndex(g)
 }
 
-// gitBefore is git's state noted at a turn's first sweep, before its
-// first shell command ran: the turn's record is written after the
-// command, when git may have moved.
-type gitBefore struct {
-	Turn  string `json:"turn"`
-	Head  string `json:"head"`
-	Ref   string `json:"ref"`
-	Index *Image `json:"index,omitempty"`
-}
-
-const gitBeforeFile = "git-before"
-
-// noteGitBefore notes git's state for turn, at its first sweep.
-func (s *Store) noteGitBefore(turn string) {
-	head, ref, index := s.gitTurnState()
-	if head == "" && index == nil {
-		_ = s.dir.Remove(gitBeforeFile)
-		return
-	}
-	if b, err := json.Marshal(gitBefore{Turn: turn, Head: head, Ref: ref, Index: index}); err == nil {
-		_ = storefs.WriteAtomic(s.dir, gitBeforeFile, b, 0o600, false)
-	}
-}
-
-// appendTurnRecord appends the record that opens turn id's file, with
-// where HEAD pointed and git's index as the turn began: as noted at its
-// first sweep, else as they are now (before its first write).
-func (s *Store) appendTurnRecord(buf []byte, id, label string, source *Source, now, n int64) []byte {
-	var head, ref string
-	var index *Image
-	var g gitBefore
-	if b, err := s.dir.ReadFile(gitBeforeFile); err == nil && json.Unmarshal(b, &g) == nil && (g.Turn == id || strings.HasPrefix(id, g.Turn+".")) {
-		head, ref, index = g.Head, g.Ref, g.Index
-	} else {
-		head, ref, index = s.gitTurnState()
-	}
-	return record.Append(buf, &record.Line{R: "turn", Turn: record.Turn{V: formatVersion, ID: id, Label: label, Source: source, Head: head, Ref: ref, Index: index}, At: now, N: n})
-}
-
 // keepIndex keeps git's index file as a blob unless its stat is that of
 // the last copy, and returns the image of its bytes; nil without an index
 // or when it cannot be kept (the turn then just cannot put it back).
@@ -264,39 +229,29 @@ func (s *Store) indexNow(g gitRepo) (Image, error) {
 		return Image{}, err
 	}
 	key := statKey(fi)
-	var last gitIndexState
-	if b, err := s.dir.ReadFile(gitIndexStateFile); err == nil && json.Unmarshal(b, &last) == nil &&
-		last.Size == key.Size && last.MTime == key.MTime && last.Ino == key.Ino && !last.Image.SHA256.IsZero() {
-		return last.Image, nil
+	for _, name := range []string{gitIndexStateFile, gitIndexSeenFile} {
+		var last gitIndexState
+		if b, err := s.dir.ReadFile(name); err == nil && json.Unmarshal(b, &last) == nil &&
+			last.Size == key.Size && last.MTime == key.MTime && last.Ino == key.Ino && !last.Image.SHA256.IsZero() {
+			return last.Image, nil
+		}
 	}
 	data, err := g.readFile("index")
 	if err != nil {
 		return Image{}, err
 	}
-	return Image{Kind: ImageContent, SHA256: blob.Of(data), Size: int64(len(data))}, nil
+	key.Image = Image{Kind: ImageContent, SHA256: blob.Of(data), Size: int64(len(data))}
+	if b, err := json.Marshal(key); err == nil {
+		// The sweep after each command and the log of an open turn ask
+		// again: hash a 30 MB index once per change, not per question.
+		_ = storefs.WriteAtomic(s.dir, gitIndexSeenFile, b, 0o600, false)
+	}
+	return key.Image, nil
 }
 
-// gitChange is what the turns from t on did to git, or nil when they
-// changed nothing of it (or t recorded nothing: no repository then).
-func (s *Store) gitChange(t *turn) *GitChange {
-	g, ok := openGit(s.root)
-	if !ok || t.head == "" && t.index == nil {
-		return nil
-	}
-	c := &GitChange{FromRef: t.ref, FromCommit: t.head, ToRef: g.ref(), ToCommit: gitHead(s.root)}
-	if t.index != nil {
-		if now, err := s.indexNow(g); err == nil && now.SHA256 != t.index.SHA256 {
-			c.IndexChanged = true
-		}
-	}
-	if !c.HeadMoved() && !c.IndexChanged {
-		return nil
-	}
-	if c.FromCommit != "" && c.ToCommit != "" && c.FromCommit != c.ToCommit {
-		c.Commits = commitsBetween(s.rootPath, c.FromCommit, c.ToCommit)
-	}
-	return c
-}
+// gitIndexSeenFile notes the stat and hash of the index as last hashed
+// without being kept (see indexNow).
+const gitIndexSeenFile = "git-index-seen"
 
 // commitsBetween counts the commits reachable from to and not from from,
 // by asking git (walking packed objects is git's business); -1 when git
@@ -392,18 +347,6 @@ func (s *Store) lockIndex(step *IndexStep) (was Image, unlock func(commit bool) 
 		}
 		return nil
 	}, nil
-}
-
-// gitMoved says whether git's state recorded at next's start differs from
-// t's: HEAD, its branch or the index changed in between.
-func gitMoved(t, next *turn) bool {
-	if t.head == "" && t.index == nil || next.head == "" && next.index == nil {
-		return false // one of them recorded nothing: no repository, or an older ckpt
-	}
-	if t.head != next.head || t.ref != next.ref {
-		return true
-	}
-	return t.index != nil && next.index != nil && t.index.SHA256 != next.index.SHA256
 }
 
 // takeIndex takes git's index.lock for q's write of the index, if it has

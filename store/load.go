@@ -29,8 +29,13 @@ type turn struct {
 	head   string
 	ref    string // the branch HEAD named as the turn began
 	index  *Image // git's index file as the turn began
-	seed   bool   // from index.json
-	v      int    // format version of its file
+	// gitEnd is git's state as the turn's file last recorded it after
+	// the turn began (nil: never), and ended says that record closed
+	// the turn (see gitturn.go).
+	gitEnd *gitState
+	ended  bool
+	seed   bool // from index.json
+	v      int  // format version of its file
 	files  []*tfile
 	byPath map[string]*tfile
 }
@@ -72,8 +77,13 @@ func (t *turn) apply(r *record.Line) {
 			t.id, t.label, t.at, t.source, t.head, t.v = r.ID, r.Label, r.At, r.Source, r.Head, r.V
 			t.ref, t.index = r.Ref, r.Index
 			t.seq = r.Order()
-		} else if r.Label != "" {
-			t.label = r.Label // a later header names the turn anew (Relabel)
+		} else {
+			if r.Label != "" {
+				t.label = r.Label // a later header names the turn anew (Relabel)
+			}
+			if r.Head != "" || r.Ref != "" || r.Index != nil {
+				t.gitEnd, t.ended = &gitState{head: r.Head, ref: r.Ref, index: r.Index}, r.End
+			}
 		}
 	case "pre":
 		if r.Img == nil || r.Path == "" {

@@ -70,8 +70,9 @@ func (s *Store) saveOpen(list []openCmd) error {
 
 // EndTurn says turn is over: none of its commands counts as running any
 // more (one whose closing sweep never came, a call the user refused), so
-// what changes from now on is no longer given to it. An agent's
-// end-of-turn event calls it, after its last sweep.
+// what changes from now on is no longer given to it, and where git stands
+// now is recorded as the turn's end (CloseTurn). An agent's end-of-turn
+// event calls it, after its last sweep.
 func (s *Store) EndTurn(turn string) error {
 	if err := s.ensureDirs(); err != nil {
 		return err
@@ -85,9 +86,11 @@ func (s *Store) EndTurn(turn string) error {
 	n := len(list)
 	list = slices.DeleteFunc(list, func(c openCmd) bool { return c.Turn == turn })
 	if dropped || len(list) != n {
-		return s.saveOpen(list)
+		if err := s.saveOpen(list); err != nil {
+			return err
+		}
 	}
-	return nil
+	return s.CloseTurn(turn)
 }
 
 // movedOn drops from list the commands of other turns of src's

@@ -103,7 +103,7 @@ func (s *Store) planRewindGit(v *view, id string, o RewindOptions) (*Plan, error
 	}
 	t := v.byID[id]
 	if p.Retry == "" {
-		p.Git = s.gitChange(t)
+		p.Git = s.gitChange(v, t, p.Turns)
 	}
 	if o.GitIndex {
 		p.GitIndex = true

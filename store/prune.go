@@ -86,6 +86,9 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 			continue
 		}
 		keep(t.index) // git's index as the turn began
+		if t.gitEnd != nil {
+			keep(t.gitEnd.index) // and as it ended
+		}
 		for _, f := range t.files {
 			keep(&f.pre)
 			keep(f.post)

@@ -299,9 +299,7 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 	for i, t := range v.turns {
 		e := Entry{ID: t.id, Kind: KindAgent, Label: t.label, At: time.Unix(0, t.at), State: v.state(t),
 			Files: len(t.files), HandEdited: -1, Source: t.source, Head: t.head}
-		if i+1 < len(v.turns) {
-			e.RanGit = gitMoved(t, v.turns[i+1])
-		}
+		_, _, e.RanGit = s.turnGit(t, i == len(v.turns)-1)
 		if withStatus {
 			e.HandEdited = 0
 			for _, f := range t.files {

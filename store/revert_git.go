@@ -13,27 +13,21 @@ import (
 // (Plan.IndexDrops). Refs are never moved: HEAD's commands are offered
 // only when nothing moved HEAD after the turns.
 
-// gitEnd is git's state as turn t ended: as the next turn that recorded
-// one began, or as it is now when none did.
+// gitEnd is git's state as turn t ended (see gitturn.go): as its file
+// last recorded it, or as it is now while t is the newest turn and has
+// not ended; as it began when it recorded nothing since.
 func (s *Store) gitEnd(v *view, t *turn) (head, ref string, index *Image, now bool) {
-	after := false
-	for _, o := range v.turns {
-		if o == t {
-			after = true
-			continue
+	if t == v.turns[len(v.turns)-1] && !t.ended {
+		g, ok := s.gitNow()
+		if !ok {
+			return "", "", nil, true
 		}
-		if after && (o.head != "" || o.index != nil) {
-			return o.head, o.ref, o.index, false
-		}
+		return g.head, g.ref, g.index, true
 	}
-	g, ok := openGit(s.root)
-	if !ok {
-		return "", "", nil, true
+	if t.gitEnd != nil {
+		return t.gitEnd.head, t.gitEnd.ref, t.gitEnd.index, false
 	}
-	if img, err := s.indexNow(g); err == nil && img.Kind == ImageContent {
-		index = &img
-	}
-	return gitHead(s.root), g.ref(), index, true
+	return t.head, t.ref, t.index, false
 }
 
 // revertGit fills in what the reverted turns did to git, and with
@@ -57,6 +51,15 @@ func (s *Store) revertGit(v *view, p *Plan, gitIndex bool) error {
 	c.IndexChanged = first.index != nil && index != nil && first.index.SHA256 != index.SHA256
 	if c.FromCommit != "" && c.ToCommit != "" && c.FromCommit != c.ToCommit {
 		c.Commits = commitsBetween(s.rootPath, c.FromCommit, c.ToCommit)
+	}
+	c.MovedHead = c.HeadMoved() // from the first one's start to the last one's end
+	newest := v.turns[len(v.turns)-1]
+	for _, id := range p.Turns {
+		if u := v.byID[id]; u != nil {
+			if _, _, changed := s.turnGit(u, u == newest); changed {
+				c.Turns = append(c.Turns, id)
+			}
+		}
 	}
 	if c.HeadMoved() || c.IndexChanged {
 		p.Git = c

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -255,6 +256,15 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 		}
 	} else if err := s.recordSweep(res, recs, after, owner{turn, meta, recCmd}, others); err != nil {
 		return nil, err
+	}
+	if after && !res.ToHook {
+		// Where git stands after the command: the turn's own change to
+		// git is its start to this.
+		if id := cmp.Or(res.Turn, turn); id != "" {
+			if err := s.noteGitEnd(id, meta, false); err != nil {
+				s.LogError("sweep: note git's state in turn %s: %v", id, err)
+			}
+		}
 	}
 	fp.hit()
 	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, list: next, rules: rules}

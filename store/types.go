@@ -160,9 +160,9 @@ type Entry struct {
 	Source     *Source // agent turns fed by hooks
 	Head       string  // git HEAD commit when the turn began, if any
 	// RanGit is set on an agent turn when git's state (HEAD, its branch,
-	// the index) differs between the start of this turn and of the next
-	// one: the turn (or something during it) ran git. Not known for the
-	// newest turn.
+	// the index) changed within the turn: from its start to its end, or
+	// to now for the newest turn while it has not ended. What git did
+	// between turns is no turn's.
 	RanGit bool
 	Target string   // operations: the turn rewound to, or the op undone/redone
 	Turns  []string // operations: the turns rewound (or brought back)

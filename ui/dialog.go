@@ -904,7 +904,10 @@ func (d *dialog) title() string {
 	if d.kind == store.KindRevert {
 		t = present.OpTitle(store.KindRevert, d.target)
 	}
-	if d.retry {
+	switch {
+	case d.retry && d.kind == store.KindRevert:
+		t = "Retry the revert of turn " + present.Escape(d.target)
+	case d.retry:
 		t = "Retry the rewind to before turn " + present.Escape(d.target)
 	}
 	if d.label != "" {
@@ -946,8 +949,11 @@ func (d *dialog) head() []styledLine {
 			for _, f := range r.Failed {
 				add(sty.fail, "  %s — %s", present.Escape(f.Path), present.Escape(f.Reason))
 			}
-			if d.kind == store.KindRewind {
+			switch d.kind {
+			case store.KindRewind:
 				add(sty.plain, "Fix the cause, then press r to retry just %s.", them(len(r.Failed)))
+			case store.KindRevert:
+				add(sty.plain, "A file in conflict is left as it is: edit it, then press r to revert just %s again (or use ckpt revert --conflicts markers).", them(len(r.Failed)))
 			}
 		}
 		return out
@@ -1059,7 +1065,7 @@ func (d *dialog) gitHead() []styledLine {
 	}
 	if g := p.Git; g != nil {
 		pg := present.Git(*g)
-		add(sty.warn, "git since turn %s began: %s.", present.Escape(p.Target), pg.Words())
+		add(sty.warn, "%s: %s.", pg.Lead(), pg.Words())
 		if cmds := pg.Commands(); len(cmds) > 0 {
 			add(sty.plain, "ckpt moves no refs (commits stay in the reflog); to put HEAD back yourself: %s", strings.Join(cmds, " · "))
 		}
@@ -1144,24 +1150,24 @@ func (r planRow) text(sty *styles) (mark, action, note string, style lipgloss.St
 		return "!", "keep   ", "left as it is now, changed since the agent", sty.kept
 	case r.kept:
 		return "k", "keep   ", "left as it is now", sty.kept
+	case r.step.Do == store.ActKeep && r.step.KeptHunks > 0:
+		return "k", "keep   ", "every hunk kept as it is now", sty.kept
+	case r.step.Do == store.ActRestore && r.step.Conflicts != nil:
+		return "C", "markers", "conflict written with markers", sty.warn
+	case r.step.Do == store.ActRestore && r.step.KeptHunks > 0:
+		return mark, "restore", present.Count(r.step.KeptHunks, "hunk") + " kept as now", sty.plain
+	case r.step.Do == store.ActRestore && r.step.Merged:
+		return mark, "merge  ", "later changes kept", sty.plain
 	case r.step.Do == store.ActRestore:
 		return mark, "restore", "", sty.plain
 	case r.step.Do == store.ActDelete:
 		return mark, "delete ", "", sty.plain
-	case r.step.Do == store.ActKeep && r.step.KeptHunks > 0:
-		return "k", "keep   ", "every hunk kept as it is now", sty.kept
-	case r.step.Do == store.ActRestore && r.step.KeptHunks > 0:
-		return mark, "restore", present.Count(r.step.KeptHunks, "hunk") + " kept as now", sty.plain
 	case r.step.Do == store.ActKeep:
 		return mark, "same   ", "already as it was", sty.dim
 	case r.step.Do == store.ActFail && r.step.Conflicts != nil:
 		return "C", "conflict", orUnknown(r.step.Reason) + " — left as it is", sty.fail
 	case r.step.Do == store.ActFail:
 		return "X", "cannot ", orUnknown(r.step.Reason), sty.fail
-	case r.step.Do == store.ActRestore && r.step.Conflicts != nil:
-		return "C", "markers", "conflict written with markers", sty.warn
-	case r.step.Do == store.ActRestore && r.step.Merged:
-		return mark, "merge  ", "later changes kept", sty.plain
 	}
 	return mark, fmt.Sprintf("%-7s", present.Escape(string(r.step.Do))), "", sty.plain
 }
@@ -1261,7 +1267,7 @@ func (d *dialog) foot() string {
 		return progressBar(d.done, d.total, d.w)
 	case d.loading:
 		foot = "planning… · esc cancel"
-	case d.result != nil && len(d.result.Failed) > 0 && d.kind == store.KindRewind:
+	case d.result != nil && len(d.result.Failed) > 0 && (d.kind == store.KindRewind || d.kind == store.KindRevert):
 		foot = "r retry what failed · esc close"
 	case d.result != nil:
 		foot = "esc close"

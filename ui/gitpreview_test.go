@@ -13,11 +13,11 @@ import (
 func TestPreviewNamesGit(t *testing.T) {
 	f := sample()
 	f.git = &store.GitChange{FromRef: "refs/heads/main", FromCommit: "1111111111aaaa", ToRef: "refs/heads/feature",
-		ToCommit: "2222222222bbbb", Commits: 2, IndexChanged: true}
+		ToCommit: "2222222222bbbb", Commits: 2, IndexChanged: true, MovedHead: true, Turns: []string{"3"}}
 	m := testModel(t, f, 140, 36)
 	press(t, m, kp("r"))
 	s := plain(m)
-	mustContain(t, s, "git since turn 3 began: HEAD moved main→feature, 2 commits, the index changed.",
+	mustContain(t, s, "turn 3 ran git: HEAD moved main→feature, 2 commits, the index changed.",
 		"git switch main", "i puts it back as before turn 3")
 	if !m.bindings().GitIndex.Enabled() {
 		t.Fatal("i is not offered")
@@ -37,7 +37,7 @@ func TestPreviewNamesGit(t *testing.T) {
 func TestPreviewWithoutGit(t *testing.T) {
 	m := testModel(t, sample(), 140, 36)
 	press(t, m, kp("r"))
-	if s := plain(m); strings.Contains(s, "git since") || strings.Contains(s, "git's index") {
+	if s := plain(m); strings.Contains(s, "ran git") || strings.Contains(s, "git's index") {
 		t.Fatalf("a turn without git claims a git change:\n%s", s)
 	}
 	if m.bindings().GitIndex.Enabled() {

@@ -89,3 +89,68 @@ func TestRealKeepHunk(t *testing.T) {
 		t.Fatalf("undo: %q, want %q", b, nowText)
 	}
 }
+
+// lineWith is the screen's first line holding every one of parts.
+func lineWith(screen string, parts ...string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestRealRevertMergeRow: a revert's file whose later change is kept
+// says merge in the preview, and a hunk of its merge can be kept there
+// too, the row then counting it.
+func TestRealRevertMergeRow(t *testing.T) {
+	root := t.TempDir()
+	var lines []string
+	for i := 1; i <= 20; i++ {
+		lines = append(lines, "line "+string(rune('a'+i)))
+	}
+	text := func(edit map[int]string) string {
+		out := append([]string(nil), lines...)
+		for i, l := range edit {
+			out[i-1] = l
+		}
+		return strings.Join(out, "\n") + "\n"
+	}
+	abs := filepath.Join(root, "a.txt")
+	if err := os.WriteFile(abs, []byte(text(nil)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Write("1", store.TurnMeta{Label: "one"}, abs, []byte(text(map[int]string{1: "ONE", 12: "TWELVE"}))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write("2", store.TurnMeta{Label: "two"}, abs, []byte(text(map[int]string{1: "ONE", 12: "TWELVE", 20: "TWENTY"}))); err != nil {
+		t.Fatal(err)
+	}
+	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 36})
+	drive(t, m, m.Init())
+	press(t, m, kp("G"), kp("R"))
+	if m.dlg == nil || m.dlg.kind != store.KindRevert || m.dlg.plan == nil {
+		t.Fatalf("R opened no revert preview:\n%s", plain(m))
+	}
+	if l := lineWith(plain(m), "merge", "a.txt", "later changes kept"); l == "" {
+		t.Fatalf("the merged file's row does not say merge:\n%s", plain(m))
+	}
+	press(t, m, kp("tab"), kp("n"), kp("space"))
+	if l := lineWith(plain(m), "restore", "a.txt", "1 hunk kept as now"); l == "" {
+		t.Fatalf("the row does not count the kept hunk:\n%s", plain(m))
+	}
+	press(t, m, kp("y"))
+	if b, _ := os.ReadFile(abs); string(b) != text(map[int]string{12: "TWELVE", 20: "TWENTY"}) {
+		t.Fatalf("after the revert keeping the hunk of line 12:\n%s", b)
+	}
+}

@@ -68,6 +68,12 @@ func TestRealRevertPreview(t *testing.T) {
 	if !strings.Contains(plain(m), "conflict") {
 		t.Errorf("the result does not say a.txt is in conflict:\n%s", plain(m))
 	}
+	// r retries the revert of what it left in conflict, not a rewind.
+	press(t, m, kp("r"))
+	if m.dlg == nil || m.dlg.kind != store.KindRevert || m.dlg.plan == nil || m.dlg.plan.Retry == "" {
+		t.Fatalf("r after the revert did not open its retry:\n%s", plain(m))
+	}
+	mustContain(t, plain(m), "Retry the revert of turn 1", "conflict a.txt")
 }
 
 // TestRealRevertPreviewGit: the revert preview of a turn that ran git mv,

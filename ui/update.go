@@ -844,6 +844,10 @@ func (m *Model) act(cmd tea.Cmd, a dialogAction) tea.Cmd {
 	cmds := []tea.Cmd{cmd}
 	if a.retry && m.dlg != nil {
 		d := m.dlg
+		if d.kind == store.KindRevert {
+			// The revert's preview plans the retry of what it left.
+			return m.openDialog(store.KindRevert, d.target, d.label, false)
+		}
 		return m.openDialog(store.KindRewind, d.target, d.label, true)
 	}
 	if a.close {

@@ -102,6 +102,7 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 		return err
 	}
 	r.head = r.Store.GitHead()
+	r.Store.NoteGitIdle() // where git stood before the first turn
 	if ready != nil {
 		ready()
 	}
@@ -144,12 +145,20 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 			}
 			if r.turn != "" && time.Since(r.last) >= r.Quiet {
 				r.close()
+			} else if r.turn == "" {
+				r.Store.NoteGitIdle()
 			}
 		case <-headMoved:
 			if err := r.record(); err != nil {
 				return err
 			}
+			idle := r.turn == ""
 			r.checkHead()
+			if idle {
+				// git moved with no turn open (by hand, between turns):
+				// the next turn begins from here.
+				r.Store.NoteGitIdle()
+			}
 		case c := <-r.cuts:
 			if err := r.record(); err != nil {
 				return err
@@ -215,7 +224,7 @@ func (r *Recorder) record() error {
 }
 
 // close ends the open turn, its label saying how many files it changed
-// when no one named it.
+// when no one named it, with where git stands now as its end.
 func (r *Recorder) close() {
 	if r.turn == "" {
 		return
@@ -227,7 +236,12 @@ func (r *Recorder) close() {
 		}
 		_ = r.Store.Relabel(r.turn, fmt.Sprintf("%s, %d %s", r.base, r.files, word))
 	}
+	// What git does from now on is not this turn's; the next begins here.
+	if err := r.Store.CloseTurn(r.turn); err != nil {
+		r.Say(fmt.Sprintf("turn %s: %v", r.turn, err))
+	}
 	r.turn = ""
+	r.Store.NoteGitIdle()
 }
 
 // checkHead closes the open turn when HEAD moved to a new commit,

@@ -31,7 +31,7 @@ const maxKnown = len("recovered")
 
 func init() {
 	for _, k := range []string{"r", "v", "id", "label", "source", "head", "ref", "index", "p", "i", "w", "dirs", "do", "why", "hand", "cmd", "shared",
-		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "failed", "at", "n", "sha256", "bytes", "mode",
+		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "end", "failed", "at", "n", "sha256", "bytes", "mode",
 		"link", "reason", "kept", "agent", "session", "prompt", "turn", "pre", "post", "op", "done", "step",
 		"content", "absent", "skipped", "symlink", "restore", "delete", "keep", "fail", "rewind", "undo", "redo"} {
 		known[k] = k
@@ -268,6 +268,8 @@ func (d *fastDec) recordField(key string, r *Line) bool {
 		r.N, ok = d.int(64)
 	case "hand":
 		r.Hand, ok = d.bool()
+	case "end":
+		r.End, ok = d.bool()
 	case "recovered":
 		r.Recovered, ok = d.bool()
 	case "abandoned":

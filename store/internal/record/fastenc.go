@@ -69,7 +69,7 @@ func fileFieldsOnly(r *Line) bool {
 		r.Want != nil || r.Back != nil || r.Do != "" || r.Why != "" || r.Hand ||
 		r.Kind != "" || r.Target != "" || r.Turns != nil || r.Steps != 0 || r.Retry != "" || r.Sess != "" ||
 		r.Rmdirs != nil || r.Had != nil || r.Mkdirs != nil || r.HadModes != nil || r.MkdirModes != nil ||
-		r.Recovered || r.Abandoned || r.Failed != nil || r.Fails != nil || r.None)
+		r.Recovered || r.Abandoned || r.Failed != nil || r.Fails != nil || r.None || r.End)
 }
 
 // appendImage appends img as encoding/json writes an Image.

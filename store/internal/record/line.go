@@ -44,6 +44,9 @@ type Turn struct {
 	Head   string  `json:"head,omitempty" in:"turn"`
 	Ref    string  `json:"ref,omitempty" in:"turn"`   // the branch HEAD named ("refs/heads/main"; "" detached)
 	Index  *Image  `json:"index,omitempty" in:"turn"` // git's index file as the turn began
+	// End, on a later header carrying git's state, says the turn ended
+	// there (its agent's end-of-turn event, ckpt watch closing it).
+	End bool `json:"end,omitempty" in:"turn"`
 }
 
 // File is what a record about one path holds: a pre or post image in a
