@@ -67,7 +67,11 @@ ckpt prune --older-than 7d --dry-run`,
 				}
 				packed = fmt.Sprintf(", %s %s kept loose", pack, present.Count(res.Packed, "blob"))
 			}
-			fmt.Printf("%s %s and %s%s (%s)\n", verb, present.Count(len(res.Turns), "turn"), present.Count(res.Blobs, "blob"), packed, present.Bytes(res.BytesFreed))
+			freed := "freed"
+			if o.DryRun {
+				freed = "would be freed"
+			}
+			fmt.Printf("%s %s and %s%s (%s %s)\n", verb, present.Count(len(res.Turns), "turn"), present.Count(res.Blobs, "blob"), packed, present.Bytes(res.BytesFreed), freed)
 			if o.DryRun {
 				return exitWith(exitPlanShown)
 			}

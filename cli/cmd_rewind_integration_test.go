@@ -310,3 +310,19 @@ func TestRewindAllFailedShowsFailures(t *testing.T) {
 		t.Errorf("log --json still lists failures after the retry:\n%s", out)
 	}
 }
+
+// --except on a path the rewind (or revert) does not touch is an error in
+// the flag's own words, and nothing changes.
+func TestExceptUntouchedSaysExcept(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a 0\n", "b.txt": "b 0\n"})
+	p.turn(t, "1", "work", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "a 1\n") })
+	for _, verb := range []string{"rewind", "revert"} {
+		r := ckptCode(t, p.root, exitError, verb, "1", "--except", "b.txt", "--yes")
+		if !strings.Contains(r.Stderr, "--except b.txt: the "+verb+" does not touch it") || strings.Contains(r.Stderr, "keep") {
+			t.Errorf("%s --except of an untouched path: %s", verb, r)
+		}
+		if got := readText(t, p.root, "a.txt"); got != "a 1\n" {
+			t.Errorf("%s changed a.txt to %q", verb, got)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -59,6 +60,9 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 		p, err = s.PlanUndo(f.force)
 	case store.KindRedo:
 		p, err = s.PlanRedo(f.force)
+	}
+	if nt, ok := errors.AsType[*store.NotTouchedError](err); ok {
+		return fmt.Errorf("--except %s: the %s does not touch it, so there is nothing to leave as it is", esc(nt.Path), nt.Kind)
 	}
 	if err != nil {
 		return err

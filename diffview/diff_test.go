@@ -273,3 +273,31 @@ func BenchmarkComputeReformat60k(b *testing.B) {
 		Compute(x, y, Options{MaxBytes: 64 << 20})
 	}
 }
+
+// ChangedLine gives the new side's line of the first change in a range
+// of rows, in both layouts alike: an added line's number, or where a
+// removal stands.
+func TestChangedLine(t *testing.T) {
+	old := "a\nb\nc\nd\ne\nf\n"
+	for _, c := range []struct {
+		name, new string
+		want      int
+	}{
+		{"an added line", "a\nb\nc\nX\nd\ne\nf\n", 4},
+		{"a changed line", "a\nb\nC\nd\ne\nf\n", 3},
+		{"a removed line", "a\nb\nd\ne\nf\n", 3},
+		{"nothing", old, 0},
+	} {
+		d := Compute([]byte(old), []byte(c.new), Options{Context: 2})
+		for _, l := range []Layout{Unified, SideBySide} {
+			if got := d.ChangedLine(0, d.Len(l), l); got != c.want {
+				t.Errorf("%s, layout %v: line %d, want %d", c.name, l, got, c.want)
+			}
+		}
+		if c.want > 0 {
+			if got := d.ChangedLine(0, 1, Unified); got != 0 {
+				t.Errorf("%s: the hunk header alone changes nothing, got %d", c.name, got)
+			}
+		}
+	}
+}

@@ -261,6 +261,40 @@ func (d *Diff) LineNumbers(i int, l Layout) (old, new int) {
 	return 0, 0
 }
 
+// ChangedLine is the line of the new side where the first change among
+// rows [from, to) of layout l stands: an added line's number, or for a
+// removed line the number of the new side's next line (where the removal
+// is). 0 when those rows change nothing.
+func (d *Diff) ChangedLine(from, to int, l Layout) int {
+	for i := max(from, 0); i < min(to, d.Len(l)); i++ {
+		var changed bool
+		var added Row
+		if l == SideBySide {
+			p := d.pairs[i]
+			changed = p.Left.Kind == RowDel || p.Right.Kind == RowAdd
+			added = p.Right
+		} else {
+			r := d.rows[i]
+			changed = r.Kind == RowDel || r.Kind == RowAdd
+			added = r
+		}
+		if !changed {
+			continue
+		}
+		if added.Kind == RowAdd && added.New > 0 {
+			return added.New
+		}
+		// A removal: the new side's next line number.
+		for j := i; j < d.Len(l); j++ {
+			if _, n := d.LineNumbers(j, l); n > 0 {
+				return n
+			}
+		}
+		return 1
+	}
+	return 0
+}
+
 // Longest is the length in bytes of the diff's longest line: how far a
 // viewer may scroll sideways.
 func (d *Diff) Longest() int { return d.longest }

@@ -61,6 +61,10 @@ type KeyMap struct {
 	Filter key.Binding
 	Help   key.Binding
 	Quit   key.Binding
+
+	// Accept takes what was typed (a filter, a search, a turn id); the
+	// footer shows it while one is typed, with esc to cancel.
+	Accept key.Binding
 }
 
 // Default returns the bindings CONTRACT.md lists, plus the diff view's extras.
@@ -116,6 +120,7 @@ func Default() KeyMap {
 
 		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Help:   key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Accept: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "done typing (filter, search, :)")),
 		Quit:   key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
@@ -147,6 +152,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.NextHunk, k.PrevHunk, k.DiffMode, k.SideBySide, k.Left, k.Right, k.LineStart, k.LineEnd, k.Wrap, k.Zoom, k.Search, k.Editor, k.CopyPath},
 		{k.Rewind, k.Revert, k.Undo, k.Redo},
 		{k.Confirm, k.Keep, k.DiffFocus, k.KeepHunk, k.KeepAll, k.GitIndex, k.Force},
-		{k.Conversation, k.JumpTurn, k.HideEmpty, k.Follow, k.Errors, k.Dismiss, k.CutTurn, k.Filter, k.Mouse, k.Help, k.Quit},
+		{k.Conversation, k.JumpTurn, k.HideEmpty, k.Follow, k.Errors, k.Dismiss, k.CutTurn, k.Filter, k.Accept, k.Mouse, k.Help, k.Quit},
 	}
 }

@@ -120,7 +120,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	}
 	// git's index is written under git's index.lock, taken now: if git
 	// holds it, nothing is changed.
-	indexWas, indexSet, commitIndex, err := s.takeIndex(q)
+	indexWas, indexSet, commitIndex, err := s.takeIndex(id, q, fp)
 	if err != nil {
 		return nil, errf("%s: %w", q.Kind, err)
 	}
@@ -130,6 +130,9 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	if err := storefs.AppendDurable(s.dir, "ops.log", op); err != nil {
 		_ = commitIndex(false)
 		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)
+	}
+	if q.Index != nil {
+		fp.hit() // logged, holding index.lock: the next Open renames it
 	}
 	if err := commitIndex(true); err != nil {
 		s.LogError("%s %s: %v", q.Kind, id, err)

@@ -120,6 +120,13 @@ func (g gitRepo) rename(from, to string) error {
 	return os.Rename(g.name(from), g.name(to))
 }
 
+func (g gitRepo) link(from, to string) error {
+	if g.inRoot() {
+		return g.root.Link(g.name(from), g.name(to))
+	}
+	return os.Link(g.name(from), g.name(to))
+}
+
 func (g gitRepo) remove(n string) error {
 	if g.inRoot() {
 		return g.root.Remove(g.name(n))
@@ -290,77 +297,4 @@ func (s *Store) indexStep(want *Image, what string) (*IndexStep, error) {
 		return nil, nil // already as wanted
 	}
 	return &IndexStep{Now: now, Want: *want}, nil
-}
-
-// lockIndex takes git's index.lock and writes want's bytes into it, as
-// git does: the lock file is created exclusively, so a running git command
-// and this never both write the index; commitIndex then renames it over
-// the index, which releases the lock. It returns the index's bytes before
-// (kept as a blob) for the operation's record.
-func (s *Store) lockIndex(step *IndexStep) (was Image, unlock func(commit bool) error, err error) {
-	g, ok := openGit(s.root)
-	if !ok {
-		return Image{}, nil, errf("git's index: the project is not a git repository")
-	}
-	data, err := s.readBlobOf(step.Want)
-	if err != nil {
-		return Image{}, nil, errf("git's index: read its kept bytes: %w", err)
-	}
-	f, err := g.create("index.lock")
-	if errors.Is(err, fs.ErrExist) {
-		return Image{}, nil, errf("%s: %w (is git running? if not, remove it); nothing was changed", g.name("index.lock"), ErrIndexLocked)
-	}
-	if err != nil {
-		return Image{}, nil, errf("git's index: %w", err)
-	}
-	abandon := func() { _ = f.Close(); _ = g.remove("index.lock") }
-	// Under the lock, the index cannot change: keep it as it is now, for
-	// the undo.
-	cur, err := s.keepIndexBytes(g)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		abandon()
-		return Image{}, nil, errf("git's index: keep its bytes: %w", err)
-	}
-	if err == nil && cur.SHA256 != step.Now.SHA256 {
-		abandon()
-		return Image{}, nil, errf("git's index: %w (it changed since the plan was made; nothing was changed)", ErrPlanChanged)
-	}
-	if _, err := f.Write(data); err != nil {
-		abandon()
-		return Image{}, nil, errf("git's index: write %s: %w", g.name("index.lock"), err)
-	}
-	if err := f.Sync(); err != nil {
-		abandon()
-		return Image{}, nil, errf("git's index: sync %s: %w", g.name("index.lock"), err)
-	}
-	if err := f.Close(); err != nil {
-		_ = g.remove("index.lock")
-		return Image{}, nil, errf("git's index: %w", err)
-	}
-	return cur, func(commit bool) error {
-		if !commit {
-			return g.remove("index.lock")
-		}
-		if err := g.rename("index.lock", "index"); err != nil {
-			_ = g.remove("index.lock")
-			return errf("git's index: put it in place: %w", err)
-		}
-		return nil
-	}, nil
-}
-
-// takeIndex takes git's index.lock for q's write of the index, if it has
-// one: the images of the index before and after for the operation's
-// record, and commit, which puts the new index in place (true) or drops
-// the lock (false).
-func (s *Store) takeIndex(q *Plan) (was, set *Image, commit func(bool) error, err error) {
-	if q.Index == nil {
-		return nil, nil, func(bool) error { return nil }, nil
-	}
-	before, unlock, err := s.lockIndex(q.Index)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	want := q.Index.Want
-	return &before, &want, unlock, nil
 }

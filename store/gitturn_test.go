@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,5 +195,57 @@ func TestGitEndRecordIsCheap(t *testing.T) {
 	}
 	if len(after) != len(before) {
 		t.Fatalf("a command that changed nothing appended to the turn:\n%s", strings.TrimPrefix(string(after), string(before)))
+	}
+}
+
+// TestPruneKeepsNotedIndex: prune runs while a turn's first command runs,
+// after the sweep before it noted (and kept) git's index and before the
+// turn's first record names that copy. The copy survives, so the turn
+// can put git's index back.
+func TestPruneKeepsNotedIndex(t *testing.T) {
+	for _, watch := range []bool{false, true} {
+		root, s := gitProject(t)
+		old := openTestTurn(t, s, "old")
+		shellStep(t, s, root, old, "echo 1 >> a.txt")
+		shIn(t, root, "echo 2 >> a.txt && git add a.txt") // by hand: an index no copy holds
+		indexBefore, err := os.ReadFile(filepath.Join(root, ".git", "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var id string
+		if watch {
+			// ckpt watch, between turns, notes git's state; its next
+			// turn opens at the first change.
+			s.NoteGitIdle()
+		} else {
+			id = "T"
+			if _, err := s.SweepBefore(id, TurnMeta{}, "git mv"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Prune(PruneOptions{Keep: 1}); err != nil { // meanwhile
+			t.Fatal(err)
+		}
+		shIn(t, root, "git mv docs/notes.txt docs/NOTES.md && echo b > b.txt && git add b.txt")
+		if watch {
+			res, err := s.SweepWatch("", TurnMeta{Label: "watched", Source: &Source{Agent: WatchAgent}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = res.Turn
+		} else if _, err := s.SweepAfter(id, TurnMeta{}, "git mv"); err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.PlanRewindWith(id, RewindOptions{GitIndex: true})
+		if err != nil {
+			t.Fatalf("watch %v: %v", watch, err)
+		}
+		if _, err := s.Apply(p, nil); err != nil {
+			t.Fatalf("watch %v: %v", watch, err)
+		}
+		got, err := os.ReadFile(filepath.Join(root, ".git", "index"))
+		if err != nil || !bytes.Equal(got, indexBefore) {
+			t.Fatalf("watch %v: the index is not as before turn %s (%v)", watch, id, err)
+		}
 	}
 }

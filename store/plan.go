@@ -197,7 +197,7 @@ func (s *Store) finishPlan(v *view, p *Plan, goals []wanted, keep map[string]boo
 	for k := range keep {
 		i := sort.Search(len(p.Steps), func(i int) bool { return p.Steps[i].Path >= k })
 		if i == len(p.Steps) || p.Steps[i].Path != k {
-			return nil, errf("keep %s: the %s does not touch it", k, p.Kind)
+			return nil, &NotTouchedError{Path: k, Kind: p.Kind}
 		}
 		p.Keep = append(p.Keep, k)
 	}

@@ -121,6 +121,14 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 			}
 		}
 	}
+	// git's index as noted for a turn whose first record is still to
+	// come (a hook's command is running; ckpt watch is between turns):
+	// that record will name the copy.
+	for _, name := range []string{gitBeforeFile, gitBeforeWatchFile} {
+		if g, ok := s.readGitBefore(name); ok {
+			keep(g.Index)
+		}
+	}
 	for _, op := range v.ops {
 		keep(op.indexWas)
 		keep(op.indexSet)

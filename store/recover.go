@@ -13,7 +13,7 @@ import (
 // ends wholly as after the operation.
 func (s *Store) recover() error {
 	ops, err := s.readOps()
-	if err != nil || allDone(ops) {
+	if err != nil || allDone(ops) && !s.hasIndexLockNote() {
 		return err
 	}
 	// Another process may be applying it right now: the locks wait for it
@@ -40,6 +40,16 @@ func allDone(ops []*opRec) bool {
 // it): carrying it forward now would write over newer work, so it is
 // marked abandoned, and the one after it stands. Caller holds both locks.
 func (s *Store) recoverLocked() error {
+	if s.hasIndexLockNote() {
+		// git's index first: an operation logged holding index.lock
+		// renames it over the index before its files are carried on.
+		s.mu.Lock()
+		err := s.recoverIndexLock()
+		s.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
 	s.mu.Lock()
 	ops, err := s.readOps()
 	s.mu.Unlock()

@@ -156,7 +156,7 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	for k := range keep {
 		i := sort.Search(len(p.Steps), func(i int) bool { return p.Steps[i].Path >= k })
 		if i == len(p.Steps) || p.Steps[i].Path != k {
-			return nil, errf("keep %s: the revert does not touch it", k)
+			return nil, &NotTouchedError{Path: k, Kind: KindRevert}
 		}
 		p.Keep = append(p.Keep, k)
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -395,4 +396,16 @@ type PruneResult struct {
 	// pack, compressed.
 	Packed     int
 	BytesFreed int64
+}
+
+// NotTouchedError is a path asked to be left as it is (RewindOptions.Keep,
+// RevertOptions.Keep) that the operation does not touch: nothing is
+// planned, and the caller says how it was asked (--except, a key).
+type NotTouchedError struct {
+	Path string
+	Kind Kind
+}
+
+func (e *NotTouchedError) Error() string {
+	return fmt.Sprintf("%s: the %s does not touch it, so there is nothing to leave as it is", e.Path, e.Kind)
 }

@@ -248,26 +248,13 @@ func (m *Model) wrappedRows(d *diffview.Diff, l diffview.Layout, w, h int, v dif
 	return out
 }
 
-// changedLine is the line e opens: the first added (or, where lines went,
-// the next remaining) line at or after the top of the unified diff on
-// screen; 0 when there is none.
+// changedLine is the line of the file as it is now where the first
+// change on screen stands, in either layout; 0 when none is on screen.
 func (m *Model) changedLine() int {
-	d := m.diff.d
-	if d == nil || m.layout() != diffview.Unified {
+	if m.diff.d == nil {
 		return 0
 	}
-	rows := d.Rows()
-	for i := max(m.diff.top, 0); i < len(rows) && i < m.diff.top+m.diffHeight(); i++ {
-		switch rows[i].Kind {
-		case diffview.RowAdd:
-			return rows[i].New
-		case diffview.RowDel:
-			if _, n := d.LineNumbers(i, diffview.Unified); n > 0 {
-				return n
-			}
-		}
-	}
-	return 0
+	return m.diff.d.ChangedLine(m.diff.top, m.diff.top+m.diffHeight(), m.layout())
 }
 
 // currentHunk is the index of the hunk the diff is at: the one n or N

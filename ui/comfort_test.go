@@ -7,6 +7,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/ckpt-dev/ckpt/diffview"
 )
 
 // longFake has one turn whose file changed on every tenth line of 300.
@@ -183,4 +185,31 @@ func TestBeingWritten(t *testing.T) {
 	m := testModel(t, f, 120, 30)
 	s := plain(m)
 	mustContain(t, s, "~ src/config.js", "being written")
+}
+
+// e opens the editor at the first changed line on screen in the side by
+// side layout too, not at the hunk's first context line.
+func TestEditorAtChangedLineSideBySide(t *testing.T) {
+	for _, w := range []int{90, 200} {
+		m := testModel(t, sample(), w, 40)
+		press(t, m, kp("tab"))
+		d := m.diff.d
+		if d == nil {
+			t.Fatalf("%d columns: no diff", w)
+		}
+		want := 0
+		for i, r := range d.Rows() {
+			if r.Kind == diffview.RowAdd {
+				want = r.New
+				break
+			}
+			if r.Kind == diffview.RowDel {
+				_, want = d.LineNumbers(i, diffview.Unified)
+				break
+			}
+		}
+		if got := m.changedLine(); got != want || want == 0 {
+			t.Errorf("%d columns (%v): e opens line %d, want %d", w, m.layout(), got, want)
+		}
+	}
 }

@@ -92,7 +92,7 @@ func (m *Model) convLines(w int) []string {
 	case e == nil:
 		return []string{m.sty.dim.Render(" no turn selected")}
 	case e.Kind != store.KindAgent:
-		return []string{m.sty.dim.Render(" an operation has no conversation: c shows the diff again")}
+		return []string{m.sty.dim.Render(" an operation has no conversation: c or esc shows the diff again")}
 	case m.conv.loading:
 		return []string{m.sty.dim.Render(" reading the transcript…")}
 	case m.conv.err != nil:
@@ -143,7 +143,7 @@ func (m *Model) convView(w, h int) []string {
 			title += " · " + present.Escape(e.Source.Agent)
 		}
 	}
-	out := []string{m.sty.paneTitle(title+" · c: the diff", w, m.focus == paneDiff)}
+	out := []string{m.sty.paneTitle(title+" · c/esc: the diff", w, m.focus == paneDiff)}
 	lines := m.convLines(w)
 	top := clamp(m.conv.top, 0, max(len(lines)-(h-1), 0))
 	for _, l := range lines[min(top, len(lines)):] {

@@ -23,6 +23,10 @@ var footerViews = []struct {
 	{"conversation", []string{"c"}, []string{"? help", "esc back", "q quit"}},
 	{"errors", []string{"E"}, []string{"? help", "esc back", "q quit"}},
 	{"help", []string{"?"}, []string{"? help", "esc back", "q quit"}},
+	// While a line is typed, ? and q are text: the footer says so.
+	{"typing a filter", []string{"/"}, []string{"enter keep the filter", "esc cancel", "ctrl+c quit"}},
+	{"typing a search", []string{"tab", "enter", "/"}, []string{"enter search", "esc cancel", "ctrl+c quit"}},
+	{"typing a turn id", []string{":"}, []string{"enter go to the turn", "esc cancel", "ctrl+c quit"}},
 }
 
 // footerModel is the sample at w×24 with a hook error logged (so E opens

@@ -403,7 +403,9 @@ func (s *styles) row(w int, left string, mid seg, right []seg, sel, focused bool
 		}
 		return n
 	}
-	room := min(28, max(ansi.StringWidth(mid.text), 1))
+	// The middle keeps up to 28 columns, less in a narrow pane, where 8
+	// are kept for the last segment (a turn's age), so every row says it.
+	room := min(28, max(w-lw-8, 12), max(ansi.StringWidth(mid.text), 1))
 	// Drop optional pieces, oldest first, then any, until the middle has room.
 	for _, optionalOnly := range []bool{true, false} {
 		for i := 0; i < len(right) && lw+room+width(right) > w; {
@@ -813,6 +815,14 @@ func (m *Model) turnCount() int {
 // to leave: q/esc close in a dialog (q never quits from there), else esc
 // back where esc backs out of something, and q quit.
 func (m *Model) helpLine() string {
+	if verb := m.typingVerb(); verb != "" {
+		// Keys are text while a line is typed: ? and q among them.
+		accept, cancel, quit := m.keys.Accept, m.keys.Back, m.keys.Quit
+		accept.SetHelp("enter", verb)
+		cancel.SetHelp("esc", "cancel")
+		quit.SetHelp("ctrl+c", "quit")
+		return m.footer(nil, []key.Binding{accept, cancel, quit}, m.width)
+	}
 	k := m.bindings()
 	if m.dlg != nil {
 		closer := k.Back
@@ -827,6 +837,20 @@ func (m *Model) helpLine() string {
 		live = k.ShortHelp()
 	}
 	return m.footer(live, []key.Binding{k.Help, k.Back, k.Quit}, m.width)
+}
+
+// typingVerb is what enter does to the line being typed, or "" when
+// none is.
+func (m *Model) typingVerb() string {
+	switch {
+	case m.filtering:
+		return "keep the filter"
+	case m.search.typing:
+		return "search"
+	case m.jumping:
+		return "go to the turn"
+	}
+	return ""
 }
 
 func (m *Model) helpView(h int) []string {
