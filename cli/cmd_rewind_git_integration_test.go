@@ -234,6 +234,14 @@ func TestRevertGitIndex(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(root, "docs", "NOTES.md")); err != nil || string(b) != "notes\n" {
 		t.Fatalf("undo did not bring back docs/NOTES.md: %q %v", b, err)
 	}
+	ckptOK(t, root, "redo", "--yes")
+	if !bytes.Equal(readIndex(t, root), indexBefore) {
+		t.Fatal("redo did not write the index again as before turn 1")
+	}
+	ckptOK(t, root, "undo", "--yes")
+	if !bytes.Equal(readIndex(t, root), indexNow) {
+		t.Fatal("the second undo did not give back the index")
+	}
 
 	r = ckptDo(t, ckptCall{Root: root}, "revert", "3", "--dry-run", "--json")
 	if strings.Contains(r.Stdout, `"git"`) {

@@ -51,19 +51,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	var q *Plan
-	switch p.Kind {
-	case KindRewind:
-		q, err = s.planRewindGit(v, p.Target, RewindOptions{Keep: p.Keep, GitIndex: p.GitIndex, KeepHunks: p.KeepHunks})
-	case KindUndo:
-		q, err = s.planUndo(v, p.Force)
-	case KindRedo:
-		q, err = s.planRedo(v, p.Force)
-	case KindRevert:
-		q, err = s.planRevert(v, p.Target, RevertOptions{Session: p.Session, Markers: p.Markers, Keep: p.Keep, GitIndex: p.GitIndex, KeepHunks: p.KeepHunks})
-	default:
-		err = errf("apply: unknown operation %q", p.Kind)
-	}
+	q, err := s.replan(v, p)
 	if err != nil {
 		if p.ID != "" {
 			return nil, errf("%w: %w", ErrPlanChanged, err)

@@ -55,6 +55,23 @@ func (p *Plan) digest() string {
 	return hex.EncodeToString(h.Sum(nil))[:planIDLen]
 }
 
+// replan makes p's plan again from v, with the same choices (kind,
+// target, kept paths and hunks, git's index, markers, force): Apply goes
+// ahead only when that is the plan shown, the same ID.
+func (s *Store) replan(v *view, p *Plan) (*Plan, error) {
+	switch p.Kind {
+	case KindRewind:
+		return s.planRewindGit(v, p.Target, RewindOptions{Keep: p.Keep, GitIndex: p.GitIndex, KeepHunks: p.KeepHunks})
+	case KindUndo:
+		return s.planUndo(v, p.Force)
+	case KindRedo:
+		return s.planRedo(v, p.Force)
+	case KindRevert:
+		return s.planRevert(v, p.Target, RevertOptions{Session: p.Session, Markers: p.Markers, Keep: p.Keep, GitIndex: p.GitIndex, KeepHunks: p.KeepHunks})
+	}
+	return nil, errf("apply: unknown operation %q", p.Kind)
+}
+
 // imageKey is what an image says about the bytes and mode at a path.
 func imageKey(img Image) string {
 	switch img.Kind {
