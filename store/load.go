@@ -224,8 +224,9 @@ type view struct {
 	// fails holds, per operation, the paths it failed to put back that
 	// no later operation has tried again or made moot (by undoing it).
 	fails map[string][]Failure
-	// noneRetries maps an operation to its retries that changed nothing.
-	noneRetries map[string][]string
+	// noneRetries maps an operation to its retries that changed nothing;
+	// retriesOf an undo or redo to the retries that finished it.
+	noneRetries, retriesOf map[string][]string
 	// retryUndo and retryRedo are the newest undo (redo) when nothing but
 	// failed operations came after it: running undo (redo) again retries
 	// its failed paths, if it has any.
