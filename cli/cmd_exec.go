@@ -45,7 +45,7 @@ ckpt exec --turn 7 -- sh -c 'sed -i s/foo/bar/ *.go && rm -f old.go'`,
 				return err
 			}
 			defer s.Close()
-			err = runSwept(s, f.turn, store.TurnMeta{Label: f.label}, args)
+			err = runSwept(s, f.id(), store.TurnMeta{Label: f.label}, args)
 			// Like a turn's end: the background pass, if one is due, once
 			// the store has been quiet a while (a script may run another
 			// exec at once).
@@ -66,7 +66,7 @@ ckpt exec --turn 7 -- sh -c 'sed -i s/foo/bar/ *.go && rm -f old.go'`,
 }
 
 // runSwept sweeps, runs argv with the terminal's streams, and sweeps again.
-func runSwept(s *store.Store, turn string, meta store.TurnMeta, argv []string) error {
+func runSwept(s *store.Store, turn store.TurnID, meta store.TurnMeta, argv []string) error {
 	line := commandLine(argv)
 	if _, err := s.SweepBefore(turn, meta, line); err != nil {
 		return fmt.Errorf("sweep before %s: %w", esc(line), err)

@@ -20,11 +20,11 @@ func TestPurgeSeenByOpenStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ui.Close()
-	for i, id := range []string{"1", "2", "3"} {
-		if _, err := ui.Write(id, TurnMeta{}, filepath.Join(root, "secret.env"), []byte("KEY="+id+"0\n")); err != nil {
+	for i, id := range []TurnID{"1", "2", "3"} {
+		if _, err := ui.Write(id, TurnMeta{}, filepath.Join(root, "secret.env"), []byte("KEY="+string(id)+"0\n")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ui.Write(id, TurnMeta{}, filepath.Join(root, "a.txt"), []byte("a"+id)); err != nil {
+		if _, err := ui.Write(id, TurnMeta{}, filepath.Join(root, "a.txt"), []byte("a"+string(id))); err != nil {
 			t.Fatal(err)
 		}
 		_ = i

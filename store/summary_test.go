@@ -37,13 +37,14 @@ func summaryStore(t *testing.T) string {
 	}
 	defer s.Close()
 	for i := 1; i <= 12; i++ {
-		id := strconv.Itoa(i)
-		meta := TurnMeta{Label: "turn " + id, Source: &Source{Agent: "claude", Session: "s1", Prompt: "do " + id}}
-		if _, err := s.Write(id, meta, filepath.Join(root, "a.txt"), []byte("A"+id)); err != nil {
+		n := strconv.Itoa(i)
+		id := TurnID(n)
+		meta := TurnMeta{Label: "turn " + n, Source: &Source{Agent: "claude", Session: "s1", Prompt: "do " + n}}
+		if _, err := s.Write(id, meta, filepath.Join(root, "a.txt"), []byte("A"+n)); err != nil {
 			t.Fatal(err)
 		}
 		if i%3 == 0 {
-			if _, err := s.Capture(id, meta, []string{filepath.Join(root, "c"+id+".txt")}); err != nil {
+			if _, err := s.Capture(id, meta, []string{filepath.Join(root, "c"+n+".txt")}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -51,7 +52,7 @@ func summaryStore(t *testing.T) string {
 			if _, err := s.Remove(id, meta, []string{filepath.Join(root, "b.txt")}); err != nil {
 				t.Fatal(err)
 			}
-			wr(t, root, "b.txt", "B"+id)
+			wr(t, root, "b.txt", "B"+n)
 		}
 	}
 	if err := s.Relabel("5", "renamed five"); err != nil {
@@ -294,7 +295,7 @@ func TestSummaryCompacts(t *testing.T) {
 	sumPath := filepath.Join(root, storeDir, summaryFile)
 	var most int64
 	for i := range 40 {
-		if _, err := s.Capture(strconv.Itoa(100+i%2), TurnMeta{}, big[i*10:i*10+10]); err != nil {
+		if _, err := s.Capture(TurnID(strconv.Itoa(100+i%2)), TurnMeta{}, big[i*10:i*10+10]); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Log(false); err != nil {
