@@ -227,6 +227,9 @@ type cache struct {
 	opsLog   opsCache
 	sum      summaryState
 	reads    atomic.Int64 // turn files read (not found current), for tests
+	// staged says, for two images of git's index, whether what they
+	// stage differs (see stagedDiffers): it never changes for a pair.
+	staged map[[2]BlobID]bool
 }
 
 // view is the store as one consistent picture.
