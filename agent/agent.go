@@ -222,6 +222,7 @@ func (h *hookCall) run(in io.Reader) error {
 	switch ev.do {
 	case startTurn:
 		err = h.startTurn()
+		h.maintain(true)
 	case beforeWrite:
 		err = h.beforeWrite()
 	case afterWrite:
@@ -235,7 +236,7 @@ func (h *hookCall) run(in io.Reader) error {
 		if h.agent.runs {
 			err = errors.Join(err, h.endRun())
 		}
-		h.maintain()
+		h.maintain(false)
 	}
 	if err != nil {
 		h.log("%v", err)

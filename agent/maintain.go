@@ -1,40 +1,66 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
+
+	"github.com/ckpt-dev/ckpt/store"
 )
 
-// maintain starts `ckpt maintain` in the background at the end of a turn
-// when the store may have work due (a repack, or a retention pass within
-// the project's budget, which that process reads; see
-// store.MaintenanceDue): never in the hook itself,
-// which an agent waits on. The process is detached — its own session,
-// standard streams on /dev/null — so no agent waits on it and no hook's
-// pipes stay open; it takes the store's locks like any command, so a hook
-// that comes meanwhile waits only where it would wait for prune.
-// CKPT_BACKGROUND=off turns it off (scripts, tests).
-func (h *hookCall) maintain() {
+// maintain starts `ckpt maintain` in the background when the store may
+// have work due (a repack, or a retention pass within the project's
+// budget, which that process reads; see store.BackgroundWanted): at the
+// end of a turn, and at the start of one too, for agents that send no
+// end-of-turn event (or skipped it). Never in the hook itself, which an
+// agent waits on: the process is detached — its own session, standard
+// streams on /dev/null — so no agent waits on it and no hook's pipes
+// stay open. Started at a turn's start it waits until the store has been
+// left alone for store.MaintainQuiet, so its locks do not hold up the
+// turn's hooks; a hook that finds one running or waiting starts none.
+// CKPT_BACKGROUND=off turns it off (scripts, tests), and so does "auto":
+// false in the project's config.
+func (h *hookCall) maintain(whenQuiet bool) {
 	if h.getenv("CKPT_BACKGROUND") == "off" {
 		return
 	}
-	if !h.store.MaintenanceDue() {
-		return
+	if err := StartMaintenance(h.store, h.root(), whenQuiet); err != nil {
+		h.log("hook %s: %v", h.agent.name, err)
+	}
+}
+
+// StartMaintenance starts the background pass for the store of the
+// project at root when one is wanted (see maintain); with whenQuiet the
+// pass waits for the store to be quiet first. `ckpt exec` calls it after
+// its command.
+func StartMaintenance(s *store.Store, root string, whenQuiet bool) error {
+	if !s.BackgroundWanted() {
+		return nil
 	}
 	exe := ckptBinary()
 	if exe == "" {
-		return
+		return nil
 	}
-	if err := startDetached(exe, "--root", h.root(), "maintain"); err != nil {
-		h.log("hook %s: start %s maintain: %v", h.agent.name, exe, err)
+	quiet := time.Duration(0)
+	if whenQuiet {
+		quiet = store.MaintainQuiet
 	}
+	if err := startProcess(exe, "--root", root, "maintain", "--when-quiet", quiet.String()); err != nil {
+		return fmt.Errorf("start %s maintain: %w", exe, err)
+	}
+	return nil
 }
+
+// startProcess is startDetached; tests replace it to see what would
+// start.
+var startProcess = startDetached
 
 // ckptBinary is the ckpt command line beside the running binary: itself
 // when it is ckpt, the ckpt next to it when it is ckpt-hook (which does
 // not link the commands), else "" (a test binary).
-func ckptBinary() string {
+var ckptBinary = func() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return ""

@@ -45,7 +45,18 @@ ckpt exec --turn 7 -- sh -c 'sed -i s/foo/bar/ *.go && rm -f old.go'`,
 				return err
 			}
 			defer s.Close()
-			return runSwept(s, f.id(), store.TurnMeta{Label: f.label}, args)
+			err = runSwept(s, f.id(), store.TurnMeta{Label: f.label}, args)
+			// Like a turn's end: the background pass, if one is due, once
+			// the store has been quiet a while (a script may run another
+			// exec at once).
+			if os.Getenv("CKPT_BACKGROUND") != "off" {
+				if root, rerr := g.projectRoot(); rerr == nil {
+					if merr := agent.StartMaintenance(s, root, true); merr != nil {
+						s.LogError("exec: %v", merr)
+					}
+				}
+			}
+			return err
 		},
 	}
 	// Flags after CMD are CMD's own.

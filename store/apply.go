@@ -297,15 +297,16 @@ func (s *Store) execute(recs []record.Line, bytesOf map[string][]byte, rmdirs, m
 	}
 	phase(func(r record.Line) bool { return r.Do == ActDelete })
 	// An operation that can put no path as wanted changes nothing, not
-	// even the folders its turns made.
+	// even the folders its turns made, nor (an undo whose every path was
+	// purged) those the operation it undoes removed.
 	hope := false
 	for i, r := range recs {
 		hope = hope || r.Do == ActKeep || r.Do == ActRestore || r.Do == ActDelete && errs[i] == nil
 	}
 	if hope {
 		s.removeDirs(rmdirs, fp)
+		s.makeDirs(mkdirs, mkdirModes, fp)
 	}
-	s.makeDirs(mkdirs, mkdirModes, fp)
 	// Folders a command turned into files or links come back next, one at
 	// a time and parents first (recs are sorted by path), so the files in
 	// them are written into a real folder, never through what stood there.

@@ -21,6 +21,7 @@
 //	packs.idx         one lookup index across packs (see Packs)
 //	repack.lock       flock: one repack at a time
 //	retained          its mtime: when the last retention pass ended
+//	maintain.lock     flock: held by the one background pass
 //	purging           the journal of a purge under way (see Purge)
 //	turns/<id>.log    one append-only record file per agent turn
 //	turns/<id>.idx    where in it each path's capture is (a cache; see
@@ -32,6 +33,7 @@
 //	sessions/         <key>.turns: the turns an agent session opened (hooks)
 //	errors.log        bounded log of errors the hooks could not show
 //	statcache.json    size, mtime, ctime, inode and hash per path
+//	summary           every turn file's parse, a cache (see Summary)
 //	baseline          what the last shell sweep saw (see Shell sweeps)
 //	baseline.log      what sweeps changed in it since, appended
 //	sweep.lock        flock: one sweep at a time
@@ -232,6 +234,8 @@
 //	baseline          the magic's last byte
 //	baseline.log      the magic's last byte
 //	packs.idx         the byte after its magic
+//	summary           the magic's last byte; a cache: one of a newer
+//	                  version is not read, and left as it is
 //	turns/<id>.idx    the uint32 after its magic; a newer one is read
 //	                  past (the turn file is read instead), never written
 //	conversations/<id>.json  its "v"
@@ -447,6 +451,49 @@
 // the new one; a damaged or missing one is ignored, and the next sweep
 // reads every file and attributes nothing. Prune keeps its blobs.
 //
+// # Summary
+//
+// Listing the turns of a big store would read every turn file. The
+// summary holds what reading each one gave — its header, and per path
+// the images, times, folders, command and the turns it was shared with —
+// with the file's size, mtime, ctime and inode when it was read and the
+// length of its whole records. A reader lists turns/, stats each file
+// (no open), and takes an entry only while the file's stat is the one it
+// records; a file grown since (the same inode) is read from where the
+// entry stopped, any other is read whole. So the summary is never
+// believed over the records: it only spares reading those that did not
+// change. A file with a torn last record is never summarized.
+//
+//	"ckptsum\x00\x01"  magic; the last byte is the version (1)
+//	frame…            uvarint n, n bytes of entry, uint32 crc32c of them
+//	                  (little-endian); a later entry for a name replaces
+//	                  an earlier one, and the first bad frame ends the file
+//	entry             str name ("turns/<id>.log"), uvarint size, varint
+//	                  mtime, varint ctime, uvarint inode, uvarint length
+//	                  read; str id, str label, varint at, varint n, uvarint
+//	                  v, source (byte 0, or 1 and str agent, session,
+//	                  prompt, transcript), str head, str ref, an optional
+//	                  image (index); uvarint k, then k paths: str path,
+//	                  image pre, optional image post, varint at of the pre
+//	                  and of the post and their n (each less the turn's
+//	                  own), strs dirs, str refused (why the path is
+//	                  unusable), str cmd, strs shared
+//	image             str kind, byte 0 (no hash) or 1 and the 32 bytes
+//	                  of the SHA-256, varint bytes, uvarint mode, str
+//	                  link, str reason, byte kept
+//
+// (str is a uvarint length and the bytes; strs a uvarint count and the
+// strs; an optional image a byte 0, or 1 and the image.) Readers keep it
+// up to date, not writers, so no hook pays for it: a load that read turn
+// files appends their entries — of those left alone for two seconds, as
+// one being written would be stale at once — under a flock of the file
+// that nothing waits for (a reader finding it held leaves the work to the
+// holder). Once stale entries outweigh the live ones the file is written
+// anew under a temporary name and renamed over it. A write cut short
+// leaves a bad last frame, which the next writer cuts; a missing, damaged
+// or foreign summary only costs a full read. Stores of under 200 turns
+// keep none.
+//
 // # Conversations
 //
 // For agents that keep no transcript ckpt can read (opencode, pi), the
@@ -470,11 +517,16 @@
 // A project's budget is set in <root>/.osfoundry/ckpt.json (a JSON object,
 // comments allowed; see ConfigFile): "retention": {"max_age" (default
 // "30d"), "max_size" (default "2GiB"), "keep" (default 20), "auto"
-// (default true)}. At the end of each agent turn the hook asks
-// MaintenanceDue (a few names and stats) and, when a repack or a
+// (default true)}. At the end and at the start of each agent turn, and
+// after `ckpt exec`, the caller asks BackgroundWanted (a few names and
+// stats; the config only when a pass is due) and, when a repack or a
 // retention pass is due (at most one an hour, the first an hour after the
-// store was made), starts `ckpt maintain` detached — its own session,
-// standard streams on /dev/null — so no hook waits on it. The pass takes
+// store was made), no pass holds maintain.lock, and "auto" is not false,
+// starts `ckpt maintain` detached — its own session, standard streams on
+// /dev/null — so no hook waits on it. A pass holds maintain.lock
+// (flock) from its start; one started at a turn's start or after exec
+// first waits until the clock, the baseline and ops.log have not moved
+// for MaintainQuiet, so the turn's hooks do not wait on its locks. The pass takes
 // both locks, as prune does, and drops turns oldest first: those older
 // than max_age, then more while the store is over max_size, until what
 // they alone name brings it under nine tenths of it. It stops at the

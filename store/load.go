@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
 	"github.com/ckpt-dev/ckpt/store/internal/record"
@@ -207,6 +209,11 @@ type turnFile struct {
 	t    *turn
 	torn bool
 	bad  []int
+	st   storefs.Stat // the file as it was when read: while it stands, so does the parse
+	// summed: the summary file holds this parse, in an entry of sumLen
+	// bytes.
+	summed bool
+	sumLen int
 }
 
 type cache struct {
@@ -215,8 +222,11 @@ type cache struct {
 	seedMod  int64
 	seed     []*turn
 	seedErr  error
-	steps    map[string][]record.Line // op id → steps (immutable once written)
+	steps    map[string][]record.Line // op id → steps (written once; purge replaces them)
+	stepsAt  map[string]storefs.Stat  // the steps files as read
 	opsLog   opsCache
+	sum      summaryState
+	reads    atomic.Int64 // turn files read (not found current), for tests
 	// staged says, for two images of git's index, whether what they
 	// stage differs (see stagedDiffers): it never changes for a pair.
 	staged map[[2]BlobID]bool
@@ -235,8 +245,9 @@ type view struct {
 	// fails holds, per operation, the paths it failed to put back that
 	// no later operation has tried again or made moot (by undoing it).
 	fails map[string][]Failure
-	// noneRetries maps an operation to its retries that changed nothing.
-	noneRetries map[string][]string
+	// noneRetries maps an operation to its retries that changed nothing;
+	// retriesOf an undo or redo to the retries that finished it.
+	noneRetries, retriesOf map[string][]string
 	// retryUndo and retryRedo are the newest undo (redo) when nothing but
 	// failed operations came after it: running undo (redo) again retries
 	// its failed paths, if it has any.
@@ -273,6 +284,7 @@ func (s *Store) load() (*view, error) {
 	if s.cache.files == nil {
 		s.cache.files = map[string]*turnFile{}
 		s.cache.steps = map[string][]record.Line{}
+		s.cache.stepsAt = map[string]storefs.Stat{}
 	}
 	s.loadSeed()
 	list, err := storefs.Names(s.dir, "turns")
@@ -289,6 +301,9 @@ func (s *Store) load() (*view, error) {
 		seen[name] = true
 		files = append(files, name)
 	}
+	if !s.cache.sum.read {
+		s.readSummary(files)
+	}
 	if err := s.refreshTurnFiles(files); err != nil {
 		return nil, err
 	}
@@ -297,6 +312,8 @@ func (s *Store) load() (*view, error) {
 			delete(s.cache.files, name)
 		}
 	}
+	s.saveSummary()
+	s.checkSteps()
 	ops, err := s.readOps()
 	if err != nil {
 		return nil, err
@@ -304,88 +321,94 @@ func (s *Store) load() (*view, error) {
 	return s.buildView(ops), nil
 }
 
-// refreshTurnFiles brings the cached turn files up to date, parsing on
-// every core: a first load of a big store is mostly JSON.
+// refreshTurnFiles brings the cached turn files up to date, on every
+// core: a stat of each tells which changed since it was parsed, and
+// only those are read (a first load of a big store is mostly JSON).
 func (s *Store) refreshTurnFiles(names []string) error {
-	type result struct {
-		name string
-		c    *turnFile
-		err  error
-	}
-	jobs := make([]result, len(names))
-	for i, n := range names {
-		jobs[i] = result{name: n, c: s.cache.files[n]}
-	}
 	if len(names) == 0 {
 		return nil
 	}
-	// One handle on the folder: opening each file through it costs one
-	// open, not one per path element.
+	// One handle on the folder: a stat or an open of each file through
+	// it costs one call, not one per path element.
 	turns, err := s.dir.Sub("turns")
 	if err != nil {
 		return errf("read %s: %w", s.path("turns"), err)
 	}
 	defer func() { _ = turns.Close() }()
-	work := make(chan result)
-	results := make(chan result)
-	workers := min(runtime.GOMAXPROCS(0), len(names))
-	for w := 0; w < workers; w++ {
-		go func() {
-			for j := range work {
-				var c *turnFile
-				err := guarded(func() (err error) {
-					c, err = s.refreshTurnFile(turns, j.name, j.c)
-					return err
-				})
-				results <- result{j.name, c, err}
-			}
-		}()
+	cached := make([]*turnFile, len(names))
+	for i, n := range names {
+		cached[i] = s.cache.files[n]
 	}
-	go func() {
-		for _, j := range jobs {
-			work <- j
-		}
-		close(work)
-	}()
+	out := make([]*turnFile, len(names))
+	errs := make([]error, len(names))
+	const chunk = 256
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 1+len(names)/chunk) {
+		wg.Go(func() {
+			for {
+				from := int(next.Add(chunk)) - chunk
+				if from >= len(names) {
+					return
+				}
+				for i := from; i < min(from+chunk, len(names)); i++ {
+					errs[i] = guarded(func() (err error) {
+						out[i], err = s.refreshTurnFile(turns, names[i], cached[i])
+						return err
+					})
+				}
+			}
+		})
+	}
+	wg.Wait()
 	var first error
-	for range names {
-		r := <-results
-		if r.err != nil && first == nil {
-			first = r.err
+	for i, c := range out {
+		if c != nil {
+			s.cache.files[names[i]] = c
 		}
-		if r.c != nil {
-			s.cache.files[r.name] = r.c
+		if first == nil {
+			first = errs[i]
 		}
 	}
 	return first
 }
 
 // refreshTurnFile returns the up-to-date parse of one turn file given
-// its cached one (nil if none). It only reads s.cache, so files can be
-// refreshed in parallel.
+// its cached one (nil if none): the cached one while the file's stat is
+// the one it was read at, else one with the records appended since (the
+// same file, grown), else a new one. It only reads s.cache, so files can
+// be refreshed in parallel.
 func (s *Store) refreshTurnFile(turns *storefs.Dir, name string, c *turnFile) (*turnFile, error) {
-	f, err := turns.Open(strings.TrimPrefix(name, "turns/"))
+	base := strings.TrimPrefix(name, "turns/")
+	if c != nil && !c.torn {
+		if st, err := turns.StatAt(base); err == nil && st == c.st {
+			return c, nil
+		}
+	}
+	f, err := turns.Open(base)
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	st, err := storefs.StatOf(f)
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
-	if c != nil && fi.Size() == c.size && !c.torn {
+	if c != nil && st == c.st && !c.torn {
 		return c, nil
 	}
 	from := int64(0)
-	if c != nil && fi.Size() > c.size && !c.torn {
+	if c != nil && st.Ino == c.st.Ino && st.Size > c.size && !c.torn {
 		from = c.size
+		c.summed, c.sumLen = false, 0
 	} else {
 		c = &turnFile{t: newTurn("")}
 	}
-	data := make([]byte, fi.Size()-from)
+	data := make([]byte, st.Size-from)
 	if _, err := f.ReadAt(data, from); err != nil && err != io.EOF {
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
+	s.cache.reads.Add(1)
 	res := record.Each(data, c.t.apply)
 	if err := format.CheckVersion(s.path(name), "record format", c.t.v, formatVersion); err != nil {
 		return nil, err
@@ -393,6 +416,7 @@ func (s *Store) refreshTurnFile(turns *storefs.Dir, name string, c *turnFile) (*
 	c.size = from + res.Good
 	c.torn = res.Torn
 	c.bad = append(c.bad, res.Bad...)
+	c.st = st
 	return c, nil
 }
 
@@ -475,7 +499,11 @@ func (s *Store) steps(id string) ([]record.Line, error) {
 		return st, nil
 	}
 	name := "ops/" + id + ".steps"
-	data, err := s.dir.ReadFile(name)
+	f, err := s.dir.Open(name)
+	if err != nil {
+		return nil, errf("read %s: %w", s.path(name), err)
+	}
+	data, st, err := readWhole(f)
 	if err != nil {
 		return nil, errf("read %s: %w", s.path(name), err)
 	}
@@ -484,7 +512,29 @@ func (s *Store) steps(id string) ([]record.Line, error) {
 		return nil, errf("%s is damaged: %w", s.path(name), ErrCorrupt)
 	}
 	s.cache.steps[id] = res.Recs
+	s.cache.stepsAt[id] = st
 	return res.Recs, nil
+}
+
+// checkSteps forgets the cached steps files that changed since they were
+// read: written once, they are replaced only by a purge (their images of
+// the purged paths made purged), which a Store kept open must see.
+// Caller holds s.mu.
+func (s *Store) checkSteps() {
+	if len(s.cache.steps) == 0 {
+		return
+	}
+	ops, err := s.dir.Sub("ops")
+	if err != nil {
+		clear(s.cache.steps)
+		return
+	}
+	defer func() { _ = ops.Close() }()
+	for id := range s.cache.steps {
+		if st, err := ops.StatAt(id + ".steps"); err != nil || st != s.cache.stepsAt[id] {
+			delete(s.cache.steps, id)
+		}
+	}
 }
 
 var _ = os.O_RDONLY

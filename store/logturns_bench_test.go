@@ -2,10 +2,12 @@ package store
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -60,24 +62,48 @@ func manyTurnsStore(b *testing.B, n int) string {
 
 // BenchmarkLogTurns is the log as `ckpt log --json` reads it (with each
 // turn's files changed since the agent) and as the UI's first frame reads
-// it (without), from opening the store, at 2,000 and 20,000 turns.
+// it (without), from opening the store, at 2,000 and 20,000 turns: with
+// the summary file (written by the first run), and without it (every
+// turn file read). Besides the time it reports the CPU time per call,
+// which a busy machine changes less.
 func BenchmarkLogTurns(b *testing.B) {
 	for _, n := range []int{2000, 20000} {
 		root := manyTurnsStore(b, n)
 		for _, status := range []bool{false, true} {
-			b.Run(fmt.Sprintf("turns=%d/status=%v", n, status), func(b *testing.B) {
-				for b.Loop() {
-					s, err := Open(root, Options{})
-					if err != nil {
-						b.Fatal(err)
+			for _, summary := range []bool{true, false} {
+				b.Run(fmt.Sprintf("turns=%d/status=%v/summary=%v", n, status, summary), func(b *testing.B) {
+					defer func(m int) { summaryMin = m }(summaryMin)
+					if !summary {
+						summaryMin = math.MaxInt
 					}
-					es, err := s.Log(status)
-					if err != nil || len(es) != n {
-						b.Fatalf("%d entries, %v", len(es), err)
+					run := func() {
+						s, err := Open(root, Options{})
+						if err != nil {
+							b.Fatal(err)
+						}
+						es, err := s.Log(status)
+						if err != nil || len(es) != n {
+							b.Fatalf("%d entries, %v", len(es), err)
+						}
+						s.Close()
 					}
-					s.Close()
-				}
-			})
+					run() // writes the summary, when there is to be one
+					cpu := procCPU()
+					for b.Loop() {
+						run()
+					}
+					b.ReportMetric(float64(procCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+				})
+			}
 		}
 	}
+}
+
+// procCPU is the user and system time this process has used, in ns.
+func procCPU() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

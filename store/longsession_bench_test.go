@@ -33,10 +33,15 @@ func longTurns() int {
 	return 2000
 }
 
-// longTree copies one of benchTree's four copies to a project of its own.
+// longTree copies one of benchTree's four copies to a project of its own,
+// under $CKPT_BENCH_LONG_DIR when it is set (scripts/bench-peers.sh looks
+// at the session's store afterwards with the ckpt binary).
 func longTree(b *testing.B, name string) (string, []string) {
 	src := filepath.Join(benchTree(b), "copy1")
 	dst := filepath.Join(os.TempDir(), fmt.Sprintf("ckpt-long-%d-%s", os.Getpid(), name))
+	if dir := os.Getenv("CKPT_BENCH_LONG_DIR"); dir != "" {
+		dst = filepath.Join(dir, name)
+	}
 	os.RemoveAll(dst)
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		b.Fatal(err)

@@ -22,6 +22,17 @@ type img struct {
 	data   string
 	mode   fs.FileMode
 	link   string // the target, for a symbolic link
+	// purged: a kept copy ckpt purge removed; nothing can put it back.
+	purged bool
+}
+
+// purgedCopy is what a purge leaves of a kept image: nothing of an
+// absent one was kept, so that stays as it is.
+func (a img) purgedCopy() img {
+	if !a.exists {
+		return a
+	}
+	return img{exists: true, mode: a.mode, purged: true}
 }
 
 func fileImg(data string, mode fs.FileMode) img { return img{exists: true, data: data, mode: mode} }
@@ -30,7 +41,10 @@ func (a img) isLink() bool { return a.exists && a.link != "" }
 
 // big says a capture records the file skipped: its bytes are over the
 // store's size limit and are not kept.
-func (a img) big() bool { return a.isFile() && len(a.data) > modelMaxBlob }
+func (a img) big() bool { return a.isFile() && !a.purged && len(a.data) > modelMaxBlob }
+
+// lost: a rewind cannot put it back (over the size limit, or purged).
+func (a img) lost() bool { return a.big() || a.purged }
 
 // modelMaxBlob is the size limit the model's store is opened with, small
 // enough that some files go over it.
@@ -39,7 +53,7 @@ const modelMaxBlob = 1024
 func (a img) isFile() bool { return a.exists && a.link == "" }
 
 func (a img) sameBytes(b img) bool {
-	return a.exists == b.exists && a.data == b.data && a.link == b.link
+	return a.exists == b.exists && a.data == b.data && a.link == b.link && a.purged == b.purged
 }
 
 func (a img) same(b img) bool { return a.sameBytes(b) && (a.isLink() || a.mode == b.mode) }
@@ -48,6 +62,8 @@ func (a img) String() string {
 	switch {
 	case !a.exists:
 		return "absent"
+	case a.purged:
+		return "purged"
 	case a.isLink():
 		return "link → " + a.link
 	}
@@ -94,6 +110,10 @@ type mrewind struct {
 	everUndone bool
 	fails      []string // paths the application in effect failed (a pre-image over the limit, a failed write)
 	undoFails  []string // paths its newest undo failed to put back
+	// purgedFails and purgedUndoFails are those of fails and undoFails
+	// failed because what they wanted was purged: run again, they fail
+	// again, so they are not retried.
+	purgedFails, purgedUndoFails []string
 }
 
 type opWrite struct {
@@ -141,6 +161,9 @@ type model struct {
 	// lastFail is, per path, the seq of the newest operation that failed it.
 	noneOps  []*mop
 	lastFail map[string]int
+	// purged are the paths whose kept copies were purged; the steps leave
+	// them alone from then on.
+	purged map[string]bool
 }
 
 func newModel() *model {
@@ -152,6 +175,7 @@ func newModel() *model {
 		ops:    map[string]*mop{},
 		// lastFail is set as operations fail paths.
 		lastFail: map[string]int{},
+		purged:   map[string]bool{},
 	}
 }
 
@@ -259,6 +283,11 @@ func (m *model) expected(p string) (img, bool) {
 			best, v, found = s, t.post[p], true
 		}
 	}
+	if found && v.purged {
+		// What the agent left is not known any more: nothing is
+		// expected, as while the path is being written.
+		return img{}, false
+	}
 	for _, t := range m.turns {
 		if c, ok := t.capSeq[p]; ok && !t.rewound && c > best {
 			if _, sealed := t.sealSeq[p]; !sealed {
@@ -356,6 +385,8 @@ func (m *model) handEdited(p string) bool {
 func (m *model) status(t *mturn, p string) []store.Status {
 	d, pre := m.disk(p), t.pre[p]
 	switch {
+	case pre.purged:
+		return []store.Status{store.StatusPurged}
 	case pre.big():
 		return []store.Status{store.StatusSkipped}
 	case m.failedPath(p):
@@ -395,7 +426,7 @@ func (m *model) planRewind(t *mturn) *mrewind {
 	}
 	slices.Sort(r.paths)
 	for _, p := range r.paths {
-		if !r.want[p].big() {
+		if !r.want[p].lost() {
 			r.live = append(r.live, p)
 		}
 	}
@@ -448,6 +479,7 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 		}
 	}
 	r.created = nil
+	failed, r.purgedFails = withPurged(failed, r.live, r.want)
 	for _, p := range r.live {
 		if slices.Contains(failed, p) {
 			continue
@@ -520,6 +552,7 @@ func (m *model) applyUndo(op string, failed []string) *mrewind {
 	m.ops[op] = &mop{kind: store.KindUndo, rw: r, targets: []string{r.op, r.applyOp}}
 	seq := m.tick()
 	m.ops[op].seq = seq
+	failed, r.purgedUndoFails = withPurged(failed, r.undoPaths(), r.before)
 	for _, p := range r.undoPaths() {
 		if !slices.Contains(failed, p) {
 			m.write(p, r.before[p], seq)
@@ -541,4 +574,65 @@ func (m *model) applyUndo(op string, failed []string) *mrewind {
 	m.redo = append(m.redo, r)
 	m.lastUndo, m.lastRedo = r, nil
 	return r
+}
+
+// withPurged adds to failed the paths whose wanted image was purged: an
+// operation fails them, and leaves them as they are.
+func withPurged(failed, paths []string, want map[string]img) (all, purged []string) {
+	all = slices.Clone(failed)
+	for _, p := range paths {
+		if want[p].purged && !slices.Contains(all, p) {
+			all = append(all, p)
+			purged = append(purged, p)
+		}
+	}
+	return all, purged
+}
+
+// retryable reports whether an undo or redo that failed paths is run
+// again: not when it failed each because what it wanted there was
+// purged.
+func retryable(fails, purged []string) bool {
+	for _, p := range fails {
+		if !slices.Contains(purged, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// purge makes every kept image of p purged: in the turns, and in what
+// operations keep to undo and redo.
+func (m *model) purge(p string) {
+	m.purged[p] = true
+	for _, t := range m.turns {
+		if v, ok := t.pre[p]; ok {
+			t.pre[p] = v.purgedCopy()
+		}
+		if v, ok := t.post[p]; ok {
+			t.post[p] = v.purgedCopy()
+		}
+	}
+	seen := map[*mrewind]bool{}
+	var rws []*mrewind
+	for _, o := range m.ops {
+		if o.rw != nil {
+			rws = append(rws, o.rw)
+		}
+		if o.retryOf != nil {
+			rws = append(rws, o.retryOf)
+		}
+	}
+	rws = append(append(rws, m.undo...), m.redo...)
+	for _, r := range rws {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		for _, mm := range []map[string]img{r.before, r.want} {
+			if v, ok := mm[p]; ok {
+				mm[p] = v.purgedCopy()
+			}
+		}
+	}
 }

@@ -91,7 +91,7 @@ func (h *harness) shellStep() {
 	// The command.
 	var desc []string
 	for range 1 + h.rng.IntN(4) {
-		p := pool[h.rng.IntN(len(pool))]
+		p := h.pool[h.rng.IntN(len(h.pool))]
 		cur := h.m.disk(p)
 		switch n := h.rng.IntN(10); {
 		case n < 2 && cur.exists:
@@ -100,7 +100,7 @@ func (h *harness) shellStep() {
 			desc = append(desc, "rm "+p)
 			h.cov["shell-delete"]++
 		case n < 4 && cur.exists:
-			q := pool[h.rng.IntN(len(pool))]
+			q := h.pool[h.rng.IntN(len(h.pool))]
 			if h.m.disk(q).exists || q == p || strings.HasPrefix(q, p+"/") {
 				continue
 			}

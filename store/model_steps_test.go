@@ -146,7 +146,7 @@ func (h *harness) agentTurnAs(id, wantID string) {
 	for round := range 1 + h.rng.IntN(3) {
 		var paths []string
 		for range 1 + h.rng.IntN(4) {
-			p := pool[h.rng.IntN(len(pool))]
+			p := h.pool[h.rng.IntN(len(h.pool))]
 			if round > 0 && len(written) > 0 && h.rng.IntN(2) == 0 {
 				p = slices.Sorted(maps.Keys(written))[h.rng.IntN(len(written))]
 			}
@@ -298,7 +298,7 @@ func (h *harness) handEdits() {
 			}
 		}
 		var absent []string
-		for _, p := range pool {
+		for _, p := range h.pool {
 			if !h.m.disk(p).exists && h.parentExists(p) {
 				absent = append(absent, p)
 			}
@@ -432,7 +432,7 @@ func (h *harness) rewind() {
 }
 
 func (h *harness) undo() {
-	if r := h.m.lastUndo; r != nil && len(r.undoFails) > 0 {
+	if r := h.m.lastUndo; r != nil && retryable(r.undoFails, r.purgedUndoFails) {
 		h.retryUndoRedo(store.KindUndo, r)
 		return
 	}
@@ -481,7 +481,7 @@ func (h *harness) undo() {
 }
 
 func (h *harness) redo() {
-	if r := h.m.lastRedo; r != nil && len(r.fails) > 0 {
+	if r := h.m.lastRedo; r != nil && retryable(r.fails, r.purgedFails) {
 		h.retryUndoRedo(store.KindRedo, r)
 		return
 	}
@@ -539,7 +539,7 @@ func (h *harness) retryRewind(t *mturn, r *mrewind) {
 	h.logf("rewind %s (already rewound by %s, which failed %v): retry", t.id, r.applyOp, r.fails)
 	y := &mrewind{target: t.id, turns: r.turns, want: r.want, made: r.made, paths: sortedCopy(r.fails)}
 	for _, p := range y.paths {
-		if !r.want[p].big() {
+		if !r.want[p].lost() {
 			y.live = append(y.live, p)
 		}
 	}
@@ -595,13 +595,19 @@ func (h *harness) retryUndoRedo(kind store.Kind, r *mrewind) {
 	p := replan()
 	res := h.applyAndCheck(p, replan, paths, want, false, func(op string, _ []string, _ bool) {
 		seq := h.m.tick()
+		var still []string // purged: failed again, left as they are
 		for _, q := range paths {
+			if want[q].purged {
+				still = append(still, q)
+				h.m.lastFail[q] = seq
+				continue
+			}
 			h.m.write(q, want[q], seq)
 		}
 		if kind == store.KindUndo {
-			r.undoFails = nil
+			r.undoFails, r.purgedUndoFails = still, still
 		} else {
-			r.fails = nil
+			r.fails, r.purgedFails = still, still
 		}
 		h.m.ops[op] = &mop{kind: kind, rw: r, seq: seq, targets: []string{r.op}}
 	})
@@ -632,6 +638,8 @@ func turnIDs(ts []*mturn) []string {
 // any size.
 func predictAction(now, want img, fromPre bool) []store.Action {
 	switch {
+	case want.purged:
+		return []store.Action{store.ActFail}
 	case fromPre && want.big():
 		return []store.Action{store.ActFail}
 	case !want.exists && now.exists:
@@ -672,6 +680,12 @@ func (h *harness) checkPlan(p *store.Plan, kind store.Kind, turns, paths []strin
 		}
 		if err := match(st.Want, w); err != nil {
 			h.fatalf("%s plan step %s: Want %+v: %v", kind, st.Path, st.Want, err)
+		}
+		if w.purged {
+			if !strings.Contains(st.Reason, store.PurgedReason) {
+				h.fatalf("%s plan step %s: reason %q, want it said purged", kind, st.Path, st.Reason)
+			}
+			h.cov["purge-"+string(kind)]++
 		}
 		if acts := predictAction(now, w, kind == store.KindRewind); !slices.Contains(acts, st.Do) {
 			h.fatalf("%s plan step %s: do %q (%s), want %v (now %s, want %s)", kind, st.Path, st.Do, st.Reason, acts, now, w)
@@ -848,6 +862,9 @@ func sortedCopy(s []string) []string {
 // preMatches checks a pre-image: a file over the size limit is recorded
 // skipped, with its hash if the store took it.
 func preMatches(si store.Image, v img) error {
+	if v.purged {
+		return imageMatches(si, v)
+	}
 	if !v.big() {
 		return imageMatches(si, v)
 	}
@@ -862,6 +879,12 @@ func preMatches(si store.Image, v img) error {
 
 // imageMatches checks a store image against the model's.
 func imageMatches(si store.Image, v img) error {
+	if v.purged {
+		if !si.Purged() || !si.SHA256.IsZero() {
+			return fmt.Errorf("kind %q reason %q sha256 %s, want purged, with no hash", si.Kind, si.Reason, si.SHA256)
+		}
+		return nil
+	}
 	if !v.exists {
 		if si.Kind != store.ImageAbsent {
 			return fmt.Errorf("kind %q, want absent", si.Kind)

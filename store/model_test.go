@@ -140,7 +140,7 @@ var coverageKeys = []string{
 	"undo", "undo-refused-newer", "undo-forced", "undo-nothing", "redo", "redo-forced",
 	"redo-after-rewind-refused", "redo-nothing", "undo-after-redo", "turn-dot-2", "reopen",
 	"mode-only-hand-edit", "edit-before-apply", "agent-symlink", "hand-symlink", "restore-link",
-	"hand-same-size-mtime", "rewind-failed-skipped", "capture-skipped", "clock-back",
+	"hand-same-size-mtime", "rewind-failed-skipped", "capture-skipped", "clock-back", "purge", "purge-rewind", "purge-undo",
 	"shell-same-turn", "shell-skip-before", "shell-delete", "shell-move", "shell-chmod", "shell-write", "shell-recorded",
 	"write-failed", "rewind-retry", "rewind-retry-restored", "undo-retry", "redo-retry", "plan-out-of-date", "all-failed-listed",
 }
@@ -189,6 +189,7 @@ type harness struct {
 	base     shellBase       // the model's shell baseline (model_shell_test.go)
 	moved    bool            // the step changed the folder or the store's standing
 	notes    []string
+	pool     []string // the paths steps may touch: pool, less those purged
 }
 
 func newHarness(t *testing.T, seed uint64, steps int) *harness {
@@ -198,6 +199,7 @@ func newHarness(t *testing.T, seed uint64, steps int) *harness {
 		root: t.TempDir(),
 		m:    newModel(),
 		cov:  map[string]int{},
+		pool: slices.Clone(pool),
 	}
 	for _, p := range slices.Sorted(maps.Keys(initial)) {
 		v := initial[p]
@@ -296,7 +298,11 @@ func (h *harness) run() {
 		case n < 94:
 			h.captureRewound()
 		case n < 95:
-			h.retain()
+			if h.rng.IntN(2) == 0 {
+				h.retain()
+			} else {
+				h.purge()
+			}
 		case n < 97:
 			h.logf("reopen the store")
 			if err := h.s.Close(); err != nil {
@@ -591,7 +597,7 @@ func (h *harness) checkFiles(t *mturn, readBlobs bool) {
 			h.fatalf("Files(%s) %s: post %+v: %v", t.id, f.Path, *f.Post, err)
 		}
 		// A skipped path's status needs no look at the disk.
-		if err := imageMatches(f.Disk, h.m.disk(f.Path)); err != nil && !(pre.big() && f.Disk.Kind == "") {
+		if err := imageMatches(f.Disk, h.m.disk(f.Path)); err != nil && !(pre.lost() && f.Disk.Kind == "") {
 			h.fatalf("Files(%s) %s: disk %+v: %v", t.id, f.Path, f.Disk, err)
 		}
 		if want := h.m.status(t, f.Path); !slices.Contains(want, f.Status) {
@@ -599,7 +605,7 @@ func (h *harness) checkFiles(t *mturn, readBlobs bool) {
 			h.fatalf("Files(%s) %s: status %q, want %v (pre %s, disk %s, expected %s (%v))",
 				t.id, f.Path, f.Status, want, pre, h.m.disk(f.Path), e, ok)
 		}
-		if readBlobs && pre.isFile() && !pre.big() {
+		if readBlobs && pre.isFile() && !pre.lost() {
 			b, err := h.s.ReadImage(f.Pre)
 			if err != nil || string(b) != pre.data {
 				h.fatalf("ReadImage(%s pre of %s) = %q, %v; want %s", t.id, f.Path, abbrev(string(b)), err, pre)

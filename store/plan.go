@@ -352,7 +352,7 @@ func contains(list []string, s string) bool {
 }
 
 func (s *Store) planUndo(v *view, force bool) (*Plan, error) {
-	if o := v.retryUndo; o != nil && len(v.fails[o.id]) > 0 {
+	if o := v.retryUndo; o != nil && retryable(v.fails[o.id]) {
 		goals, err := s.retryGoals(v, o)
 		if err != nil {
 			return nil, err
@@ -415,7 +415,7 @@ func (s *Store) withIndex(p *Plan, set, want *Image, what string) (*Plan, error)
 }
 
 func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
-	if o := v.retryRedo; o != nil && len(v.fails[o.id]) > 0 {
+	if o := v.retryRedo; o != nil && retryable(v.fails[o.id]) {
 		goals, err := s.retryGoals(v, o)
 		if err != nil {
 			return nil, err

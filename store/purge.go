@@ -41,6 +41,19 @@ type PurgeResult struct {
 	Shared int
 }
 
+// retryable reports whether running an undo or redo again could put
+// back one of the paths it failed: not when every one was purged (its
+// bytes are gone for good), so the next undo (redo) goes on down the
+// stack instead of trying them again and again.
+func retryable(fails []Failure) bool {
+	for _, f := range fails {
+		if !strings.HasSuffix(f.Reason, PurgedReason) {
+			return true
+		}
+	}
+	return false
+}
+
 // inPurge reports whether p is one of paths or lies under one.
 func inPurge(paths []string, p string) bool {
 	for _, x := range paths {
@@ -281,6 +294,10 @@ func (s *Store) purgeBaseline(paths []string, note func(*Image), write bool, fp 
 		return nil
 	}
 	b.entries = kept
+	// What stands at a purged path now is no turn's change: the next
+	// sweep takes it as a hand edit, into no turn, even within the turn
+	// of the last sweep (which would record its bytes as the command's).
+	b.turn, b.cmd = "", ""
 	if err := s.saveBaseline(b); err != nil {
 		return errf("purge: %w", err)
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,6 +21,9 @@ type expectation struct {
 	// has not sealed it yet. The path is being written, and nothing is
 	// expected of it until the seal.
 	writing bool
+	// purged: nothing is expected because the newest seal's bytes were
+	// purged, not because the agent is writing.
+	purged bool
 }
 
 // changedSince reports whether disk differs from what the agent left:
@@ -46,7 +50,7 @@ func (s *Store) expected(v *view) map[string]expectation {
 				if e, ok := exp[f.path]; !ok || f.postSeq >= e.seq {
 					// What a purged seal left is not known: nothing is
 					// expected of the path (writing), as for an unsealed one.
-					exp[f.path] = expectation{img: *f.post, seq: f.postSeq, writing: f.post.Purged()}
+					exp[f.path] = expectation{img: *f.post, seq: f.postSeq, writing: f.post.Purged(), purged: f.post.Purged()}
 				}
 			case t.seed:
 				// A seed store records no seals: its captures are not
@@ -70,7 +74,8 @@ func (s *Store) expected(v *view) map[string]expectation {
 // beingWritten reports whether an active turn has captured p and not
 // sealed it since p's newest seal.
 func (r *statusRun) beingWritten(p string) bool {
-	return r.exp[p].writing
+	e := r.exp[p]
+	return e.writing && !e.purged
 }
 
 // failures maps each path still failed to its newest failure. A failure
@@ -152,6 +157,7 @@ type statusRun struct {
 	exp    map[string]expectation
 	failed map[string]PathFailure
 	disk   map[string]Image
+	edited map[string]bool // handEdited's answers
 	dirs   *dirCache
 	// indexed: the packs were listed once, so a blob's absence is one
 	// lookup and a stat, not a read of it.
@@ -164,7 +170,7 @@ type statusRun struct {
 // newStatusRun starts a comparison of about n files. Caller holds s.mu and
 // calls done.
 func (s *Store) newStatusRun(v *view, n int) *statusRun {
-	r := &statusRun{s: s, exp: s.expected(v), failed: s.failures(v), disk: map[string]Image{}, dirs: newDirCache(s.root)}
+	r := &statusRun{s: s, exp: s.expected(v), failed: s.failures(v), disk: map[string]Image{}, edited: map[string]bool{}, dirs: newDirCache(s.root)}
 	if n > 256 {
 		s.packs.ensure(s)
 		r.indexed = true
@@ -215,13 +221,21 @@ func (r *statusRun) blobProblem(f *tfile, size int64) string {
 // that wrote it — whatever status comes first for it (a skipped file can
 // be changed since the agent too, and every view says so).
 func (r *statusRun) handEdited(f *tfile) bool {
-	if _, failed := r.failed[f.path]; f.refused != "" || failed {
-		// A path an operation failed to put back is failed, not changed
-		// since the agent.
+	if f.refused != "" {
 		return false
 	}
-	e, ok := r.exp[f.path]
-	return ok && e.changedSince(r.diskOf(f.path))
+	if v, ok := r.edited[f.path]; ok {
+		return v // the log asks of a path once per turn that has it
+	}
+	v := false
+	if _, failed := r.failed[f.path]; !failed {
+		// A path an operation failed to put back is failed, not changed
+		// since the agent.
+		e, ok := r.exp[f.path]
+		v = ok && e.changedSince(r.diskOf(f.path))
+	}
+	r.edited[f.path] = v
+	return v
 }
 
 // status tells how one path of a turn stands against the disk now.
@@ -326,7 +340,7 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(i, j int) bool { return seq[idx[i]] > seq[idx[j]] })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(seq[b], seq[a]) })
 	sorted := make([]Entry, len(out))
 	for i, k := range idx {
 		sorted[i] = out[k]
@@ -506,12 +520,12 @@ func (s *Store) WatchTargets() (tree string, dirs []string, err error) {
 }
 
 // QuietFile reports a store file whose changes say nothing about turns or
-// the disk: the stat cache (rewritten by reads, so a reader watching it
-// would wake itself in a loop), temporary files before their rename, lock
-// files.
+// the disk: the stat cache and the summary (rewritten by reads, so a
+// reader watching them would wake itself in a loop), temporary files
+// before their rename, lock files.
 func QuietFile(p string) bool {
 	base := filepath.Base(p)
-	return base == statCacheFile || strings.HasPrefix(base, ".tmp-") ||
+	return base == statCacheFile || base == summaryFile || strings.HasPrefix(base, ".tmp-") ||
 		base == "lock" || base == "blobs.lock"
 }
 

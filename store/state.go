@@ -1,6 +1,10 @@
 package store
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 func (s *Store) buildView(ops []*opRec) *view {
 	v := newView()
@@ -40,12 +44,11 @@ func (s *Store) buildView(ops []*opRec) *view {
 		v.byID[t.id] = t
 		v.turns = append(v.turns, t)
 	}
-	sort.SliceStable(v.turns, func(i, j int) bool {
-		a, b := v.turns[i], v.turns[j]
-		if a.seq != b.seq {
-			return a.seq < b.seq
+	slices.SortStableFunc(v.turns, func(a, b *turn) int {
+		if c := cmp.Compare(a.seq, b.seq); c != 0 {
+			return c
 		}
-		return a.id < b.id
+		return strings.Compare(a.id, b.id)
 	})
 	v.replay(ops)
 	v.markReverted()
@@ -105,8 +108,10 @@ func (v *view) replay(ops []*opRec) {
 			v.retryUndo, v.retryRedo = nil, nil
 		case o.retry != "" && o.kind == KindUndo:
 			v.retryUndo = o
+			v.retried(o)
 		case o.retry != "" && o.kind == KindRedo:
 			v.retryRedo = o
+			v.retried(o)
 		case o.kind == KindUndo:
 			if n := len(v.undo); n > 0 {
 				a := v.undo[n-1]
@@ -147,6 +152,20 @@ func (v *view) dropFails(id string) {
 	for _, r := range v.noneRetries[id] {
 		delete(v.fails, r)
 	}
+	// What a retry that finished an undo or redo still failed (a purged
+	// path fails again) is moot with it.
+	for _, r := range v.retriesOf[id] {
+		v.dropFails(r)
+	}
+}
+
+// retried notes o, a retry that finished an undo or redo, as part of it:
+// undoing (redoing) what they did together makes both's failures moot.
+func (v *view) retried(o *opRec) {
+	if v.retriesOf == nil {
+		v.retriesOf = map[string][]string{}
+	}
+	v.retriesOf[o.retry] = append(v.retriesOf[o.retry], o.id)
 }
 
 // unrewind brings back turns an undone application had rewound, unless

@@ -126,6 +126,7 @@ func Open(root string, opt Options) (*Store, error) {
 	s := &Store{rootPath: abs, root: rt, maxBlob: opt.MaxBlob, notify: opt.Notify, looseMax: looseMax, clock: time.Now, feed: opt.Feed}
 	s.cache.files = map[string]*turnFile{}
 	s.cache.steps = map[string][]record.Line{}
+	s.cache.stepsAt = map[string]storefs.Stat{}
 	s.checked = map[BlobID]string{}
 	if s.maxBlob <= 0 {
 		s.maxBlob = DefaultMaxBlob

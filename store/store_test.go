@@ -51,7 +51,7 @@ func storeWithTurn(t *testing.T) (root string, s *Store) {
 // or to another file inside the store — is refused, never followed: the
 // target is neither created nor changed, and no command hangs.
 func TestStoreFileSymlinksRefused(t *testing.T) {
-	names := []string{"lock", "blobs.lock", "hook.lock", "errors.log", "statcache.json", "seq", "ops.log",
+	names := []string{"lock", "blobs.lock", "hook.lock", "errors.log", "statcache.json", "summary", "seq", "ops.log",
 		"FORMAT", "turns/1.log", "turns", "ops", "blobs", "sessions", "clock", "a blob", "ops/op-1.steps"}
 	for _, name := range names {
 		for _, inside := range []bool{false, true} {
@@ -157,7 +157,7 @@ func exercise(t *testing.T, root string) (errs []error) {
 
 // A store file that is a FIFO is refused, not waited on.
 func TestStoreFileFIFORefused(t *testing.T) {
-	for _, name := range []string{"lock", "errors.log", "statcache.json", "seq", "ops.log", "turns/1.log", "sessions"} {
+	for _, name := range []string{"lock", "errors.log", "statcache.json", "summary", "seq", "ops.log", "turns/1.log", "sessions"} {
 		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
 			root, _ := storeWithTurn(t)
 			p := filepath.Join(root, storeDir, filepath.FromSlash(name))

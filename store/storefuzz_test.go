@@ -11,7 +11,7 @@ import (
 
 // fuzzStoreFiles are the store files FuzzStoreFiles may replace. Blob
 // files are the blob layer's own fuzzing; here they may only be linked.
-var fuzzStoreFiles = []string{"lock", "blobs.lock", "hook.lock", "errors.log", "statcache.json", "seq", "clock",
+var fuzzStoreFiles = []string{"lock", "blobs.lock", "hook.lock", "errors.log", "statcache.json", "summary", "seq", "clock",
 	"ops.log", "FORMAT", "turns/1.log", "turns/2.log", "ops/op-1.steps", "sessions", "turns", "ops", "blobs", "baseline"}
 
 // FuzzStoreFiles replaces store files with links (out of the project, to
