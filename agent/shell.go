@@ -88,12 +88,10 @@ func (h *hookCall) sweepError(when string, err error) error {
 	return fmt.Errorf("hook %s: sweep %s %q: %w", h.agent.name, when, h.ev.command, err)
 }
 
+// shellBefore and shellAfter are one store call each: the store opens
+// the session's turn when it has none and sweeps, under its own lock.
 func (h *hookCall) shellBefore() error {
-	turn, err := h.openTurn()
-	if err != nil {
-		return err
-	}
-	res, err := h.store.SweepBefore(turn, h.meta(), h.ev.command)
+	res, err := h.store.BeginCommand(h.meta(), h.noPromptLabel(), h.ev.command)
 	if err != nil {
 		return h.sweepError("before", err)
 	}
@@ -103,11 +101,7 @@ func (h *hookCall) shellBefore() error {
 }
 
 func (h *hookCall) shellAfter() error {
-	turn, err := h.openTurn()
-	if err != nil {
-		return err
-	}
-	res, err := h.store.SweepAfter(turn, h.meta(), h.ev.command)
+	res, err := h.store.EndCommand(h.meta(), h.noPromptLabel(), h.ev.command)
 	if err != nil {
 		return h.sweepError("after", err)
 	}
