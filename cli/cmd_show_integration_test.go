@@ -268,7 +268,7 @@ func TestShowConversationFromEvents(t *testing.T) {
 	}
 	out := ckptOK(t, p.root, "show", "1", "--conversation").Stdout
 	for _, want := range []string{"prompt\n  Edit the files for the ckpt harness", "reply\n  Done: the files are edited.",
-		"tool calls (4)", "ok     write  new.txt", "ok     edit   a.txt", "ok     bash   printf 'sea\\n' > b.txt && rm c.txt", "from pi's events"} {
+		"tool calls (4)", "ok     write  new.txt", "ok     edit   a.txt", "ok     bash   printf 'sea\\n' > b.txt && rm c.txt", "from pi's events, kept in .osfoundry/checkpoints/conversations/1.json"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show --conversation lacks %q:\n%s", want, out)
 		}

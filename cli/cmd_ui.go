@@ -53,6 +53,9 @@ func (u uiStore) Conversation(e store.Entry) (*ui.Conversation, error) {
 		return nil, err
 	}
 	out := &ui.Conversation{Prompt: c.Prompt, Reply: c.Reply, From: c.Path}
+	if agent.SaysInEvents(c.Agent) {
+		out.From = c.Agent + "'s events, kept in " + underRoot(u.Root(), c.Path)
+	}
 	for _, k := range c.Calls {
 		out.Calls = append(out.Calls, ui.ToolCall{Name: k.Name, Target: k.Target, State: string(k.State)})
 	}

@@ -138,7 +138,7 @@ func printConversation(s *store.Store, turn string, asJSON bool) error {
 	}
 	note := "from " + esc(c.Path)
 	if agent.SaysInEvents(c.Agent) {
-		note = "from " + esc(c.Agent) + "'s events, kept in " + esc(c.Path)
+		note = "from " + esc(c.Agent) + "'s events, kept in " + esc(underRoot(s.Root(), c.Path))
 	}
 	if c.Truncated {
 		note += fmt.Sprintf(" (its last %s only)", present.Bytes(transcript.MaxRead))
