@@ -18,25 +18,30 @@ import (
 // back as it was.
 func TestCrashDuringBaselineWrite(t *testing.T) {
 	bin := buildHookBinary(t)
-	files := map[string]string{}
-	for i := range 1200 {
-		files[fmt.Sprintf("d%02d/f%04d.txt", i/100, i)] = fmt.Sprintf("file %d\n", i)
+	tree := func(n int) map[string]string {
+		files := map[string]string{}
+		for i := range n {
+			files[fmt.Sprintf("d%02d/f%04d.txt", i/100, i)] = fmt.Sprintf("file %d\n", i)
+		}
+		return files
 	}
 	small := "echo a1 > d00/f0000.txt; rm d01/f0100.txt; mkdir -p n; echo new > n/n.txt"
 	cases := []struct {
 		name    string
+		files   int
 		before  string // an unkilled command of the turn first
 		command string
 	}{
-		{"first frame", "", small},
-		{"appended frame", "echo b1 > d02/f0200.txt", small},
-		{"new table", "echo b1 > d02/f0200.txt", "for f in d*/*.txt; do echo more >> $f; done; rm d03/f0300.txt"},
+		{"first frame", 400, "", small},
+		{"appended frame", 400, "echo b1 > d02/f0200.txt", small},
+		// Every file changed: a frame past the log's share (64 KiB).
+		{"new table", 1200, "echo b1 > d02/f0200.txt", "for f in d*/*.txt; do echo more >> $f; done; rm d03/f0300.txt"},
 	}
 	for _, c := range cases {
 		killedOnce := false
 		for k := 1; k < 60; k++ {
 			root := t.TempDir()
-			writeTexts(t, root, files)
+			writeTexts(t, root, tree(c.files))
 			env := hookEnv(map[string]string{"CKPT_ROOT": root})
 			if r := runBinary(bin, root, nil, env, "exec", "--turn", "1", "--", "true"); r.Code != 0 {
 				t.Fatalf("first sweep: %+v", r)

@@ -82,7 +82,7 @@ func TestInstallFirstCopy(t *testing.T) {
 
 	// Interrupted: SIGINT as soon as the hooks are in.
 	big := t.TempDir()
-	manyFiles(t, big, 20000)
+	manyFiles(t, big, 8000)
 	ctx, cancel := context.WithTimeout(context.Background(), ckptTimeout)
 	defer cancel()
 	cmd := ckptCommand(ctx, ckptCall{Root: big}, "install", "claude", "--first-copy")
@@ -106,7 +106,7 @@ func TestInstallFirstCopy(t *testing.T) {
 	}
 	err = cmd.Wait()
 	if err == nil {
-		t.Skipf("the copy of 20,000 files ended before SIGINT reached it: %s", stdout)
+		t.Skipf("the copy of 8,000 files ended before SIGINT reached it: %s", stdout)
 	}
 	if !strings.Contains(stderr.String(), "the first copy stopped after") || !strings.Contains(stderr.String(), "nothing is half-written") {
 		t.Fatalf("interrupted install: %v\n%s\n%s", err, stdout, stderr.String())
@@ -121,7 +121,7 @@ func TestInstallFirstCopy(t *testing.T) {
 		}
 	}
 	ckptOK(t, big, "verify")
-	if r := ckptOK(t, big, "install", "claude", "--first-copy"); !strings.Contains(r.Stdout, "took the first copy: 20001 files") {
+	if r := ckptOK(t, big, "install", "claude", "--first-copy"); !strings.Contains(r.Stdout, "took the first copy: 8001 files") {
 		t.Fatalf("after the interrupted copy: %s", r)
 	}
 }
