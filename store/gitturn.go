@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
+	"github.com/ckpt-dev/ckpt/store/internal/gitindex"
 	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
@@ -38,9 +40,64 @@ func indexSum(img *Image) string {
 	return img.SHA256.String()
 }
 
-// differs says whether HEAD, its branch or the index differ.
+// differs says whether HEAD, its branch or the index's bytes differ.
 func (g gitState) differs(o gitState) bool {
 	return g.head != o.head || g.ref != o.ref || indexSum(g.index) != indexSum(o.index)
+}
+
+// moved says whether git moved from g to o: HEAD or its branch, or what
+// the index stages (see stagedDiffers).
+func (s *Store) moved(g, o gitState) bool {
+	return g.head != o.head || g.ref != o.ref || s.stagedDiffers(g.index, o.index)
+}
+
+// stagedDiffers says whether two images of git's index stage different
+// things: paths, modes, objects or stages. `git status`, an editor's git
+// panel and git itself rewrite the index to refresh the stat data it
+// caches, with nothing staged or unstaged, and that is no change a turn
+// made. Where either cannot be read as an index, the bytes decide.
+// Caller holds s.mu.
+func (s *Store) stagedDiffers(a, b *Image) bool {
+	if indexSum(a) == indexSum(b) {
+		return false
+	}
+	if a == nil || b == nil {
+		return true
+	}
+	key := [2]BlobID{a.SHA256, b.SHA256}
+	if r, ok := s.cache.staged[key]; ok {
+		return r
+	}
+	r := true
+	if ea, err := s.indexEntries(*a); err == nil {
+		if eb, err := s.indexEntries(*b); err == nil {
+			r = len(gitindex.Changed(ea, eb)) > 0
+		}
+	}
+	if s.cache.staged == nil {
+		s.cache.staged = map[[2]BlobID]bool{}
+	}
+	s.cache.staged[key] = r
+	return r
+}
+
+// indexEntries reads the entries of the index img names: its kept copy,
+// or git's index file when that is what it holds now.
+func (s *Store) indexEntries(img Image) ([]gitindex.Entry, error) {
+	data, err := s.readBlobOf(img)
+	if err != nil {
+		g, ok := openGit(s.root)
+		if !ok {
+			return nil, err
+		}
+		if data, err = g.readFile("index"); err != nil {
+			return nil, err
+		}
+		if blob.Of(data) != img.SHA256 {
+			return nil, errf("git's index changed meanwhile")
+		}
+	}
+	return gitindex.Read(data)
 }
 
 func (t *turn) gitStart() gitState { return gitState{head: t.head, ref: t.ref, index: t.index} }
@@ -80,7 +137,7 @@ func (s *Store) turnGit(t *turn, newest bool) (from, to gitState, changed bool) 
 	default:
 		return from, from, false
 	}
-	return from, to, from.differs(to)
+	return from, to, s.moved(from, to)
 }
 
 // gitChange is what the turns a plan undoes (ids, from t on) did to git,
@@ -107,7 +164,7 @@ func (s *Store) gitChange(v *view, t *turn, ids []string) *GitChange {
 			continue
 		}
 		c.Turns = append(c.Turns, u.id)
-		if indexSum(from.index) != indexSum(to.index) {
+		if s.stagedDiffers(from.index, to.index) {
 			c.IndexChanged = true
 		}
 		if from.head != to.head || from.ref != to.ref {

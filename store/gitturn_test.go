@@ -249,3 +249,24 @@ func TestPruneKeepsNotedIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexRefreshIsNoGitChange: git rewriting its index to refresh the
+// stat data it caches (git status, an editor's git panel), with nothing
+// staged or unstaged, is no git change of the turn it happens in; staging
+// is.
+func TestIndexRefreshIsNoGitChange(t *testing.T) {
+	root, s := gitProject(t)
+	id := openTestTurn(t, s, "an edit, and git status beside it")
+	before, _ := os.ReadFile(filepath.Join(root, ".git", "index"))
+	// Make every entry's cached stat stale, so that git status rewrites
+	// the index, staging nothing.
+	shIn(t, root, "sleep 1; touch a.txt docs/notes.txt")
+	shellStep(t, s, root, id, "echo b > b.txt && git status --porcelain >/dev/null")
+	after, _ := os.ReadFile(filepath.Join(root, ".git", "index"))
+	if bytes.Equal(before, after) {
+		t.Skip("git status did not rewrite the index here")
+	}
+	wantRanGit(t, s, "git status refreshed the index", map[string]bool{id: false})
+	shellStep(t, s, root, id, "git add b.txt")
+	wantRanGit(t, s, "git add", map[string]bool{id: true})
+}

@@ -217,6 +217,9 @@ type cache struct {
 	seedErr  error
 	steps    map[string][]record.Line // op id → steps (immutable once written)
 	opsLog   opsCache
+	// staged says, for two images of git's index, whether what they
+	// stage differs (see stagedDiffers): it never changes for a pair.
+	staged map[[2]BlobID]bool
 }
 
 // view is the store as one consistent picture.

@@ -48,7 +48,7 @@ func (s *Store) revertGit(v *view, p *Plan, gitIndex bool) error {
 	}
 	head, ref, index, isNow := s.gitEnd(v, last)
 	c := &GitChange{FromRef: first.ref, FromCommit: first.head, ToRef: ref, ToCommit: head}
-	c.IndexChanged = first.index != nil && index != nil && first.index.SHA256 != index.SHA256
+	c.IndexChanged = first.index != nil && index != nil && s.stagedDiffers(first.index, index)
 	if c.FromCommit != "" && c.ToCommit != "" && c.FromCommit != c.ToCommit {
 		c.Commits = commitsBetween(s.rootPath, c.FromCommit, c.ToCommit)
 	}
