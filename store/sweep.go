@@ -18,88 +18,6 @@ import (
 	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
-// SweepResult says what one sweep found and did.
-type SweepResult struct {
-	// Turn is the turn the changes went to: the one asked for, or a
-	// continuation (T.2) when it was rewound. Empty when none was recorded.
-	Turn TurnID
-	// Changed lists the paths recorded in the turn, sorted.
-	Changed []string
-	// Seen counts the files, links and folders the sweep stat'ed; Read the
-	// files it read (changed, new, racy, or all of them on a first sweep).
-	Seen, Read int
-	// Fresh is set when there was no usable baseline: every file was read
-	// and kept, and nothing could be attributed to a command.
-	Fresh bool
-	// Skipped is set when a sweep before a command was not needed: the
-	// turn swept already, so the sweep after the command covers what
-	// changed since as well.
-	Skipped bool
-	// Others lists the turns of other sessions' commands running
-	// meanwhile that got the changes too (after a command: as well as
-	// Turn, each record naming the others as sharing it; before one:
-	// instead of a hand edit).
-	Others []string
-	// Problems names paths the sweep could not look at, with the reason.
-	Problems []string
-	// Feed says whether a watcher told the sweep what changed.
-	Feed FeedState
-	// Operated is set when a rewind, undo or redo ran since the last
-	// sweep (what it wrote is its own, in no turn).
-	Operated bool
-	// ToHook is set when ckpt watch's sweep went to a hook's turn, whose
-	// command was still writing (see SweepWatch).
-	ToHook bool
-}
-
-// SweepBefore sweeps the tree before a shell command of turn runs: every
-// file that differs from the baseline, or that it lacks, has its current
-// bytes kept, and the baseline moves on. What changed is a hand edit and
-// goes to no turn. When the last sweep was for the same turn it does
-// nothing (SweepResult.Skipped): what changed since is the agent's (a
-// background command, a command running in parallel, its file tools), and
-// the sweep after this command records it in the turn against the same
-// baseline. cmd is the command about to run. A continuation (T.2) the
-// changes went to is recorded as the open turn of meta.Session when one is
-// named.
-func (s *Store) SweepBefore(turn TurnID, meta TurnMeta, cmd string) (*SweepResult, error) {
-	return s.sweepFollowed(string(turn), meta, cmd, false)
-}
-
-// sweepFollowed is sweep, recording a continuation it moved on to as the
-// open turn of meta.Session.
-func (s *Store) sweepFollowed(turn string, meta TurnMeta, cmd string, after bool) (*SweepResult, error) {
-	res, err := s.sweep(turn, meta, cmd, after, nil)
-	if err != nil {
-		return res, err
-	}
-	return res, s.followed(meta, TurnID(turn), res.Turn)
-}
-
-// SweepAfter sweeps the tree after a shell command of turn: every path
-// that changed, appeared or vanished since the baseline is recorded in turn
-// with the baseline as its pre-image (the first capture of a path in a turn
-// wins) and the disk as its post image, and the baseline moves on. Without
-// a usable baseline nothing can be attributed: it keeps every file, starts
-// a baseline, and says so in SweepResult.Fresh.
-func (s *Store) SweepAfter(turn TurnID, meta TurnMeta, cmd string) (*SweepResult, error) {
-	if turn == "" {
-		return nil, errf("sweep: empty turn id")
-	}
-	return s.sweepFollowed(string(turn), meta, cmd, true)
-}
-
-// SweptTurn is the turn of the last sweep made for a turn, and its
-// command: an agent's end-of-turn event sweeps again only when the turn
-// ran a shell command, which may still be writing.
-func (s *Store) SweptTurn() (turn TurnID, cmd string) {
-	b, _, err := s.loadBaselineHead()
-	if err != nil || b == nil {
-		return "", ""
-	}
-	return TurnID(b.turn), b.cmd
-}
-
 // sweepChange is one path that differs from the baseline.
 type sweepChange struct {
 	old *baseEntry // nil: new
@@ -226,27 +144,9 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 		prior = old
 	}
 	fed := s.askFeed(res)
-	var now []*baseEntry
-	var unread []string
-	var rules map[string][]byte
-	fedOK := false
-	if res.Feed == FeedFed {
-		if now, unread, rules, fedOK, err = walkFed(s.rootPath, prior, old, fed.Paths); err != nil {
-			return nil, err
-		}
-		if !fedOK {
-			res.Feed = FeedFull
-		}
-	}
-	if !fedOK {
-		if now, unread, rules, err = walkTree(s.rootPath, prior, old); err != nil {
-			return nil, err
-		}
-	}
-	res.Seen = len(now)
-	if !slices.IsSortedFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) }) {
-		// The walk lays paths out in order; the merge below depends on it.
-		slices.SortFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) })
+	now, unread, rules, err := s.listTree(res, prior, old, fed)
+	if err != nil {
+		return nil, err
 	}
 
 	var oldEntries []baseEntry
@@ -269,34 +169,73 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 		return nil, err
 	}
 	if after && !res.ToHook {
-		// Where git stands after the command: the turn's own change to
-		// git is its start to this.
-		if id := cmp.Or(string(res.Turn), turn); id != "" {
-			if err := s.noteGitEnd(id, meta, false); err != nil {
-				s.LogError("sweep: note git's state in turn %s: %v", id, err)
-			}
-		}
+		s.noteGitAfter(cmp.Or(string(res.Turn), turn), meta)
 	}
 	fp.hit()
 	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, list: next, rules: rules}
-	if res.Turn != "" {
-		nb.turn = string(res.Turn) // a continuation (T.2): the agent goes on in it
-	}
-	if ws != nil && res.Turn == "" && old != nil {
-		// ckpt watch recorded nothing: the hooks' last sweep still
-		// says which turn's command may be running.
-		nb.turn, nb.cmd = old.turn, old.cmd
-	}
-	if old == nil || len(changes) > 0 || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) || !sameRules(old.rules, nb.rules) {
-		if err := s.saveBaseline(nb); err != nil {
-			return nil, err
-		}
+	if err := s.moveBaseline(res, old, nb, ws != nil, len(changes) > 0); err != nil {
+		return nil, err
 	}
 	if fed.Next != "" {
 		s.saveWatchToken(fed.Next)
 	}
 	fp.hit()
 	return res, nil
+}
+
+// moveBaseline saves nb, the baseline a sweep leaves, unless it says
+// what old did: the sweep found no change, for the same turn, command and
+// operations, under the same rules.
+func (s *Store) moveBaseline(res *SweepResult, old, nb *baseline, watched, changed bool) error {
+	if res.Turn != "" {
+		nb.turn = string(res.Turn) // a continuation (T.2): the agent goes on in it
+	}
+	if watched && res.Turn == "" && old != nil {
+		// ckpt watch recorded nothing: the hooks' last sweep still
+		// says which turn's command may be running.
+		nb.turn, nb.cmd = old.turn, old.cmd
+	}
+	if old == nil || changed || old.turn != nb.turn || old.cmd != nb.cmd || old.ops != nb.ops || s.anyRacy(old) || !sameRules(old.rules, nb.rules) {
+		return s.saveBaseline(nb)
+	}
+	return nil
+}
+
+// listTree lists the tree for a sweep, sorted by path: the paths the
+// watcher's feed names when it answered and they suffice, else every
+// path (res.Feed then says FeedFull). It sets res.Seen.
+func (s *Store) listTree(res *SweepResult, prior, old *baseline, fed Changes) (now []*baseEntry, unread []string, rules map[string][]byte, err error) {
+	fedOK := false
+	if res.Feed == FeedFed {
+		if now, unread, rules, fedOK, err = walkFed(s.rootPath, prior, old, fed.Paths); err != nil {
+			return nil, nil, nil, err
+		}
+		if !fedOK {
+			res.Feed = FeedFull
+		}
+	}
+	if !fedOK {
+		if now, unread, rules, err = walkTree(s.rootPath, prior, old); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	res.Seen = len(now)
+	if !slices.IsSortedFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) }) {
+		// The walk lays paths out in order; the merge depends on it.
+		slices.SortFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) })
+	}
+	return now, unread, rules, nil
+}
+
+// noteGitAfter records where git stands after a command in turn id: the
+// turn's own change to git is its start to this.
+func (s *Store) noteGitAfter(id string, meta TurnMeta) {
+	if id == "" {
+		return
+	}
+	if err := s.noteGitEnd(id, meta, false); err != nil {
+		s.LogError("sweep: note git's state in turn %s: %v", id, err)
+	}
 }
 
 // askFeed asks the watcher, if any, what changed since the baseline's

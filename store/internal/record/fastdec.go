@@ -224,6 +224,9 @@ func (d *fastDec) setStr(dst *string) bool {
 	return ok
 }
 
+// recordField parses the value of key into r. It is a table, one case a
+// key of Line, so its complexity grows with the format: over 40 on
+// purpose, as splitting it by kind would parse each key twice.
 func (d *fastDec) recordField(key string, r *Line) bool {
 	var ok bool
 	switch key {
