@@ -374,7 +374,7 @@ func (h *hookCall) startTurn() error {
 	if err != nil {
 		return fmt.Errorf("hook %s: start a turn: %w", h.agent.name, err)
 	}
-	if err := h.store.SetSessionTurn(h.sessionKey(), turn); err != nil {
+	if err := h.store.SetSessionTurn(h.sessionKey(), turn.String()); err != nil {
 		return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, turn, err)
 	}
 	h.saveSaid(turn)
@@ -417,7 +417,7 @@ func (h *hookCall) meta() store.TurnMeta {
 
 // batchFailed words a failed Capture or Seal for the error log: the paths
 // that failed when the store says which (the rest were handled), else all.
-func (h *hookCall) batchFailed(verb string, paths []string, turn string, err error) error {
+func (h *hookCall) batchFailed(verb string, paths []string, turn store.TurnID, err error) error {
 	if be, ok := errors.AsType[*store.BatchError](err); ok {
 		return fmt.Errorf("hook %s: %s in turn %s (the other paths were kept): %w", h.agent.name, verb, turn, be)
 	}
@@ -429,7 +429,8 @@ func (h *hookCall) afterWrite() error {
 	if len(paths) == 0 {
 		return nil
 	}
-	turn, ok := h.store.SessionTurn(h.sessionKey())
+	open, ok := h.store.SessionTurn(h.sessionKey())
+	turn := store.TurnID(open)
 	if !ok {
 		return fmt.Errorf("hook %s: %s written with no turn open (no pre-write event seen); not sealed", h.agent.name, strings.Join(paths, ", "))
 	}
@@ -440,12 +441,12 @@ func (h *hookCall) afterWrite() error {
 }
 
 // openTurn returns the session's open turn, opening one when there is none.
-func (h *hookCall) openTurn() (string, error) {
+func (h *hookCall) openTurn() (store.TurnID, error) {
 	return h.openTurnLabelled(h.agent.name + ": edits with no prompt seen")
 }
 
 // openTurnLabelled is openTurn, labelling a turn it opens with label.
-func (h *hookCall) openTurnLabelled(label string) (string, error) {
+func (h *hookCall) openTurnLabelled(label string) (store.TurnID, error) {
 	turn, err := h.store.OpenTurn(h.sessionKey(), store.TurnMeta{Label: label, Source: h.source()})
 	if err != nil {
 		return "", fmt.Errorf("hook %s: %w", h.agent.name, err)

@@ -51,7 +51,7 @@ func (h *hookCall) nextRun() error {
 	if err != nil {
 		return fmt.Errorf("hook %s: open the next run's turn: %w", h.agent.name, err)
 	}
-	if err := h.store.SetSessionTurn(h.sessionKey(), turn); err != nil {
+	if err := h.store.SetSessionTurn(h.sessionKey(), turn.String()); err != nil {
 		return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, turn, err)
 	}
 	if err := h.store.SetSessionTurn(h.runKey(), "running"); err != nil {

@@ -153,7 +153,7 @@ func callTarget(raw json.RawMessage) string {
 
 // saveSaid records what the event brings of the turn's conversation.
 // Its failure is logged, and the turn goes on.
-func (h *hookCall) saveSaid(turn string) {
+func (h *hookCall) saveSaid(turn store.TurnID) {
 	if h.ev.saidErr != nil {
 		h.log("hook %s: turn %s's conversation: %v", h.agent.name, turn, h.ev.saidErr)
 	}

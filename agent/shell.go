@@ -128,10 +128,11 @@ func (h *hookCall) startWatcher(res *store.SweepResult) {
 // turnEnd sweeps once more when the ending turn ran a shell command: a
 // command still running in the background may have written since.
 func (h *hookCall) turnEnd() error {
-	turn, ok := h.store.SessionTurn(h.sessionKey())
+	open, ok := h.store.SessionTurn(h.sessionKey())
 	if !ok {
 		return nil
 	}
+	turn := store.TurnID(open)
 	h.saveSaid(turn)
 	var err error
 	if swept, cmd := h.store.SweptTurn(); swept == turn {

@@ -68,6 +68,9 @@ func (f *turnFlags) stdinPaths(r io.Reader) ([]string, error) {
 	return paths, nil
 }
 
+// id is the turn --turn names; the store checks it.
+func (f *turnFlags) id() store.TurnID { return store.TurnID(f.turn) }
+
 // needTurn checks --turn was given.
 func (f *turnFlags) needTurn(cmd *cobra.Command, what string) error {
 	if f.turn == "" {
@@ -88,8 +91,8 @@ wins. A capture naming a turn already rewound starts a new turn (T.2).`,
 git ls-files -z | ckpt capture --turn 7 --stdin-paths -z`,
 		Args: f.pathArgs("--turn T and at least one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.run(cmd, g, args, "at least one PATH", func(s *store.Store, meta store.TurnMeta, paths []string) (string, error) {
-				return s.Capture(f.turn, meta, paths)
+			return f.run(cmd, g, args, "at least one PATH", func(s *store.Store, meta store.TurnMeta, paths []string) (store.TurnID, error) {
+				return s.Capture(f.id(), meta, paths)
 			})
 		},
 	}
@@ -103,7 +106,7 @@ git ls-files -z | ckpt capture --turn 7 --stdin-paths -z`,
 // which records into a turn and returns that turn's id ("" for no new
 // one). what names the paths the command needs, for the usage error.
 func (f *turnFlags) run(cmd *cobra.Command, g *globals, args []string, what string,
-	do func(s *store.Store, meta store.TurnMeta, paths []string) (string, error)) error {
+	do func(s *store.Store, meta store.TurnMeta, paths []string) (store.TurnID, error)) error {
 	if err := f.needTurn(cmd, what); err != nil {
 		return err
 	}
@@ -133,15 +136,15 @@ func (f *turnFlags) run(cmd *cobra.Command, g *globals, args []string, what stri
 		return err
 	}
 	if id != "" {
-		noteIncarnation(f.turn, id)
+		noteIncarnation(f.id(), id)
 	}
 	return nil
 }
 
 // noteIncarnation says when a turn id named a rewound turn, so the records
 // went to a new turn.
-func noteIncarnation(asked, got string) {
+func noteIncarnation(asked, got store.TurnID) {
 	if asked != got {
-		fmt.Fprintf(os.Stderr, "ckpt: turn %s was rewound, so this is turn %s\n", esc(asked), esc(got))
+		fmt.Fprintf(os.Stderr, "ckpt: turn %s was rewound, so this is turn %s\n", esc(asked.String()), esc(got.String()))
 	}
 }

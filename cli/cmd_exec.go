@@ -45,7 +45,7 @@ ckpt exec --turn 7 -- sh -c 'sed -i s/foo/bar/ *.go && rm -f old.go'`,
 				return err
 			}
 			defer s.Close()
-			return runSwept(s, f.turn, store.TurnMeta{Label: f.label}, args)
+			return runSwept(s, f.id(), store.TurnMeta{Label: f.label}, args)
 		},
 	}
 	// Flags after CMD are CMD's own.
@@ -55,7 +55,7 @@ ckpt exec --turn 7 -- sh -c 'sed -i s/foo/bar/ *.go && rm -f old.go'`,
 }
 
 // runSwept sweeps, runs argv with the terminal's streams, and sweeps again.
-func runSwept(s *store.Store, turn string, meta store.TurnMeta, argv []string) error {
+func runSwept(s *store.Store, turn store.TurnID, meta store.TurnMeta, argv []string) error {
 	line := commandLine(argv)
 	if _, err := s.SweepBefore(turn, meta, line); err != nil {
 		return fmt.Errorf("sweep before %s: %w", esc(line), err)

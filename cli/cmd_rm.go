@@ -17,8 +17,8 @@ func newRmCmd(g *globals) *cobra.Command {
 		Example: `ckpt rm --turn 7 legacy.js`,
 		Args:    f.pathArgs("--turn T and at least one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.run(cmd, g, args, "at least one PATH", func(s *store.Store, meta store.TurnMeta, paths []string) (string, error) {
-				return s.Remove(f.turn, meta, paths)
+			return f.run(cmd, g, args, "at least one PATH", func(s *store.Store, meta store.TurnMeta, paths []string) (store.TurnID, error) {
+				return s.Remove(f.id(), meta, paths)
 			})
 		},
 	}

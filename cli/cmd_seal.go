@@ -18,8 +18,8 @@ so later views can tell the agent's change from changes made since.`,
 		Example: `ckpt seal --turn 7 styles.css theme.css`,
 		Args:    f.pathArgs("--turn T and at least one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.run(cmd, g, args, "at least one PATH", func(s *store.Store, _ store.TurnMeta, paths []string) (string, error) {
-				return "", s.Seal(f.turn, paths)
+			return f.run(cmd, g, args, "at least one PATH", func(s *store.Store, _ store.TurnMeta, paths []string) (store.TurnID, error) {
+				return "", s.Seal(f.id(), paths)
 			})
 		},
 	}

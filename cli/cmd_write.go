@@ -21,12 +21,12 @@ func newWriteCmd(g *globals) *cobra.Command {
 		Example: `printf 'body { color: red }\n' | ckpt write --turn 7 styles.css`,
 		Args:    exactArgs(1, "--turn T and one PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.run(cmd, g, args, "one PATH", func(s *store.Store, meta store.TurnMeta, paths []string) (string, error) {
+			return f.run(cmd, g, args, "one PATH", func(s *store.Store, meta store.TurnMeta, paths []string) (store.TurnID, error) {
 				data, err := io.ReadAll(os.Stdin)
 				if err != nil {
 					return "", fmt.Errorf("write: read standard input: %w", err)
 				}
-				return s.Write(f.turn, meta, paths[0], data)
+				return s.Write(f.id(), meta, paths[0], data)
 			})
 		},
 	}

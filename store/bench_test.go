@@ -173,7 +173,7 @@ func buildStore(root string, entries int) error {
 				paths[j] = fmt.Sprintf("gone/d%03d/t%d-%d.txt", j%100, t, j)
 			}
 		}
-		if _, err := s.Capture(fmt.Sprintf("build-%d", t), store.TurnMeta{Label: fmt.Sprintf("build turn %d", t)}, paths); err != nil {
+		if _, err := s.Capture(store.TurnID(fmt.Sprintf("build-%d", t)), store.TurnMeta{Label: fmt.Sprintf("build turn %d", t)}, paths); err != nil {
 			return err
 		}
 	}
@@ -226,7 +226,7 @@ func BenchmarkCapture(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						if _, err := s.Capture(turn, store.TurnMeta{Label: "benchmark"}, []string{p}); err != nil {
+						if _, err := s.Capture(store.TurnID(turn), store.TurnMeta{Label: "benchmark"}, []string{p}); err != nil {
 							b.Fatal(err)
 						}
 						s.Close()
@@ -248,7 +248,7 @@ func BenchmarkCapture(b *testing.B) {
 					touch(i)
 					turn := fmt.Sprintf("%s-open-%d", prefix, i)
 					b.StartTimer()
-					if _, err := s.Capture(turn, store.TurnMeta{Label: "benchmark"}, paths); err != nil {
+					if _, err := s.Capture(store.TurnID(turn), store.TurnMeta{Label: "benchmark"}, paths); err != nil {
 						b.Fatal(err)
 					}
 					i++
@@ -572,7 +572,7 @@ func BenchmarkRewindTree(b *testing.B) {
 		b.StopTimer()
 		turn := fmt.Sprintf("edit-all-%d", i)
 		i++
-		if _, err := s.Capture(turn, store.TurnMeta{Label: "edit every file"}, files); err != nil {
+		if _, err := s.Capture(store.TurnID(turn), store.TurnMeta{Label: "edit every file"}, files); err != nil {
 			b.Fatal(err)
 		}
 		for _, f := range files {
@@ -590,7 +590,7 @@ func BenchmarkRewindTree(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if err := s.Seal(turn, files); err != nil {
+		if err := s.Seal(store.TurnID(turn), files); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
@@ -687,7 +687,7 @@ func BenchmarkHookBlobs(b *testing.B) {
 				if mode == "packed" {
 					store.SetLooseMax(s, 0)
 				}
-				if _, err := s.Capture(fmt.Sprintf("t%d", i), store.TurnMeta{}, files[2*j:2*j+2]); err != nil {
+				if _, err := s.Capture(store.TurnID(fmt.Sprintf("t%d", i)), store.TurnMeta{}, files[2*j:2*j+2]); err != nil {
 					b.Fatal(err)
 				}
 				s.Close()

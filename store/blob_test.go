@@ -51,13 +51,13 @@ func dirNames(t *testing.T, dir string) []string {
 // captureEditSeal captures paths in turn id, rewrites each, and seals.
 func captureEditSeal(t *testing.T, s *Store, root, id string, paths []string) {
 	t.Helper()
-	if _, err := s.Capture(id, TurnMeta{}, paths); err != nil {
+	if _, err := s.Capture(TurnID(id), TurnMeta{}, paths); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range paths {
 		wr(t, root, p, "edited in "+id+" "+p+"\n")
 	}
-	if err := s.Seal(id, paths); err != nil {
+	if err := s.Seal(TurnID(id), paths); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -415,7 +415,7 @@ func looseCopyOfPacked(t *testing.T) (root string, paths, copies []string) {
 	paths = bulkTree(t, root, 30)
 	for i, turn := range []string{"1", "2"} {
 		s := openT(t, root)
-		if _, err := s.Capture(turn, TurnMeta{}, paths[:len(paths)-i*29]); err != nil {
+		if _, err := s.Capture(TurnID(turn), TurnMeta{}, paths[:len(paths)-i*29]); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()

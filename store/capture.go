@@ -310,12 +310,13 @@ func humanBytes(n int64) string {
 // Each path stands alone: one that cannot be captured (outside the root,
 // unreadable, a folder) is left out, and the error is a *BatchError naming
 // it, while the others are captured.
-func (s *Store) Capture(turn string, meta TurnMeta, paths []string) (string, error) {
-	if err := checkTurnID(turn); err != nil {
+func (s *Store) Capture(turn TurnID, meta TurnMeta, paths []string) (TurnID, error) {
+	if err := turn.check(); err != nil {
 		return "", errf("capture: %w", err)
 	}
 	rels, bad := s.rels(paths)
-	id, err := s.capture(turn, meta, rels, &bad)
+	used, err := s.capture(string(turn), meta, rels, &bad)
+	id := TurnID(used)
 	if ferr := s.followed(meta, turn, id); ferr != nil {
 		return id, ferr
 	}
@@ -431,12 +432,12 @@ func without(rels []string, have map[string]*tfile) []string {
 // and the bytes as a blob when under the size limit. Each path must have
 // been captured in the turn. As for Capture, each path stands alone: the
 // error is a *BatchError naming those that could not be sealed.
-func (s *Store) Seal(turn string, paths []string) error {
-	if err := checkTurnID(turn); err != nil {
+func (s *Store) Seal(turn TurnID, paths []string) error {
+	if err := turn.check(); err != nil {
 		return errf("seal: %w", err)
 	}
 	rels, bad := s.rels(paths)
-	if err := s.seal(turn, rels, &bad); err != nil {
+	if err := s.seal(string(turn), rels, &bad); err != nil {
 		return err
 	}
 	return batchError("seal", bad)

@@ -40,14 +40,14 @@ func conversationFileName(id string) string {
 // empty keeps the one recorded before. The file is written whole and
 // renamed into place, not synced: it is for showing, and a crash costs at
 // worst the view of the turn's conversation, never its records.
-func (s *Store) SaveConversation(turn string, c Conversation) error {
-	if err := checkTurnID(turn); err != nil {
+func (s *Store) SaveConversation(turn TurnID, c Conversation) error {
+	if err := turn.check(); err != nil {
 		return err
 	}
 	if err := s.dir.Mkdir(conversationsDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return errf("create %s: %w", s.path(conversationsDir), err)
 	}
-	name := conversationFileName(turn)
+	name := conversationFileName(string(turn))
 	if old, err := s.readConversation(name); err == nil {
 		c = old.Merge(c)
 	}

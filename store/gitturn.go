@@ -235,8 +235,8 @@ func (s *Store) sameAsLast(id string, g gitState) bool {
 // CloseTurn records in turn's file where git stands as the turn ends:
 // from then on what git does is no longer the turn's. Outside a git
 // repository it does nothing.
-func (s *Store) CloseTurn(turn string) error {
-	return s.noteGitEnd(turn, TurnMeta{}, true)
+func (s *Store) CloseTurn(turn TurnID) error {
+	return s.noteGitEnd(string(turn), TurnMeta{}, true)
 }
 
 // noteGitEnd records where git stands now in turn asked's file (or the

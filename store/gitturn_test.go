@@ -53,11 +53,11 @@ func gitProject(t *testing.T) (string, *Store) {
 func shellStep(t *testing.T, s *Store, root, turn, script string) {
 	t.Helper()
 	meta := TurnMeta{Source: &Source{Agent: "claude", Session: "s"}, Session: "claude:s"}
-	if _, err := s.SweepBefore(turn, meta, script); err != nil {
+	if _, err := s.SweepBefore(TurnID(turn), meta, script); err != nil {
 		t.Fatal(err)
 	}
 	shIn(t, root, script)
-	if _, err := s.SweepAfter(turn, meta, script); err != nil {
+	if _, err := s.SweepAfter(TurnID(turn), meta, script); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -93,7 +93,7 @@ func openTestTurn(t *testing.T, s *Store, label string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return id
+	return string(id)
 }
 
 // TestGitChangeIsPerTurn: hook-fed turns, with git run by hand between
@@ -105,7 +105,7 @@ func TestGitChangeIsPerTurn(t *testing.T) {
 
 	one := openTestTurn(t, s, "plain edit")
 	shellStep(t, s, root, one, "echo a1 >> a.txt")
-	if err := s.EndTurn(one); err != nil {
+	if err := s.EndTurn(TurnID(one)); err != nil {
 		t.Fatal(err)
 	}
 	shIn(t, root, "git commit -qam 'by hand, between turns'")
@@ -113,7 +113,7 @@ func TestGitChangeIsPerTurn(t *testing.T) {
 
 	two := openTestTurn(t, s, "rename and commit")
 	shellStep(t, s, root, two, "git mv docs/notes.txt docs/NOTES.md && echo b > b.txt && git add b.txt && git commit -qm agent")
-	if err := s.EndTurn(two); err != nil {
+	if err := s.EndTurn(TurnID(two)); err != nil {
 		t.Fatal(err)
 	}
 	three := openTestTurn(t, s, "plain edit, open")
@@ -123,14 +123,14 @@ func TestGitChangeIsPerTurn(t *testing.T) {
 	// The newest turn is open: git as it is now counts as its.
 	shIn(t, root, "git add a.txt")
 	wantRanGit(t, s, "git add while turn 3 is open", map[string]bool{one: false, two: true, three: true})
-	if err := s.EndTurn(three); err != nil {
+	if err := s.EndTurn(TurnID(three)); err != nil {
 		t.Fatal(err)
 	}
 
 	// Once a turn ended, what git does is not its.
 	four := openTestTurn(t, s, "ended before the commit")
 	shellStep(t, s, root, four, "echo d > d.txt")
-	if err := s.EndTurn(four); err != nil {
+	if err := s.EndTurn(TurnID(four)); err != nil {
 		t.Fatal(err)
 	}
 	shIn(t, root, "git add -A && git commit -qm 'by hand, after turn 4'")
@@ -219,7 +219,7 @@ func TestPruneKeepsNotedIndex(t *testing.T) {
 			s.NoteGitIdle()
 		} else {
 			id = "T"
-			if _, err := s.SweepBefore(id, TurnMeta{}, "git mv"); err != nil {
+			if _, err := s.SweepBefore(TurnID(id), TurnMeta{}, "git mv"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -232,8 +232,8 @@ func TestPruneKeepsNotedIndex(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			id = res.Turn
-		} else if _, err := s.SweepAfter(id, TurnMeta{}, "git mv"); err != nil {
+			id = string(res.Turn)
+		} else if _, err := s.SweepAfter(TurnID(id), TurnMeta{}, "git mv"); err != nil {
 			t.Fatal(err)
 		}
 		p, err := s.PlanRewindWith(id, RewindOptions{GitIndex: true})

@@ -32,11 +32,11 @@ func ignoreProject(t *testing.T, files map[string]string) (string, *Store) {
 // the sweep after it recorded.
 func sweptCommand(t *testing.T, s *Store, turn string, run func()) []string {
 	t.Helper()
-	if _, err := s.SweepBefore(turn, TurnMeta{}, "cmd"); err != nil {
+	if _, err := s.SweepBefore(TurnID(turn), TurnMeta{}, "cmd"); err != nil {
 		t.Fatal(err)
 	}
 	run()
-	res, err := s.SweepAfter(turn, TurnMeta{}, "cmd")
+	res, err := s.SweepAfter(TurnID(turn), TurnMeta{}, "cmd")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +70,10 @@ func fileText(t *testing.T, root, rel string) string {
 func TestSweepCommandEditsGitignore(t *testing.T) {
 	root, s := ignoreProject(t, map[string]string{"a.txt": "a\n", "build/x": "b1\n"})
 	t1, _ := s.NewTurn(TurnMeta{Label: "one"})
-	sweptCommand(t, s, t1, func() {})
+	sweptCommand(t, s, string(t1), func() {})
 
 	t2, _ := s.NewTurn(TurnMeta{Label: "two"})
-	got := sweptCommand(t, s, t2, func() {
+	got := sweptCommand(t, s, string(t2), func() {
 		put(t, root, ".gitignore", "build/\n", 0o644)
 		put(t, root, "build/x", "b2\n", 0o644)
 	})
@@ -83,22 +83,22 @@ func TestSweepCommandEditsGitignore(t *testing.T) {
 
 	put(t, root, "build/y", "new\n", 0o644) // by hand, in the ignored folder
 	t3, _ := s.NewTurn(TurnMeta{Label: "three"})
-	got = sweptCommand(t, s, t3, func() { os.Remove(filepath.Join(root, ".gitignore")) })
+	got = sweptCommand(t, s, string(t3), func() { os.Remove(filepath.Join(root, ".gitignore")) })
 	if want := []string{".gitignore"}; !slices.Equal(got, want) {
 		t.Errorf("turn 3 recorded %q, want %q", got, want)
 	}
 	// A second command of the turn (no sweep before it) skips by the same
 	// rules: the baseline keeps the rules it was taken under.
-	got = sweptCommand(t, s, t3, func() { put(t, root, "a.txt", "a3\n", 0o644) })
+	got = sweptCommand(t, s, string(t3), func() { put(t, root, "a.txt", "a3\n", 0o644) })
 	if want := []string{"a.txt"}; !slices.Equal(got, want) {
 		t.Fatalf("turn 3's second command recorded %q, want %q", got, want)
 	}
 
-	rewindTurn(t, s, t3)
+	rewindTurn(t, s, string(t3))
 	if x, y, g := fileText(t, root, "build/x"), fileText(t, root, "build/y"), fileText(t, root, ".gitignore"); x != "b2\n" || y != "new\n" || g != "build/\n" {
 		t.Fatalf("after rewind 3: build/x %q, build/y %q, .gitignore %q", x, y, g)
 	}
-	rewindTurn(t, s, t2)
+	rewindTurn(t, s, string(t2))
 	if x, y := fileText(t, root, "build/x"), fileText(t, root, "build/y"); x != "b1\n" || y != "new\n" {
 		t.Fatalf("after rewind 2: build/x %q, build/y %q", x, y)
 	}
@@ -118,10 +118,10 @@ func TestSweepCommandEditsNestedIgnore(t *testing.T) {
 		"sub/note.tmp":   "n1\n",
 	})
 	t1, _ := s.NewTurn(TurnMeta{Label: "one"})
-	sweptCommand(t, s, t1, func() {})
+	sweptCommand(t, s, string(t1), func() {})
 
 	t2, _ := s.NewTurn(TurnMeta{Label: "two"})
-	got := sweptCommand(t, s, t2, func() {
+	got := sweptCommand(t, s, string(t2), func() {
 		put(t, root, "sub/.gitignore", "out/\n", 0o644)
 		put(t, root, "sub/.ckptignore", "*.tmp\n", 0o644)
 		put(t, root, "sub/out/o", "o2\n", 0o644)
@@ -135,7 +135,7 @@ func TestSweepCommandEditsNestedIgnore(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("turn 2 recorded %q, want %q", got, want)
 	}
-	rewindTurn(t, s, t2)
+	rewindTurn(t, s, string(t2))
 	for rel, want := range map[string]string{"sub/out/o": "o1\n", "sub/note.tmp": "n1\n", "sub/gen/g": "g2\n", "sub/.gitignore": "gen/\n", "pkg/node_modules/m.js": "m\n"} {
 		if got := fileText(t, root, rel); got != want {
 			t.Errorf("after rewind 2: %s holds %q, want %q", rel, got, want)

@@ -87,7 +87,7 @@ func TestSweepKindChanges(t *testing.T) {
 			if finds, err := s.Verify(); err != nil || len(finds) > 0 {
 				t.Fatalf("verify after the sweep: %v, %v", finds, err)
 			}
-			files, err := s.Files(turn, true)
+			files, err := s.Files(string(turn), true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestSweepKindChanges(t *testing.T) {
 				}
 				sameTree(t, what, want, tree(t, root))
 			}
-			p, err := s.PlanRewind(turn)
+			p, err := s.PlanRewind(string(turn))
 			step("rewind", p, err, before)
 			p, err = s.PlanUndo(false)
 			step("undo", p, err, after)
@@ -183,7 +183,7 @@ func TestSweepNestedRepository(t *testing.T) {
 	if want := []string{"nested/.git", "nested/a.txt", "sub/.git"}; !slices.Equal(res.Changed, want) {
 		t.Fatalf("changed %v, want %v", res.Changed, want)
 	}
-	p, err := s.PlanRewind(turn)
+	p, err := s.PlanRewind(string(turn))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func runLongSession(root string, files []string, turns int) error {
 		for j := range 5 {
 			paths = append(paths, files[(t*5+j)*7%len(files)])
 		}
-		if _, err := s.Capture(id, TurnMeta{Label: "turn " + id}, paths); err != nil {
+		if _, err := s.Capture(TurnID(id), TurnMeta{Label: "turn " + id}, paths); err != nil {
 			return err
 		}
 		for _, p := range paths {
@@ -110,11 +110,11 @@ func runLongSession(root string, files []string, turns int) error {
 				return err
 			}
 		}
-		if err := s.Seal(id, paths); err != nil {
+		if err := s.Seal(TurnID(id), paths); err != nil {
 			return err
 		}
 		if t%4 == 0 {
-			if _, err := s.SweepBefore(id, TurnMeta{}, "make"); err != nil {
+			if _, err := s.SweepBefore(TurnID(id), TurnMeta{}, "make"); err != nil {
 				return err
 			}
 			for j := range 12 {
@@ -122,7 +122,7 @@ func runLongSession(root string, files []string, turns int) error {
 					return err
 				}
 			}
-			if _, err := s.SweepAfter(id, TurnMeta{}, "make"); err != nil {
+			if _, err := s.SweepAfter(TurnID(id), TurnMeta{}, "make"); err != nil {
 				return err
 			}
 		}
@@ -149,7 +149,7 @@ func BenchmarkLongSession(b *testing.B) {
 			}
 			defer s.Close()
 			id := "bench-" + c.name
-			if _, err := s.SweepBefore(id, TurnMeta{}, "make"); err != nil {
+			if _, err := s.SweepBefore(TurnID(id), TurnMeta{}, "make"); err != nil {
 				b.Fatal(err)
 			}
 			files := longSession.files
@@ -167,7 +167,7 @@ func BenchmarkLongSession(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := s2.SweepAfter(id, TurnMeta{}, "make"); err != nil {
+				if _, err := s2.SweepAfter(TurnID(id), TurnMeta{}, "make"); err != nil {
 					b.Fatal(err)
 				}
 				s2.Close()

@@ -56,21 +56,21 @@ func TestLongTurnID(t *testing.T) {
 	}
 	defer s.Close()
 	long := strings.Repeat("t", 200)
-	_, err = s.Capture(long, TurnMeta{}, []string{filepath.Join(root, "a.txt")})
+	_, err = s.Capture(TurnID(long), TurnMeta{}, []string{filepath.Join(root, "a.txt")})
 	if !errors.Is(err, ErrBadTurnID) || !strings.Contains(err.Error(), "200 bytes long; at most 100") || strings.Contains(err.Error(), "too long") {
 		t.Fatalf("capture: %v", err)
 	}
-	if err := s.Seal(long, []string{filepath.Join(root, "a.txt")}); !errors.Is(err, ErrBadTurnID) {
+	if err := s.Seal(TurnID(long), []string{filepath.Join(root, "a.txt")}); !errors.Is(err, ErrBadTurnID) {
 		t.Fatalf("seal: %v", err)
 	}
 	// The longest id there is works, and so does its continuation.
 	id := strings.Repeat("\xff", maxTurnID)
-	if _, err := s.Write(id, TurnMeta{}, filepath.Join(root, "a.txt"), []byte("A1")); err != nil {
+	if _, err := s.Write(TurnID(id), TurnMeta{}, filepath.Join(root, "a.txt"), []byte("A1")); err != nil {
 		t.Fatal(err)
 	}
 	rewind(t, s, id)
-	got, err := s.Capture(id, TurnMeta{}, []string{filepath.Join(root, "a.txt")})
-	if err != nil || got != id+".2" {
+	got, err := s.Capture(TurnID(id), TurnMeta{}, []string{filepath.Join(root, "a.txt")})
+	if err != nil || got != TurnID(id+".2") {
 		t.Fatalf("continuation: %q %v", got, err)
 	}
 }
@@ -126,7 +126,7 @@ func TestTurnIDLikeAnOperation(t *testing.T) {
 		t.Fatalf("capture op-1: %v", err)
 	}
 	for _, id := range []string{"op", "op-", "op-01", "op-1.2", "op-x", "1"} {
-		if _, err := s.Capture(id, TurnMeta{}, []string{filepath.Join(root, "a.txt")}); err != nil {
+		if _, err := s.Capture(TurnID(id), TurnMeta{}, []string{filepath.Join(root, "a.txt")}); err != nil {
 			t.Errorf("capture %q: %v", id, err)
 		}
 	}

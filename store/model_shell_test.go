@@ -69,12 +69,12 @@ func (h *harness) shellStep() {
 		if err != nil {
 			h.fatalf("NewTurn: %v", err)
 		}
-		mt = h.m.newTurn(id, label)
+		mt = h.m.newTurn(string(id), label)
 	}
 	id := mt.id
 	h.touched[id] = true
 	cmd := fmt.Sprintf("make step%d", h.step)
-	res, err := h.s.SweepBefore(id, store.TurnMeta{}, cmd)
+	res, err := h.s.SweepBefore(store.TurnID(id), store.TurnMeta{}, cmd)
 	if err != nil {
 		h.fatalf("SweepBefore(%s): %v", id, err)
 	}
@@ -133,7 +133,7 @@ func (h *harness) shellStep() {
 	}
 	h.logf("shell step in turn %s (sweep before skipped: %v): %s", id, skip, strings.Join(desc, "; "))
 
-	res, err = h.s.SweepAfter(id, store.TurnMeta{}, cmd)
+	res, err = h.s.SweepAfter(store.TurnID(id), store.TurnMeta{}, cmd)
 	if err != nil {
 		h.fatalf("SweepAfter(%s): %v", id, err)
 	}
@@ -152,7 +152,7 @@ func (h *harness) shellStep() {
 	if !slices.Equal(res.Changed, changed) {
 		h.fatalf("SweepAfter(%s) found %v changed, want %v", id, res.Changed, changed)
 	}
-	if len(changed) > 0 && res.Turn != id {
+	if len(changed) > 0 && res.Turn != store.TurnID(id) {
 		h.fatalf("SweepAfter(%s) recorded in turn %q", id, res.Turn)
 	}
 	for _, p := range changed {

@@ -112,10 +112,10 @@ func (h *harness) agentTurnAs(id, wantID string) {
 		if err != nil {
 			h.fatalf("NewTurn: %v", err)
 		}
-		if got == "" || h.m.byID[got] != nil {
+		if got == "" || h.m.byID[string(got)] != nil {
 			h.fatalf("NewTurn returned %q, not a fresh id", got)
 		}
-		id, wantID = got, got
+		id, wantID = string(got), string(got)
 		mt = h.m.newTurn(id, label)
 		h.cov["turn-newturn"]++
 	default:
@@ -159,13 +159,13 @@ func (h *harness) agentTurnAs(id, wantID string) {
 			for _, p := range paths {
 				cur := h.m.disk(p)
 				if h.rng.IntN(4) == 0 && h.parentExists(p) {
-					got, err := h.s.Remove(id, meta, []string{p})
+					got, err := h.s.Remove(store.TurnID(id), meta, []string{p})
 					// Like rm, removing a missing file is an error, but
 					// the path is still captured and sealed.
 					if cur.exists && err != nil || !cur.exists && !errors.Is(err, fs.ErrNotExist) {
 						h.fatalf("Remove(%s, %s) of %s: %v", id, p, cur, err)
 					}
-					started(got, "Remove")
+					started(string(got), "Remove")
 					h.m.capture(mt, p)
 					h.m.set(p, img{})
 					h.m.seal(mt, p)
@@ -183,11 +183,11 @@ func (h *harness) agentTurnAs(id, wantID string) {
 					if len(h.m.missingDirs(p)) > 0 {
 						h.cov["new-dirs"]++
 					}
-					got, err := h.s.Write(id, meta, p, []byte(v.data))
+					got, err := h.s.Write(store.TurnID(id), meta, p, []byte(v.data))
 					if err != nil {
 						h.fatalf("Write(%s, %s): %v", id, p, err)
 					}
-					started(got, "Write")
+					started(string(got), "Write")
 					h.m.capture(mt, p)
 					h.m.set(p, v)
 					h.m.seal(mt, p)
@@ -203,11 +203,11 @@ func (h *harness) agentTurnAs(id, wantID string) {
 			}
 			continue
 		}
-		got, err := h.s.Capture(id, meta, paths)
+		got, err := h.s.Capture(store.TurnID(id), meta, paths)
 		if err != nil {
 			h.fatalf("Capture(%s, %v): %v", id, paths, err)
 		}
-		started(got, "Capture")
+		started(string(got), "Capture")
 		// The store saw every path of the batch before the agent wrote any.
 		for _, p := range paths {
 			if len(h.m.missingDirs(p)) > 0 {
@@ -254,7 +254,7 @@ func (h *harness) agentTurnAs(id, wantID string) {
 			acted = append(acted, p)
 		}
 		if len(acted) > 0 {
-			if err := h.s.Seal(id, acted); err != nil {
+			if err := h.s.Seal(store.TurnID(id), acted); err != nil {
 				h.fatalf("Seal(%s, %v): %v", id, acted, err)
 			}
 			for _, p := range acted {

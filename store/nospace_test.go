@@ -49,14 +49,14 @@ func TestSweepAfterFullDisk(t *testing.T) {
 	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0], "no space") {
 		t.Fatalf("problems %q, want one saying no space", res.Problems)
 	}
-	files, err := s.Files(turn, true)
+	files, err := s.Files(string(turn), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) != 1 || files[0].Path != "a.txt" || files[0].Pre.Kind != ImageContent || files[0].Post != nil {
 		t.Fatalf("turn holds %+v, want a.txt with its pre-image and no post", files)
 	}
-	rewind(t, s, turn)
+	rewind(t, s, string(turn))
 	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "old bytes\n" {
 		t.Fatalf("after the rewind a.txt holds %q", b)
 	}

@@ -73,7 +73,7 @@ func (s *Store) saveOpen(list []openCmd) error {
 // what changes from now on is no longer given to it, and where git stands
 // now is recorded as the turn's end (CloseTurn). An agent's end-of-turn
 // event calls it, after its last sweep.
-func (s *Store) EndTurn(turn string) error {
+func (s *Store) EndTurn(turn TurnID) error {
 	if err := s.ensureDirs(); err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (s *Store) EndTurn(turn string) error {
 	defer sl.unlock()
 	list, dropped := s.loadOpen(time.Now().UnixNano())
 	n := len(list)
-	list = slices.DeleteFunc(list, func(c openCmd) bool { return c.Turn == turn })
+	list = slices.DeleteFunc(list, func(c openCmd) bool { return c.Turn == string(turn) })
 	if dropped || len(list) != n {
 		if err := s.saveOpen(list); err != nil {
 			return err
@@ -202,7 +202,7 @@ func (s *Store) recordSweep(res *SweepResult, recs []shellRec, after bool, self 
 		return err
 	}
 	if after {
-		res.Turn, ids = ids[0], ids[1:]
+		res.Turn, ids = TurnID(ids[0]), ids[1:]
 	}
 	res.Others = ids
 	for _, r := range recs {

@@ -42,7 +42,7 @@ func TestSweepTwoSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(res.Others, []string{a}) || !slices.Equal(res.Changed, []string{"x.txt"}) {
+	if !slices.Equal(res.Others, []string{string(a)}) || !slices.Equal(res.Changed, []string{"x.txt"}) {
 		t.Fatalf("B's sweep before: %+v; want x.txt given to A's turn %s", res, a)
 	}
 	put(t, root, "y.txt", "y by B\n", 0o644)
@@ -51,7 +51,7 @@ func TestSweepTwoSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Turn != a || !slices.Equal(res.Others, []string{b}) || !slices.Equal(res.Changed, []string{"y.txt", "z.txt"}) {
+	if res.Turn != a || !slices.Equal(res.Others, []string{string(b)}) || !slices.Equal(res.Changed, []string{"y.txt", "z.txt"}) {
 		t.Fatalf("A's sweep after: %+v; want y.txt and z.txt in %s and %s", res, a, b)
 	}
 	res, err = s.SweepAfter(b, TurnMeta{}, "sed -i y.txt")
@@ -80,9 +80,9 @@ func TestSweepTwoSessions(t *testing.T) {
 			}
 		}
 	}
-	check(a, map[string][]string{"x.txt": nil, "y.txt": {b}, "z.txt": {b}})
-	check(b, map[string][]string{"y.txt": {a}, "z.txt": {a}})
-	rewind(t, s, a)
+	check(string(a), map[string][]string{"x.txt": nil, "y.txt": {string(b)}, "z.txt": {string(b)}})
+	check(string(b), map[string][]string{"y.txt": {string(a)}, "z.txt": {string(a)}})
+	rewind(t, s, string(a))
 	sameTree(t, "after rewinding both sessions' turns", before, tree(t, root))
 	if _, err := os.Stat(filepath.Join(root, storeDir, openFile)); err == nil {
 		t.Error("open.json still lists a command after every closing sweep")

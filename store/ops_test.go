@@ -27,7 +27,7 @@ func agentTurn(t *testing.T, s *Store, id string, files map[string]string) {
 	for _, p := range slices.Sorted(mapsKeys(files)) {
 		abs = append(abs, filepath.Join(root, p))
 	}
-	if _, err := s.Capture(id, TurnMeta{Label: "turn " + id}, abs); err != nil {
+	if _, err := s.Capture(TurnID(id), TurnMeta{Label: "turn " + id}, abs); err != nil {
 		t.Fatal(err)
 	}
 	for p, v := range files {
@@ -37,7 +37,7 @@ func agentTurn(t *testing.T, s *Store, id string, files map[string]string) {
 		}
 		wr(t, root, p, v)
 	}
-	if err := s.Seal(id, abs); err != nil {
+	if err := s.Seal(TurnID(id), abs); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -49,13 +49,13 @@ func BenchmarkRevertVsRewind(b *testing.B) {
 	}
 	defer s.Close()
 	turn := func(id string, edits func(i int) map[int]string) {
-		if _, err := s.Capture(id, store.TurnMeta{Label: id}, files); err != nil {
+		if _, err := s.Capture(store.TurnID(id), store.TurnMeta{Label: id}, files); err != nil {
 			b.Fatal(err)
 		}
 		for i, f := range files {
 			write(f, body(i, edits(i)))
 		}
-		if err := s.Seal(id, files); err != nil {
+		if err := s.Seal(store.TurnID(id), files); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -46,16 +46,16 @@ func TestRevertSharedChange(t *testing.T) {
 	if _, err := s.SweepAfter(b, TurnMeta{}, "sed -i y.txt"); err != nil {
 		t.Fatal(err)
 	}
-	files, err := s.Files(a, false)
+	files, err := s.Files(string(a), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		if want := map[string][]string{"y.txt": {b}}[f.Path]; !slices.Equal(f.Shared, want) {
+		if want := map[string][]string{"y.txt": {string(b)}}[f.Path]; !slices.Equal(f.Shared, want) {
 			t.Errorf("turn %s, %s: shared with %v, want %v", a, f.Path, f.Shared, want)
 		}
 	}
-	for _, c := range []struct{ turn, other string }{{a, b}, {b, a}} {
+	for _, c := range []struct{ turn, other string }{{string(a), string(b)}, {string(b), string(a)}} {
 		p, err := s.PlanRevert(c.turn, RevertOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -74,7 +74,7 @@ func TestRevertSharedChange(t *testing.T) {
 			t.Errorf("revert %s: y.txt not among the conflicts %v", c.turn, r.Conflicts)
 		}
 	}
-	res, err := s.Apply(mustPlanRevert(t, s, a), nil)
+	res, err := s.Apply(mustPlanRevert(t, s, string(a)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -213,7 +213,7 @@ func runRevertModel(t *testing.T, seed uint64, steps int) {
 			for _, f := range touched {
 				abs = append(abs, filepath.Join(root, f))
 			}
-			if _, err := s.Capture(id, TurnMeta{Label: "turn " + id, Source: &Source{Agent: "test", Session: session}}, abs); err != nil {
+			if _, err := s.Capture(TurnID(id), TurnMeta{Label: "turn " + id, Source: &Source{Agent: "test", Session: session}}, abs); err != nil {
 				fail("capture: %v", err)
 			}
 			for _, f := range touched {
@@ -226,7 +226,7 @@ func runRevertModel(t *testing.T, seed uint64, steps int) {
 				m.disk[f], tt.post[f] = c, c
 				wr(t, root, f, string(c.bytes()))
 			}
-			if err := s.Seal(id, abs); err != nil {
+			if err := s.Seal(TurnID(id), abs); err != nil {
 				fail("seal: %v", err)
 			}
 			m.turns = append(m.turns, tt)

@@ -18,9 +18,9 @@ import (
 // calls of one prompt, which fire parallel hooks, open one turn. When the
 // lock cannot be had it goes on, and says so in the error log: the worst
 // outcome is a second turn for one prompt.
-func (s *Store) OpenTurn(session string, meta TurnMeta) (string, error) {
+func (s *Store) OpenTurn(session string, meta TurnMeta) (TurnID, error) {
 	if turn, ok := s.SessionTurn(session); ok {
-		return turn, nil
+		return TurnID(turn), nil
 	}
 	if unlock, err := s.LockSessions(); err == nil {
 		defer unlock()
@@ -28,13 +28,13 @@ func (s *Store) OpenTurn(session string, meta TurnMeta) (string, error) {
 		s.LogError("open a turn for %s: %v", meta.agent(), err)
 	}
 	if turn, ok := s.SessionTurn(session); ok {
-		return turn, nil
+		return TurnID(turn), nil
 	}
 	turn, err := s.NewTurn(meta)
 	if err != nil {
 		return "", errf("open a turn: %w", err)
 	}
-	if err := s.SetSessionTurn(session, turn); err != nil {
+	if err := s.SetSessionTurn(session, string(turn)); err != nil {
 		return "", errf("record turn %s for the session: %w", turn, err)
 	}
 	return turn, nil
@@ -50,11 +50,11 @@ func (m TurnMeta) agent() string {
 
 // followed records used as the open turn of meta's session when a call
 // for turn moved on to a continuation of it (T.2).
-func (s *Store) followed(meta TurnMeta, turn, used string) error {
+func (s *Store) followed(meta TurnMeta, turn, used TurnID) error {
 	if meta.Session == "" || used == "" || used == turn {
 		return nil
 	}
-	if err := s.SetSessionTurn(meta.Session, used); err != nil {
+	if err := s.SetSessionTurn(meta.Session, string(used)); err != nil {
 		return errf("record turn %s for the session: %w", used, err)
 	}
 	return nil

@@ -111,7 +111,7 @@ func TestOpenTurn(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-			got <- turn
+			got <- string(turn)
 		}()
 	}
 	first := <-got
@@ -123,24 +123,24 @@ func TestOpenTurn(t *testing.T) {
 	if turn, ok := s.SessionTurn("claude:x"); !ok || turn != first {
 		t.Fatalf("SessionTurn = %q, %v; want %q", turn, ok, first)
 	}
-	if turn, err := s.OpenTurn("claude:x", TurnMeta{Label: "other"}); err != nil || turn != first {
+	if turn, err := s.OpenTurn("claude:x", TurnMeta{Label: "other"}); err != nil || turn != TurnID(first) {
 		t.Fatalf("OpenTurn with a turn open = %q, %v; want %q", turn, err, first)
 	}
 
 	a := filepath.Join(root, "a.txt")
-	if _, err := s.Capture(first, TurnMeta{Session: "claude:x"}, []string{a}); err != nil {
+	if _, err := s.Capture(TurnID(first), TurnMeta{Session: "claude:x"}, []string{a}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(a, []byte("b\n"), 0o644)
 	rewindTurn(t, s, first)
-	used, err := s.Capture(first, TurnMeta{Session: "claude:x"}, []string{a})
+	used, err := s.Capture(TurnID(first), TurnMeta{Session: "claude:x"}, []string{a})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := first + ".2"; used != want {
+	if want := TurnID(first + ".2"); used != want {
 		t.Fatalf("capture after a rewind went to %q, want %q", used, want)
 	}
-	if turn, _ := s.SessionTurn("claude:x"); turn != used {
+	if turn, _ := s.SessionTurn("claude:x"); turn != used.String() {
 		t.Fatalf("the session's open turn is %q after the capture moved on to %q", turn, used)
 	}
 }

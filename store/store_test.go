@@ -30,10 +30,10 @@ func storeWithTurn(t *testing.T) (root string, s *Store) {
 	if _, err := s.Write(id, TurnMeta{}, filepath.Join(root, "b.txt"), []byte("B1")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetSessionTurn("claude:s", id); err != nil {
+	if err := s.SetSessionTurn("claude:s", string(id)); err != nil {
 		t.Fatal(err)
 	}
-	rewind(t, s, id)
+	rewind(t, s, string(id))
 	s.LogError("an error")
 	if _, err := s.Log(true); err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ func TestStoreNameMatchedExactly(t *testing.T) {
 	if !slices.Equal(res.Changed, []string{".OSFoundry/plan.md"}) {
 		t.Fatalf("sweep recorded %v, want .OSFoundry/plan.md", res.Changed)
 	}
-	rewind(t, s, turn)
+	rewind(t, s, string(turn))
 	sameTree(t, "after the rewind", before, tree(t, root))
 	// A hook's write there is the project's, not the store's.
 	if _, err := s.Capture("2", TurnMeta{}, []string{filepath.Join(root, ".OSFoundry/new.md")}); err != nil {

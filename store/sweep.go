@@ -21,7 +21,7 @@ import (
 type SweepResult struct {
 	// Turn is the turn the changes went to: the one asked for, or a
 	// continuation (T.2) when it was rewound. Empty when none was recorded.
-	Turn string
+	Turn TurnID
 	// Changed lists the paths recorded in the turn, sorted.
 	Changed []string
 	// Seen counts the files, links and folders the sweep stat'ed; Read the
@@ -61,8 +61,8 @@ type SweepResult struct {
 // baseline. cmd is the command about to run. A continuation (T.2) the
 // changes went to is recorded as the open turn of meta.Session when one is
 // named.
-func (s *Store) SweepBefore(turn string, meta TurnMeta, cmd string) (*SweepResult, error) {
-	return s.sweepFollowed(turn, meta, cmd, false)
+func (s *Store) SweepBefore(turn TurnID, meta TurnMeta, cmd string) (*SweepResult, error) {
+	return s.sweepFollowed(string(turn), meta, cmd, false)
 }
 
 // sweepFollowed is sweep, recording a continuation it moved on to as the
@@ -72,7 +72,7 @@ func (s *Store) sweepFollowed(turn string, meta TurnMeta, cmd string, after bool
 	if err != nil {
 		return res, err
 	}
-	return res, s.followed(meta, turn, res.Turn)
+	return res, s.followed(meta, TurnID(turn), res.Turn)
 }
 
 // SweepAfter sweeps the tree after a shell command of turn: every path
@@ -81,22 +81,22 @@ func (s *Store) sweepFollowed(turn string, meta TurnMeta, cmd string, after bool
 // wins) and the disk as its post image, and the baseline moves on. Without
 // a usable baseline nothing can be attributed: it keeps every file, starts
 // a baseline, and says so in SweepResult.Fresh.
-func (s *Store) SweepAfter(turn string, meta TurnMeta, cmd string) (*SweepResult, error) {
+func (s *Store) SweepAfter(turn TurnID, meta TurnMeta, cmd string) (*SweepResult, error) {
 	if turn == "" {
 		return nil, errf("sweep: empty turn id")
 	}
-	return s.sweepFollowed(turn, meta, cmd, true)
+	return s.sweepFollowed(string(turn), meta, cmd, true)
 }
 
 // SweptTurn is the turn of the last sweep made for a turn, and its
 // command: an agent's end-of-turn event sweeps again only when the turn
 // ran a shell command, which may still be writing.
-func (s *Store) SweptTurn() (turn, cmd string) {
+func (s *Store) SweptTurn() (turn TurnID, cmd string) {
 	b, _, err := s.loadBaselineHead()
 	if err != nil || b == nil {
 		return "", ""
 	}
-	return b.turn, b.cmd
+	return TurnID(b.turn), b.cmd
 }
 
 // sweepChange is one path that differs from the baseline.
@@ -260,7 +260,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 	if after && !res.ToHook {
 		// Where git stands after the command: the turn's own change to
 		// git is its start to this.
-		if id := cmp.Or(res.Turn, turn); id != "" {
+		if id := cmp.Or(string(res.Turn), turn); id != "" {
 			if err := s.noteGitEnd(id, meta, false); err != nil {
 				s.LogError("sweep: note git's state in turn %s: %v", id, err)
 			}
@@ -269,7 +269,7 @@ func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *wa
 	fp.hit()
 	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, list: next, rules: rules}
 	if res.Turn != "" {
-		nb.turn = res.Turn // a continuation (T.2): the agent goes on in it
+		nb.turn = string(res.Turn) // a continuation (T.2): the agent goes on in it
 	}
 	if ws != nil && res.Turn == "" && old != nil {
 		// ckpt watch recorded nothing: the hooks' last sweep still

@@ -166,7 +166,7 @@ func TestSweepShellCommand(t *testing.T) {
 	if !slices.Equal(res.Changed, want) || res.Turn != turn {
 		t.Fatalf("after: changed %v in %q, want %v in %q (%+v)", res.Changed, res.Turn, want, turn, res)
 	}
-	files, err := s.Files(turn, true)
+	files, err := s.Files(string(turn), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestSweepShellCommand(t *testing.T) {
 	withHand := tree(t, root, unswept...)
 	_ = after
 
-	p, err := s.PlanRewind(turn)
+	p, err := s.PlanRewind(string(turn))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,13 +257,13 @@ func TestSweepSameTurn(t *testing.T) {
 	if err != nil || !slices.Equal(res.Changed, []string{"a.txt"}) {
 		t.Fatalf("%+v, %v", res, err)
 	}
-	files, _ := s.Files(turn, false)
+	files, _ := s.Files(string(turn), false)
 	if len(files) != 1 || files[0].Shell != "ls" || files[0].Pre.SHA256 != blobIDOf([]byte("a\n")) {
 		t.Fatalf("files %+v", files)
 	}
 	// A rewind in between makes the next command's sweep before it a
 	// real one: what the rewind changed is no command's doing.
-	p, _ := s.PlanRewind(turn)
+	p, _ := s.PlanRewind(string(turn))
 	s.Apply(p, nil)
 	res, err = s.SweepBefore(turn, TurnMeta{}, "ls")
 	if err != nil || res.Skipped {
@@ -302,7 +302,7 @@ func TestSweepDamagedBaseline(t *testing.T) {
 			if err != nil || !slices.Equal(res.Changed, []string{"b.txt"}) {
 				t.Fatalf("next sweep: %+v, %v", res, err)
 			}
-			files, _ := s.Files(turn, false)
+			files, _ := s.Files(string(turn), false)
 			if len(files) != 1 || files[0].Pre.SHA256 != blobIDOf([]byte("b\n")) {
 				t.Fatalf("files %+v", files)
 			}
@@ -376,7 +376,7 @@ func TestSweepPruneKeepsBaseline(t *testing.T) {
 	if _, err := s.SweepAfter(turn, TurnMeta{}, "rm a.txt"); err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.PlanRewind(turn)
+	p, err := s.PlanRewind(string(turn))
 	if err != nil {
 		t.Fatal(err)
 	}

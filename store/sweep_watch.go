@@ -13,8 +13,8 @@ type watchSweep struct{}
 // changed, into a new turn with the next short id (SweepResult.Turn says
 // which). Where an agent also has hooks, the hooks' turns win (see
 // recordWatched).
-func (s *Store) SweepWatch(turn string, meta TurnMeta) (*SweepResult, error) {
-	return s.sweep(turn, meta, "", true, &watchSweep{})
+func (s *Store) SweepWatch(turn TurnID, meta TurnMeta) (*SweepResult, error) {
+	return s.sweep(string(turn), meta, "", true, &watchSweep{})
 }
 
 // recordWatched records what ckpt watch's sweep found. Where an agent
@@ -47,9 +47,11 @@ func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, 
 		return s.recordSweep(res, kept, false, owner{}, others)
 	}
 	if turn == "" || res.Operated { // an operation ended the open turn
-		if turn, err = s.NewTurn(meta); err != nil {
+		id, err := s.NewTurn(meta)
+		if err != nil {
 			return err
 		}
+		turn = string(id)
 	}
 	return s.recordSweep(res, kept, true, owner{turn, meta, ""}, nil)
 }
@@ -93,8 +95,8 @@ func (s *Store) claimedSince(at int64, operated bool) (map[string]bool, error) {
 
 // Relabel gives turn a new label (a later header record in its file,
 // which readers before it pass over: they keep the first label).
-func (s *Store) Relabel(turn, label string) error {
-	if err := checkTurnID(turn); err != nil {
+func (s *Store) Relabel(turn TurnID, label string) error {
+	if err := turn.check(); err != nil {
 		return err
 	}
 	l, err := s.lock()
@@ -102,14 +104,14 @@ func (s *Store) Relabel(turn, label string) error {
 		return err
 	}
 	defer l.unlock()
-	_, exists, err := s.readTurnFile(turn, true)
+	id := string(turn)
+	_, exists, err := s.readTurnFile(id, true)
 	if err != nil {
 		return err
 	}
 	if !exists {
 		return errf("relabel %s: %w", turn, ErrUnknownTurn)
 	}
-	id := turn
 	now := s.clock().UnixNano()
 	buf := record.Append(nil, &record.Line{R: "turn", Turn: record.Turn{ID: id, Label: label}, At: now, N: s.nextSeq(now)})
 	return s.appendTurn(id, buf, false)

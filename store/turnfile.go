@@ -43,34 +43,11 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 	return t, t.at != 0, nil
 }
 
-// maxTurnID is the longest turn id, in bytes: its file name (hex-encoded
-// when it holds other characters, with room for a ".N" continuation)
-// must fit the file system's 255.
-const maxTurnID = 100
-
-// ErrBadTurnID means a turn id is empty, too long to name a file, or
-// named like an operation (op-N).
-var ErrBadTurnID = errors.New("store: not a usable turn id")
-
-// checkTurnID refuses an id no turn file could be named after.
-func checkTurnID(id string) error {
-	switch {
-	case id == "":
-		return errf("an empty turn id: %w", ErrBadTurnID)
-	case len(id) > maxTurnID:
-		return errf("turn id %q… is %d bytes long; at most %d: %w", id[:20], len(id), maxTurnID, ErrBadTurnID)
-	}
-	if _, err := ParseOpID(id); err == nil {
-		return errf("turn id %q names an operation (op-N is theirs): %w", id, ErrBadTurnID)
-	}
-	return nil
-}
-
 // incarnation finds the turn a capture naming id goes to: id itself, or,
 // when id was rewound, the first of id.2, id.3, … that is not. Caller
 // holds the lock.
 func (s *Store) incarnation(id string) (string, error) {
-	if err := checkTurnID(id); err != nil {
+	if _, err := ParseTurnID(id); err != nil {
 		return "", err
 	}
 	s.mu.Lock()
@@ -130,7 +107,7 @@ func (s *Store) appendTurn(id string, buf []byte, created bool) error {
 }
 
 // NewTurn starts a turn with the next short numeric id ("1", "2", …).
-func (s *Store) NewTurn(meta TurnMeta) (string, error) {
+func (s *Store) NewTurn(meta TurnMeta) (TurnID, error) {
 	if err := s.ensureDirs(); err != nil {
 		return "", err
 	}
@@ -162,7 +139,7 @@ func (s *Store) NewTurn(meta TurnMeta) (string, error) {
 		if err := s.appendTurnSynced(id, buf, &failpoint{}); err != nil {
 			return "", err
 		}
-		return id, nil
+		return TurnID(id), nil
 	}
 }
 

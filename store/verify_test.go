@@ -23,11 +23,11 @@ func TestVerifyAfterPruneOfRewrites(t *testing.T) {
 		switch {
 		case i%2 == 1: // a file tool writing f twice
 			for k := range 2 {
-				if _, err := s.Capture(id, TurnMeta{}, []string{"f.txt"}); err != nil {
+				if _, err := s.Capture(TurnID(id), TurnMeta{}, []string{"f.txt"}); err != nil {
 					t.Fatal(err)
 				}
 				wr(t, root, "f.txt", fmt.Sprintf("turn %d write %d\n", i, k))
-				if err := s.Seal(id, []string{"f.txt"}); err != nil {
+				if err := s.Seal(TurnID(id), []string{"f.txt"}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -73,23 +73,23 @@ func TestVerifyBesidePrune(t *testing.T) {
 		for i := 1; !stop.Load(); i++ {
 			id := fmt.Sprintf("h%d", i)
 			p := paths[i%len(paths)]
-			if _, err := hooks.Capture(id, TurnMeta{}, []string{p}); err != nil {
+			if _, err := hooks.Capture(TurnID(id), TurnMeta{}, []string{p}); err != nil {
 				errs <- err
 				return
 			}
 			wr(t, root, p, strings.Repeat(fmt.Sprintf("turn %d\n", i), 40))
-			if err := hooks.Seal(id, []string{p}); err != nil {
+			if err := hooks.Seal(TurnID(id), []string{p}); err != nil {
 				errs <- err
 				return
 			}
-			if _, err := hooks.SweepBefore(id, TurnMeta{}, "sed -i"); err != nil {
+			if _, err := hooks.SweepBefore(TurnID(id), TurnMeta{}, "sed -i"); err != nil {
 				errs <- err
 				return
 			}
 			for _, q := range paths[:4+i%8] {
 				wr(t, root, q, fmt.Sprintf("%s by command %d\n", q, i))
 			}
-			if _, err := hooks.SweepAfter(id, TurnMeta{}, "sed -i"); err != nil {
+			if _, err := hooks.SweepAfter(TurnID(id), TurnMeta{}, "sed -i"); err != nil {
 				errs <- err
 				return
 			}

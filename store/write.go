@@ -10,7 +10,7 @@ import (
 
 // Write captures path, writes data to it (keeping its mode, or 0644 for a
 // new file), and seals it. It returns the turn id used.
-func (s *Store) Write(turn string, meta TurnMeta, p string, data []byte) (string, error) {
+func (s *Store) Write(turn TurnID, meta TurnMeta, p string, data []byte) (TurnID, error) {
 	// Held across capture, write and seal, so a rewind waits for all three
 	// rather than landing between them.
 	if err := s.ensureDirs(); err != nil {
@@ -45,7 +45,7 @@ func (s *Store) Write(turn string, meta TurnMeta, p string, data []byte) (string
 // Remove captures paths, deletes them, and seals them. As for Capture,
 // each path stands alone: the error is a *BatchError naming those that
 // could not be captured, removed or sealed.
-func (s *Store) Remove(turn string, meta TurnMeta, paths []string) (string, error) {
+func (s *Store) Remove(turn TurnID, meta TurnMeta, paths []string) (TurnID, error) {
 	if err := s.ensureDirs(); err != nil {
 		return "", err
 	}
@@ -54,16 +54,16 @@ func (s *Store) Remove(turn string, meta TurnMeta, paths []string) (string, erro
 		return "", err
 	}
 	defer bl.unlock()
-	if err := checkTurnID(turn); err != nil {
+	if err := turn.check(); err != nil {
 		return "", errf("rm: %w", err)
 	}
 	rels, bad := s.rels(paths)
-	id, err := s.capture(turn, meta, rels, &bad)
+	id, err := s.capture(string(turn), meta, rels, &bad)
 	if err != nil || id == "" {
 		if err == nil {
 			err = batchError("rm", bad)
 		}
-		return id, err
+		return TurnID(id), err
 	}
 	failed := map[string]bool{}
 	for _, b := range bad {
@@ -81,7 +81,7 @@ func (s *Store) Remove(turn string, meta TurnMeta, paths []string) (string, erro
 		gone = append(gone, rel)
 	}
 	if err := s.seal(id, gone, &bad); err != nil {
-		return id, err
+		return TurnID(id), err
 	}
-	return id, batchError("rm", bad)
+	return TurnID(id), batchError("rm", bad)
 }

@@ -1266,23 +1266,23 @@ func (d *dialog) foot() string {
 	case d.applying:
 		return progressBar(d.done, d.total, d.w)
 	case d.loading:
-		foot = "planning… · esc cancel"
+		foot = "planning… · q/esc cancel"
 	case d.result != nil && len(d.result.Failed) > 0 && (d.kind == store.KindRewind || d.kind == store.KindRevert):
-		foot = "r retry what failed · esc close"
+		foot = "r retry what failed · q/esc close"
 	case d.result != nil:
-		foot = "esc close"
+		foot = "q/esc close"
 	case d.err != nil && d.canForce:
-		foot = "f " + d.verb() + " anyway · esc cancel"
+		foot = "f " + d.verb() + " anyway · q/esc cancel"
 	case d.err != nil:
-		foot = "esc close"
+		foot = "q/esc close"
 	case d.req != 0:
-		foot = "checking the plan again… · esc cancel"
+		foot = "checking the plan again… · q/esc cancel"
 	case d.focusDiff:
 		foot = "space keeps the hunk as it is now · j/k n/N move · tab back to the files · y/enter " + d.verb()
 	default:
-		foot = "y/enter " + d.verb() + " · esc cancel"
+		foot = "y/enter " + d.verb() + " · q/esc cancel"
 		if d.toApply() == 0 {
-			foot = "every file is kept: nothing to " + d.verb() + " · esc cancel"
+			foot = "every file is kept: nothing to " + d.verb() + " · q/esc cancel"
 		}
 	}
 	return d.env.sty.dim.Render(present.Fit(" "+foot, d.w))

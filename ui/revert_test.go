@@ -120,11 +120,11 @@ func TestRealRevertPreviewGit(t *testing.T) {
 	}
 	shell := func(turn string, run func()) {
 		t.Helper()
-		if _, err := s.SweepBefore(turn, store.TurnMeta{Label: "turn " + turn}, "git"); err != nil {
+		if _, err := s.SweepBefore(store.TurnID(turn), store.TurnMeta{Label: "turn " + turn}, "git"); err != nil {
 			t.Fatal(err)
 		}
 		run()
-		if _, err := s.SweepAfter(turn, store.TurnMeta{}, "git"); err != nil {
+		if _, err := s.SweepAfter(store.TurnID(turn), store.TurnMeta{}, "git"); err != nil {
 			t.Fatal(err)
 		}
 	}

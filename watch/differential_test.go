@@ -171,7 +171,7 @@ func TestFedSweepFindsWhatAFullSweepFinds(t *testing.T) {
 			}
 			write(fmt.Sprintf("ignored/y%d", step), "y")
 		}
-		turn := fmt.Sprintf("t%d", step)
+		turn := store.TurnID(fmt.Sprintf("t%d", step))
 		r1, err := fed.SweepAfter(turn, store.TurnMeta{}, "op")
 		if err != nil {
 			t.Fatal(err)

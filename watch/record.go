@@ -40,14 +40,14 @@ type Recorder struct {
 	Say func(string)
 
 	cuts  chan cut
-	cut   *cut      // a cut that came while a burst settled
-	turn  string    // the open turn ("" none)
-	base  string    // its label as opened
-	named bool      // its label was given (ckpt turn) or is a commit's
-	files int       // paths recorded in it
-	last  time.Time // its last change
-	label string    // the label the next turn opens with
-	head  string    // git HEAD as last seen
+	cut   *cut         // a cut that came while a burst settled
+	turn  store.TurnID // the open turn ("" none)
+	base  string       // its label as opened
+	named bool         // its label was given (ckpt turn) or is a commit's
+	files int          // paths recorded in it
+	last  time.Time    // its last change
+	label string       // the label the next turn opens with
+	head  string       // git HEAD as last seen
 
 	once    sync.Once
 	stopped chan struct{} // closed when Run returns
