@@ -442,8 +442,11 @@ func (h *hookCall) afterWrite() error {
 
 // openTurn returns the session's open turn, opening one when there is none.
 func (h *hookCall) openTurn() (store.TurnID, error) {
-	return h.openTurnLabelled(h.agent.name + ": edits with no prompt seen")
+	return h.openTurnLabelled(h.noPromptLabel())
 }
+
+// noPromptLabel labels a turn opened by an event other than a prompt.
+func (h *hookCall) noPromptLabel() string { return h.agent.name + ": edits with no prompt seen" }
 
 // openTurnLabelled is openTurn, labelling a turn it opens with label.
 func (h *hookCall) openTurnLabelled(label string) (store.TurnID, error) {

@@ -62,12 +62,10 @@ func toolCommand(raw []byte) string {
 	return ""
 }
 
+// shellBefore and shellAfter are one store call each: the store opens
+// the session's turn when it has none and sweeps, under its own lock.
 func (h *hookCall) shellBefore() error {
-	turn, err := h.openTurn()
-	if err != nil {
-		return err
-	}
-	res, err := h.store.SweepBefore(turn, h.meta(), h.ev.command)
+	res, err := h.store.BeginCommand(h.meta(), h.noPromptLabel(), h.ev.command)
 	if err != nil {
 		return fmt.Errorf("hook %s: sweep before %q: %w", h.agent.name, h.ev.command, err)
 	}
@@ -77,11 +75,7 @@ func (h *hookCall) shellBefore() error {
 }
 
 func (h *hookCall) shellAfter() error {
-	turn, err := h.openTurn()
-	if err != nil {
-		return err
-	}
-	res, err := h.store.SweepAfter(turn, h.meta(), h.ev.command)
+	res, err := h.store.EndCommand(h.meta(), h.noPromptLabel(), h.ev.command)
 	if err != nil {
 		return fmt.Errorf("hook %s: sweep after %q: %w", h.agent.name, h.ev.command, err)
 	}

@@ -141,6 +141,8 @@ func printShow(s *store.Store, turn string, files []store.File, agent bool) erro
 	printHeader(p, e)
 	if op := rewoundBy(s, turn); op != "" && !agent {
 		fmt.Printf("turn %s was rewound by %s: its files are as before it (--agent shows what the agent did)\n\n", esc(turn), esc(op))
+	} else if op != "" {
+		fmt.Printf("turn %s was rewound by %s; what the agent did (before it → what it left):\n\n", esc(turn), esc(op))
 	}
 	line := func(f store.File, indent string) {
 		why := ""

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
 )
 
 func TestShowStatuses(t *testing.T) {
@@ -283,5 +286,30 @@ func TestShowConversationFromEvents(t *testing.T) {
 	r = ckptCode(t, p.root, exitError, "show", "1", "--conversation")
 	if !strings.Contains(r.Stderr, "pi's events brought no conversation") {
 		t.Errorf("no conversation file: %s", r)
+	}
+}
+
+// TestShowAgentGolden: show and show --agent of a rewound turn, word for
+// word (ages made fixed), in testdata/ (`go test ./cli -run
+// TestShowAgentGolden -update` writes them).
+func TestShowAgentGolden(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a 0\n", "gone.txt": "gone 0\n"})
+	p.turn(t, "1", "work", []string{"a.txt", "new.txt", "gone.txt"}, func() {
+		writeTexts(t, p.root, map[string]string{"a.txt": "a 1\n", "new.txt": "new 1\n"})
+		removePath(t, p.root, "gone.txt")
+	})
+	ckptOK(t, p.root, "rewind", "1", "--yes")
+	age := regexp.MustCompile(`\b\d+[smhd] ago\b`)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"show_rewound", []string{"show", "1"}},
+		{"show_rewound_agent", []string{"show", "1", "--agent"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := age.ReplaceAllString(ckptOK(t, p.root, c.args...).Stdout, "AGE ago")
+			golden.RequireEqual(t, out)
+		})
 	}
 }

@@ -354,7 +354,11 @@ func printResult(kind store.Kind, p *store.Plan, r *store.Result) {
 		fmt.Printf("  failed  %s: %s\n", esc(f.Path), esc(f.Reason))
 	}
 	if p.Index != nil {
-		fmt.Println("git's index: put back under git's index.lock (`ckpt undo` gives it back)")
+		if kind == store.KindUndo {
+			fmt.Printf("git's index: given back as it was before %s, under git's index.lock\n", esc(p.Target))
+		} else {
+			fmt.Println("git's index: put back under git's index.lock (`ckpt undo` gives it back)")
+		}
 	}
 	for _, c := range r.Conflicts {
 		if slices.ContainsFunc(r.Failed, func(f store.Failure) bool { return f.Path == c.Path }) {

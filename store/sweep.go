@@ -146,14 +146,24 @@ func (s *Store) sameBytes(now, old *baseEntry) bool {
 }
 
 func (s *Store) sweep(turn string, meta TurnMeta, cmd string, after bool, ws *watchSweep) (*SweepResult, error) {
-	if err := s.ensureDirs(); err != nil {
-		return nil, err
-	}
-	sl, err := s.flock("sweep.lock", unix.LOCK_EX)
+	sl, err := s.sweepLock()
 	if err != nil {
 		return nil, err
 	}
 	defer sl.unlock()
+	return s.sweepLocked(turn, meta, cmd, after, ws)
+}
+
+// sweepLock takes sweep.lock: one sweep at a time.
+func (s *Store) sweepLock() (*lockFile, error) {
+	if err := s.ensureDirs(); err != nil {
+		return nil, err
+	}
+	return s.flock("sweep.lock", unix.LOCK_EX)
+}
+
+// sweepLocked is sweep with sweep.lock held.
+func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, ws *watchSweep) (*SweepResult, error) {
 	bl, err := s.flock("blobs.lock", unix.LOCK_SH)
 	if err != nil {
 		return nil, err

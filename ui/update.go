@@ -595,9 +595,9 @@ func (m *Model) move(p pane, delta int) tea.Cmd {
 	case paneTurns:
 		m.follow = false
 		m.turns.cur.move(delta, len(m.turns.shown))
-		if m.turns.cur.cur == 0 {
-			m.newer = 0 // seen
-		}
+		// The turns that came while the cursor was down the list are
+		// above it; those it moved past are seen.
+		m.newer = min(m.newer, m.turns.cur.cur)
 		m.turns.cur.clip(len(m.turns.shown), m.turnsHeight())
 		return m.selectTurn(false)
 	case paneFiles:
@@ -862,6 +862,11 @@ func (m *Model) act(cmd tea.Cmd, a dialogAction) tea.Cmd {
 	if a.status != "" {
 		m.setStatus(a.status)
 		m.statusFor.op = a.op
+		if a.op != "" {
+			// The person acted on the list: what they did, and its undo
+			// key, is the news now, not the turns that came before it.
+			m.newer = 0
+		}
 	}
 	if a.refresh {
 		cmds = append(cmds, m.refresh(true))
