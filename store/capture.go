@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -340,12 +341,13 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 	// Skip paths the turn already holds before doing the expensive part;
 	// the check is repeated under the lock.
 	if guess, err := s.incarnation(turn); err == nil {
-		t, ok, err := s.readTurnFile(guess, false)
+		tp, err := s.openTurnPaths(guess, false)
 		if errors.Is(err, ErrNewerFormat) {
 			return "", err // refused before a blob is written
 		}
-		if ok {
-			rels = without(rels, t.byPath)
+		if err == nil {
+			rels = slices.DeleteFunc(slices.Clone(rels), tp.has) // the caller's slice stays as it is
+			tp.close()
 		}
 	}
 	seen, batch, err := s.lookUnsynced(rels, false, fp)
@@ -353,11 +355,13 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 		return "", errf("capture: %w", err)
 	}
 	seen, *bad = usable(seen, *bad)
-	l, id, t, exists, err := s.lockTurn(turn)
+	l, id, tp, err := s.lockTurnPaths(turn)
 	if err != nil {
 		return "", err
 	}
 	defer l.unlock()
+	defer tp.close()
+	exists := tp.exists
 	if !exists && len(seen) == 0 && len(*bad) > 0 {
 		// Every path failed: no turn is started for nothing.
 		return id, nil
@@ -368,14 +372,13 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 	buf := make([]byte, 0, 256*len(seen)+512)
 	if !exists {
 		buf = s.turnHeader(buf, turn, id, meta, now, n)
-		t = newTurn(id)
 	}
 	for _, c := range seen {
-		if _, ok := t.byPath[c.rel]; ok {
+		if tp.has(c.rel) {
 			continue
 		}
 		img := c.img
-		buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &img, Dirs: c.dirs}, At: now, N: n})
+		buf = tp.appendPre(buf, c.rel, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &img, Dirs: c.dirs}, At: now, N: n})
 	}
 	if len(buf) == 0 {
 		return id, s.syncBatch(batch, fp)
@@ -383,6 +386,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 	if err := s.appendTurnSynced(id, buf, fp); err != nil {
 		return "", err
 	}
+	tp.appended(buf)
 	return id, nil
 }
 
@@ -416,16 +420,6 @@ func (s *Store) appendTurnSynced(id string, buf []byte, fp *failpoint) error {
 	}
 	fp.hit()
 	return nil
-}
-
-func without(rels []string, have map[string]*tfile) []string {
-	var out []string
-	for _, r := range rels {
-		if _, ok := have[r]; !ok {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // Seal records what the agent left at paths after its write: the hash,
@@ -467,20 +461,18 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 		return errf("seal: %w", err)
 	}
 	seen, *bad = usable(seen, *bad)
-	l, id, t, exists, err := s.lockTurn(turn)
+	l, id, tp, err := s.lockTurnPaths(turn)
 	if err != nil {
 		return err
 	}
 	defer l.unlock()
-	if !exists {
-		t = newTurn(id)
-	}
+	defer tp.close()
 	now := s.clock().UnixNano()
 	n := s.nextSeq(now)
 	buf := make([]byte, 0, 256*len(seen)+512)
-	created := !exists
+	created := !tp.exists
 	for _, c := range seen {
-		if _, ok := t.byPath[c.rel]; !ok {
+		if !tp.sure(c.rel) {
 			// Captured in a turn a rewind undid between the capture and
 			// this seal: the rewind put back that capture's pre-image, so
 			// it is this continuation's pre-image too.
@@ -497,7 +489,7 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 				created = false
 			}
 			pre := f.file.pre
-			buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &pre, Dirs: f.file.dirs}, At: now, N: n})
+			buf = tp.appendPre(buf, c.rel, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &pre, Dirs: f.file.dirs}, At: now, N: n})
 		}
 		img := c.img
 		buf = record.Append(buf, &record.Line{R: "post", File: record.File{Path: c.rel, Img: &img}, At: now, N: n})
@@ -505,7 +497,11 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 	if len(buf) == 0 {
 		return s.syncBatch(batch, fp)
 	}
-	return s.appendTurnSynced(id, buf, fp)
+	if err := s.appendTurnSynced(id, buf, fp); err != nil {
+		return err
+	}
+	tp.appended(buf)
+	return nil
 }
 
 // earlier is a path's capture in an earlier incarnation of a turn.

@@ -23,6 +23,8 @@
 //	retained          its mtime: when the last retention pass ended
 //	purging           the journal of a purge under way (see Purge)
 //	turns/<id>.log    one append-only record file per agent turn
+//	turns/<id>.idx    where in it each path's capture is (a cache; see
+//	                  Appending)
 //	ops.log           append-only log of rewinds, undos and redos
 //	ops/op-N.steps    each operation's steps: before and after per path
 //	seq               the last short turn id handed out
@@ -61,14 +63,19 @@
 // where git stood at that point of the turn — written after a shell
 // command that moved git, and, with "end": true, as the turn ended, its
 // index kept as at the turn's start), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
-// "shared","at","n"} — what path held before the agent's first write in the turn
+// "cmdn","shared","at","n"} — what path held before the agent's first write in the turn
 // (later pres of the same path are ignored: the first capture wins; dirs
 // are folders the file's absence implied and a rewind removes again if
-// left empty) — and {"r":"post","p","i","cmd","shared","at","n"}: what the agent
+// left empty) — and {"r":"post","p","i","cmd","cmdn","shared","at","n"}: what the agent
 // left (the newest seal counts). An image is
 // {"kind":"content"|"absent"|"skipped"|"symlink"|"dir","sha256","bytes","mode",
 // "link","reason","kept"}; "cmd", in a pre or post recorded by a shell
-// sweep, is the command that changed the path. A sweep records a path
+// sweep, is the command that changed the path. A command longer than
+// 1 KiB is kept once per sweep: the sweep's records start with
+// {"r":"cmd","cmd","at","n"}, the whole command, and its pre and post
+// records hold in "cmd" only the command's first 200 bytes and "…", and
+// in "cmdn" the "n" of that cmd record (a reader that predates cmd
+// records, within version 3, passes them over and shows the start). A sweep records a path
 // with its kind: "dir" is a folder (its mode only), recorded where a
 // command turned a file or link into a folder or back, or changed a
 // folder's mode. A rewind wanting a folder removes the file or link
@@ -190,6 +197,22 @@
 // capture costs the same in a store of 600,000 entries as in an empty one,
 // and a record is never glued onto half of another. A damaged record in
 // the middle of a file is skipped by readers and reported by Verify.
+//
+// A capture or a seal does not read its turn's whole file either, so its
+// cost stays flat however many calls the turn has seen: it reads the
+// turn record (for its version) and the turn's path index,
+// turns/<id>.idx, which gives for each path captured the offset of its
+// pre record (see store/internal/turnidx for its bytes), and the records
+// the index does not cover yet. It then appends to the index what it
+// appended to the turn file. The index is a cache that needs no sync: it
+// names the turn file it indexes (device and inode) and how much of it
+// its entries cover; an entry is trusted only once the record it points
+// to reads back as that path's pre record; records past what it covers
+// (appended by a shell sweep, or by a ckpt that predates indexes) are
+// read from the turn file; an index that is missing, damaged or of
+// another file is built again from the turn file. A seal does not fail a
+// path as not captured before the whole turn file says so. Prune removes
+// a turn's index with its file, and purge when it rewrites the file.
 // The first record's "v" is the format version; readers refuse versions
 // they do not know (see Versions).
 //
@@ -207,6 +230,8 @@
 //	packs/<id>.pack   the header, "ckpt-pack <v>"
 //	baseline          the magic's last byte
 //	packs.idx         the byte after its magic
+//	turns/<id>.idx    the uint32 after its magic; a newer one is read
+//	                  past (the turn file is read instead), never written
 //	conversations/<id>.json  its "v"
 //
 // The rest carry none, and need none: seq and clock hold a number (fixed

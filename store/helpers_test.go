@@ -14,7 +14,7 @@ func rd(t *testing.T, root, p string) string {
 	}
 	return string(b)
 }
-func wr(t *testing.T, root, p, s string) {
+func wr(t testing.TB, root, p, s string) {
 	os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
 	if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
 		t.Fatal(err)

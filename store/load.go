@@ -36,6 +36,7 @@ type turn struct {
 	v      int  // format version of its file
 	files  []*tfile
 	byPath map[string]*tfile
+	cmds   map[int64]string // long commands, by the "n" of their cmd record
 }
 
 // tfile is one path of a turn.
@@ -83,6 +84,11 @@ func (t *turn) apply(r *record.Line) {
 				t.gitEnd, t.ended = &gitState{head: r.Head, ref: r.Ref, index: r.Index}, r.End
 			}
 		}
+	case "cmd":
+		if t.cmds == nil {
+			t.cmds = map[int64]string{}
+		}
+		t.cmds[r.N] = r.Cmd
 	case "pre":
 		if r.Img == nil || r.Path == "" {
 			return
@@ -97,7 +103,7 @@ func (t *turn) apply(r *record.Line) {
 		if _, ok := t.byPath[key]; ok {
 			return
 		}
-		f := &tfile{path: p, pre: *r.Img, dirs: cleanDirs(r.Dirs), preAt: r.At, preSeq: r.Order(), cmd: r.Cmd, refused: why}
+		f := &tfile{path: p, pre: *r.Img, dirs: cleanDirs(r.Dirs), preAt: r.At, preSeq: r.Order(), cmd: t.command(r), refused: why}
 		f.share(r.Shared)
 		t.files = append(t.files, f)
 		t.byPath[key] = f
@@ -111,10 +117,22 @@ func (t *turn) apply(r *record.Line) {
 			f.post, f.postAt, f.postSeq = &img, r.At, r.Order()
 			f.share(r.Shared)
 			if f.cmd == "" {
-				f.cmd = r.Cmd
+				f.cmd = t.command(r)
 			}
 		}
 	}
+}
+
+// command is the shell command a pre or post record names: all of a long
+// one from the turn's cmd record it refers to (its start where that
+// record is missing).
+func (t *turn) command(r *record.Line) string {
+	if r.CmdN != 0 {
+		if c, ok := t.cmds[r.CmdN]; ok {
+			return c
+		}
+	}
+	return r.Cmd
 }
 
 // cleanRecordPath checks a path read from a record, which is just a file

@@ -61,6 +61,7 @@ func (s *Store) pruneDrop(v *view, drop map[string]bool, res *PruneResult, dryRu
 			if err := s.dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return errf("prune: remove %s: %w", s.path(name), err)
 			}
+			_ = s.dir.Remove(turnIndexName(id)) // a cache: one left behind is of another file
 			if err := s.dropConversation(id); err != nil {
 				return errf("prune: %w", err)
 			}

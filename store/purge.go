@@ -249,6 +249,11 @@ func (s *Store) purgeRecords(name string, paths []string, note func(*Image), wri
 	if err := storefs.WriteAtomic(s.dir, name, out, 0o600, true); err != nil {
 		return "", false, errf("purge: write %s: %w", s.path(name), err)
 	}
+	if idx, ok := strings.CutSuffix(name, ".log"); ok {
+		// Its records moved: the turn's path index (which names the file
+		// it indexes, so would not be trusted anyway) goes.
+		_ = s.dir.Remove(idx + ".idx") // a cache: one that stays is of another file
+	}
 	fp.hit()
 	return id, true, nil
 }

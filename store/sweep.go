@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -562,6 +563,27 @@ type shellRec struct {
 	noPost bool
 }
 
+// cmdInline is the longest command a sweep's records hold whole, in
+// each path's records; a longer one (a heredoc of a whole file) is kept
+// once per sweep in a cmd record, and the paths' records hold its first
+// cmdStartLen bytes, so a store grows by the command once, not once per
+// path it changed, and a ckpt that predates cmd records still shows
+// where the command began.
+const (
+	cmdInline   = 1024
+	cmdStartLen = 200
+)
+
+// cmdStart is the start of a long command, cut on a character's
+// boundary, marked as cut.
+func cmdStart(cmd string) string {
+	end := cmdStartLen
+	for end > 0 && !utf8.RuneStart(cmd[end]) {
+		end--
+	}
+	return cmd[:end] + "…"
+}
+
 // recordShell appends what a command changed to turn: a pre record where
 // the turn lacks the path (the first capture wins), and a post record,
 // both naming the command. It returns the turn id used.
@@ -578,6 +600,16 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		buf = s.turnHeader(buf, turn, id, meta, now, n)
 		t = newTurn(id)
 	}
+	head := len(buf)
+	// A long command is kept once, in a cmd record of its own, and each
+	// path's records name it by its "n" and hold only its start.
+	long := len(cmd) > cmdInline
+	var cmdN int64
+	if long {
+		buf = record.Append(buf, &record.Line{R: "cmd", File: record.File{Cmd: cmd}, At: now, N: n})
+		cmd, cmdN = cmdStart(cmd), n
+	}
+	body := len(buf)
 	for _, r := range recs {
 		f, ok := t.byPath[r.path]
 		if ok && f.post != nil && sameBytes(*f.post, r.post) && f.post.Mode == r.post.Mode {
@@ -585,13 +617,16 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		}
 		if !ok {
 			pre := r.pre
-			buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, Shared: shared}, At: now, N: n})
+			buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, CmdN: cmdN, Shared: shared}, At: now, N: n})
 		}
 		if r.noPost {
 			continue
 		}
 		post := r.post
-		buf = record.Append(buf, &record.Line{R: "post", File: record.File{Path: r.path, Img: &post, Cmd: cmd, Shared: shared}, At: now, N: n})
+		buf = record.Append(buf, &record.Line{R: "post", File: record.File{Path: r.path, Img: &post, Cmd: cmd, CmdN: cmdN, Shared: shared}, At: now, N: n})
+	}
+	if len(buf) == body {
+		buf = buf[:head] // no path: no command to keep
 	}
 	if len(buf) == 0 {
 		return id, nil

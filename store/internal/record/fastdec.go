@@ -30,7 +30,7 @@ var known = map[string]string{}
 const maxKnown = len("recovered")
 
 func init() {
-	for _, k := range []string{"r", "v", "id", "label", "source", "head", "ref", "index", "p", "i", "w", "dirs", "do", "why", "hand", "cmd", "shared",
+	for _, k := range []string{"r", "v", "id", "label", "source", "head", "ref", "index", "p", "i", "w", "dirs", "do", "why", "hand", "cmd", "cmdn", "shared",
 		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "end", "failed", "at", "n", "sha256", "bytes", "mode",
 		"link", "reason", "kept", "agent", "session", "prompt", "turn", "pre", "post", "op", "done", "step",
 		"content", "absent", "skipped", "symlink", "restore", "delete", "keep", "fail", "rewind", "undo", "redo"} {
@@ -266,6 +266,8 @@ func (d *fastDec) recordField(key string, r *Line) bool {
 		r.At, ok = d.int(64)
 	case "n":
 		r.N, ok = d.int(64)
+	case "cmdn":
+		r.CmdN, ok = d.int(64)
 	case "hand":
 		r.Hand, ok = d.bool()
 	case "end":

@@ -40,6 +40,10 @@ func appendFileRecord(buf []byte, r *Line) ([]byte, bool) {
 		buf = append(buf, `,"cmd":`...)
 		buf = appendJSONString(buf, r.Cmd)
 	}
+	if r.CmdN != 0 {
+		buf = append(buf, `,"cmdn":`...)
+		buf = strconv.AppendInt(buf, r.CmdN, 10)
+	}
 	if len(r.Shared) > 0 {
 		buf = append(buf, `,"shared":[`...)
 		for i, t := range r.Shared {

@@ -20,18 +20,18 @@ package record
 // store's package doc describes them (its TestDocRecordKeys keeps the two
 // in step).
 type Line struct {
-	R string `json:"r" in:"turn,pre,post,op,done,step"` // turn, pre, post; op, done; step
+	R string `json:"r" in:"turn,pre,post,cmd,op,done,step"` // turn, pre, post, cmd; op, done; step
 
 	Turn
 	File
 	Op
 	Done
 
-	At int64 `json:"at,omitempty" in:"turn,pre,post,op,done"` // Unix nanoseconds, for display
+	At int64 `json:"at,omitempty" in:"turn,pre,post,cmd,op,done"` // Unix nanoseconds, for display
 	// N orders records: taken under the lock from the store's clock file,
 	// greater than every N before it even when the wall clock steps back.
 	// Records without one (older stores) are ordered by At.
-	N int64 `json:"n,omitempty" in:"turn,pre,post,op"`
+	N int64 `json:"n,omitempty" in:"turn,pre,post,cmd,op"`
 }
 
 // Turn is the header of a turn's file ("turn"); an operation ("op")
@@ -60,7 +60,11 @@ type File struct {
 	Do   Action   `json:"do,omitempty" in:"step"`
 	Why  string   `json:"why,omitempty" in:"step"`
 	Hand bool     `json:"hand,omitempty" in:"step"`
-	Cmd  string   `json:"cmd,omitempty" in:"pre,post"` // pre, post: the shell command that changed the path
+	Cmd  string   `json:"cmd,omitempty" in:"pre,post,cmd"` // pre, post: the shell command that changed the path (its start, with CmdN); cmd: the whole command
+	// CmdN, in a pre or post whose Cmd is only the start of a long
+	// command, is the "n" of the turn's cmd record holding all of it: a
+	// command is kept once per sweep, not once per path it changed.
+	CmdN int64 `json:"cmdn,omitempty" in:"pre,post"`
 	// Shared names the other turns a sweep gave the same change: no
 	// single command owned it (two sessions' commands were running).
 	Shared []string `json:"shared,omitempty" in:"pre,post"`

@@ -1,0 +1,370 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/ckpt-dev/ckpt/store/internal/format"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
+	"github.com/ckpt-dev/ckpt/store/internal/turnidx"
+)
+
+// A capture or a seal needs two things of its turn's file: whether the
+// turn has begun, and which of its paths the turn already captured (the
+// first capture wins). Reading the whole file for them made every call of
+// a long turn cost more than the one before; turnPaths answers them from
+// the turn's header, its path index (turns/<id>.idx, see
+// store/internal/turnidx) and the records the index does not cover yet,
+// so a call costs the same at the 5,000th call of a turn as at the 10th.
+
+// turnIndexName is the path index of turn id's file.
+func turnIndexName(id string) string {
+	return strings.TrimSuffix(turnFileName(id), ".log") + ".idx"
+}
+
+// turnPaths is a turn file as a capture or a seal reads it.
+type turnPaths struct {
+	s      *Store
+	id     string
+	name   string   // the turn file
+	f      *os.File // open for reading; nil when there is no file
+	exists bool     // the file holds a turn header
+	size   int64    // its length, a torn tail cut
+	ix     *turnidx.Index
+	fresh  bool            // the index is written anew, not appended to
+	keep   bool            // an index of a newer ckpt: never written over
+	tail   []turnidx.Entry // pre records past what the index covers
+	mine   map[string]bool // paths this call appends a pre record of
+	full   *turn           // the whole file, read once a miss must be sure
+	// damaged: an entry led to a record that is not its path's capture.
+	damaged bool
+}
+
+// lockTurnPaths is lockTurn for a capture or a seal: the lock, the
+// incarnation the records go to, and its file read as turnPaths. The
+// caller unlocks and closes; on an error nothing is held.
+func (s *Store) lockTurnPaths(asked string) (*lockFile, string, *turnPaths, error) {
+	l, err := s.lock()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	id, err := s.incarnation(asked)
+	if err != nil {
+		l.unlock()
+		return nil, "", nil, err
+	}
+	tp, err := s.openTurnPaths(id, true)
+	if err != nil {
+		l.unlock()
+		return nil, "", nil, err
+	}
+	return l, id, tp, nil
+}
+
+// openTurnPaths reads what a capture or a seal needs of turn id's file.
+// With cut (the caller holds the lock) a torn last record is cut.
+func (s *Store) openTurnPaths(id string, cut bool) (*turnPaths, error) {
+	tp := &turnPaths{s: s, id: id, name: turnFileName(id), mine: map[string]bool{}, fresh: true}
+	f, err := s.dir.OpenFile(tp.name, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return tp, nil
+	}
+	if err != nil {
+		return nil, errf("read %s: %w", s.path(tp.name), err)
+	}
+	tp.f = f
+	fi, err := f.Stat()
+	if err != nil {
+		tp.close()
+		return nil, errf("read %s: %w", s.path(tp.name), err)
+	}
+	tp.size = fi.Size()
+	if err := tp.header(cut); err != nil {
+		tp.close()
+		return nil, err
+	}
+	tp.loadIndex(fi)
+	if err := tp.readTail(cut); err != nil {
+		tp.close()
+		return nil, err
+	}
+	return tp, nil
+}
+
+func (tp *turnPaths) close() {
+	if tp.f != nil {
+		_ = tp.f.Close()
+	}
+}
+
+// header checks the turn file's first record: a newer ckpt's file is
+// refused as it is. A file whose first line is not a whole turn header
+// (torn, damaged) is read whole, as readTurnFile reads it.
+func (tp *turnPaths) header(cut bool) error {
+	line, err := readLineAt(tp.f, 0)
+	var r record.Line
+	if err != nil || !record.DecodeLine(line, &r) || r.R != "turn" {
+		return tp.readFull(cut)
+	}
+	if err := format.CheckVersion(tp.s.path(tp.name), "record format", r.V, formatVersion); err != nil {
+		return err
+	}
+	tp.exists = r.At != 0
+	return nil
+}
+
+// readFull reads the whole file, as a writer did before there were
+// indexes; the index is then left as it is.
+func (tp *turnPaths) readFull(cut bool) error {
+	t, ok, err := tp.s.readTurnFile(tp.id, cut)
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		t = newTurn(tp.id)
+	}
+	tp.full, tp.exists, tp.keep = t, ok, true
+	return nil
+}
+
+// loadIndex reads the turn's index, trusting it only for this very file
+// and no further than the file's length; otherwise the index is built
+// again from the whole file.
+func (tp *turnPaths) loadIndex(fi os.FileInfo) {
+	if tp.full != nil {
+		return
+	}
+	name := turnIndexName(tp.id)
+	data, err := tp.s.dir.ReadFile(name)
+	if err != nil {
+		return
+	}
+	ix, err := turnidx.Parse(tp.s.path(name), data)
+	if errors.Is(err, ErrNewerFormat) {
+		tp.keep = true
+		return
+	}
+	dev, ino := fileID(fi)
+	if err != nil || ix.Dev != dev || ix.Ino != ino || ix.Covered > tp.size {
+		return
+	}
+	if ix.Covered > 0 {
+		// The covered part must end a record.
+		var b [1]byte
+		if _, err := tp.f.ReadAt(b[:], ix.Covered-1); err != nil || b[0] != '\n' {
+			return
+		}
+	}
+	tp.ix, tp.fresh = ix, false
+}
+
+// readTail notes the pre records past what the index covers (the whole
+// file when there is no index), cutting a torn last record with cut.
+func (tp *turnPaths) readTail(cut bool) error {
+	if tp.full != nil {
+		return nil
+	}
+	from := tp.covered()
+	data := make([]byte, tp.size-from)
+	if _, err := tp.f.ReadAt(data, from); err != nil && err != io.EOF {
+		return errf("read %s: %w", tp.s.path(tp.name), err)
+	}
+	// As record.Each reads: a damaged line is passed over, and one at
+	// the end (or a line with no newline) is a torn last record.
+	good := int64(0)
+	var r record.Line
+	for off := int64(0); off < int64(len(data)); {
+		nl := bytes.IndexByte(data[off:], '\n')
+		if nl < 0 {
+			break
+		}
+		next := off + int64(nl) + 1
+		ok := record.DecodeLine(data[off:off+int64(nl)], &r)
+		if !ok && next >= int64(len(data)) {
+			break
+		}
+		if ok {
+			tp.note(&r, from+off)
+		}
+		off, good = next, next
+	}
+	if from+good < tp.size {
+		if cut {
+			if err := storefs.TruncateDurably(tp.s.dir, tp.name, from+good); err != nil {
+				return errf("cut the torn record at the end of %s: %w", tp.s.path(tp.name), err)
+			}
+		}
+		tp.size = from + good
+	}
+	return nil
+}
+
+// note takes in one record of the tail at offset at.
+func (tp *turnPaths) note(r *record.Line, at int64) {
+	switch r.R {
+	case "turn":
+		if r.At != 0 {
+			tp.exists = true
+		}
+	case "pre":
+		if p, why := cleanRecordPath(r.Path); why == "" && r.Img != nil {
+			tp.tail = append(tp.tail, turnidx.Entry{Hash: turnidx.Hash(p), Off: at})
+		}
+	}
+}
+
+func (tp *turnPaths) covered() int64 {
+	if tp.ix == nil {
+		return 0
+	}
+	return tp.ix.Covered
+}
+
+// has reports whether the turn holds a capture of rel: an entry of the
+// index or the tail whose record, read back, is a pre record of rel. A
+// damaged index can only hide a capture, which costs a capture a second
+// pre record (ignored: the first wins); see sure.
+func (tp *turnPaths) has(rel string) bool {
+	if tp.mine[rel] {
+		return true
+	}
+	if tp.full != nil {
+		return tp.full.byPath[rel] != nil
+	}
+	h := turnidx.Hash(rel)
+	var offs []int64
+	if tp.ix != nil {
+		offs = tp.ix.Find(h)
+	}
+	for _, e := range tp.tail {
+		if e.Hash == h {
+			offs = append(offs, e.Off)
+		}
+	}
+	for _, off := range offs {
+		line, err := readLineAt(tp.f, off)
+		var r record.Line
+		if err == nil && record.DecodeLine(line, &r) && r.R == "pre" && r.Img != nil {
+			if p, why := cleanRecordPath(r.Path); why == "" && p == rel {
+				return true
+			}
+		}
+	}
+	if len(offs) > 0 {
+		// An entry of rel's hash at a record that is not rel's capture:
+		// the index is damaged (or two paths share a 64-bit hash). The
+		// whole file answers, and the index is built again.
+		tp.damaged = true
+		return tp.fullHas(rel)
+	}
+	return false
+}
+
+// sure is has, reading the whole file before it answers no: a seal of a
+// path the turn did not capture fails, so a damaged index must not say so.
+func (tp *turnPaths) sure(rel string) bool {
+	return tp.has(rel) || tp.fullHas(rel)
+}
+
+// fullHas answers has from the whole file, read once.
+func (tp *turnPaths) fullHas(rel string) bool {
+	if tp.f == nil {
+		return false
+	}
+	if tp.full == nil {
+		t, _, err := tp.s.readTurnFile(tp.id, false)
+		if err != nil || t == nil {
+			return false
+		}
+		tp.full = t
+	}
+	return tp.mine[rel] || tp.full.byPath[rel] != nil
+}
+
+// appendPre appends a pre record of rel to buf, noting where it lies.
+func (tp *turnPaths) appendPre(buf []byte, rel string, r *record.Line) []byte {
+	tp.tail = append(tp.tail, turnidx.Entry{Hash: turnidx.Hash(rel), Off: -1 - int64(len(buf))})
+	tp.mine[rel] = true
+	return record.Append(buf, r)
+}
+
+// appended writes the index after buf was appended to the turn file and
+// made durable. The index is a cache: a failure to write it costs the
+// next call a longer read, so it is not reported.
+func (tp *turnPaths) appended(buf []byte) {
+	if tp.keep {
+		return
+	}
+	if tp.damaged {
+		_ = tp.s.dir.Remove(turnIndexName(tp.id)) // the next writer builds it from the turn file
+		return
+	}
+	base := tp.size
+	ents := make([]turnidx.Entry, len(tp.tail))
+	for i, e := range tp.tail {
+		if e.Off < 0 {
+			e.Off = base + (-1 - e.Off) // a record of buf
+		}
+		ents[i] = e
+	}
+	covered := base + int64(len(buf))
+	name := turnIndexName(tp.id)
+	if !tp.fresh {
+		f, err := tp.s.dir.OpenFile(name, os.O_WRONLY, 0)
+		if err == nil {
+			// What follows the last whole batch (a writer killed while
+			// appending) goes first.
+			if err = f.Truncate(tp.ix.Size); err == nil {
+				_, err = f.WriteAt(turnidx.AppendBatch(nil, ents, covered), tp.ix.Size)
+			}
+			_ = f.Close()
+			if err == nil {
+				return
+			}
+		}
+	}
+	fi, err := tp.s.dir.Lstat(tp.name)
+	if err != nil {
+		return
+	}
+	dev, ino := fileID(fi)
+	data := turnidx.AppendHeader(nil, dev, ino)
+	if tp.ix != nil {
+		data = tp.ix.AppendBody(data)
+	}
+	data = turnidx.AppendBatch(data, ents, covered)
+	_ = storefs.WriteAtomic(tp.s.dir, name, data, 0o600, false) // a cache: see above
+}
+
+// readLineAt reads the line starting at off, without its newline.
+func readLineAt(f *os.File, off int64) ([]byte, error) {
+	buf := make([]byte, 0, 1024)
+	for {
+		chunk := make([]byte, max(1024, len(buf)))
+		n, err := f.ReadAt(chunk, off+int64(len(buf)))
+		if i := bytes.IndexByte(chunk[:n], '\n'); i >= 0 {
+			return append(buf, chunk[:i]...), nil
+		}
+		buf = append(buf, chunk[:n]...)
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+}
+
+// fileID is the device and inode of fi.
+func fileID(fi os.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), st.Ino
+	}
+	return 0, 0
+}

@@ -1,0 +1,162 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
+)
+
+// bigTurn gives turn 1 n more pre records, of paths that are not there,
+// as thousands of calls of one turn leave it.
+func bigTurn(t *testing.T, root string, n int) {
+	t.Helper()
+	var buf []byte
+	for i := range n {
+		buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: fmt.Sprintf("gen/d%d/f%05d.go", i%40, i), Img: &Image{Kind: ImageAbsent}}, At: 1, N: 1})
+	}
+	f, err := os.OpenFile(filepath.Join(root, storeDir, "turns/1.log"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(buf)
+	f.Close()
+}
+
+// TestCaptureInBigTurnReadsLittle: a capture and a seal in a turn of
+// 20,000 records cost what they cost in a small one. Measured in bytes
+// allocated, not time: reading the turn's whole file (5 MB) and decoding
+// it, as every call once did, allocates far more than the bound.
+func TestCaptureInBigTurnReadsLittle(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "a.txt", "a\n")
+	wr(t, root, "b.txt", "b before\n")
+	s := openT(t, root)
+	captureEditSeal(t, s, root, "1", []string{"a.txt"})
+	bigTurn(t, root, 20000)
+	captureEditSeal(t, s, root, "1", []string{"a.txt"}) // the first call after them reads them once
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := s.Capture("1", TurnMeta{}, []string{"b.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	wr(t, root, "b.txt", "b after\n")
+	if err := s.Seal("1", []string{"b.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 2<<20 {
+		t.Errorf("a capture and a seal in a turn of 20,000 records allocated %d bytes, want under 2 MiB", n)
+	}
+	r := rewind(t, s, "1")
+	if len(r.Failed) > 0 || rd(t, root, "a.txt") != "a\n" || rd(t, root, "b.txt") != "b before\n" {
+		t.Fatalf("rewind: %+v; a.txt %q, b.txt %q", r, rd(t, root, "a.txt"), rd(t, root, "b.txt"))
+	}
+}
+
+// preCount counts the pre records of p in turn 1's file.
+func preCount(t *testing.T, root, p string) int {
+	t.Helper()
+	data, _ := os.ReadFile(filepath.Join(root, storeDir, "turns/1.log"))
+	n := 0
+	record.Each(data, func(r *record.Line) {
+		if r.R == "pre" && r.Path == p {
+			n++
+		}
+	})
+	return n
+}
+
+// TestTurnIndexNeverTrustedBlind: the turn's path index is a cache. A
+// damaged one, one of another file, one naming a path at a record that is
+// not its capture, or one behind records another writer appended (a
+// shell sweep, an older ckpt) never makes a capture skip a path nor a
+// seal refuse one: the first capture still wins, and the rewind gives
+// every file back.
+func TestTurnIndexNeverTrustedBlind(t *testing.T) {
+	damages := []struct {
+		name string
+		do   func(t *testing.T, root string)
+	}{
+		{"garbage", func(t *testing.T, root string) {
+			os.WriteFile(filepath.Join(root, storeDir, "turns/1.idx"), bytes.Repeat([]byte{0xa5}, 100), 0o600)
+		}},
+		{"cut mid-batch", func(t *testing.T, root string) {
+			p := filepath.Join(root, storeDir, "turns/1.idx")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, b[:len(b)-7], 0o600)
+		}},
+		{"of another file", func(t *testing.T, root string) {
+			p := filepath.Join(root, storeDir, "turns/1.log")
+			b, _ := os.ReadFile(p)
+			os.Remove(p)
+			os.WriteFile(p, b, 0o600) // the same bytes, another inode
+		}},
+		{"entries at the wrong records", func(t *testing.T, root string) {
+			p := filepath.Join(root, storeDir, "turns/1.idx")
+			b, _ := os.ReadFile(p)
+			for off := 32; off+16 <= len(b); off += 16 {
+				if !bytes.Equal(b[off:off+8], make([]byte, 8)) {
+					copy(b[off+8:off+16], make([]byte, 8)) // every entry at the header
+				}
+			}
+			os.WriteFile(p, b, 0o600)
+		}},
+		{"records past it from another writer", func(t *testing.T, root string) {
+			s := openT(t, root)
+			if _, err := s.SweepBefore("1", TurnMeta{}, "sed -i"); err != nil {
+				t.Fatal(err)
+			}
+			wr(t, root, "c.txt", "c by the command\n")
+			if _, err := s.SweepAfter("1", TurnMeta{}, "sed -i"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a torn record past it", func(t *testing.T, root string) {
+			f, _ := os.OpenFile(filepath.Join(root, storeDir, "turns/1.log"), os.O_WRONLY|os.O_APPEND, 0)
+			f.Write([]byte(`1234abcd {"r":"pre","p":"d.txt"`))
+			f.Close()
+		}},
+	}
+	for _, d := range damages {
+		t.Run(d.name, func(t *testing.T) {
+			root := t.TempDir()
+			wr(t, root, "a.txt", "a before\n")
+			wr(t, root, "b.txt", "b before\n")
+			wr(t, root, "c.txt", "c before\n")
+			wr(t, root, "d.txt", "d before\n")
+			s := openT(t, root)
+			captureEditSeal(t, s, root, "1", []string{"a.txt"})
+			if _, err := os.Stat(filepath.Join(root, storeDir, "turns/1.idx")); err != nil {
+				t.Fatalf("no index after a capture: %v", err)
+			}
+			d.do(t, root)
+			s = openT(t, root)
+			captureEditSeal(t, s, root, "1", []string{"a.txt", "b.txt", "c.txt", "d.txt"})
+			captureEditSeal(t, s, root, "1", []string{"a.txt", "b.txt", "c.txt", "d.txt"})
+			for _, p := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {
+				if n := preCount(t, root, p); n != 1 {
+					t.Errorf("%s captured %d times, want once", p, n)
+				}
+			}
+			if fs, err := s.Verify(); err != nil || len(fs) > 0 {
+				t.Fatalf("verify: %v %v", fs, err)
+			}
+			r := rewind(t, s, "1")
+			if len(r.Failed) > 0 {
+				t.Fatalf("rewind: %+v", r)
+			}
+			for _, p := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {
+				if got, want := rd(t, root, p), strings.TrimSuffix(p, ".txt")+" before\n"; got != want {
+					t.Errorf("%s after the rewind: %q, want %q", p, got, want)
+				}
+			}
+		})
+	}
+}
