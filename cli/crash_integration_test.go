@@ -322,29 +322,15 @@ func TestCrashDuringCapture(t *testing.T) {
 			tmpl := filepath.Join(base, "template")
 			captureTemplate(t, tmpl, withStore)
 			args := []string{"capture", "--turn", "2", "--label", "killed", "f1.txt", "f2.txt", "f3.txt", "f4.txt", "new.txt"}
-			kills := 0
-			for k := 1; ; k++ {
-				if k > maxFailpoint {
-					t.Fatalf("capture still killed at capture:%d", k)
-				}
-				root := filepath.Join(base, fmt.Sprintf("k%d", k))
-				copyTree(t, tmpl, root)
-				before := snapshotDir(t, root)
-				r := ckptDo(t, ckptCall{Root: root, Env: []string{"CKPT_FAILPOINT=capture:" + strconv.Itoa(k)}}, args...)
+			before := snapshotDir(t, tmpl)
+			kills := eachKill(t, base, tmpl, "capture", args, func(k int, root string, r ckptRun) {
 				requireSnapshot(t, root, before, fmt.Sprintf("capture:%d: a capture changes nothing in the folder", k))
 				if !r.Killed {
-					if r.Code != 0 {
-						t.Fatalf("capture:%d: want exit 0 or SIGKILL\n%s", k, r)
-					}
-					if k == 1 {
-						t.Fatalf("CKPT_FAILPOINT=capture:1 did not kill the capture: the failpoint is not honoured\n%s", r)
-					}
 					if s := ckptShow(t, root, "2"); len(s.Files) != 5 {
 						t.Errorf("show 2 after the capture that finished: %+v", s.Files)
 					}
-					break
+					return
 				}
-				kills++
 				ckptLog(t, root) // the store opens and lists
 				if withStore {
 					if v := ckpt(t, root, "verify"); v.Code != 0 {
@@ -363,8 +349,7 @@ func TestCrashDuringCapture(t *testing.T) {
 				}
 				ckptOK(t, root, "rewind", "3", "--yes")
 				requireSnapshot(t, root, before, fmt.Sprintf("capture:%d: rewind of the later turn", k))
-				os.RemoveAll(root)
-			}
+			})
 			t.Logf("capture killed after each of %d file operations", kills)
 		})
 	}
@@ -384,26 +369,15 @@ func TestCrashDuringBulkCapture(t *testing.T) {
 		writeText(t, tmpl, p, strings.Repeat(fmt.Sprintf("bulk %d\n", i), 100+i))
 		args = append(args, p)
 	}
-	kills := 0
-	for k := 1; ; k++ {
-		if k > maxFailpoint {
-			t.Fatalf("bulk capture still killed at capture:%d", k)
-		}
-		root := filepath.Join(base, fmt.Sprintf("k%d", k))
-		copyTree(t, tmpl, root)
-		before := snapshotDir(t, root)
-		r := ckptDo(t, ckptCall{Root: root, Env: []string{"CKPT_FAILPOINT=capture:" + strconv.Itoa(k)}}, args...)
+	before := snapshotDir(t, tmpl)
+	kills := eachKill(t, base, tmpl, "capture", args, func(k int, root string, r ckptRun) {
 		requireSnapshot(t, root, before, fmt.Sprintf("capture:%d: a capture changes nothing in the folder", k))
 		if !r.Killed {
-			if r.Code != 0 {
-				t.Fatalf("capture:%d: want exit 0 or SIGKILL\n%s", k, r)
-			}
 			if s := ckptShow(t, root, "2"); len(s.Files) != 24 {
 				t.Errorf("show 2 after the capture that finished: %d files", len(s.Files))
 			}
-			break
+			return
 		}
-		kills++
 		ckptLog(t, root)
 		if v := ckpt(t, root, "verify"); v.Code != 0 {
 			t.Errorf("capture:%d: verify right after the kill\n%s", k, v)
@@ -422,8 +396,7 @@ func TestCrashDuringBulkCapture(t *testing.T) {
 		}
 		ckptOK(t, root, "rewind", "2", "--yes")
 		requireSnapshot(t, root, before, fmt.Sprintf("capture:%d: rewind of the bulk turn", k))
-		os.RemoveAll(root)
-	}
+	})
 	if kills < 4 {
 		t.Errorf("bulk capture killed at only %d file operations", kills)
 	}
@@ -456,15 +429,8 @@ func TestCrashDuringRepack(t *testing.T) {
 		writeText(t, tmpl, p, "by turn 2 "+p+"\n")
 	}
 	ckptOK(t, tmpl, append([]string{"seal", "--turn", "2"}, paths[:8]...)...)
-	kills := 0
-	for k := 1; ; k++ {
-		if k > maxFailpoint {
-			t.Fatalf("prune still killed at prune:%d", k)
-		}
-		root := filepath.Join(base, fmt.Sprintf("k%d", k))
-		copyTree(t, tmpl, root)
-		before := snapshotDir(t, root)
-		r := ckptDo(t, ckptCall{Root: root, Env: []string{"CKPT_FAILPOINT=prune:" + strconv.Itoa(k)}}, "prune", "--keep", "1")
+	before := snapshotDir(t, tmpl)
+	kills := eachKill(t, base, tmpl, "prune", []string{"prune", "--keep", "1"}, func(k int, root string, _ ckptRun) {
 		requireSnapshot(t, root, before, fmt.Sprintf("prune:%d: prune changes nothing in the folder", k))
 		if v := ckpt(t, root, "verify"); v.Code != 0 {
 			t.Errorf("prune:%d: verify\n%s", k, v)
@@ -475,19 +441,40 @@ func TestCrashDuringRepack(t *testing.T) {
 				t.Errorf("prune:%d: %s after rewinding turn 2: %q", k, p, got)
 			}
 		}
-		if !r.Killed {
-			if r.Code != 0 {
-				t.Fatalf("prune:%d: want exit 0 or SIGKILL\n%s", k, r)
-			}
-			break
-		}
-		kills++
-		os.RemoveAll(root)
-	}
+	})
 	if kills < 4 {
 		t.Errorf("prune killed at only %d file operations", kills)
 	}
 	t.Logf("prune killed after each of %d file operations", kills)
+}
+
+// eachKill runs args in a fresh copy of tmpl (under base) with
+// CKPT_FAILPOINT=point:K, for K = 1, 2, … until a run outlives its
+// failpoint, and hands each run to check (the last one not killed). The
+// run that outlived it must exit 0, and the first must be killed (else
+// the failpoint is not honoured); it fails the test when K passes
+// maxFailpoint. It returns how many runs were killed.
+func eachKill(t *testing.T, base, tmpl, point string, args []string, check func(k int, root string, r ckptRun)) int {
+	t.Helper()
+	for k := 1; ; k++ {
+		if k > maxFailpoint {
+			t.Fatalf("%s still killed at %s:%d", args[0], point, k)
+		}
+		root := filepath.Join(base, fmt.Sprintf("k%d", k))
+		copyTree(t, tmpl, root)
+		r := ckptDo(t, ckptCall{Root: root, Env: []string{"CKPT_FAILPOINT=" + point + ":" + strconv.Itoa(k)}}, args...)
+		check(k, root, r)
+		if !r.Killed {
+			if r.Code != 0 {
+				t.Fatalf("%s:%d: want exit 0 or SIGKILL\n%s", point, k, r)
+			}
+			if k == 1 {
+				t.Fatalf("CKPT_FAILPOINT=%s:1 did not kill %s: the failpoint is not honoured\n%s", point, args[0], r)
+			}
+			return k - 1
+		}
+		os.RemoveAll(root)
+	}
 }
 
 // --- many processes ---

@@ -140,7 +140,7 @@ func TestPackDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != 1 || !strings.Contains(fs[0].Reason, pre.SHA256.String()) || !strings.Contains(fs[0].Reason, "turns/1.log") {
+	if len(fs) != 1 || fs[0].Kind != FindLostBlob || fs[0].Blob != pre.SHA256 || !slices.Contains(fs[0].Named, "turns/1.log") {
 		t.Errorf("verify should name the lost blob and the turn naming it: %+v", fs)
 	}
 	r := rewind(t, s2, "1")
@@ -178,7 +178,7 @@ func TestPackIndexDamaged(t *testing.T) {
 	}
 	missing := 0
 	for _, f := range fs {
-		if strings.Contains(f.Reason, "missing, named by turns/1.log") {
+		if f.Kind == FindMissingBlob && slices.Equal(f.Named, []string{"turns/1.log"}) {
 			missing++
 		}
 	}

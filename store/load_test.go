@@ -154,7 +154,7 @@ func TestHostileRecordPaths(t *testing.T) {
 		t.Fatalf("verify found %+v, want the four records", fs)
 	}
 	for _, f := range fs {
-		if !strings.Contains(f.Reason, "refused") {
+		if f.Kind != FindBadPath || !strings.Contains(f.Detail, "refused") {
 			t.Errorf("finding %+v", f)
 		}
 	}

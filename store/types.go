@@ -375,10 +375,53 @@ type Result struct {
 	Merged    []string   `json:"merged,omitempty"`
 }
 
-// Finding is one damaged record or blob found by Verify.
+// FindingKind is what Verify found wrong with a file.
+type FindingKind string
+
+// The findings of Verify. Each names the fields of Finding it sets
+// besides File; the CLI puts them into words.
+const (
+	FindUnreadable    FindingKind = "unreadable"     // Detail: why
+	FindDamagedRecord FindingKind = "damaged-record" // Line
+	FindTornRecord    FindingKind = "torn-record"    // Bytes after the last whole record
+	FindNoTurnRecord  FindingKind = "no-turn-record" // a turn file that does not start with one
+	FindNewerFormat   FindingKind = "newer-format"   // Detail: the version written and read
+	FindNewerOp       FindingKind = "newer-op"       // ID, Detail: an operation written by a newer ckpt
+	FindBadPath       FindingKind = "bad-path"       // Record, Path, Detail: why the path is refused
+	FindBadSeed       FindingKind = "bad-seed"       // Detail: why index.json cannot be read
+	FindSeedBlobName  FindingKind = "seed-blob-name" // ID (the turn), Path (the name): not a blob's name
+	FindNotBlob       FindingKind = "not-a-blob"     // a file in blobs/ that is not one
+	FindDamagedBlob   FindingKind = "damaged-blob"   // Detail, Named: a loose blob that fails its check
+	FindLostPack      FindingKind = "lost-pack"      // Detail: a pack that cannot be read
+	FindBadPackIndex  FindingKind = "bad-pack-index" // Detail: the lookup index cannot be read
+	FindNotPack       FindingKind = "not-a-pack"     // a file in packs/ that is not one
+	FindUnindexed     FindingKind = "unindexed-blob" // Blob, Pack: the lookup index misses a packed blob
+	FindBlobSize      FindingKind = "blob-size"      // Blob, Size (the pack's), Want (the records'), Named
+	FindLostBlob      FindingKind = "lost-blob"      // Blob, Detail, Named: a packed blob that fails its check
+	FindMissingBlob   FindingKind = "missing-blob"   // Named: a blob records name that is nowhere
+)
+
+// Finding is one damaged record or blob found by Verify: what is wrong
+// (Kind) with which file, and what the kind says of it. The store says
+// what it found; the CLI puts it into words.
 type Finding struct {
-	File   string // path of the damaged file, relative to the store folder
-	Reason string
+	Kind FindingKind
+	File string // path of the damaged file, relative to the store folder
+	// Detail is the reason an error gave (the file system's, a format
+	// check's), for the kinds that carry one.
+	Detail string
+	Line   int    // FindDamagedRecord: the line, from 1
+	Bytes  int64  // FindTornRecord: the bytes after the last whole record
+	ID     string // FindNewerOp: the operation; FindSeedBlobName: the turn
+	Record string // FindBadPath: the record's kind ("pre", "post")
+	Path   string // FindBadPath: the path refused; FindSeedBlobName: the blob name
+	Blob   BlobID // FindUnindexed, FindBlobSize, FindLostBlob
+	Pack   string // FindUnindexed: the pack's file name
+	// Size and Want are a packed blob's size by the pack's index and by
+	// the records naming it (FindBlobSize).
+	Size, Want int64
+	// Named lists the files whose records name the blob, sorted.
+	Named []string
 }
 
 // PruneOptions chooses the turns Prune drops. Zero values keep everything.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"sort"
 	"strings"
@@ -57,9 +56,7 @@ type verifier struct {
 	have  map[BlobID]bool     // blobs found, loose or packed
 }
 
-func (v *verifier) add(file, why string, args ...any) {
-	v.out = append(v.out, Finding{File: file, Reason: fmt.Sprintf(why, args...)})
-}
+func (v *verifier) add(f Finding) { v.out = append(v.out, f) }
 
 // ref notes that file names the blob of img.
 func (v *verifier) ref(img *Image, file string) {
@@ -79,7 +76,7 @@ func (v *verifier) ref(img *Image, file string) {
 func (v *verifier) checkRecords(name string) []record.Line {
 	data, err := v.s.dir.ReadFile(name)
 	if err != nil {
-		v.add(name, "unreadable: %v", err)
+		v.add(Finding{Kind: FindUnreadable, File: name, Detail: err.Error()})
 		return nil
 	}
 	res := record.Decode(data)
@@ -91,10 +88,10 @@ func (v *verifier) checkRecords(name string) []record.Line {
 		}
 	}
 	for _, l := range res.Bad {
-		v.add(name, "record on line %d is damaged (checksum or JSON)", l)
+		v.add(Finding{Kind: FindDamagedRecord, File: name, Line: l})
 	}
 	if res.Torn {
-		v.add(name, "its last record is torn (%d bytes after the last whole record); the next capture cuts it", int64(len(data))-res.Good)
+		v.add(Finding{Kind: FindTornRecord, File: name, Bytes: int64(len(data)) - res.Good})
 	}
 	return res.Recs
 }
@@ -112,16 +109,16 @@ func (v *verifier) turns() error {
 		name := "turns/" + n
 		recs := v.checkRecords(name)
 		if len(recs) > 0 && recs[0].R != "turn" {
-			v.add(name, "does not start with a turn record")
+			v.add(Finding{Kind: FindNoTurnRecord, File: name})
 		} else if len(recs) > 0 {
 			if err := format.CheckVersion("", "record format", recs[0].V, formatVersion); err != nil {
-				v.add(name, "%v", err)
+				v.add(Finding{Kind: FindNewerFormat, File: name, Detail: err.Error()})
 			}
 		}
 		for i := range recs {
 			if r := &recs[i]; r.R == "pre" || r.R == "post" {
 				if _, why := cleanRecordPath(r.Path); why != "" {
-					v.add(name, "a %s record names %q: %s", r.R, r.Path, why)
+					v.add(Finding{Kind: FindBadPath, File: name, Record: r.R, Path: r.Path, Detail: why})
 				}
 			}
 			v.ref(neededImage(&recs[i]), name)
@@ -153,7 +150,7 @@ func (v *verifier) ops() {
 			continue
 		}
 		if err := format.CheckVersion("", "record format", r.V, formatVersion); err != nil {
-			v.add("ops.log", "operation %s was %v", r.ID, err)
+			v.add(Finding{Kind: FindNewerOp, File: "ops.log", ID: r.ID, Detail: err.Error()})
 			continue
 		}
 		name := "ops/" + r.ID + ".steps"
@@ -174,7 +171,7 @@ func (v *verifier) seed() {
 	seed, err := v.s.parseSeed()
 	if err != nil {
 		if _, serr := v.s.dir.Lstat("index.json"); serr == nil {
-			v.add("index.json", "%v", err)
+			v.add(Finding{Kind: FindBadSeed, File: "index.json", Detail: err.Error()})
 		}
 		return
 	}
@@ -182,7 +179,7 @@ func (v *verifier) seed() {
 		for _, f := range t.files {
 			if f.pre.Kind == ImageContent {
 				if _, err := blobOf(f.pre); err != nil {
-					v.add("index.json", "turn %s names blob %q, which is not 64 hex digits", t.id, f.badBlob)
+					v.add(Finding{Kind: FindSeedBlobName, File: "index.json", ID: t.id, Path: f.badBlob})
 					continue
 				}
 				v.ref(&f.pre, "index.json")
@@ -199,13 +196,12 @@ func (v *verifier) sizeOf(sum BlobID) int64 {
 	return -1
 }
 
-// named says which files name the blob sum, for a finding about it.
-func (v *verifier) named(sum BlobID) string {
-	if files := v.refs[sum]; len(files) > 0 {
-		sort.Strings(files)
-		return ", named by " + strings.Join(dedupe(files), ", ")
-	}
-	return ""
+// named lists the files that name the blob sum, sorted, for a finding
+// about it.
+func (v *verifier) named(sum BlobID) []string {
+	files := v.refs[sum]
+	sort.Strings(files)
+	return dedupe(files)
 }
 
 // loose checks every loose blob against its name.
@@ -222,12 +218,12 @@ func (v *verifier) loose() error {
 		}
 		sum, err := ParseBlobID(strings.TrimSuffix(name, ".zst"))
 		if err != nil || !e.Type().IsRegular() {
-			v.add("blobs/"+name, "not a blob: the name is not 64 hex digits (with .zst) or it is not a file")
+			v.add(Finding{Kind: FindNotBlob, File: "blobs/" + name})
 			continue
 		}
 		v.have[sum] = true
 		if err := s.checkLoose(name, v.sizeOf(sum)); err != nil {
-			v.add("blobs/"+name, "%v%s", strings.TrimPrefix(err.Error(), "store: "), v.named(sum))
+			v.add(Finding{Kind: FindDamagedBlob, File: "blobs/" + name, Detail: strings.TrimPrefix(err.Error(), "store: "), Named: v.named(sum)})
 		}
 	}
 	return nil
@@ -240,23 +236,23 @@ func (v *verifier) packs() {
 	var newer *format.NewerFormat
 	for name, err := range bad {
 		if errors.As(err, &newer) {
-			v.add("packs/"+name, "%s", newer.Why())
+			v.add(Finding{Kind: FindNewerFormat, File: "packs/" + name, Detail: newer.Why()})
 			continue
 		}
-		v.add("packs/"+name, "unreadable, so the blobs it held are lost: %v", err)
+		v.add(Finding{Kind: FindLostPack, File: "packs/" + name, Detail: err.Error()})
 	}
 	if _, err := s.loadMidx(); errors.As(err, &newer) {
-		v.add(midxFile, "%s", newer.Why())
+		v.add(Finding{Kind: FindNewerFormat, File: midxFile, Detail: newer.Why()})
 	} else if err != nil {
-		v.add(midxFile, "%v (only a lookup index: the next repack writes it again)", strings.TrimPrefix(err.Error(), "store: "))
+		v.add(Finding{Kind: FindBadPackIndex, File: midxFile, Detail: strings.TrimPrefix(err.Error(), "store: ")})
 	}
 	if _, err := s.loadBaseline(); errors.As(err, &newer) {
-		v.add(baselineFile, "%s", newer.Why())
+		v.add(Finding{Kind: FindNewerFormat, File: baselineFile, Detail: newer.Why()})
 	}
 	packEnts, _ := storefs.Names(s.dir, "packs")
 	for _, name := range packEnts {
 		if !strings.HasPrefix(name, ".tmp-") && !strings.HasSuffix(name, ".pack") {
-			v.add("packs/"+name, "not a pack: the name does not end in .pack")
+			v.add(Finding{Kind: FindNotPack, File: "packs/" + name})
 		}
 	}
 	m, _ := s.loadMidx()
@@ -264,18 +260,18 @@ func (v *verifier) packs() {
 		covered := m.Covers(p.name)
 		for _, e := range p.ents {
 			if _, me, ok := m.Find(e.Sum); covered && (!ok || me.Size != e.Size) {
-				v.add(midxFile, "does not locate blob %s of packs/%s (only a lookup index: the next repack writes it again)", e.Sum, p.name)
+				v.add(Finding{Kind: FindUnindexed, File: midxFile, Blob: e.Sum, Pack: p.name})
 			}
 			src := blobSource{f: p.f, off: e.Off, n: e.ZLen, zstd: true, where: "packs/" + p.name}
 			size := e.Size
 			if n := v.sizeOf(e.Sum); n >= 0 && n != size {
-				v.add("packs/"+p.name, "blob %s is lost: %d bytes by the pack's index but %d by its records%s", e.Sum, size, n, v.named(e.Sum))
+				v.add(Finding{Kind: FindBlobSize, File: "packs/" + p.name, Blob: e.Sum, Size: size, Want: n, Named: v.named(e.Sum)})
 				v.have[e.Sum] = true
 				continue
 			}
 			v.have[e.Sum] = true // present; damaged or not, said here
 			if err := s.checkSource(e.Sum, size, src); err != nil {
-				v.add("packs/"+p.name, "blob %s is lost: %s%s", e.Sum, blobWhy(err, src.where), v.named(e.Sum))
+				v.add(Finding{Kind: FindLostBlob, File: "packs/" + p.name, Blob: e.Sum, Detail: blobWhy(err, src.where), Named: v.named(e.Sum)})
 			}
 		}
 	}
@@ -283,12 +279,11 @@ func (v *verifier) packs() {
 
 // missing reports every blob records name that is neither loose nor packed.
 func (v *verifier) missing() {
-	for sum, files := range v.refs {
+	for sum := range v.refs {
 		if v.have[sum] {
 			continue
 		}
-		sort.Strings(files)
-		v.add("blobs/"+sum.String(), "missing, named by %s", strings.Join(dedupe(files), ", "))
+		v.add(Finding{Kind: FindMissingBlob, File: "blobs/" + sum.String(), Named: v.named(sum)})
 	}
 }
 

@@ -124,8 +124,8 @@ func TestNewerVersionRefused(t *testing.T) {
 			return err
 		}
 		for _, f := range fs {
-			if strings.Contains(f.Reason, "written by a newer ckpt") {
-				return fmt.Errorf("%s: %s: %w", f.File, f.Reason, ErrNewerFormat)
+			if f.Kind == FindNewerFormat {
+				return fmt.Errorf("%s: %s: %w", f.File, f.Detail, ErrNewerFormat)
 			}
 		}
 		return nil
