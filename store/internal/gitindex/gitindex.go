@@ -13,8 +13,10 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -43,14 +45,13 @@ func Read(data []byte) ([]Entry, error) {
 	// repository's object names; an index written with index.skipHash
 	// has zeros there, and is read as SHA-1's first.
 	sizes := []int{sha1.Size, sha256.Size}
-	if k := len(data) - sha256.Size; k >= 12 {
-		if sum := sha256.Sum256(data[:k]); bytes.Equal(sum[:], data[k:]) {
-			sizes = []int{sha256.Size}
-		}
-	}
 	if k := len(data) - sha1.Size; k >= 12 {
 		if sum := sha1.Sum(data[:k]); bytes.Equal(sum[:], data[k:]) {
 			sizes = []int{sha1.Size}
+		} else if k := len(data) - sha256.Size; k >= 12 {
+			if sum := sha256.Sum256(data[:k]); bytes.Equal(sum[:], data[k:]) {
+				sizes = []int{sha256.Size}
+			}
 		}
 	}
 	var err error
@@ -117,7 +118,7 @@ func entries(data []byte, version, n uint32, size int) ([]Entry, error) {
 		if len(name) == 0 {
 			return nil, bad(i, "empty name")
 		}
-		out = append(out, Entry{Path: string(name), Mode: mode, OID: fmt.Sprintf("%x", oid), Stage: int(flags>>12) & 3})
+		out = append(out, Entry{Path: string(name), Mode: mode, OID: hex.EncodeToString(oid), Stage: int(flags>>12) & 3})
 		prev = name
 	}
 	if !sort.SliceIsSorted(out, func(a, b int) bool { return out[a].Path < out[b].Path }) {
@@ -150,18 +151,22 @@ func varint(b []byte) (uint64, int) {
 // index a and index b: staged, unstaged, or staged with other bytes or
 // another mode, at any stage.
 func Changed(a, b []Entry) []string {
-	key := func(e Entry) string { return fmt.Sprintf("%d %o %s", e.Stage, e.Mode, e.OID) }
-	of := func(list []Entry) map[string][]string {
-		m := map[string][]string{}
+	type staged struct {
+		stage int
+		mode  uint32
+		oid   string
+	}
+	of := func(list []Entry) map[string][]staged {
+		m := make(map[string][]staged, len(list))
 		for _, e := range list {
-			m[e.Path] = append(m[e.Path], key(e))
+			m[e.Path] = append(m[e.Path], staged{e.Stage, e.Mode, e.OID})
 		}
 		return m
 	}
 	ma, mb := of(a), of(b)
 	var out []string
 	for p, ka := range ma {
-		if fmt.Sprint(ka) != fmt.Sprint(mb[p]) {
+		if !slices.Equal(ka, mb[p]) {
 			out = append(out, p)
 		}
 	}
