@@ -45,6 +45,11 @@ func (s *Store) readSummary(names []string) {
 	sum := &s.cache.sum
 	sum.read = true
 	if len(names) < summaryMin {
+		// A store pruned below the size worth a summary: the one left
+		// from before only takes room.
+		if fi, err := s.dir.Lstat(summaryFile); err == nil && fi.Mode().IsRegular() {
+			_ = s.dir.Remove(summaryFile) // a cache: left, it is only never read
+		}
 		return
 	}
 	f, err := s.dir.Open(summaryFile)

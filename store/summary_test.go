@@ -319,3 +319,20 @@ func TestSummaryCompacts(t *testing.T) {
 	}
 	t.Logf("summary %d bytes at the end, %d at most", fi.Size(), most)
 }
+
+// A store pruned below summaryMin turns drops its summary, which no load
+// reads any more.
+func TestSummaryDroppedWhenSmall(t *testing.T) {
+	root := summaryStore(t)
+	readView(t, root)
+	sumPath := filepath.Join(root, storeDir, summaryFile)
+	if _, err := os.Stat(sumPath); err != nil {
+		t.Fatal(err)
+	}
+	defer func(m int) { summaryMin = m }(summaryMin)
+	summaryMin = 1000
+	readView(t, root)
+	if _, err := os.Stat(sumPath); err == nil {
+		t.Errorf("a store of fewer than %d turns keeps its summary", summaryMin)
+	}
+}
