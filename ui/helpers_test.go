@@ -11,6 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 var cmdType = reflect.TypeOf(tea.Cmd(nil))
@@ -23,6 +25,27 @@ func testNow() time.Time { return t0.Add(3 * time.Hour) }
 func testModel(t testing.TB, f *fakeStore, w, h int) *Model {
 	t.Helper()
 	m := New(f, Options{Now: testNow, Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	drive(t, m, m.Init())
+	return m
+}
+
+// openReal opens or creates the real store in root, closed when t ends.
+func openReal(t testing.TB, root string) *store.Store {
+	t.Helper()
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// realModel is a model on the real store s with no watch or tick, sized
+// w×h, with Init's commands run.
+func realModel(t testing.TB, s *store.Store, w, h int) *Model {
+	t.Helper()
+	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	drive(t, m, m.Init())
 	return m
@@ -114,6 +137,23 @@ func screen(m *Model) string {
 	w.Profile = colorprofile.ASCII
 	w.WriteString(m.View().Content)
 	return b.String()
+}
+
+// fullScreen is the screen, checked to be exactly w×h: as many lines as
+// rows, each as wide as the terminal.
+func fullScreen(t testing.TB, m *Model, w, h int) string {
+	t.Helper()
+	out := screen(m)
+	lines := strings.Split(out, "\n")
+	if len(lines) != h {
+		t.Fatalf("%d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw != w {
+			t.Fatalf("line %d is %d wide, want %d: %q", i, lw, w, l)
+		}
+	}
+	return out
 }
 
 // plain is the view's text with every style removed.
