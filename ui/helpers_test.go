@@ -96,24 +96,22 @@ func press(t testing.TB, m *Model, keys ...tea.KeyPressMsg) {
 	}
 }
 
+// namedKeys are the keys kp knows by name; any other string is its
+// first character typed.
+var namedKeys = map[string]tea.KeyPressMsg{
+	"enter":     {Code: tea.KeyEnter},
+	"esc":       {Code: tea.KeyEscape},
+	"tab":       {Code: tea.KeyTab},
+	"up":        {Code: tea.KeyUp},
+	"down":      {Code: tea.KeyDown},
+	"backspace": {Code: tea.KeyBackspace},
+	"ctrl+r":    {Code: 'r', Mod: tea.ModCtrl},
+	"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},
+}
+
 func kp(s string) tea.KeyPressMsg {
-	switch s {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "ctrl+r":
-		return tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	if k, ok := namedKeys[s]; ok {
+		return k
 	}
 	r := []rune(s)[0]
 	if r >= 'A' && r <= 'Z' {
