@@ -180,12 +180,12 @@ type Model struct {
 
 	width, height int
 
-	root        string
-	entries     []store.Entry // newest first
+	root    string
+	entries []store.Entry // newest first
 	// revertedBy maps a turn to the revert in effect (or its redo) that
 	// took its changes out, in whole or in part.
 	revertedBy  map[string]string
-	statusKnown bool          // HandEdited counts are filled in
+	statusKnown bool // HandEdited counts are filled in
 	turns       turnsPane
 	files       filesPane
 
