@@ -96,8 +96,8 @@ func TestRealRevertConflictEverySize(t *testing.T) {
 		}
 		write("server.js", "one\ntwo\nlisten(PORT)\n")
 		write("env", "PORT=8080\n")
-		for name, after := range map[string]string{"server.js": "one\ntwo\nlisten(config.port)\n", "env": "PORT=3000\n"} {
-			if _, err := s.Write("1", store.TurnMeta{Label: "read the port and keys from the config file"}, filepath.Join(root, name), []byte(after)); err != nil {
+		for _, w := range [][2]string{{"server.js", "one\ntwo\nlisten(config.port)\n"}, {"env", "PORT=3000\n"}} {
+			if _, err := s.Write("1", store.TurnMeta{Label: "read the port and keys from the config file"}, filepath.Join(root, w[0]), []byte(w[1])); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -125,6 +125,9 @@ func TestRealRevertConflictEverySize(t *testing.T) {
 			t.Fatalf("%v: the file in conflict was changed: %q", size, b)
 		}
 		press(t, m, kp("esc"), kp("tab"))
+		if f := m.selectedFile(); f == nil || f.Path != "server.js" {
+			t.Fatalf("%v: the files' cursor is on %+v, want server.js", size, f)
+		}
 		sc = plain(m)
 		mustContain(t, sc, "reverted in part by op-1", "X server.js", "failed: conflict: line 3", "M env")
 		for _, l := range strings.Split(sc, "\n") {
