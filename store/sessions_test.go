@@ -166,8 +166,7 @@ func TestBeginWrite(t *testing.T) {
 	got := make(chan TurnID, len(files))
 	for i := range cap(got) {
 		go func() {
-			s2 := openT(t, root)
-			defer s2.Close()
+			s2 := openStore(t, root)
 			turn, err := s2.BeginWrite(meta, "edits", []string{filepath.Join(root, "f"+strconv.Itoa(i))})
 			if err != nil {
 				t.Error(err)
