@@ -112,7 +112,7 @@ func TestMidxStaleFallsBack(t *testing.T) {
 // counts packs as the listing does, before and after a repack.
 func TestRepackDueReadsNoPackIndex(t *testing.T) {
 	root := t.TempDir()
-	s := openT(t, root)
+	s := openStore(t, root)
 	SetLooseMax(s, 1)
 	for i := range 3 {
 		paths := []string{fmt.Sprintf("a%d.txt", i), fmt.Sprintf("b%d.txt", i)}
@@ -121,7 +121,7 @@ func TestRepackDueReadsNoPackIndex(t *testing.T) {
 		}
 		captureEditSeal(t, s, root, fmt.Sprint(i+1), paths)
 	}
-	s2 := openT(t, root)
+	s2 := openStore(t, root)
 	packs, _ := s2.PackCounts()
 	if packs != 6 {
 		t.Fatalf("want a pack per capture and per seal, got %d", packs)
@@ -133,7 +133,7 @@ func TestRepackDueReadsNoPackIndex(t *testing.T) {
 	if _, err := s2.Repack(true); err != nil {
 		t.Fatal(err)
 	}
-	s3 := openT(t, root)
+	s3 := openStore(t, root)
 	n := len(dirNames(t, filepath.Join(root, storeDir, "packs")))
 	if got, _ := s3.PackCounts(); got != n {
 		t.Errorf("PackCounts says %d packs, packs/ holds %d", got, n)
