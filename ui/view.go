@@ -260,7 +260,7 @@ func (m *Model) turnsView(w, h int) []string {
 	}
 	idW, ageW := m.turnColumns(rows)
 	end := min(m.turns.cur.top+rows, len(m.turns.shown))
-	undoable := m.undoableOp()
+	undoable := m.undo.row
 	for i := m.turns.cur.top; i < end; i++ {
 		idx := m.turns.shown[i]
 		e := &m.entries[idx]
@@ -301,50 +301,6 @@ func (m *Model) labelCut(e *store.Entry) bool {
 	left, mid, right := m.turnRowParts(e, w, idW, ageW, false, nil, "")
 	_, midW := rowFit(w, ansi.StringWidth(left)+1, mid, right) // and the cursor
 	return ansi.StringWidth(mid.text) > midW
-}
-
-// undoableOp is the id of the row that says "u to undo": the operation
-// that put in effect the rewind (or revert) u would undo. It walks the
-// log as the store's undo stack does: a rewind or a revert goes on it,
-// an undo takes its target off, a redo puts its target back.
-func (m *Model) undoableOp() string {
-	var stack []string
-	by := map[string]string{}                  // rewind → the op row that put it in effect
-	redone := map[string]string{}              // redo → the rewind it re-applied
-	for i := len(m.entries) - 1; i >= 0; i-- { // oldest first
-		e := &m.entries[i]
-		drop := func(id string) {
-			for j := len(stack) - 1; j >= 0; j-- {
-				if stack[j] == id {
-					stack = append(stack[:j], stack[j+1:]...)
-					return
-				}
-			}
-		}
-		switch e.Kind {
-		case store.KindRewind, store.KindRevert:
-			if e.State == store.StateFailed {
-				continue // changed nothing
-			}
-			stack = append(stack, e.ID)
-			by[e.ID] = e.ID
-		case store.KindUndo:
-			t := e.Target
-			if r, ok := redone[t]; ok {
-				t = r
-			}
-			drop(t)
-		case store.KindRedo:
-			redone[e.ID] = e.Target
-			drop(e.Target)
-			stack = append(stack, e.Target)
-			by[e.Target] = e.ID
-		}
-	}
-	if len(stack) == 0 {
-		return ""
-	}
-	return by[stack[len(stack)-1]]
 }
 
 // seg is a piece of a row's right-hand side. Optional pieces go first
