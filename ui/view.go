@@ -858,16 +858,17 @@ func (m *Model) statusLine() string {
 	info := fmt.Sprintf("%s · %s · %s in store files", root, present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
 	msg, style, _ := m.statusMsg()
 	// The message first: the folder's facts give way to it, the least
-	// telling first, down to none.
-	for _, short := range []string{
-		strings.TrimSuffix(info, " in store files"),
-		fmt.Sprintf("%s · %s", present.Count(m.turnCount(), "turn"), present.Bytes(m.size)),
-		"",
-	} {
+	// telling first, down to the turns and the size; to none only when
+	// that lets the whole message read.
+	counts := fmt.Sprintf("%s · %s", present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
+	for _, short := range []string{strings.TrimSuffix(info, " in store files"), counts, ""} {
 		if msg == "" || ansi.StringWidth(info)+ansi.StringWidth(msg)+2 <= w {
 			break
 		}
 		info = short
+	}
+	if info == "" && ansi.StringWidth(msg)+1 > w {
+		info = counts // cut either way: keep what the folder holds
 	}
 	iw := ansi.StringWidth(info)
 	if iw+2 > w {
