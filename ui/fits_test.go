@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // fitViews are every view and dialog, as keys from the first frame of
@@ -77,6 +79,26 @@ func TestEveryViewFits(t *testing.T) {
 				press(t, m, kp("space"))
 				if m.helpTop == top {
 					break
+				}
+			}
+		}
+	}
+}
+
+// TestWaitingScreenFits: before the first turn (no store yet), the
+// screen fits at 80×24 and 120×36 and its advice wraps between words,
+// never inside `--help`.
+func TestWaitingScreenFits(t *testing.T) {
+	for _, root := range []string{"/tmp/ui-empty", "/home/dev/a-project"} {
+		for _, size := range [][2]int{{80, 24}, {120, 36}} {
+			m := New(nil, Options{Now: testNow, Poll: -1, NoWatch: true, Root: root})
+			m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+			sc := plain(m)
+			checkFits(t, m, sc)
+			mustContain(t, sc, "No ckpt store in "+root+" yet")
+			for _, l := range strings.Split(sc, "\n") {
+				if strings.HasSuffix(strings.TrimRight(l, " "), "-") {
+					t.Errorf("%v: a word is cut at its hyphen: %q\n%s", size, l, sc)
 				}
 			}
 		}

@@ -735,7 +735,7 @@ func (m *Model) diffView(w, h int) []string {
 	}
 	switch {
 	case f == nil && len(m.entries) == 0:
-		for _, l := range strings.Split(ansi.Wrap(m.waitingHint(), max(w-2, 1), ""), "\n") {
+		for _, l := range wrapLines(m.waitingHint(), max(w-2, 1), 0) {
 			out = append(out, m.sty.dim.Render(present.Fit(" "+l, w)))
 		}
 	case f == nil:
