@@ -104,3 +104,19 @@ func TestWaitingScreenFits(t *testing.T) {
 		}
 	}
 }
+
+// TestSideRefusedSaysZ: at 120 columns the diff beside the panes is too
+// narrow for side by side; s says so and that z makes the room, and z
+// does.
+func TestSideRefusedSaysZ(t *testing.T) {
+	m := testModel(t, sample(), 120, 36)
+	press(t, m, keys("tab", "j", "enter", "s")...)
+	mustContain(t, plain(m), "unified: side by side needs", "(z gives the diff the whole")
+	press(t, m, kp("z"))
+	if !m.layoutSide() {
+		t.Fatalf("z did not give side by side the room:\n%s", plain(m))
+	}
+	if strings.Contains(plain(m), "side by side needs") {
+		t.Fatalf("side by side, and still says it needs room:\n%s", plain(m))
+	}
+}

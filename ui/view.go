@@ -783,7 +783,14 @@ func (m *Model) diffNotes(f *store.File, w int) []string {
 		out = append(out, m.sty.dim.Render(present.Fit(" changed by the shell command $ "+present.Escape(f.Shell), w)))
 	}
 	if m.sideRefused() {
-		out = append(out, m.sty.dim.Render(present.Fit(fmt.Sprintf(" unified: side by side needs %d columns (s: unified)", sideMinWidth), w)))
+		way := "s: unified"
+		if !m.zoomed() && m.width >= sideMinWidth {
+			way = "z gives the diff the whole width; s: unified"
+		}
+		note := fmt.Sprintf("unified: side by side needs %d columns (%s)", sideMinWidth, way)
+		for _, l := range wrapLines(note, max(w-1, 1), 2) {
+			out = append(out, m.sty.dim.Render(present.Fit(" "+l, w)))
+		}
 	}
 	if f.Status == store.StatusFailed {
 		// The title may have room for "failed" only: here is why.
