@@ -15,11 +15,12 @@ var fitViews = []struct {
 	name  string
 	keys  []string
 	prose bool
+	want  []string // said whole on the screen, at either size
 }{
 	{name: "turns"},
 	{name: "files", keys: []string{"tab"}},
-	{name: "files of a hand-edited file", keys: []string{"tab", "j"}},
-	{name: "diff", keys: []string{"tab", "j", "enter"}},
+	{name: "files of a hand-edited file", keys: []string{"tab", "j"}, want: []string{"changed since"}},
+	{name: "diff", keys: []string{"tab", "j", "enter"}, want: []string{"changed since the agent wrote it"}},
 	{name: "diff zoomed", keys: []string{"tab", "j", "enter", "z"}},
 	{name: "diff wrapped", keys: []string{"tab", "j", "enter", "w"}},
 	{name: "diff side by side", keys: []string{"tab", "j", "enter", "s"}},
@@ -32,11 +33,11 @@ var fitViews = []struct {
 	{name: "revert preview", keys: []string{"R"}},
 	{name: "rewound turn", keys: []string{"j", "r", "y", "k"}},
 	{name: "rewound turn's diff", keys: []string{"j", "r", "y", "k", "tab", "enter"}},
-	{name: "an operation's row", keys: []string{"j", "r", "y", "g"}},
+	{name: "an operation's row", keys: []string{"j", "r", "y", "g"}, want: []string{"turns rewound: 2, 3", "an operation: the files"}},
 	{name: "undo preview", keys: []string{"j", "r", "y", "u"}},
 	{name: "redo preview", keys: []string{"j", "r", "y", "u", "y", "ctrl+r"}},
 	{name: "help over a preview", keys: []string{"r", "?"}},
-	{name: "errors", keys: []string{"E"}, prose: true},
+	{name: "errors", keys: []string{"E"}, prose: true, want: []string{"empties the log", "permission denied"}},
 	{name: "help", keys: []string{"?"}, prose: true},
 	{name: "conversation", keys: []string{"c"}},
 	{name: "filter", keys: []string{"/", "d"}},
@@ -59,6 +60,7 @@ func TestEveryViewFits(t *testing.T) {
 			}
 			m := testModel(t, f, size[0], size[1])
 			press(t, m, keys(v.keys...)...)
+			mustContain(t, plain(m), v.want...)
 			for page := 0; ; page++ {
 				sc := plain(m)
 				if m.typingVerb() == "" {

@@ -739,7 +739,13 @@ func (m *Model) diffView(w, h int) []string {
 			out = append(out, m.sty.dim.Render(present.Fit(" "+l, w)))
 		}
 	case f == nil:
-		out = append(out, m.sty.dim.Render(present.Fit(" select a file to see its diff", w)))
+		hint := " select a file to see its diff"
+		if e := m.selected(); e != nil && e.Kind != store.KindAgent {
+			hint = " an operation: the files pane says what it did; select a turn to see its files' diffs"
+		}
+		for _, l := range wrapLines(hint, max(w, 1), 1) {
+			out = append(out, m.sty.dim.Render(present.Fit(l, w)))
+		}
 	case m.diff.err != nil:
 		out = append(out, m.sty.errText.Render(present.Fit(" "+present.Escape(m.diff.err.Error()), w)))
 	case m.diff.note != "":
