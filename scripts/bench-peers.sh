@@ -37,6 +37,7 @@
 #   RUNS           timed runs per figure (default 5; the median is shown)
 #   MAXFILES       files in (a) and (b) (default 4686; 0 for all)
 #   BIGFILE        size in MiB of the file in (f) (default 1024; 0 skips it)
+# CKPT_BENCH_ONLY=big runs only the big trees, =long only the long session.
 # Needs bash, go, git, python3 for the seed index and the Python peer, GNU
 # time (/usr/bin/time) for memory; uses hyperfine when installed.
 set -euo pipefail
@@ -366,30 +367,45 @@ sep() { ROWS+=(""); ROWS+=("$1"); }
 #   memory: peak RSS of the sweep after a later command, watcher on and off
 # All of a tree's commands take turns (interleave), $BIG_RUNS rounds
 # (default 11), so ratios come from the same moments of the machine.
+# git status runs with GIT_OPTIONAL_LOCKS=0, so it never rewrites git's
+# index between ckpt's steps (it would, to refresh the stat data it
+# caches): ckpt's next sweep would then hash the new index, 35 MB at
+# 300k files, which is the cost of the git command that wrote it, not of
+# the step measured. git's own figures then leave out its index write.
 # BIG_SIZES (default "2 9 26") is the copies per tree; each tree is
 # deleted once measured, and skipped when the disk lacks room for it.
+# With BIG_KEEP=DIR the trees are built under DIR and kept there, and a
+# later run reuses them (with a fresh store; the edited file put back).
 bench_big() {
-	local sizes=${BIG_SIZES:-2 9 26} runs=${BIG_RUNS:-11} copies B T n i f1 need avail
+	local sizes=${BIG_SIZES:-2 9 26} runs=${BIG_RUNS:-11} copies B T n i f1 need avail keep=${BIG_KEEP:-}
 	local ev='"session_id":"big","cwd":"%s","hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"t1","prompt":"go"'
 	BIG_ROWS=()
 	for copies in $sizes; do
-		B=$WORK/big$copies T=$WORK/big$copies/tree
-		need=$((copies * $(du -sk "$SRC" | cut -f1) * 2)) # the copies and git's objects
-		avail=$(df -Pk "$WORK" | awk 'NR==2 { print $4 }')
-		if ((avail < need + 1048576)); then
-			say "big: $copies copies need $((need >> 10)) MiB, $((avail >> 10)) MiB free: skipped"
-			continue
-		fi
-		say "big: $copies copies of $SRC…"
-		mkdir -p "$T"
-		for ((i = 1; i <= copies; i++)); do
-			mkdir -p "$T/copy$i"
-			tar -C "$SRC" -cf - -T "$WORK/all" | tar -C "$T/copy$i" -xf -
-		done
-		n=$(find "$T" -type f | wc -l | tr -d ' ')
-		(cd "$T" && "${GIT[@]}" init -q && printf '.osfoundry/\n' >.git/info/exclude && git add -A && git commit -q -m tree &&
-			git update-index --untracked-cache && git -c core.untrackedCache=true status >/dev/null && git status >/dev/null)
+		B=$WORK/big$copies T=${keep:-$WORK}/big$copies/tree
+		mkdir -p "$B"
 		f1="$T/copy1/$(sed -n 1000p "$WORK/all")"
+		if [[ -n $keep && -f $T/.git/big-done ]]; then
+			say "big: reusing $T…"
+			(cd "$T" && { "$CKPT" watch --stop >/dev/null 2>&1 || true; } && rm -rf .osfoundry && git checkout -q -- . &&
+				git -c core.untrackedCache=true status >/dev/null && git status >/dev/null)
+		else
+			need=$((copies * $(du -sk "$SRC" | cut -f1) * 2)) # the copies and git's objects
+			avail=$(df -Pk "$WORK" | awk 'NR==2 { print $4 }')
+			if ((avail < need + 1048576)); then
+				say "big: $copies copies need $((need >> 10)) MiB, $((avail >> 10)) MiB free: skipped"
+				continue
+			fi
+			say "big: $copies copies of $SRC…"
+			rm -rf "$T" && mkdir -p "$T"
+			for ((i = 1; i <= copies; i++)); do
+				mkdir -p "$T/copy$i"
+				tar -C "$SRC" -cf - -T "$WORK/all" | tar -C "$T/copy$i" -xf -
+			done
+			(cd "$T" && "${GIT[@]}" init -q && printf '.osfoundry/\n' >.git/info/exclude && git add -A && git commit -q -m tree &&
+				git update-index --untracked-cache && git -c core.untrackedCache=true status >/dev/null && git status >/dev/null &&
+				touch .git/big-done)
+		fi
+		n=$(find "$T" -path "$T/.git" -prune -o -type f -print | wc -l | tr -d ' ')
 		printf "{$ev}\n" "$T" PreToolUse >"$B/pre.json"
 		printf "{$ev}\n" "$T" PostToolUse >"$B/post.json"
 		printf "{$ev}\n" "$T" UserPromptSubmit >"$B/prompt.json"
@@ -405,7 +421,7 @@ EOS
 EOS
 		cat >"$B/git-status" <<EOS
 #!/usr/bin/env bash
-cd "$T" && exec git -c core.untrackedCache=\${1:-false} status --porcelain >/dev/null
+cd "$T" && GIT_OPTIONAL_LOCKS=0 exec git -c core.untrackedCache=\${1:-false} status --porcelain >/dev/null
 EOS
 		cat >"$B/post-off" <<EOS
 #!/usr/bin/env bash
@@ -439,6 +455,7 @@ EOS
 			"$(ratio "${R[1]}" "${R[4]}")" "$(ratio "${R[0]}" "${R[4]}")" "$((rss_on >> 10))" "$((rss_off >> 10))" "$first_sweep")")
 		(cd "$T" && "$CKPT" watch --stop >/dev/null 2>&1 || true)
 		rm -rf "$B"
+		[[ -n $keep ]] || rm -rf "${T%/tree}"
 	done
 	echo
 	echo "big trees: a shell step through ckpt-hook, $runs rounds interleaved (median ms), $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -448,10 +465,82 @@ EOS
 	echo "turn's first command (prompt + both sweeps); w: the background watcher running, no-w: CKPT_WATCHER=off;"
 	echo "MiB: peak RSS of the sweep after a later command; 1st sweep: the first sweep of the tree (ms, once)."
 }
-if [[ ${CKPT_BENCH_ONLY:-} == big ]]; then
+# --- long session --------------------------------------------------------------
+# bench_long: a long session and a long log, from the store's Go benchmarks
+# (run here), then the ckpt binary on what they leave:
+#   the session: a copy of the first 4,686 files of $SRC, then 2,000 turns
+#     of 5 edits, every fourth one also a shell step writing 12 files (500
+#     shell steps), with the background pass after each turn as the hooks
+#     run it (BenchmarkLongSession);
+#   a 12-file sweep in that store vs in a fresh store of the same tree;
+#   the packs after the session (verify --json), the store's size (du)
+#     against the budget (doctor's line), and after `ckpt maintain --now`
+#     within a budget of half the store;
+#   `ckpt log --json` and the UI's first frame at 2,000 and 20,000 turns of
+#     5 sealed files each (BenchmarkLogTurns: with the summary file, and
+#     without it, every turn file read), and `ckpt log --json` by the
+#     binary on those stores, the summary file in place and removed.
+bench_long() {
+	local L=$WORK/long out
+	mkdir -p "$L/tmp"
+	say "long session: 2,000 turns and 500 shell steps, and logs of 2,000 and 20,000 turns (Go benchmarks)…"
+	out=$(cd "$REPO" && TMPDIR=$L/tmp CKPT_BENCH_LONG_DIR=$L go test ./store -run '^$' -timeout 2h \
+		-bench '^(BenchmarkLongSession|BenchmarkLogTurns)$' -benchtime "${RUNS}x" 2>&1) || { say "$out"; return 1; }
+	# ms of a benchmark line's ns/op; metric NAME of it.
+	long_ms() { awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" { printf "%.1f", $3/1e6; exit }' <<<"$out"; }
+	long_metric() { awk -v n="$1" -v m="$2" '$1 ~ "^"n"(-[0-9]+)?$" { for (i = 4; i < NF; i++) if ($(i+1) == m) { print $i; exit } }' <<<"$out"; }
+	local fresh long packs mib
+	fresh=$(long_ms BenchmarkLongSession/sweep12/fresh)
+	long=$(long_ms BenchmarkLongSession/sweep12/long)
+	packs=$(long_metric BenchmarkLongSession/sweep12/long session-packs)
+	mib=$(long_metric BenchmarkLongSession/sweep12/long session-MiB)
+	local S=$L/long
+	local vpacks vloose du_before budget du_after packs_after doctor_before doctor_after
+	vpacks=$(cd "$S" && "$CKPT" verify --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("packs","-"), d.get("loose","-"))')
+	du_before=$(du -sh "$S/.osfoundry/checkpoints" | cut -f1)
+	doctor_before=$(cd "$S" && { "$CKPT" doctor 2>&1 || true; } | grep -i -m1 'budget' || true)
+	budget=$(($(du -sk "$S/.osfoundry/checkpoints" | cut -f1) / 2))
+	printf '{"retention": {"max_size": "%dKiB", "keep": 20}}\n' "$budget" >"$S/.osfoundry/ckpt.json"
+	(cd "$S" && "$CKPT" maintain --now >/dev/null)
+	du_after=$(du -sh "$S/.osfoundry/checkpoints" | cut -f1)
+	packs_after=$(cd "$S" && "$CKPT" verify --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("packs","-"), d.get("loose","-"))')
+	doctor_after=$(cd "$S" && { "$CKPT" doctor 2>&1 || true; } | grep -i -m1 'budget' || true)
+	local n
+	local -A LOGB
+	for n in 2000 20000; do
+		local D=$L/tmp/ckpt-bench/turns-$n
+		LOGB[$n-sum]=$(bench "true" "cd '$D' && '$CKPT' log --json >/dev/null")
+		LOGB[$n-nosum]=$(bench "rm -f '$D/.osfoundry/checkpoints/summary'" "cd '$D' && '$CKPT' log --json >/dev/null")
+	done
+	echo
+	echo "long session: 2,000 turns of 5 edits + 500 shell steps of 12 files on the first 4,686 files of $SRC ($RUNS runs each, median/mean)"
+	printf '%-62s %12s %12s %10s\n' "figure" "ckpt" "vs" "ratio"
+	printf '%-62s %12s %12s %10s\n' "12-file sweep after the session vs in a fresh store (ms)" "$long" "$fresh" "$(ratio "$long" "$fresh")"
+	printf '%-62s %12s %12s %10s\n' "packs after the session (benchmark; verify --json packs loose)" "$packs" "$vpacks" "-"
+	printf '%-62s %12s %12s %10s\n' "store after the session (MiB of files; du)" "$mib" "$du_before" "-"
+	printf '%-62s %12s\n' "   doctor:" "$doctor_before"
+	printf '%-62s %12s %12s %10s\n' "after maintain --now within ${budget} KiB (du; packs loose)" "$du_after" "$packs_after" "-"
+	printf '%-62s %12s\n' "   doctor:" "$doctor_after"
+	for n in 2000 20000; do
+		printf '%-62s %12s %12s %10s\n' "log --json, $n turns: summary vs every turn read (ms, Go)" \
+			"$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=true")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=false")" \
+			"$(ratio "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=false")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=true")")"
+		printf '%-62s %12s %12s %10s\n' "   the UI's first frame (Log without status; ms, Go)" \
+			"$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=true")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=false")" \
+			"$(ratio "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=false")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=true")")"
+		printf '%-62s %12s %12s %10s\n' "   ckpt log --json, the binary: summary vs removed first (ms)" "${LOGB[$n-sum]}" "${LOGB[$n-nosum]}" "$(ratio "${LOGB[$n-nosum]}" "${LOGB[$n-sum]}")"
+	done
+}
+case ${CKPT_BENCH_ONLY:-} in
+big)
 	bench_big
 	exit
-fi
+	;;
+long)
+	bench_long
+	exit
+	;;
+esac
 
 # --- a) bulk capture ---------------------------------------------------------
 
@@ -782,70 +871,4 @@ EOS
 bench_shell
 bench_big
 
-# --- long session --------------------------------------------------------------
-# bench_long: a long session and a long log, from the store's Go benchmarks
-# (run here), then the ckpt binary on what they leave:
-#   the session: a copy of the first 4,686 files of $SRC, then 2,000 turns
-#     of 5 edits, every fourth one also a shell step writing 12 files (500
-#     shell steps), with the background pass after each turn as the hooks
-#     run it (BenchmarkLongSession);
-#   a 12-file sweep in that store vs in a fresh store of the same tree;
-#   the packs after the session (verify --json), the store's size (du)
-#     against the budget (doctor's line), and after `ckpt maintain --now`
-#     within a budget of half the store;
-#   `ckpt log --json` and the UI's first frame at 2,000 and 20,000 turns of
-#     5 sealed files each (BenchmarkLogTurns: with the summary file, and
-#     without it, every turn file read), and `ckpt log --json` by the
-#     binary on those stores, the summary file in place and removed.
-bench_long() {
-	local L=$WORK/long out
-	mkdir -p "$L/tmp"
-	say "long session: 2,000 turns and 500 shell steps, and logs of 2,000 and 20,000 turns (Go benchmarks)…"
-	out=$(cd "$REPO" && TMPDIR=$L/tmp CKPT_BENCH_LONG_DIR=$L go test ./store -run '^$' -timeout 2h \
-		-bench '^(BenchmarkLongSession|BenchmarkLogTurns)$' -benchtime "${RUNS}x" 2>&1) || { say "$out"; return 1; }
-	# ms of a benchmark line's ns/op; metric NAME of it.
-	long_ms() { awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" { printf "%.1f", $3/1e6; exit }' <<<"$out"; }
-	long_metric() { awk -v n="$1" -v m="$2" '$1 ~ "^"n"(-[0-9]+)?$" { for (i = 4; i < NF; i++) if ($(i+1) == m) { print $i; exit } }' <<<"$out"; }
-	local fresh long packs mib
-	fresh=$(long_ms BenchmarkLongSession/sweep12/fresh)
-	long=$(long_ms BenchmarkLongSession/sweep12/long)
-	packs=$(long_metric BenchmarkLongSession/sweep12/long session-packs)
-	mib=$(long_metric BenchmarkLongSession/sweep12/long session-MiB)
-	local S=$L/long
-	local vpacks vloose du_before budget du_after packs_after doctor_before doctor_after
-	vpacks=$(cd "$S" && "$CKPT" verify --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("packs","-"), d.get("loose","-"))')
-	du_before=$(du -sh "$S/.osfoundry/checkpoints" | cut -f1)
-	doctor_before=$(cd "$S" && { "$CKPT" doctor 2>&1 || true; } | grep -i -m1 'budget' || true)
-	budget=$(($(du -sk "$S/.osfoundry/checkpoints" | cut -f1) / 2))
-	printf '{"retention": {"max_size": "%dKiB", "keep": 20}}\n' "$budget" >"$S/.osfoundry/ckpt.json"
-	(cd "$S" && "$CKPT" maintain --now >/dev/null)
-	du_after=$(du -sh "$S/.osfoundry/checkpoints" | cut -f1)
-	packs_after=$(cd "$S" && "$CKPT" verify --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("packs","-"), d.get("loose","-"))')
-	doctor_after=$(cd "$S" && { "$CKPT" doctor 2>&1 || true; } | grep -i -m1 'budget' || true)
-	local n
-	local -A LOGB
-	for n in 2000 20000; do
-		local D=$L/tmp/ckpt-bench/turns-$n
-		LOGB[$n-sum]=$(bench "true" "cd '$D' && '$CKPT' log --json >/dev/null")
-		LOGB[$n-nosum]=$(bench "rm -f '$D/.osfoundry/checkpoints/summary'" "cd '$D' && '$CKPT' log --json >/dev/null")
-	done
-	echo
-	echo "long session: 2,000 turns of 5 edits + 500 shell steps of 12 files on the first 4,686 files of $SRC ($RUNS runs each, median/mean)"
-	printf '%-62s %12s %12s %10s\n' "figure" "ckpt" "vs" "ratio"
-	printf '%-62s %12s %12s %10s\n' "12-file sweep after the session vs in a fresh store (ms)" "$long" "$fresh" "$(ratio "$long" "$fresh")"
-	printf '%-62s %12s %12s %10s\n' "packs after the session (benchmark; verify --json packs loose)" "$packs" "$vpacks" "-"
-	printf '%-62s %12s %12s %10s\n' "store after the session (MiB of files; du)" "$mib" "$du_before" "-"
-	printf '%-62s %12s\n' "   doctor:" "$doctor_before"
-	printf '%-62s %12s %12s %10s\n' "after maintain --now within ${budget} KiB (du; packs loose)" "$du_after" "$packs_after" "-"
-	printf '%-62s %12s\n' "   doctor:" "$doctor_after"
-	for n in 2000 20000; do
-		printf '%-62s %12s %12s %10s\n' "log --json, $n turns: summary vs every turn read (ms, Go)" \
-			"$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=true")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=false")" \
-			"$(ratio "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=false")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=true")")"
-		printf '%-62s %12s %12s %10s\n' "   the UI's first frame (Log without status; ms, Go)" \
-			"$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=true")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=false")" \
-			"$(ratio "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=false")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=true")")"
-		printf '%-62s %12s %12s %10s\n' "   ckpt log --json, the binary: summary vs removed first (ms)" "${LOGB[$n-sum]}" "${LOGB[$n-nosum]}" "$(ratio "${LOGB[$n-nosum]}" "${LOGB[$n-sum]}")"
-	done
-}
 bench_long
