@@ -283,10 +283,16 @@ func (s *Store) syncBlobs(sums []BlobID, packed bool) error {
 func (s *Store) missingDirs(rel string) []string {
 	var dirs []string
 	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
-		if _, err := s.root.Lstat(d); err == nil {
+		fi, err := s.root.Lstat(d)
+		if err == nil && fi.IsDir() {
 			break
 		}
+		// Missing, or a file or link where the folder is to be (the
+		// operation removes it first): either way not a folder yet.
 		dirs = append([]string{d}, dirs...)
+		if err == nil {
+			break
+		}
 	}
 	return dirs
 }
