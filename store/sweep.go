@@ -131,7 +131,7 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	if old == nil {
 		res.Fresh = true
 	}
-	fed := s.askFeed(res)
+	fed := s.askFeed(res, old.size())
 	lst, err := s.listSweep(res, &old, fed, after || len(others) > 0)
 	if err != nil {
 		return nil, err
@@ -201,8 +201,8 @@ func (s *Store) noteGitAfter(id string, meta TurnMeta) {
 // token, and notes in res how it answered. Without a baseline there is
 // nothing to feed, but the token it gives dates the baseline about to be
 // written.
-func (s *Store) askFeed(res *SweepResult) Changes {
-	feed := s.feedFor()
+func (s *Store) askFeed(res *SweepResult, entries int) Changes {
+	feed := s.feedFor(entries)
 	if feed == nil {
 		return Changes{}
 	}
