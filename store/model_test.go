@@ -67,16 +67,31 @@ import (
 )
 
 var (
-	flagModelSeed  = flag.Uint64("model.seed", 0, "TestModel: run only this seed (or $CKPT_MODEL_SEED)")
-	flagModelSteps = flag.Int("model.steps", 0, "TestModel: steps per seed (or $CKPT_MODEL_STEPS)")
+	flagModelSeed    = flag.Uint64("model.seed", 0, "TestModel: run only this seed (or $CKPT_MODEL_SEED)")
+	flagModelSteps   = flag.Int("model.steps", 0, "TestModel: steps per seed (or $CKPT_MODEL_STEPS)")
+	flagModelExplore = flag.Int("model.explore", 0, "TestModel: also run this many random seeds (or $CKPT_MODEL_EXPLORE)")
 )
 
+// TestModel runs fixed seeds, so that `go test ./...` gives the same answer
+// on every run; -model.explore N adds N random seeds to look for new
+// sequences, and a failure prints how to replay it.
 func TestModel(t *testing.T) {
-	seeds := []uint64{1, 2, 3, rand.Uint64()}
+	seeds := []uint64{1, 2, 3, 4}
 	steps := 500
 	if testing.Short() {
-		seeds = []uint64{1, rand.Uint64()}
+		seeds = []uint64{1, 2}
 		steps = 150
+	}
+	explore := *flagModelExplore
+	if v := os.Getenv("CKPT_MODEL_EXPLORE"); v != "" && explore == 0 {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("CKPT_MODEL_EXPLORE=%q: %v", v, err)
+		}
+		explore = n
+	}
+	for range explore {
+		seeds = append(seeds, rand.Uint64())
 	}
 	replay := false
 	if v := os.Getenv("CKPT_MODEL_SEED"); v != "" {
