@@ -510,7 +510,9 @@
 // and a missing or damaged one costs the conversation view, never the
 // turn. A reader refuses a newer "v" (ErrNewerFormat). Prune and the
 // retention pass remove it with its turn; a ckpt that predates it leaves
-// it in place, unread.
+// it in place, unread. Verify reads each one: a file that does not decode
+// is FindDamagedConversation, one whose name is no turn's
+// FindNotConversation.
 //
 // # Retention
 //
