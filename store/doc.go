@@ -547,8 +547,15 @@
 // images are of kind "skipped" with the reason "purged from the store
 // (ckpt purge)" and no hash (a reader older than purge reports the path as not
 // restorable, like any skipped file; other lines are kept byte for byte),
-// drops the paths from the baseline and the stat cache, deletes the
-// journaled blobs no record names any more (loose files, and frames, by
+// drops the paths from the baseline and the stat cache, redacts what the
+// journaled blobs hold from every conversation file (each occurrence of a
+// blob's whole text, of each of its lines, of each line with its runs of
+// spaces made one as a kept command is, and of the value of each KEY=VALUE
+// or "key: value" line, trimmed and of at least 6 bytes, becomes
+// "[purged]"; each file so changed is replaced whole and fsynced, one that
+// does not decode and holds such bytes is removed, and the folder is
+// synced before any blob goes, so a purge carried forward finds the same
+// bytes again), deletes the journaled blobs no record names any more (loose files, and frames, by
 // rewriting each pack that held one without it, durable before the old
 // pack goes), writes packs.idx again, and removes "purging". Every file is
 // replaced whole, so a crash leaves each one before or after; the next
