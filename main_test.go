@@ -25,8 +25,10 @@ func TestArrows(t *testing.T) {
 	}{
 		{"./store/...", append(append([]string{mod + "/agent", mod + "/present"}, terminal...), cli...),
 			"the store knows nothing of terminals, agents or words"},
-		{"./cmd/ckpt-hook", append(append([]string{"github.com/tailscale/hujson", "github.com/fsnotify/fsnotify", mod + "/watch", "github.com/sergi/go-diff", mod + "/diffview"}, terminal...), cli...),
+		{"./cmd/ckpt-hook", append(append([]string{"github.com/tailscale/hujson", "github.com/fsnotify/fsnotify", mod + "/watch", "github.com/sergi/go-diff", mod + "/diffview", mod + "/agent/setup"}, terminal...), cli...),
 			"an agent starts ckpt-hook on every tool call: store and hook adapters only"},
+		{"./agent", append(append([]string{"github.com/tailscale/hujson", "github.com/fsnotify/fsnotify", mod + "/watch", mod + "/agent/setup"}, terminal...), cli...),
+			"agent holds the adapters (an event in, store calls out); agent/setup edits the agents' configs"},
 		{"./diffview", append([]string{"charm.land/bubbletea/v2", mod + "/store"}, cli...),
 			"diffview renders a diff and nothing else"},
 		{"./keymap", []string{mod + "/store", "charm.land/bubbletea/v2", "charm.land/lipgloss/v2"},

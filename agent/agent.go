@@ -106,8 +106,6 @@ type adapter struct {
 	// reply is written on standard output after every call, whatever
 	// happened: the agent reads it as the hook's answer.
 	reply string
-	// install describes the agent's project config.
-	install installer
 	// runs: the agent sends no event per prompt, only the end of each run
 	// of the agent (Cline): the first event after a run ended opens the
 	// next turn (see runs.go).

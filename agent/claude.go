@@ -13,24 +13,8 @@ func init() {
 	register(&adapter{
 		name:  "claude",
 		parse: parseClaude,
-		install: jsonInstaller{
-			file: ".claude/settings.local.json",
-			hooks: []hookSpec{
-				{event: "UserPromptSubmit", timeout: 30},
-				// Shell and MCP calls are swept around; the first sweep of a
-				// project reads every file, hence the longer timeouts.
-				{event: "PreToolUse", matcher: claudeMatcher, timeout: 120},
-				{event: "PostToolUse", matcher: claudeMatcher, timeout: 120},
-				{event: "PostToolUseFailure", matcher: shellMatcher, timeout: 120},
-				{event: "Stop", timeout: 120},
-			},
-		},
 	})
 }
-
-// claudeMatcher selects Claude Code's file-writing tools, its shell and
-// MCP tools.
-const claudeMatcher = "Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*"
 
 // claudeWriteTools are the tools whose tool_input names the file written.
 var claudeWriteTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}

@@ -23,20 +23,8 @@ import (
 // UserPromptSubmit comes at all: each prompt's turn opens at the first
 // event after the previous run ended (runs.go).
 func init() {
-	var files filesInstaller
-	for _, ev := range clineEvents {
-		files = append(files, ownedInstaller{
-			file:   ".clinerules/hooks/" + ev,
-			render: renderClineHook,
-			find:   findClineExe,
-			fmode:  0o755,
-		})
-	}
-	register(&adapter{name: "cline", parse: parseCline, install: files, runs: true})
+	register(&adapter{name: "cline", parse: parseCline, runs: true})
 }
-
-// clineEvents are the hook files install writes.
-var clineEvents = []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "TaskComplete", "TaskCancel"}
 
 var (
 	clineWrites = toolSet("editor", "write_to_file", "replace_in_file", "apply_patch", "new_rule")
@@ -125,27 +113,4 @@ func clineCommands(raw json.RawMessage, tool string) string {
 		return tool
 	}
 	return strings.Join(in.Commands, "; ")
-}
-
-// clineHook is each hook file, for the binary's path quoted for sh. It
-// exits 0 even when the binary is gone: Cline must never see ckpt fail.
-const clineHook = `#!/bin/sh
-# ckpt: keeps what Cline's tools are about to change, so that ckpt can show
-# and rewind it. Written by ckpt install cline; ckpt uninstall cline removes
-# it (an edited copy is left alone).
-%s
-exit 0
-`
-
-func renderClineHook(exe string) []byte {
-	return []byte(fmt.Sprintf(clineHook, HookCommand(exe, "cline")))
-}
-
-func findClineExe(data []byte) (string, bool) {
-	for _, line := range strings.Split(string(data), "\n") {
-		if exe, ok := hookCommandExe(line, "cline"); ok {
-			return exe, true
-		}
-	}
-	return "", false
 }

@@ -14,21 +14,8 @@ func init() {
 	register(&adapter{
 		name:  "codex",
 		parse: parseCodex,
-		install: jsonInstaller{
-			file: ".codex/hooks.json",
-			hooks: []hookSpec{
-				{event: "UserPromptSubmit", timeout: 30},
-				{event: "PreToolUse", matcher: codexMatcher, timeout: 120},
-				{event: "PostToolUse", matcher: codexMatcher, timeout: 120},
-				{event: "Stop", timeout: 120},
-			},
-		},
 	})
 }
-
-// codexMatcher selects apply_patch (Edit and Write are its aliases), the
-// shell (Bash) and MCP tools.
-const codexMatcher = "^(apply_patch|Bash|mcp__.*)$"
 
 var codexWriteTools = map[string]bool{"apply_patch": true, "Edit": true, "Write": true}
 

@@ -18,18 +18,6 @@ func init() {
 	register(&adapter{
 		name:  "cursor",
 		parse: parseCursor,
-		install: jsonInstaller{
-			file:    ".cursor/hooks.json",
-			flat:    true,
-			version: 1,
-			hooks: []hookSpec{
-				{event: "beforeSubmitPrompt"},
-				{event: "afterFileEdit"},
-				{event: "beforeShellExecution"},
-				{event: "afterShellExecution"},
-				{event: "stop"},
-			},
-		},
 	})
 }
 

@@ -14,16 +14,5 @@ func init() {
 			shell:      func(t string) bool { return t == "Execute" || strings.HasPrefix(t, "mcp__") },
 			projectEnv: "FACTORY_PROJECT_DIR",
 		}.parse,
-		install: jsonInstaller{
-			file: ".factory/hooks.json",
-			hooks: []hookSpec{
-				{event: "UserPromptSubmit", timeout: 30},
-				{event: "PreToolUse", matcher: droidMatcher, timeout: 120},
-				{event: "PostToolUse", matcher: droidMatcher, timeout: 120},
-				{event: "Stop", timeout: 120},
-			},
-		},
 	})
 }
-
-const droidMatcher = "^(Create|Edit|MultiEdit|Write|ApplyPatch|Execute|mcp__.*)$"

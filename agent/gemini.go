@@ -18,22 +18,8 @@ func init() {
 		name:  "gemini",
 		parse: parseGemini,
 		reply: "{}\n",
-		install: jsonInstaller{
-			file:  ".gemini/settings.json",
-			jsonc: true, // Gemini CLI allows comments in its settings
-			hooks: []hookSpec{
-				{event: "BeforeAgent", name: "ckpt-turn", timeout: 30000},
-				{event: "BeforeTool", matcher: geminiMatcher, name: "ckpt-pre", timeout: 120000},
-				{event: "AfterTool", matcher: geminiMatcher, name: "ckpt-post", timeout: 120000},
-				{event: "AfterAgent", name: "ckpt-turn-end", timeout: 120000},
-			},
-		},
 	})
 }
-
-// geminiMatcher selects Gemini CLI's file-writing tools, its shell tool and
-// MCP tools.
-const geminiMatcher = "^(write_file|replace|run_shell_command|mcp_.*)$"
 
 var geminiWriteTools = map[string]bool{"write_file": true, "replace": true}
 

@@ -231,3 +231,5 @@ func put(out *bytes.Buffer, b byte, limit int) bool {
 	out.WriteByte(b)
 	return true
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -18,24 +18,8 @@ func init() {
 			projectEnv: "QWEN_PROJECT_DIR",
 		}.parse,
 		oncePerPrompt: true,
-		install: jsonInstaller{
-			file:  ".qwen/settings.json",
-			jsonc: true,
-			hooks: []hookSpec{
-				{event: "UserPromptSubmit", timeout: 30000},
-				{event: "PreToolUse", matcher: qwenMatcher, timeout: 120000},
-				{event: "PostToolUse", matcher: qwenMatcher, timeout: 120000},
-				{event: "PostToolUseFailure", matcher: qwenShellMatcher, timeout: 120000},
-				{event: "Stop", timeout: 120000},
-			},
-		},
 	})
 }
-
-const (
-	qwenMatcher      = "^(write_file|edit|replace|run_shell_command|mcp__.*)$"
-	qwenShellMatcher = "^(run_shell_command|mcp__.*)$"
-)
 
 func isQwenShell(tool string) bool {
 	return tool == "run_shell_command" || strings.HasPrefix(tool, "mcp__")

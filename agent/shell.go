@@ -25,10 +25,6 @@ import (
 // again when the turn ran a shell command. What it writes after that is
 // treated like a hand edit: kept at the next sweep, in no turn.
 
-// shellMatcher selects the shell and MCP tools in Claude-shaped configs
-// (Claude Code, Codex: the shell reaches hooks as Bash there too).
-const shellMatcher = "^(Bash|mcp__.*)$"
-
 // isShellTool reports whether a Claude Code or Codex tool is swept around.
 func isShellTool(name string) bool {
 	return name == "Bash" || strings.HasPrefix(name, "mcp__")

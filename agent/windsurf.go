@@ -15,18 +15,6 @@ func init() {
 	register(&adapter{
 		name:  "windsurf",
 		parse: parseWindsurf,
-		install: jsonInstaller{
-			file: ".windsurf/hooks.json",
-			flat: true,
-			hooks: []hookSpec{
-				{event: "pre_user_prompt"},
-				{event: "pre_write_code"},
-				{event: "post_write_code"},
-				{event: "pre_run_command"},
-				{event: "post_run_command"},
-				{event: "post_cascade_response"},
-			},
-		},
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckpt-dev/ckpt/agent"
+	"github.com/ckpt-dev/ckpt/agent/setup"
 	"github.com/ckpt-dev/ckpt/present"
 	"github.com/ckpt-dev/ckpt/store"
 )
@@ -65,12 +66,12 @@ func runDoctor(root, exe string, names []string, asJSON bool, version func(strin
 	}
 	// One agent at a time would wait on each agent's --version in turn
 	// (Node-based ones take seconds to start).
-	ds := make([]*agent.Diagnosis, len(names))
+	ds := make([]*setup.Diagnosis, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, n := range names {
 		wg.Go(func() {
-			ds[i], errs[i] = agent.Diagnose(n, agent.DoctorOptions{Root: root, Exe: exe, Version: version, SameBuild: sameBuild})
+			ds[i], errs[i] = setup.Diagnose(n, setup.DoctorOptions{Root: root, Exe: exe, Version: version, SameBuild: sameBuild})
 		})
 	}
 	wg.Wait()
@@ -107,7 +108,7 @@ func runDoctor(root, exe string, names []string, asJSON bool, version func(strin
 	return nil
 }
 
-func printDoctor(ds []*agent.Diagnosis, named bool) {
+func printDoctor(ds []*setup.Diagnosis, named bool) {
 	for i, d := range ds {
 		if i > 0 {
 			fmt.Println()

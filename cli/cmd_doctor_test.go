@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ckpt-dev/ckpt/agent"
+	"github.com/ckpt-dev/ckpt/agent/setup"
 )
 
 // TestDoctorExit: doctor exits 1 when no agent is installed or a named
@@ -35,7 +35,7 @@ func TestDoctorExit(t *testing.T) {
 	if c := code(); c != exitError {
 		t.Errorf("nothing installed: exit %d", c)
 	}
-	if _, err := agent.Install("claude", agent.InstallOptions{Root: root, Exe: exe}); err != nil {
+	if _, err := setup.Install("claude", setup.InstallOptions{Root: root, Exe: exe}); err != nil {
 		t.Fatal(err)
 	}
 	if c := code(); c != exitOK {
@@ -44,7 +44,7 @@ func TestDoctorExit(t *testing.T) {
 	if c := code("codex"); c != exitError {
 		t.Errorf("codex named, not installed: exit %d", c)
 	}
-	if _, err := agent.Install("codex", agent.InstallOptions{Root: root, Exe: exe}); err != nil {
+	if _, err := setup.Install("codex", setup.InstallOptions{Root: root, Exe: exe}); err != nil {
 		t.Fatal(err)
 	}
 	if c := code(); c != exitError {

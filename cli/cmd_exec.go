@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckpt-dev/ckpt/agent"
+	"github.com/ckpt-dev/ckpt/agent/setup"
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -117,7 +118,7 @@ func runSwept(s *store.Store, turn store.TurnID, meta store.TurnMeta, argv []str
 func commandLine(argv []string) string {
 	q := make([]string, len(argv))
 	for i, a := range argv {
-		q[i] = agent.ShellQuote(a)
+		q[i] = setup.ShellQuote(a)
 	}
 	return strings.Join(q, " ")
 }

@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/tailscale/hujson"
 
 	"github.com/ckpt-dev/ckpt/agent"
+	"github.com/ckpt-dev/ckpt/agent/setup"
 )
 
 func init() { register(newInstallCmd) }
@@ -93,15 +93,15 @@ func runConfig(g *globals, verb, name string, dry, approve bool) error {
 		return err
 	}
 	exe = hookExe(exe)
-	opt := agent.InstallOptions{Root: root, Exe: exe, DryRun: dry}
-	var c *agent.Change
+	opt := setup.InstallOptions{Root: root, Exe: exe, DryRun: dry}
+	var c *setup.Change
 	if verb == "install" {
-		c, err = agent.Install(name, opt)
+		c, err = setup.Install(name, opt)
 	} else {
-		c, err = agent.Uninstall(name, opt)
+		c, err = setup.Uninstall(name, opt)
 	}
 	if err != nil {
-		if verb == "uninstall" && agent.IsNotInstalled(err) && !dry {
+		if verb == "uninstall" && setup.IsNotInstalled(err) && !dry {
 			// The hooks went by hand: the lines install added still go.
 			if xerr := excludeLines(root, verb, name); xerr != nil {
 				err = errors.Join(err, xerr)
@@ -152,9 +152,9 @@ func runConfig(g *globals, verb, name string, dry, approve bool) error {
 }
 
 // excludeLines keeps the files install wrote that name this machine's
-// binary out of git (see agent.Exclude), and says so.
+// binary out of git (see setup.Exclude), and says so.
 func excludeLines(root, verb, name string) error {
-	x, err := agent.Exclude(root, name, verb == "install")
+	x, err := setup.Exclude(root, name, verb == "install")
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", verb, name, err)
 	}
@@ -286,8 +286,3 @@ func isTempBuild(exe string) bool {
 	return strings.Contains(exe, string(filepath.Separator)+"go-build") &&
 		strings.HasPrefix(exe, tmp+string(filepath.Separator))
 }
-
-// Install, uninstall and doctor read agents' configs that allow comments
-// and trailing commas (Gemini CLI's, Qwen Code's) with hujson; ckpt-hook
-// never reads them, so only this binary links it.
-func init() { agent.UseJSONC(hujson.Standardize) }

@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ckpt-dev/ckpt/agent"
+	"github.com/ckpt-dev/ckpt/agent/setup"
 )
 
 // codexApproval finishes `ckpt install codex`: Codex runs a project's hooks
@@ -13,10 +13,10 @@ import (
 // screen, and skips them silently until then. Without --approve it says
 // so; with it, it shows the lines it records in $CODEX_HOME/config.toml
 // and records them (under --dry-run it only shows them).
-func codexApproval(root, exe string, c *agent.Change, approve, dry bool) error {
-	home := agent.CodexHome(os.Getenv)
+func codexApproval(root, exe string, c *setup.Change, approve, dry bool) error {
+	home := setup.CodexHome(os.Getenv)
 	if approve {
-		change, hooks, err := agent.ApproveCodex(root, home, c.New, true)
+		change, hooks, err := setup.ApproveCodex(root, home, c.New, true)
 		if err != nil {
 			return fmt.Errorf("install codex: %w", err)
 		}
@@ -37,7 +37,7 @@ func codexApproval(root, exe string, c *agent.Change, approve, dry bool) error {
 		if dry {
 			return exitWith(exitPlanShown)
 		}
-		if _, _, err := agent.ApproveCodex(root, home, nil, false); err != nil {
+		if _, _, err := setup.ApproveCodex(root, home, nil, false); err != nil {
 			return fmt.Errorf("install codex: %w", err)
 		}
 		fmt.Println("ckpt: approved; Codex will run ckpt's hooks in this project")
@@ -46,7 +46,7 @@ func codexApproval(root, exe string, c *agent.Change, approve, dry bool) error {
 	if dry {
 		return exitWith(exitPlanShown)
 	}
-	hooks, err := agent.CodexHooks(root)
+	hooks, err := setup.CodexHooks(root)
 	if err != nil {
 		return fmt.Errorf("install codex: %w", err)
 	}
@@ -54,7 +54,7 @@ func codexApproval(root, exe string, c *agent.Change, approve, dry bool) error {
 	for i, h := range hooks {
 		keys[i] = h.Key
 	}
-	trust, err := agent.ReadCodexTrust(home, root, keys)
+	trust, err := setup.ReadCodexTrust(home, root, keys)
 	if err != nil {
 		return fmt.Errorf("install codex: %w", err)
 	}
@@ -71,7 +71,7 @@ func codexApproval(root, exe string, c *agent.Change, approve, dry bool) error {
 	switch {
 	case len(c.Removed) > 0:
 		fmt.Printf("ckpt: the hooks changed (they ran %s, now %s), so Codex no longer treats them as approved.\n", strings.Join(c.Removed, ", "), exe)
-	case c.Changed() && len(agent.HookExes("codex", c.Old, exe)) > 0:
+	case c.Changed() && len(setup.HookExes("codex", c.Old, exe)) > 0:
 		fmt.Println("ckpt: the hooks changed, so Codex no longer treats them as approved.")
 	}
 	fmt.Printf(`ckpt: Codex skips these hooks silently, and nothing is captured, until two steps are done (both recorded in %s):

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckpt-dev/ckpt/agent"
+	"github.com/ckpt-dev/ckpt/agent/setup"
 	"github.com/ckpt-dev/ckpt/present"
 	"github.com/ckpt-dev/ckpt/store"
 	"github.com/ckpt-dev/ckpt/transcript"
@@ -206,7 +207,7 @@ func installedAgents(root string) []string {
 	exe, _ := ckptPath() // hooks that run this binary, whatever its name
 	var out []string
 	for _, name := range agent.Agents() {
-		if d, err := agent.Diagnose(name, agent.DoctorOptions{Root: root, Exe: exe}); err == nil && d.Installed {
+		if d, err := setup.Diagnose(name, setup.DoctorOptions{Root: root, Exe: exe}); err == nil && d.Installed {
 			out = append(out, name)
 		}
 	}

@@ -1,4 +1,4 @@
-package agent
+package setup
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ckpt-dev/ckpt/agent"
 )
 
 // doctorEnv is a project and a home for Diagnose, with a fake ckpt binary.
@@ -167,12 +169,12 @@ func TestDoctor(t *testing.T) {
 func TestDoctorVersion(t *testing.T) {
 	e := newDoctorEnv(t)
 	e.install(t, "claude", e.exe)
-	d := e.diagnose(t, "claude", func(string) (string, error) { return TestedVersions["claude"], nil })
+	d := e.diagnose(t, "claude", func(string) (string, error) { return agent.TestedVersions["claude"], nil })
 	if !d.Tested || !strings.Contains(check(d, "version").Detail, "the version ckpt's harness ran") {
 		t.Errorf("tested version: %+v", check(d, "version"))
 	}
 	d = e.diagnose(t, "claude", func(string) (string, error) { return "0.0.1", nil })
-	if d.Tested || !d.Capture || !strings.Contains(check(d, "version").Detail, "harness ran "+TestedVersions["claude"]) {
+	if d.Tested || !d.Capture || !strings.Contains(check(d, "version").Detail, "harness ran "+agent.TestedVersions["claude"]) {
 		t.Errorf("untested version: %+v", check(d, "version"))
 	}
 	d = e.diagnose(t, "claude", func(string) (string, error) { return "", errors.New("claude is not on $PATH") })
@@ -190,11 +192,11 @@ func TestDoctorEventsAndErrors(t *testing.T) {
 		t.Fatalf("before any event: %+v", d)
 	}
 	ev := `{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"go","cwd":` + quote(e.root) + `}`
-	if err := Hook("claude", strings.NewReader(ev), nil, HookOptions{Root: e.root}); err != nil {
+	if err := agent.Hook("claude", strings.NewReader(ev), nil, agent.HookOptions{Root: e.root}); err != nil {
 		t.Fatal(err)
 	}
 	bad := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{},"cwd":` + quote(e.root) + `}`
-	_ = Hook("claude", strings.NewReader(bad), nil, HookOptions{Root: e.root})
+	_ = agent.Hook("claude", strings.NewReader(bad), nil, agent.HookOptions{Root: e.root})
 	d := e.diagnose(t, "claude", nil)
 	if d.LastEvent == nil || !strings.Contains(check(d, "last event").Detail, "PreToolUse") {
 		t.Errorf("last event: %+v", check(d, "last event"))
@@ -211,7 +213,7 @@ func TestDoctorTwoBinaries(t *testing.T) {
 		t.Run(agentName, func(t *testing.T) {
 			e := newDoctorEnv(t)
 			gone := filepath.Join(t.TempDir(), "ckpt")
-			e.write(t, filepath.Join(e.root, filepath.FromSlash(adapters[agentName].install.path())), twoSets(t, agentName, "{}\n", gone, e.exe))
+			e.write(t, filepath.Join(e.root, filepath.FromSlash(installers[agentName].path())), twoSets(t, agentName, "{}\n", gone, e.exe))
 			d := e.diagnose(t, agentName, nil)
 			c := check(d, "installed")
 			if c.OK || d.Capture || !strings.Contains(c.Detail, "different binaries") || !strings.HasPrefix(c.Fix, "ckpt install "+agentName) || strings.Contains(c.Fix, "uninstall") {

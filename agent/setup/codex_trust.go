@@ -1,4 +1,4 @@
-package agent
+package setup
 
 // Codex runs a project's hooks only when two things hold, both recorded in
 // the user's $CODEX_HOME/config.toml (a project cannot approve itself):

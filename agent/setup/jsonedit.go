@@ -1,4 +1,4 @@
-package agent
+package setup
 
 // Agents' JSON configs are edited as text, surgically, so that everything
 // ckpt does not touch keeps its bytes: the user's keys, their order, their
@@ -25,9 +25,9 @@ package agent
 // (Gemini CLI's settings.json) is parsed from a copy in which hujson has
 // turned each comment and trailing comma into spaces: every byte offset is
 // the same in both, so the edits land on the original bytes and the
-// comments stay where they were. hujson reaches this package through
-// UseJSONC, which the ckpt binary calls: ckpt-hook, which an agent starts
-// on every tool call and which never edits a config, does not link it.
+// comments stay where they were. ckpt-hook, which an agent starts on
+// every tool call and which never edits a config, does not link this
+// package, nor hujson with it.
 
 import (
 	"bytes"
@@ -36,30 +36,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
-// standardizeJSONC blanks the comments and trailing commas of a JSON
-// with comments in place, keeping every byte offset (hujson.Standardize);
-// nil until UseJSONC.
-var standardizeJSONC func(b []byte) ([]byte, error)
-
-// UseJSONC gives the package its reader of JSON with comments: Install,
-// Uninstall and Diagnose need it for the agents whose configs allow them
-// (Gemini CLI, Qwen Code). Call it once, before them, as the ckpt binary
-// does with hujson.Standardize.
-func UseJSONC(standardize func(b []byte) ([]byte, error)) { standardizeJSONC = standardize }
-
-// errNoJSONC is a config with comments read by a binary that has no
-// reader for them.
-var errNoJSONC = errors.New("this binary cannot read JSON with comments (agent.UseJSONC was not called)")
-
-// standardize is standardizeJSONC on a copy of b.
-func standardize(b []byte) ([]byte, error) {
-	if standardizeJSONC == nil {
-		return nil, errNoJSONC
-	}
-	return standardizeJSONC(bytes.Clone(b))
-}
+// standardize blanks the comments and trailing commas of a copy of b, a
+// JSON with comments, keeping every byte offset.
+func standardize(b []byte) ([]byte, error) { return hujson.Standardize(bytes.Clone(b)) }
 
 // hookSpec is one hook entry ckpt adds to a Claude-shaped config:
 // {"hooks": {EVENT: [{"matcher": M, "hooks": [{"name": N, "type": "command",
@@ -97,9 +80,6 @@ func (j jsonInstaller) parse(text []byte) (*jnode, error) {
 		return parseConfig(text)
 	}
 	std, err := standardize(text)
-	if errors.Is(err, errNoJSONC) {
-		return nil, err
-	}
 	if err != nil {
 		return nil, fmt.Errorf("not valid JSON, even allowing comments and trailing commas (%v)", err)
 	}

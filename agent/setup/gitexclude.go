@@ -1,4 +1,4 @@
-package agent
+package setup
 
 import (
 	"bytes"
@@ -22,8 +22,8 @@ import (
 // ExcludedFiles are the files, relative to the root and slash-separated,
 // that Install keeps out of git for agentName.
 func ExcludedFiles(agentName string) []string {
-	a := adapters[agentName]
-	if a == nil {
+	inst := installers[agentName]
+	if inst == nil {
 		return nil
 	}
 	var out []string
@@ -33,12 +33,12 @@ func ExcludedFiles(agentName string) []string {
 			out = append(out, inst.path())
 		}
 	}
-	if m, ok := a.install.(multiInstaller); ok {
+	if m, ok := inst.(multiInstaller); ok {
 		for _, p := range m.parts() {
 			add(p)
 		}
 	} else {
-		add(a.install)
+		add(inst)
 	}
 	return out
 }

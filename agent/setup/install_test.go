@@ -1,4 +1,4 @@
-package agent
+package setup
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/ckpt-dev/ckpt/agent"
 )
 
 const testExe = "/opt/ckpt tools/bin/ckpt"
@@ -95,7 +97,7 @@ var jsonAgents = []string{"claude", "gemini", "codex", "qwen", "droid", "cursor"
 // ownsFiles reports an agent whose hooks are files of ckpt's own (a
 // plugin, a hooks file, hook scripts), not entries in a shared config.
 func ownsFiles(agentName string) bool {
-	_, ok := adapters[agentName].install.(jsonInstaller)
+	_, ok := installers[agentName].(jsonInstaller)
 	return !ok
 }
 
@@ -135,7 +137,7 @@ func hookCommands(t *testing.T, data []byte) []string {
 
 func ourCommands(agentName string) []string {
 	var out []string
-	for _, h := range adapters[agentName].install.(jsonInstaller).hooks {
+	for _, h := range installers[agentName].(jsonInstaller).hooks {
 		out = append(out, h.event+" "+h.matcher+" "+HookCommand(testExe, agentName))
 	}
 	return out
@@ -209,7 +211,7 @@ func TestInstallRoundTrip(t *testing.T) {
 }
 
 func TestInstallNewFile(t *testing.T) {
-	for _, agentName := range Agents() {
+	for _, agentName := range agent.Agents() {
 		t.Run(agentName, func(t *testing.T) {
 			root := t.TempDir()
 			opt := InstallOptions{Root: root, Exe: testExe}
@@ -261,14 +263,14 @@ func TestReinstallMovedBinary(t *testing.T) {
 			starts = append(starts, start{name, c, true})
 		}
 	}
-	for _, agentName := range Agents() {
+	for _, agentName := range agent.Agents() {
 		for _, st := range starts {
 			if ownsFiles(agentName) && st.exists {
 				continue // ckpt's hooks are files of its own
 			}
 			t.Run(agentName+"/"+st.name, func(t *testing.T) {
 				root := t.TempDir()
-				path := filepath.Join(root, filepath.FromSlash(adapters[agentName].install.path()))
+				path := filepath.Join(root, filepath.FromSlash(installers[agentName].path()))
 				if st.exists {
 					writeConfig(t, root, agentName, st.content)
 				}
@@ -369,7 +371,7 @@ func TestReinstallCollapsesDuplicates(t *testing.T) {
 // exeB, each set appended as an install appends it.
 func twoSets(t *testing.T, agentName, orig, exeA, exeB string) string {
 	t.Helper()
-	inst := adapters[agentName].install.(jsonInstaller)
+	inst := installers[agentName].(jsonInstaller)
 	// A binary of another name is not recognised as ckpt's: its set stays
 	// when exeB's is added, then takes exeA's path.
 	other := filepath.Join(filepath.Dir(exeA), "other")
@@ -387,7 +389,7 @@ func twoSets(t *testing.T, agentName, orig, exeA, exeB string) string {
 // commandsFor is ourCommands for the binary at exe.
 func commandsFor(agentName, exe string) []string {
 	var out []string
-	for _, h := range adapters[agentName].install.(jsonInstaller).hooks {
+	for _, h := range installers[agentName].(jsonInstaller).hooks {
 		out = append(out, h.event+" "+h.matcher+" "+HookCommand(exe, agentName))
 	}
 	return out
@@ -493,7 +495,7 @@ func TestInstallMalformed(t *testing.T) {
 	for _, agentName := range jsonAgents {
 		for name, content := range cases {
 			for _, dry := range []bool{false, true} {
-				if adapters[agentName].install.(jsonInstaller).jsonc && jsoncCase[name] {
+				if installers[agentName].(jsonInstaller).jsonc && jsoncCase[name] {
 					continue // allowed there: see TestInstallKeepsComments
 				}
 				t.Run(agentName+"/"+name, func(t *testing.T) {
@@ -525,7 +527,7 @@ func TestInstallMalformed(t *testing.T) {
 }
 
 func TestInstallDryRun(t *testing.T) {
-	for _, agentName := range Agents() {
+	for _, agentName := range agent.Agents() {
 		t.Run(agentName, func(t *testing.T) {
 			root := t.TempDir()
 			c, err := Install(agentName, InstallOptions{Root: root, Exe: testExe, DryRun: true})
@@ -666,7 +668,7 @@ func FuzzInstallRoundTrip(f *testing.F) {
 			t.Skip()
 		}
 		agentName := jsonAgents[int(which)%len(jsonAgents)]
-		inst := adapters[agentName].install.(jsonInstaller)
+		inst := installers[agentName].(jsonInstaller)
 		if _, _, err := inst.remove(agentName, []byte(orig), testExe); !IsNotInstalled(err) {
 			t.Skip() // holds ckpt's hooks already
 		}
@@ -700,7 +702,7 @@ func readFile(t *testing.T, path string) []byte {
 // A config folder or file that is a symlink is refused by install and
 // uninstall: nothing is written through it, and it is never replaced.
 func TestInstallRefusesSymlinks(t *testing.T) {
-	for _, agentName := range Agents() {
+	for _, agentName := range agent.Agents() {
 		rel, _ := ConfigPath(agentName)
 		dir, file := filepath.Split(rel)
 		dir = strings.TrimSuffix(dir, "/")
@@ -868,5 +870,20 @@ await hooks["tool.execute.before"]({ tool: "write", sessionID: "s", callID: "c" 
 	}
 	if !strings.HasPrefix(string(data), "hook opencode\n") || !strings.Contains(string(data), `"filePath":"a.txt"`) || !strings.Contains(string(data), `"directory":"/proj"`) {
 		t.Errorf("ckpt got:\n%s", data)
+	}
+}
+
+// TestEveryAgentHasAnInstaller: the agents package agent has adapters for
+// and those this package installs are the same.
+func TestEveryAgentHasAnInstaller(t *testing.T) {
+	for _, name := range agent.Agents() {
+		if installers[name] == nil {
+			t.Errorf("agent %s has an adapter and no installer", name)
+		}
+	}
+	for name := range installers {
+		if !agent.Known(name) {
+			t.Errorf("installer for %s, which package agent does not know", name)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package setup
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ckpt-dev/ckpt/agent"
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -27,7 +28,7 @@ type DoctorOptions struct {
 	// SameBuild reports whether the program at a path was built from the
 	// same version as the one asking; a ckpt-hook that was not is flagged.
 	// Nil: not checked. (It reads build information from executables,
-	// which ckpt-hook, built from this package, has no use for.)
+	// which ckpt-hook has no use for.)
 	SameBuild func(path string) bool
 }
 
@@ -63,17 +64,17 @@ type Diagnosis struct {
 // binary, approved (Codex) or in a trusted folder (Gemini, Codex), a tested
 // agent version, the last hook event and the errors logged.
 func Diagnose(agentName string, opt DoctorOptions) (*Diagnosis, error) {
-	a := adapters[agentName]
-	if a == nil {
-		return nil, fmt.Errorf("unknown agent %q (want %s)", agentName, strings.Join(Agents(), ", "))
+	inst := installers[agentName]
+	if inst == nil {
+		return nil, fmt.Errorf("unknown agent %q (want %s)", agentName, strings.Join(agent.Agents(), ", "))
 	}
 	getenv := opt.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	d := &Diagnosis{Agent: agentName, Config: a.install.path()}
+	d := &Diagnosis{Agent: agentName, Config: inst.path()}
 	add := func(c Check) { d.Checks = append(d.Checks, c) }
-	cfgPath := filepath.Join(opt.Root, filepath.FromSlash(a.install.path()))
+	cfgPath := filepath.Join(opt.Root, filepath.FromSlash(inst.path()))
 	data, err := os.ReadFile(cfgPath)
 	exes := hookExes(agentName, data, opt.Exe)
 	switch {
@@ -145,7 +146,7 @@ func Diagnose(agentName string, opt DoctorOptions) (*Diagnosis, error) {
 	}
 	if opt.Version != nil {
 		v, verr := opt.Version(agentName)
-		tested := TestedVersions[agentName]
+		tested := agent.TestedVersions[agentName]
 		switch {
 		case verr != nil:
 			add(Check{Name: "version", Unchecked: true, Detail: verr.Error()})
@@ -158,7 +159,7 @@ func Diagnose(agentName string, opt DoctorOptions) (*Diagnosis, error) {
 			}
 		}
 	}
-	if at, name, ok := LastEvent(opt.Root, agentName); ok {
+	if at, name, ok := agent.LastEvent(opt.Root, agentName); ok {
 		t := at.UTC()
 		d.LastEvent = &t
 		add(Check{Name: "last event", OK: true, Detail: fmt.Sprintf("%s at %s", name, t.Format(time.RFC3339))})
@@ -207,11 +208,11 @@ func HookExes(agentName string, data []byte, exe string) []string {
 // hookExes lists, once each, the ckpt binaries an agent's config runs for
 // its hooks.
 func hookExes(agentName string, data []byte, exe string) []string {
-	a := adapters[agentName]
-	if a == nil {
+	inst := installers[agentName]
+	if inst == nil {
 		return nil
 	}
-	return a.install.exes(agentName, data, exe)
+	return inst.exes(agentName, data, exe)
 }
 
 func diagnoseCodex(d *Diagnosis, root, codexHome string, add func(Check)) {

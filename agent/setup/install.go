@@ -1,4 +1,4 @@
-package agent
+package setup
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/agent"
 )
 
 // installer adds ckpt's hooks to one agent's project config file and takes
@@ -114,11 +116,11 @@ func (c *Change) diffOne(name string) string {
 
 // ConfigPath is the project config file install edits for agentName.
 func ConfigPath(agentName string) (string, error) {
-	a := adapters[agentName]
-	if a == nil {
-		return "", fmt.Errorf("unknown agent %q (want %s)", agentName, strings.Join(Agents(), ", "))
+	inst := installers[agentName]
+	if inst == nil {
+		return "", fmt.Errorf("unknown agent %q (want %s)", agentName, strings.Join(agent.Agents(), ", "))
 	}
-	return a.install.path(), nil
+	return inst.path(), nil
 }
 
 // Install adds ckpt's hooks for agentName to its project config under
@@ -144,7 +146,7 @@ func edit(agentName string, opt InstallOptions, install bool) (*Change, error) {
 	if _, err := ConfigPath(agentName); err != nil {
 		return nil, err
 	}
-	inst := adapters[agentName].install
+	inst := installers[agentName]
 	m, ok := inst.(multiInstaller)
 	if !ok {
 		return editFile(agentName, inst, opt, install)
