@@ -171,8 +171,14 @@
 // twice the size of all smaller ones together (a geometric progression:
 // each byte is copied a logarithmic number of times, and a store keeps a
 // few dozen packs at most; past 16, all are merged), then writes packs.idx
-// naming every pack. It is due once four packs are not in packs.idx (or
-// there are more than 16), and runs in the background pass after a turn
+// naming every pack. Its first step packs the loose blobs once 1,024 have
+// piled up (all of them with maintain --now): those kept as they are go
+// into one new pack (compressed past 1 KiB), durable before anything
+// else, and each loose copy a pack holds is removed once the packed copy
+// reads back whole, after packs.idx is written; so a long session keeps
+// at most about a thousand loose files, not one per hook call. It is due
+// once four packs are not in packs.idx (or there are more than 16, or
+// 1,024 loose blobs), and runs in the background pass after a turn
 // (see Retention) and at the end of prune. It holds blobs.lock shared,
 // so captures go on and prune waits, and repack.lock exclusively. The
 // merged pack is durable before packs.idx names it, and packs.idx is

@@ -362,7 +362,7 @@ func (s *Store) purgeBlobs(gone map[BlobID]bool, res *PurgeResult, fp *failpoint
 		return err
 	}
 	res.Blobs += pr.Blobs
-	if _, err := s.repackLocked(false, fp); err != nil {
+	if _, err := s.repackLocked(false, false, fp); err != nil {
 		return errf("purge: %w", err)
 	}
 	return nil
