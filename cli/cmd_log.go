@@ -116,19 +116,7 @@ ckpt log --errors --clear`,
 			p := paint(autoColor(os.Stdout))
 			now := time.Now()
 			for _, e := range entries {
-				extra := ""
-				if e.HandEdited > 0 {
-					extra = p.in(sgrRed, fmt.Sprintf("  %d changed since the agent", e.HandEdited))
-				}
-				if len(e.Failed) > 0 {
-					extra += p.in(sgrRed, fmt.Sprintf("  %s failed (the same command again retries)", present.Count(len(e.Failed), "path")))
-				}
-				who := ""
-				if e.Source != nil && e.Source.Agent != "" {
-					who = p.in(sgrDim, "  ["+esc(e.Source.Agent)+"]")
-				}
-				fmt.Printf("%s %-7s %s %9s  %9s  %s%s%s\n", p.in(sgrYellow, pad(esc(e.ID), 8)), e.Kind, p.in(stateColor(e.State), pad(string(e.State), 8)),
-					present.Ago(now, e.At), present.Count(e.Files, "file"), esc(e.Label), who, extra)
+				fmt.Println(logLine(p, now, &e))
 			}
 			return nil
 		},
@@ -138,6 +126,28 @@ ckpt log --errors --clear`,
 	cmd.Flags().BoolVar(&clear, "clear", false, "with --errors: empty the error log")
 	cmd.Flags().IntVarP(&limit, "max-count", "n", 0, "show only the newest N rows")
 	return cmd
+}
+
+// logLine is one row of plain `ckpt log`: id, kind, state, age, files,
+// label, then the agent, `git` for an agent turn that changed git's
+// state (HEAD, its branch or the index; the UI marks its row the same),
+// and what needs a look (paths changed since the agent, failed paths).
+func logLine(p paint, now time.Time, e *store.Entry) string {
+	extra := ""
+	if e.Source != nil && e.Source.Agent != "" {
+		extra = p.in(sgrDim, "  ["+esc(e.Source.Agent)+"]")
+	}
+	if e.Kind == store.KindAgent && e.RanGit {
+		extra += p.in(sgrCyan, "  git")
+	}
+	if e.HandEdited > 0 {
+		extra += p.in(sgrRed, fmt.Sprintf("  %d changed since the agent", e.HandEdited))
+	}
+	if len(e.Failed) > 0 {
+		extra += p.in(sgrRed, fmt.Sprintf("  %s failed (the same command again retries)", present.Count(len(e.Failed), "path")))
+	}
+	return fmt.Sprintf("%s %-7s %s %9s  %9s  %s%s", p.in(sgrYellow, pad(esc(e.ID), 8)), e.Kind, p.in(stateColor(e.State), pad(string(e.State), 8)),
+		present.Ago(now, e.At), present.Count(e.Files, "file"), esc(e.Label), extra)
 }
 
 // listErrors prints the store's logged errors, oldest first. They stay
@@ -214,10 +224,10 @@ func touching(s *store.Store, entries []store.Entry, paths []string) ([]store.En
 }
 
 // stateColor is the colour of a state word: an active row plain, a
-// rewound or undone one dim, a failed one red.
+// rewound, reverted or undone one dim, a failed one red.
 func stateColor(st store.State) string {
 	switch st {
-	case store.StateRewound, store.StateUndone:
+	case store.StateRewound, store.StateReverted, store.StateUndone:
 		return sgrDim
 	case store.StateFailed:
 		return sgrRed

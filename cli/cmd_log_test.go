@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ckpt-dev/ckpt/store"
 )
@@ -33,5 +34,20 @@ func TestLogErrors(t *testing.T) {
 	r = ckptOK(t, p.root, "log", "--errors")
 	if !strings.Contains(r.Stdout, "no errors logged") {
 		t.Fatalf("--clear left the errors\n%s", r)
+	}
+}
+
+// TestLogLineGit: a plain log row marks an agent turn that ran git, as
+// the UI does, and no other.
+func TestLogLineGit(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	e := store.Entry{ID: "2", Kind: store.KindAgent, State: store.StateActive, At: now.Add(-time.Minute), Files: 3,
+		Label: "rename the notes", RanGit: true, Source: &store.Source{Agent: "claude"}}
+	if got := logLine(paint(false), now, &e); !strings.HasSuffix(got, "rename the notes  [claude]  git") {
+		t.Fatalf("a turn that ran git: %q", got)
+	}
+	e.RanGit = false
+	if got := logLine(paint(false), now, &e); strings.Contains(got, "git") {
+		t.Fatalf("a turn that ran no git: %q", got)
 	}
 }

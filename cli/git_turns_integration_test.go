@@ -55,6 +55,24 @@ func ranGitByTurn(t *testing.T, root string) map[string]bool {
 	return out
 }
 
+// plainLogMarksGit checks that plain `ckpt log` marks `git` on exactly
+// the turns log --json says ran git.
+func plainLogMarksGit(t *testing.T, root string) {
+	t.Helper()
+	want := ranGitByTurn(t, root)
+	out := ckptOK(t, root, "log").Stdout
+	got := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) > 1 && f[1] == "agent" {
+			got[f[0]] = strings.Contains(l, "  git")
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("plain log marks git on %v, log --json says %v\n%s", got, want, out)
+	}
+}
+
 // TestHookTurnsGitPerTurn: Claude Code's hooks feed three turns. The
 // first edits a file, then a person commits by hand; the second runs git
 // mv, git add and git commit; the third edits again. Only the second is
@@ -81,6 +99,7 @@ func TestHookTurnsGitPerTurn(t *testing.T) {
 	if got, want := ranGitByTurn(t, root), map[string]bool{"1": false, "2": true, "3": false}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("ran_git %v, want %v", got, want)
 	}
+	plainLogMarksGit(t, root)
 	r := ckptDo(t, ckptCall{Root: root}, "rewind", "1", "--dry-run")
 	for _, want := range []string{"turn 2 ran git: HEAD moved", "1 commit", "the index changed"} {
 		if !strings.Contains(r.Stdout, want) {

@@ -11,6 +11,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -429,26 +430,54 @@ func (m *Model) selectTurn(force bool) tea.Cmd {
 }
 
 // diffMode is the diff pane's mode: the user's choice, or by default the
-// disk against the pre-image, except for a rewound turn, whose files are
-// back as before it: that shows what the agent did (pre-image → what it
-// left).
+// disk against the pre-image, except for a turn rewound or reverted,
+// whose changes are out of the folder: that shows what the agent did
+// (pre-image → what it left).
 func (m *Model) diffMode() diffMode {
-	if !m.diff.modeSet && m.rewoundBy() != "" {
+	if !m.diff.modeSet && m.takenOutBy() != "" {
 		return modeAgent
 	}
 	return m.diff.mode
 }
 
-// rewoundBy is the operation that rewound the selected turn, or "".
-func (m *Model) rewoundBy() string {
+// takenOutBy is the operation that took the selected turn's changes out
+// of the folder (a rewind or a revert, or a redo of one), or "" for a
+// turn in effect; takenOut says how ("rewound" or "reverted").
+func (m *Model) takenOutBy() string {
+	op, _ := m.takenOut()
+	return op
+}
+
+func (m *Model) takenOut() (op, how string) {
 	e := m.selected()
-	if e == nil || e.Kind != store.KindAgent || e.State != store.StateRewound {
-		return ""
+	if e == nil || e.Kind != store.KindAgent {
+		return "", ""
 	}
-	if op := store.RewoundBy(m.entries, e.ID); op != "" {
-		return op
+	switch e.State {
+	case store.StateRewound:
+		op = store.RewoundBy(m.entries, e.ID)
+	case store.StateReverted:
+		op = revertedBy(m.entries, e.ID)
+	default:
+		return "", ""
 	}
-	return "an operation" // its op is folded away or filtered out
+	if op == "" {
+		op = "an operation" // its op is folded away or filtered out
+	}
+	return op, string(e.State)
+}
+
+// revertedBy is the operation of a log (newest first) that put turn's
+// revert in effect: the newest revert, or redo of one, still active whose
+// turns include it.
+func revertedBy(entries []store.Entry, turn string) string {
+	for i := range entries {
+		e := &entries[i]
+		if (e.Kind == store.KindRevert || e.Kind == store.KindRedo) && e.State == store.StateActive && slices.Contains(e.Turns, turn) {
+			return e.ID
+		}
+	}
+	return ""
 }
 
 // selectFile loads the diff of the selected file when it changed.

@@ -256,9 +256,9 @@ func (m *Model) turnsView(w, h int) []string {
 }
 
 // undoableOp is the id of the row that says "u to undo": the operation
-// that put in effect the rewind u would undo. It walks the log as the
-// store's undo stack does: a rewind goes on it, an undo takes its target
-// off, a redo puts its target back.
+// that put in effect the rewind (or revert) u would undo. It walks the
+// log as the store's undo stack does: a rewind or a revert goes on it,
+// an undo takes its target off, a redo puts its target back.
 func (m *Model) undoableOp() string {
 	var stack []string
 	by := map[string]string{}                  // rewind → the op row that put it in effect
@@ -274,7 +274,7 @@ func (m *Model) undoableOp() string {
 			}
 		}
 		switch e.Kind {
-		case store.KindRewind:
+		case store.KindRewind, store.KindRevert:
 			if e.State == store.StateFailed {
 				continue // changed nothing
 			}
@@ -500,14 +500,20 @@ func fileStatus(f *store.File) (letter, word, short string) {
 // fileStatus is a file of the selected turn as the files pane shows it.
 // A rewound turn's files are back as before it, so each shows what the
 // agent did to it instead — or, for a file the rewind kept, that it was
-// kept, marked ! when it changed since the agent.
+// kept, marked ! when it changed since the agent. A reverted turn's
+// changes are out of the folder too: each file shows what the agent did
+// and that it was reverted, with what came later kept.
 func (m *Model) fileStatus(f *store.File) (letter, word, short string) {
-	if m.rewoundBy() == "" {
+	_, how := m.takenOut()
+	switch {
+	case how == "":
 		return fileStatus(f)
+	case how == string(store.StateReverted):
+		return revertedStatus(f)
 	}
 	switch f.Status {
 	case store.StatusUnchanged:
-		return agentChange(f)
+		return agentChange(f, "rewound")
 	case store.StatusModified, store.StatusCreated, store.StatusDeleted, store.StatusHandEdited:
 		if f.Post != nil && sameImage(f.Disk, *f.Post) {
 			return "k", "kept as the agent left it", "kept"
@@ -517,13 +523,34 @@ func (m *Model) fileStatus(f *store.File) (letter, word, short string) {
 	return fileStatus(f)
 }
 
-// agentChange is what the agent did to a file: its pre-image against
-// what it left.
-func agentChange(f *store.File) (letter, word, short string) {
+// revertedStatus is a file of a reverted turn: what the agent did to it,
+// and, where the disk is not back as before the turn, that what came
+// after it was kept (the revert merged it) or changed since.
+func revertedStatus(f *store.File) (letter, word, short string) {
+	switch f.Status {
+	case store.StatusUnchanged:
+		letter, word, _ = agentChange(f, "reverted")
+		return letter, word, "reverted"
+	case store.StatusModified, store.StatusCreated, store.StatusDeleted:
+		letter, word, _ = agentChange(f, "reverted, later changes kept")
+		if f.HandEdited {
+			return "!", word + ", " + present.ChangedSinceAgent, "reverted !"
+		}
+		return letter, word, "reverted, merged"
+	case store.StatusHandEdited:
+		_, word, _ = agentChange(f, "reverted, "+present.ChangedSinceAgent)
+		return "!", word, "reverted !"
+	}
+	return fileStatus(f)
+}
+
+// agentChange is what the agent did to a file, its pre-image against
+// what it left, and how that was taken out (how: "rewound", …).
+func agentChange(f *store.File, how string) (letter, word, short string) {
 	var s store.Status
 	switch {
 	case f.Post == nil:
-		return "~", "the agent's write was never sealed · rewound", "rewound"
+		return "~", "the agent's write was never sealed · " + how, strings.Fields(how)[0]
 	case f.Pre.Kind == store.ImageAbsent && f.Post.Kind != store.ImageAbsent:
 		s = store.StatusCreated
 	case f.Pre.Kind != store.ImageAbsent && f.Post.Kind == store.ImageAbsent:
@@ -534,7 +561,7 @@ func agentChange(f *store.File) (letter, word, short string) {
 		s = store.StatusModified
 	}
 	letter, word = statusInfo(s)
-	return letter, "the agent: " + word + " · rewound", shortWord(s)
+	return letter, "the agent: " + word + " · " + how, shortWord(s)
 }
 
 // sameImage says whether two images hold the same thing.
@@ -560,15 +587,15 @@ func (m *Model) filesView(w, h int) []string {
 				t += " session " + present.Escape(s)
 			}
 		}
-		if op := m.rewoundBy(); op != "" {
-			t += " · rewound by " + present.Escape(op)
+		if op, how := m.takenOut(); op != "" {
+			t += " · " + how + " by " + present.Escape(op)
 		}
 	}
 	out = append(out, m.sty.paneTitle(t, w, m.focus == paneFiles))
 	switch {
 	case e == nil:
 	case e.Kind != store.KindAgent:
-		for _, l := range opDetails(e) {
+		for _, l := range opDetails(e, m.entries) {
 			out = append(out, present.Fit(" "+l, w))
 		}
 	case m.files.err != nil:
@@ -606,22 +633,37 @@ func (m *Model) filesView(w, h int) []string {
 	return out[:h]
 }
 
-func opDetails(e *store.Entry) []string {
+// opDetails describes an operation in the files pane; entries is the
+// log, to tell what an undo or a redo acted on.
+func opDetails(e *store.Entry, entries []store.Entry) []string {
 	turns := make([]string, len(e.Turns))
 	for i, t := range e.Turns {
 		turns[i] = present.Escape(t)
+	}
+	var target store.Kind
+	for i := range entries {
+		if entries[i].ID == e.Target {
+			target = entries[i].Kind
+		}
 	}
 	var out []string
 	switch e.Kind {
 	case store.KindRewind:
 		out = append(out, "rewind to before turn "+present.Escape(e.Target))
 		out = append(out, "turns rewound: "+strings.Join(turns, ", "))
+	case store.KindRevert:
+		out = append(out, "took the turns' changes out, keeping what came after them")
+		out = append(out, "turns reverted: "+strings.Join(turns, ", "))
 	case store.KindUndo:
 		out = append(out, "undid "+present.Escape(e.Target))
 		out = append(out, "turns brought back: "+strings.Join(turns, ", "))
 	case store.KindRedo:
 		out = append(out, "redid "+present.Escape(e.Target))
-		out = append(out, "turns rewound again: "+strings.Join(turns, ", "))
+		if target == store.KindRevert {
+			out = append(out, "turns reverted again: "+strings.Join(turns, ", "))
+		} else {
+			out = append(out, "turns rewound again: "+strings.Join(turns, ", "))
+		}
 	}
 	if e.Retry != "" {
 		out = append(out, "tried again what "+present.Escape(e.Retry)+" could not restore")
@@ -669,8 +711,8 @@ func (m *Model) diffView(w, h int) []string {
 	if f != nil && m.sideRefused() {
 		out = append(out, m.sty.dim.Render(present.Fit(fmt.Sprintf(" unified: side by side needs %d columns (s: unified)", sideMinWidth), w)))
 	}
-	if op := m.rewoundBy(); f != nil && op != "" && !m.diff.modeSet {
-		out = append(out, m.sty.dim.Render(present.Fit(" rewound by "+present.Escape(op)+": what the agent did (v: the disk now)", w)))
+	if op, how := m.takenOut(); f != nil && op != "" && !m.diff.modeSet {
+		out = append(out, m.sty.dim.Render(present.Fit(" "+how+" by "+present.Escape(op)+": what the agent did (v: the disk now)", w)))
 	}
 	if m.search.typing {
 		out = append(out, fitStyled(" search: "+m.input.View(), w))
@@ -885,7 +927,7 @@ func (m *Model) helpLines() []string {
 		l, w := statusInfo(s)
 		lines = append(lines, "  "+l+"  "+w)
 	}
-	lines = append(lines, "", " Turn marks: × rewound · ↶ a rewind · ↺ an undo · ↷ a redo",
+	lines = append(lines, "", " Turn marks: × rewound · − reverted · ↶ a rewind · ⤺ a revert · ↺ an undo · ↷ a redo",
 		" ⚠N: N files changed since the agent wrote them",
 		" The status line: the project folder · its agent turns · the store's size, the sum of its files' lengths",
 		" (du counts disk blocks, so it shows more)")
