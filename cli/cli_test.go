@@ -60,6 +60,25 @@ func TestHelpOnEveryCommand(t *testing.T) {
 	}
 }
 
+// TestForceFlagNamesItsCommand: undo's and redo's --force each say what
+// they force, in their own name.
+func TestForceFlagNamesItsCommand(t *testing.T) {
+	root := newRootCmd()
+	for _, name := range []string{"undo", "redo"} {
+		c, _, err := root.Find([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := c.Flags().Lookup("force")
+		if f == nil {
+			t.Fatalf("%s has no --force", name)
+		}
+		if !strings.HasPrefix(f.Usage, name+" even over") {
+			t.Errorf("%s --force: usage %q", name, f.Usage)
+		}
+	}
+}
+
 // TestDidYouMean: a mistyped command names the nearest one.
 func TestDidYouMean(t *testing.T) {
 	r := ckptCode(t, t.TempDir(), 2, "lgo")

@@ -103,6 +103,7 @@ func runDiff(g *globals, w diffWriter, turn string, paths []string, agent bool) 
 		}
 		want[rel], only[rel] = true, true
 	}
+	w.agent = agent
 	if op := rewoundBy(s, turn); op != "" && !agent {
 		fmt.Fprintf(os.Stderr, "ckpt: turn %s was rewound by %s: its files are as before it; --agent shows what the agent did\n", esc(turn), esc(op))
 	}
@@ -219,6 +220,7 @@ type diffWriter struct {
 	w      io.Writer
 	color  bool
 	escape bool
+	agent  bool // the new side is what the agent left, not the disk now
 }
 
 func (d diffWriter) line(sgr, s string) {
@@ -257,7 +259,11 @@ func (d diffWriter) file(p, turn string, created, deleted bool) {
 		io.WriteString(d.w, s+"\n")
 	}
 	bold("--- " + from + "\t(before turn " + esc(turn) + ")")
-	bold("+++ " + to + "\t(now)")
+	if d.agent {
+		bold("+++ " + to + "\t(as turn " + esc(turn) + " left it)")
+	} else {
+		bold("+++ " + to + "\t(now)")
+	}
 }
 
 func (d diffWriter) row(r diffview.Row) {

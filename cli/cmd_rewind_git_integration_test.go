@@ -25,6 +25,21 @@ func gitIn(t *testing.T, root string, args ...string) string {
 	return string(out)
 }
 
+// gitProject is a fresh git repository on branch main holding files, all
+// committed; a test without git installed is skipped.
+func gitProject(t *testing.T, files map[string]string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	root := t.TempDir()
+	writeTexts(t, root, files)
+	gitIn(t, root, "init", "-q", "-b", "main")
+	gitIn(t, root, "add", "-A")
+	gitIn(t, root, "commit", "-qm", "init")
+	return root
+}
+
 func readIndex(t *testing.T, root string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, ".git", "index"))
@@ -40,14 +55,7 @@ func readIndex(t *testing.T, root string) []byte {
 // git status is as before the turn. Undo is exact, the index included. A
 // turn that ran no git claims no git change.
 func TestRewindGitIndex(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	root := t.TempDir()
-	writeTexts(t, root, map[string]string{"docs/notes.txt": "notes\n", "a.txt": "a 0\n"})
-	gitIn(t, root, "init", "-q", "-b", "main")
-	gitIn(t, root, "add", "-A")
-	gitIn(t, root, "commit", "-qm", "init")
+	root := gitProject(t, map[string]string{"docs/notes.txt": "notes\n", "a.txt": "a 0\n"})
 	ckptOK(t, root, "write", "--turn", "0", "--label", "warm up", "b.txt") // makes the store; no git
 	gitIn(t, root, "add", "-A")                                            // the store's folder ignores itself
 	gitIn(t, root, "commit", "-qm", "b")
@@ -141,14 +149,7 @@ func TestRewindGitIndex(t *testing.T) {
 // gives the index back as it was, without the flag. A revert of turn 3
 // claims no git change.
 func TestRevertGitIndex(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	root := t.TempDir()
-	writeTexts(t, root, map[string]string{"docs/notes.txt": "notes\n", "a.txt": "a 0\n", "c.txt": "c 0\n"})
-	gitIn(t, root, "init", "-q", "-b", "main")
-	gitIn(t, root, "add", "-A")
-	gitIn(t, root, "commit", "-qm", "init")
+	root := gitProject(t, map[string]string{"docs/notes.txt": "notes\n", "a.txt": "a 0\n", "c.txt": "c 0\n"})
 	ckptOK(t, root, "write", "--turn", "0", "--label", "warm up", "b.txt")
 	gitIn(t, root, "add", "-A")
 	gitIn(t, root, "commit", "-qm", "b")

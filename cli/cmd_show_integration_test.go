@@ -183,7 +183,7 @@ func TestShowAgentOfRewoundTurn(t *testing.T) {
 		t.Fatalf("show --agent --json\n%s", r)
 	}
 	r = ckptOK(t, p.root, "diff", "1", "--agent", "--color", "never")
-	for _, want := range []string{"-a 0", "+a 1", "+new 1", "-gone 0"} {
+	for _, want := range []string{"-a 0", "+a 1", "+new 1", "-gone 0", "+++ b/a.txt\t(as turn 1 left it)"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Fatalf("diff --agent lacks %q\n%s", want, r)
 		}

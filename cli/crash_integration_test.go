@@ -82,27 +82,38 @@ type crashCase struct {
 	reverse []string
 }
 
-func TestCrashDuringOperations(t *testing.T) {
-	cases := []crashCase{
-		{name: "rewind", prepare: func(*testing.T, string) {}, args: []string{"rewind", "1", "--yes"},
-			beforeIsS0: false, turn1After: "rewound", reverse: []string{"undo", "--yes"}},
-		{name: "undo", prepare: func(t *testing.T, root string) { ckptOK(t, root, "rewind", "1", "--yes") },
-			args: []string{"undo", "--yes"}, beforeIsS0: true, turn1After: "active", reverse: []string{"redo", "--yes"}},
-		{name: "redo", prepare: func(t *testing.T, root string) {
-			ckptOK(t, root, "rewind", "1", "--yes")
-			ckptOK(t, root, "undo", "--yes")
-		}, args: []string{"redo", "--yes"}, beforeIsS0: false, turn1After: "rewound", reverse: []string{"undo", "--yes"}},
+// operationCrashes are a rewind, an undo and a redo, each of turn 1 of
+// crashProject.
+var operationCrashes = []crashCase{
+	{name: "rewind", prepare: func(*testing.T, string) {}, args: []string{"rewind", "1", "--yes"},
+		beforeIsS0: false, turn1After: "rewound", reverse: []string{"undo", "--yes"}},
+	{name: "undo", prepare: func(t *testing.T, root string) { ckptOK(t, root, "rewind", "1", "--yes") },
+		args: []string{"undo", "--yes"}, beforeIsS0: true, turn1After: "active", reverse: []string{"redo", "--yes"}},
+	{name: "redo", prepare: func(t *testing.T, root string) {
+		ckptOK(t, root, "rewind", "1", "--yes")
+		ckptOK(t, root, "undo", "--yes")
+	}, args: []string{"redo", "--yes"}, beforeIsS0: false, turn1After: "rewound", reverse: []string{"undo", "--yes"}},
+}
+
+// crashTemplate makes the project of case c in a fresh folder base, at
+// base/template, prepared for c's operation; before and after are the
+// folder states the operation moves between.
+func crashTemplate(t *testing.T, c crashCase) (base, tmpl string, before, after map[string]fsNode) {
+	t.Helper()
+	base = t.TempDir()
+	tmpl = filepath.Join(base, "template")
+	s0, s1 := crashProject(t, tmpl)
+	c.prepare(t, tmpl)
+	if c.beforeIsS0 {
+		return base, tmpl, s0, s1
 	}
-	for _, c := range cases {
+	return base, tmpl, s1, s0
+}
+
+func TestCrashDuringOperations(t *testing.T) {
+	for _, c := range operationCrashes {
 		t.Run(c.name, func(t *testing.T) {
-			base := t.TempDir()
-			tmpl := filepath.Join(base, "template")
-			s0, s1 := crashProject(t, tmpl)
-			c.prepare(t, tmpl)
-			before, after := s1, s0
-			if c.beforeIsS0 {
-				before, after = s0, s1
-			}
+			base, tmpl, before, after := crashTemplate(t, c)
 			requireSnapshot(t, tmpl, before, "the template before "+c.name)
 			turn1Before := findEntry(t, ckptLog(t, tmpl), "1").State
 			crashLoop(t, base, tmpl, c, before, after, turn1Before)
@@ -731,26 +742,10 @@ func TestRewindAmidParallelCaptures(t *testing.T) {
 // before the operation, is on disk afterwards or comes back through undo
 // and redo.
 func TestCrashThenEdits(t *testing.T) {
-	cases := []crashCase{
-		{name: "rewind", prepare: func(*testing.T, string) {}, args: []string{"rewind", "1", "--yes"}},
-		{name: "undo", prepare: func(t *testing.T, root string) { ckptOK(t, root, "rewind", "1", "--yes") },
-			args: []string{"undo", "--yes"}, beforeIsS0: true},
-		{name: "redo", prepare: func(t *testing.T, root string) {
-			ckptOK(t, root, "rewind", "1", "--yes")
-			ckptOK(t, root, "undo", "--yes")
-		}, args: []string{"redo", "--yes"}},
-	}
 	paths := []string{"a.txt", "b.txt", "c.txt", "gone.txt", "keep.txt", "src/main.go", "run.sh", "new/deep/x.txt", "new/y.txt"}
-	for ci, c := range cases {
+	for ci, c := range operationCrashes {
 		t.Run(c.name, func(t *testing.T) {
-			base := t.TempDir()
-			tmpl := filepath.Join(base, "template")
-			s0, s1 := crashProject(t, tmpl)
-			c.prepare(t, tmpl)
-			before, after := s1, s0
-			if c.beforeIsS0 {
-				before, after = s0, s1
-			}
+			base, tmpl, before, after := crashTemplate(t, c)
 			rng := rand.New(rand.NewSource(int64(ci + 1)))
 			edited := 0
 			for k := 1; ; k++ {

@@ -80,14 +80,7 @@ func plainLogMarksGit(t *testing.T, root string) {
 // Its rewind with --git-index (and the git reset the plan prints) leaves
 // git status as it was before the turn.
 func TestHookTurnsGitPerTurn(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	root := t.TempDir()
-	writeTexts(t, root, map[string]string{"docs/notes.txt": "notes\n", "a.txt": "a 0\n"})
-	gitIn(t, root, "init", "-q", "-b", "main")
-	gitIn(t, root, "add", "-A")
-	gitIn(t, root, "commit", "-qm", "init")
+	root := gitProject(t, map[string]string{"docs/notes.txt": "notes\n", "a.txt": "a 0\n"})
 
 	claudeEvents(t, root, "append to a", "echo a1 >> a.txt")
 	gitIn(t, root, "commit", "-qam", "by hand")

@@ -30,7 +30,7 @@ func (f *opFlags) add(cmd *cobra.Command, force bool) {
 	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON (see CONTRACT.md)")
 	cmd.Flags().StringVar(&f.plan, "plan", "", "apply exactly the plan with this id, as shown; if anything changed since, change nothing (exit 1)")
 	if force {
-		cmd.Flags().BoolVar(&f.force, "force", false, "undo even over a newer turn that wrote the same paths")
+		cmd.Flags().BoolVar(&f.force, "force", false, cmd.Name()+" even over a newer turn that wrote the same paths")
 	}
 }
 

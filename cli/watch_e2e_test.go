@@ -26,6 +26,15 @@ type watcher struct {
 
 // startWatch runs ckpt watch with short quiet and settle periods and
 // waits for its "watching ROOT" line.
+// watchedProject is a project holding files under a running ckpt watch
+// whose quiet is an hour: no pause in a test opens a new turn.
+func watchedProject(t *testing.T, files map[string]string) (string, *watcher) {
+	t.Helper()
+	root := t.TempDir()
+	writeTexts(t, root, files)
+	return root, startWatch(t, root, "--quiet", "1h")
+}
+
 func startWatch(t *testing.T, root string, args ...string) *watcher {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), ckptTimeout)
@@ -195,9 +204,7 @@ func TestWatchRecordsBurstsAsTurns(t *testing.T) {
 // TestWatchCutAndStop: ckpt turn cuts a burst in two, the next turn takes
 // its label, and SIGTERM records what is pending before exiting 0.
 func TestWatchCutAndStop(t *testing.T) {
-	root := t.TempDir()
-	writeText(t, root, "a.txt", "a\n")
-	w := startWatch(t, root, "--quiet", "1h")
+	root, w := watchedProject(t, map[string]string{"a.txt": "a\n"})
 	writeText(t, root, "one.txt", "1\n")
 	ckptOK(t, root, "turn", "--label", "the second prompt")
 	writeText(t, root, "two.txt", "2\n")
@@ -220,12 +227,7 @@ func TestWatchCutAndStop(t *testing.T) {
 // TestWatchCommitClosesTurn: an Aider-style commit right after the
 // writes closes the open turn, labelled with the commit's subject.
 func TestWatchCommitClosesTurn(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	root := t.TempDir()
-	writeText(t, root, "app.py", "print(1)\n")
-	sh(t, root, `git init -q && git -c user.name=t -c user.email=t@t add -A && git -c user.name=t -c user.email=t@t commit -qm init`)
+	root := gitProject(t, map[string]string{"app.py": "print(1)\n"})
 	w := startWatch(t, root, "--quiet", "1h")
 	sh(t, root, `printf 'print(2)\n' > app.py && git -c user.name=aider -c user.email=a@a commit -qam "fix: print two"`)
 	id := hasTurnWith(t, root, "app.py")
@@ -244,9 +246,7 @@ func TestWatchCommitClosesTurn(t *testing.T) {
 // and started again loses nothing: the restart's first sweep keeps what
 // changed meanwhile, and what follows is recorded.
 func TestWatchKilledMidBurst(t *testing.T) {
-	root := t.TempDir()
-	writeText(t, root, "a.txt", "a\n")
-	w := startWatch(t, root, "--quiet", "1h")
+	root, w := watchedProject(t, map[string]string{"a.txt": "a\n"})
 	writeText(t, root, "b.txt", "b\n")
 	hasTurnWith(t, root, "b.txt")
 	w.cmd.Process.Kill()
@@ -267,9 +267,7 @@ func TestWatchKilledMidBurst(t *testing.T) {
 // TestWatchOverflow: thousands of files at once overflow nothing that
 // matters: every one of them is in the turn.
 func TestWatchOverflow(t *testing.T) {
-	root := t.TempDir()
-	writeText(t, root, "a.txt", "a\n")
-	w := startWatch(t, root, "--quiet", "1h")
+	root, w := watchedProject(t, map[string]string{"a.txt": "a\n"})
 	var want []string
 	for i := range 3000 {
 		p := fmt.Sprintf("gen/%02d/f%04d.txt", i%50, i)
@@ -287,12 +285,7 @@ func TestWatchOverflow(t *testing.T) {
 // not marked for it. A third turn edits with no git and is not marked
 // either, though it is open.
 func TestWatchGitPerTurn(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	root := t.TempDir()
-	writeText(t, root, "app.py", "print(1)\n")
-	sh(t, root, `git init -q && git -c user.name=t -c user.email=t@t add -A && git -c user.name=t -c user.email=t@t commit -qm init`)
+	root := gitProject(t, map[string]string{"app.py": "print(1)\n"})
 	w := startWatch(t, root, "--quiet", "1h")
 	writeText(t, root, "notes.txt", "plain\n")
 	first := hasTurnWith(t, root, "notes.txt")

@@ -120,9 +120,7 @@ func TestHookStartsWatcher(t *testing.T) {
 // the hooks' turn holds what the agent did, and no change is recorded
 // twice; what changes after the agent's turn ended is the watcher's.
 func TestWatchBesideHooks(t *testing.T) {
-	root := t.TempDir()
-	writeTexts(t, root, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
-	w := startWatch(t, root, "--quiet", "1h")
+	root, w := watchedProject(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	hookRun(t, ckptBin, root, claudeEvent(root, "UserPromptSubmit", "", ""))
 	hookRun(t, ckptBin, root, claudeEvent(root, "PreToolUse", "", "a.txt"))
 	writeText(t, root, "a.txt", "agent\n")

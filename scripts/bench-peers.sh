@@ -270,7 +270,40 @@ func main() {
 	}
 }
 EOF
+mkdir -p "$WORK/cputime"
+cat >"$WORK/cputime/main.go" <<'EOF'
+// cputime RUNS SCRIPT: runs `bash -c SCRIPT` RUNS times and prints the
+// median CPU time (user + system, of bash and every child it waited
+// for, as wait4 reports it) in milliseconds, to the microsecond: GNU
+// time's %U and %S have a resolution of 10 ms, as long as a step.
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+)
+
+func main() {
+	runs, _ := strconv.Atoi(os.Args[1])
+	var ms []float64
+	for r := 0; r < runs; r++ {
+		cmd := exec.Command("bash", "-c", os.Args[2])
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, os.Args[2], err)
+			os.Exit(1)
+		}
+		ps := cmd.ProcessState
+		ms = append(ms, float64((ps.UserTime()+ps.SystemTime()).Microseconds())/1000)
+	}
+	sort.Float64s(ms)
+	fmt.Printf("%.1f\n", ms[len(ms)/2])
+}
+EOF
 (cd "$WORK/floor" && GO111MODULE=off go build -o "$WORK/floor-rewrite" main.go)
+(cd "$WORK/cputime" && GO111MODULE=off go build -o "$WORK/cputime-bin" main.go)
 (cd "$WORK/hello" && GO111MODULE=off go build -o "$WORK/hello-go" main.go)
 (cd "$WORK/interleave" && GO111MODULE=off go build -o "$WORK/interleave-bin" main.go)
 (cd "$WORK/same" && GO111MODULE=off go build -o "$WORK/same-bytes" main.go)
@@ -681,16 +714,9 @@ echo "faster) beside a peer, and ckpt/floor (1 is the floor) beside a floor."
 #   memory: peak RSS of a warm and a cold hook call, and of git's
 #   store size: the warm step again once the store holds ~56,000 entries
 # cpu_ms CMD: the median CPU time (user + system, the command and its
-# children) of CMD over $RUNS runs, in ms: steadier than the wall clock on a
-# loaded machine.
-cpu_ms() {
-	local i out=()
-	for ((i = 0; i < RUNS; i++)); do
-		/usr/bin/time -f '%U %S' -o "$WORK/cpu-time" bash -c "$1" >/dev/null 2>&1
-		out+=($(tail -1 "$WORK/cpu-time" | awk '{ printf "%.0f", ($1 + $2) * 1000 }'))
-	done
-	printf '%s\n' "${out[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
-}
+# children) of CMD over $RUNS runs, in ms to the microsecond: steadier than
+# the wall clock on a loaded machine.
+cpu_ms() { "$WORK/cputime-bin" "$RUNS" "$1"; }
 
 bench_shell() {
 	local S=$WORK/shell T=$WORK/shell/tree i

@@ -170,10 +170,7 @@ func decodeBaselineHead(data []byte) (b *baseline, d *bdec, err error) {
 	}
 	d = &bdec{b: body, p: len(baselineMagic)}
 	b = &baseline{}
-	b.at = d.varint()
-	b.turn = d.str()
-	b.cmd = d.str()
-	b.ops = d.varint()
+	d.head(b)
 	if d.bad {
 		return nil, nil, errBadBaseline
 	}
@@ -207,44 +204,14 @@ func (d *bdec) entries(b *baseline, version byte) error {
 		arena.Write(suffix)
 		spans[i] = span{start, int(shared) + len(suffix)}
 		prev = append(prev[:shared], suffix...)
-		e.kind = d.byte()
-		e.mode = uint32(d.uvarint())
-		switch e.kind {
-		case baseDir:
-			if version >= 4 {
-				e.mtime = d.varint()
-				e.ctime = d.varint()
-				e.ino = d.uvarint()
-			}
-			continue
-		case baseFile, baseSkipped, baseLink, baseUnknown:
-		default:
-			return errBadBaseline
-		}
-		e.size = int64(d.uvarint())
-		e.mtime = d.varint()
-		e.ctime = d.varint()
-		e.ino = d.uvarint()
-		switch e.kind {
-		case baseLink:
-			e.link = d.str()
-		case baseFile, baseSkipped:
-			copy(e.sum[:], d.take(32))
-		}
+		// Folders carry their times from version 4 on.
+		*e = d.entryRest(version >= 4)
 		if d.bad {
 			return errBadBaseline
 		}
 	}
 	if version >= 3 {
-		m := d.uvarint()
-		if d.bad || m > uint64(len(body)) {
-			return errBadBaseline
-		}
-		b.rules = make(map[string][]byte, m)
-		for range m {
-			p := d.str()
-			b.rules[p] = bytes.Clone(d.bytes())
-		}
+		b.rules = d.rules()
 	}
 	if d.bad || d.p != len(body) {
 		return errBadBaseline
@@ -276,13 +243,13 @@ func (d *bdec) uvarint() uint64 {
 	return v
 }
 
+// varint reads a zig-zag varint, as binary.Varint does.
 func (d *bdec) varint() int64 {
-	v, n := binary.Varint(d.b[min(d.p, len(d.b)):])
-	if n <= 0 {
-		d.bad = true
-		return 0
+	u := d.uvarint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
 	}
-	d.p += n
 	return v
 }
 

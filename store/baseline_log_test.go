@@ -67,16 +67,7 @@ func sameAsFull(t *testing.T, s *Store, what string) {
 // it appends what it changed to the log, and the baseline read back is
 // the tree's; past the log's share a new table replaces both.
 func TestBaselineSweepAppends(t *testing.T) {
-	root := t.TempDir()
-	bigTree(t, root, 2000)
-	s, err := Open(root, Options{Create: true, Feed: noFeedTest{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.SweepBefore("", TurnMeta{}, ""); err != nil {
-		t.Fatal(err)
-	}
+	root, s := sweptTree(t, 2000)
 	table := filepath.Join(s.path(""), baselineFile)
 	fi0, err := os.Stat(table)
 	if err != nil {
@@ -123,6 +114,23 @@ func TestBaselineSweepAppends(t *testing.T) {
 	sameAsFull(t, s, "after the new table")
 }
 
+// sweptTree is a store over a tree of n files (see bigTree), listed
+// whole at every sweep, after its first sweep.
+func sweptTree(t *testing.T, n int) (string, *Store) {
+	t.Helper()
+	root := t.TempDir()
+	bigTree(t, root, n)
+	s, err := Open(root, Options{Create: true, Feed: noFeedTest{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.SweepBefore("", TurnMeta{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	return root, s
+}
+
 // noFeedTest makes a store list the whole tree at every sweep.
 type noFeedTest struct{}
 
@@ -139,16 +147,7 @@ func removePathT(t *testing.T, root, rel string) {
 // frames before it, and the next sweep cuts the torn tail and appends;
 // a log naming another table's generation is passed over.
 func TestBaselineTornLog(t *testing.T) {
-	root := t.TempDir()
-	bigTree(t, root, 200)
-	s, err := Open(root, Options{Create: true, Feed: noFeedTest{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.SweepBefore("", TurnMeta{}, ""); err != nil {
-		t.Fatal(err)
-	}
+	root, s := sweptTree(t, 200)
 	wr(t, root, "d000/f00000.txt", "one\n")
 	if _, err := s.SweepAfter("1", TurnMeta{}, "one"); err != nil {
 		t.Fatal(err)
@@ -330,16 +329,7 @@ func racyWindowTest() time.Duration { return time.Duration(racyWindow) + 100*tim
 // whole) still serves a sweep, which records against it and makes it a
 // table.
 func TestBaselineLegacyLoads(t *testing.T) {
-	root := t.TempDir()
-	bigTree(t, root, 100)
-	s, err := Open(root, Options{Create: true, Feed: noFeedTest{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.SweepBefore("", TurnMeta{}, ""); err != nil {
-		t.Fatal(err)
-	}
+	root, s := sweptTree(t, 100)
 	b, err := s.loadBaseline()
 	if err != nil {
 		t.Fatal(err)

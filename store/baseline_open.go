@@ -69,7 +69,7 @@ func (s *blSource) fullTable(out []baseEntry) ([]baseEntry, error) {
 					return nil, errBadBaseline
 				}
 				last = append(last[:0], prev...)
-				e := d.entryRest()
+				e := d.entryRest(true)
 				if d.bad {
 					return nil, errBadBaseline
 				}

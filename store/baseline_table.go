@@ -54,21 +54,24 @@ func (d *bdec) entry(prev string) baseEntry {
 		d.bad = true
 		return e
 	}
-	rest := d.entryRest()
+	rest := d.entryRest(true)
 	rest.path = prev[:shared] + string(suffix)
 	return rest
 }
 
-// entryRest decodes what follows an entry's path.
-func (d *bdec) entryRest() baseEntry {
+// entryRest decodes what follows an entry's path; dirTimes says whether
+// a folder's entry carries its times, as in every version from 4.
+func (d *bdec) entryRest(dirTimes bool) baseEntry {
 	var e baseEntry
 	e.kind = d.byte()
 	e.mode = uint32(d.uvarint())
 	switch e.kind {
 	case baseDir:
-		e.mtime = d.varint()
-		e.ctime = d.varint()
-		e.ino = d.uvarint()
+		if dirTimes {
+			e.mtime = d.varint()
+			e.ctime = d.varint()
+			e.ino = d.uvarint()
+		}
 		return e
 	case baseFile, baseSkipped, baseLink, baseUnknown:
 	default:

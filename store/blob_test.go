@@ -29,16 +29,6 @@ func bulkTree(t *testing.T, root string, n int) []string {
 	return paths
 }
 
-func openT(t *testing.T, root string) *Store {
-	t.Helper()
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 func dirNames(t *testing.T, dir string) []string {
 	ents, _ := os.ReadDir(dir)
 	var out []string
@@ -69,7 +59,7 @@ func TestPackBulkCapture(t *testing.T) {
 	for _, p := range paths {
 		want[p] = rd(t, root, p)
 	}
-	s := openT(t, root)
+	s := openStore(t, root)
 	captureEditSeal(t, s, root, "1", paths)
 	if loose := dirNames(t, filepath.Join(root, storeDir, "blobs")); len(loose) != 0 {
 		t.Errorf("a bulk capture left loose blobs: %v", loose)
@@ -90,7 +80,7 @@ func TestPackBulkCapture(t *testing.T) {
 		t.Errorf("verify: %v %v", fs, err)
 	}
 	// A second store reads the packs the first wrote.
-	s2 := openT(t, root)
+	s2 := openStore(t, root)
 	if _, err := s2.Apply(mustPlan(s2.PlanUndo(false)), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +101,7 @@ func mustPlan(p *Plan, err error) *Plan {
 func TestPackDamaged(t *testing.T) {
 	root := t.TempDir()
 	paths := bulkTree(t, root, 20)
-	s := openT(t, root)
+	s := openStore(t, root)
 	captureEditSeal(t, s, root, "1", paths)
 	victim := paths[7]
 	var pre Image
@@ -135,7 +125,7 @@ func TestPackDamaged(t *testing.T) {
 	}
 	os.WriteFile(packPath, b, 0o600)
 
-	s2 := openT(t, root)
+	s2 := openStore(t, root)
 	fs, err := s2.Verify()
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +150,7 @@ func TestPackDamaged(t *testing.T) {
 func TestPackIndexDamaged(t *testing.T) {
 	root := t.TempDir()
 	paths := bulkTree(t, root, 12)
-	s := openT(t, root)
+	s := openStore(t, root)
 	if _, err := s.Capture("1", TurnMeta{}, paths); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +162,7 @@ func TestPackIndexDamaged(t *testing.T) {
 	b, _ := os.ReadFile(p)
 	b[len(b)-pack.TrailerLen-3] ^= 0xff
 	os.WriteFile(p, b, 0o600)
-	fs, err := openT(t, root).Verify()
+	fs, err := openStore(t, root).Verify()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +201,7 @@ func TestOddBlobs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
 			wr(t, root, "a.txt", "hello\n")
-			s := openT(t, root)
+			s := openStore(t, root)
 			if _, err := s.Capture("1", TurnMeta{}, []string{"a.txt"}); err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +222,7 @@ func TestOddBlobs(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatal("readBlob hangs")
 			}
-			r := rewind(t, openT(t, root), "1")
+			r := rewind(t, openStore(t, root), "1")
 			if len(r.Failed) != 1 || rd(t, root, "a.txt") != "changed\n" {
 				t.Errorf("rewind over a bad blob: %+v, a.txt=%q", r, rd(t, root, "a.txt"))
 			}
@@ -335,7 +325,7 @@ func TestStoredFrame(t *testing.T) {
 			wr(t, root, p, strings.Repeat("z", size))
 			paths = append(paths, p)
 		}
-		s := openT(t, root)
+		s := openStore(t, root)
 		s.looseMax = looseMax
 		if _, err := s.Capture("1", TurnMeta{}, paths); err != nil {
 			t.Fatal(err)
@@ -358,7 +348,7 @@ func TestStoredFrame(t *testing.T) {
 // prune keeps it whole.
 func TestLooseCopyOfPackedBlob(t *testing.T) {
 	root, paths, copies := looseCopyOfPacked(t)
-	s := openT(t, root)
+	s := openStore(t, root)
 	want := rd(t, root, paths[0])
 	wr(t, root, paths[0], "agent\n")
 	r := rewind(t, s, "2")
@@ -398,7 +388,7 @@ func TestDamagedLooseCopyOfPackedBlob(t *testing.T) {
 	}
 	want := rd(t, root, paths[0])
 	wr(t, root, paths[0], "agent\n")
-	s := openT(t, root) // nothing of the packs loaded
+	s := openStore(t, root) // nothing of the packs loaded
 	r := rewind(t, s, "2")
 	if len(r.Restored) != 1 || len(r.Failed) != 0 || rd(t, root, paths[0]) != want {
 		t.Fatalf("rewind with a damaged loose copy: %+v, file %q", r, rd(t, root, paths[0]))
@@ -414,7 +404,7 @@ func looseCopyOfPacked(t *testing.T) (root string, paths, copies []string) {
 	root = t.TempDir()
 	paths = bulkTree(t, root, 30)
 	for i, turn := range []string{"1", "2"} {
-		s := openT(t, root)
+		s := openStore(t, root)
 		if _, err := s.Capture(TurnID(turn), TurnMeta{}, paths[:len(paths)-i*29]); err != nil {
 			t.Fatal(err)
 		}

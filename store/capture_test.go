@@ -20,11 +20,7 @@ func TestBatchBadPathKeepsOthers(t *testing.T) {
 	if err := os.Symlink("loop", filepath.Join(root, "loop")); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	paths := []string{filepath.Join(root, "a.txt"), filepath.Join(root, "loop/x.txt"), filepath.Join(root, "c.txt")}
 	id, err := s.Capture("1", TurnMeta{}, paths)
 	var be *BatchError
@@ -59,11 +55,7 @@ func TestBatchAllBadStartsNoTurn(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, "dir"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	if _, err := s.Capture("1", TurnMeta{}, []string{filepath.Join(root, "dir"), "/elsewhere/x"}); err == nil {
 		t.Fatal("capture of a folder and an outside path succeeded")
 	}
@@ -80,12 +72,8 @@ func TestBatchRemove(t *testing.T) {
 	if err := os.Symlink("loop", filepath.Join(root, "loop")); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	_, err = s.Remove("1", TurnMeta{}, []string{filepath.Join(root, "loop/x"), filepath.Join(root, "a.txt")})
+	s := openStore(t, root)
+	_, err := s.Remove("1", TurnMeta{}, []string{filepath.Join(root, "loop/x"), filepath.Join(root, "a.txt")})
 	var be *BatchError
 	if !errors.As(err, &be) || len(be.Paths) != 1 {
 		t.Fatalf("rm: %v", err)
@@ -132,7 +120,7 @@ func TestBulkCaptureOddPaths(t *testing.T) {
 	odd := []string{"top.txt", "d0/link.txt", "d2/linkdir", "d2/linkdir/inner.txt", "d3/fifo", "d1", "gone.txt", "d9/new/gone.txt"}
 	paths = append(paths, odd...)
 
-	s := openT(t, root)
+	s := openStore(t, root)
 	want := map[string]Image{}
 	for _, p := range paths {
 		img, _, err := s.ReadDisk(p)

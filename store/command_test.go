@@ -12,11 +12,7 @@ import (
 func TestCommandOpensAndSweeps(t *testing.T) {
 	root := t.TempDir()
 	put(t, root, "a.txt", "a0\n", 0o644)
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	src := &Source{Agent: "claude", Session: "s1"}
 	meta := TurnMeta{Source: src, Session: "claude:s1"}
 	if _, err := s.BeginCommand(TurnMeta{Source: src}, "x", "true"); err == nil {

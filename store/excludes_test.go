@@ -12,11 +12,7 @@ func TestSweepReadsNoGitExcludeFile(t *testing.T) {
 	root := t.TempDir()
 	put(t, root, ".git/info/exclude", "local/\n", 0o644)
 	put(t, root, "local/x.txt", "x\n", 0o644)
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	if _, err := s.SweepBefore("1", TurnMeta{}, "true"); err != nil {
 		t.Fatal(err)
 	}

@@ -46,11 +46,7 @@ func FuzzRel(f *testing.F) {
 // TestRelRefuses names the paths that must be refused.
 func TestRelRefuses(t *testing.T) {
 	root := t.TempDir()
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	for _, p := range []string{"../x", "/etc/passwd", "a/../../x", "", ".", ".osfoundry/checkpoints/lock", filepath.Dir(root) + "/x"} {
 		if rel, err := s.Rel(p); err == nil {
 			t.Errorf("Rel(%q) = %q, want refusal", p, rel)

@@ -270,3 +270,33 @@ func TestIndexRefreshIsNoGitChange(t *testing.T) {
 	shellStep(t, s, root, id, "git add b.txt")
 	wantRanGit(t, s, "git add", map[string]bool{id: true})
 }
+
+// TestRedoPlanNamesGit: a redo undoes the rewound turns again, so its
+// plan says what they did to git, as the rewind's plan did.
+func TestRedoPlanNamesGit(t *testing.T) {
+	root, s := gitProject(t)
+	one := openTestTurn(t, s, "commit")
+	shellStep(t, s, root, one, "echo b > b.txt && git add b.txt && git commit -qm agent")
+	if err := s.EndTurn(TurnID(one)); err != nil {
+		t.Fatal(err)
+	}
+	for _, plan := range []func() (*Plan, error){
+		func() (*Plan, error) { return s.PlanRewind(one) },
+		func() (*Plan, error) { return s.PlanUndo(false) },
+	} {
+		p, err := plan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Apply(p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := s.PlanRedo(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Git == nil || !slices.Equal(p.Git.Turns, []string{one}) || !p.Git.MovedHead || p.Git.Commits != 1 {
+		t.Fatalf("redo: git %+v, want turn %s, 1 commit, HEAD moved", p.Git, one)
+	}
+}

@@ -11,20 +11,13 @@ import (
 // changes every name: each name inside the root is captured and sealed
 // with it, and a rewind gives every name its old bytes back.
 func TestCaptureEveryNameOfAHardLink(t *testing.T) {
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := tempRoot(t)
 	put(t, root, "a.txt", "old\n", 0o644)
 	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
 	if err := os.Link(filepath.Join(root, "a.txt"), filepath.Join(root, "sub/b.txt")); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	// A sweep gives the store its baseline, which knows the inodes.
 	if _, err := s.SweepBefore("0", TurnMeta{}, "true"); err != nil {
 		t.Fatal(err)
@@ -66,17 +59,10 @@ func TestCaptureEveryNameOfAHardLink(t *testing.T) {
 // A rewind that only gives a file its mode back must not chmod a hard
 // link to a file outside the root: that would change the outside file.
 func TestModeOnlyRewindSparesAHardLinkOutside(t *testing.T) {
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := tempRoot(t)
 	outside := filepath.Join(t.TempDir(), "outside.sh")
 	put(t, root, "run.sh", "#!/bin/sh\n", 0o644)
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	if _, err := s.Capture("1", TurnMeta{}, []string{"run.sh"}); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,29 @@ import (
 	"testing"
 )
 
+// tempRoot is a fresh project folder, its path resolved through links
+// (the temporary folder is behind one on macOS), so the paths the store
+// reports compare equal to it.
+func tempRoot(t testing.TB) string {
+	t.Helper()
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	return root
+}
+
+// openStore opens or creates the store in root, closed when t ends.
+func openStore(t *testing.T, root string) *Store {
+	t.Helper()
+	s, err := Open(root, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 func rd(t *testing.T, root, p string) string {
 	b, err := os.ReadFile(filepath.Join(root, p))
 	if err != nil {
@@ -44,4 +67,32 @@ func stripLastDone(t *testing.T, root string) {
 		t.Fatalf("last line not done: %s", last)
 	}
 	os.WriteFile(f, bytes.Join(lines[:len(lines)-1], nil), 0o600)
+}
+
+// twoRunning sets two agents to work in one folder: x.txt, y.txt and
+// z.txt in a warm baseline, as after an earlier turn; turns A (claude)
+// and B (codex) open; A's command "make gen" started and still running,
+// having written x.txt. before is the folder before that write.
+func twoRunning(t *testing.T) (root string, s *Store, a, b TurnID, before map[string]string) {
+	t.Helper()
+	root = tempRoot(t)
+	for _, p := range []string{"x.txt", "y.txt", "z.txt"} {
+		put(t, root, p, p+" before\n", 0o644)
+	}
+	s = openStore(t, root)
+	// A warm baseline, as after an earlier turn.
+	if _, err := s.SweepBefore("0", TurnMeta{}, "true"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EndTurn("0"); err != nil {
+		t.Fatal(err)
+	}
+	before = tree(t, root)
+	a, _ = s.NewTurn(TurnMeta{Label: "A", Source: &Source{Agent: "claude", Session: "sa"}})
+	b, _ = s.NewTurn(TurnMeta{Label: "B", Source: &Source{Agent: "codex", Session: "sb"}})
+	if _, err := s.SweepBefore(a, TurnMeta{}, "make gen"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "x.txt", "x by A's running command\n", 0o644)
+	return root, s, a, b, before
 }

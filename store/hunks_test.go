@@ -23,11 +23,7 @@ func TestRewindKeepHunks(t *testing.T) {
 	pre := "l1\r\nl2\r\nl3\r\nl4\r\nl5\r\nl6\r\nl7\r\nl8\r\nl9"
 	now := "l1\r\nL2\r\nl3\r\nl4\r\nL5 and\r\nmore\r\nl6\r\nl7\r\nl8\r\nL9"
 	put(t, root, "a.txt", pre, 0o755)
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	if _, err := s.Write("1", TurnMeta{Label: "edit"}, filepath.Join(root, "a.txt"), []byte(now)); err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +102,7 @@ func undo(t *testing.T, s *Store) {
 func TestKeepHunksRefused(t *testing.T) {
 	root := t.TempDir()
 	put(t, root, "a.txt", "a\nb\nc\n", 0o644)
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	now := "A\nb\nC\n"
 	if _, err := s.Write("1", TurnMeta{}, filepath.Join(root, "a.txt"), []byte(now)); err != nil {
 		t.Fatal(err)
@@ -165,11 +157,7 @@ func TestRevertKeepHunks(t *testing.T) {
 		return strings.Join(out, "\n") + "\n"
 	}
 	put(t, root, "a.txt", text(nil), 0o644)
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	abs := filepath.Join(root, "a.txt")
 	if _, err := s.Write("1", TurnMeta{}, abs, []byte(text(map[int]string{1: "ONE", 10: "TEN"}))); err != nil {
 		t.Fatal(err)

@@ -13,10 +13,7 @@ import (
 // ignoreProject is a project whose ignore files the commands edit.
 func ignoreProject(t *testing.T, files map[string]string) (string, *Store) {
 	t.Helper()
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := tempRoot(t)
 	for rel, data := range files {
 		put(t, root, rel, data, 0o644)
 	}

@@ -61,16 +61,9 @@ var kindChanges = []struct {
 func TestSweepKindChanges(t *testing.T) {
 	for _, tc := range kindChanges {
 		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
-			if r, err := filepath.EvalSymlinks(root); err == nil {
-				root = r
-			}
+			root := tempRoot(t)
 			tc.setup(t, root)
-			s, err := Open(root, Options{Create: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := openStore(t, root)
 			turn, err := s.NewTurn(TurnMeta{Label: "kind"})
 			if err != nil {
 				t.Fatal(err)
@@ -120,30 +113,16 @@ func TestSweepKindChanges(t *testing.T) {
 // A rewind never writes through a link that now stands where one of the
 // path's folders was, even when nothing recorded the folder itself.
 func TestRewindNeverWritesThroughALink(t *testing.T) {
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := tempRoot(t)
 	put(t, root, "e/x", "ex\n", 0o644)
 	put(t, root, "o/keep", "other\n", 0o644)
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	if _, err := s.Capture("1", TurnMeta{}, []string{"e/x"}); err != nil {
 		t.Fatal(err)
 	}
 	os.RemoveAll(filepath.Join(root, "e"))
 	os.Symlink("o", filepath.Join(root, "e"))
-	p, err := s.PlanRewind("1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Apply(p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := rewind(t, s, "1")
 	if len(r.Failed) != 1 || r.Failed[0].Path != "e/x" {
 		t.Fatalf("rewind: %+v; want e/x failed", r)
 	}
@@ -156,19 +135,12 @@ func TestRewindNeverWritesThroughALink(t *testing.T) {
 // .git, whose history is not kept, is listed as failed, never dropped
 // silently. The project's own .git stays out of the sweep.
 func TestSweepNestedRepository(t *testing.T) {
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := tempRoot(t)
 	put(t, root, ".git/HEAD", "ref: refs/heads/main\n", 0o644)
 	put(t, root, "nested/a.txt", "a\n", 0o644)
 	put(t, root, "nested/.git/HEAD", "ref: refs/heads/main\n", 0o644)
 	put(t, root, "sub/.git", "gitdir: ../.git/modules/sub\n", 0o644)
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	turn, _ := s.NewTurn(TurnMeta{})
 	if _, err := s.SweepBefore(turn, TurnMeta{}, "rm"); err != nil {
 		t.Fatal(err)
@@ -183,14 +155,7 @@ func TestSweepNestedRepository(t *testing.T) {
 	if want := []string{"nested/.git", "nested/a.txt", "sub/.git"}; !slices.Equal(res.Changed, want) {
 		t.Fatalf("changed %v, want %v", res.Changed, want)
 	}
-	p, err := s.PlanRewind(string(turn))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Apply(p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := rewind(t, s, string(turn))
 	if len(r.Failed) != 1 || r.Failed[0].Path != "nested/.git" || !strings.Contains(r.Failed[0].Reason, "nested git repository") {
 		t.Fatalf("rewind: %+v; want nested/.git failed, saying why", r)
 	}

@@ -132,11 +132,7 @@ func TestHostileRecordPaths(t *testing.T) {
 	root := filepath.Join(parent, "proj")
 	wr(t, parent, "x", "outside")
 	wr(t, root, "a.txt", "A0")
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	if _, err := s.Write("1", TurnMeta{}, filepath.Join(root, "a.txt"), []byte("A1")); err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +186,7 @@ func TestHostileRecordPaths(t *testing.T) {
 func TestRecordPathsCleaned(t *testing.T) {
 	root := t.TempDir()
 	wr(t, root, "b.txt", "B0")
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	if _, err := s.Write("1", TurnMeta{}, filepath.Join(root, "b.txt"), []byte("B1")); err != nil {
 		t.Fatal(err)
 	}

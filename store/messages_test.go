@@ -13,11 +13,7 @@ import (
 func TestReasonReads(t *testing.T) {
 	root := t.TempDir()
 	wr(t, root, "sub/f.txt", "F0")
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	if _, err := s.Write("1", TurnMeta{}, filepath.Join(root, "sub/f.txt"), []byte("F1")); err != nil {
 		t.Fatal(err)
 	}
@@ -50,13 +46,9 @@ func TestReasonReads(t *testing.T) {
 func TestLongTurnID(t *testing.T) {
 	root := t.TempDir()
 	wr(t, root, "a.txt", "A0")
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	long := strings.Repeat("t", 200)
-	_, err = s.Capture(TurnID(long), TurnMeta{}, []string{filepath.Join(root, "a.txt")})
+	_, err := s.Capture(TurnID(long), TurnMeta{}, []string{filepath.Join(root, "a.txt")})
 	if !errors.Is(err, ErrBadTurnID) || !strings.Contains(err.Error(), "200 bytes long; at most 100") || strings.Contains(err.Error(), "too long") {
 		t.Fatalf("capture: %v", err)
 	}
@@ -79,11 +71,7 @@ func TestLongTurnID(t *testing.T) {
 // escaped: one line per error, nothing that paints a terminal.
 func TestErrorLogEscapes(t *testing.T) {
 	root := t.TempDir()
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	s.LogError("bad %s", "a\x00b\x1b[2Jc\rd\xffe\u009bf\nnext")
 	lines, err := s.Errors()
 	if err != nil || len(lines) != 1 {
@@ -116,12 +104,8 @@ func TestFinishedNoteCounts(t *testing.T) {
 func TestTurnIDLikeAnOperation(t *testing.T) {
 	root := t.TempDir()
 	wr(t, root, "a.txt", "A0")
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	_, err = s.Capture("op-1", TurnMeta{}, []string{filepath.Join(root, "a.txt")})
+	s := openStore(t, root)
+	_, err := s.Capture("op-1", TurnMeta{}, []string{filepath.Join(root, "a.txt")})
 	if !errors.Is(err, ErrBadTurnID) || !strings.Contains(err.Error(), "operation") {
 		t.Fatalf("capture op-1: %v", err)
 	}
@@ -138,13 +122,9 @@ func TestCaptureErrorsNamePathOnce(t *testing.T) {
 	parent := t.TempDir()
 	root := filepath.Join(parent, "proj")
 	wr(t, root, "d/f", "x")
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	out, in, dir := filepath.Join(parent, "x"), filepath.Join(root, ".osfoundry", "x"), filepath.Join(root, "d")
-	_, err = s.Capture("1", TurnMeta{}, []string{out, in, dir})
+	_, err := s.Capture("1", TurnMeta{}, []string{out, in, dir})
 	if err == nil {
 		t.Fatal("capture of a path outside the root, one in the store and a folder: no error")
 	}

@@ -16,17 +16,10 @@ import (
 // with its pre-image, its post image unknown (never sealed), the rewind
 // puts its old bytes back, and the problem says "no space".
 func TestSweepAfterFullDisk(t *testing.T) {
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := tempRoot(t)
 	put(t, root, "a.txt", "old bytes\n", 0o644)
 	put(t, root, "b.txt", "b\n", 0o644)
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	turn, _ := s.NewTurn(TurnMeta{})
 	if _, err := s.SweepBefore(turn, TurnMeta{}, "gen"); err != nil {
 		t.Fatal(err)

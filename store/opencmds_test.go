@@ -12,32 +12,7 @@ import (
 // changes while both commands run is owned by neither alone and goes to
 // both turns, marked shared; rewinding both gives the folder before them.
 func TestSweepTwoSessions(t *testing.T) {
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
-	for _, p := range []string{"x.txt", "y.txt", "z.txt"} {
-		put(t, root, p, p+" before\n", 0o644)
-	}
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	// A warm baseline, as after an earlier turn.
-	if _, err := s.SweepBefore("0", TurnMeta{}, "true"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.EndTurn("0"); err != nil {
-		t.Fatal(err)
-	}
-	before := tree(t, root)
-	a, _ := s.NewTurn(TurnMeta{Label: "A", Source: &Source{Agent: "claude", Session: "sa"}})
-	b, _ := s.NewTurn(TurnMeta{Label: "B", Source: &Source{Agent: "codex", Session: "sb"}})
-	if _, err := s.SweepBefore(a, TurnMeta{}, "make gen"); err != nil {
-		t.Fatal(err)
-	}
-	put(t, root, "x.txt", "x by A's running command\n", 0o644)
+	root, s, a, b, before := twoRunning(t)
 	res, err := s.SweepBefore(b, TurnMeta{}, "sed -i y.txt")
 	if err != nil {
 		t.Fatal(err)

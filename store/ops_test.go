@@ -52,16 +52,6 @@ func mapsKeys(m map[string]string) func(func(string) bool) {
 	}
 }
 
-func openStore(t *testing.T, root string) *Store {
-	t.Helper()
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 func apply(t *testing.T, s *Store, p *Plan, err error) *Result {
 	t.Helper()
 	if err != nil {
@@ -340,60 +330,54 @@ func TestFailedRewindStaysRetryable(t *testing.T) {
 	}
 }
 
-// TestRedoAfterFailedUndo: an undo failed a path, and instead of running
-// undo again the user redoes and then undoes: the agent's bytes come back
-// all the same.
+// TestRedoAfterFailedUndo: an undo failed a path (a folder stood where
+// the file goes), and instead of running undo again the user clears the
+// way, redoes and then undoes: the agent's bytes come back all the same,
+// the folder the path is in made again where it is gone by the redo.
 func TestRedoAfterFailedUndo(t *testing.T) {
-	root := t.TempDir()
-	wr(t, root, "a.txt", "A0")
-	s := openStore(t, root)
-	agentTurn(t, s, "1", map[string]string{"a.txt": "A1", "n.txt": "N1"})
-	p, err := s.PlanRewind("1")
-	apply(t, s, p, err)
-	os.MkdirAll(filepath.Join(root, "n.txt", "in the way"), 0o755)
-	u, err := s.PlanUndo(false)
-	if r := apply(t, s, u, err); len(r.Failed) != 1 {
-		t.Fatalf("undo %+v", r)
-	}
-	os.RemoveAll(filepath.Join(root, "n.txt"))
-	rp, err := s.PlanRedo(false)
-	apply(t, s, rp, err)
-	u, err = s.PlanUndo(false)
-	apply(t, s, u, err)
-	if got := rd(t, root, "n.txt"); got != "N1" {
-		t.Fatalf("n.txt %q after redo and undo, want the agent's N1", got)
-	}
-	if fs, err := s.Verify(); err != nil || len(fs) > 0 {
-		t.Fatalf("verify: %v %+v", err, fs)
-	}
-}
-
-// TestRedoAfterFailedUndoIntoMissingFolder: the path the undo failed is
-// in a folder that is gone by the redo, which must make it again.
-func TestRedoAfterFailedUndoIntoMissingFolder(t *testing.T) {
-	root := t.TempDir()
-	wr(t, root, "d/n.txt", "N0")
-	s := openStore(t, root)
-	agentTurn(t, s, "1", map[string]string{"d/n.txt": "N1", "a.txt": "A1"})
-	p, err := s.PlanRewind("1")
-	apply(t, s, p, err)
-	os.Remove(filepath.Join(root, "d", "n.txt"))
-	os.MkdirAll(filepath.Join(root, "d", "n.txt", "in the way"), 0o755)
-	u, err := s.PlanUndo(false)
-	if r := apply(t, s, u, err); len(r.Failed) != 1 {
-		t.Fatalf("undo %+v", r)
-	}
-	os.RemoveAll(filepath.Join(root, "d"))
-	rp, err := s.PlanRedo(false)
-	if r := apply(t, s, rp, err); len(r.Failed) != 0 {
-		t.Fatalf("redo %+v", r)
-	}
-	u, err = s.PlanUndo(false)
-	if r := apply(t, s, u, err); len(r.Failed) != 0 {
-		t.Fatalf("undo %+v", r)
-	}
-	if got := rd(t, root, "d/n.txt"); got != "N1" || rd(t, root, "a.txt") != "A1" {
-		t.Fatalf("d/n.txt %q a.txt %q after redo and undo", got, rd(t, root, "a.txt"))
+	for _, tc := range []struct {
+		name   string
+		before map[string]string // the folder before the agent's turn
+		agent  map[string]string // what the turn writes
+		path   string            // where a folder stands in the undo's way
+		clear  string            // removed before the redo
+	}{
+		{"the path in the way", map[string]string{"a.txt": "A0"}, map[string]string{"a.txt": "A1", "n.txt": "N1"}, "n.txt", "n.txt"},
+		{"into a missing folder", map[string]string{"d/n.txt": "N0"}, map[string]string{"d/n.txt": "N1", "a.txt": "A1"}, "d/n.txt", "d"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			for p, data := range tc.before {
+				wr(t, root, p, data)
+			}
+			s := openStore(t, root)
+			agentTurn(t, s, "1", tc.agent)
+			p, err := s.PlanRewind("1")
+			apply(t, s, p, err)
+			os.RemoveAll(filepath.Join(root, tc.path))
+			os.MkdirAll(filepath.Join(root, tc.path, "in the way"), 0o755)
+			u, err := s.PlanUndo(false)
+			if r := apply(t, s, u, err); len(r.Failed) != 1 {
+				t.Fatalf("undo %+v", r)
+			}
+			os.RemoveAll(filepath.Join(root, tc.clear))
+			rp, err := s.PlanRedo(false)
+			if r := apply(t, s, rp, err); len(r.Failed) != 0 {
+				t.Fatalf("redo %+v", r)
+			}
+			u, err = s.PlanUndo(false)
+			if r := apply(t, s, u, err); len(r.Failed) != 0 {
+				t.Fatalf("undo %+v", r)
+			}
+			for p, want := range tc.agent {
+				if got := rd(t, root, p); got != want {
+					t.Errorf("%s %q after redo and undo, want the agent's %q", p, got, want)
+				}
+			}
+			if fs, err := s.Verify(); err != nil || len(fs) > 0 {
+				t.Fatalf("verify: %v %+v", err, fs)
+			}
+		})
 	}
 }
 

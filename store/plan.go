@@ -468,6 +468,11 @@ func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A redo undoes the rewound turns again: its plan says what they did
+	// to git, as the rewind's plan did.
+	if t := v.byID[a.rewind.target]; t != nil {
+		p.Git = s.gitChange(v, t, p.Turns)
+	}
 	return s.withIndex(p, a.rewind.indexSet, a.rewind.indexSet, "redo")
 }
 

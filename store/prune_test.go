@@ -12,7 +12,7 @@ import (
 func TestPruneRepacks(t *testing.T) {
 	root := t.TempDir()
 	paths := bulkTree(t, root, 20)
-	s := openT(t, root)
+	s := openStore(t, root)
 	captureEditSeal(t, s, root, "1", paths)
 	// Turn 2 touches half the files: turn 1's pre-images of the other half
 	// become garbage once turn 1 is dropped.
@@ -36,7 +36,7 @@ func TestPruneRepacks(t *testing.T) {
 	if packsAfter := dirNames(t, filepath.Join(root, storeDir, "packs")); strings.Join(packsAfter, ",") == strings.Join(packsBefore, ",") {
 		t.Errorf("packs unchanged by prune: %v", packsAfter)
 	}
-	s2 := openT(t, root)
+	s2 := openStore(t, root)
 	if fs, err := s2.Verify(); err != nil || len(fs) != 0 {
 		t.Errorf("verify after prune: %v %v", fs, err)
 	}
@@ -68,7 +68,7 @@ func TestPruneCompressesStoredLoose(t *testing.T) {
 		paths = append(paths, p)
 	}
 	wr(t, root, "damaged.txt", strings.Repeat("a file whose blob is damaged\n", 100))
-	s := openT(t, root)
+	s := openStore(t, root)
 	if _, err := s.Capture("1", TurnMeta{}, append(paths, "damaged.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestPruneCompressesStoredLoose(t *testing.T) {
 	if len(left) != 2 || !slices.Contains(left, filepath.Base(bad)) || !slices.Contains(left, filepath.Base(blobFile(paths[4]))) {
 		t.Errorf("blobs/ after prune: %v, want the compressed and the damaged one", left)
 	}
-	s2 := openT(t, root)
+	s2 := openStore(t, root)
 	fs, err := s2.Verify()
 	if err != nil || len(fs) != 1 || !strings.Contains(fmt.Sprint(fs), filepath.Base(bad)[:12]) {
 		t.Errorf("verify after prune: %v %v, want the damaged blob alone", fs, err)

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -12,22 +11,14 @@ import (
 // the steps of the operations that touched it, so a rewind, undo or redo
 // it plans reports it as purged and never reaches for a deleted blob.
 func TestPurgeSeenByOpenStore(t *testing.T) {
-	root := t.TempDir()
-	wr(t, root, "secret.env", "KEY=1\n")
-	wr(t, root, "a.txt", "a0")
-	ui, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ui.Close()
-	for i, id := range []TurnID{"1", "2", "3"} {
+	root, ui := secretProject(t, "KEY=1\n")
+	for _, id := range []TurnID{"1", "2", "3"} {
 		if _, err := ui.Write(id, TurnMeta{}, filepath.Join(root, "secret.env"), []byte("KEY="+string(id)+"0\n")); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := ui.Write(id, TurnMeta{}, filepath.Join(root, "a.txt"), []byte("a"+string(id))); err != nil {
 			t.Fatal(err)
 		}
-		_ = i
 	}
 	rewind(t, ui, "3")
 	look := func(s *Store) (any, []Step, []Step) {
@@ -82,14 +73,7 @@ func TestPurgeSeenByOpenStore(t *testing.T) {
 			t.Errorf("secret.env: %+v", st)
 		}
 	}
-	p, err := ui.PlanRewind("1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := ui.Apply(p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := rewind(t, ui, "1")
 	for _, f := range res.Failed {
 		if f.Path == "secret.env" && f.Reason != "not restored: "+PurgedReason && f.Reason != PurgedReason {
 			t.Errorf("the rewind from the open Store fails secret.env for another reason: %q", f.Reason)
@@ -98,20 +82,12 @@ func TestPurgeSeenByOpenStore(t *testing.T) {
 	if got := rd(t, root, "a.txt"); got != "a0" {
 		t.Errorf("a.txt after the rewind: %q", got)
 	}
-	_ = os.Remove
 }
 
 // An undo whose only failures are purged paths is not retried: their
 // bytes are gone for good, so the next undo goes on down the stack.
 func TestPurgedUndoGoesOn(t *testing.T) {
-	root := t.TempDir()
-	wr(t, root, "secret.env", "KEY=0\n")
-	wr(t, root, "a.txt", "a0")
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	root, s := secretProject(t, "KEY=0\n")
 	s.Write("1", TurnMeta{}, filepath.Join(root, "a.txt"), []byte("a1"))
 	s.Write("2", TurnMeta{}, filepath.Join(root, "secret.env"), []byte("KEY=2\n"))
 	s.Write("2", TurnMeta{}, filepath.Join(root, "a.txt"), []byte("a2"))
@@ -147,14 +123,7 @@ func TestPurgedUndoGoesOn(t *testing.T) {
 // sweep takes what stands at the purged path as a hand edit, and records
 // no new copy of it in the turn.
 func TestPurgeMidShellTurn(t *testing.T) {
-	root := t.TempDir()
-	wr(t, root, "secret.env", "KEY=0\n")
-	wr(t, root, "a.txt", "a0")
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	root, s := secretProject(t, "KEY=0\n")
 	sweep := func(cmd string, edit func()) {
 		t.Helper()
 		if _, err := s.SweepBefore("1", TurnMeta{}, cmd); err != nil {
@@ -179,4 +148,14 @@ func TestPurgeMidShellTurn(t *testing.T) {
 			t.Errorf("secret.env after the next command: status %s, post %+v: a copy was kept again", f.Status, f.Post)
 		}
 	}
+}
+
+// secretProject is a store over a folder holding secret.env and a.txt
+// ("a0").
+func secretProject(t *testing.T, secret string) (string, *Store) {
+	t.Helper()
+	root := t.TempDir()
+	wr(t, root, "secret.env", secret)
+	wr(t, root, "a.txt", "a0")
+	return root, openStore(t, root)
 }

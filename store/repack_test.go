@@ -16,7 +16,7 @@ import (
 // own index. Every turn still rewinds exactly, in a fresh store too.
 func TestRepackBoundsPacks(t *testing.T) {
 	root := t.TempDir()
-	s := openT(t, root)
+	s := openStore(t, root)
 	SetLooseMax(s, 1)
 	var turns [][]string
 	for i := range 40 {
@@ -49,7 +49,7 @@ func TestRepackBoundsPacks(t *testing.T) {
 	if s.RepackDue() {
 		t.Error("a repack is due right after one")
 	}
-	s2 := openT(t, root)
+	s2 := openStore(t, root)
 	m, err := s2.loadMidx()
 	if err != nil || m == nil {
 		t.Fatalf("lookup index: %v", err)
@@ -87,7 +87,7 @@ func TestRepackBoundsPacks(t *testing.T) {
 // that replaced it, which the index does not cover.
 func TestMidxStaleFallsBack(t *testing.T) {
 	root := t.TempDir()
-	s := openT(t, root)
+	s := openStore(t, root)
 	SetLooseMax(s, 1)
 	for i := range 6 {
 		captureEditSeal(t, s, root, fmt.Sprint(i+1), []string{fmt.Sprintf("a%d.txt", i), fmt.Sprintf("b%d.txt", i)})
@@ -97,7 +97,7 @@ func TestMidxStaleFallsBack(t *testing.T) {
 	}
 	// Drop the index and replace it with one for a pack that is not there.
 	os.WriteFile(filepath.Join(root, storeDir, midxFile), pack.EncodeMidx([]pack.Named{{Name: "000000000000000000000000.pack", Ents: []pack.Entry{{Sum: blob.Of([]byte("edited in 3 a2.txt\n")), Off: 12, ZLen: 5, Size: 5}}}}), 0o600)
-	s2 := openT(t, root)
+	s2 := openStore(t, root)
 	r := rewind(t, s2, "1")
 	if len(r.Failed) != 0 {
 		t.Fatalf("rewind with a stale index: %+v", r.Failed)

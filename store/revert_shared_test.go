@@ -1,7 +1,6 @@
 package store
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,30 +11,7 @@ import (
 // the one place: a revert of either turn leaves such a path as it is, as
 // a conflict naming the other turn, and takes out what was its own.
 func TestRevertSharedChange(t *testing.T) {
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
-	for _, p := range []string{"x.txt", "y.txt", "z.txt"} {
-		put(t, root, p, p+" before\n", 0o644)
-	}
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.SweepBefore("0", TurnMeta{}, "true"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.EndTurn("0"); err != nil {
-		t.Fatal(err)
-	}
-	a, _ := s.NewTurn(TurnMeta{Label: "A", Source: &Source{Agent: "claude", Session: "sa"}})
-	b, _ := s.NewTurn(TurnMeta{Label: "B", Source: &Source{Agent: "codex", Session: "sb"}})
-	if _, err := s.SweepBefore(a, TurnMeta{}, "make gen"); err != nil {
-		t.Fatal(err)
-	}
-	put(t, root, "x.txt", "x by A's running command\n", 0o644)
+	root, s, a, b, _ := twoRunning(t)
 	if _, err := s.SweepBefore(b, TurnMeta{}, "sed -i y.txt"); err != nil {
 		t.Fatal(err)
 	}

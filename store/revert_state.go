@@ -4,6 +4,12 @@ package store
 // the paths it wrote are expected to hold, what a rewind over it gives
 // back, and the merges it keeps.
 
+import (
+	"math"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
+)
+
 // suspended reports whether the revert at v.undo[i] is undone for now by
 // a rewind in effect after it that went back to before it: time runs one
 // way, so a rewind to before a turn undoes every operation since.
@@ -74,8 +80,22 @@ func (s *Store) keepPlanned(merged map[BlobID][]byte) {
 // revert in effect sets what the paths it wrote are expected to hold, as
 // a seal does, until a newer seal. Caller holds s.mu.
 func (s *Store) revertExpected(v *view, exp map[string]expectation) {
+	s.revertSteps(v, math.MinInt64, func(seq int64, r *record.Line) {
+		if r.Want == nil || (r.Do != ActRestore && r.Do != ActDelete && r.Do != ActKeep) {
+			return
+		}
+		if e, ok := exp[r.Path]; !ok || seq >= e.seq {
+			exp[r.Path] = expectation{img: *r.Want, seq: seq}
+		}
+	})
+}
+
+// revertSteps calls fn, oldest revert first, with each step of the
+// reverts in effect in v whose op record is at seq from or later, but
+// for the paths a revert failed to write. Caller holds s.mu.
+func (s *Store) revertSteps(v *view, from int64, fn func(seq int64, r *record.Line)) {
 	for i, a := range v.undo {
-		if a.rewind.kind != KindRevert || v.suspended(i) {
+		if a.rewind.kind != KindRevert || v.suspended(i) || a.via.seq < from {
 			continue
 		}
 		recs, err := s.steps(a.via.id)
@@ -86,12 +106,9 @@ func (s *Store) revertExpected(v *view, exp map[string]expectation) {
 		for _, f := range a.via.fails {
 			failed[f.Path] = true
 		}
-		for _, r := range recs {
-			if r.Want == nil || failed[r.Path] || (r.Do != ActRestore && r.Do != ActDelete && r.Do != ActKeep) {
-				continue
-			}
-			if e, ok := exp[r.Path]; !ok || a.via.seq >= e.seq {
-				exp[r.Path] = expectation{img: *r.Want, seq: a.via.seq}
+		for j := range recs {
+			if !failed[recs[j].Path] {
+				fn(a.via.seq, &recs[j])
 			}
 		}
 	}
@@ -122,36 +139,23 @@ func (s *Store) revertGoals(v *view, t *turn, goals []wanted) []wanted {
 			idx[g.path] = i
 		}
 	}
-	for i, a := range v.undo {
-		if a.rewind.kind != KindRevert || v.suspended(i) || a.via.seq < t.seq {
-			continue
+	s.revertSteps(v, t.seq, func(seq int64, r *record.Line) {
+		if r.Img == nil || (r.Do != ActRestore && r.Do != ActDelete) {
+			return
 		}
-		recs, err := s.steps(a.via.id)
-		if err != nil {
-			continue
+		j, ok := idx[r.Path]
+		if ok && first[r.Path] < seq {
+			return
 		}
-		failed := map[string]bool{}
-		for _, f := range a.via.fails {
-			failed[f.Path] = true
+		g := wanted{path: r.Path, img: *r.Img}
+		if ok {
+			goals[j] = g
+		} else {
+			idx[r.Path] = len(goals)
+			goals = append(goals, g)
 		}
-		for _, r := range recs {
-			if r.Img == nil || failed[r.Path] || (r.Do != ActRestore && r.Do != ActDelete) {
-				continue
-			}
-			j, ok := idx[r.Path]
-			if ok && first[r.Path] < a.via.seq {
-				continue
-			}
-			g := wanted{path: r.Path, img: *r.Img}
-			if ok {
-				goals[j] = g
-			} else {
-				idx[r.Path] = len(goals)
-				goals = append(goals, g)
-			}
-			first[r.Path] = a.via.seq
-		}
-	}
+		first[r.Path] = seq
+	})
 	return goals
 }
 

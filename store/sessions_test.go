@@ -105,7 +105,7 @@ func TestOpenTurn(t *testing.T) {
 	got := make(chan string, 8)
 	for range cap(got) {
 		go func() {
-			s2 := openT(t, root)
+			s2 := openStore(t, root)
 			defer s2.Close()
 			turn, err := s2.OpenTurn("claude:x", meta)
 			if err != nil {

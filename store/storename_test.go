@@ -11,16 +11,9 @@ import (
 // folder like any other: swept, captured and rewound. Only the store's
 // exact name (or, where case folds, the same folder) is left out.
 func TestStoreNameMatchedExactly(t *testing.T) {
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := tempRoot(t)
 	put(t, root, ".OSFoundry/plan.md", "plan\n", 0o644)
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	if foldsCase(root) {
 		t.Skip("this file system folds case: .OSFoundry is the store here")
 	}
@@ -51,19 +44,12 @@ func TestStoreNameMatchedExactly(t *testing.T) {
 // A path naming ROOT/link/../x, with link -> a/b, is where the kernel
 // writes: a/x, not x.
 func TestRelDotDotAfterALink(t *testing.T) {
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := tempRoot(t)
 	put(t, root, "a/b/in.txt", "in\n", 0o644)
 	if err := os.Symlink("a/b", filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	for in, want := range map[string]string{
 		filepath.Join(root, "link") + "/../x": "a/x",
 		"link/../x":                           "a/x",

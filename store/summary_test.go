@@ -31,11 +31,7 @@ func summaryStore(t *testing.T) string {
 	root := t.TempDir()
 	wr(t, root, "a.txt", "A0")
 	wr(t, root, "b.txt", "B0")
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	for i := 1; i <= 12; i++ {
 		n := strconv.Itoa(i)
 		id := TurnID(n)

@@ -23,7 +23,7 @@ func TestLongCommandKeptOnce(t *testing.T) {
 		t.Errorf("the store grew by %d bytes for a command of %d and files of %d: over twice both", grew, len(cmd), payload-int64(len(cmd)))
 	}
 	turn := "1"
-	got, err := openT(t, root).Files(turn, false)
+	got, err := openStore(t, root).Files(turn, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestLongCommandKeptOnce(t *testing.T) {
 func TestShortCommandInline(t *testing.T) {
 	root := t.TempDir()
 	wr(t, root, "a.txt", "a\n")
-	s := openT(t, root)
+	s := openStore(t, root)
 	turn, _ := s.NewTurn(TurnMeta{})
 	s.SweepBefore(turn, TurnMeta{}, "sed -i s/a/b/ a.txt")
 	wr(t, root, "a.txt", "b\n")

@@ -96,10 +96,7 @@ func sameTree(t *testing.T, what string, want, got map[string]string) {
 // rule and an executable.
 func shellProject(t *testing.T) (string, *Store) {
 	t.Helper()
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := tempRoot(t)
 	put(t, root, ".gitignore", "node_modules/\n.env\n/build\n", 0o644)
 	put(t, root, ".ckptignore", "*.log\n", 0o644)
 	put(t, root, "a.txt", "a\n", 0o644)
@@ -453,11 +450,7 @@ func TestSweepFolderListing(t *testing.T) {
 	put(t, root, "c/y", "y", 0o644)
 	put(t, root, "d/.gitignore", "sub/\n", 0o644)
 	put(t, root, "d/sub/f", "f", 0o644)
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	turn, _ := s.NewTurn(TurnMeta{Label: "t"})
 	if _, err := s.SweepBefore(turn, TurnMeta{}, "make"); err != nil {
 		t.Fatal(err)
@@ -510,11 +503,7 @@ func TestSweepFolderListing(t *testing.T) {
 // is a damaged baseline, not a crash.
 func TestBaselineCutUnderMapping(t *testing.T) {
 	root := t.TempDir()
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	b := &baseline{at: 1}
 	for i := range 2000 {
 		b.entries = append(b.entries, baseEntry{path: fmt.Sprintf("f%05d", i), kind: baseFile, mode: 0o644})
@@ -522,7 +511,7 @@ func TestBaselineCutUnderMapping(t *testing.T) {
 	if err := s.saveBaseline(b); err != nil {
 		t.Fatal(err)
 	}
-	err = s.mapBaseline(func(data []byte) error {
+	err := s.mapBaseline(func(data []byte) error {
 		if err := os.Truncate(filepath.Join(root, storeDir, baselineFile), 0); err != nil {
 			t.Fatal(err)
 		}

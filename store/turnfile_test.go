@@ -15,11 +15,7 @@ import (
 // lock until the hook's timeout.
 func TestNewTurnGivesUpOnUnreadableTurnFiles(t *testing.T) {
 	root := t.TempDir()
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	turns := filepath.Join(root, storeDir, "turns")
 	for i := 1; i <= newTurnTries+8; i++ {
 		if err := os.MkdirAll(filepath.Join(turns, fmt.Sprintf("%d.log", i)), 0o700); err != nil {
@@ -52,11 +48,7 @@ func TestClockStepsBackBetweenTurns(t *testing.T) {
 	root := t.TempDir()
 	wr(t, root, "a.txt", "A0")
 	wr(t, root, "b.txt", "B0")
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	base := time.Now()
 	SetClock(s, func() time.Time { return base })
 	if _, err := s.Write("first", TurnMeta{}, filepath.Join(root, "a.txt"), []byte("A1")); err != nil {

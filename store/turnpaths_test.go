@@ -36,7 +36,7 @@ func TestCaptureInBigTurnReadsLittle(t *testing.T) {
 	root := t.TempDir()
 	wr(t, root, "a.txt", "a\n")
 	wr(t, root, "b.txt", "b before\n")
-	s := openT(t, root)
+	s := openStore(t, root)
 	captureEditSeal(t, s, root, "1", []string{"a.txt"})
 	bigTurn(t, root, 20000)
 	captureEditSeal(t, s, root, "1", []string{"a.txt"}) // the first call after them reads them once
@@ -109,7 +109,7 @@ func TestTurnIndexNeverTrustedBlind(t *testing.T) {
 			os.WriteFile(p, b, 0o600)
 		}},
 		{"records past it from another writer", func(t *testing.T, root string) {
-			s := openT(t, root)
+			s := openStore(t, root)
 			if _, err := s.SweepBefore("1", TurnMeta{}, "sed -i"); err != nil {
 				t.Fatal(err)
 			}
@@ -131,13 +131,13 @@ func TestTurnIndexNeverTrustedBlind(t *testing.T) {
 			wr(t, root, "b.txt", "b before\n")
 			wr(t, root, "c.txt", "c before\n")
 			wr(t, root, "d.txt", "d before\n")
-			s := openT(t, root)
+			s := openStore(t, root)
 			captureEditSeal(t, s, root, "1", []string{"a.txt"})
 			if _, err := os.Stat(filepath.Join(root, storeDir, "turns/1.idx")); err != nil {
 				t.Fatalf("no index after a capture: %v", err)
 			}
 			d.do(t, root)
-			s = openT(t, root)
+			s = openStore(t, root)
 			captureEditSeal(t, s, root, "1", []string{"a.txt", "b.txt", "c.txt", "d.txt"})
 			captureEditSeal(t, s, root, "1", []string{"a.txt", "b.txt", "c.txt", "d.txt"})
 			for _, p := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {

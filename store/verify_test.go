@@ -17,7 +17,7 @@ func TestVerifyAfterPruneOfRewrites(t *testing.T) {
 	root := t.TempDir()
 	wr(t, root, "f.txt", "before\n")
 	wr(t, root, "g.txt", "g before\n")
-	s := openT(t, root)
+	s := openStore(t, root)
 	for i := 1; i <= 8; i++ {
 		id := fmt.Sprint(i)
 		switch {
@@ -50,7 +50,7 @@ func TestVerifyAfterPruneOfRewrites(t *testing.T) {
 	if _, err := s.Prune(PruneOptions{Keep: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if fs, err := openT(t, root).Verify(); err != nil || len(fs) != 0 {
+	if fs, err := openStore(t, root).Verify(); err != nil || len(fs) != 0 {
 		t.Fatalf("verify after prune --keep 5: %v %v", fs, err)
 	}
 }
@@ -62,7 +62,7 @@ func TestVerifyAfterPruneOfRewrites(t *testing.T) {
 func TestVerifyBesidePrune(t *testing.T) {
 	root := t.TempDir()
 	paths := bulkTree(t, root, 12)
-	hooks, pruner := openT(t, root), openT(t, root)
+	hooks, pruner := openStore(t, root), openStore(t, root)
 	var stop atomic.Bool
 	var turns, prunes atomic.Int64
 	var wg sync.WaitGroup

@@ -21,7 +21,7 @@ import (
 func versionedStore(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	s := openT(t, root)
+	s := openStore(t, root)
 	SetLooseMax(s, 0) // every batch in a pack
 	wr(t, root, "a.txt", "a\n")
 	wr(t, root, "b.txt", "b\n")

@@ -20,11 +20,7 @@ func TestSweepSkipsPseudoFileSystems(t *testing.T) {
 		t.Skip("cannot mount proc here:", err)
 	}
 	t.Cleanup(func() { syscall.Unmount(mnt, syscall.MNT_DETACH) })
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	res, err := s.SweepBefore("1", TurnMeta{}, "true")
 	if err != nil {
 		t.Fatal(err)

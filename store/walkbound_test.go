@@ -14,15 +14,11 @@ func TestSweepBounded(t *testing.T) {
 	for i := range 40 {
 		put(t, root, fmt.Sprintf("big/f%02d", i), "x", 0o644)
 	}
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, root)
 	was := walkMaxEntries
 	walkMaxEntries = 20
 	defer func() { walkMaxEntries = was }()
-	_, err = s.SweepBefore("1", TurnMeta{}, "true")
+	_, err := s.SweepBefore("1", TurnMeta{}, "true")
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(root, "big")) || !strings.Contains(err.Error(), "too large") {
 		t.Fatalf("sweep: %v; want an error naming %s", err, filepath.Join(root, "big"))
 	}

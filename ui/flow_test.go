@@ -81,11 +81,7 @@ func TestFlowRewindUndoRedo(t *testing.T) {
 // the same folder records a turn: it appears with no key pressed.
 func TestFlowLiveTurn(t *testing.T) {
 	root := t.TempDir()
-	s, err := store.Open(root, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openReal(t, root)
 	if _, err := s.Write("1", store.TurnMeta{Label: "first turn"}, filepath.Join(root, "a.txt"), []byte("one\n")); err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -15,25 +13,7 @@ import (
 // and its undo, on the real store: the files pane says so, and the turn
 // keeps its badge.
 func TestHandEditStaysMarkedAfterUndo(t *testing.T) {
-	root := t.TempDir()
-	s, err := store.Open(root, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	p := filepath.Join(root, "app.js")
-	if err := os.WriteFile(p, []byte("v1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Write("1", store.TurnMeta{Label: "agent edit"}, p, []byte("v2\n")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte("v2 and a hand edit\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	drive(t, m, m.Init())
+	p, m := handEdited(t)
 	mustContain(t, plain(m), "⚠1", "! app.js")
 
 	press(t, m, keys("r", "y")...)
@@ -49,24 +29,29 @@ func TestHandEditStaysMarkedAfterUndo(t *testing.T) {
 	}
 }
 
-// A rewind's preview says undo gives back a file changed since the agent
-// (an undo's says redo: what takes that operation back).
-func TestPreviewSaysWhatGivesItBack(t *testing.T) {
+// handEdited is a model on the real store after turn 1 wrote app.js
+// ("v1" to "v2") and a hand edit changed it since; p is its path.
+func handEdited(t *testing.T) (p string, m *Model) {
+	t.Helper()
 	root := t.TempDir()
-	s, err := store.Open(root, store.Options{Create: true})
-	if err != nil {
+	s := openReal(t, root)
+	p = filepath.Join(root, "app.js")
+	if err := os.WriteFile(p, []byte("v1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	p := filepath.Join(root, "app.js")
-	os.WriteFile(p, []byte("v1\n"), 0o644)
 	if _, err := s.Write("1", store.TurnMeta{Label: "agent edit"}, p, []byte("v2\n")); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(p, []byte("v2 and a hand edit\n"), 0o644)
-	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	drive(t, m, m.Init())
+	if err := os.WriteFile(p, []byte("v2 and a hand edit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, realModel(t, s, 120, 30)
+}
+
+// A rewind's preview says undo gives back a file changed since the agent
+// (an undo's says redo: what takes that operation back).
+func TestPreviewSaysWhatGivesItBack(t *testing.T) {
+	_, m := handEdited(t)
 	press(t, m, kp("r"))
 	mustContain(t, plain(m), "kept first, so undo brings it back")
 }
@@ -75,11 +60,7 @@ func TestPreviewSaysWhatGivesItBack(t *testing.T) {
 // is marked ~ (being written) in the files pane, not M, until the seal.
 func TestCapturedUnsealedMarkedWriting(t *testing.T) {
 	root := t.TempDir()
-	s, err := store.Open(root, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openReal(t, root)
 	p := filepath.Join(root, "app.js")
 	if err := os.WriteFile(p, []byte("v1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -90,8 +71,6 @@ func TestCapturedUnsealedMarkedWriting(t *testing.T) {
 	if err := os.WriteFile(p, []byte("v2, half\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	drive(t, m, m.Init())
+	m := realModel(t, s, 120, 30)
 	mustContain(t, plain(m), "~ app.js")
 }

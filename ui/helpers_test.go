@@ -11,6 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 var cmdType = reflect.TypeOf(tea.Cmd(nil))
@@ -23,6 +25,27 @@ func testNow() time.Time { return t0.Add(3 * time.Hour) }
 func testModel(t testing.TB, f *fakeStore, w, h int) *Model {
 	t.Helper()
 	m := New(f, Options{Now: testNow, Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	drive(t, m, m.Init())
+	return m
+}
+
+// openReal opens or creates the real store in root, closed when t ends.
+func openReal(t testing.TB, root string) *store.Store {
+	t.Helper()
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// realModel is a model on the real store s with no watch or tick, sized
+// w×h, with Init's commands run.
+func realModel(t testing.TB, s *store.Store, w, h int) *Model {
+	t.Helper()
+	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	drive(t, m, m.Init())
 	return m
@@ -73,24 +96,22 @@ func press(t testing.TB, m *Model, keys ...tea.KeyPressMsg) {
 	}
 }
 
+// namedKeys are the keys kp knows by name; any other string is its
+// first character typed.
+var namedKeys = map[string]tea.KeyPressMsg{
+	"enter":     {Code: tea.KeyEnter},
+	"esc":       {Code: tea.KeyEscape},
+	"tab":       {Code: tea.KeyTab},
+	"up":        {Code: tea.KeyUp},
+	"down":      {Code: tea.KeyDown},
+	"backspace": {Code: tea.KeyBackspace},
+	"ctrl+r":    {Code: 'r', Mod: tea.ModCtrl},
+	"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},
+}
+
 func kp(s string) tea.KeyPressMsg {
-	switch s {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "ctrl+r":
-		return tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	if k, ok := namedKeys[s]; ok {
+		return k
 	}
 	r := []rune(s)[0]
 	if r >= 'A' && r <= 'Z' {
@@ -114,6 +135,23 @@ func screen(m *Model) string {
 	w.Profile = colorprofile.ASCII
 	w.WriteString(m.View().Content)
 	return b.String()
+}
+
+// fullScreen is the screen, checked to be exactly w×h: as many lines as
+// rows, each as wide as the terminal.
+func fullScreen(t testing.TB, m *Model, w, h int) string {
+	t.Helper()
+	out := screen(m)
+	lines := strings.Split(out, "\n")
+	if len(lines) != h {
+		t.Fatalf("%d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw != w {
+			t.Fatalf("line %d is %d wide, want %d: %q", i, lw, w, l)
+		}
+	}
+	return out
 }
 
 // plain is the view's text with every style removed.

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -36,17 +34,11 @@ func TestRealKeepHunk(t *testing.T) {
 	if err := os.WriteFile(abs, []byte(preText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.Open(root, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openReal(t, root)
 	if _, err := s.Write("1", store.TurnMeta{Label: "edit"}, abs, []byte(nowText)); err != nil {
 		t.Fatal(err)
 	}
-	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-	m.Update(tea.WindowSizeMsg{Width: 140, Height: 36})
-	drive(t, m, m.Init())
+	m := realModel(t, s, 140, 36)
 	press(t, m, kp("r"))
 	if m.dlg == nil || m.dlg.plan == nil {
 		t.Fatalf("r opened no preview:\n%s", plain(m))
@@ -124,20 +116,14 @@ func TestRealRevertMergeRow(t *testing.T) {
 	if err := os.WriteFile(abs, []byte(text(nil)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.Open(root, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openReal(t, root)
 	if _, err := s.Write("1", store.TurnMeta{Label: "one"}, abs, []byte(text(map[int]string{1: "ONE", 12: "TWELVE"}))); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Write("2", store.TurnMeta{Label: "two"}, abs, []byte(text(map[int]string{1: "ONE", 12: "TWELVE", 20: "TWENTY"}))); err != nil {
 		t.Fatal(err)
 	}
-	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-	m.Update(tea.WindowSizeMsg{Width: 140, Height: 36})
-	drive(t, m, m.Init())
+	m := realModel(t, s, 140, 36)
 	press(t, m, kp("G"), kp("R"))
 	if m.dlg == nil || m.dlg.kind != store.KindRevert || m.dlg.plan == nil {
 		t.Fatalf("R opened no revert preview:\n%s", plain(m))

@@ -23,11 +23,7 @@ func TestFlowPurgeSeen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, err := store.Open(root, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openReal(t, root)
 	for p, b := range map[string]string{"secret.env": "KEY=1\n", "a.txt": "a1\n"} {
 		if _, err := s.Write("1", store.TurnMeta{Label: "leaky turn"}, filepath.Join(root, p), []byte(b)); err != nil {
 			t.Fatal(err)

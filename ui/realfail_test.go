@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -16,11 +14,7 @@ import (
 // since the agent; r on the turn retries just it once the folder is gone.
 func TestRealFailedPathAndRetry(t *testing.T) {
 	root := t.TempDir()
-	s, err := store.Open(root, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openReal(t, root)
 	for _, name := range []string{"a.txt", "b.txt"} {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(name+" v1\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -36,9 +30,7 @@ func TestRealFailedPathAndRetry(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "a.txt", "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	drive(t, m, m.Init())
+	m := realModel(t, s, 120, 30)
 	press(t, m, keys("r", "y")...)
 	mustContain(t, plain(m), "could not be put back", "a.txt —")
 	press(t, m, kp("esc"), kp("G"))

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -172,17 +170,11 @@ func TestFailedPathAndRetry(t *testing.T) {
 // store: after r y, u y, ctrl+r y, u y nothing is left to undo.
 func TestUndoHintFollowsTheStack(t *testing.T) {
 	root := t.TempDir()
-	s, err := store.Open(root, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openReal(t, root)
 	if _, err := s.Write("1", store.TurnMeta{Label: "a"}, filepath.Join(root, "a.txt"), []byte("one\n")); err != nil {
 		t.Fatal(err)
 	}
-	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	drive(t, m, m.Init())
+	m := realModel(t, s, 120, 30)
 	hint := func() string {
 		for _, l := range strings.Split(plain(m), "\n") {
 			if strings.Contains(l, "u to undo") && (strings.Contains(l, "↶") || strings.Contains(l, "↷")) {

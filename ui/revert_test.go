@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -19,11 +17,7 @@ import (
 // the revert, which leaves the conflict as it is.
 func TestRealRevertPreview(t *testing.T) {
 	root := t.TempDir()
-	s, err := store.Open(root, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openReal(t, root)
 	write := func(name, body string) {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -40,9 +34,7 @@ func TestRealRevertPreview(t *testing.T) {
 	if _, err := s.Write("2", store.TurnMeta{Label: "second"}, filepath.Join(root, "a.txt"), []byte("ONE!\ntwo\nthree\n")); err != nil {
 		t.Fatal(err)
 	}
-	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	drive(t, m, m.Init())
+	m := realModel(t, s, 120, 30)
 	press(t, m, kp("G"), kp("R"))
 	if m.dlg == nil || m.dlg.kind != store.KindRevert || m.dlg.plan == nil {
 		t.Fatalf("R opened no revert preview (status %q):\n%s", m.status, plain(m))
@@ -106,11 +98,7 @@ func TestRealRevertPreviewGit(t *testing.T) {
 	git("init", "-q", "-b", "main")
 	git("add", "-A")
 	git("commit", "-qm", "init")
-	s, err := store.Open(root, store.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openReal(t, root)
 	index := func() []byte {
 		b, err := os.ReadFile(filepath.Join(root, ".git", "index"))
 		if err != nil {
@@ -136,9 +124,7 @@ func TestRealRevertPreviewGit(t *testing.T) {
 		}
 		git("add", "c.txt")
 	})
-	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-	m.Update(tea.WindowSizeMsg{Width: 160, Height: 36})
-	drive(t, m, m.Init())
+	m := realModel(t, s, 160, 36)
 	press(t, m, kp("G"), kp("R"))
 	if m.dlg == nil || m.dlg.kind != store.KindRevert || m.dlg.plan == nil {
 		t.Fatalf("R opened no revert preview (status %q):\n%s", m.status, plain(m))

@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 )
@@ -73,17 +72,7 @@ func TestGoldenTrust(t *testing.T) {
 					s.do(t, m, f)
 				}
 				press(t, m, keys(s.more...)...)
-				out := screen(m)
-				lines := strings.Split(out, "\n")
-				if len(lines) != size.h {
-					t.Fatalf("%d lines, want %d", len(lines), size.h)
-				}
-				for i, l := range lines {
-					if w := ansi.StringWidth(l); w != size.w {
-						t.Fatalf("line %d is %d wide, want %d: %q", i, w, size.w, l)
-					}
-				}
-				golden.RequireEqual(t, out)
+				golden.RequireEqual(t, fullScreen(t, m, size.w, size.h))
 			})
 		}
 	}

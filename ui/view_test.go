@@ -35,17 +35,7 @@ func TestGolden(t *testing.T) {
 			t.Run(size.name+"/"+s.name, func(t *testing.T) {
 				m := testModel(t, sample(), size.w, size.h)
 				press(t, m, keys(s.keys...)...)
-				out := screen(m)
-				lines := strings.Split(out, "\n")
-				if len(lines) != size.h {
-					t.Fatalf("%d lines, want %d", len(lines), size.h)
-				}
-				for i, l := range lines {
-					if w := ansi.StringWidth(l); w != size.w {
-						t.Fatalf("line %d is %d wide, want %d: %q", i, w, size.w, l)
-					}
-				}
-				golden.RequireEqual(t, out)
+				golden.RequireEqual(t, fullScreen(t, m, size.w, size.h))
 			})
 		}
 	}
