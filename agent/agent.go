@@ -11,10 +11,12 @@
 //     as label and the agent's own ids as source, recorded as the session's
 //     open turn (store.SetSessionTurn);
 //   - a pre-write event captures every path the tool call will touch, in the
-//     session's open turn (store.OpenTurn opens one, under its lock, when
-//     there is none: the hooks were installed mid-session, or the agent
-//     sent no prompt event);
-//   - a post-write event seals those paths.
+//     session's open turn, in one store call (store.BeginWrite opens the
+//     turn, under its lock, when there is none: the hooks were installed
+//     mid-session, or the agent sent no prompt event);
+//   - a post-write event seals those paths (store.EndWrite);
+//   - a shell or MCP tool is swept around (store.BeginCommand and
+//     store.EndCommand, see shell.go).
 //
 // A failed or denied call gets no post-write event (or one ckpt ignores):
 // its paths stay captured and unchanged, which is harmless.
@@ -177,7 +179,7 @@ type hookCall struct {
 	opt    HookOptions
 	getenv func(string) string
 	ev     event
-	store  *store.Store
+	store  hookStore
 }
 
 func (h *hookCall) run(in io.Reader) error {
@@ -198,7 +200,7 @@ func (h *hookCall) run(in io.Reader) error {
 		h.stamp()
 		return nil
 	}
-	s, err := store.Open(h.root(), store.Options{
+	s, err := openStore(h.root(), store.Options{
 		Create: true,
 		// Open writes its sentences about interrupted operations to the
 		// error log itself; a hook has nobody else to tell.
@@ -301,7 +303,7 @@ func LastEvent(root, agentName string) (at time.Time, name string, ok bool) {
 // ckpt cannot read is no reason to create a store.
 func (h *hookCall) fail(err error) error {
 	if h.store == nil {
-		s, oerr := store.Open(h.root(), store.Options{Notify: func(string) {}})
+		s, oerr := openStore(h.root(), store.Options{Notify: func(string) {}})
 		if oerr != nil {
 			return err
 		}
@@ -393,20 +395,18 @@ func (h *hookCall) startTurn() error {
 	return nil
 }
 
+// beforeWrite and afterWrite are one store call each: the store opens
+// the session's turn when it has none and captures, under its own lock.
 func (h *hookCall) beforeWrite() error {
 	paths := h.paths()
 	if len(paths) == 0 {
 		return nil
 	}
-	turn, err := h.openTurn()
-	if err != nil {
-		return err
-	}
 	// Each path stands alone: one the store cannot capture (a link loop, a
 	// folder) is logged, and the others are kept. When the turn was rewound
 	// while the agent went on, its later writes belong to the continuation
 	// the store starts, which the store records for the session.
-	if _, err := h.store.Capture(turn, h.meta(), paths); err != nil {
+	if turn, err := h.store.BeginWrite(h.meta(), h.noPromptLabel(), paths); err != nil {
 		return h.batchFailed("capture", paths, turn, err)
 	}
 	return nil
@@ -418,11 +418,15 @@ func (h *hookCall) meta() store.TurnMeta {
 	return store.TurnMeta{Source: h.source(), Session: h.sessionKey()}
 }
 
-// batchFailed words a failed Capture or Seal for the error log: the paths
-// that failed when the store says which (the rest were handled), else all.
+// batchFailed words a failed capture or seal for the error log: the paths
+// that failed when the store says which (the rest were handled), else all;
+// turn is empty when none was found or opened.
 func (h *hookCall) batchFailed(verb string, paths []string, turn store.TurnID, err error) error {
 	if be, ok := errors.AsType[*store.BatchError](err); ok {
 		return fmt.Errorf("hook %s: %s in turn %s (the other paths were kept): %w", h.agent.name, verb, turn, be)
+	}
+	if turn == "" {
+		return fmt.Errorf("hook %s: %s %s: %w", h.agent.name, verb, strings.Join(paths, ", "), err)
 	}
 	return fmt.Errorf("hook %s: %s %s in turn %s: %w", h.agent.name, verb, strings.Join(paths, ", "), turn, err)
 }
@@ -432,26 +436,21 @@ func (h *hookCall) afterWrite() error {
 	if len(paths) == 0 {
 		return nil
 	}
-	open, ok := h.store.SessionTurn(h.sessionKey())
-	turn := store.TurnID(open)
-	if !ok {
+	turn, err := h.store.EndWrite(h.sessionKey(), paths)
+	if errors.Is(err, store.ErrNoOpenTurn) {
 		return fmt.Errorf("hook %s: %s written with no turn open (no pre-write event seen); not sealed", h.agent.name, strings.Join(paths, ", "))
 	}
-	if err := h.store.Seal(turn, paths); err != nil {
+	if err != nil {
 		return h.batchFailed("seal", paths, turn, err)
 	}
 	return nil
 }
 
-// openTurn returns the session's open turn, opening one when there is none.
-func (h *hookCall) openTurn() (store.TurnID, error) {
-	return h.openTurnLabelled(h.noPromptLabel())
-}
-
 // noPromptLabel labels a turn opened by an event other than a prompt.
 func (h *hookCall) noPromptLabel() string { return h.agent.name + ": edits with no prompt seen" }
 
-// openTurnLabelled is openTurn, labelling a turn it opens with label.
+// openTurnLabelled returns the session's open turn, opening one labelled
+// label when there is none.
 func (h *hookCall) openTurnLabelled(label string) (store.TurnID, error) {
 	turn, err := h.store.OpenTurn(h.sessionKey(), store.TurnMeta{Label: label, Source: h.source()})
 	if err != nil {

@@ -35,7 +35,7 @@ func (h *hookCall) maintain(whenQuiet bool) {
 // project at root when one is wanted (see maintain); with whenQuiet the
 // pass waits for the store to be quiet first. `ckpt exec` calls it after
 // its command.
-func StartMaintenance(s *store.Store, root string, whenQuiet bool) error {
+func StartMaintenance(s interface{ BackgroundWanted() bool }, root string, whenQuiet bool) error {
 	if !s.BackgroundWanted() {
 		return nil
 	}

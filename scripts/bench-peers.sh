@@ -37,6 +37,7 @@
 #   RUNS           timed runs per figure (default 5; the median is shown)
 #   MAXFILES       files in (a) and (b) (default 4686; 0 for all)
 #   BIGFILE        size in MiB of the file in (f) (default 1024; 0 skips it)
+# CKPT_BENCH_ONLY=big runs only the big trees, =long only the long session.
 # Needs bash, go, git, python3 for the seed index and the Python peer, GNU
 # time (/usr/bin/time) for memory; uses hyperfine when installed.
 set -euo pipefail
@@ -448,10 +449,82 @@ EOS
 	echo "turn's first command (prompt + both sweeps); w: the background watcher running, no-w: CKPT_WATCHER=off;"
 	echo "MiB: peak RSS of the sweep after a later command; 1st sweep: the first sweep of the tree (ms, once)."
 }
-if [[ ${CKPT_BENCH_ONLY:-} == big ]]; then
+# --- long session --------------------------------------------------------------
+# bench_long: a long session and a long log, from the store's Go benchmarks
+# (run here), then the ckpt binary on what they leave:
+#   the session: a copy of the first 4,686 files of $SRC, then 2,000 turns
+#     of 5 edits, every fourth one also a shell step writing 12 files (500
+#     shell steps), with the background pass after each turn as the hooks
+#     run it (BenchmarkLongSession);
+#   a 12-file sweep in that store vs in a fresh store of the same tree;
+#   the packs after the session (verify --json), the store's size (du)
+#     against the budget (doctor's line), and after `ckpt maintain --now`
+#     within a budget of half the store;
+#   `ckpt log --json` and the UI's first frame at 2,000 and 20,000 turns of
+#     5 sealed files each (BenchmarkLogTurns: with the summary file, and
+#     without it, every turn file read), and `ckpt log --json` by the
+#     binary on those stores, the summary file in place and removed.
+bench_long() {
+	local L=$WORK/long out
+	mkdir -p "$L/tmp"
+	say "long session: 2,000 turns and 500 shell steps, and logs of 2,000 and 20,000 turns (Go benchmarks)…"
+	out=$(cd "$REPO" && TMPDIR=$L/tmp CKPT_BENCH_LONG_DIR=$L go test ./store -run '^$' -timeout 2h \
+		-bench '^(BenchmarkLongSession|BenchmarkLogTurns)$' -benchtime "${RUNS}x" 2>&1) || { say "$out"; return 1; }
+	# ms of a benchmark line's ns/op; metric NAME of it.
+	long_ms() { awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" { printf "%.1f", $3/1e6; exit }' <<<"$out"; }
+	long_metric() { awk -v n="$1" -v m="$2" '$1 ~ "^"n"(-[0-9]+)?$" { for (i = 4; i < NF; i++) if ($(i+1) == m) { print $i; exit } }' <<<"$out"; }
+	local fresh long packs mib
+	fresh=$(long_ms BenchmarkLongSession/sweep12/fresh)
+	long=$(long_ms BenchmarkLongSession/sweep12/long)
+	packs=$(long_metric BenchmarkLongSession/sweep12/long session-packs)
+	mib=$(long_metric BenchmarkLongSession/sweep12/long session-MiB)
+	local S=$L/long
+	local vpacks vloose du_before budget du_after packs_after doctor_before doctor_after
+	vpacks=$(cd "$S" && "$CKPT" verify --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("packs","-"), d.get("loose","-"))')
+	du_before=$(du -sh "$S/.osfoundry/checkpoints" | cut -f1)
+	doctor_before=$(cd "$S" && { "$CKPT" doctor 2>&1 || true; } | grep -i -m1 'budget' || true)
+	budget=$(($(du -sk "$S/.osfoundry/checkpoints" | cut -f1) / 2))
+	printf '{"retention": {"max_size": "%dKiB", "keep": 20}}\n' "$budget" >"$S/.osfoundry/ckpt.json"
+	(cd "$S" && "$CKPT" maintain --now >/dev/null)
+	du_after=$(du -sh "$S/.osfoundry/checkpoints" | cut -f1)
+	packs_after=$(cd "$S" && "$CKPT" verify --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("packs","-"), d.get("loose","-"))')
+	doctor_after=$(cd "$S" && { "$CKPT" doctor 2>&1 || true; } | grep -i -m1 'budget' || true)
+	local n
+	local -A LOGB
+	for n in 2000 20000; do
+		local D=$L/tmp/ckpt-bench/turns-$n
+		LOGB[$n-sum]=$(bench "true" "cd '$D' && '$CKPT' log --json >/dev/null")
+		LOGB[$n-nosum]=$(bench "rm -f '$D/.osfoundry/checkpoints/summary'" "cd '$D' && '$CKPT' log --json >/dev/null")
+	done
+	echo
+	echo "long session: 2,000 turns of 5 edits + 500 shell steps of 12 files on the first 4,686 files of $SRC ($RUNS runs each, median/mean)"
+	printf '%-62s %12s %12s %10s\n' "figure" "ckpt" "vs" "ratio"
+	printf '%-62s %12s %12s %10s\n' "12-file sweep after the session vs in a fresh store (ms)" "$long" "$fresh" "$(ratio "$long" "$fresh")"
+	printf '%-62s %12s %12s %10s\n' "packs after the session (benchmark; verify --json packs loose)" "$packs" "$vpacks" "-"
+	printf '%-62s %12s %12s %10s\n' "store after the session (MiB of files; du)" "$mib" "$du_before" "-"
+	printf '%-62s %12s\n' "   doctor:" "$doctor_before"
+	printf '%-62s %12s %12s %10s\n' "after maintain --now within ${budget} KiB (du; packs loose)" "$du_after" "$packs_after" "-"
+	printf '%-62s %12s\n' "   doctor:" "$doctor_after"
+	for n in 2000 20000; do
+		printf '%-62s %12s %12s %10s\n' "log --json, $n turns: summary vs every turn read (ms, Go)" \
+			"$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=true")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=false")" \
+			"$(ratio "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=false")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=true")")"
+		printf '%-62s %12s %12s %10s\n' "   the UI's first frame (Log without status; ms, Go)" \
+			"$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=true")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=false")" \
+			"$(ratio "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=false")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=true")")"
+		printf '%-62s %12s %12s %10s\n' "   ckpt log --json, the binary: summary vs removed first (ms)" "${LOGB[$n-sum]}" "${LOGB[$n-nosum]}" "$(ratio "${LOGB[$n-nosum]}" "${LOGB[$n-sum]}")"
+	done
+}
+case ${CKPT_BENCH_ONLY:-} in
+big)
 	bench_big
 	exit
-fi
+	;;
+long)
+	bench_long
+	exit
+	;;
+esac
 
 # --- a) bulk capture ---------------------------------------------------------
 
@@ -782,70 +855,4 @@ EOS
 bench_shell
 bench_big
 
-# --- long session --------------------------------------------------------------
-# bench_long: a long session and a long log, from the store's Go benchmarks
-# (run here), then the ckpt binary on what they leave:
-#   the session: a copy of the first 4,686 files of $SRC, then 2,000 turns
-#     of 5 edits, every fourth one also a shell step writing 12 files (500
-#     shell steps), with the background pass after each turn as the hooks
-#     run it (BenchmarkLongSession);
-#   a 12-file sweep in that store vs in a fresh store of the same tree;
-#   the packs after the session (verify --json), the store's size (du)
-#     against the budget (doctor's line), and after `ckpt maintain --now`
-#     within a budget of half the store;
-#   `ckpt log --json` and the UI's first frame at 2,000 and 20,000 turns of
-#     5 sealed files each (BenchmarkLogTurns: with the summary file, and
-#     without it, every turn file read), and `ckpt log --json` by the
-#     binary on those stores, the summary file in place and removed.
-bench_long() {
-	local L=$WORK/long out
-	mkdir -p "$L/tmp"
-	say "long session: 2,000 turns and 500 shell steps, and logs of 2,000 and 20,000 turns (Go benchmarks)…"
-	out=$(cd "$REPO" && TMPDIR=$L/tmp CKPT_BENCH_LONG_DIR=$L go test ./store -run '^$' -timeout 2h \
-		-bench '^(BenchmarkLongSession|BenchmarkLogTurns)$' -benchtime "${RUNS}x" 2>&1) || { say "$out"; return 1; }
-	# ms of a benchmark line's ns/op; metric NAME of it.
-	long_ms() { awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" { printf "%.1f", $3/1e6; exit }' <<<"$out"; }
-	long_metric() { awk -v n="$1" -v m="$2" '$1 ~ "^"n"(-[0-9]+)?$" { for (i = 4; i < NF; i++) if ($(i+1) == m) { print $i; exit } }' <<<"$out"; }
-	local fresh long packs mib
-	fresh=$(long_ms BenchmarkLongSession/sweep12/fresh)
-	long=$(long_ms BenchmarkLongSession/sweep12/long)
-	packs=$(long_metric BenchmarkLongSession/sweep12/long session-packs)
-	mib=$(long_metric BenchmarkLongSession/sweep12/long session-MiB)
-	local S=$L/long
-	local vpacks vloose du_before budget du_after packs_after doctor_before doctor_after
-	vpacks=$(cd "$S" && "$CKPT" verify --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("packs","-"), d.get("loose","-"))')
-	du_before=$(du -sh "$S/.osfoundry/checkpoints" | cut -f1)
-	doctor_before=$(cd "$S" && { "$CKPT" doctor 2>&1 || true; } | grep -i -m1 'budget' || true)
-	budget=$(($(du -sk "$S/.osfoundry/checkpoints" | cut -f1) / 2))
-	printf '{"retention": {"max_size": "%dKiB", "keep": 20}}\n' "$budget" >"$S/.osfoundry/ckpt.json"
-	(cd "$S" && "$CKPT" maintain --now >/dev/null)
-	du_after=$(du -sh "$S/.osfoundry/checkpoints" | cut -f1)
-	packs_after=$(cd "$S" && "$CKPT" verify --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("packs","-"), d.get("loose","-"))')
-	doctor_after=$(cd "$S" && { "$CKPT" doctor 2>&1 || true; } | grep -i -m1 'budget' || true)
-	local n
-	local -A LOGB
-	for n in 2000 20000; do
-		local D=$L/tmp/ckpt-bench/turns-$n
-		LOGB[$n-sum]=$(bench "true" "cd '$D' && '$CKPT' log --json >/dev/null")
-		LOGB[$n-nosum]=$(bench "rm -f '$D/.osfoundry/checkpoints/summary'" "cd '$D' && '$CKPT' log --json >/dev/null")
-	done
-	echo
-	echo "long session: 2,000 turns of 5 edits + 500 shell steps of 12 files on the first 4,686 files of $SRC ($RUNS runs each, median/mean)"
-	printf '%-62s %12s %12s %10s\n' "figure" "ckpt" "vs" "ratio"
-	printf '%-62s %12s %12s %10s\n' "12-file sweep after the session vs in a fresh store (ms)" "$long" "$fresh" "$(ratio "$long" "$fresh")"
-	printf '%-62s %12s %12s %10s\n' "packs after the session (benchmark; verify --json packs loose)" "$packs" "$vpacks" "-"
-	printf '%-62s %12s %12s %10s\n' "store after the session (MiB of files; du)" "$mib" "$du_before" "-"
-	printf '%-62s %12s\n' "   doctor:" "$doctor_before"
-	printf '%-62s %12s %12s %10s\n' "after maintain --now within ${budget} KiB (du; packs loose)" "$du_after" "$packs_after" "-"
-	printf '%-62s %12s\n' "   doctor:" "$doctor_after"
-	for n in 2000 20000; do
-		printf '%-62s %12s %12s %10s\n' "log --json, $n turns: summary vs every turn read (ms, Go)" \
-			"$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=true")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=false")" \
-			"$(ratio "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=false")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=true/summary=true")")"
-		printf '%-62s %12s %12s %10s\n' "   the UI's first frame (Log without status; ms, Go)" \
-			"$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=true")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=false")" \
-			"$(ratio "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=false")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=true")")"
-		printf '%-62s %12s %12s %10s\n' "   ckpt log --json, the binary: summary vs removed first (ms)" "${LOGB[$n-sum]}" "${LOGB[$n-nosum]}" "$(ratio "${LOGB[$n-nosum]}" "${LOGB[$n-sum]}")"
-	done
-}
 bench_long

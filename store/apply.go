@@ -332,7 +332,7 @@ func (s *Store) removeDirs(dirs []string, fp *failpoint) {
 		if rel, err := s.Rel(d); err == nil {
 			// Only a real folder (a link standing there was never kept),
 			// and Remove refuses one that is not empty, which is the point.
-			if fi, err := s.root.Lstat(rel); err == nil && fi.IsDir() && s.root.Remove(rel) == nil {
+			if fi, err := s.root.Lstat(rel); err == nil && fi.IsDir() && s.wayIsFolders(rel) && s.root.Remove(rel) == nil {
 				fp.hit()
 			}
 		}
@@ -354,7 +354,7 @@ func (s *Store) makeDirs(dirs []string, modes []uint32, fp *failpoint) {
 		if len(modes) == len(dirs) && modes[i]&0o700 != 0 {
 			mode = permOnly(modes[i])
 		}
-		if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && s.root.MkdirAll(rel, mode) == nil {
+		if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && s.wayIsFolders(rel) && s.root.MkdirAll(rel, mode) == nil {
 			// The umask must not change a kept mode.
 			_ = s.root.Chmod(rel, mode)
 			fp.hit()

@@ -160,6 +160,10 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 					}
 				}()
 				switch {
+				case err != nil && keepAll && dirs.behindLink(c.rel):
+					// An operation's path, recorded when it was resolved:
+					// behind a link now, wherever it leads, it is gone.
+					img = Image{Kind: ImageAbsent}
 				case err != nil:
 					c.err = err
 				case img.Kind == ImageContent && img.Size > s.maxBlob && !keepAll:

@@ -111,8 +111,15 @@ func (d *dirCache) rel(s *Store, p string) (string, error) {
 	return s.rel(p, d.rels)
 }
 
+// read reads a recorded path, which was resolved when it was recorded:
+// behind a link now, wherever the link leads (inside the root, out of it,
+// or round in a loop), it is gone.
 func (d *dirCache) read(rel string) (Image, []byte, error) {
-	return d.readWith(rel, hashOnly)
+	img, data, err := d.readWith(rel, hashOnly)
+	if err != nil && d.behindLink(rel) {
+		return Image{Kind: ImageAbsent}, nil, nil
+	}
+	return img, data, err
 }
 
 // readWith reads rel, or finds it absent behind a link that stays inside

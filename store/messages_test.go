@@ -31,7 +31,7 @@ func TestReasonReads(t *testing.T) {
 		t.Fatalf("steps %+v", p.Steps)
 	}
 	why := p.Steps[0].Reason
-	if want := "not touched: it lies behind a symbolic link that leads out of the root now"; why != want {
+	if want := "not restored: a symbolic link stands where its folder sub was"; why != want {
 		t.Fatalf("reason %q, want %q", why, want)
 	}
 	for _, bad := range []string{"statat", "sub/f.txt", "escapes from parent"} {

@@ -242,6 +242,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 	dirs := newDirCache(s.root)
 	defer dirs.close()
 	defer s.saveStats()
+	blocked := s.wayBlocked(goals)
 	var steps []Step
 	for _, g := range goals {
 		st := Step{Path: g.path, Want: g.img}
@@ -257,6 +258,11 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 			now = Image{Kind: ImageAbsent}
 		}
 		st.Do, st.Reason = s.decide(now, g.img)
+		if st.Do == ActRestore {
+			if why := blocked(g.path); why != "" {
+				st.Do, st.Reason = ActFail, why
+			}
+		}
 		if g.badBlob != "" {
 			st.Reason = fmt.Sprintf("not restored: blob name %q is not 64 hex digits", g.badBlob)
 		}

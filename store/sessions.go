@@ -19,25 +19,71 @@ import (
 // lock cannot be had it goes on, and says so in the error log: the worst
 // outcome is a second turn for one prompt.
 func (s *Store) OpenTurn(session string, meta TurnMeta) (TurnID, error) {
+	turn, unlock, err := s.openTurn(session, meta)
+	unlock()
+	return turn, err
+}
+
+// openTurn is OpenTurn, returning with hook.lock still held when it took
+// it (the session had no turn); unlock releases it, and is never nil.
+func (s *Store) openTurn(session string, meta TurnMeta) (turn TurnID, unlock func(), err error) {
+	unlock = func() {}
 	if turn, ok := s.SessionTurn(session); ok {
-		return TurnID(turn), nil
+		return TurnID(turn), unlock, nil
 	}
-	if unlock, err := s.LockSessions(); err == nil {
-		defer unlock()
+	if u, err := s.LockSessions(); err == nil {
+		unlock = u
 	} else {
 		s.LogError("open a turn for %s: %v", meta.agent(), err)
 	}
 	if turn, ok := s.SessionTurn(session); ok {
-		return TurnID(turn), nil
+		return TurnID(turn), unlock, nil
 	}
-	turn, err := s.NewTurn(meta)
+	turn, err = s.NewTurn(meta)
 	if err != nil {
-		return "", errf("open a turn: %w", err)
+		return "", unlock, errf("open a turn: %w", err)
 	}
 	if err := s.SetSessionTurn(session, string(turn)); err != nil {
-		return "", errf("record turn %s for the session: %w", turn, err)
+		return "", unlock, errf("record turn %s for the session: %w", turn, err)
 	}
-	return turn, nil
+	return turn, unlock, nil
+}
+
+// BeginWrite is a file tool's step before it writes, in one call: it
+// finds the open turn of meta.Session, opening one labelled label when the
+// session has none (as OpenTurn does), and captures paths in it as
+// Capture does, returning the turn used. When it opens the turn, hook.lock
+// is held until the paths are captured, so a parallel call of the same
+// session joins a turn that already holds the first call's captures.
+// meta.Session must be named.
+func (s *Store) BeginWrite(meta TurnMeta, label string, paths []string) (TurnID, error) {
+	if meta.Session == "" {
+		return "", errf("capture %s: no session named", strings.Join(paths, ", "))
+	}
+	// Capture takes blobs.lock and the turn's lock inside hook.lock:
+	// nothing takes hook.lock while holding either.
+	turn, unlock, err := s.openTurn(meta.Session, TurnMeta{Label: label, Source: meta.Source})
+	defer unlock()
+	if err != nil {
+		return "", err
+	}
+	return s.Capture(turn, meta, paths)
+}
+
+// ErrNoOpenTurn means a session has no open turn to seal a write in: the
+// step before the write (BeginWrite) never came.
+var ErrNoOpenTurn = errors.New("no turn open")
+
+// EndWrite is a file tool's step after it wrote, in one call: paths are
+// sealed, as Seal does, in the open turn of session, which it returns. A
+// session with none is ErrNoOpenTurn, and nothing is sealed.
+func (s *Store) EndWrite(session string, paths []string) (TurnID, error) {
+	open, ok := s.SessionTurn(session)
+	if !ok {
+		return "", ErrNoOpenTurn
+	}
+	turn := TurnID(open)
+	return turn, s.Seal(turn, paths)
 }
 
 // agent names where a turn came from, for the error log.

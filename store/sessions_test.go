@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -142,5 +143,73 @@ func TestOpenTurn(t *testing.T) {
 	}
 	if turn, _ := s.SessionTurn("claude:x"); turn != used.String() {
 		t.Fatalf("the session's open turn is %q after the capture moved on to %q", turn, used)
+	}
+}
+
+// TestBeginWrite: a file tool's step before a write is one call that
+// opens the session's turn when it has none (many parallel calls open one,
+// and each one's file is captured in it), joins the turn the session has,
+// and moves on to a continuation when that turn was rewound; the step
+// after the write seals in the session's turn, and a session with none is
+// ErrNoOpenTurn.
+func TestBeginWrite(t *testing.T) {
+	files := map[string]string{}
+	for i := range 8 {
+		files["f"+strconv.Itoa(i)] = "0\n"
+	}
+	root, s := ignoreProject(t, files)
+	src := &Source{Agent: "claude", Session: "x"}
+	meta := TurnMeta{Source: src, Session: "claude:x"}
+	if _, err := s.BeginWrite(TurnMeta{Source: src}, "edits", []string{filepath.Join(root, "f0")}); err == nil {
+		t.Fatal("a write without a session was taken")
+	}
+	got := make(chan TurnID, len(files))
+	for i := range cap(got) {
+		go func() {
+			s2 := openStore(t, root)
+			turn, err := s2.BeginWrite(meta, "edits", []string{filepath.Join(root, "f"+strconv.Itoa(i))})
+			if err != nil {
+				t.Error(err)
+			}
+			got <- turn
+		}()
+	}
+	first := <-got
+	for range cap(got) - 1 {
+		if turn := <-got; turn != first {
+			t.Fatalf("parallel BeginWrite calls went to turns %q and %q", first, turn)
+		}
+	}
+	if turn, ok := s.SessionTurn("claude:x"); !ok || TurnID(turn) != first {
+		t.Fatalf("SessionTurn = %q, %v; want %q", turn, ok, first)
+	}
+	log, err := s.Log(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log) != 1 || log[0].ID != first.String() || log[0].Label != "edits" {
+		t.Fatalf("log %+v; want the one turn %s, labelled edits", log, first)
+	}
+	if fs, err := s.Files(first.String(), false); err != nil || len(fs) != len(files) {
+		t.Fatalf("turn %s holds %d files (%v); want %d", first, len(fs), err, len(files))
+	}
+	a := filepath.Join(root, "f0")
+	os.WriteFile(a, []byte("1\n"), 0o644)
+	if turn, err := s.EndWrite("claude:x", []string{a}); err != nil || turn != first {
+		t.Fatalf("EndWrite = %q, %v; want %q", turn, err, first)
+	}
+	if _, err := s.EndWrite("claude:other", []string{a}); !errors.Is(err, ErrNoOpenTurn) {
+		t.Fatalf("EndWrite in a session with no turn: %v, want ErrNoOpenTurn", err)
+	}
+	if turn, err := s.BeginWrite(meta, "unused", []string{a}); err != nil || turn != first {
+		t.Fatalf("BeginWrite with a turn open = %q, %v; want %q", turn, err, first)
+	}
+	rewindTurn(t, s, first.String())
+	used, err := s.BeginWrite(meta, "unused", []string{a})
+	if want := TurnID(first.String() + ".2"); err != nil || used != want {
+		t.Fatalf("BeginWrite after a rewind = %q, %v; want %q", used, err, want)
+	}
+	if turn, _ := s.SessionTurn("claude:x"); turn != used.String() {
+		t.Fatalf("the session's open turn is %q after the write moved on to %q", turn, used)
 	}
 }

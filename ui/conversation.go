@@ -136,14 +136,15 @@ func (m *Model) convLines(w int) []string {
 // convView draws the conversation in the diff pane's place.
 func (m *Model) convView(w, h int) []string {
 	e := m.selected()
-	title := "Conversation"
+	title := []part{{text: "Conversation"}}
 	if e != nil {
-		title += " of turn " + present.Escape(e.ID)
+		title[0] = part{text: "Conversation of turn " + present.Escape(e.ID), short: "Conversation", weight: 3, keep: true}
 		if e.Source != nil && e.Source.Agent != "" {
-			title += " · " + present.Escape(e.Source.Agent)
+			title = append(title, part{text: present.Escape(e.Source.Agent), weight: 1})
 		}
 	}
-	out := []string{m.sty.paneTitle(title+" · c/esc: the diff", w, m.focus == paneDiff)}
+	title = append(title, part{text: "c/esc: the diff", weight: 2})
+	out := []string{m.sty.paneTitle(fitParts(title, max(w-1, 0)), w, m.focus == paneDiff)}
 	lines := m.convLines(w)
 	top := clamp(m.conv.top, 0, max(len(lines)-(h-1), 0))
 	for _, l := range lines[min(top, len(lines)):] {

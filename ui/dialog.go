@@ -201,6 +201,9 @@ func (d *dialog) Bindings(k keymap.KeyMap) keymap.KeyMap {
 	// rewind of the same turn; R switches a rewind's preview to the revert
 	// of the selected turn alone.
 	k.Rewind.SetEnabled(d.result != nil && len(d.result.Failed) > 0 && rewind || preview && d.kind == store.KindRevert && d.target != "")
+	if d.result != nil {
+		k.Rewind.SetHelp("r", "retry what failed") // not a rewind: the same operation, on what it left
+	}
 	k.Revert.SetEnabled(preview && d.kind == store.KindRewind && d.target != "" && !d.retry)
 	var diff *diffview.Diff
 	if preview {
@@ -1229,7 +1232,7 @@ func (d *dialog) clipDiff() {
 	if d.diff.d != nil {
 		n = d.diff.d.Len(diffview.Unified)
 	}
-	d.diff.top = clamp(d.diff.top, 0, max(n-(d.previewDiffHeight()-1), 0))
+	d.diff.top = clamp(d.diff.top, 0, max(n-d.diffRows(), 0))
 }
 
 // View draws the dialog in h rows of width w.
@@ -1239,7 +1242,7 @@ func (d *dialog) View(w, h int) string {
 	if d.plan != nil && d.result == nil && d.err == nil {
 		bh := max(h-len(out)-1, 1)
 		if d.side() {
-			lw := clamp(w*2/5, 30, 60)
+			lw := d.listWidth()
 			left := d.planListView(lw, bh)
 			right := d.previewDiffView(w-lw-1, bh)
 			sep := d.env.sty.sep.Render("│")
@@ -1328,29 +1331,30 @@ func (d *dialog) previewDiffView(w, h int) []string {
 	}
 	var out []string
 	pd := d.diff
-	what := "disk now → after the " + d.verb()
-	if pd.since {
-		what = "changes since the agent (the agent's bytes → disk now)"
+	what := part{text: "disk now → after the " + d.verb(), short: "after the " + d.verb(), weight: 2, keep: true}
+	switch {
+	case pd.since:
+		what = part{text: "changes since the agent (the agent's bytes → disk now)", short: "since the agent", weight: 2, keep: true}
+	case r != nil && r.conflict():
+		what = part{text: "disk now → with conflict markers", short: "with markers", weight: 2, keep: true}
 	}
-	t := what
+	t := []part{what}
 	if r != nil {
-		t = present.Escape(r.step.Path) + " · " + what
+		t = append([]part{{text: present.Escape(r.step.Path)}}, t...)
 	}
 	if pd.d != nil && (pd.d.Added+pd.d.Deleted) > 0 {
-		t += fmt.Sprintf(" · +%d -%d", pd.d.Added, pd.d.Deleted)
+		t = append(t, part{text: fmt.Sprintf("+%d -%d", pd.d.Added, pd.d.Deleted), weight: 1})
 	}
 	if pd.left > 0 {
-		t += fmt.Sprintf(" · → %d", pd.left)
+		t = append(t, part{text: fmt.Sprintf("→ %d", pd.left), weight: 1})
 	}
 	if r != nil && !r.kept {
 		if k, ok := d.hunks[r.step.Path]; ok {
-			t += " · " + present.Count(len(k.Hunks), "hunk") + " kept as now"
+			t = append(t, part{text: present.Count(len(k.Hunks), "hunk") + " kept as now", weight: 3})
 		}
 	}
-	out = append(out, sty.paneTitle(t, w, d.focusDiff))
-	if r != nil && r.kept && !pd.since {
-		out = append(out, sty.kept.Render(present.Fit(" kept: left as it is now. Below, what the "+d.verb()+" would have done:", w)))
-	}
+	out = append(out, sty.paneTitle(fitParts(t, max(w-1, 0)), w, d.focusDiff))
+	out = append(out, d.diffNotes(w)...)
 	switch {
 	case r == nil:
 		out = append(out, sty.dim.Render(present.Fit(" no files", w)))
@@ -1381,6 +1385,44 @@ func (d *dialog) previewDiffView(w, h int) []string {
 	}
 	return out[:h]
 }
+
+// conflict is whether the row is a file in conflict whose merge with
+// markers the preview's diff shows.
+func (r *planRow) conflict() bool {
+	return r.step.Do == store.ActFail && r.step.Marked.Kind == store.ImageContent
+}
+
+// diffNotes are the lines under the preview diff's title, w wide: that a
+// kept file is left as it is, or why a file in conflict is (the files
+// pane may have had no room for the reason).
+func (d *dialog) diffNotes(w int) []string {
+	r, sty := d.row(), d.env.sty
+	switch {
+	case r == nil || d.diff.since:
+		return nil
+	case r.kept:
+		return []string{sty.kept.Render(present.Fit(" kept: left as it is now. Below, what the "+d.verb()+" would have done:", w))}
+	case r.conflict():
+		note := orUnknown(r.step.Reason) + " — y leaves it as it is; below, the markers `ckpt revert --conflicts markers` would write"
+		var out []string
+		for _, l := range wrapLines(present.Escape(note), max(w-1, 1), 2) {
+			out = append(out, sty.fail.Render(present.Fit(" "+l, w)))
+		}
+		return out
+	}
+	return nil
+}
+
+// diffPaneWidth is the width of the preview's diff.
+func (d *dialog) diffPaneWidth() int {
+	if d.side() {
+		return d.w - d.listWidth() - 1
+	}
+	return d.w
+}
+
+// listWidth is the width of the preview's files beside its diff.
+func (d *dialog) listWidth() int { return clamp(d.w*2/5, 30, 60) }
 
 // moveInDiff moves the cursor in the diff, with the focus there.
 func (d *dialog) moveInDiff(msg tea.KeyPressMsg, k keymap.KeyMap) {

@@ -51,17 +51,31 @@ func (m *Model) errorsKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 	case key.Matches(msg, k.Down):
 		m.errs.top++
 	case key.Matches(msg, k.PageUp):
-		m.errs.top -= h - 1
+		m.errs.top -= m.errorsBody(h) - 1
 	case key.Matches(msg, k.PageDown):
-		m.errs.top += h - 1
+		m.errs.top += m.errorsBody(h) - 1
 	case key.Matches(msg, k.Top):
 		m.errs.top = 0
 	case key.Matches(msg, k.Bottom):
 		m.errs.top = 1 << 30
 	}
-	m.errs.top = clamp(m.errs.top, 0, max(len(m.errorLines())-(h-1), 0))
+	m.errs.top = clamp(m.errs.top, 0, max(len(m.errorLines())-m.errorsBody(h), 0))
 	return nil
 }
+
+// errorsFoot is the errors view's last lines: how to leave it and where
+// the errors stay, wrapped to the width so the whole of it reads.
+func (m *Model) errorsFoot() []string {
+	foot := "esc closes · they stay logged: `ckpt log --errors` prints them, `ckpt log --errors --clear` empties the log"
+	var out []string
+	for _, l := range wrapLines(foot, max(m.width-1, 1), 2) {
+		out = append(out, m.sty.dim.Render(present.Fit(" "+l, m.width)))
+	}
+	return out
+}
+
+// errorsBody is the rows of errors in a view h rows high.
+func (m *Model) errorsBody(h int) int { return max(h-len(m.errorsFoot()), 1) }
 
 // errorLines is the errors view's text: a title, then each logged error,
 // newest first, with its age, wrapped to the width so the whole of it
@@ -93,18 +107,19 @@ func (m *Model) errorLines() []string {
 // errorsScreen draws the errors view in h rows.
 func (m *Model) errorsScreen(h int) []string {
 	lines := m.errorLines()
-	top := clamp(m.errs.top, 0, max(len(lines)-(h-1), 0))
-	body := lines[top:]
+	body := m.errorsBody(h)
+	top := clamp(m.errs.top, 0, max(len(lines)-body, 0))
+	lines = lines[top:]
 	out := make([]string, 0, h)
-	for i := 0; i < h-1; i++ {
-		if i < len(body) {
-			out = append(out, fitStyled(body[i], m.width))
+	for i := 0; i < body; i++ {
+		if i < len(lines) {
+			out = append(out, fitStyled(lines[i], m.width))
 		} else {
 			out = append(out, strings.Repeat(" ", m.width))
 		}
 	}
-	foot := " esc closes · they stay logged: `ckpt log --errors` prints them, `ckpt log --errors --clear` empties the log"
-	return append(out, m.sty.dim.Render(present.Fit(foot, m.width)))[:h]
+	out = append(out, m.errorsFoot()...)
+	return out[:min(len(out), h)]
 }
 
 // errorNotice is the status line's word on the logged errors not yet

@@ -148,9 +148,5 @@ func (d *dialog) moveDiffCursor(delta, dir int) {
 
 // diffRows is how many rows of the diff are on screen.
 func (d *dialog) diffRows() int {
-	rows := d.previewDiffHeight() - 1
-	if r := d.row(); r != nil && r.kept {
-		rows--
-	}
-	return max(rows, 1)
+	return max(d.previewDiffHeight()-1-len(d.diffNotes(d.diffPaneWidth())), 1)
 }

@@ -11,7 +11,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -84,6 +83,18 @@ func (d diffMode) String() string {
 		return "since the agent (agent → disk now)"
 	}
 	return "kept → disk now"
+}
+
+// short is the mode in fewer columns, for a narrow title: the help's
+// words for it.
+func (d diffMode) short() string {
+	switch d {
+	case modeAgent:
+		return "the agent's write"
+	case modeSince:
+		return "since the agent"
+	}
+	return "kept→disk"
 }
 
 // list is a cursor over n rows drawn in a window of some height.
@@ -169,9 +180,12 @@ type Model struct {
 
 	width, height int
 
-	root        string
-	entries     []store.Entry // newest first
-	statusKnown bool          // HandEdited counts are filled in
+	root    string
+	entries []store.Entry // newest first
+	// revertedBy maps a turn to the revert in effect (or its redo) that
+	// took its changes out, in whole or in part.
+	revertedBy  map[string]string
+	statusKnown bool // HandEdited counts are filled in
 	turns       turnsPane
 	files       filesPane
 
@@ -321,6 +335,7 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 	before := m.turnCount()
 	had := len(m.entries) > 0
 	m.entries = entries
+	m.revertedBy = revertsInEffect(entries)
 	if withStatus {
 		m.statusKnown = true
 	}
@@ -455,29 +470,45 @@ func (m *Model) takenOut() (op, how string) {
 	}
 	switch e.State {
 	case store.StateRewound:
-		op = store.RewoundBy(m.entries, e.ID)
+		op, how = store.RewoundBy(m.entries, e.ID), string(e.State)
 	case store.StateReverted:
-		op = revertedBy(m.entries, e.ID)
+		op, how = m.revertedBy[e.ID], string(e.State)
 	default:
-		return "", ""
+		// A turn in effect that a revert took some paths out of (it
+		// left the others in conflict) reads as reverted in part.
+		if op = m.revertedBy[e.ID]; op == "" {
+			return "", ""
+		}
+		return op, partReverted
 	}
 	if op == "" {
 		op = "an operation" // its op is folded away or filtered out
 	}
-	return op, string(e.State)
+	return op, how
 }
 
-// revertedBy is the operation of a log (newest first) that put turn's
-// revert in effect: the newest revert, or redo of one, still active whose
-// turns include it.
-func revertedBy(entries []store.Entry, turn string) string {
+// partReverted is how takenOut words a turn in effect a revert took some
+// of its paths out of.
+const partReverted = "reverted in part"
+
+// revertsInEffect maps each turn a revert in effect took changes out of
+// to that revert: of a log newest first, the newest revert, or redo of
+// one, still active whose turns include it. (An active redo naming a
+// turn not rewound is a revert's: a rewind's redo rewinds its turns.)
+func revertsInEffect(entries []store.Entry) map[string]string {
+	out := map[string]string{}
 	for i := range entries {
 		e := &entries[i]
-		if (e.Kind == store.KindRevert || e.Kind == store.KindRedo) && e.State == store.StateActive && slices.Contains(e.Turns, turn) {
-			return e.ID
+		if (e.Kind != store.KindRevert && e.Kind != store.KindRedo) || e.State != store.StateActive {
+			continue
+		}
+		for _, t := range e.Turns {
+			if _, ok := out[t]; !ok {
+				out[t] = e.ID
+			}
 		}
 	}
-	return ""
+	return out
 }
 
 // selectFile loads the diff of the selected file when it changed.

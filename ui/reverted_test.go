@@ -51,7 +51,7 @@ func TestRealRevertedTurnShowsTheAgent(t *testing.T) {
 	}
 	sc := plain(m)
 	mustContain(t, sc, "Files of turn 1 (3) · reverted by op-1", "reverted, merged",
-		"M b.txt", "A c.txt", "the agent: created · reverted", "the agent's write (kept → agent)",
+		"M b.txt", "A c.txt", "the agent: created · reverted", "the agent's write",
 		"reverted by op-1: what the agent did (v: the disk now)", "+ ONE", "op-1 ⤺ reverted turn 1 · 3 files — u to undo")
 	for _, bad := range []string{"unchanged", "no changes", "kept → disk now"} {
 		if strings.Contains(sc, bad) {
@@ -72,5 +72,89 @@ func TestRealRevertedTurnShowsTheAgent(t *testing.T) {
 	mustContain(t, sc, "kept → disk now")
 	if strings.Contains(sc, "reverted by") {
 		t.Fatalf("turn 1, back in effect, still says it was reverted:\n%s", sc)
+	}
+}
+
+// On a real store, at 80×24 and 120×36: a revert that meets a conflict
+// says why in the preview's diff (the files pane has no room for it),
+// its diff is the markers, not "after the revert"; y leaves the file,
+// the result offers r as a retry, not a rewind; and the turn, reverted in
+// part, shows the file in conflict as failed and the others as what the
+// agent did, reverted.
+func TestRealRevertConflictEverySize(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 36}} {
+		root := t.TempDir()
+		s, err := store.Open(root, store.Options{Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write := func(name, body string) {
+			t.Helper()
+			if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("server.js", "one\ntwo\nlisten(PORT)\n")
+		write("env", "PORT=8080\n")
+		for _, w := range [][2]string{{"server.js", "one\ntwo\nlisten(config.port)\n"}, {"env", "PORT=3000\n"}} {
+			if _, err := s.Write("1", store.TurnMeta{Label: "read the port and keys from the config file"}, filepath.Join(root, w[0]), []byte(w[1])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("server.js", "one\ntwo\nlisten(config.port, host)\n") // changed since, on the turn's line
+		m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		drive(t, m, m.Init())
+		press(t, m, kp("R"))
+		if m.dlg == nil || m.dlg.plan == nil {
+			t.Fatalf("%v: R opened no revert preview:\n%s", size, plain(m))
+		}
+		for i, r := range m.dlg.rows {
+			if r.step.Path == "server.js" {
+				m.dlg.cur.cur = i
+			}
+		}
+		drive(t, m, m.dlg.loadDiff(false))
+		sc := plain(m)
+		mustContain(t, sc, "server.js · disk now → with conflict markers", "conflict: line", "y leaves it",
+			"<<<<<<< now", ">>>>>>> before turn 1")
+		checkFits(t, m, sc)
+		press(t, m, kp("y"))
+		mustContain(t, plain(m), "r retry what failed")
+		if b, _ := os.ReadFile(filepath.Join(root, "server.js")); string(b) != "one\ntwo\nlisten(config.port, host)\n" {
+			t.Fatalf("%v: the file in conflict was changed: %q", size, b)
+		}
+		press(t, m, kp("esc"), kp("tab"))
+		if f := m.selectedFile(); f == nil || f.Path != "server.js" {
+			t.Fatalf("%v: the files' cursor is on %+v, want server.js", size, f)
+		}
+		sc = plain(m)
+		mustContain(t, sc, "reverted in part by op-1", "X server.js", "failed: conflict: line 3", "M env")
+		for _, l := range strings.Split(sc, "\n") {
+			if strings.Contains(l, " env ") && !strings.Contains(l, "reverted") {
+				t.Fatalf("%v: a file the revert took out does not say so: %q\n%s", size, l, sc)
+			}
+		}
+		checkFits(t, m, sc)
+		s.Close()
+	}
+}
+
+// checkFits fails unless the screen is exactly the model's size, every
+// line its width, and the footer ends with ? help and a way out.
+func checkFits(t *testing.T, m *Model, sc string) {
+	t.Helper()
+	lines := strings.Split(sc, "\n")
+	if len(lines) != m.height {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), m.height, sc)
+	}
+	for i, l := range lines {
+		if w := ansiWidth(l); w != m.width {
+			t.Fatalf("line %d is %d wide, want %d: %q", i, w, m.width, l)
+		}
+	}
+	foot := strings.TrimRight(lines[len(lines)-1], " ")
+	if !strings.Contains(foot, "? help") || !(strings.HasSuffix(foot, "q quit") || strings.HasSuffix(foot, "close")) {
+		t.Fatalf("the footer lacks ? help or a way out: %q", foot)
 	}
 }

@@ -63,9 +63,37 @@ func (m *Model) filesTop() int {
 	return m.mainHeight() * 3 / 5
 }
 
-func (m *Model) filesHeight() int { return max(m.mainHeight()-m.filesTop()-1, 1) }
+func (m *Model) filesHeight() int {
+	return max(m.mainHeight()-m.filesTop()-1-len(m.labelLines(m.leftWidth())), 1)
+}
 
-func (m *Model) diffHeight() int { return max(m.mainHeight()-1, 1) }
+// labelLines is the selected turn's label in full under the files pane's
+// title (two lines at most), when the turns pane cuts it; else none.
+func (m *Model) labelLines(w int) []string {
+	e := m.selected()
+	if e == nil || !m.labelCut(e) {
+		return nil
+	}
+	lines := wrapLines(present.Escape(e.Label), max(w-2, 1), 0)
+	if len(lines) > 2 {
+		lines = []string{lines[0], present.Fit(strings.Join(lines[1:], " "), max(w-2, 1))}
+	}
+	return lines
+}
+
+// diffHeight is the rows of diff on screen: the pane but for its title,
+// its notes and the search line while one is typed.
+func (m *Model) diffHeight() int {
+	h := m.mainHeight() - 1
+	if m.conv.on {
+		return max(h, 1) // the conversation has the pane
+	}
+	h -= len(m.diffNotes(m.selectedFile(), m.diffWidth()))
+	if m.search.typing {
+		h--
+	}
+	return max(h, 1)
+}
 
 // layoutSide is whether the diff is drawn side by side: the user's choice,
 // or by default when the pane is wide enough for two readable halves.
@@ -121,7 +149,7 @@ func (m *Model) paneAt(x, y int) (pane, int) {
 		}
 		return paneTurns, y - off
 	}
-	return paneFiles, y - m.filesTop() - 1
+	return paneFiles, y - m.filesTop() - 1 - len(m.labelLines(lw))
 }
 
 // View draws the screen.
@@ -230,18 +258,8 @@ func (m *Model) turnsView(w, h int) []string {
 	} else if len(m.turns.shown) == 0 {
 		out = append(out, m.sty.dim.Render(present.Fit(" no turn matches the filter", w)))
 	}
-	idW := 1
+	idW, ageW := m.turnColumns(rows)
 	end := min(m.turns.cur.top+rows, len(m.turns.shown))
-	for i := m.turns.cur.top; i < end; i++ {
-		idW = max(idW, ansi.StringWidth(present.Escape(m.entries[m.turns.shown[i]].ID)))
-	}
-	idW = min(idW, 8)
-	// Ages are right-aligned in the width of the widest, so a row does
-	// not shift when its age grows a digit (9m → 10m).
-	ageW := 0
-	for i := range m.entries {
-		ageW = max(ageW, ansi.StringWidth(present.Age(m.now(), m.entries[i].At)))
-	}
 	undoable := m.undoableOp()
 	for i := m.turns.cur.top; i < end; i++ {
 		idx := m.turns.shown[i]
@@ -253,6 +271,36 @@ func (m *Model) turnsView(w, h int) []string {
 		out = append(out, strings.Repeat(" ", w))
 	}
 	return out[:h]
+}
+
+// turnColumns is the width of the turns pane's id column, for the rows
+// of its window of height rows, and of its age column.
+func (m *Model) turnColumns(rows int) (idW, ageW int) {
+	idW = 1
+	end := min(m.turns.cur.top+rows, len(m.turns.shown))
+	for i := m.turns.cur.top; i < end; i++ {
+		idW = max(idW, ansi.StringWidth(present.Escape(m.entries[m.turns.shown[i]].ID)))
+	}
+	idW = min(idW, 8)
+	// Ages are right-aligned in the width of the widest, so a row does
+	// not shift when its age grows a digit (9m → 10m).
+	for i := range m.entries {
+		ageW = max(ageW, ansi.StringWidth(present.Age(m.now(), m.entries[i].At)))
+	}
+	return idW, ageW
+}
+
+// labelCut is whether the turns pane cuts e's label short, so the files
+// pane gives it in full.
+func (m *Model) labelCut(e *store.Entry) bool {
+	w := m.leftWidth()
+	if w == 0 || e.Kind != store.KindAgent {
+		return false
+	}
+	idW, ageW := m.turnColumns(m.turnsHeight())
+	left, mid, right := m.turnRowParts(e, w, idW, ageW, false, nil, "")
+	_, midW := rowFit(w, ansi.StringWidth(left)+1, mid, right) // and the cursor
+	return ansi.StringWidth(mid.text) > midW
 }
 
 // undoableOp is the id of the row that says "u to undo": the operation
@@ -309,6 +357,17 @@ type seg struct {
 }
 
 func (m *Model) turnRow(e *store.Entry, w, idW, ageW int, sel, undoable bool, folded []int, undoID string) string {
+	left, mid, right := m.turnRowParts(e, w, idW, ageW, undoable, folded, undoID)
+	cur := " "
+	if sel {
+		cur = "›"
+	}
+	return m.sty.row(w, cur+left, mid, right, sel, m.focus == paneTurns)
+}
+
+// turnRowParts is a turn's row but for the cursor: the id and the mark,
+// the label, and what is said on the right.
+func (m *Model) turnRowParts(e *store.Entry, w, idW, ageW int, undoable bool, folded []int, undoID string) (string, seg, []seg) {
 	mark := " "
 	label := present.Escape(e.Label)
 	base := lipgloss.NewStyle()
@@ -325,6 +384,10 @@ func (m *Model) turnRow(e *store.Entry, w, idW, ageW int, sel, undoable bool, fo
 			mark = "−"
 			base = dim
 			right = append(right, seg{text: "reverted", style: dim})
+		default:
+			if m.revertedBy[e.ID] != "" {
+				right = append(right, seg{text: partReverted, style: dim, optional: true})
+			}
 		}
 	default:
 		mark = map[store.Kind]string{store.KindRewind: "↶", store.KindUndo: "↺", store.KindRedo: "↷", store.KindRevert: "⤺"}[e.Kind]
@@ -380,47 +443,18 @@ func (m *Model) turnRow(e *store.Entry, w, idW, ageW int, sel, undoable bool, fo
 	age := present.Age(m.now(), e.At)
 	right = append(right, seg{text: strings.Repeat(" ", max(ageW-ansi.StringWidth(age), 0)) + age, style: dim, optional: true})
 
-	cur := " "
-	if sel {
-		cur = "›"
-	}
 	id := present.Escape(e.ID)
 	if ansi.StringWidth(id) > idW {
 		id = ansi.Truncate(id, idW, "…")
 	}
-	left := cur + pad(id, idW) + " " + mark + " "
-	return m.sty.row(w, left, seg{text: label, style: base}, right, sel, m.focus == paneTurns)
+	return pad(id, idW) + " " + mark + " ", seg{text: label, style: base}, right
 }
 
 // row lays out a line: a fixed left part, a flexible middle cut to fit,
 // and right-hand segments dropped from the left when there is no room.
 func (s *styles) row(w int, left string, mid seg, right []seg, sel, focused bool) string {
 	lw := ansi.StringWidth(left)
-	width := func(segs []seg) int {
-		n := 0
-		for _, r := range segs {
-			n += ansi.StringWidth(r.text) + 1
-		}
-		return n
-	}
-	// The middle keeps up to 28 columns, less in a narrow pane, where 8
-	// are kept for the last segment (a turn's age), so every row says it.
-	room := min(28, max(w-lw-8, 12), max(ansi.StringWidth(mid.text), 1))
-	// Drop optional pieces, oldest first, then any, until the middle has room.
-	for _, optionalOnly := range []bool{true, false} {
-		for i := 0; i < len(right) && lw+room+width(right) > w; {
-			if optionalOnly && !right[i].optional {
-				i++
-				continue
-			}
-			right = append(right[:i:i], right[i+1:]...)
-		}
-	}
-	rw := 0
-	for _, r := range right {
-		rw += ansi.StringWidth(r.text) + 1
-	}
-	midW := max(w-lw-rw, 0)
+	right, midW := rowFit(w, lw, mid, right)
 	if lw > w {
 		return s.selStyle(sel, focused).Render(present.Fit(left, w))
 	}
@@ -444,6 +478,32 @@ func (s *styles) row(w int, left string, mid seg, right []seg, sel, focused bool
 		b.WriteString(r.style.Render(r.text))
 	}
 	return b.String()
+}
+
+// rowFit is what of right a row of width w keeps beside a left part lw
+// wide, and the columns left for the middle.
+func rowFit(w, lw int, mid seg, right []seg) ([]seg, int) {
+	width := func(segs []seg) int {
+		n := 0
+		for _, r := range segs {
+			n += ansi.StringWidth(r.text) + 1
+		}
+		return n
+	}
+	// The middle keeps up to 28 columns, less in a narrow pane, where 8
+	// are kept for the last segment (a turn's age), so every row says it.
+	room := min(28, max(w-lw-8, 12), max(ansi.StringWidth(mid.text), 1))
+	// Drop optional pieces, oldest first, then any, until the middle has room.
+	for _, optionalOnly := range []bool{true, false} {
+		for i := 0; i < len(right) && lw+room+width(right) > w; {
+			if optionalOnly && !right[i].optional {
+				i++
+				continue
+			}
+			right = append(right[:i:i], right[i+1:]...)
+		}
+	}
+	return right, max(w-lw-width(right), 0)
 }
 
 func (s *styles) selStyle(sel, focused bool) lipgloss.Style {
@@ -508,7 +568,7 @@ func (m *Model) fileStatus(f *store.File) (letter, word, short string) {
 	switch {
 	case how == "":
 		return fileStatus(f)
-	case how == string(store.StateReverted):
+	case how == string(store.StateReverted) || how == partReverted:
 		return revertedStatus(f)
 	}
 	switch f.Status {
@@ -532,15 +592,14 @@ func revertedStatus(f *store.File) (letter, word, short string) {
 		letter, word, _ = agentChange(f, "reverted")
 		return letter, word, "reverted"
 	case store.StatusModified, store.StatusCreated, store.StatusDeleted:
-		letter, word, _ = agentChange(f, "reverted, later changes kept")
 		if f.HandEdited {
-			return "!", word + ", " + present.ChangedSinceAgent, "reverted !"
+			return fileStatus(f) // the disk says more than what the agent did
 		}
+		letter, word, _ = agentChange(f, "reverted, later changes kept")
 		return letter, word, "reverted, merged"
-	case store.StatusHandEdited:
-		_, word, _ = agentChange(f, "reverted, "+present.ChangedSinceAgent)
-		return "!", word, "reverted !"
 	}
+	// Changed since the agent, failed (a conflict left as it was), …:
+	// what the disk says now.
 	return fileStatus(f)
 }
 
@@ -575,28 +634,37 @@ func shortWord(s store.Status) string { return present.StatusShort(s) }
 func (m *Model) filesView(w, h int) []string {
 	out := make([]string, 0, h)
 	e := m.selected()
-	t := "Files"
+	t := []part{{text: "Files"}}
 	if e != nil && e.Kind == store.KindAgent {
-		t = fmt.Sprintf("Files of turn %s (%d)", present.Escape(e.ID), len(m.files.rows))
+		// The turn's id can go: the turns pane above has it under the cursor.
+		t[0] = part{text: fmt.Sprintf("Files of turn %s (%d)", present.Escape(e.ID), len(m.files.rows)),
+			short: fmt.Sprintf("Files (%d)", len(m.files.rows)), weight: 4, keep: true}
+		if op, how := m.takenOut(); op != "" {
+			t = append(t, part{text: how + " by " + present.Escape(op), short: how, weight: 3, keep: true})
+		}
 		if e.Source != nil && e.Source.Agent != "" {
-			t += " · " + present.Escape(e.Source.Agent)
+			who := present.Escape(e.Source.Agent)
+			p := part{text: who, weight: 1}
 			if s := e.Source.Session; s != "" {
 				if len(s) > 8 {
 					s = s[:8]
 				}
-				t += " session " + present.Escape(s)
+				p.text, p.short = who+" session "+present.Escape(s), who
 			}
-		}
-		if op, how := m.takenOut(); op != "" {
-			t += " · " + how + " by " + present.Escape(op)
+			t = append(t, p)
 		}
 	}
-	out = append(out, m.sty.paneTitle(t, w, m.focus == paneFiles))
+	out = append(out, m.sty.paneTitle(fitParts(t, max(w-1, 0)), w, m.focus == paneFiles))
+	for _, l := range m.labelLines(w) {
+		out = append(out, m.sty.dim.Render(present.Fit(" "+l, w)))
+	}
 	switch {
 	case e == nil:
 	case e.Kind != store.KindAgent:
 		for _, l := range opDetails(e, m.entries) {
-			out = append(out, present.Fit(" "+l, w))
+			for _, wl := range wrapLines(l, max(w-1, 1), 4) {
+				out = append(out, present.Fit(" "+wl, w))
+			}
 		}
 	case m.files.err != nil:
 		out = append(out, m.sty.errText.Render(present.Fit(" "+present.Escape(m.files.err.Error()), w)))
@@ -605,7 +673,7 @@ func (m *Model) filesView(w, h int) []string {
 	case len(m.files.rows) == 0:
 		out = append(out, m.sty.dim.Render(present.Fit(" no files in this turn", w)))
 	}
-	end := min(m.files.cur.top+h-1, len(m.files.rows))
+	end := min(m.files.cur.top+max(h-len(out), 0), len(m.files.rows))
 	for i := m.files.cur.top; i < end && e != nil && e.Kind == store.KindAgent; i++ {
 		f := &m.files.rows[i]
 		letter, word, short := m.fileStatus(f)
@@ -682,38 +750,30 @@ func (m *Model) diffView(w, h int) []string {
 	out := make([]string, 0, h)
 	f := m.selectedFile()
 	d := m.diff.d
-	var info []string
+	var info []part
 	if m.search.query != "" {
-		info = append(info, fmt.Sprintf("%q: %s", m.search.query, present.Count(len(m.search.hits), "line")))
+		info = append(info, part{text: fmt.Sprintf("%q: %s", m.search.query, present.Count(len(m.search.hits), "line")), weight: 4})
 	}
 	if f != nil {
-		info = append(info, m.diffMode().String())
+		info = append(info, part{text: m.diffMode().String(), short: m.diffMode().short(), weight: 2, keep: true})
 	}
-
 	if m.diff.left > 0 {
-		info = append(info, fmt.Sprintf("→ %d", m.diff.left))
+		info = append(info, part{text: fmt.Sprintf("→ %d", m.diff.left), weight: 2})
 	}
 	if m.wrap {
-		info = append(info, "wrapped")
+		info = append(info, part{text: "wrapped", weight: 1})
 	}
 	if d != nil && len(d.Hunks(m.layout())) > 0 {
 		hs := d.Hunks(m.layout())
-		info = append(info, fmt.Sprintf("+%d -%d", d.Added, d.Deleted), fmt.Sprintf("hunk %d/%d", m.currentHunk()+1, len(hs)))
+		n := fmt.Sprintf("%d/%d", m.currentHunk()+1, len(hs))
+		info = append(info, part{text: fmt.Sprintf("+%d -%d", d.Added, d.Deleted), weight: 2}, part{text: "hunk " + n, weight: 1})
 	}
 	if f != nil {
-		_, word, _ := m.fileStatus(f)
-		info = append(info, word)
+		_, word, short := m.fileStatus(f)
+		info = append(info, part{text: word, short: short, weight: 5, keep: true})
 	}
-	out = append(out, m.pathTitle(f, strings.Join(info, " · "), w, m.focus == paneDiff))
-	if f != nil && f.Shell != "" {
-		out = append(out, m.sty.dim.Render(present.Fit(" changed by the shell command $ "+present.Escape(f.Shell), w)))
-	}
-	if f != nil && m.sideRefused() {
-		out = append(out, m.sty.dim.Render(present.Fit(fmt.Sprintf(" unified: side by side needs %d columns (s: unified)", sideMinWidth), w)))
-	}
-	if op, how := m.takenOut(); f != nil && op != "" && !m.diff.modeSet {
-		out = append(out, m.sty.dim.Render(present.Fit(" "+how+" by "+present.Escape(op)+": what the agent did (v: the disk now)", w)))
-	}
+	out = append(out, m.pathTitle(f, info, w, m.focus == paneDiff))
+	out = append(out, m.diffNotes(f, w)...)
 	if m.search.typing {
 		out = append(out, fitStyled(" search: "+m.input.View(), w))
 	}
@@ -755,6 +815,34 @@ func (m *Model) diffView(w, h int) []string {
 	return out[:h]
 }
 
+// diffNotes are the lines between the diff pane's title and the diff:
+// the shell command that changed the file, why the diff is unified, and
+// that a rewound or reverted turn's diff is what the agent did.
+func (m *Model) diffNotes(f *store.File, w int) []string {
+	if f == nil {
+		return nil
+	}
+	var out []string
+	if f.Shell != "" {
+		out = append(out, m.sty.dim.Render(present.Fit(" changed by the shell command $ "+present.Escape(f.Shell), w)))
+	}
+	if m.sideRefused() {
+		out = append(out, m.sty.dim.Render(present.Fit(fmt.Sprintf(" unified: side by side needs %d columns (s: unified)", sideMinWidth), w)))
+	}
+	if f.Status == store.StatusFailed {
+		// The title may have room for "failed" only: here is why.
+		for _, l := range wrapLines("failed: "+present.Escape(orUnknown(f.Reason)), max(w-1, 1), 2) {
+			out = append(out, m.sty.errText.Render(present.Fit(" "+l, w)))
+		}
+	}
+	if op, how := m.takenOut(); op != "" && !m.diff.modeSet {
+		for _, l := range wrapLines(how+" by "+present.Escape(op)+": what the agent did (v: the disk now)", max(w-1, 1), 2) {
+			out = append(out, m.sty.dim.Render(present.Fit(" "+l, w)))
+		}
+	}
+	return out
+}
+
 // waitingHint is what the diff pane says before the first turn: whether
 // the folder has a store at all, and the next step — to start the agent
 // when its hooks are installed, else to install them.
@@ -782,21 +870,18 @@ func (m *Model) waitingHint() string {
 }
 
 // pathTitle is a pane title naming a file: the path is cut from the left
-// so its name stays, then the rest as room allows.
-func (m *Model) pathTitle(f *store.File, rest string, w int, focused bool) string {
+// so its name stays, then the rest as room allows, the parts of least
+// weight giving way first.
+func (m *Model) pathTitle(f *store.File, rest []part, w int, focused bool) string {
 	if f == nil {
 		return m.sty.paneTitle("Diff", w, focused)
 	}
 	path := present.Escape(f.Path)
 	pw := ansi.StringWidth(path)
-	if room := w - 1 - pw; room < 12 && rest != "" {
+	if room := w - 1 - pw; room < 12 && len(rest) > 0 {
 		path = present.FitLeft(path, max(w*2/3, 1))
 	}
-	t := " " + path
-	if rest != "" {
-		t += " · " + rest
-	}
-	s := present.Fit(t, w)
+	s := " " + fitParts(append([]part{{text: path}}, rest...), max(w-1, 0))
 	if focused {
 		return m.sty.titleFocus.Render(s)
 	}
@@ -816,8 +901,17 @@ func (m *Model) statusLine() string {
 	// blocks, so it says more); the help says so too.
 	info := fmt.Sprintf("%s · %s · %s in store files", root, present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
 	msg, style, _ := m.statusMsg()
-	if ansi.StringWidth(info)+ansi.StringWidth(msg)+2 > w {
-		info = strings.TrimSuffix(info, " in store files") // the message first
+	// The message first: the folder's facts give way to it, the least
+	// telling first, down to none.
+	for _, short := range []string{
+		strings.TrimSuffix(info, " in store files"),
+		fmt.Sprintf("%s · %s", present.Count(m.turnCount(), "turn"), present.Bytes(m.size)),
+		"",
+	} {
+		if msg == "" || ansi.StringWidth(info)+ansi.StringWidth(msg)+2 <= w {
+			break
+		}
+		info = short
 	}
 	iw := ansi.StringWidth(info)
 	if iw+2 > w {
@@ -837,7 +931,7 @@ func (m *Model) statusMsg() (msg string, style lipgloss.Style, notice bool) {
 		return fmt.Sprintf("%s since you looked — f follows the newest", present.Count(m.newer, "new turn")), m.sty.dim, false
 	case m.status != "":
 		return present.Escape(m.status), m.sty.status, false
-	case m.errorNotice() != "":
+	case m.errorNotice() != "" && !m.errs.open: // the errors view shows them whole
 		return m.errorNotice(), m.sty.warn, true
 	}
 	return "", m.sty.status, false
@@ -873,6 +967,10 @@ func (m *Model) helpLine() string {
 			return m.footer(nil, []key.Binding{k.Help, closer}, m.width)
 		}
 		return m.footer(m.dlg.ShortHelp(k), []key.Binding{k.Help, closer}, m.width)
+	}
+	if m.errs.open && !m.showHelp {
+		// The errors view scrolls and closes; the panes' keys wait.
+		return m.footer([]key.Binding{k.Up, k.Down, k.PageDown, k.Top, k.Bottom}, []key.Binding{k.Help, k.Back, k.Quit}, m.width)
 	}
 	var live []key.Binding
 	if !m.showHelp {
@@ -927,12 +1025,20 @@ func (m *Model) helpLines() []string {
 		l, w := statusInfo(s)
 		lines = append(lines, "  "+l+"  "+w)
 	}
-	lines = append(lines, "", " Turn marks: × rewound · − reverted · ↶ a rewind · ⤺ a revert · ↺ an undo · ↷ a redo",
-		" ⚠N: N files changed since the agent wrote them",
-		" The status line: the project folder · its agent turns · the store's size, the sum of its files' lengths",
-		" (du counts disk blocks, so it shows more)")
+	// Prose wraps to the width, so it reads whole on a narrow screen.
+	prose := func(text string) {
+		for _, l := range wrapLines(text, max(m.width-1, 1), 2) {
+			lines = append(lines, " "+l)
+		}
+	}
+	lines = append(lines, "")
+	prose("Turn marks: × rewound · − reverted · ↶ a rewind · ⤺ a revert · ↺ an undo · ↷ a redo")
+	prose("⚠N: N files changed since the agent wrote them")
+	prose("The status line: the project folder · its agent turns · the store's size, the sum of its files' lengths " +
+		"(du counts disk blocks, so it shows more)")
 	if len(m.hookErrs) > 0 {
-		lines = append(lines, "", fmt.Sprintf(" %s logged: E shows them, newest first", present.Count(len(m.hookErrs), "error")))
+		lines = append(lines, "")
+		prose(fmt.Sprintf("%s logged: E shows them, newest first", present.Count(len(m.hookErrs), "error")))
 	}
 	return lines
 }
