@@ -16,7 +16,7 @@ func TestRepackPacksLoose(t *testing.T) {
 	defer func(n int) { packLooseAt = n }(packLooseAt)
 	packLooseAt = 40
 	root := t.TempDir()
-	s := openT(t, root)
+	s := openStore(t, root)
 	var turns [][]string
 	content := func(i, j int) string {
 		if j == 0 {
@@ -64,7 +64,7 @@ func TestRepackPacksLoose(t *testing.T) {
 	if s.RepackDue() {
 		t.Error("a repack is due right after one")
 	}
-	s2 := openT(t, root)
+	s2 := openStore(t, root)
 	if fs, err := s2.Verify(); err != nil || len(fs) != 0 {
 		t.Fatalf("verify: %v %v", fs, err)
 	}
