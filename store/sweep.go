@@ -494,11 +494,11 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 	}
 	body := len(buf)
 	for _, r := range recs {
-		f, ok := t.byPath[r.path]
-		if ok && f.post != nil && sameBytes(*f.post, r.post) && f.post.Mode == r.post.Mode {
+		f := t.file(r.path)
+		if f != nil && f.post != nil && sameBytes(*f.post, r.post) && f.post.Mode == r.post.Mode {
 			continue // the agent's file tool wrote it, and sealed it
 		}
-		if !ok {
+		if f == nil {
 			pre := r.pre
 			buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, CmdN: cmdN, Shared: shared}, At: now, N: n})
 		}
