@@ -147,14 +147,26 @@ func (ps *packSet) list(s *Store) ([]*packFile, map[string]error) {
 }
 
 // counts returns the number of packs in packs/ and how many of them the
-// multi-pack index does not cover.
+// multi-pack index does not cover. It lists packs/ and reads packs.idx
+// when that changed, but no pack's own index: a hook asks it at every
+// turn, and the index of an uncovered pack a first copy wrote names
+// every file of the tree. It leaves what lookups know as it was.
 func (ps *packSet) counts(s *Store) (packs, uncovered int) {
 	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	ps.refresh(s)
-	for name := range ps.present {
+	m, at := ps.midx, ps.midxAt
+	ps.mu.Unlock()
+	if fi, err := s.dir.Lstat(midxFile); err != nil {
+		m = nil
+	} else if at == nil || !sameFile(fi, at) {
+		m, _ = s.loadMidx() // one it cannot read covers nothing
+	}
+	list, _ := storefs.Names(s.dir, "packs")
+	for _, n := range list {
+		if !strings.HasSuffix(n, ".pack") || strings.HasPrefix(n, ".tmp-") {
+			continue
+		}
 		packs++
-		if !ps.midx.Covers(name) {
+		if !m.Covers(n) {
 			uncovered++
 		}
 	}

@@ -106,3 +106,39 @@ func TestMidxStaleFallsBack(t *testing.T) {
 		t.Logf("verify names the stale index: %v", fs)
 	}
 }
+
+// Asking whether a repack is due (a hook does, at every turn) reads no
+// pack's own index, however many blobs an uncovered pack holds, and it
+// counts packs as the listing does, before and after a repack.
+func TestRepackDueReadsNoPackIndex(t *testing.T) {
+	root := t.TempDir()
+	s := openStore(t, root)
+	SetLooseMax(s, 1)
+	for i := range 3 {
+		paths := []string{fmt.Sprintf("a%d.txt", i), fmt.Sprintf("b%d.txt", i)}
+		for _, p := range paths {
+			wr(t, root, p, "file "+p+"\n")
+		}
+		captureEditSeal(t, s, root, fmt.Sprint(i+1), paths)
+	}
+	s2 := openStore(t, root)
+	packs, _ := s2.PackCounts()
+	if packs != 6 {
+		t.Fatalf("want a pack per capture and per seal, got %d", packs)
+	}
+	_ = s2.RepackDue()
+	if len(s2.packs.files) != 0 || len(s2.packs.where) != 0 {
+		t.Errorf("RepackDue opened %d packs and indexed %d blobs", len(s2.packs.files), len(s2.packs.where))
+	}
+	if _, err := s2.Repack(true); err != nil {
+		t.Fatal(err)
+	}
+	s3 := openStore(t, root)
+	n := len(dirNames(t, filepath.Join(root, storeDir, "packs")))
+	if got, _ := s3.PackCounts(); got != n {
+		t.Errorf("PackCounts says %d packs, packs/ holds %d", got, n)
+	}
+	if s3.RepackDue() {
+		t.Error("a repack is due right after a full one")
+	}
+}
