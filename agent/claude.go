@@ -16,8 +16,8 @@ func init() {
 	})
 }
 
-// claudeWriteTools are the tools whose tool_input names the file written.
-var claudeWriteTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+// claudeWrites are the tools whose tool_input names the file written.
+var claudeWrites = toolSet("Write", "Edit", "MultiEdit", "NotebookEdit")
 
 type claudeEvent struct {
 	HookEventName string          `json:"hook_event_name"`
@@ -42,25 +42,7 @@ func parseClaude(data []byte, getenv func(string) string) (event, error) {
 		project:    getenv("CLAUDE_PROJECT_DIR"),
 		transcript: e.Transcript,
 	}
-	if sh, ok := claudeShell(e.HookEventName, e.ToolName); ok {
-		ev.do, ev.command = sh, shellCommand(e.ToolName, toolCommand(e.ToolInput))
-		return ev, nil
-	}
-	switch e.HookEventName {
-	case "UserPromptSubmit":
-		ev.do, ev.text = startTurn, e.Prompt
-		return ev, nil
-	case "PreToolUse":
-		ev.do = beforeWrite
-	case "PostToolUse":
-		ev.do = afterWrite
-	default:
-		// PostToolUseFailure and the rest: a failed call leaves the
-		// file as captured, and that is fine.
-		return ev, nil
-	}
-	if !claudeWriteTools[e.ToolName] {
-		ev.do = ignore
+	if !claudeAction(&ev, e.HookEventName, e.ToolName, e.Prompt, e.ToolInput, isShellTool, claudeWrites) {
 		return ev, nil
 	}
 	// Continue's cn runs the hooks in Claude Code's files, and its Write
@@ -86,19 +68,35 @@ func parseClaude(data []byte, getenv func(string) string) (event, error) {
 	return ev, nil
 }
 
-// claudeShell maps the events of a swept tool, and Stop, to their action.
-// Codex sends the same events and names.
-func claudeShell(event, tool string) (action, bool) {
+// claudeAction sets ev's action from the names of a Claude-shaped event
+// (Claude Code's, Codex's and those of the agents in shaped.go) and its
+// tool: a prompt opens a turn and Stop ends it; a swept tool (shell) is
+// swept around, after it failed too, since a failed command may have
+// written; a file tool (writes) is captured before and sealed after. The
+// rest is ignored: after a failed file tool the file stays as captured,
+// and that is fine. It reports whether the action needs the paths the
+// tool's input names.
+func claudeAction(ev *event, name, tool, prompt string, input json.RawMessage, shell, writes func(string) bool) bool {
 	switch {
-	case event == "Stop":
-		return turnEnd, true
-	case !isShellTool(tool):
-		return ignore, false
-	case event == "PreToolUse":
-		return shellBefore, true
-	case event == "PostToolUse" || event == "PostToolUseFailure":
-		// A failed command may have written too.
-		return shellAfter, true
+	case name == "UserPromptSubmit":
+		ev.do, ev.text = startTurn, prompt
+	case name == "Stop":
+		ev.do = turnEnd
+	case shell(tool):
+		switch name {
+		case "PreToolUse":
+			ev.do = shellBefore
+		case "PostToolUse", "PostToolUseFailure":
+			ev.do = shellAfter
+		}
+		ev.command = shellCommand(tool, toolCommand(input))
+	case !writes(tool):
+	case name == "PreToolUse":
+		ev.do = beforeWrite
+		return true
+	case name == "PostToolUse":
+		ev.do = afterWrite
+		return true
 	}
-	return ignore, false
+	return false
 }

@@ -17,7 +17,7 @@ func init() {
 	})
 }
 
-var codexWriteTools = map[string]bool{"apply_patch": true, "Edit": true, "Write": true}
+var codexWrites = toolSet("apply_patch", "Edit", "Write")
 
 type codexEvent struct {
 	HookEventName string          `json:"hook_event_name"`
@@ -36,23 +36,7 @@ func parseCodex(data []byte, getenv func(string) string) (event, error) {
 		return event{}, fmt.Errorf("decode the event: %w", err)
 	}
 	ev := event{name: e.HookEventName, session: e.SessionID, prompt: e.TurnID, cwd: e.Cwd, transcript: e.Transcript}
-	if sh, ok := claudeShell(e.HookEventName, e.ToolName); ok {
-		ev.do, ev.command = sh, shellCommand(e.ToolName, toolCommand(e.ToolInput))
-		return ev, nil
-	}
-	switch e.HookEventName {
-	case "UserPromptSubmit":
-		ev.do, ev.text = startTurn, e.Prompt
-		return ev, nil
-	case "PreToolUse":
-		ev.do = beforeWrite
-	case "PostToolUse":
-		ev.do = afterWrite
-	default:
-		return ev, nil
-	}
-	if !codexWriteTools[e.ToolName] {
-		ev.do = ignore
+	if !claudeAction(&ev, e.HookEventName, e.ToolName, e.Prompt, e.ToolInput, isShellTool, codexWrites) {
 		return ev, nil
 	}
 	paths, err := codexInputPaths(e.ToolInput)

@@ -51,29 +51,7 @@ func (c claudeShape) parse(data []byte, getenv func(string) string) (event, erro
 	if ev.transcript == "" && c.transcript != nil && ev.session != "" {
 		ev.transcript = c.transcript(ev.session, getenv)
 	}
-	switch {
-	case name == "UserPromptSubmit":
-		ev.do, ev.text = startTurn, e.Prompt
-		return ev, nil
-	case name == "Stop":
-		ev.do = turnEnd
-		return ev, nil
-	case c.shell(e.ToolName):
-		switch name {
-		case "PreToolUse":
-			ev.do = shellBefore
-		case "PostToolUse", "PostToolUseFailure":
-			ev.do = shellAfter
-		}
-		ev.command = shellCommand(e.ToolName, toolCommand(e.ToolInput))
-		return ev, nil
-	case !c.writes(e.ToolName):
-		return ev, nil
-	case name == "PreToolUse":
-		ev.do = beforeWrite
-	case name == "PostToolUse":
-		ev.do = afterWrite
-	default:
+	if !claudeAction(&ev, name, e.ToolName, e.Prompt, e.ToolInput, c.shell, c.writes) {
 		return ev, nil
 	}
 	paths, err := inputPaths(e.ToolInput)

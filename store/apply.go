@@ -74,7 +74,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	if err != nil {
 		return nil, errf("%s: %w", q.Kind, err)
 	}
-	rmdirs := s.rmdirs(v, q)
+	rmdirs := s.keptFolders(v, s.rmdirs(v, q), q)
 	var had, mkdirs []string
 	var hadModes, mkdirModes []uint32
 	for _, d := range rmdirs {
@@ -251,8 +251,9 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 
 // execute changes the folder as the steps say, in an order that lets a
 // file replace a folder and a folder replace a file: deletions, then the
-// folders left empty, then the folders an undo gives back (before the
-// files in them, so each folder gets its own mode), then restores.
+// folders left empty, then folders restored where a file or link stood,
+// then the folders an undo gives back (before the files in them, so each
+// folder gets its own mode), then restores.
 // Within a phase paths are independent, so they run on several
 // goroutines (small-file writes wait on the disk more than the CPU).
 // Progress is reported from the calling goroutine.
@@ -305,7 +306,6 @@ func (s *Store) execute(recs []record.Line, bytesOf map[string][]byte, rmdirs, m
 	}
 	if hope {
 		s.removeDirs(rmdirs, fp)
-		s.makeDirs(mkdirs, mkdirModes, fp)
 	}
 	// Folders a command turned into files or links come back next, one at
 	// a time and parents first (recs are sorted by path), so the files in
@@ -321,6 +321,11 @@ func (s *Store) execute(recs []record.Line, bytesOf map[string][]byte, rmdirs, m
 		}
 	}
 	dirs.close()
+	// The folders an undo gives back, once those a command turned into
+	// files or links are folders again (one may stand in their way).
+	if hope {
+		s.makeDirs(mkdirs, mkdirModes, fp)
+	}
 	phase(func(r record.Line) bool {
 		return r.Do != ActDelete && (r.Do != ActRestore || r.Want == nil || r.Want.Kind != ImageDir)
 	})
@@ -332,7 +337,7 @@ func (s *Store) removeDirs(dirs []string, fp *failpoint) {
 		if rel, err := s.Rel(d); err == nil {
 			// Only a real folder (a link standing there was never kept),
 			// and Remove refuses one that is not empty, which is the point.
-			if fi, err := s.root.Lstat(rel); err == nil && fi.IsDir() && s.wayIsFolders(rel) && s.root.Remove(rel) == nil {
+			if fi, err := s.root.Lstat(rel); err == nil && fi.IsDir() && s.wayIsFolders(d) && s.root.Remove(rel) == nil {
 				fp.hit()
 			}
 		}
@@ -354,7 +359,7 @@ func (s *Store) makeDirs(dirs []string, modes []uint32, fp *failpoint) {
 		if len(modes) == len(dirs) && modes[i]&0o700 != 0 {
 			mode = permOnly(modes[i])
 		}
-		if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && s.wayIsFolders(rel) && s.root.MkdirAll(rel, mode) == nil {
+		if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && s.wayIsFolders(dirs[i]) && s.root.MkdirAll(rel, mode) == nil {
 			// The umask must not change a kept mode.
 			_ = s.root.Chmod(rel, mode)
 			fp.hit()

@@ -197,7 +197,8 @@ func writeTable(emit func([]byte) error, b *baseline, gen []byte, next func() *b
 }
 
 // blTable is a version-5 table opened for lookups: blocks are read and
-// decoded as they are needed, and kept.
+// decoded as they are needed, and the last blockCacheMax of them kept
+// (a sweep that looks up every folder of the tree holds a few, not all).
 type blTable struct {
 	t      *bltab.Table
 	total  int
@@ -235,24 +236,50 @@ func (t *blTable) block(i int) ([]baseEntry, error) {
 	if t.blocks == nil {
 		t.blocks = map[int][]baseEntry{}
 	}
+	if len(t.blocks) >= blockCacheMax {
+		for k := range t.blocks { // any half: lookups come in path order, mostly
+			delete(t.blocks, k)
+			if len(t.blocks) <= blockCacheMax/2 {
+				break
+			}
+		}
+	}
 	t.blocks[i] = out
 	return out, nil
 }
+
+// blockCacheMax bounds the decoded blocks a table keeps; a variable so
+// tests can lower it.
+var blockCacheMax = 256
 
 // first is the first path of block i.
 func (t *blTable) first(i int) (string, error) {
 	if p, ok := t.firsts[i]; ok {
 		return p, nil
 	}
-	b, err := t.block(i)
-	if err != nil {
-		return "", err
+	var p string
+	if b, ok := t.blocks[i]; ok {
+		p = b[0].path
+	} else {
+		// Only the first entry's path, which shares nothing with a path
+		// before it: a seek decodes one block, not each block it passes.
+		data, err := t.t.Block(i)
+		if err != nil {
+			return "", errBadBaseline
+		}
+		d := &bdec{b: data}
+		n, shared := d.uvarint(), d.uvarint()
+		suffix := d.bytes()
+		if d.bad || n == 0 || shared != 0 || len(suffix) == 0 {
+			return "", errBadBaseline
+		}
+		p = string(suffix)
 	}
 	if t.firsts == nil {
 		t.firsts = map[int]string{}
 	}
-	t.firsts[i] = b[0].path
-	return b[0].path, nil
+	t.firsts[i] = p
+	return p, nil
 }
 
 // seek is the block and index in it of the first entry at or after key.

@@ -137,7 +137,6 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 	// Workers take the next path by counting, not from a channel: a
 	// batch of thousands would otherwise hand each one over with a wake-up.
 	var next atomic.Int64
-	var wg sync.WaitGroup
 	// Reading and writing small files waits on the disk more than on the
 	// CPU: more workers than cores keep both busy.
 	workers := min(4*runtime.GOMAXPROCS(0), len(rels))
@@ -208,19 +207,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 			}
 		}
 	}
-	if workers == 1 {
-		// A hook's one path: a goroutine would only wake a second thread.
-		work()
-	} else {
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				work()
-			}()
-		}
-		wg.Wait()
-	}
+	runWorkers(workers, work)
 	for range loose {
 		fp.hit()
 	}
@@ -238,6 +225,21 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 		return nil, blobBatch{}, err
 	}
 	return out, blobBatch{wrote, packed}, nil
+}
+
+// runWorkers runs work on n goroutines and waits for them to return; with
+// n 1 (a hook's one path) on the caller's own, as a goroutine would only
+// wake a second thread.
+func runWorkers(n int, work func()) {
+	if n == 1 {
+		work()
+		return
+	}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(work)
+	}
+	wg.Wait()
 }
 
 // syncBlobs makes freshly written blobs durable before any record names
@@ -281,10 +283,16 @@ func (s *Store) syncBlobs(sums []BlobID, packed bool) error {
 func (s *Store) missingDirs(rel string) []string {
 	var dirs []string
 	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
-		if _, err := s.root.Lstat(d); err == nil {
+		fi, err := s.root.Lstat(d)
+		if err == nil && fi.IsDir() {
 			break
 		}
+		// Missing, or a file or link where the folder is to be (the
+		// operation removes it first): either way not a folder yet.
 		dirs = append([]string{d}, dirs...)
+		if err == nil {
+			break
+		}
 	}
 	return dirs
 }

@@ -380,7 +380,11 @@
 // The baseline is a table of blocks, written whole now and then, and a
 // log beside it to which each sweep appends what it changed, so a sweep
 // writes only the entries it changed, and one fed by a watcher reads only
-// the blocks of the folders it lists. The table:
+// the blocks of the folders it lists. One without a watcher lists every
+// folder, but compares each listing, as it is made, with the baseline's
+// entries of that folder (looked up in the table, a bounded few blocks
+// kept decoded) and keeps only what differs: it never holds the tree, in
+// either form, and its memory does not grow with it. The table:
 //
 //	"ckptbl\x00\x05"    magic; the last byte is the version (5)
 //	uint32 n, head     n bytes: varint at (Unix ns when the sweep that

@@ -141,3 +141,122 @@ func TestPlanFailsWhereAFileStandsForAFolder(t *testing.T) {
 		t.Fatalf("d holds %q", b)
 	}
 }
+
+// sweepCmd runs cmd between the sweeps of one shell call of turn.
+func sweepCmd(t *testing.T, s *Store, turn TurnID, cmd func()) {
+	t.Helper()
+	if _, err := s.SweepBefore(turn, TurnMeta{}, "cmd"); err != nil {
+		t.Fatal(err)
+	}
+	cmd()
+	if _, err := s.SweepAfter(turn, TurnMeta{}, "cmd"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A folder one turn made and a later turn recorded as a folder (it
+// replaced it by a link): rewinding both leaves no folder, as before the
+// first.
+func TestRewindRemovesAFolderMadeBeforeItWasRecorded(t *testing.T) {
+	root := kindRoot(t)
+	put(t, root, "a.txt", "a\n", 0o644)
+	s := openKind(t, root)
+	before := tree(t, root)
+	t1, _ := s.NewTurn(TurnMeta{})
+	sweepCmd(t, s, t1, func() { put(t, root, "new/deep/b.txt", "b\n", 0o644) })
+	sweepCmd(t, s, t1, func() {
+		os.RemoveAll(filepath.Join(root, "new/deep"))
+		os.Symlink("../a.txt", filepath.Join(root, "new/deep"))
+	})
+	rewind(t, s, string(t1))
+	sameTree(t, "after the rewind", before, tree(t, root))
+}
+
+// An undo that would put a file back where the rewind made a folder
+// again, when the folder holds a file made by hand since, fails that step
+// in its plan, saying why, and leaves the file made by hand alone.
+func TestUndoLeavesAFolderHoldingAHandMadeFile(t *testing.T) {
+	root := kindRoot(t)
+	put(t, root, "d/x", "x\n", 0o644)
+	s := openKind(t, root)
+	turn, _ := s.NewTurn(TurnMeta{})
+	sweepCmd(t, s, turn, func() {
+		os.RemoveAll(filepath.Join(root, "d"))
+		put(t, root, "d", "a file\n", 0o644)
+	})
+	rewind(t, s, string(turn)) // d is a folder again, holding x
+	put(t, root, "d/by-hand", "mine\n", 0o644)
+	p, err := s.PlanUndo(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *Step
+	for i := range p.Steps {
+		if p.Steps[i].Path == "d" {
+			got = &p.Steps[i]
+		}
+	}
+	if got == nil || got.Do != ActFail || !strings.Contains(got.Reason, "holding what the operation does not remove") {
+		t.Fatalf("undo plan step d: %+v; want it failed, saying the folder holds what the undo does not remove", got)
+	}
+	if _, err := s.Apply(p, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "d/by-hand")); string(b) != "mine\n" {
+		t.Fatalf("d/by-hand holds %q", b)
+	}
+}
+
+// A rewind that makes a folder where a file stood (the file one of its
+// turns made, the folder's file one of them removed): its undo turns the
+// folder back into the file.
+func TestUndoTurnsARestoredFolderBackIntoAFile(t *testing.T) {
+	root := kindRoot(t)
+	put(t, root, "d/w.txt", "w\n", 0o644)
+	s := openKind(t, root)
+	if _, err := s.Remove("1", TurnMeta{}, []string{"d/w.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(root, "d")) // by hand: the empty folder
+	if _, err := s.Write("2", TurnMeta{}, "d", []byte("a file\n")); err != nil {
+		t.Fatal(err)
+	}
+	after := tree(t, root)
+	rewind(t, s, "1")
+	if b, _ := os.ReadFile(filepath.Join(root, "d/w.txt")); string(b) != "w\n" {
+		t.Fatalf("after the rewind d/w.txt holds %q", b)
+	}
+	p, err := s.PlanUndo(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Apply(p, nil)
+	if err != nil || len(r.Failed) > 0 {
+		t.Fatalf("undo: %+v, %v", r, err)
+	}
+	sameTree(t, "after the undo", after, tree(t, root))
+}
+
+// A folder that was there before the turns (its oldest record says so)
+// stays when a later one of them made it again: a rewind leaves it, empty
+// or not.
+func TestRewindKeepsAFolderThatWasThereBefore(t *testing.T) {
+	root := kindRoot(t)
+	if err := os.MkdirAll(filepath.Join(root, "e"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "a.txt", "a\n", 0o644)
+	s := openKind(t, root)
+	before := tree(t, root)
+	turn, _ := s.NewTurn(TurnMeta{})
+	sweepCmd(t, s, turn, func() {
+		os.Remove(filepath.Join(root, "e"))
+		put(t, root, "e", "a file\n", 0o644)
+	})
+	sweepCmd(t, s, turn, func() {
+		os.Remove(filepath.Join(root, "e"))
+		put(t, root, "e/k", "k\n", 0o644)
+	})
+	rewind(t, s, string(turn))
+	sameTree(t, "after the rewind", before, tree(t, root))
+}

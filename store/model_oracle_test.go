@@ -16,12 +16,13 @@ import (
 // Nothing in this file calls store code.
 
 // img is what a path holds in the model: a regular file with bytes and
-// permission bits, a symbolic link, or nothing.
+// permission bits, a symbolic link, a folder, or nothing.
 type img struct {
 	exists bool
 	data   string
 	mode   fs.FileMode
 	link   string // the target, for a symbolic link
+	dir    bool   // a folder (its mode is not tracked: every one is 755)
 	// purged: a kept copy ckpt purge removed; nothing can put it back.
 	purged bool
 }
@@ -37,6 +38,9 @@ func (a img) purgedCopy() img {
 
 func fileImg(data string, mode fs.FileMode) img { return img{exists: true, data: data, mode: mode} }
 
+// dirImg is a folder.
+var dirImg = img{exists: true, dir: true}
+
 func (a img) isLink() bool { return a.exists && a.link != "" }
 
 // big says a capture records the file skipped: its bytes are over the
@@ -50,13 +54,13 @@ func (a img) lost() bool { return a.big() || a.purged }
 // enough that some files go over it.
 const modelMaxBlob = 1024
 
-func (a img) isFile() bool { return a.exists && a.link == "" }
+func (a img) isFile() bool { return a.exists && a.link == "" && !a.dir }
 
 func (a img) sameBytes(b img) bool {
-	return a.exists == b.exists && a.data == b.data && a.link == b.link && a.purged == b.purged
+	return a.exists == b.exists && a.data == b.data && a.link == b.link && a.purged == b.purged && a.dir == b.dir
 }
 
-func (a img) same(b img) bool { return a.sameBytes(b) && (a.isLink() || a.mode == b.mode) }
+func (a img) same(b img) bool { return a.sameBytes(b) && (a.isLink() || a.dir || a.mode == b.mode) }
 
 func (a img) String() string {
 	switch {
@@ -64,6 +68,8 @@ func (a img) String() string {
 		return "absent"
 	case a.purged:
 		return "purged"
+	case a.dir:
+		return "folder"
 	case a.isLink():
 		return "link → " + a.link
 	}
@@ -88,8 +94,9 @@ type mturn struct {
 	post      map[string]img // newest seal
 	sealSeq   map[string]int
 	capSeq    map[string]int
-	made      []string // folders missing when the turn first captured a path beneath them
-	successor bool     // a capture naming this rewound turn started id.2
+	made      []string            // folders missing when the turn first captured a path beneath them
+	madeBy    map[string][]string // of made, those the first capture of each path found missing
+	successor bool                // a capture naming this rewound turn started id.2
 }
 
 // mrewind is one rewind and its later undos and redos.
@@ -102,11 +109,23 @@ type mrewind struct {
 	before     map[string]img // the paths before the newest application (rewind or redo)
 	live       []string       // paths whose pre-image was kept; the others fail and stay as they are
 	removed    []string       // folders the newest application removed
+	had        []string       // folders it could remove that stood as it began: its undo makes those missing then
 	created    []string       // folders the newest application created
 	appliedSeq int            // newest application
 	undoneSeq  int            // newest undo
 	applyOp    string         // op id of the newest application
 	undoOp     string         // op id of the newest undo
+	// applyHolder and undoHolder are the op ids a retry of the newest
+	// application (undo) names: it, or its newest retry that failed again.
+	applyHolder, undoHolder string
+	// planFails are the paths the newest application's plan failed for
+	// what stood in their way: it never changed them, so its undo leaves
+	// them alone, whatever a retry did since.
+	planFails []string
+	// retryHolds: fails are those a retry of the newest redo failed
+	// again, held by that retry, not by the redo: rewinding its turns
+	// again is no retry of them (undo or redo again is).
+	retryHolds bool
 	everUndone bool
 	fails      []string // paths the application in effect failed (a pre-image over the limit, a failed write)
 	undoFails  []string // paths its newest undo failed to put back
@@ -137,6 +156,9 @@ type mop struct {
 	fails   []string
 	retryOf *mrewind
 	retryOp string
+	// undoRetry: retryOf's undo was what it tried again, so its failures
+	// stand only while that undo's do (no rewind made it moot since).
+	undoRetry bool
 }
 
 type model struct {
@@ -181,7 +203,12 @@ func newModel() *model {
 
 func (m *model) tick() int { m.seq++; return m.seq }
 
-func (m *model) disk(p string) img { return m.files[p] }
+func (m *model) disk(p string) img {
+	if m.dirs[p] {
+		return dirImg
+	}
+	return m.files[p]
+}
 
 func (m *model) mkdirAll(dir string) {
 	for d := dir; d != "." && d != ""; d = path.Dir(d) {
@@ -189,13 +216,76 @@ func (m *model) mkdirAll(dir string) {
 	}
 }
 
+// set gives p the image v. A file or link put where a folder stands
+// replaces it and everything under it; a folder replaces a file or link.
+// Absent removes a file or link, never a folder (folders go when they are
+// left empty, by prune).
 func (m *model) set(p string, v img) {
-	if v.exists {
+	switch {
+	case v.dir:
+		delete(m.files, p)
+		m.mkdirAll(p)
+	case v.exists:
+		m.removeAll(p)
 		m.mkdirAll(path.Dir(p))
 		m.files[p] = v
-		return
+	default:
+		delete(m.files, p)
 	}
+}
+
+// removeAll removes p and everything under it, as rm -rf does.
+func (m *model) removeAll(p string) {
 	delete(m.files, p)
+	delete(m.dirs, p)
+	for f := range m.files {
+		if strings.HasPrefix(f, p+"/") {
+			delete(m.files, f)
+		}
+	}
+	for d := range m.dirs {
+		if strings.HasPrefix(d, p+"/") {
+			delete(m.dirs, d)
+		}
+	}
+}
+
+// usable reports whether a step may write p as a file: p is no folder
+// and no folder on its way is a file or a link now (a write there would
+// fail, or go through the link).
+func (m *model) usable(p string) bool {
+	if m.dirs[p] {
+		return false
+	}
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if _, ok := m.files[d]; ok {
+			return false
+		}
+	}
+	return true
+}
+
+// writeAll gives each of paths its image in want, seq the operation's
+// step, skipping those in skip: what goes first, then the rest from the
+// top down, so a folder is made before what is in it and a file or link
+// replaces a folder only once what was in it is gone.
+func (m *model) writeAll(paths []string, want map[string]img, seq int, skip []string) {
+	ordered := slices.Clone(paths)
+	slices.SortStableFunc(ordered, func(a, b string) int {
+		ea, eb := want[a].exists, want[b].exists
+		switch {
+		case ea == eb:
+			return strings.Compare(a, b)
+		case !ea:
+			return -1
+		}
+		return 1
+	})
+	for _, p := range ordered {
+		if !slices.Contains(skip, p) {
+			m.write(p, want[p], seq)
+		}
+	}
 }
 
 // missingDirs lists p's ancestor folders that do not exist.
@@ -244,7 +334,7 @@ func (m *model) prune(made []string) []string {
 }
 
 func (m *model) newTurn(id, label string) *mturn {
-	t := &mturn{id: id, label: label, seq: m.tick(), pre: map[string]img{}, post: map[string]img{}, sealSeq: map[string]int{}, capSeq: map[string]int{}}
+	t := &mturn{id: id, label: label, seq: m.tick(), pre: map[string]img{}, post: map[string]img{}, sealSeq: map[string]int{}, capSeq: map[string]int{}, madeBy: map[string][]string{}}
 	m.turns = append(m.turns, t)
 	m.byID[id] = t
 	return t
@@ -261,6 +351,7 @@ func (m *model) capture(t *mturn, p string) {
 		m.bigCaptures++
 	}
 	for _, d := range m.missingDirs(p) {
+		t.madeBy[p] = append(t.madeBy[p], d)
 		if !slices.Contains(t.made, d) {
 			t.made = append(t.made, d)
 		}
@@ -320,6 +411,9 @@ func (m *model) noneFailed(o *mop, p string) bool {
 	if !slices.Contains(o.fails, p) || !m.fresh(p, o.seq) {
 		return false
 	}
+	if r := o.retryOf; r != nil && o.undoRetry {
+		return r.undoOp == o.retryOp && slices.Contains(m.redo, r) && slices.Contains(r.undoFails, p)
+	}
 	if r := o.retryOf; r != nil {
 		return r.applyOp == o.retryOp && slices.Contains(m.undo, r) && slices.Contains(r.fails, p)
 	}
@@ -353,7 +447,7 @@ func (m *model) failedPath(p string) bool {
 func (r *mrewind) undoPaths() []string {
 	var out []string
 	for _, p := range r.live {
-		if !slices.Contains(r.fails, p) {
+		if !slices.Contains(r.fails, p) && !slices.Contains(r.planFails, p) {
 			out = append(out, p)
 		}
 	}
@@ -401,7 +495,7 @@ func (m *model) status(t *mturn, p string) []store.Status {
 		return []store.Status{store.StatusUnchanged}
 	case !pre.sameBytes(d):
 		return []store.Status{store.StatusModified}
-	case pre.isFile() && pre.mode != d.mode:
+	case pre.isFile() && d.isFile() && pre.mode != d.mode:
 		return []store.Status{store.StatusModified, store.StatusUnchanged}
 	}
 	return []store.Status{store.StatusUnchanged}
@@ -419,10 +513,15 @@ func (m *model) planRewind(t *mturn) *mrewind {
 		for _, p := range u.paths {
 			if _, ok := r.want[p]; !ok {
 				r.want[p] = u.pre[p]
+				if slices.Contains(r.made, p) {
+					// A folder one of these turns made before this
+					// capture: before it, nothing was there.
+					r.want[p] = img{}
+				}
 				r.paths = append(r.paths, p)
 			}
+			r.made = append(r.made, u.madeBy[p]...)
 		}
-		r.made = append(r.made, u.made...)
 	}
 	slices.Sort(r.paths)
 	for _, p := range r.paths {
@@ -481,19 +580,31 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 	r.created = nil
 	failed, r.purgedFails = withPurged(failed, r.live, r.want)
 	for _, p := range r.live {
-		if slices.Contains(failed, p) {
+		if slices.Contains(failed, p) || !r.want[p].exists {
 			continue
 		}
-		if r.want[p].exists {
-			r.created = append(r.created, m.missingDirs(p)...)
+		r.created = append(r.created, m.missingDirs(p)...)
+		if r.want[p].dir && !m.dirs[p] {
+			r.created = append(r.created, p)
 		}
-		m.write(p, r.want[p], seq)
 	}
-	r.removed = m.prune(r.made)
+	// A folder the turns made goes once empty, unless its own oldest
+	// pre-image is a folder (it was there before them). Those standing
+	// as the operation begins are what its undo gives back where they
+	// are missing then.
+	made := slices.DeleteFunc(slices.Clone(r.made), func(d string) bool { return r.want[d].dir })
+	r.had = nil
+	for _, d := range made {
+		if m.dirs[d] && !slices.Contains(r.had, d) {
+			r.had = append(r.had, d)
+		}
+	}
+	m.writeAll(r.live, r.want, seq, failed)
+	r.removed = m.prune(made)
 	for _, u := range r.turns {
 		u.rewound = true
 	}
-	r.appliedSeq, r.applyOp = seq, op
+	r.appliedSeq, r.applyOp, r.applyHolder, r.retryHolds = seq, op, op, false
 	r.fails = slices.Clone(failed)
 	if !redo {
 		// A redo leaves out the steps the rewind planned to fail.
@@ -553,19 +664,19 @@ func (m *model) applyUndo(op string, failed []string) *mrewind {
 	seq := m.tick()
 	m.ops[op].seq = seq
 	failed, r.purgedUndoFails = withPurged(failed, r.undoPaths(), r.before)
-	for _, p := range r.undoPaths() {
-		if !slices.Contains(failed, p) {
-			m.write(p, r.before[p], seq)
-		}
-	}
+	m.writeAll(r.undoPaths(), r.before, seq, failed)
 	// The folder before the rewind, exactly: folders it created and left
 	// empty go, folders it removed come back.
 	m.prune(r.created)
-	for _, d := range r.removed {
-		m.mkdirAll(d)
+	for _, d := range r.had {
+		// Not where a file or a link stands now, on its way or in its
+		// place: a folder is never made through a link.
+		if _, ok := m.files[d]; !ok && m.usable(d) {
+			m.mkdirAll(d)
+		}
 	}
 	m.unrewind(r.turns)
-	r.undoneSeq, r.undoOp, r.everUndone = seq, op, true
+	r.undoneSeq, r.undoOp, r.undoHolder, r.everUndone = seq, op, op, true
 	r.fails = nil
 	r.undoFails = slices.Clone(failed)
 	for _, p := range failed {

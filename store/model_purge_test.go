@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -12,14 +13,20 @@ import (
 // is put back exactly (the checks after every step go on doing them),
 // and the steps leave the path alone.
 func (h *harness) purge() {
-	var cands []string
+	var cands, parents []string
 	for _, t := range h.m.turns {
 		for _, p := range t.paths {
 			if !h.m.purged[p] && !slices.Contains(cands, p) {
 				cands = append(cands, p)
 			}
+			for d := path.Dir(p); d != "."; d = path.Dir(d) {
+				parents = append(parents, d)
+			}
 		}
 	}
+	// Not a path that was a folder of others the turns hold: a purge of
+	// it would purge them too.
+	cands = slices.DeleteFunc(cands, func(p string) bool { return slices.Contains(parents, p) })
 	if len(cands) == 0 {
 		h.agentTurn()
 		return

@@ -91,45 +91,7 @@ func (h *harness) shellStep() {
 	// The command.
 	var desc []string
 	for range 1 + h.rng.IntN(4) {
-		p := h.pool[h.rng.IntN(len(h.pool))]
-		cur := h.m.disk(p)
-		switch n := h.rng.IntN(10); {
-		case n < 2 && cur.exists:
-			h.diskRemove(p)
-			h.m.set(p, img{})
-			desc = append(desc, "rm "+p)
-			h.cov["shell-delete"]++
-		case n < 4 && cur.exists:
-			q := h.pool[h.rng.IntN(len(h.pool))]
-			if h.m.disk(q).exists || q == p || strings.HasPrefix(q, p+"/") {
-				continue
-			}
-			if err := os.MkdirAll(filepath.Dir(h.abs(q)), 0o755); err != nil {
-				h.fatalf("mkdir for %s: %v", q, err)
-			}
-			if err := os.Rename(h.abs(p), h.abs(q)); err != nil {
-				h.fatalf("mv %s %s: %v", p, q, err)
-			}
-			h.m.set(q, cur)
-			h.m.set(p, img{})
-			desc = append(desc, "mv "+p+" "+q)
-			h.cov["shell-move"]++
-		case n < 5 && cur.isFile():
-			v := cur
-			v.mode ^= 0o111
-			if err := os.Chmod(h.abs(p), v.mode); err != nil {
-				h.fatalf("chmod %s: %v", p, err)
-			}
-			h.m.set(p, v)
-			desc = append(desc, fmt.Sprintf("chmod %v %s", v.mode, p))
-			h.cov["shell-chmod"]++
-		default:
-			v := h.agentWriteImg(p)
-			h.diskWrite(p, v)
-			h.m.set(p, v)
-			desc = append(desc, fmt.Sprintf("write %s=%s", p, v))
-			h.cov["shell-write"]++
-		}
+		desc = append(desc, h.shellChange()...)
 	}
 	h.logf("shell step in turn %s (sweep before skipped: %v): %s", id, skip, strings.Join(desc, "; "))
 
@@ -137,18 +99,7 @@ func (h *harness) shellStep() {
 	if err != nil {
 		h.fatalf("SweepAfter(%s): %v", id, err)
 	}
-	var changed []string
-	for _, p := range slices.Sorted(maps.Keys(h.m.files)) {
-		if b, ok := h.base.files[p]; !ok || !b.same(h.m.files[p]) {
-			changed = append(changed, p)
-		}
-	}
-	for p := range h.base.files {
-		if !h.m.files[p].exists {
-			changed = append(changed, p)
-		}
-	}
-	slices.Sort(changed)
+	changed := h.shellChanged()
 	if !slices.Equal(res.Changed, changed) {
 		h.fatalf("SweepAfter(%s) found %v changed, want %v", id, res.Changed, changed)
 	}
@@ -161,7 +112,7 @@ func (h *harness) shellStep() {
 			continue // sealed by the agent's own tool already
 		}
 		if _, ok := mt.pre[p]; !ok {
-			pre := h.base.files[p]
+			pre := h.base.img(p)
 			mt.paths = append(mt.paths, p)
 			mt.pre[p] = pre
 			mt.capSeq[p] = h.m.tick()
@@ -170,7 +121,11 @@ func (h *harness) shellStep() {
 			}
 			if !pre.exists {
 				for d := path.Dir(p); d != "."; d = path.Dir(d) {
-					if !h.base.dirs[d] && !slices.Contains(mt.made, d) {
+					if h.base.dirs[d] {
+						continue
+					}
+					mt.madeBy[p] = append(mt.madeBy[p], d)
+					if !slices.Contains(mt.made, d) {
 						mt.made = append(mt.made, d)
 					}
 				}
@@ -183,4 +138,134 @@ func (h *harness) shellStep() {
 	}
 	h.takeBase(id)
 	h.moved = true
+}
+
+// img is what p held at the baseline.
+func (b *shellBase) img(p string) img {
+	if b.dirs[p] {
+		return dirImg
+	}
+	return b.files[p]
+}
+
+// shellChanged lists the paths the sweep after a command records: every
+// file or link whose bytes, mode or target differ from the baseline, and
+// every path whose kind changed (a file or link that became a folder, or a
+// folder that became one). A folder made or removed is no change of its
+// own: what was in it is.
+func (h *harness) shellChanged() []string {
+	all := map[string]bool{}
+	for _, m := range []map[string]img{h.base.files, h.m.files} {
+		for p := range m {
+			all[p] = true
+		}
+	}
+	for _, m := range []map[string]bool{h.base.dirs, h.m.dirs} {
+		for p := range m {
+			all[p] = true
+		}
+	}
+	var changed []string
+	for _, p := range slices.Sorted(maps.Keys(all)) {
+		was, now := h.base.img(p), h.m.disk(p)
+		switch {
+		case was.dir && now.dir, was.dir && !now.exists, !was.exists && now.dir:
+		case !was.same(now):
+			changed = append(changed, p)
+		}
+	}
+	return changed
+}
+
+// shellChange is one change a command makes, described.
+func (h *harness) shellChange() []string {
+	p := h.pool[h.rng.IntN(len(h.pool))]
+	cur := h.m.disk(p)
+	n := h.rng.IntN(12)
+	if cur.dir {
+		n = 6
+	} else if !h.m.usable(p) {
+		return nil
+	}
+	switch {
+	case n < 2 && cur.exists:
+		h.diskRemove(p)
+		h.m.set(p, img{})
+		h.cov["shell-delete"]++
+		return []string{"rm " + p}
+	case n < 4 && cur.exists:
+		q := h.pool[h.rng.IntN(len(h.pool))]
+		if h.m.disk(q).exists || q == p || strings.HasPrefix(q, p+"/") || !h.m.usable(q) {
+			return nil
+		}
+		if err := os.MkdirAll(filepath.Dir(h.abs(q)), 0o755); err != nil {
+			h.fatalf("mkdir for %s: %v", q, err)
+		}
+		if err := os.Rename(h.abs(p), h.abs(q)); err != nil {
+			h.fatalf("mv %s %s: %v", p, q, err)
+		}
+		h.m.set(q, cur)
+		h.m.set(p, img{})
+		h.cov["shell-move"]++
+		return []string{"mv " + p + " " + q}
+	case n < 5 && cur.isFile():
+		v := cur
+		v.mode ^= 0o111
+		if err := os.Chmod(h.abs(p), v.mode); err != nil {
+			h.fatalf("chmod %s: %v", p, err)
+		}
+		h.m.set(p, v)
+		h.cov["shell-chmod"]++
+		return []string{fmt.Sprintf("chmod %v %s", v.mode, p)}
+	case n < 6 && cur.exists:
+		// rm p; mkdir p; echo … > p/k: a file or link becomes a folder.
+		h.diskRemove(p)
+		h.m.set(p, img{})
+		k := p + "/k"
+		v := fileImg(fmt.Sprintf("in the folder %s made at step %d\n", p, h.step), 0o644)
+		h.diskWrite(k, v)
+		h.m.set(k, v)
+		h.cov["shell-to-folder"]++
+		return []string{fmt.Sprintf("rm %s; mkdir %s; write %s=%s", p, p, k, v)}
+	case n < 7:
+		return h.shellFolderGoes()
+	case n < 8:
+		// ln -sf: a file (or nothing) becomes a link.
+		v := h.linkImg()
+		h.diskWrite(p, v)
+		h.m.set(p, v)
+		h.cov["shell-to-link"]++
+		return []string{fmt.Sprintf("ln -sf %s %s", v.link, p)}
+	}
+	v := h.agentWriteImg(p)
+	if cur.isLink() {
+		h.cov["shell-link-to-file"]++
+	}
+	h.diskWrite(p, v)
+	h.m.set(p, v)
+	h.cov["shell-write"]++
+	return []string{fmt.Sprintf("write %s=%s", p, v)}
+}
+
+// shellFolderGoes is rm -rf d and a file or a link in its place: a
+// folder, and all that is in it, becomes one path of another kind.
+func (h *harness) shellFolderGoes() []string {
+	dirs := slices.Sorted(maps.Keys(h.m.dirs))
+	if len(dirs) == 0 {
+		return nil
+	}
+	d := dirs[h.rng.IntN(len(dirs))]
+	if err := os.RemoveAll(h.abs(d)); err != nil {
+		h.fatalf("rm -rf %s: %v", d, err)
+	}
+	h.m.removeAll(d)
+	v := fileImg(fmt.Sprintf("a file where the folder %s was, step %d\n", d, h.step), 0o644)
+	what := "shell-folder-to-file"
+	if h.rng.IntN(3) == 0 {
+		v, what = h.linkImg(), "shell-folder-to-link"
+	}
+	h.diskWrite(d, v)
+	h.m.set(d, v)
+	h.cov[what]++
+	return []string{fmt.Sprintf("rm -rf %s; put %s=%s", d, d, v)}
 }

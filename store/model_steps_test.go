@@ -150,9 +150,12 @@ func (h *harness) agentTurnAs(id, wantID string) {
 			if round > 0 && len(written) > 0 && h.rng.IntN(2) == 0 {
 				p = slices.Sorted(maps.Keys(written))[h.rng.IntN(len(written))]
 			}
-			if !slices.Contains(paths, p) {
+			if !slices.Contains(paths, p) && h.m.usable(p) {
 				paths = append(paths, p)
 			}
+		}
+		if len(paths) == 0 {
+			continue
 		}
 		useAPI := style == 2 || (style == 3 && h.rng.IntN(2) == 0)
 		if useAPI {
@@ -389,7 +392,7 @@ func (h *harness) rewind() {
 	t := h.m.turns[h.rng.IntN(len(h.m.turns))]
 	if t.rewound {
 		for i := len(h.m.undo) - 1; i >= 0; i-- {
-			if r := h.m.undo[i]; slices.Contains(r.turns, t) && len(r.fails) > 0 {
+			if r := h.m.undo[i]; slices.Contains(r.turns, t) && len(r.fails) > 0 && !r.retryHolds {
 				h.retryRewind(t, r)
 				return
 			}
@@ -406,6 +409,7 @@ func (h *harness) rewind() {
 		if err != nil {
 			h.fatalf("PlanRewind(%s): %v", t.id, err)
 		}
+		h.gone = set(r.made)
 		h.checkPlan(p, store.KindRewind, turnIDs(r.turns), r.paths, r.want)
 		return p
 	}
@@ -422,7 +426,11 @@ func (h *harness) rewind() {
 			h.cov["rewind-all-failed"]++
 			return
 		}
-		h.m.applyRewind(r, op, false, failed)
+		// A step the plan fails (something in the way) is left out of
+		// its redo, as one whose pre-image was not kept.
+		r.live = slices.DeleteFunc(r.live, func(q string) bool { return slices.Contains(h.blocked, q) })
+		r.planFails = slices.Clone(h.blocked)
+		h.m.applyRewind(r, op, false, slices.DeleteFunc(failed, func(q string) bool { return slices.Contains(h.blocked, q) }))
 	})
 	if len(r.removed) > 0 {
 		h.cov["rewind-removed-dir"]++
@@ -464,6 +472,7 @@ func (h *harness) undo() {
 		if err != nil {
 			h.fatalf("PlanUndo(%v): %v", force, err)
 		}
+		h.gone = set(r.created)
 		h.checkPlan(p, store.KindUndo, turnIDs(r.turns), paths, r.before)
 		return p
 	}
@@ -515,6 +524,7 @@ func (h *harness) redo() {
 		if err != nil {
 			h.fatalf("PlanRedo(%v): %v", force, err)
 		}
+		h.gone = set(r.made)
 		h.checkPlan(p, store.KindRedo, turnIDs(r.turns), r.live, r.want)
 		return p
 	}
@@ -525,6 +535,7 @@ func (h *harness) redo() {
 			h.m.failedOp(op, store.KindRedo, r.op, turnIDs(r.turns), r.live, nil)
 			return
 		}
+		r.planFails = slices.Clone(h.blocked)
 		h.m.applyRewind(r, op, true, failed)
 	})
 	h.logf("  → %s restored %v deleted %v removed folders %v", res.Op, res.Restored, res.Deleted, r.removed)
@@ -551,6 +562,7 @@ func (h *harness) retryRewind(t *mturn, r *mrewind) {
 		if p.Retry != r.applyOp {
 			h.fatalf("PlanRewind(%s): retry %q, want %q", t.id, p.Retry, r.applyOp)
 		}
+		h.gone = set(r.made)
 		h.checkPlan(p, store.KindRewind, turnIDs(r.turns), y.paths, r.want)
 		return p
 	}
@@ -560,9 +572,12 @@ func (h *harness) retryRewind(t *mturn, r *mrewind) {
 			h.m.failedOp(op, store.KindRewind, t.id, turnIDs(r.turns), y.paths, r)
 			return
 		}
-		// The failures are the retry's now.
+		// The failures are the retry's now; a step its plan fails is
+		// left out of its redo.
 		r.fails = nil
-		h.m.applyRewind(y, op, false, failed)
+		y.live = slices.DeleteFunc(y.live, func(q string) bool { return slices.Contains(h.blocked, q) })
+		y.planFails = slices.Clone(h.blocked)
+		h.m.applyRewind(y, op, false, slices.DeleteFunc(failed, func(q string) bool { return slices.Contains(h.blocked, q) }))
 		h.cov["rewind-retry-restored"]++
 	})
 	h.logf("  → %s restored %v deleted %v failed %v", res.Op, res.Restored, res.Deleted, res.Failed)
@@ -573,10 +588,10 @@ func (h *harness) retryRewind(t *mturn, r *mrewind) {
 // failed paths: the plan retries just those and finishes it, leaving the
 // stacks as they are.
 func (h *harness) retryUndoRedo(kind store.Kind, r *mrewind) {
-	failed, want, holder := r.undoFails, r.before, r.undoOp
+	failed, want, holder := r.undoFails, r.before, r.undoHolder
 	plan := func() (*store.Plan, error) { return h.s.PlanUndo(false) }
 	if kind == store.KindRedo {
-		failed, want, holder = r.fails, r.want, r.applyOp
+		failed, want, holder = r.fails, r.want, r.applyHolder
 		plan = func() (*store.Plan, error) { return h.s.PlanRedo(false) }
 	}
 	paths := sortedCopy(failed)
@@ -589,25 +604,47 @@ func (h *harness) retryUndoRedo(kind store.Kind, r *mrewind) {
 		if p.Retry != holder {
 			h.fatalf("Plan%s: retry %q, want %q", kind, p.Retry, holder)
 		}
+		h.gone = nil
 		h.checkPlan(p, kind, turnIDs(r.turns), paths, want)
 		return p
 	}
 	p := replan()
-	res := h.applyAndCheck(p, replan, paths, want, false, func(op string, _ []string, _ bool) {
+	res := h.applyAndCheck(p, replan, paths, want, false, func(op string, failed []string, none bool) {
+		if none {
+			// Each failed again (something stands in the way): it
+			// changed nothing, and the next retry is of what it retried.
+			h.m.failedOp(op, kind, r.op, turnIDs(r.turns), paths, r)
+			if kind == store.KindUndo {
+				o := h.m.ops[op]
+				o.undoRetry, o.retryOp = true, r.undoOp
+			}
+			return
+		}
 		seq := h.m.tick()
-		var still []string // purged: failed again, left as they are
+		// Failed again, left as they are: the purged (for good) and those
+		// something stands in the way of (retried again).
+		var still, purged []string
 		for _, q := range paths {
-			if want[q].purged {
+			if want[q].purged || slices.Contains(failed, q) {
 				still = append(still, q)
 				h.m.lastFail[q] = seq
-				continue
 			}
-			h.m.write(q, want[q], seq)
+			if want[q].purged {
+				purged = append(purged, q)
+			}
 		}
+		h.m.writeAll(paths, want, seq, still)
 		if kind == store.KindUndo {
-			r.undoFails, r.purgedUndoFails = still, still
+			r.undoFails, r.purgedUndoFails = still, purged
+			if len(still) > len(purged) {
+				r.undoHolder = op
+			}
 		} else {
-			r.fails, r.purgedFails = still, still
+			r.fails, r.purgedFails = still, purged
+			r.retryHolds = len(still) > 0
+			if len(still) > len(purged) {
+				r.applyHolder = op
+			}
 		}
 		h.m.ops[op] = &mop{kind: kind, rw: r, seq: seq, targets: []string{r.op}}
 	})
@@ -636,19 +673,28 @@ func turnIDs(ts []*mturn) []string {
 // mode alone may be done either way. A pre-image over the size limit
 // (fromPre) cannot be restored; an operation keeps what it overwrites at
 // any size.
-func predictAction(now, want img, fromPre bool) []store.Action {
+//
+// A folder standing where a file, a link or nothing is wanted is never
+// removed with what is in it (stays): only a folder the operation's turns
+// made (gone), once what is in it goes with the operation.
+func predictAction(now, want img, fromPre, stays bool) []store.Action {
 	switch {
 	case want.purged:
 		return []store.Action{store.ActFail}
 	case fromPre && want.big():
 		return []store.Action{store.ActFail}
+	case stays:
+		return []store.Action{store.ActFail}
+	case !want.exists && now.dir:
+		// A folder the turns made: it goes once it is left empty.
+		return []store.Action{store.ActKeep}
 	case !want.exists && now.exists:
 		return []store.Action{store.ActDelete}
 	case !want.exists:
 		return []store.Action{store.ActKeep}
 	case !now.sameBytes(want):
 		return []store.Action{store.ActRestore}
-	case want.isFile() && now.mode != want.mode:
+	case want.isFile() && now.isFile() && now.mode != want.mode:
 		return []store.Action{store.ActRestore, store.ActKeep}
 	}
 	return []store.Action{store.ActKeep}
@@ -687,7 +733,7 @@ func (h *harness) checkPlan(p *store.Plan, kind store.Kind, turns, paths []strin
 			}
 			h.cov["purge-"+string(kind)]++
 		}
-		if acts := predictAction(now, w, kind == store.KindRewind); !slices.Contains(acts, st.Do) {
+		if acts := predictAction(now, w, kind == store.KindRewind, h.folderStays(st.Path, paths, want)); !slices.Contains(acts, st.Do) {
 			h.fatalf("%s plan step %s: do %q (%s), want %v (now %s, want %s)", kind, st.Path, st.Do, st.Reason, acts, now, w)
 		}
 		if he := h.m.handEdited(st.Path); st.HandEdited != he {
@@ -715,13 +761,20 @@ func (h *harness) applyAndCheck(p *store.Plan, replan func() *store.Plan, paths 
 		}
 	}
 	before := maps.Clone(h.m.files)
-	var handEdited, restored, deleted, failed []string
+	var handEdited, restored, deleted, failed, blocked []string
 	keeps := 0
 	for _, q := range paths {
 		if h.m.handEdited(q) {
 			handEdited = append(handEdited, q)
 		}
-		switch acts := predictAction(h.m.disk(q), want[q], p.Kind == store.KindRewind); {
+		if now, w := h.m.disk(q), want[q]; now.exists && w.exists && (now.dir != w.dir || now.isLink() != w.isLink()) {
+			h.cov["kind-"+string(p.Kind)]++
+		}
+		stays := h.folderStays(q, paths, want)
+		if stays && predictAction(h.m.disk(q), want[q], p.Kind == store.KindRewind, false)[0] != store.ActFail {
+			blocked = append(blocked, q)
+		}
+		switch acts := predictAction(h.m.disk(q), want[q], p.Kind == store.KindRewind, stays); {
 		case len(acts) > 1:
 			// either way
 		case acts[0] == store.ActRestore:
@@ -738,8 +791,17 @@ func (h *harness) applyAndCheck(p *store.Plan, replan func() *store.Plan, paths 
 		}
 	}
 	var faulty []string
-	if faults && h.rng.IntN(5) == 0 && len(paths)-len(failed) >= 2 && len(restored)+len(deleted) > 0 {
-		q := append(slices.Clone(restored), deleted...)[h.rng.IntN(len(restored)+len(deleted))]
+	// A write fails alone: not one of a path whose folder is in the plan
+	// too, or that holds another path of the plan (those would fail with
+	// it, or not, as the order of the steps has it).
+	var faultable []string
+	for _, q := range append(slices.Clone(restored), deleted...) {
+		if !slices.ContainsFunc(paths, func(o string) bool { return strings.HasPrefix(o, q+"/") || strings.HasPrefix(q, o+"/") }) {
+			faultable = append(faultable, q)
+		}
+	}
+	if faults && h.rng.IntN(5) == 0 && len(paths)-len(failed) >= 2 && len(faultable) > 0 {
+		q := faultable[h.rng.IntN(len(faultable))]
 		faulty = []string{q}
 		restored = slices.DeleteFunc(restored, func(x string) bool { return x == q })
 		deleted = slices.DeleteFunc(deleted, func(x string) bool { return x == q })
@@ -818,12 +880,13 @@ func (h *harness) applyAndCheck(p *store.Plan, replan func() *store.Plan, paths 
 			if !slices.Contains(paths, q) {
 				h.fatalf("Apply %s %v names %s, not in the plan", c.name, got, q)
 			}
-			if acts := predictAction(h.m.disk(q), want[q], p.Kind == store.KindRewind); len(acts) == 1 && !slices.Contains(c.want, q) {
+			if acts := predictAction(h.m.disk(q), want[q], p.Kind == store.KindRewind, h.folderStays(q, paths, want)); len(acts) == 1 && !slices.Contains(c.want, q) {
 				h.fatalf("Apply %s %s, which needed %v (%s → %s)", c.name, q, acts, h.m.disk(q), want[q])
 			}
 		}
 	}
-	apply(res.Op, faulty, none)
+	h.blocked = blocked
+	apply(res.Op, append(faulty, blocked...), none)
 	h.moved = true
 	h.checkDisk()
 	// Files the operation left as they were must not have been rewritten.
@@ -891,6 +954,12 @@ func imageMatches(si store.Image, v img) error {
 		}
 		return nil
 	}
+	if v.dir {
+		if si.Kind != store.ImageDir {
+			return fmt.Errorf("kind %q, want a folder", si.Kind)
+		}
+		return nil
+	}
 	if v.isLink() {
 		if si.Kind != store.ImageLink || si.Link != v.link {
 			return fmt.Errorf("kind %q link %q, want %s", si.Kind, si.Link, v)
@@ -910,4 +979,68 @@ func imageMatches(si store.Image, v img) error {
 		return fmt.Errorf("mode %v, want %v", fs.FileMode(si.Mode).Perm(), v.mode)
 	}
 	return nil
+}
+
+// folderStays reports whether a folder stands at q where want (the plan's
+// images of paths) has a file, a link or nothing, and the operation will
+// not remove it: it is no folder the operation's turns made (h.gone), or
+// something stays in it that the operation does not take away.
+//
+// A path wanted as a file, a link or a folder is not put back either
+// when a file or a link stands where one of its folders was, unless the
+// plan puts that folder right (wanting it a folder, or nothing).
+func (h *harness) folderStays(q string, paths []string, want map[string]img) bool {
+	if want[q].exists && !want[q].purged && !h.m.disk(q).sameBytes(want[q]) {
+		missing := false // a folder above is missing: the rest are made
+		for i := strings.IndexByte(q, '/'); i >= 0; i = next(q, i) {
+			d := q[:i]
+			if w, ok := want[d]; ok && slices.Contains(paths, d) {
+				if w.dir || !w.exists {
+					continue
+				}
+				return true // a file is put where the folder was
+			}
+			if missing || h.m.dirs[d] {
+				continue
+			}
+			if _, ok := h.m.files[d]; ok {
+				return true
+			}
+			missing = true
+		}
+	}
+	if !h.m.dirs[q] || want[q].dir {
+		return false
+	}
+	if !h.gone[q] {
+		return true
+	}
+	for f := range h.m.files {
+		if strings.HasPrefix(f, q+"/") && (!slices.Contains(paths, f) || want[f].exists) {
+			return true
+		}
+	}
+	for d := range h.m.dirs {
+		if strings.HasPrefix(d, q+"/") && !h.gone[d] {
+			return true
+		}
+	}
+	return false
+}
+
+func set(ss []string) map[string]bool {
+	out := map[string]bool{}
+	for _, x := range ss {
+		out[x] = true
+	}
+	return out
+}
+
+// next is the index of the slash after the one at i in q, or -1.
+func next(q string, i int) int {
+	j := strings.IndexByte(q[i+1:], '/')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
 }

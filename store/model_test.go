@@ -32,7 +32,14 @@ package store_test
 //     under a plan, it changes nothing and says the plan is out of date;
 //   - files whose bytes already match are not rewritten (their mtime stays),
 //     the executable bit is kept and restored, and a symbolic link is kept
-//     and restored as a link, never followed.
+//     and restored as a link, never followed;
+//   - a path keeps its kind: a command that turns a file or a link into a
+//     folder, or a folder into a file or a link, is recorded with both
+//     kinds, and a rewind, undo or redo puts the kind back; a folder in
+//     the way goes only if the operation's turns made it and it is left
+//     empty, a file or link standing where a path's folder was fails that
+//     path unless the plan puts the folder back, and nothing is written
+//     or made through a link (model_shell_test.go, folderStays).
 //
 // Replay a failing sequence with
 //
@@ -142,6 +149,8 @@ var coverageKeys = []string{
 	"mode-only-hand-edit", "edit-before-apply", "agent-symlink", "hand-symlink", "restore-link",
 	"hand-same-size-mtime", "rewind-failed-skipped", "capture-skipped", "clock-back", "purge", "purge-rewind", "purge-undo",
 	"shell-same-turn", "shell-skip-before", "shell-delete", "shell-move", "shell-chmod", "shell-write", "shell-recorded",
+	"shell-to-folder", "shell-folder-to-file", "shell-folder-to-link", "shell-to-link", "shell-link-to-file",
+	"kind-rewind", "kind-undo", "kind-redo",
 	"write-failed", "rewind-retry", "rewind-retry-restored", "undo-retry", "redo-retry", "plan-out-of-date", "all-failed-listed",
 }
 
@@ -190,6 +199,12 @@ type harness struct {
 	moved    bool            // the step changed the folder or the store's standing
 	notes    []string
 	pool     []string // the paths steps may touch: pool, less those purged
+	// gone are the folders the operation being planned removes once
+	// they are empty (its turns made them; an undo, those its rewind made).
+	gone map[string]bool
+	// blocked are the paths the plan just applied failed for what stands
+	// in their way.
+	blocked []string
 }
 
 func newHarness(t *testing.T, seed uint64, steps int) *harness {
@@ -283,7 +298,7 @@ func (h *harness) run() {
 			h.cov["clock-back"]++
 		}
 		switch n := h.rng.IntN(100); {
-		case n < 27:
+		case n < 24:
 			h.agentTurn()
 		case n < 34:
 			h.shellStep()

@@ -3,7 +3,6 @@ package store
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -151,7 +150,7 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 	}
 	p := &Plan{Kind: KindRewind, Target: id}
 	var goals []wanted
-	seen := map[string]bool{}
+	seen, made := map[string]bool{}, map[string]bool{}
 	start := 0
 	for i, tt := range v.turns {
 		if tt == t {
@@ -168,11 +167,19 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 				goals = append(goals, wanted{path: f.path, refused: f.refused})
 				continue
 			}
-			if seen[f.path] {
-				continue
+			if !seen[f.path] {
+				seen[f.path] = true
+				pre := f.pre
+				if made[f.path] {
+					// A folder one of these turns made before this record:
+					// before it, nothing was there, whatever was found later.
+					pre = Image{Kind: ImageAbsent}
+				}
+				goals = append(goals, wanted{path: f.path, img: pre, dirs: f.dirs, badBlob: f.badBlob})
 			}
-			seen[f.path] = true
-			goals = append(goals, wanted{path: f.path, img: f.pre, dirs: f.dirs, badBlob: f.badBlob})
+			for _, d := range f.dirs {
+				made[d] = true
+			}
 		}
 	}
 	goals = s.revertGoals(v, t, goals)
@@ -243,6 +250,12 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 	defer dirs.close()
 	defer s.saveStats()
 	blocked := s.wayBlocked(goals)
+	deletes := map[string]bool{}
+	for _, g := range goals {
+		if g.refused == "" && g.img.Kind == ImageAbsent {
+			deletes[g.path] = true
+		}
+	}
 	var steps []Step
 	for _, g := range goals {
 		st := Step{Path: g.path, Want: g.img}
@@ -255,6 +268,11 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 		st.Now = now
 		st.HandEdited = hand(g.path, now)
 		if notFile(now) && gone[g.path] && g.img.Kind != ImageDir {
+			if !s.emptiedBy(g.path, deletes, gone) {
+				st.Do, st.Reason = ActFail, "not touched: it is a folder now, holding what the operation does not remove"
+				steps = append(steps, st)
+				continue
+			}
 			now = Image{Kind: ImageAbsent}
 		}
 		st.Do, st.Reason = s.decide(now, g.img)
@@ -452,14 +470,10 @@ func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
 	// rewind left there (or nothing): undoing this redo must give them
 	// what that undo was to bring back, or those bytes would be lost to
 	// undo and redo.
-	if fails := v.fails[a.via.id]; len(fails) > 0 {
+	if failed := v.stillFailed(a.via.id); len(failed) > 0 {
 		urecs, err := s.steps(a.via.id)
 		if err != nil {
 			return nil, errf("redo %s: %w", a.rewind.id, err)
-		}
-		failed := map[string]bool{}
-		for _, f := range fails {
-			failed[f.Path] = true
 		}
 		for _, r := range urecs {
 			if failed[r.Path] && r.Want != nil {
@@ -531,69 +545,4 @@ func set(list []string) map[string]bool {
 		m[x] = true
 	}
 	return m
-}
-
-// rmdirs lists the folders to remove, if left empty, after p: those the
-// rewound turns created, or those the operation being undone created.
-func (s *Store) rmdirs(v *view, p *Plan) []string {
-	if p.Retry != "" && p.Kind != KindRewind {
-		// A retry of an undo or redo finishes its paths; the folders were
-		// seen to the first time.
-		return nil
-	}
-	set := map[string]bool{}
-	switch p.Kind {
-	case KindRewind:
-		for _, id := range p.Turns {
-			for _, f := range v.byID[id].files {
-				for _, d := range f.dirs {
-					set[d] = true
-				}
-			}
-		}
-	case KindUndo:
-		if len(v.undo) > 0 {
-			via := v.undo[len(v.undo)-1].via
-			// A step that failed made no folder: the ones it would have
-			// made are not the operation's to take away.
-			failed := map[string]bool{}
-			for _, f := range via.fails {
-				failed[f.Path] = true
-			}
-			if recs, err := s.steps(via.id); err == nil {
-				for _, r := range recs {
-					if failed[r.Path] {
-						continue
-					}
-					for _, d := range r.Dirs {
-						set[d] = true
-					}
-				}
-			}
-		}
-	case KindRevert:
-		for _, d := range revertDirs(v, p) {
-			set[d] = true
-		}
-	case KindRedo:
-		if len(v.redo) > 0 {
-			set2 := v.redo[len(v.redo)-1].rewind.rmdirs
-			for _, d := range set2 {
-				set[d] = true
-			}
-		}
-	}
-	var out []string
-	for d := range set {
-		out = append(out, d)
-	}
-	// Deepest first, so a parent is tried after its children.
-	sort.Slice(out, func(i, j int) bool {
-		di, dj := strings.Count(out[i], "/"), strings.Count(out[j], "/")
-		if di != dj {
-			return di > dj
-		}
-		return out[i] > out[j]
-	})
-	return out
 }

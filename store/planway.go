@@ -3,6 +3,8 @@ package store
 import (
 	"io/fs"
 	"path"
+	"slices"
+	"sort"
 	"strings"
 )
 
@@ -15,10 +17,16 @@ import (
 // says why, or "" when the way is clear or made by the plan. Each folder
 // is looked at once per plan, from the top down.
 func (s *Store) wayBlocked(goals []wanted) func(rel string) string {
-	mend := map[string]bool{}
+	// mend: the plan makes the folder (or clears what stands there);
+	// file: the plan puts a file or link there, so nothing can be in it.
+	mend, file := map[string]bool{}, map[string]bool{}
 	for _, g := range goals {
-		if g.refused == "" && (g.img.Kind == ImageDir || g.img.Kind == ImageAbsent) {
+		switch {
+		case g.refused != "":
+		case g.img.Kind == ImageDir || g.img.Kind == ImageAbsent:
 			mend[g.path] = true
+		case g.img.Kind == ImageContent || g.img.Kind == ImageLink:
+			file[g.path] = true
 		}
 	}
 	kinds := map[string]fs.FileMode{}
@@ -27,6 +35,7 @@ func (s *Store) wayBlocked(goals []wanted) func(rel string) string {
 		if path.IsAbs(rel) {
 			return ""
 		}
+		missing := false // a folder above is missing: the rest are made
 		for i := 0; ; {
 			j := strings.IndexByte(rel[i:], '/')
 			if j < 0 {
@@ -34,8 +43,13 @@ func (s *Store) wayBlocked(goals []wanted) func(rel string) string {
 			}
 			dir := rel[:i+j]
 			i += j + 1
-			if mend[dir] {
-				return "" // its own step puts it right, looking above it
+			switch {
+			case file[dir]:
+				// Turns recorded it a file, and later a folder (a path
+				// of an already rewound turn between them): the file wins.
+				return "not restored: the operation puts a file where its folder " + dir + " was"
+			case mend[dir] || missing:
+				continue // its own step puts it right; what is below it is looked at
 			}
 			m, ok := kinds[dir]
 			if !ok {
@@ -47,7 +61,7 @@ func (s *Store) wayBlocked(goals []wanted) func(rel string) string {
 			}
 			switch {
 			case m == absent:
-				return "" // made as the step writes the path
+				missing = true // made as the step writes the path
 			case m == fs.ModeDir:
 			case m == fs.ModeSymlink:
 				return "not restored: a symbolic link stands where its folder " + dir + " was"
@@ -58,10 +72,43 @@ func (s *Store) wayBlocked(goals []wanted) func(rel string) string {
 	}
 }
 
-// wayIsFolders reports whether every folder above rel is a real folder,
-// or missing (to be made): none is a link, which an os.Root would follow
-// to make or remove a folder somewhere else, and none is a file.
+// emptiedBy reports whether the folder rel is left empty by an operation
+// that deletes the paths in deletes and removes the folders in gone that
+// it leaves empty: a folder standing where a file or a link is to be put
+// back goes only so, never with something the operation does not take
+// away (a file made by hand since, say).
+func (s *Store) emptiedBy(rel string, deletes, gone map[string]bool) bool {
+	f, err := s.root.Open(rel)
+	if err != nil {
+		return false
+	}
+	ents, err := f.ReadDir(-1)
+	_ = f.Close()
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		p := rel + "/" + e.Name()
+		switch {
+		case e.IsDir():
+			if !gone[p] || !s.emptiedBy(p, deletes, gone) {
+				return false
+			}
+		case !deletes[p]:
+			return false
+		}
+	}
+	return true
+}
+
+// wayIsFolders reports whether every folder above rel (a recorded
+// name, not resolved through links) is a real folder, or missing (to be
+// made): none is a link, which an os.Root would follow to make or remove
+// a folder somewhere else, and none is a file.
 func (s *Store) wayIsFolders(rel string) bool {
+	if path.IsAbs(rel) {
+		return false
+	}
 	for i := 0; ; {
 		j := strings.IndexByte(rel[i:], '/')
 		if j < 0 {
@@ -76,4 +123,123 @@ func (s *Store) wayIsFolders(rel string) bool {
 		}
 		i += j + 1
 	}
+}
+
+// rmdirs lists the folders to remove, if left empty, after p: those the
+// rewound turns created, or those the operation being undone created.
+func (s *Store) rmdirs(v *view, p *Plan) []string {
+	if p.Retry != "" && p.Kind != KindRewind {
+		// A retry of an undo or redo finishes its paths; the folders were
+		// seen to the first time.
+		return nil
+	}
+	set := map[string]bool{}
+	switch p.Kind {
+	case KindRewind:
+		for _, id := range p.Turns {
+			for _, f := range v.byID[id].files {
+				for _, d := range f.dirs {
+					set[d] = true
+				}
+			}
+		}
+	case KindUndo:
+		if len(v.undo) > 0 {
+			via := v.undo[len(v.undo)-1].via
+			// A step that failed made no folder: the ones it would have
+			// made are not the operation's to take away.
+			failed := map[string]bool{}
+			for _, f := range via.fails {
+				failed[f.Path] = true
+			}
+			if recs, err := s.steps(via.id); err == nil {
+				for _, r := range recs {
+					if failed[r.Path] {
+						continue
+					}
+					for _, d := range r.Dirs {
+						set[d] = true
+					}
+				}
+			}
+		}
+	case KindRevert:
+		for _, d := range revertDirs(v, p) {
+			set[d] = true
+		}
+	case KindRedo:
+		if len(v.redo) > 0 {
+			set2 := v.redo[len(v.redo)-1].rewind.rmdirs
+			for _, d := range set2 {
+				set[d] = true
+			}
+		}
+	}
+	var out []string
+	for d := range set {
+		out = append(out, d)
+	}
+	// Deepest first, so a parent is tried after its children.
+	sort.Slice(out, func(i, j int) bool {
+		di, dj := strings.Count(out[i], "/"), strings.Count(out[j], "/")
+		if di != dj {
+			return di > dj
+		}
+		return out[i] > out[j]
+	})
+	return out
+}
+
+// stillFailed is what operation id failed and has not put back since:
+// its own failures, and those of its retries that failed them again
+// (which hold them now), each retried in turn.
+func (v *view) stillFailed(id string) map[string]bool {
+	out := map[string]bool{}
+	var add func(id string)
+	add = func(id string) {
+		for _, f := range v.fails[id] {
+			out[f.Path] = true
+		}
+		for _, r := range v.noneRetries[id] {
+			add(r)
+		}
+		for _, r := range v.retriesOf[id] {
+			add(r)
+		}
+	}
+	add(id)
+	return out
+}
+
+// keptFolders drops from rmdirs the folders p wants as folders: one a
+// turn made that was a folder before an older of the turns too (its
+// oldest pre-image) stays, empty or not. A retry of a rewind looks at
+// what the rewind it retries wanted, back along the retries.
+func (s *Store) keptFolders(v *view, rmdirs []string, p *Plan) []string {
+	want := map[string]bool{}
+	for _, st := range p.Steps {
+		if st.Want.Kind == ImageDir {
+			want[st.Path] = true
+		}
+	}
+	for id, n := p.Retry, 0; id != "" && p.Kind == KindRewind && n < 1000; n++ {
+		recs, err := s.steps(id)
+		if err != nil {
+			break
+		}
+		for _, r := range recs {
+			if r.Want != nil && r.Want.Kind == ImageDir {
+				want[r.Path] = true
+			}
+		}
+		o := v.opByID[id]
+		if o == nil {
+			break
+		}
+		id = o.retry
+	}
+	if len(want) == 0 {
+		return rmdirs
+	}
+	return slices.DeleteFunc(rmdirs, func(d string) bool { return want[d] })
 }

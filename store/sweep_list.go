@@ -45,11 +45,18 @@ func (s *Store) listSweep(res *SweepResult, old **baseline, fed Changes, attribu
 		}
 	}
 	if *old != nil {
-		if err := (*old).full(); err != nil {
+		l, seen, err := walkChanged(s.rootPath, prior(), *old)
+		switch {
+		case errors.Is(err, errBadBaseline):
 			damaged(err)
+		case err != nil:
+			return nil, err
+		default:
+			res.Seen = seen
+			return l, nil
 		}
 	}
-	now, unread, rules, err := walkTree(s.rootPath, prior(), *old)
+	now, unread, rules, err := walkTree(s.rootPath, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -58,11 +65,7 @@ func (s *Store) listSweep(res *SweepResult, old **baseline, fed Changes, attribu
 		// The walk lays paths out in order; the merge depends on it.
 		slices.SortFunc(now, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) })
 	}
-	l := &fedListing{now: now, unread: unread, rules: rules, whole: true}
-	if *old != nil {
-		l.old = (*old).entries
-	}
-	return l, nil
+	return &fedListing{now: now, unread: unread, rules: rules, whole: true}, nil
 }
 
 // saveNext writes what the sweep changed in the baseline, if anything:

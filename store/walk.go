@@ -40,11 +40,12 @@ type walker struct {
 	rules map[string][]byte // the ignore files followed, by path
 	// old is the last baseline, whose listing of a folder stands in for
 	// reading the folder again when the folder's stat is as it was (see
-	// oldNames); kids indexes its entries by folder. nil: every folder
-	// is read.
-	old  *baseline
-	kids map[string][]int32
-	dev  uint64 // the root's device: a folder on another is always read
+	// oldNames). nil: every folder is read.
+	old *baseline
+	dev uint64 // the root's device: a folder on another is always read
+	// diff, when set, keeps of each folder's listing only what differs
+	// from the old baseline (see walkChanged).
+	diff *walkDiff
 	// partial names the folders whose listing left out something it
 	// could not look at: their stat is not kept, so they are read again.
 	partial []string
@@ -76,6 +77,9 @@ type walkJob struct {
 	// permission bits.
 	trusted bool
 	mode    uint32
+	// olds are the old baseline's entries in the folder (when the walk
+	// compares with one), in path order.
+	olds []baseEntry
 }
 
 // dirStat is what says whether a folder's entries may have changed.
@@ -118,7 +122,7 @@ func walkTree(root string, prior, old *baseline) ([]*baseEntry, []string, map[st
 	var rst unix.Stat_t
 	rootOK := unix.Fstat(fd, &rst) == nil
 	if old != nil && old.rules != nil && rootOK && dirTimesKept(fd) {
-		w.old, w.kids, w.dev = old, old.folders(), uint64(rst.Dev)
+		w.old, w.dev = old, uint64(rst.Dev)
 	}
 	w.deadline = time.Now().Add(walkMaxTime)
 	// One worker a core: more only spin in the scheduler when the tree is
@@ -146,44 +150,6 @@ func walkTree(root string, prior, old *baseline) ([]*baseEntry, []string, map[st
 		return nil, nil, nil, w.tooBig
 	}
 	return w.sorted(), w.unread, w.rules, nil
-}
-
-// folders indexes b's entries by the folder holding them ("" the root).
-func (b *baseline) folders() map[string][]int32 {
-	kids := map[string][]int32{}
-	for i := range b.entries {
-		p := b.entries[i].path
-		d := ""
-		if k := strings.LastIndexByte(p, '/'); k >= 0 {
-			d = p[:k]
-		}
-		kids[d] = append(kids[d], int32(i))
-	}
-	return kids
-}
-
-// oldNames is old's listing of the folder j (its entries' paths), when it
-// stands for the folder now (see walkTree); ok is false when the folder
-// must be read.
-func (w *walker) oldNames(j walkJob) (paths []string, ok bool) {
-	if w.old == nil || j.fresh || j.rel == "" || j.st.dev != w.dev || j.st.ino == 0 {
-		return nil, false
-	}
-	k, found := slices.BinarySearchFunc(w.old.entries, j.rel, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
-	if !found {
-		return nil, false
-	}
-	e := &w.old.entries[k]
-	if e.kind != baseDir || e.ino != j.st.ino || e.mtime != j.st.mtime || e.ctime != j.st.ctime ||
-		e.mtime >= w.old.at-racyWindow || e.ctime >= w.old.at-racyWindow {
-		return nil, false
-	}
-	kids := w.kids[j.rel]
-	paths = make([]string, len(kids))
-	for i, x := range kids {
-		paths[i] = w.old.entries[x].path
-	}
-	return paths, true
 }
 
 // rulesMoved reports whether the ignore files of the folder rel differ
@@ -411,7 +377,8 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 				continue
 			}
 			sj := walkJob{rel: rel, ig: ig, fresh: fresh, st: dirStat{mtime: e.mtime, ctime: e.ctime, ino: e.ino, dev: uint64(st.Dev)}}
-			sj.paths, sj.reused = w.oldNames(sj)
+			sj.olds = w.oldsOf(rel)
+			sj.paths, sj.reused = w.oldNames(sj, j.oldEntry(rel))
 			flags := unix.O_RDONLY
 			if sj.reused {
 				flags = openStatOnly
@@ -449,6 +416,11 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		local = append(local, e)
 	}
 	slices.SortFunc(local, func(a, b baseEntry) int { return strings.Compare(a.path[lp:], b.path[lp:]) })
+	if w.diff != nil {
+		if local = w.diff.folder(j, local); len(local) == 0 {
+			return nil
+		}
+	}
 	w.mu.Lock()
 	w.lists = append(w.lists, &dirList{rel: j.rel, ents: local})
 	w.mu.Unlock()

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ckpt-dev/ckpt/present"
 	"github.com/ckpt-dev/ckpt/store"
@@ -81,7 +80,7 @@ func (m *Model) convLines(w int) []string {
 	var out []string
 	text := func(s string, style func(...string) string) {
 		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-			for _, wl := range strings.Split(ansi.Wrap(present.Escape(l), max(w-3, 1), ""), "\n") {
+			for _, wl := range wrapLines(present.Escape(l), max(w-3, 1), 0) {
 				out = append(out, style("  "+wl))
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ckpt-dev/ckpt/diffview"
 	"github.com/ckpt-dev/ckpt/keymap"
@@ -1190,7 +1189,7 @@ func (d *dialog) headLines() []string {
 		indent := len(l.text) - len(text)
 		wrapped := []string{text}
 		if d.tall { // on a short screen the files need the rows
-			wrapped = strings.Split(ansi.Wrap(text, max(w-indent-3, 1), ""), "\n")
+			wrapped = wrapLines(text, max(w-indent-3, 1), 0)
 		}
 		for i, wl := range wrapped {
 			lead := " " + strings.Repeat(" ", indent)

@@ -71,32 +71,33 @@ func fitParts(parts []part, w int) string {
 func wrapLines(s string, w, indent int) []string {
 	var lines []string
 	var cur strings.Builder
-	curW, limit := 0, max(w, 1)
+	curW, limit, started := 0, max(w, 1), false
 	flush := func() {
 		lines = append(lines, cur.String())
 		cur.Reset()
-		curW, limit = 0, max(w-indent, 1)
+		curW, limit, started = 0, max(w-indent, 1), false
 	}
 	for _, word := range strings.Split(s, " ") {
 		ww := ansi.StringWidth(word)
-		if curW > 0 && curW+1+ww > limit {
+		if started && curW+1+ww > limit {
 			flush()
 		}
-		for ww > limit && curW == 0 { // a word wider than a line: cut it
+		for ww > limit && !started { // a word wider than a line: cut it
 			head := ansi.Truncate(word, limit, "")
 			cur.WriteString(head)
 			word = strings.TrimPrefix(word, head)
 			ww = ansi.StringWidth(word)
 			flush()
 		}
-		if curW > 0 {
+		if started { // the space between this word and the last
 			cur.WriteByte(' ')
 			curW++
 		}
 		cur.WriteString(word)
 		curW += ww
+		started = true
 	}
-	if cur.Len() > 0 || len(lines) == 0 {
+	if started || len(lines) == 0 {
 		lines = append(lines, cur.String())
 	}
 	for i := 1; i < len(lines); i++ {

@@ -52,3 +52,14 @@ func TestFitParts(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapLinesKeepsSpaces: indentation and runs of spaces inside a line
+// come through as they are (a prompt's code reads as written).
+func TestWrapLinesKeepsSpaces(t *testing.T) {
+	if got := wrapLines("    if x {  y }", 40, 0); len(got) != 1 || got[0] != "    if x {  y }" {
+		t.Errorf("%q", got)
+	}
+	if got := wrapLines("", 40, 0); len(got) != 1 || got[0] != "" {
+		t.Errorf("an empty line: %q", got)
+	}
+}

@@ -185,7 +185,8 @@ type Model struct {
 	// revertedBy maps a turn to the revert in effect (or its redo) that
 	// took its changes out, in whole or in part.
 	revertedBy  map[string]string
-	statusKnown bool // HandEdited counts are filled in
+	undo        undoState // what u and ctrl+r act on, from the log
+	statusKnown bool      // HandEdited counts are filled in
 	turns       turnsPane
 	files       filesPane
 
@@ -336,6 +337,7 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 	had := len(m.entries) > 0
 	m.entries = entries
 	m.revertedBy = revertsInEffect(entries)
+	m.undo = undoStacks(entries)
 	if withStatus {
 		m.statusKnown = true
 	}

@@ -277,8 +277,10 @@ func (m *Model) paneBindings() keymap.KeyMap {
 	k.Open.SetEnabled((m.focus == paneTurns && e != nil) || (m.focus == paneFiles && len(m.files.rows) > 0))
 	k.Rewind.SetEnabled(e != nil && e.Kind == store.KindAgent)
 	k.Revert.SetEnabled(e != nil && e.Kind == store.KindAgent && e.State == store.StateActive)
-	k.Undo.SetEnabled(m.hasOps())
-	k.Redo.SetEnabled(m.hasOps())
+	// Shown as live only when the log says there is something to act on;
+	// the keys ask the store all the same (opKey), which has the last word.
+	k.Undo.SetEnabled(m.undo.undo)
+	k.Redo.SetEnabled(m.undo.redo)
 	var diff *diffview.Diff
 	if m.focus == paneDiff {
 		diff = m.diff.d
@@ -420,13 +422,13 @@ func (m *Model) opKey(msg tea.KeyPressMsg, k keymap.KeyMap) (cmd tea.Cmd, ok boo
 			m.setStatus("select an agent turn to revert (this line is an operation)")
 		}
 		return nil, true
-	case key.Matches(msg, k.Undo):
-		return m.openDialog(store.KindUndo, "", "", false), true
-	case key.Matches(msg, k.Redo):
-		return m.openDialog(store.KindRedo, "", "", false), true
-	case key.Matches(msg, m.keys.Undo, m.keys.Redo):
+	case key.Matches(msg, m.keys.Undo, m.keys.Redo) && !m.hasOps():
 		m.setStatus("nothing to undo or redo yet")
 		return nil, true
+	case key.Matches(msg, m.keys.Undo):
+		return m.openDialog(store.KindUndo, "", "", false), true
+	case key.Matches(msg, m.keys.Redo):
+		return m.openDialog(store.KindRedo, "", "", false), true
 	case key.Matches(msg, k.Help):
 		return m.openHelp(), true
 	case key.Matches(msg, k.Filter):

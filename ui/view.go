@@ -260,7 +260,7 @@ func (m *Model) turnsView(w, h int) []string {
 	}
 	idW, ageW := m.turnColumns(rows)
 	end := min(m.turns.cur.top+rows, len(m.turns.shown))
-	undoable := m.undoableOp()
+	undoable := m.undo.row
 	for i := m.turns.cur.top; i < end; i++ {
 		idx := m.turns.shown[i]
 		e := &m.entries[idx]
@@ -301,50 +301,6 @@ func (m *Model) labelCut(e *store.Entry) bool {
 	left, mid, right := m.turnRowParts(e, w, idW, ageW, false, nil, "")
 	_, midW := rowFit(w, ansi.StringWidth(left)+1, mid, right) // and the cursor
 	return ansi.StringWidth(mid.text) > midW
-}
-
-// undoableOp is the id of the row that says "u to undo": the operation
-// that put in effect the rewind (or revert) u would undo. It walks the
-// log as the store's undo stack does: a rewind or a revert goes on it,
-// an undo takes its target off, a redo puts its target back.
-func (m *Model) undoableOp() string {
-	var stack []string
-	by := map[string]string{}                  // rewind → the op row that put it in effect
-	redone := map[string]string{}              // redo → the rewind it re-applied
-	for i := len(m.entries) - 1; i >= 0; i-- { // oldest first
-		e := &m.entries[i]
-		drop := func(id string) {
-			for j := len(stack) - 1; j >= 0; j-- {
-				if stack[j] == id {
-					stack = append(stack[:j], stack[j+1:]...)
-					return
-				}
-			}
-		}
-		switch e.Kind {
-		case store.KindRewind, store.KindRevert:
-			if e.State == store.StateFailed {
-				continue // changed nothing
-			}
-			stack = append(stack, e.ID)
-			by[e.ID] = e.ID
-		case store.KindUndo:
-			t := e.Target
-			if r, ok := redone[t]; ok {
-				t = r
-			}
-			drop(t)
-		case store.KindRedo:
-			redone[e.ID] = e.Target
-			drop(e.Target)
-			stack = append(stack, e.Target)
-			by[e.Target] = e.ID
-		}
-	}
-	if len(stack) == 0 {
-		return ""
-	}
-	return by[stack[len(stack)-1]]
 }
 
 // seg is a piece of a row's right-hand side. Optional pieces go first
@@ -779,11 +735,17 @@ func (m *Model) diffView(w, h int) []string {
 	}
 	switch {
 	case f == nil && len(m.entries) == 0:
-		for _, l := range strings.Split(ansi.Wrap(m.waitingHint(), max(w-2, 1), ""), "\n") {
+		for _, l := range wrapLines(m.waitingHint(), max(w-2, 1), 0) {
 			out = append(out, m.sty.dim.Render(present.Fit(" "+l, w)))
 		}
 	case f == nil:
-		out = append(out, m.sty.dim.Render(present.Fit(" select a file to see its diff", w)))
+		hint := " select a file to see its diff"
+		if e := m.selected(); e != nil && e.Kind != store.KindAgent {
+			hint = " an operation: the files pane says what it did; select a turn to see its files' diffs"
+		}
+		for _, l := range wrapLines(hint, max(w, 1), 1) {
+			out = append(out, m.sty.dim.Render(present.Fit(l, w)))
+		}
 	case m.diff.err != nil:
 		out = append(out, m.sty.errText.Render(present.Fit(" "+present.Escape(m.diff.err.Error()), w)))
 	case m.diff.note != "":
@@ -827,7 +789,14 @@ func (m *Model) diffNotes(f *store.File, w int) []string {
 		out = append(out, m.sty.dim.Render(present.Fit(" changed by the shell command $ "+present.Escape(f.Shell), w)))
 	}
 	if m.sideRefused() {
-		out = append(out, m.sty.dim.Render(present.Fit(fmt.Sprintf(" unified: side by side needs %d columns (s: unified)", sideMinWidth), w)))
+		way := "s: unified"
+		if !m.zoomed() && m.width >= sideMinWidth {
+			way = "z gives the diff the whole width; s: unified"
+		}
+		note := fmt.Sprintf("unified: side by side needs %d columns (%s)", sideMinWidth, way)
+		for _, l := range wrapLines(note, max(w-1, 1), 2) {
+			out = append(out, m.sty.dim.Render(present.Fit(" "+l, w)))
+		}
 	}
 	if f.Status == store.StatusFailed {
 		// The title may have room for "failed" only: here is why.
@@ -902,16 +871,17 @@ func (m *Model) statusLine() string {
 	info := fmt.Sprintf("%s · %s · %s in store files", root, present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
 	msg, style, _ := m.statusMsg()
 	// The message first: the folder's facts give way to it, the least
-	// telling first, down to none.
-	for _, short := range []string{
-		strings.TrimSuffix(info, " in store files"),
-		fmt.Sprintf("%s · %s", present.Count(m.turnCount(), "turn"), present.Bytes(m.size)),
-		"",
-	} {
+	// telling first, down to the turns and the size; to none only when
+	// that lets the whole message read.
+	counts := fmt.Sprintf("%s · %s", present.Count(m.turnCount(), "turn"), present.Bytes(m.size))
+	for _, short := range []string{strings.TrimSuffix(info, " in store files"), counts, ""} {
 		if msg == "" || ansi.StringWidth(info)+ansi.StringWidth(msg)+2 <= w {
 			break
 		}
 		info = short
+	}
+	if info == "" && ansi.StringWidth(msg)+1 > w {
+		info = counts // cut either way: keep what the folder holds
 	}
 	iw := ansi.StringWidth(info)
 	if iw+2 > w {

@@ -40,13 +40,18 @@ var installers = map[string]installer{
 		},
 	},
 	// opencode: a plugin of ckpt's own (opencode.go).
-	"opencode": pluginInstaller{file: ".opencode/plugins/ckpt.ts"},
+	"opencode": ownedInstaller{
+		file:   ".opencode/plugins/ckpt.ts",
+		render: renderPlugin,
+		find:   findConstCKPT,
+		past:   []string{pastPluginFirst, pastPluginShell, pastPluginNode},
+	},
 	// pi: an extension of ckpt's own (pi.go).
 	"pi": ownedInstaller{
 		file:   ".pi/extensions/ckpt.ts",
 		render: renderPiExtension,
 		find:   findConstCKPT,
-		past:   []func(string) []byte{renderTemplate(piExtensionFirst)},
+		past:   []string{pastExtensionFirst},
 	},
 	// Copilot CLI and VS Code's agent: one hooks file of ckpt's own
 	// (copilot.go).
@@ -75,7 +80,7 @@ var installers = map[string]installer{
 		file:   ".kilo/plugins/ckpt.ts",
 		render: renderKiloPlugin,
 		find:   findConstCKPT,
-		past:   []func(string) []byte{kiloOf(renderTemplate(pluginSourceNode))},
+		past:   []string{pastKiloNode},
 	},
 	// Droid: Claude's shape; timeouts in seconds.
 	"droid": jsonInstaller{

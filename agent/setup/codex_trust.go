@@ -348,13 +348,8 @@ func ApproveCodex(root, codexHome string, hooksJSON []byte, dryRun bool) (*Chang
 	}
 	path := filepath.Join(codexHome, "config.toml")
 	c := &Change{Path: path}
-	old, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		c.Old, c.Existed = old, true
-	case errors.Is(err, fs.ErrNotExist):
-	default:
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	if err := c.readOld(); err != nil {
+		return nil, nil, err
 	}
 	text := string(c.Old)
 	text, err = tomlSet(text, projectTable(codexRoot(root)), "trust_level", "trusted")

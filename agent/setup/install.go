@@ -76,6 +76,19 @@ type Change struct {
 	Rel  string // the file, relative to the root, slash-separated
 }
 
+// readOld reads the file's content before into Old, setting Existed; a
+// file that does not exist is no error.
+func (c *Change) readOld() error {
+	old, err := os.ReadFile(c.Path)
+	switch {
+	case err == nil:
+		c.Old, c.Existed = old, true
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %w", c.Path, err)
+	}
+	return nil
+}
+
 // Changed reports whether the file's bytes (or existence) change, or
 // those of any further file.
 func (c *Change) Changed() bool {
@@ -206,13 +219,8 @@ func editFile(agentName string, inst installer, opt InstallOptions, install bool
 	if err := refuseLinks(opt.Root, rel); err != nil {
 		return nil, err
 	}
-	old, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		c.Old, c.Existed = old, true
-	case errors.Is(err, fs.ErrNotExist):
-	default:
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := c.readOld(); err != nil {
+		return nil, err
 	}
 	if install {
 		c.New, err = inst.add(agentName, c.Old, c.Existed, opt.Exe)

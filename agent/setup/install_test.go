@@ -603,7 +603,7 @@ func TestOpencodePlugin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !isOurPlugin(readFile(t, c.Path)) {
+	if _, ours := installers["opencode"].(ownedInstaller).owner(readFile(t, c.Path)); !ours {
 		t.Fatal("install wrote a plugin it does not recognise")
 	}
 	// A newer binary path rewrites the plugin in place.

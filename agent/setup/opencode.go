@@ -1,11 +1,6 @@
 package setup
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // pluginSource is the plugin file install writes, with the ckpt binary's
 // path as a JSON (hence JavaScript) string literal. The file is recognised
@@ -134,217 +129,24 @@ export const CkptPlugin = async ({ $, directory }) => {
 }
 `
 
-// pluginSourceNode is the plugin before it forwarded the conversation.
-const pluginSourceNode = `// ckpt: keeps what opencode's file tools are about to change, turn by turn,
-// so that ` + "`ckpt`" + ` can show and rewind it. Written by ` + "`ckpt install opencode`" + `;
-// ` + "`ckpt uninstall opencode`" + ` removes it (an edited copy is left alone).
-import { spawn } from "node:child_process"
-
-const CKPT = %s
-const FILE_TOOLS = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
-// The shell says nothing of what it writes: ckpt sweeps the tree around it.
-const SWEPT_TOOLS = new Set(["bash"])
-
-export const CkptPlugin = async ({ $, directory }) => {
-  const pending = new Map()
-  // ckpt exits 0 and prints nothing; a failure here must never stop a tool.
-  // $ is Bun's shell, and undefined where opencode runs outside Bun: then
-  // node:child_process does the same.
-  const send = async (event) => {
-    const body = JSON.stringify({ directory, ...event })
-    try {
-      if (typeof $ === "function") {
-        await $` + "`${CKPT} hook opencode < ${new Response(body)}`" + `.quiet().nothrow()
-        return
-      }
-      await new Promise((resolve) => {
-        const child = spawn(CKPT, ["hook", "opencode"], { stdio: ["pipe", "ignore", "ignore"] })
-        child.on("error", resolve)
-        child.on("close", resolve)
-        child.stdin.on("error", () => {})
-        child.stdin.end(body)
-      })
-    } catch {}
-  }
-  return {
-    "chat.message": async (input, output) => {
-      const text = (output?.parts ?? [])
-        .filter((p) => p?.type === "text" && !p.synthetic)
-        .map((p) => p.text)
-        .join("\n")
-      await send({ event: "chat.message", sessionID: input?.sessionID, messageID: input?.messageID ?? output?.message?.id, text })
-    },
-    "tool.execute.before": async (input, output) => {
-      if (!FILE_TOOLS.has(input?.tool) && !SWEPT_TOOLS.has(input?.tool)) return
-      pending.set(input.callID, output?.args)
-      await send({ event: "tool.execute.before", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args: output?.args })
-    },
-    "tool.execute.after": async (input) => {
-      if (!FILE_TOOLS.has(input?.tool) && !SWEPT_TOOLS.has(input?.tool)) return
-      const args = input.args ?? pending.get(input.callID)
-      pending.delete(input.callID)
-      await send({ event: "tool.execute.after", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args })
-    },
-    // The end of a turn: a command left running may have written since.
-    event: async ({ event }) => {
-      if (event?.type === "session.idle") await send({ event: "session.idle", sessionID: event.properties?.sessionID })
-    },
-  }
-}
-`
-
-// Earlier plugin files install wrote, still recognised as ckpt's, so that
-// install replaces them and uninstall removes them.
-var pastPluginSources = []string{pluginSourceFirst, pluginSourceShell, pluginSourceNode}
-
-const pluginSourceFirst = `// ckpt: keeps what opencode's file tools are about to change, turn by turn,
-// so that ` + "`ckpt`" + ` can show and rewind it. Written by ` + "`ckpt install opencode`" + `;
-// ` + "`ckpt uninstall opencode`" + ` removes it (an edited copy is left alone).
-const CKPT = %s
-const FILE_TOOLS = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
-
-export const CkptPlugin = async ({ $, directory }) => {
-  const pending = new Map()
-  // ckpt exits 0 and prints nothing; a failure here must never stop a tool.
-  const send = async (event) => {
-    try {
-      const body = new Response(JSON.stringify({ directory, ...event }))
-      await $` + "`${CKPT} hook opencode < ${body}`" + `.quiet().nothrow()
-    } catch {}
-  }
-  return {
-    "chat.message": async (input, output) => {
-      const text = (output?.parts ?? [])
-        .filter((p) => p?.type === "text" && !p.synthetic)
-        .map((p) => p.text)
-        .join("\n")
-      await send({ event: "chat.message", sessionID: input?.sessionID, messageID: input?.messageID ?? output?.message?.id, text })
-    },
-    "tool.execute.before": async (input, output) => {
-      if (!FILE_TOOLS.has(input?.tool)) return
-      pending.set(input.callID, output?.args)
-      await send({ event: "tool.execute.before", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args: output?.args })
-    },
-    "tool.execute.after": async (input) => {
-      if (!FILE_TOOLS.has(input?.tool)) return
-      const args = input.args ?? pending.get(input.callID)
-      pending.delete(input.callID)
-      await send({ event: "tool.execute.after", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args })
-    },
-  }
-}
-`
-
-const pluginSourceShell = `// ckpt: keeps what opencode's file tools are about to change, turn by turn,
-// so that ` + "`ckpt`" + ` can show and rewind it. Written by ` + "`ckpt install opencode`" + `;
-// ` + "`ckpt uninstall opencode`" + ` removes it (an edited copy is left alone).
-const CKPT = %s
-const FILE_TOOLS = new Set(["write", "edit", "multiedit", "patch", "apply_patch"])
-// The shell says nothing of what it writes: ckpt sweeps the tree around it.
-const SWEPT_TOOLS = new Set(["bash"])
-
-export const CkptPlugin = async ({ $, directory }) => {
-  const pending = new Map()
-  // ckpt exits 0 and prints nothing; a failure here must never stop a tool.
-  const send = async (event) => {
-    try {
-      const body = new Response(JSON.stringify({ directory, ...event }))
-      await $` + "`${CKPT} hook opencode < ${body}`" + `.quiet().nothrow()
-    } catch {}
-  }
-  return {
-    "chat.message": async (input, output) => {
-      const text = (output?.parts ?? [])
-        .filter((p) => p?.type === "text" && !p.synthetic)
-        .map((p) => p.text)
-        .join("\n")
-      await send({ event: "chat.message", sessionID: input?.sessionID, messageID: input?.messageID ?? output?.message?.id, text })
-    },
-    "tool.execute.before": async (input, output) => {
-      if (!FILE_TOOLS.has(input?.tool) && !SWEPT_TOOLS.has(input?.tool)) return
-      pending.set(input.callID, output?.args)
-      await send({ event: "tool.execute.before", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args: output?.args })
-    },
-    "tool.execute.after": async (input) => {
-      if (!FILE_TOOLS.has(input?.tool) && !SWEPT_TOOLS.has(input?.tool)) return
-      const args = input.args ?? pending.get(input.callID)
-      pending.delete(input.callID)
-      await send({ event: "tool.execute.after", sessionID: input.sessionID, callID: input.callID, tool: input.tool, args })
-    },
-    // The end of a turn: a command left running may have written since.
-    event: async ({ event }) => {
-      if (event?.type === "session.idle") await send({ event: "session.idle", sessionID: event.properties?.sessionID })
-    },
-  }
-}
-`
+// Earlier plugin files install wrote (see testdata/past/), by their
+// pastHash: the first, for file tools only; then with the shell swept;
+// then run outside Bun too (as Kilo's).
+const (
+	pastPluginFirst = "c1c34786d24be5092f9787632a2d942dc04fcf0d4dc29eb20230df64a8de6db0"
+	pastPluginShell = "067e0d579b14a6a30eef1b5fc07472a463d9e33ec4cee10b79f122fbf0fca6e1"
+	pastPluginNode  = "6f25d2cd2f4221de2eb8d8f8e721d6022efe7374b3f4d74eacd9125724309913"
+	pastKiloNode    = "489d3e273c7ff4bbaa7096247e66f1a22e6a90ecaa32d91f10c4ee13fab6f8c0"
+)
 
 // renderPlugin is the plugin file for the ckpt binary at exe.
-func renderPlugin(exe string) []byte {
-	lit, _ := json.Marshal(exe)
-	return []byte(fmt.Sprintf(pluginSource, lit))
+func renderPlugin(exe string) []byte { return renderTemplate(pluginSource)(exe) }
+
+// renderKiloPlugin is opencode's plugin file, made Kilo's.
+func renderKiloPlugin(exe string) []byte {
+	return []byte(kiloPlugin.Replace(string(renderPlugin(exe))))
 }
 
-// isOurPlugin reports whether data is exactly a plugin file install wrote,
-// for whatever binary path.
-func isOurPlugin(data []byte) bool {
-	for _, line := range strings.Split(string(data), "\n") {
-		if lit, ok := strings.CutPrefix(line, "const CKPT = "); ok {
-			var exe string
-			if json.Unmarshal([]byte(lit), &exe) != nil {
-				return false
-			}
-			if bytes.Equal(data, renderPlugin(exe)) {
-				return true
-			}
-			lit, _ := json.Marshal(exe)
-			for _, src := range pastPluginSources {
-				if bytes.Equal(data, []byte(fmt.Sprintf(src, lit))) {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	return false
-}
-
-// pluginInstaller writes and removes ckpt's opencode plugin file.
-type pluginInstaller struct{ file string }
-
-func (p pluginInstaller) path() string { return p.file }
-
-func (p pluginInstaller) add(name string, old []byte, existed bool, exe string) ([]byte, error) {
-	if existed && !isOurPlugin(old) {
-		return nil, fmt.Errorf("exists and was not written by ckpt install; left alone")
-	}
-	return renderPlugin(exe), nil
-}
-
-func (p pluginInstaller) remove(name string, old []byte, exe string) ([]byte, bool, error) {
-	if !isOurPlugin(old) {
-		return nil, false, fmt.Errorf("was not written by ckpt install (or was edited since); left alone")
-	}
-	return nil, false, nil
-}
-
-func (p pluginInstaller) exes(_ string, data []byte, _ string) []string {
-	for _, line := range strings.Split(string(data), "\n") {
-		if lit, ok := strings.CutPrefix(line, "const CKPT = "); ok && isOurPlugin(data) {
-			var exe string
-			if json.Unmarshal([]byte(lit), &exe) == nil && exe != "" {
-				return []string{exe}
-			}
-		}
-	}
-	return nil
-}
-
-func renderKiloPlugin(exe string) []byte { return kiloOf(renderPlugin)(exe) }
-
-// kiloOf is an opencode plugin's rendering, made Kilo's.
-func kiloOf(render func(string) []byte) func(string) []byte {
-	r := strings.NewReplacer("hook opencode", "hook kilo", `"hook", "opencode"`, `"hook", "kilo"`, "install opencode", "install kilo", "uninstall opencode", "uninstall kilo",
-		"opencode's file tools", "Kilo's file tools", "undefined where opencode runs", "undefined where Kilo runs")
-	return func(exe string) []byte { return []byte(r.Replace(string(render(exe)))) }
-}
+// kiloPlugin makes an opencode plugin Kilo's.
+var kiloPlugin = strings.NewReplacer("hook opencode", "hook kilo", `"hook", "opencode"`, `"hook", "kilo"`, "install opencode", "install kilo", "uninstall opencode", "uninstall kilo",
+	"opencode's file tools", "Kilo's file tools", "undefined where opencode runs", "undefined where Kilo runs")

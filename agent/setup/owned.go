@@ -2,8 +2,12 @@ package setup
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"slices"
 )
 
 // ownedInstaller writes a file that holds ckpt's hooks and nothing else
@@ -18,10 +22,27 @@ type ownedInstaller struct {
 	// find picks out of data the binary a rendered file names; data is
 	// ckpt's when render gives it back for that binary.
 	find func(data []byte) (string, bool)
-	// past render the files earlier installs wrote, still ckpt's: install
-	// replaces them and uninstall removes them.
-	past  []func(exe string) []byte
+	// past are the files earlier installs wrote, still ckpt's: install
+	// replaces them and uninstall removes them. Each is known by its hash
+	// (pastHash), so that its text need not be kept.
+	past  []string
 	fmode fs.FileMode // 0: 0644
+}
+
+// pastExe is the binary a past file's hash is taken for.
+const pastExe = "/ckpt"
+
+// pastHash is the hex SHA-256 of data, a file naming the binary exe in a
+// line `const CKPT = "…"` (a plugin, an extension), with pastExe named
+// there instead: one hash for a text whatever binary it was written for.
+// testdata/past/ holds the files these hashes are of.
+func pastHash(data []byte, exe string) string {
+	lit, _ := json.Marshal(exe)
+	canon, _ := json.Marshal(pastExe)
+	line := []byte("const CKPT = ")
+	data = bytes.Replace(data, append(slices.Clip(line), lit...), append(slices.Clip(line), canon...), 1)
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 func (o ownedInstaller) path() string { return o.file }
@@ -40,10 +61,8 @@ func (o ownedInstaller) owner(data []byte) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	for _, render := range append([]func(string) []byte{o.render}, o.past...) {
-		if bytes.Equal(data, render(exe)) {
-			return exe, true
-		}
+	if bytes.Equal(data, o.render(exe)) || len(o.past) > 0 && slices.Contains(o.past, pastHash(data, exe)) {
+		return exe, true
 	}
 	return "", false
 }

@@ -91,53 +91,9 @@ export default function (pi: any) {
 }
 `
 
-// piExtensionFirst is the extension an earlier install wrote, still
-// recognised as ckpt's, so that install replaces it and uninstall removes
-// it.
-const piExtensionFirst = `// ckpt: keeps what pi's write, edit and bash tools are about to change, turn
-// by turn, so that ` + "`ckpt`" + ` can show and rewind it. Written by ` + "`ckpt install pi`" + `;
-// ` + "`ckpt uninstall pi`" + ` removes it (an edited copy is left alone).
-import { spawnSync } from "node:child_process"
-
-const CKPT = %s
-const FILE_TOOLS = new Set(["write", "edit"])
-// The shell says nothing of what it writes: ckpt sweeps the tree around it.
-const SWEPT_TOOLS = new Set(["bash"])
-// pi's events name no session: one per pi process.
-const SESSION = process.pid + "-" + Date.now()
-
-// Synchronous, so pi waits for the capture before the tool runs. ckpt
-// exits 0 and prints nothing; whatever happens, nothing here may throw,
-// or pi would block the tool.
-function send(event: Record<string, unknown>, ctx: any) {
-  try {
-    const body = JSON.stringify({ ...event, cwd: ctx?.cwd ?? process.cwd(), session: SESSION })
-    spawnSync(CKPT, ["hook", "pi"], { input: body, stdio: ["pipe", "ignore", "ignore"], timeout: 120000 })
-  } catch {}
-}
-
-function pick(input: any) {
-  return { path: input?.path, command: input?.command }
-}
-
-export default function (pi: any) {
-  pi.on("input", async (event: any, ctx: any) => {
-    send({ event: "input", text: String(event?.text ?? "") }, ctx)
-  })
-  pi.on("tool_call", async (event: any, ctx: any) => {
-    if (!FILE_TOOLS.has(event?.toolName) && !SWEPT_TOOLS.has(event?.toolName)) return
-    send({ event: "tool_call", tool: event.toolName, callId: event.toolCallId, input: pick(event.input) }, ctx)
-  })
-  pi.on("tool_result", async (event: any, ctx: any) => {
-    if (!FILE_TOOLS.has(event?.toolName) && !SWEPT_TOOLS.has(event?.toolName)) return
-    send({ event: "tool_result", tool: event.toolName, callId: event.toolCallId, input: pick(event.input), isError: !!event.isError }, ctx)
-  })
-  // The end of the prompt's turn: a command left running may have written since.
-  pi.on("agent_end", async (_event: any, ctx: any) => {
-    send({ event: "agent_end" }, ctx)
-  })
-}
-`
+// pastExtensionFirst is the pastHash of the extension an earlier install
+// wrote (see testdata/past/), before it sent what each turn said.
+const pastExtensionFirst = "1c23b0b6453da29042e3ec0ef0f5c4957d78eb19e35d734c65c4e62d9ba2a4e1"
 
 func renderPiExtension(exe string) []byte { return renderTemplate(piExtension)(exe) }
 

@@ -225,8 +225,9 @@ func (d *fastDec) setStr(dst *string) bool {
 }
 
 // recordField parses the value of key into r. It is a table, one case a
-// key of Line, so its complexity grows with the format: over 40 on
-// purpose, as splitting it by kind would parse each key twice.
+// key of Line, so its complexity grows with the format; the fields of the
+// objects it holds are sourceField's and imageField's. Splitting it by
+// kind would parse each key twice.
 func (d *fastDec) recordField(key string, r *Line) bool {
 	var ok bool
 	switch key {
@@ -316,21 +317,23 @@ func (d *fastDec) recordField(key string, r *Line) bool {
 			r.Source = &Source{}
 		}
 		src := r.Source
-		ok = d.object(func(k string) bool {
-			switch k {
-			case "agent":
-				return d.setStr(&src.Agent)
-			case "session":
-				return d.setStr(&src.Session)
-			case "prompt":
-				return d.setStr(&src.Prompt)
-			case "transcript":
-				return d.setStr(&src.Transcript)
-			}
-			return false
-		})
+		ok = d.object(func(k string) bool { return d.sourceField(k, src) })
 	}
 	return ok
+}
+
+func (d *fastDec) sourceField(key string, src *Source) bool {
+	switch key {
+	case "agent":
+		return d.setStr(&src.Agent)
+	case "session":
+		return d.setStr(&src.Session)
+	case "prompt":
+		return d.setStr(&src.Prompt)
+	case "transcript":
+		return d.setStr(&src.Transcript)
+	}
+	return false
 }
 
 func (d *fastDec) imageField(key string, img *Image) bool {
