@@ -374,13 +374,9 @@ func (h *hookCall) startTurn() error {
 			}
 		}
 	}
-	meta := store.TurnMeta{Label: Label(h.ev.text), Source: h.source()}
-	turn, err := h.store.NewTurn(meta)
+	turn, err := h.store.StartTurn(store.TurnMeta{Label: Label(h.ev.text), Source: h.source(), Session: h.sessionKey()})
 	if err != nil {
-		return fmt.Errorf("hook %s: start a turn: %w", h.agent.name, err)
-	}
-	if err := h.store.SetSessionTurn(h.sessionKey(), turn.String()); err != nil {
-		return fmt.Errorf("hook %s: record turn %s for the session: %w", h.agent.name, turn, err)
+		return fmt.Errorf("hook %s: %w", h.agent.name, err)
 	}
 	h.saveSaid(turn)
 	if h.agent.oncePerPrompt && h.ev.prompt != "" {

@@ -2,17 +2,32 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
+	"slices"
 	"testing"
+	"time"
 )
 
 // hookTurn plays Claude Code's hook events in process against one project:
 // a prompt, then Pre/Post pairs of an Edit, each on a file of its own.
 type hookTurn struct {
-	root  string
-	calls int
+	root    string
+	session string // "bench" when empty
+	calls   int
+	// files bounds the files the pairs edit (each call a new one when 0):
+	// a turn of many calls over few files grows by seals, not paths.
+	files int
+}
+
+func (h *hookTurn) sid() string {
+	if h.session == "" {
+		return "bench"
+	}
+	return h.session
 }
 
 func (h *hookTurn) event(tb testing.TB, ev string) {
@@ -23,21 +38,25 @@ func (h *hookTurn) event(tb testing.TB, ev string) {
 }
 
 func (h *hookTurn) prompt(tb testing.TB) {
-	h.event(tb, fmt.Sprintf(`{"hook_event_name":"UserPromptSubmit","session_id":"bench","cwd":%q,"prompt":"a big refactor"}`, h.root))
+	h.event(tb, fmt.Sprintf(`{"hook_event_name":"UserPromptSubmit","session_id":%q,"cwd":%q,"prompt":"a big refactor"}`, h.sid(), h.root))
 	h.calls = 0
 }
 
 // pair is one Edit: its PreToolUse, the write, its PostToolUse.
 func (h *hookTurn) pair(tb testing.TB) {
 	h.calls++
-	p := filepath.Join(h.root, "src", fmt.Sprintf("d%02d", h.calls%50), fmt.Sprintf("f%05d.go", h.calls))
+	n := h.calls
+	if h.files > 0 {
+		n %= h.files
+	}
+	p := filepath.Join(h.root, "src", h.sid(), fmt.Sprintf("d%02d", n%50), fmt.Sprintf("f%05d.go", n))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		tb.Fatal(err)
 	}
 	if err := os.WriteFile(p, []byte("package x\n// before\n"), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	in := fmt.Sprintf(`"session_id":"bench","cwd":%q,"tool_name":"Edit","tool_use_id":"t%d","tool_input":{"file_path":%q,"old_string":"before","new_string":"after"}`, h.root, h.calls, p)
+	in := fmt.Sprintf(`"session_id":%q,"cwd":%q,"tool_name":"Edit","tool_use_id":"t%d","tool_input":{"file_path":%q,"old_string":"before","new_string":"after"}`, h.sid(), h.root, h.calls, p)
 	h.event(tb, `{"hook_event_name":"PreToolUse",`+in+`}`)
 	if err := os.WriteFile(p, []byte("package x\n// after\n"), 0o644); err != nil {
 		tb.Fatal(err)
@@ -77,4 +96,127 @@ func BenchmarkHookPairInTurn(b *testing.B) {
 			}
 		})
 	}
+}
+
+// shell is one Bash call: its PreToolUse, a command that rewrites a file,
+// its PostToolUse.
+func (h *hookTurn) shell(tb testing.TB) {
+	h.calls++
+	p := filepath.Join(h.root, "out", h.sid()+".txt")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	cmd := fmt.Sprintf("echo %d > out/%s.txt", h.calls, h.sid())
+	in := fmt.Sprintf(`"session_id":%q,"cwd":%q,"tool_name":"Bash","tool_use_id":"s%d","tool_input":{"command":%q}`, h.sid(), h.root, h.calls, cmd)
+	h.event(tb, `{"hook_event_name":"PreToolUse",`+in+`}`)
+	if err := os.WriteFile(p, []byte(fmt.Sprintln(h.calls)), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	h.event(tb, `{"hook_event_name":"PostToolUse",`+in+`,"tool_response":"ok"}`)
+}
+
+// BenchmarkHookShellRatio is BenchmarkHookPairRatio for a shell call:
+// two sessions' Bash calls side by side, one at call 10 of its turn, the
+// other after 5,000 edit calls over 50 files in its own (its turn file
+// holds thousands of records by then). The sweep around a command reads
+// what the turn holds of the paths it changed; it must not read the
+// whole turn to do so.
+func BenchmarkHookShellRatio(b *testing.B) {
+	late := 5000
+	if n, err := fmt.Sscan(os.Getenv("CKPT_BENCH_CALLS"), &late); n != 1 || err != nil {
+		late = 5000
+	}
+	root := b.TempDir()
+	early := &hookTurn{root: root, session: "early", files: 50}
+	long := &hookTurn{root: root, session: "late", files: 50}
+	long.prompt(b)
+	for long.calls < late-1 {
+		long.pair(b)
+	}
+	ratioLoop(b, late, func() {
+		if early.calls == 0 || early.calls >= 10 {
+			early.prompt(b)
+			for early.calls < 9 {
+				early.pair(b)
+			}
+		}
+	}, func() { early.shell(b) }, func() { long.shell(b) })
+}
+
+// BenchmarkHookPairRatio measures the same as BenchmarkHookPairInTurn, but
+// both calls side by side in one run: two sessions in one project, one
+// kept near call 10 of its turn (a new prompt every 10 calls), the other
+// taken to call 5,000 of its turn first. Each iteration times one pair of
+// each, one after the other, so a slow moment of the disk (a hook's
+// barrier is a syncfs, which waits on everything the machine has written)
+// falls on both alike. It reports the median pair at each call, their
+// ratio, and the median, smallest and largest ratio over rounds of 20
+// iterations. CKPT_BENCH_CALLS sets the later call instead of 5,000.
+// Profile the later calls alone with
+//
+//	go test ./agent -run '^$' -bench HookPairRatio -benchtime 200x -cpuprofile cpu.out
+//	go tool pprof -tagfocus call=late agent.test cpu.out (or call=early)
+func BenchmarkHookPairRatio(b *testing.B) {
+	late := 5000
+	if n, err := fmt.Sscan(os.Getenv("CKPT_BENCH_CALLS"), &late); n != 1 || err != nil {
+		late = 5000
+	}
+	root := b.TempDir()
+	early := &hookTurn{root: root, session: "early"}
+	long := &hookTurn{root: root, session: "late"}
+	long.prompt(b)
+	for long.calls < late-1 {
+		long.pair(b)
+	}
+	ratioLoop(b, late, func() {
+		if early.calls == 0 || early.calls >= 10 {
+			early.prompt(b)
+			for early.calls < 9 {
+				early.pair(b)
+			}
+		}
+	}, func() { early.pair(b) }, func() { long.pair(b) })
+}
+
+// ratioLoop times call10 and callLate one after the other each
+// iteration (after setup, untimed), labelled early and late for a CPU
+// profile, and reports their medians, their ratio and the ratio's
+// median, smallest and largest over rounds of 20 iterations.
+func ratioLoop(b *testing.B, late int, setup, call10, callLate func()) {
+	ctx := context.Background()
+	timed := func(call func(), label string) time.Duration {
+		start := time.Now()
+		pprof.Do(ctx, pprof.Labels("call", label), func(context.Context) { call() })
+		return time.Since(start)
+	}
+	var at10, atLate []time.Duration
+	for b.Loop() {
+		setup()
+		at10 = append(at10, timed(call10, "early"))
+		atLate = append(atLate, timed(callLate, "late"))
+	}
+	m10, mLate := median(at10), median(atLate)
+	b.ReportMetric(float64(m10.Microseconds())/1000, "ms/call10")
+	b.ReportMetric(float64(mLate.Microseconds())/1000, fmt.Sprintf("ms/call%d", late))
+	b.ReportMetric(float64(mLate)/float64(m10), "ratio")
+	const round = 20
+	var ratios []float64
+	for i := 0; i+round <= len(at10); i += round {
+		ratios = append(ratios, float64(median(atLate[i:i+round]))/float64(median(at10[i:i+round])))
+	}
+	if len(ratios) > 0 {
+		slices.Sort(ratios)
+		b.ReportMetric(ratios[len(ratios)/2], "round-ratio-median")
+		b.ReportMetric(ratios[0], "round-ratio-min")
+		b.ReportMetric(ratios[len(ratios)-1], "round-ratio-max")
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -4,10 +4,13 @@ import "github.com/ckpt-dev/ckpt/store"
 
 // hookStore is what a hook call asks of the store: these methods of
 // *store.Store and no others. Each event that changes a turn is one call
-// that takes the store's locks: a prompt NewTurn, a file tool BeginWrite
+// that takes the store's locks: a prompt StartTurn, a file tool BeginWrite
 // and EndWrite, a shell or MCP tool BeginCommand and EndCommand, the end
-// of a turn EndTurn (TestStoreCallsPerEvent holds them to that).
+// of a turn EndTurn (TestStoreCallsPerEvent holds them to that). NewTurn
+// and the session records are for Cline's runs (runs.go) and the agents
+// that send one prompt's event twice.
 type hookStore interface {
+	StartTurn(meta store.TurnMeta) (store.TurnID, error)
 	BeginWrite(meta store.TurnMeta, label string, paths []string) (store.TurnID, error)
 	EndWrite(session string, paths []string) (store.TurnID, error)
 	BeginCommand(meta store.TurnMeta, label, cmd string) (*store.SweepResult, error)

@@ -35,6 +35,10 @@ func (c countingStore) EndCommand(meta store.TurnMeta, label, cmd string) (*stor
 	c.note("EndCommand")
 	return c.s.EndCommand(meta, label, cmd)
 }
+func (c countingStore) StartTurn(meta store.TurnMeta) (store.TurnID, error) {
+	c.note("StartTurn")
+	return c.s.StartTurn(meta)
+}
 func (c countingStore) NewTurn(meta store.TurnMeta) (store.TurnID, error) {
 	c.note("NewTurn")
 	return c.s.NewTurn(meta)
@@ -87,8 +91,8 @@ func (c countingStore) Close() error { return c.s.Close() }
 // makes (leaving out Rel, which only names a path, and the setting of the
 // copy budget and Close, which every event makes). A file tool's step
 // before and after its write is one call each, as a shell tool's is, and
-// so is the first write of a session with no prompt seen, which opens the
-// turn.
+// so is a prompt, and the first write of a session with no prompt seen,
+// which opens the turn.
 func TestStoreCallsPerEvent(t *testing.T) {
 	root := t.TempDir()
 	a := filepath.Join(root, "a.txt")
@@ -118,7 +122,7 @@ func TestStoreCallsPerEvent(t *testing.T) {
 	}{
 		{"first write, no prompt seen", `{"hook_event_name":"PreToolUse",` + edit + `}`, []string{"BeginWrite"}},
 		{"after the write", `{"hook_event_name":"PostToolUse",` + edit + `}`, []string{"EndWrite"}},
-		{"prompt", fmt.Sprintf(`{"hook_event_name":"UserPromptSubmit","session_id":"s1","cwd":%q,"prompt":"go"}`, root), []string{"NewTurn", "SetSessionTurn"}},
+		{"prompt", fmt.Sprintf(`{"hook_event_name":"UserPromptSubmit","session_id":"s1","cwd":%q,"prompt":"go"}`, root), []string{"StartTurn"}},
 		{"write in the prompt's turn", `{"hook_event_name":"PreToolUse",` + edit + `}`, []string{"BeginWrite"}},
 		{"after that write", `{"hook_event_name":"PostToolUse",` + edit + `}`, []string{"EndWrite"}},
 		{"shell, before", `{"hook_event_name":"PreToolUse",` + bash + `}`, []string{"BeginCommand"}},

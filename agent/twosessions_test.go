@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/ckpt-dev/ckpt/store"
@@ -34,6 +35,9 @@ func TestTwoSessionsInOneFolder(t *testing.T) {
 	write("c.txt", "c\n")
 	write("d.txt", "d\n")
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
+	write("gen/old.txt", "generated\n")
+	// snap is the folder: each file's bytes, each link's target, each
+	// folder.
 	snap := func() map[string]string {
 		out := map[string]string{}
 		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -41,7 +45,14 @@ func TestTwoSessionsInOneFolder(t *testing.T) {
 			if rel == ".git" || rel == ".osfoundry" || rel == ".claude" || rel == ".codex" {
 				return filepath.SkipDir
 			}
-			if err == nil && !d.IsDir() {
+			switch {
+			case err != nil || rel == ".":
+			case d.IsDir():
+				out[rel+"/"] = "folder"
+			case d.Type()&os.ModeSymlink != 0:
+				l, _ := os.Readlink(p)
+				out[rel] = "-> " + l
+			default:
 				b, _ := os.ReadFile(p)
 				out[rel] = string(b)
 			}
@@ -89,6 +100,12 @@ func TestTwoSessionsInOneFolder(t *testing.T) {
 	codex("t-1", "PreToolUse", "tool_name", "Bash", "tool_input", bash("sed -i b.txt"), "tool_use_id", "x1")
 	write("b.txt", "b by codex's sed\n")
 	write("c.txt", "c by claude's make, late\n")
+	// Claude's make also turns a folder into a file and a file into a
+	// link, while Codex's command still runs.
+	os.RemoveAll(filepath.Join(root, "gen"))
+	write("gen", "one file now\n")
+	os.Remove(filepath.Join(root, "a.txt"))
+	os.Symlink("b.txt", filepath.Join(root, "a.txt"))
 	codex("t-1", "PostToolUse", "tool_name", "Bash", "tool_input", bash("sed -i b.txt"), "tool_use_id", "x1", "tool_response", "ok")
 	// Codex's file tool edits d.txt while claude's command still runs.
 	patch := map[string]any{"command": "*** Begin Patch\n*** Update File: d.txt\n@@\n-d\n+d by codex\n*** End Patch\n"}
@@ -109,9 +126,13 @@ func TestTwoSessionsInOneFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The log is newest first. A change both commands shared is in both
+	// turns, the later one's pre-image what its first sweep found; the
+	// oldest turn holding a path has what it was before both.
 	held := map[string]bool{}
 	var turns []string
-	for _, e := range log {
+	for i := len(log) - 1; i >= 0; i-- {
+		e := log[i]
 		if e.Kind != store.KindAgent {
 			continue
 		}
@@ -121,18 +142,40 @@ func TestTwoSessionsInOneFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range files {
-			if f.Pre.Kind == store.ImageContent && before[f.Path] != "" {
-				b, err := s.ReadImage(f.Pre)
-				if err != nil || string(b) != before[f.Path] {
-					t.Errorf("turn %s, %s: pre-image %q, %v; want %q", e.ID, f.Path, b, err, before[f.Path])
-				}
+			if held[f.Path] {
+				continue
 			}
 			held[f.Path] = true
+			var got string
+			switch f.Pre.Kind {
+			case store.ImageContent:
+				b, err := s.ReadImage(f.Pre)
+				if err != nil {
+					t.Errorf("turn %s, %s: %v", e.ID, f.Path, err)
+				}
+				got = string(b)
+			case store.ImageLink:
+				got = "-> " + f.Pre.Link
+			case store.ImageDir:
+				got = "folder"
+			}
+			want := before[f.Path]
+			if f.Pre.Kind == store.ImageDir {
+				want = before[f.Path+"/"]
+			}
+			if got != want {
+				t.Errorf("turn %s, %s: pre-image %s %q; want %q", e.ID, f.Path, f.Pre.Kind, got, want)
+			}
 		}
 	}
 	for p := range after {
-		if after[p] != before[p] && !held[p] {
+		if after[p] != before[p] && !held[strings.TrimSuffix(p, "/")] && after[p] != "folder" {
 			t.Errorf("%s changed (%q → %q) but is in no turn", p, before[p], after[p])
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok && !held[p] && before[p] != "folder" {
+			t.Errorf("%s (%q) is gone but in no turn", p, before[p])
 		}
 	}
 	// Rewind the oldest turn: everything after it goes too.

@@ -134,6 +134,18 @@ func (s silentKill) String() string {
 	return fmt.Sprintf("%d:after", s.k)
 }
 
+// killAt runs c's operation in base/kK, a fresh copy of tmpl, under the
+// failpoint apply:K.
+func killAt(t *testing.T, base, tmpl string, c crashCase, k int) (string, ckptRun) {
+	t.Helper()
+	if k > maxFailpoint {
+		t.Fatalf("%s still killed at apply:%d", c.name, k)
+	}
+	root := filepath.Join(base, fmt.Sprintf("k%d", k))
+	copyTree(t, tmpl, root)
+	return root, ckptDo(t, ckptCall{Root: root, Env: []string{"CKPT_FAILPOINT=apply:" + strconv.Itoa(k)}}, c.args...)
+}
+
 // crashLoop runs c under apply:K for K = 1, 2, … until it finishes, each
 // time in a fresh copy of tmpl, and checks the next command leaves the
 // folder wholly before or wholly after, with records to match.
@@ -142,12 +154,7 @@ func crashLoop(t *testing.T, base, tmpl string, c crashCase, before, after map[s
 	var noted []int         // kills after which the next command said what it did
 	kills := 0
 	for k := 1; ; k++ {
-		if k > maxFailpoint {
-			t.Fatalf("%s still killed at apply:%d", c.name, k)
-		}
-		root := filepath.Join(base, fmt.Sprintf("k%d", k))
-		copyTree(t, tmpl, root)
-		r := ckptDo(t, ckptCall{Root: root, Env: []string{"CKPT_FAILPOINT=apply:" + strconv.Itoa(k)}}, c.args...)
+		root, r := killAt(t, base, tmpl, c, k)
 		if !r.Killed {
 			if r.Code != 0 {
 				t.Fatalf("apply:%d: want exit 0 or SIGKILL\n%s", k, r)
@@ -749,12 +756,7 @@ func TestCrashThenEdits(t *testing.T) {
 			rng := rand.New(rand.NewSource(int64(ci + 1)))
 			edited := 0
 			for k := 1; ; k++ {
-				if k > maxFailpoint {
-					t.Fatalf("%s still killed at apply:%d", c.name, k)
-				}
-				root := filepath.Join(base, fmt.Sprintf("k%d", k))
-				copyTree(t, tmpl, root)
-				r := ckptDo(t, ckptCall{Root: root, Env: []string{"CKPT_FAILPOINT=apply:" + strconv.Itoa(k)}}, c.args...)
+				root, r := killAt(t, base, tmpl, c, k)
 				if !r.Killed {
 					break
 				}

@@ -130,6 +130,16 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.NextPane, k.Open, k.Rewind, k.Revert, k.Undo, k.Redo, k.Errors, k.Dismiss, k.Conversation, k.Follow, k.Back, k.Filter, k.Search, k.Help, k.Quit}
 }
 
+// DiffHelp is the one-line help while the diff has the focus: its own
+// keys first (hunks, which versions it compares, the room), then the
+// operations.
+func (k KeyMap) DiffHelp() []key.Binding {
+	mode := k.DiffMode
+	mode.SetHelp("v", "which versions") // the full help words all three
+	return []key.Binding{k.NextHunk, mode, k.Zoom, k.NextPane, k.Rewind, k.Revert, k.Undo, k.Redo, k.Search, k.SideBySide,
+		k.Errors, k.Dismiss, k.Conversation, k.Follow, k.Back, k.Help, k.Quit}
+}
+
 // PreviewHelp is the one-line help of the rewind preview.
 func (k KeyMap) PreviewHelp() []key.Binding {
 	return []key.Binding{k.Confirm, k.Keep, k.KeepHunk, k.DiffFocus, k.KeepAll, k.GitIndex, k.Up, k.Down, k.DiffMode, k.Left, k.Right, k.Force, k.Rewind, k.Revert, k.Back}

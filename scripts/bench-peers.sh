@@ -54,6 +54,10 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ckpt-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+# No automatic gc: a commit of thousands of files would start one in the
+# background, which would run beside the timed commands and race the
+# removal of a measured tree.
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=gc.auto GIT_CONFIG_VALUE_0=0
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 GIT=(git -c init.defaultBranch=main)
 if [[ -n $PYREF ]]; then
@@ -454,7 +458,7 @@ EOS
 		BIG_ROWS+=("$(printf '%8s %10s %10s %10s %10s %10s %8s %8s %9s %9s %9s' "$n" "${R[0]}" "${R[1]}" "${R[2]}" "${R[3]}" "${R[4]}" \
 			"$(ratio "${R[1]}" "${R[4]}")" "$(ratio "${R[0]}" "${R[4]}")" "$((rss_on >> 10))" "$((rss_off >> 10))" "$first_sweep")")
 		(cd "$T" && "$CKPT" watch --stop >/dev/null 2>&1 || true)
-		rm -rf "$B"
+		rm -rf "$B" 2>/dev/null || { sleep 2; rm -rf "$B"; }
 		[[ -n $keep ]] || rm -rf "${T%/tree}"
 	done
 	echo

@@ -48,6 +48,19 @@ func (s *blSource) close() {
 	}
 }
 
+// size is how many entries b holds, as its file says (0 for none).
+func (b *baseline) size() int {
+	switch {
+	case b == nil:
+		return 0
+	case b.src == nil || b.loaded:
+		return len(b.entries)
+	case b.src.table != nil:
+		return b.src.table.total
+	}
+	return len(b.src.legacy)
+}
+
 // close lets go of the file b was read from, if any.
 func (b *baseline) close() {
 	if b != nil {

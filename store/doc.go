@@ -24,8 +24,8 @@
 //	maintain.lock     flock: held by the one background pass
 //	purging           the journal of a purge under way (see Purge)
 //	turns/<id>.log    one append-only record file per agent turn
-//	turns/<id>.idx    where in it each path's capture is (a cache; see
-//	                  Appending)
+//	turns/<id>.idx    where in it each path's capture and seals are (a
+//	                  cache; see Appending)
 //	ops.log           append-only log of rewinds, undos and redos
 //	ops/op-N.steps    each operation's steps: before and after per path
 //	seq               the last short turn id handed out
@@ -207,18 +207,20 @@
 // and a record is never glued onto half of another. A damaged record in
 // the middle of a file is skipped by readers and reported by Verify.
 //
-// A capture or a seal does not read its turn's whole file either, so its
-// cost stays flat however many calls the turn has seen: it reads the
-// turn record (for its version) and the turn's path index,
-// turns/<id>.idx, which gives for each path captured the offset of its
-// pre record (see store/internal/turnidx for its bytes), and the records
-// the index does not cover yet. It then appends to the index what it
+// A capture, a seal or a shell sweep's records do not read their turn's
+// whole file either, so their cost stays flat however many calls the turn
+// has seen: each reads the turn record (for its version) and the turn's
+// path index, turns/<id>.idx, which gives for each path captured the
+// offset of its pre record and of each of its post records (see
+// store/internal/turnidx for its bytes; a sweep needs the newest post to
+// leave a path the agent's file tool sealed alone), and the records the
+// index does not cover yet. It then appends to the index what it
 // appended to the turn file. The index is a cache that needs no sync: it
 // names the turn file it indexes (device and inode) and how much of it
 // its entries cover; an entry is trusted only once the record it points
-// to reads back as that path's pre record; records past what it covers
-// (appended by a shell sweep, or by a ckpt that predates indexes) are
-// read from the turn file; an index that is missing, damaged or of
+// to reads back as that path's pre (or post) record; records past what it
+// covers (appended by a ckpt that predates indexes, or by one whose
+// index lacked post records) are read from the turn file; an index that is missing, damaged or of
 // another file is built again from the turn file. A seal does not fail a
 // path as not captured before the whole turn file says so. Prune removes
 // a turn's index with its file, and purge when it rewrites the file.

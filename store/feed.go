@@ -32,8 +32,22 @@ const WatchSocket = "watch.sock"
 const tokenFile = "watch.token"
 
 // FeedTimeout bounds how long a sweep waits for the watcher's answer:
-// past it the sweep lists the whole tree, as without a watcher.
-const FeedTimeout = 5 * time.Millisecond
+// past it the sweep lists the whole tree, as without a watcher. In a big
+// tree the wait grows with it, up to FeedTimeoutMax (see feedWait).
+const (
+	FeedTimeout    = 5 * time.Millisecond
+	FeedTimeoutMax = 25 * time.Millisecond
+)
+
+// feedWait is how long a sweep over a baseline of n entries waits for
+// the watcher: FeedTimeout, and 1 ms more per 20,000 entries, up to
+// FeedTimeoutMax. The answer spares listing the tree, which costs about
+// 3 µs an entry, so the wait stays within a fiftieth of what a missed
+// answer costs; on a busy machine an answer a few milliseconds late no
+// longer costs a second's listing of 300,000 files.
+func feedWait(n int) time.Duration {
+	return min(FeedTimeout+time.Duration(n)*time.Millisecond/20000, FeedTimeoutMax)
+}
 
 // Changes is a watcher's answer to "what changed since token".
 type Changes struct {
@@ -70,11 +84,14 @@ const (
 var ErrNoWatcher = errors.New("store: no watcher running")
 
 // socketFeed asks the watcher on the store's socket.
-type socketFeed struct{ s *Store }
+type socketFeed struct {
+	s    *Store
+	wait time.Duration
+}
 
-// Since asks the watcher over the socket, within FeedTimeout.
+// Since asks the watcher over the socket, within f.wait.
 func (f socketFeed) Since(token string) (Changes, error) {
-	return f.s.askWatcher(token, FeedTimeout)
+	return f.s.askWatcher(token, f.wait)
 }
 
 // WatcherOff reports whether the user turned the background watcher off
@@ -83,14 +100,14 @@ func WatcherOff() bool { return os.Getenv("CKPT_WATCHER") == "off" }
 
 // feedFor is the feed a sweep asks: the one given to Open, else the
 // socket's.
-func (s *Store) feedFor() ChangeFeed {
+func (s *Store) feedFor(entries int) ChangeFeed {
 	if s.feed != nil {
 		return s.feed
 	}
 	if WatcherOff() {
 		return nil
 	}
-	return socketFeed{s}
+	return socketFeed{s, feedWait(entries)}
 }
 
 // watchToken is the token the baseline was taken at ("" none).

@@ -51,8 +51,23 @@ func (a img) big() bool { return a.isFile() && !a.purged && len(a.data) > modelM
 func (a img) lost() bool { return a.big() || a.purged }
 
 // modelMaxBlob is the size limit the model's store is opened with, small
-// enough that some files go over it.
-const modelMaxBlob = 1024
+// enough that some files go over it, large enough for a sparse file.
+const modelMaxBlob = 16 << 10
+
+// holeBlock is the block of zeros a sparse file's hole is made of.
+const holeBlock = 4 << 10
+
+// hasHole reports whether data holds a block of zeros aligned to the
+// file's offsets, which comes back from the store as a hole.
+func hasHole(data string) bool {
+	zero := strings.Repeat("\x00", holeBlock)
+	for off := 0; off+holeBlock <= len(data); off += holeBlock {
+		if data[off:off+holeBlock] == zero {
+			return true
+		}
+	}
+	return false
+}
 
 func (a img) isFile() bool { return a.exists && a.link == "" && !a.dir }
 

@@ -22,6 +22,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -229,6 +231,14 @@ func (h *harness) shellChange() []string {
 		return []string{fmt.Sprintf("rm %s; mkdir %s; write %s=%s", p, p, k, v)}
 	case n < 7:
 		return h.shellFolderGoes()
+	case n < 8 && h.rng.IntN(2) == 0:
+		// truncate and write at offsets: a sparse file, a hole in it.
+		v := fileImg("header of "+p+"\n", 0o644)
+		v.data += strings.Repeat("\x00", 2*holeBlock-len(v.data)) + "tail\n"
+		h.diskWriteSparse(p, v)
+		h.m.set(p, v)
+		h.cov["shell-sparse"]++
+		return []string{"write sparse " + p}
 	case n < 8:
 		// ln -sf: a file (or nothing) becomes a link.
 		v := h.linkImg()
@@ -268,4 +278,60 @@ func (h *harness) shellFolderGoes() []string {
 	h.m.set(d, v)
 	h.cov[what]++
 	return []string{fmt.Sprintf("rm -rf %s; put %s=%s", d, d, v)}
+}
+
+// diskWriteSparse writes v's bytes leaving its blocks of zeros unwritten,
+// as holes.
+func (h *harness) diskWriteSparse(p string, v img) {
+	h.diskRemove(p)
+	if err := os.MkdirAll(filepath.Dir(h.abs(p)), 0o755); err != nil {
+		h.fatalf("mkdir for %s: %v", p, err)
+	}
+	f, err := os.OpenFile(h.abs(p), os.O_WRONLY|os.O_CREATE|os.O_EXCL, v.mode)
+	if err != nil {
+		h.fatalf("create %s: %v", p, err)
+	}
+	defer f.Close()
+	zero := strings.Repeat("\x00", holeBlock)
+	for off := 0; off < len(v.data); off += holeBlock {
+		b := v.data[off:min(off+holeBlock, len(v.data))]
+		if b == zero {
+			continue
+		}
+		if _, err := f.WriteAt([]byte(b), int64(off)); err != nil {
+			h.fatalf("write %s: %v", p, err)
+		}
+	}
+	if err := f.Truncate(int64(len(v.data))); err != nil {
+		h.fatalf("truncate %s: %v", p, err)
+	}
+}
+
+// holed reports whether the file p has a hole before its end.
+func (h *harness) holed(p string) bool {
+	f, err := os.Open(h.abs(p))
+	if err != nil {
+		h.fatalf("open %s: %v", p, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		h.fatalf("stat %s: %v", p, err)
+	}
+	off, err := unix.Seek(int(f.Fd()), 0, unix.SEEK_HOLE)
+	return err == nil && off < fi.Size()
+}
+
+// keepsHoles reports whether the file system under dir keeps a sparse
+// file's holes.
+func keepsHoles(dir string) bool {
+	f, err := os.CreateTemp(dir, "holes")
+	if err != nil {
+		return false
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	f.WriteAt([]byte("x"), 4*holeBlock)
+	off, err := unix.Seek(int(f.Fd()), 0, unix.SEEK_HOLE)
+	return err == nil && off < 4*holeBlock
 }

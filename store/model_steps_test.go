@@ -25,7 +25,7 @@ func (h *harness) content(p string) string {
 	cur := h.m.disk(p)
 	if h.rng.IntN(20) == 0 {
 		// Over the store's size limit: captured as skipped.
-		return strings.Repeat(fmt.Sprintf("a long line of %s, %x\n", p, h.rng.Uint32()), 40+h.rng.IntN(40))
+		return strings.Repeat(fmt.Sprintf("a long line of %s, %x\n", p, h.rng.Uint32()), 500+h.rng.IntN(400))
 	}
 	switch h.rng.IntN(8) {
 	case 0:
@@ -889,6 +889,15 @@ func (h *harness) applyAndCheck(p *store.Plan, replan func() *store.Plan, paths 
 	apply(res.Op, append(faulty, blocked...), none)
 	h.moved = true
 	h.checkDisk()
+	// A sparse file is put back with its holes.
+	for _, q := range restored {
+		if v := want[q]; v.isFile() && hasHole(v.data) && h.holes {
+			if !h.holed(q) {
+				h.fatalf("%s %s: %s was put back dense, without its holes", p.Kind, res.Op, q)
+			}
+			h.cov["sparse-"+string(p.Kind)]++
+		}
+	}
 	// Files the operation left as they were must not have been rewritten.
 	unchanged := 0
 	for f, v := range h.m.files {

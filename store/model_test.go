@@ -150,7 +150,7 @@ var coverageKeys = []string{
 	"hand-same-size-mtime", "rewind-failed-skipped", "capture-skipped", "clock-back", "purge", "purge-rewind", "purge-undo",
 	"shell-same-turn", "shell-skip-before", "shell-delete", "shell-move", "shell-chmod", "shell-write", "shell-recorded",
 	"shell-to-folder", "shell-folder-to-file", "shell-folder-to-link", "shell-to-link", "shell-link-to-file",
-	"kind-rewind", "kind-undo", "kind-redo",
+	"kind-rewind", "kind-undo", "kind-redo", "shell-sparse", "sparse-rewind", "sparse-undo",
 	"write-failed", "rewind-retry", "rewind-retry-restored", "undo-retry", "redo-retry", "plan-out-of-date", "all-failed-listed",
 }
 
@@ -205,6 +205,7 @@ type harness struct {
 	// blocked are the paths the plan just applied failed for what stands
 	// in their way.
 	blocked []string
+	holes   bool // the file system keeps holes: check a sparse file comes back with them
 }
 
 func newHarness(t *testing.T, seed uint64, steps int) *harness {
@@ -216,6 +217,7 @@ func newHarness(t *testing.T, seed uint64, steps int) *harness {
 		cov:  map[string]int{},
 		pool: slices.Clone(pool),
 	}
+	h.holes = keepsHoles(h.root)
 	for _, p := range slices.Sorted(maps.Keys(initial)) {
 		v := initial[p]
 		h.diskWrite(p, v)
@@ -313,7 +315,7 @@ func (h *harness) run() {
 		case n < 94:
 			h.captureRewound()
 		case n < 95:
-			if h.rng.IntN(2) == 0 {
+			if h.rng.IntN(3) == 0 {
 				h.retain()
 			} else {
 				h.purge()

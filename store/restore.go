@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -58,6 +59,9 @@ func (s *Store) restoreDir(rel string, now, want Image, dirs *dirCache, fp *fail
 // The bytes go down in two writes with a failpoint between them, so the
 // crash tests also kill a rewrite half-way, the state cutShort recognises.
 func writeInPlace(r *os.Root, name string, data []byte, perm fs.FileMode, fp *failpoint) (bool, error) {
+	if storefs.HasHole(data) {
+		return false, nil // written anew, its holes left as holes
+	}
 	fi, err := r.Lstat(name)
 	if err != nil || !fi.Mode().IsRegular() || links(fi) != 1 {
 		return false, nil
@@ -138,6 +142,11 @@ func (s *Store) putBack(r *os.Root, name string, was Image) {
 // which replaces a link or a read-only file without writing through it.
 // The temporary name is fixed per path, so a recovery removes a leftover.
 func writeReplace(r *os.Root, name string, data []byte, perm fs.FileMode) error {
+	if storefs.HasHole(data) {
+		// A sparse file (a disk image, a preallocated database) comes
+		// back taking the room it took, not its whole length.
+		return storefs.WriteReplaceFrom(r, name, bytes.NewReader(data), perm)
+	}
 	tmp := storefs.ReplaceTmp(name)
 	err := storefs.WriteVia(r, tmp, name, data, perm, false, true)
 	if errors.Is(err, fs.ErrExist) {

@@ -49,6 +49,30 @@ func (s *Store) openTurn(session string, meta TurnMeta) (turn TurnID, unlock fun
 	return turn, unlock, nil
 }
 
+// StartTurn opens a new turn with meta for a prompt and records it as the
+// open turn of meta.Session, in one call, under hook.lock: a parallel
+// tool call of the session joins it, and opens none of its own. When the
+// lock cannot be had it goes on, and says so in the error log, as
+// OpenTurn does. meta.Session must be named.
+func (s *Store) StartTurn(meta TurnMeta) (TurnID, error) {
+	if meta.Session == "" {
+		return "", errf("start a turn: no session named")
+	}
+	if unlock, err := s.LockSessions(); err == nil {
+		defer unlock()
+	} else {
+		s.LogError("start a turn for %s: %v", meta.agent(), err)
+	}
+	turn, err := s.NewTurn(meta)
+	if err != nil {
+		return "", errf("start a turn: %w", err)
+	}
+	if err := s.SetSessionTurn(meta.Session, string(turn)); err != nil {
+		return "", errf("record turn %s for the session: %w", turn, err)
+	}
+	return turn, nil
+}
+
 // BeginWrite is a file tool's step before it writes, in one call: it
 // finds the open turn of meta.Session, opening one labelled label when the
 // session has none (as OpenTurn does), and captures paths in it as

@@ -213,3 +213,29 @@ func TestBeginWrite(t *testing.T) {
 		t.Fatalf("the session's open turn is %q after the write moved on to %q", turn, used)
 	}
 }
+
+// TestStartTurn: a prompt's turn is opened and recorded for its session
+// in one call, and a write of the session then goes to it; a session that
+// had a turn moves on to the new one.
+func TestStartTurn(t *testing.T) {
+	root, s := ignoreProject(t, map[string]string{"a.txt": "a\n"})
+	src := &Source{Agent: "claude", Session: "x"}
+	if _, err := s.StartTurn(TurnMeta{Label: "go", Source: src}); err == nil {
+		t.Fatal("a turn without a session was started")
+	}
+	meta := TurnMeta{Label: "go", Source: src, Session: "claude:x"}
+	first, err := s.StartTurn(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.StartTurn(meta)
+	if err != nil || second == first {
+		t.Fatalf("a second prompt: turn %q, %v; want a new one after %q", second, err, first)
+	}
+	if turn, ok := s.SessionTurn("claude:x"); !ok || TurnID(turn) != second {
+		t.Fatalf("SessionTurn = %q, %v; want %q", turn, ok, second)
+	}
+	if turn, err := s.BeginWrite(meta, "unused", []string{filepath.Join(root, "a.txt")}); err != nil || turn != second {
+		t.Fatalf("BeginWrite after the prompt = %q, %v; want %q", turn, err, second)
+	}
+}

@@ -131,7 +131,7 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	if old == nil {
 		res.Fresh = true
 	}
-	fed := s.askFeed(res)
+	fed := s.askFeed(res, old.size())
 	lst, err := s.listSweep(res, &old, fed, after || len(others) > 0)
 	if err != nil {
 		return nil, err
@@ -201,8 +201,8 @@ func (s *Store) noteGitAfter(id string, meta TurnMeta) {
 // token, and notes in res how it answered. Without a baseline there is
 // nothing to feed, but the token it gives dates the baseline about to be
 // written.
-func (s *Store) askFeed(res *SweepResult) Changes {
-	feed := s.feedFor()
+func (s *Store) askFeed(res *SweepResult, entries int) Changes {
+	feed := s.feedFor(entries)
 	if feed == nil {
 		return Changes{}
 	}
@@ -470,18 +470,23 @@ func cmdStart(cmd string) string {
 // recordShell appends what a command changed to turn: a pre record where
 // the turn lacks the path (the first capture wins), and a post record,
 // both naming the command. It returns the turn id used.
+//
+// What the turn holds of each path is read through its path index
+// (turnPaths), so a command late in a long turn costs what one early in
+// it does.
 func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shellRec, shared []string) (string, error) {
-	l, id, t, exists, err := s.lockTurn(turn)
+	l, id, tp, err := s.lockTurnPaths(turn)
 	if err != nil {
 		return "", err
 	}
 	defer l.unlock()
+	defer tp.close()
+	exists := tp.exists
 	now := s.clock().UnixNano()
 	n := s.nextSeq(now)
 	var buf []byte
 	if !exists {
 		buf = s.turnHeader(buf, turn, id, meta, now, n)
-		t = newTurn(id)
 	}
 	head := len(buf)
 	// A long command is kept once, in a cmd record of its own, and each
@@ -494,13 +499,15 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 	}
 	body := len(buf)
 	for _, r := range recs {
-		f := t.file(r.path)
-		if f != nil && f.post != nil && sameBytes(*f.post, r.post) && f.post.Mode == r.post.Mode {
-			continue // the agent's file tool wrote it, and sealed it
+		ok := exists && tp.has(r.path)
+		if ok {
+			if post, sealed := tp.lastPost(r.path); sealed && sameBytes(post, r.post) && post.Mode == r.post.Mode {
+				continue // the agent's file tool wrote it, and sealed it
+			}
 		}
-		if f == nil {
+		if !ok {
 			pre := r.pre
-			buf = record.Append(buf, &record.Line{R: "pre", File: record.File{Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, CmdN: cmdN, Shared: shared}, At: now, N: n})
+			buf = tp.appendPre(buf, r.path, &record.Line{R: "pre", File: record.File{Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, CmdN: cmdN, Shared: shared}, At: now, N: n})
 		}
 		if r.noPost {
 			continue
@@ -517,5 +524,6 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 	if err := s.appendTurn(id, buf, !exists); err != nil {
 		return "", err
 	}
+	tp.appended(buf)
 	return id, nil
 }

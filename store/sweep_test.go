@@ -553,17 +553,30 @@ func TestSweepRacyHashed(t *testing.T) {
 	if sumOf() != want {
 		t.Fatal("first sweep: wrong hash")
 	}
-	// The baseline says other bytes, with a.txt's stat (still racy): the
-	// next sweep hashes it, finds the difference, and reads it.
-	b, _ := s.loadBaseline()
-	for i := range b.entries {
-		if b.entries[i].path == "a.txt" {
-			b.entries[i].sum = BlobID{1}
+	// racy makes a.txt's entry racy, after set(e) on it: the baseline's
+	// time goes back to the clock tick a.txt last changed in, as for a
+	// sweep right after a write. Left to the wall clock, a.txt would not
+	// be racy on a machine slower than the racy window between writing it
+	// and the sweep.
+	racy := func(set func(e *baseEntry)) {
+		t.Helper()
+		b, err := s.loadBaseline()
+		if err != nil || b == nil {
+			t.Fatalf("baseline: %v", err)
+		}
+		for i := range b.entries {
+			if e := &b.entries[i]; e.path == "a.txt" {
+				set(e)
+				b.at = max(e.mtime, e.ctime)
+			}
+		}
+		if err := s.saveBaseline(b); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if err := s.saveBaseline(b); err != nil {
-		t.Fatal(err)
-	}
+	// The baseline says other bytes, with a.txt's stat: the next sweep
+	// hashes it, finds the difference, and reads it.
+	racy(func(e *baseEntry) { e.sum = BlobID{1} })
 	t2, _ := s.NewTurn(TurnMeta{Label: "two"})
 	if _, err := s.SweepBefore(t2, TurnMeta{}, "x"); err != nil {
 		t.Fatal(err)
@@ -571,6 +584,7 @@ func TestSweepRacyHashed(t *testing.T) {
 	if sumOf() != want {
 		t.Fatal("racy file with other bytes than the baseline's: not read again")
 	}
+	racy(func(*baseEntry) {})
 	t3, _ := s.NewTurn(TurnMeta{Label: "three"})
 	res, err := s.SweepBefore(t3, TurnMeta{}, "x")
 	if err != nil || sumOf() != want || len(res.Problems) > 0 {

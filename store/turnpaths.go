@@ -212,9 +212,9 @@ func (tp *turnPaths) note(r *record.Line, at int64) {
 		if r.At != 0 {
 			tp.exists = true
 		}
-	case "pre":
+	case "pre", "post":
 		if p, why := cleanRecordPath(r.Path); why == "" && r.Img != nil {
-			tp.tail = append(tp.tail, turnidx.Entry{Hash: turnidx.Hash(p), Off: at})
+			tp.tail = append(tp.tail, turnidx.Entry{Hash: turnidx.Hash(p), Off: at, Post: r.R == "post"})
 		}
 	}
 }
@@ -243,7 +243,7 @@ func (tp *turnPaths) has(rel string) bool {
 		offs = tp.ix.Find(h)
 	}
 	for _, e := range tp.tail {
-		if e.Hash == h {
+		if e.Hash == h && !e.Post && e.Off >= 0 {
 			offs = append(offs, e.Off)
 		}
 	}
@@ -287,6 +287,44 @@ func (tp *turnPaths) fullHas(rel string) bool {
 	return tp.mine[rel] || tp.full.file(rel) != nil
 }
 
+// lastPost is rel's newest post record in the turn: the entry of the
+// index or the tail furthest into the file whose record, read back, is a
+// post record of rel. An entry that leads elsewhere (a damaged index)
+// has the whole file answer.
+func (tp *turnPaths) lastPost(rel string) (Image, bool) {
+	if tp.full != nil {
+		if f := tp.full.byPath[rel]; f != nil && f.post != nil {
+			return *f.post, true
+		}
+		return Image{}, false
+	}
+	h := turnidx.Hash(rel)
+	var offs []int64
+	if tp.ix != nil {
+		offs = tp.ix.FindPost(h)
+	}
+	for _, e := range tp.tail {
+		if e.Hash == h && e.Post && e.Off >= 0 {
+			offs = append(offs, e.Off)
+		}
+	}
+	for i := len(offs) - 1; i >= 0; i-- {
+		line, err := readLineAt(tp.f, offs[i])
+		var r record.Line
+		if err == nil && record.DecodeLine(line, &r) && r.R == "post" && r.Img != nil {
+			if p, why := cleanRecordPath(r.Path); why == "" && p == rel {
+				return *r.Img, true
+			}
+		}
+		tp.damaged = true
+		if tp.fullHas(rel); tp.full == nil {
+			return Image{}, false
+		}
+		return tp.lastPost(rel)
+	}
+	return Image{}, false
+}
+
 // appendPre appends a pre record of rel to buf, noting where it lies.
 func (tp *turnPaths) appendPre(buf []byte, rel string, r *record.Line) []byte {
 	tp.tail = append(tp.tail, turnidx.Entry{Hash: turnidx.Hash(rel), Off: -1 - int64(len(buf))})
@@ -306,12 +344,25 @@ func (tp *turnPaths) appended(buf []byte) {
 		return
 	}
 	base := tp.size
-	ents := make([]turnidx.Entry, len(tp.tail))
-	for i, e := range tp.tail {
-		if e.Off < 0 {
-			e.Off = base + (-1 - e.Off) // a record of buf
+	ents := make([]turnidx.Entry, 0, len(tp.tail))
+	for _, e := range tp.tail {
+		if e.Off >= 0 {
+			ents = append(ents, e) // read from the file; buf's come next
 		}
-		ents[i] = e
+	}
+	// Every pre and post record of buf, wherever it came from.
+	var r record.Line
+	for off := 0; off < len(buf); {
+		nl := bytes.IndexByte(buf[off:], '\n')
+		if nl < 0 {
+			break
+		}
+		if record.DecodeLine(buf[off:off+nl], &r) && (r.R == "pre" || r.R == "post") && r.Img != nil {
+			if p, why := cleanRecordPath(r.Path); why == "" {
+				ents = append(ents, turnidx.Entry{Hash: turnidx.Hash(p), Off: base + int64(off), Post: r.R == "post"})
+			}
+		}
+		off += nl + 1
 	}
 	covered := base + int64(len(buf))
 	name := turnIndexName(tp.id)

@@ -160,3 +160,67 @@ func TestTurnIndexNeverTrustedBlind(t *testing.T) {
 		})
 	}
 }
+
+// TestShellInBigTurnReadsLittle: a shell command's sweep late in a turn
+// of 20,000 records finds what the turn holds of the paths it changed
+// through the turn's path index, as a capture does, not by reading the
+// turn's whole file; and a path the agent's file tool sealed with the
+// bytes the command found is not recorded again.
+func TestShellInBigTurnReadsLittle(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "a.txt", "a\n")
+	wr(t, root, "b.txt", "b before\n")
+	s := openStore(t, root)
+	captureEditSeal(t, s, root, "1", []string{"a.txt"})
+	bigTurn(t, root, 20000)
+	captureEditSeal(t, s, root, "1", []string{"a.txt"}) // the first call after them reads them once
+	if _, err := s.SweepBefore("1", TurnMeta{}, "true"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SweepAfter("1", TurnMeta{}, "true"); err != nil {
+		t.Fatal(err)
+	}
+	// The file tool writes a.txt again, and seals it; then a command
+	// writes b.txt. The sweep after it finds both changed since its
+	// baseline, and records b.txt alone.
+	if _, err := s.Capture("1", TurnMeta{}, []string{"a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	wr(t, root, "a.txt", "a by the file tool\n")
+	if err := s.Seal("1", []string{"a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SweepBefore("1", TurnMeta{}, "make"); err != nil {
+		t.Fatal(err)
+	}
+	wr(t, root, "b.txt", "b after\n")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res, err := s.SweepAfter("1", TurnMeta{}, "make")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 2<<20 {
+		t.Errorf("a sweep in a turn of 20,000 records allocated %d bytes, want under 2 MiB", n)
+	}
+	if got := strings.Join(res.Changed, " "); got != "a.txt b.txt" {
+		t.Fatalf("the sweep found %q changed, want a.txt b.txt", got)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, storeDir, "turns/1.log"))
+	var shellA, shellB int
+	record.Each(data, func(r *record.Line) {
+		if r.R == "post" && r.Cmd == "make" {
+			switch r.Path {
+			case "a.txt":
+				shellA++
+			case "b.txt":
+				shellB++
+			}
+		}
+	})
+	if shellA != 0 || shellB != 1 {
+		t.Fatalf("the command's post records: %d of a.txt, %d of b.txt; want 0 and 1", shellA, shellB)
+	}
+}

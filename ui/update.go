@@ -292,7 +292,7 @@ func (m *Model) paneBindings() keymap.KeyMap {
 	k.Right.SetEnabled(diff != nil)
 	k.DiffMode.SetEnabled(m.selectedFile() != nil)
 	k.SideBySide.SetEnabled(m.diff.d != nil)
-	k.Zoom.SetEnabled(m.diff.turn != "")
+	k.Zoom.SetEnabled(m.diff.turn != "" && m.width >= wideAt) // narrower, an open diff has the width already
 	k.Search.SetEnabled(m.focus == paneDiff && m.diff.d != nil)
 	k.Editor.SetEnabled(m.focus != paneTurns && m.selectedFile() != nil && m.opt.Editor != "")
 	m.comfortBindings(&k, diff)

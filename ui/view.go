@@ -943,7 +943,11 @@ func (m *Model) helpLine() string {
 		return m.footer([]key.Binding{k.Up, k.Down, k.PageDown, k.Top, k.Bottom}, []key.Binding{k.Help, k.Back, k.Quit}, m.width)
 	}
 	var live []key.Binding
-	if !m.showHelp {
+	switch {
+	case m.showHelp:
+	case m.focus == paneDiff && !m.conv.on:
+		live = k.DiffHelp()
+	default:
 		live = k.ShortHelp()
 	}
 	return m.footer(live, []key.Binding{k.Help, k.Back, k.Quit}, m.width)

@@ -205,6 +205,17 @@ const holeBlock = 4 << 10
 
 var zeroBlock [holeBlock]byte
 
+// HasHole reports whether data holds a block of zeros a sparseWriter
+// would leave as a hole (one aligned to the file's offsets).
+func HasHole(data []byte) bool {
+	for off := 0; off+holeBlock <= len(data); off += holeBlock {
+		if bytes.Equal(data[off:off+holeBlock], zeroBlock[:]) {
+			return true
+		}
+	}
+	return false
+}
+
 // sparseWriter writes a new file, leaving each block of zeros as a hole:
 // a sparse file (a disk image, a database's preallocated file) comes
 // back taking the room it took, where writing its zeros would take all

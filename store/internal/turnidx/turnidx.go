@@ -11,9 +11,12 @@
 //
 // Layout (integers little-endian):
 //
-//	"ckpttidx", uint32 version (1), uint32 0     header, 16 bytes
+//	"ckpttidx", uint32 version (2), uint32 0     header, 16 bytes
 //	uint64 device, uint64 inode                  the turn file it indexes
 //	entries of 16 bytes: uint64 hash, uint64 offset
+//
+// An entry's offset has its top bit set for a post record (version 2;
+// version 1 indexed pre records only, and is built again).
 //
 // An entry of hash 0 closes a batch: its offset is the length of the turn
 // file the entries before it cover. Entries after the last batch's close
@@ -30,7 +33,10 @@ import (
 )
 
 // Version is the version of the index this package reads and writes.
-const Version = 1
+const Version = 2
+
+// postBit marks an entry of a post record.
+const postBit = 1 << 63
 
 const (
 	magic      = "ckpttidx"
@@ -41,10 +47,12 @@ const (
 // ErrNotIndex means the bytes are not an index (a torn or foreign file).
 var ErrNotIndex = errors.New("not a turn index")
 
-// Entry is a record of the turn file: the hash of its path and its offset.
+// Entry is a record of the turn file: the hash of its path and its
+// offset, and whether it is a post record (else a pre record).
 type Entry struct {
 	Hash uint64
 	Off  int64
+	Post bool
 }
 
 // Index is what an index file says. Its entries stay as the bytes read
@@ -74,8 +82,12 @@ func Parse(file string, b []byte) (*Index, error) {
 	if len(b) < headerSize || string(b[:8]) != magic {
 		return nil, ErrNotIndex
 	}
-	if err := format.CheckVersion(file, "turn index", int(binary.LittleEndian.Uint32(b[8:])), Version); err != nil {
+	v := int(binary.LittleEndian.Uint32(b[8:]))
+	if err := format.CheckVersion(file, "turn index", v, Version); err != nil {
 		return nil, err
+	}
+	if v < Version {
+		return nil, ErrNotIndex // it lacks the post records: built again
 	}
 	ix := &Index{Dev: binary.LittleEndian.Uint64(b[16:]), Ino: binary.LittleEndian.Uint64(b[24:]), Size: headerSize}
 	for off := headerSize; off+entrySize <= len(b); off += entrySize {
@@ -92,12 +104,20 @@ func Parse(file string, b []byte) (*Index, error) {
 	return ix, nil
 }
 
-// Find is the offsets of the entries of hash h, oldest first.
-func (ix *Index) Find(h uint64) []int64 {
+// Find is the offsets of the pre records of hash h, oldest first.
+func (ix *Index) Find(h uint64) []int64 { return ix.find(h, false) }
+
+// FindPost is the offsets of the post records of hash h, oldest first.
+func (ix *Index) FindPost(h uint64) []int64 { return ix.find(h, true) }
+
+func (ix *Index) find(h uint64, post bool) []int64 {
 	var out []int64
 	for off := 0; off+entrySize <= len(ix.body); off += entrySize {
 		if binary.LittleEndian.Uint64(ix.body[off:]) == h {
-			out = append(out, int64(binary.LittleEndian.Uint64(ix.body[off+8:])))
+			o := binary.LittleEndian.Uint64(ix.body[off+8:])
+			if (o&postBit != 0) == post {
+				out = append(out, int64(o&^postBit))
+			}
 		}
 	}
 	return out
@@ -121,8 +141,12 @@ func AppendHeader(dst []byte, dev, ino uint64) []byte {
 // turn file's first covered bytes.
 func AppendBatch(dst []byte, ents []Entry, covered int64) []byte {
 	for _, e := range ents {
+		o := uint64(e.Off)
+		if e.Post {
+			o |= postBit
+		}
 		dst = binary.LittleEndian.AppendUint64(dst, e.Hash)
-		dst = binary.LittleEndian.AppendUint64(dst, uint64(e.Off))
+		dst = binary.LittleEndian.AppendUint64(dst, o)
 	}
 	dst = binary.LittleEndian.AppendUint64(dst, 0)
 	return binary.LittleEndian.AppendUint64(dst, uint64(covered))
