@@ -18,8 +18,9 @@ func newMaintainCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "maintain [--now]",
 		Short: "Merge packs and prune within the retention budget",
-		Long: `maintain does what is due: merges small packs (and writes the lookup index
-across them) once there are enough of them, and, at most once an hour, drops
+		Long: `maintain does what is due: packs the loose blobs the hooks kept once 1,024
+have piled up, merges small packs (and writes the lookup index across them)
+once there are enough of them, and, at most once an hour, drops
 the turns the retention budget in .osfoundry/ckpt.json has no room for (30
 days and 2 GiB unless it says otherwise), keeping the newest turns and every
 turn an undo or redo still needs. The hooks start it in the background at the
@@ -50,7 +51,11 @@ long. --now does both at once.`,
 				return err // nil: another pass runs, or the store never went quiet
 			}
 			if r := res.Repack; r != nil && !r.Busy {
-				fmt.Printf("packs: merged %d, %s now\n", r.Merged, present.Count(r.Packs, "pack"))
+				loose := ""
+				if r.Loose > 0 {
+					loose = ", packed " + present.Count(r.Loose, "loose blob")
+				}
+				fmt.Printf("packs: merged %d%s, %s now\n", r.Merged, loose, present.Count(r.Packs, "pack"))
 			}
 			if r := res.Retain; r != nil {
 				fmt.Printf("retention: dropped %s and %s; store %s → %s\n", present.Count(len(r.Turns), "turn"),

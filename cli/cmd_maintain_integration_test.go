@@ -47,10 +47,12 @@ func verifyJSON(t *testing.T, root string) (ok bool, packs, loose int, out strin
 	return v.OK, v.Packs, v.Loose, r.String()
 }
 
-// A repack killed after each of its file operations (creating, writing
-// and renaming the merged pack, the barrier, writing the lookup index,
-// removing each merged pack) leaves every blob in some pack: verify
-// passes and rewinding the oldest turn gives back its bytes exactly.
+// A repack killed after each of its file operations (packing the loose
+// blobs, creating, writing and renaming the merged pack, the barrier,
+// writing the lookup index, removing each merged pack and each loose
+// copy) leaves every blob somewhere: verify passes, and rewinding the
+// newest turn (its blobs were loose) and the oldest give back their
+// bytes exactly.
 func TestCrashDuringRepackMerge(t *testing.T) {
 	base := t.TempDir()
 	tmpl := filepath.Join(base, "template")
@@ -58,9 +60,29 @@ func TestCrashDuringRepackMerge(t *testing.T) {
 	if _, packs, _, _ := verifyJSON(t, tmpl); packs < 5 {
 		t.Fatalf("template holds %d packs, want a pack a turn", packs)
 	}
+	// A turn of two files, as a hook keeps them: loose blobs, which
+	// maintain --now packs, removing each loose copy once packed.
+	ckptOK(t, tmpl, "capture", "--turn", "6", paths[0], paths[1])
+	before6 := map[string]string{paths[0]: readText(t, tmpl, paths[0]), paths[1]: readText(t, tmpl, paths[1])}
+	writeText(t, tmpl, paths[0], "by turn 6\n")
+	writeText(t, tmpl, paths[1], "by turn 6 too\n")
+	ckptOK(t, tmpl, "seal", "--turn", "6", paths[0], paths[1])
+	if _, _, loose, _ := verifyJSON(t, tmpl); loose < 4 {
+		t.Fatalf("template holds %d loose blobs, want turn 6's four", loose)
+	}
 	kills := eachKill(t, base, tmpl, "repack", []string{"maintain", "--now"}, func(k int, root string, r ckptRun) {
 		if ok, _, _, out := verifyJSON(t, root); !ok {
 			t.Errorf("repack:%d: verify\n%s", k, out)
+		}
+		ckptOK(t, root, "rewind", "6", "--yes")
+		for p, want := range before6 {
+			if got := readText(t, root, p); got != want {
+				t.Errorf("repack:%d: %s after rewinding turn 6: %q", k, p, got)
+			}
+		}
+		ckptOK(t, root, "undo", "--yes")
+		if got := readText(t, root, paths[1]); got != "by turn 6 too\n" {
+			t.Errorf("repack:%d: %s after undoing the rewind of turn 6: %q", k, paths[1], got)
 		}
 		ckptOK(t, root, "rewind", "1", "--yes")
 		for _, p := range paths {
@@ -69,8 +91,8 @@ func TestCrashDuringRepackMerge(t *testing.T) {
 			}
 		}
 		if !r.Killed {
-			if _, packs, _, _ := verifyJSON(t, root); packs > 2 {
-				t.Errorf("after a whole repack: %d packs", packs)
+			if _, packs, loose, _ := verifyJSON(t, root); packs > 2 || loose != 0 {
+				t.Errorf("after a whole repack: %d packs, %d loose blobs", packs, loose)
 			}
 		}
 	})

@@ -20,7 +20,9 @@ func newPurgeCmd(g *globals) *cobra.Command {
 		Short: "Remove every kept copy of a path from the store",
 		Long: `purge removes every copy ckpt kept of each PATH (a folder: everything under
 it) — a secret that should never have been kept: from the turns' records, the
-operations' steps, the shell baseline, the blobs and the packs. The turns keep
+operations' steps, the shell baseline, the blobs and the packs; and redacts
+what those copies held from the turns' conversation files (a prompt that pasted
+it, a command that wrote it; see the store's package doc). The turns keep
 their entry for the path, marked purged; a rewind, undo or redo reports it as
 purged and leaves the file as it is. Bytes that other paths' records hold too
 stay, as those paths' copies. Without --yes it lists what it would purge (and
@@ -76,6 +78,9 @@ ckpt purge secrets/`,
 				present.Count(len(res.Turns), "turn"), present.Count(len(res.Ops), "operation"), present.Count(res.Blobs, "blob"))
 			if res.Shared > 0 {
 				fmt.Printf("kept %s that other paths' records hold too\n", present.Count(res.Shared, "blob"))
+			}
+			if res.Conversations > 0 {
+				fmt.Printf("redacted the purged bytes from %s\n", present.Count(res.Conversations, "conversation file"))
 			}
 			for _, p := range paths {
 				if _, err := os.Lstat(filepath.Join(s.Root(), filepath.FromSlash(p))); err == nil {

@@ -24,6 +24,10 @@ func TestCrashDuringPurge(t *testing.T) {
 	paths, before := packedTemplate(t, tmpl, 3)
 	secret := "p/f03.txt"
 	ckptOK(t, tmpl, "exec", "--turn", "4", "--", "sh", "-c", "echo swept > p/f04.txt")
+	// A conversation that pasted one version of the secret and a command
+	// that wrote another.
+	said := `{"v":1,"prompt":"it held: by turn 2 p/f03.txt","reply":"Done.","calls":[{"name":"bash","target":"printf 'by turn 1 p/f03.txt' > p/f03.txt","state":"ok"}]}`
+	writeText(t, tmpl, ".osfoundry/checkpoints/conversations/2.json", said)
 	kills := 0
 	for k := 1; ; k++ {
 		if k > maxFailpoint {
@@ -42,6 +46,11 @@ func TestCrashDuringPurge(t *testing.T) {
 			}
 			if where := storeHolds(t, root, needle); where != "" {
 				t.Errorf("purge:%d: %s still holds a copy of %s", k, where, secret)
+			}
+		}
+		for _, line := range []string{"by turn 1 " + secret, "by turn 2 " + secret} {
+			if where := storeHolds(t, root, line); where != "" {
+				t.Errorf("purge:%d: %s still holds %q", k, where, line)
 			}
 		}
 		rw := ckpt(t, root, "rewind", "1", "--yes")

@@ -49,10 +49,11 @@ ckpt show 3 --json`,
 			if conversation {
 				return printConversation(s, args[0], asJSON)
 			}
-			files, err := s.Files(args[0], true)
+			shown, err := s.Show(args[0], true)
 			if err != nil {
 				return err
 			}
+			files := shown.Files
 			if agent {
 				for i := range files {
 					files[i].Status, files[i].Reason = agentStatus(files[i]), agentReason(files[i])
@@ -81,7 +82,7 @@ ckpt show 3 --json`,
 				}
 				return printJSON(out)
 			}
-			return printShow(s, args[0], files, agent)
+			return printShow(shown, args[0], files, agent)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (see CONTRACT.md)")
@@ -132,14 +133,10 @@ func agentReason(f store.File) string {
 // printShow writes a turn for a person: a header (id, label, state, where
 // it came from), then its files, those a shell command changed grouped
 // under the command, said once.
-func printShow(s *store.Store, turn string, files []store.File, agent bool) error {
+func printShow(shown *store.Shown, turn string, files []store.File, agent bool) error {
 	p := paint(autoColor(os.Stdout))
-	e, err := turnEntry(s, turn)
-	if err != nil {
-		return err
-	}
-	printHeader(p, e)
-	if op := rewoundBy(s, turn); op != "" && !agent {
+	printHeader(p, shown.Entry)
+	if op := shown.RewoundBy; op != "" && !agent {
 		fmt.Printf("turn %s was rewound by %s: its files are as before it (--agent shows what the agent did)\n\n", esc(turn), esc(op))
 	} else if op != "" {
 		fmt.Printf("turn %s was rewound by %s; what the agent did (before it → what it left):\n\n", esc(turn), esc(op))

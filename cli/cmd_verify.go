@@ -17,8 +17,9 @@ func newVerifyCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Check every record and blob",
-		Long: `verify reads every record and checks every blob against its hash; it exits
-1 when it finds damage, naming each damaged file.`,
+		Long: `verify reads every record and checks every blob against its hash, and reads
+every conversation file; it exits 1 when it finds damage, naming each
+damaged file.`,
 		Example: `ckpt verify
 ckpt verify --json`,
 		Args: noArgs(""),
@@ -109,6 +110,10 @@ func findingWords(f store.Finding) string {
 		return fmt.Sprintf("blob %s is lost: %s", f.Blob, f.Detail) + named
 	case store.FindMissingBlob:
 		return "missing, named by " + strings.Join(f.Named, ", ")
+	case store.FindDamagedConversation:
+		return "conversation file is damaged (" + f.Detail + "): show --conversation cannot show it; the turn's records are untouched"
+	case store.FindNotConversation:
+		return "not a conversation file: the name is no turn's (<turn>.json)"
 	}
 	// FindNewerFormat, FindBadSeed and any kind to come: the reason alone.
 	return f.Detail

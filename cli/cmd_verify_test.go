@@ -38,6 +38,8 @@ func TestFindingWords(t *testing.T) {
 		{store.Finding{Kind: store.FindBlobSize, Blob: sum, Size: 5, Want: 6, Named: named[1:]}, "blob " + sum.String() + " is lost: 5 bytes by the pack's index but 6 by its records, named by turns/1.log"},
 		{store.Finding{Kind: store.FindLostBlob, Blob: sum, Detail: "does not decompress"}, "blob " + sum.String() + " is lost: does not decompress"},
 		{store.Finding{Kind: store.FindMissingBlob, Named: named}, "missing, named by ops/op-1.steps, turns/1.log"},
+		{store.Finding{Kind: store.FindDamagedConversation, Detail: "unexpected end of JSON input"}, "conversation file is damaged (unexpected end of JSON input): show --conversation cannot show it; the turn's records are untouched"},
+		{store.Finding{Kind: store.FindNotConversation}, "not a conversation file: the name is no turn's (<turn>.json)"},
 	} {
 		t.Run(string(tc.f.Kind), func(t *testing.T) {
 			if got := findingWords(tc.f); got != tc.want {

@@ -1,12 +1,14 @@
 package store
 
 import (
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
 	"strings"
 
 	"github.com/ckpt-dev/ckpt/store/internal/conversation"
+	"github.com/ckpt-dev/ckpt/store/internal/format"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
@@ -91,4 +93,58 @@ func (s *Store) dropConversation(id string) error {
 		return errf("remove %s: %w", s.path(name), err)
 	}
 	return nil
+}
+
+// conversations checks every conversation file: that its name is a
+// turn's conversation file and that it reads (for showing only: a
+// damaged one costs the conversation view, never the turn).
+func (v *verifier) conversations() {
+	names, err := storefs.Names(v.s.dir, conversationsDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		v.add(Finding{Kind: FindUnreadable, File: conversationsDir, Detail: err.Error()})
+		return
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, ".tmp-") {
+			continue // a write in flight, or one a crash left: never read
+		}
+		name := conversationsDir + "/" + n
+		if !isConversationName(n) {
+			v.add(Finding{Kind: FindNotConversation, File: name})
+			continue
+		}
+		_, err := v.s.readConversation(name)
+		var newer *format.NewerFormat
+		switch {
+		case err == nil:
+		case errors.As(err, &newer):
+			v.add(Finding{Kind: FindNewerFormat, File: name, Detail: newer.Why()})
+		case errors.Is(err, ErrCorrupt):
+			why := strings.TrimPrefix(err.Error(), v.s.path(name)+": ")
+			v.add(Finding{Kind: FindDamagedConversation, File: name, Detail: strings.TrimPrefix(why, ErrCorrupt.Error()+": ")})
+		default:
+			v.add(Finding{Kind: FindUnreadable, File: name, Detail: err.Error()})
+		}
+	}
+}
+
+// isConversationName reports whether n (a name in conversations/) is the
+// conversation file of some turn id.
+func isConversationName(n string) bool {
+	base, ok := strings.CutSuffix(n, ".json")
+	if !ok || base == "" {
+		return false
+	}
+	id := base
+	if hexID, ok := strings.CutPrefix(base, "%"); ok {
+		raw, err := hex.DecodeString(hexID)
+		if err != nil {
+			return false
+		}
+		id = string(raw)
+	}
+	return conversationFileName(id) == conversationsDir+"/"+n
 }

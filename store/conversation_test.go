@@ -89,3 +89,57 @@ func TestConversationFile(t *testing.T) {
 		t.Errorf("prune removed the kept turn's conversation: %v", err)
 	}
 }
+
+// Verify reads every conversation file: a sound one is no finding, a
+// damaged one, one of a newer ckpt and a stray name each are, with the
+// kind that says which, and nothing else in the store is called damaged.
+func TestVerifyConversations(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "a.txt", "A0")
+	s := openStore(t, root)
+	agentTurn(t, s, "1", map[string]string{"a.txt": "A1"})
+	for _, id := range []string{"1", "2", "odd id/x"} {
+		if err := s.SaveConversation(TurnID(id), Conversation{Prompt: "write a.txt", Calls: []ConversationCall{{Name: "write", Target: "a.txt", State: CallOK}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if found, err := s.Verify(); err != nil || len(found) != 0 {
+		t.Fatalf("sound conversations: %+v %v", found, err)
+	}
+	dir := filepath.Join(root, storeDir, "conversations")
+	wr := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wr("2.json", `{"v":1,"prompt":`)
+	wr("3.json", `{"v":9,"prompt":"from later"}`)
+	wr("notes.txt", "a stray file")
+	wr("%zz.json", `{"v":1}`)
+	wr(".tmp-conversation-1", "a write in flight")
+	found, err := s.Verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]FindingKind{}
+	for _, f := range found {
+		got[f.File] = f.Kind
+		if f.Kind == FindDamagedConversation && (f.Detail == "" || strings.Contains(f.Detail, "2.json")) {
+			t.Errorf("damaged conversation's detail %q: want the reason alone", f.Detail)
+		}
+	}
+	want := map[string]FindingKind{
+		"conversations/2.json":    FindDamagedConversation,
+		"conversations/3.json":    FindNewerFormat,
+		"conversations/notes.txt": FindNotConversation,
+		"conversations/%zz.json":  FindNotConversation,
+	}
+	if len(got) != len(want) {
+		t.Errorf("findings %+v, want %v", found, want)
+	}
+	for f, k := range want {
+		if got[f] != k {
+			t.Errorf("%s: %q, want %q (all: %+v)", f, got[f], k, found)
+		}
+	}
+}

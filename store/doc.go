@@ -171,8 +171,14 @@
 // twice the size of all smaller ones together (a geometric progression:
 // each byte is copied a logarithmic number of times, and a store keeps a
 // few dozen packs at most; past 16, all are merged), then writes packs.idx
-// naming every pack. It is due once four packs are not in packs.idx (or
-// there are more than 16), and runs in the background pass after a turn
+// naming every pack. Its first step packs the loose blobs once 1,024 have
+// piled up (all of them with maintain --now): those kept as they are go
+// into one new pack (compressed past 1 KiB), durable before anything
+// else, and each loose copy a pack holds is removed once the packed copy
+// reads back whole, after packs.idx is written; so a long session keeps
+// at most about a thousand loose files, not one per hook call. It is due
+// once four packs are not in packs.idx (or there are more than 16, or
+// 1,024 loose blobs), and runs in the background pass after a turn
 // (see Retention) and at the end of prune. It holds blobs.lock shared,
 // so captures go on and prune waits, and repack.lock exclusively. The
 // merged pack is durable before packs.idx names it, and packs.idx is
@@ -516,7 +522,9 @@
 // and a missing or damaged one costs the conversation view, never the
 // turn. A reader refuses a newer "v" (ErrNewerFormat). Prune and the
 // retention pass remove it with its turn; a ckpt that predates it leaves
-// it in place, unread.
+// it in place, unread. Verify reads each one: a file that does not decode
+// is FindDamagedConversation, one whose name is no turn's
+// FindNotConversation.
 //
 // # Retention
 //
@@ -551,8 +559,15 @@
 // images are of kind "skipped" with the reason "purged from the store
 // (ckpt purge)" and no hash (a reader older than purge reports the path as not
 // restorable, like any skipped file; other lines are kept byte for byte),
-// drops the paths from the baseline and the stat cache, deletes the
-// journaled blobs no record names any more (loose files, and frames, by
+// drops the paths from the baseline and the stat cache, redacts what the
+// journaled blobs hold from every conversation file (each occurrence of a
+// blob's whole text, of each of its lines, of each line with its runs of
+// spaces made one as a kept command is, and of the value of each KEY=VALUE
+// or "key: value" line, trimmed and of at least 6 bytes, becomes
+// "[purged]"; each file so changed is replaced whole and fsynced, one that
+// does not decode and holds such bytes is removed, and the folder is
+// synced before any blob goes, so a purge carried forward finds the same
+// bytes again), deletes the journaled blobs no record names any more (loose files, and frames, by
 // rewriting each pack that held one without it, durable before the old
 // pack goes), writes packs.idx again, and removes "purging". Every file is
 // replaced whole, so a crash leaves each one before or after; the next

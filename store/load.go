@@ -70,6 +70,29 @@ func (f *tfile) share(turns []string) {
 
 func newTurn(id string) *turn { return &turn{id: id, byPath: map[string]*tfile{}} }
 
+// file is the turn's entry for key (a path, or the key apply gives a
+// refused entry), or nil. A turn read from the summary has no byPath
+// until its first lookup: listing turns never asks, and a map per turn
+// is most of what a big store's first load would allocate.
+func (t *turn) file(key string) *tfile {
+	return t.pathIndex()[key]
+}
+
+// pathIndex is byPath, built from files when the turn has none yet.
+func (t *turn) pathIndex() map[string]*tfile {
+	if t.byPath == nil {
+		t.byPath = make(map[string]*tfile, len(t.files))
+		for i, f := range t.files {
+			key := f.path
+			if f.refused != "" {
+				key = "\x00" + strconv.Itoa(i) // as apply keys a refused entry
+			}
+			t.byPath[key] = f
+		}
+	}
+	return t.byPath
+}
+
 // apply adds one turn-file record; the first pre of a path wins.
 func (t *turn) apply(r *record.Line) {
 	switch r.R {
@@ -102,7 +125,7 @@ func (t *turn) apply(r *record.Line) {
 			// matches no path.
 			p, key = r.Path, "\x00"+strconv.Itoa(len(t.files))
 		}
-		if _, ok := t.byPath[key]; ok {
+		if t.file(key) != nil {
 			return
 		}
 		f := &tfile{path: p, pre: *r.Img, dirs: cleanDirs(r.Dirs), preAt: r.At, preSeq: r.Order(), cmd: t.command(r), refused: why}
@@ -114,7 +137,7 @@ func (t *turn) apply(r *record.Line) {
 		if why != "" {
 			return
 		}
-		if f, ok := t.byPath[p]; ok && r.Img != nil && r.Order() >= f.postSeq {
+		if f := t.file(p); f != nil && r.Img != nil && r.Order() >= f.postSeq {
 			img := *r.Img
 			f.post, f.postAt, f.postSeq = &img, r.At, r.Order()
 			f.share(r.Shared)
@@ -291,8 +314,8 @@ func (s *Store) load() (*view, error) {
 	if err != nil {
 		return nil, errf("read %s: %w", s.path("turns"), err)
 	}
-	seen := map[string]bool{}
-	var files []string
+	seen := make(map[string]bool, len(list))
+	files := make([]string, 0, len(list))
 	for _, n := range list {
 		name := "turns/" + n
 		if !strings.HasSuffix(name, ".log") {
@@ -302,7 +325,7 @@ func (s *Store) load() (*view, error) {
 		files = append(files, name)
 	}
 	if !s.cache.sum.read {
-		s.readSummary(files)
+		s.readSummary(files, seen)
 	}
 	if err := s.refreshTurnFiles(files); err != nil {
 		return nil, err

@@ -509,7 +509,7 @@ func newerTurn(v *view, op *opRec, goals []wanted, force bool, what string) erro
 		// By when each path was written, not when the turn began: a turn
 		// older than the operation may still have written after it.
 		for _, g := range goals {
-			if f, ok := t.byPath[g.path]; ok && (t.seq > op.seq || f.preSeq > op.seq || f.postSeq > op.seq) {
+			if f := t.file(g.path); f != nil && (t.seq > op.seq || f.preSeq > op.seq || f.postSeq > op.seq) {
 				return errf("%s %s: turn %s wrote %s after it (--force to %s anyway): %w", what, op.id, t.id, g.path, what, ErrNewerTurn)
 			}
 		}

@@ -1,9 +1,7 @@
 package store
 
 import (
-	"crypto/sha256"
 	"errors"
-	"io"
 	"io/fs"
 	"sort"
 	"strings"
@@ -153,9 +151,12 @@ func (s *Store) pruneBlobs(live map[BlobID]bool, res *PruneResult, o PruneOption
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return errf("prune: read %s: %w", s.path("blobs"), err)
 	}
-	if err := s.packStored(ents, live, res, o.DryRun, fp); err != nil {
-		return err
+	packed, freed, err := s.packStored(ents, func(sum BlobID) bool { return live[sum] }, o.DryRun, fp)
+	if err != nil {
+		return errf("prune: %w", err)
 	}
+	res.Packed += len(packed)
+	res.BytesFreed += freed
 	for _, e := range ents {
 		sum, err := ParseBlobID(strings.TrimSuffix(e.Name(), ".zst"))
 		if err != nil {
@@ -193,82 +194,10 @@ func (s *Store) pruneBlobs(live map[BlobID]bool, res *PruneResult, o PruneOption
 	if !o.DryRun {
 		// Merge what is left and index it: blobs.lock, held exclusively,
 		// keeps every other writer of packs out.
-		if _, err := s.repackLocked(false, fp); err != nil {
+		if _, err := s.repackLocked(false, false, fp); err != nil {
 			return errf("prune: %w", err)
 		}
 	}
-	return nil
-}
-
-// packStored puts the live loose blobs kept as they are (see
-// looseStoredMax) into one pack, compressed past storedMax (a small
-// file's whole disk block saved either way), and makes it durable; the
-// loop after it in Prune then removes each loose copy once the packed one
-// reads back whole, so a crash at any point leaves every blob somewhere.
-// A loose blob that does not hash to its name is left for verify to name.
-func (s *Store) packStored(ents []fs.DirEntry, live map[BlobID]bool, res *PruneResult, dry bool, fp *failpoint) error {
-	b, err := s.blobDir()
-	if err != nil {
-		return nil // no blobs folder: nothing loose
-	}
-	var w *packWriter
-	var z []byte
-	for _, e := range ents {
-		sum, err := ParseBlobID(strings.TrimSuffix(e.Name(), ".zst"))
-		if err != nil || !live[sum] || !strings.HasSuffix(e.Name(), ".zst") {
-			continue
-		}
-		if fi, err := e.Info(); err != nil || !fi.Mode().IsRegular() || fi.Size() > looseStoredMax+16 {
-			continue
-		}
-		if _, ok := s.packs.find(s, sum, false); ok {
-			continue
-		}
-		f, n, err := openRegular(b, e.Name())
-		if err != nil {
-			continue
-		}
-		frame := make([]byte, n)
-		_, err = io.ReadFull(f, frame)
-		f.Close()
-		if err != nil {
-			continue
-		}
-		data, ok := storedPayload(frame)
-		if !ok || BlobID(sha256.Sum256(data)) != sum {
-			continue
-		}
-		if len(data) <= storedMax {
-			z = append(z[:0], frame...) // kept as it is in a pack too
-		} else {
-			z = zstdPackEncoder().EncodeAll(data, z[:0])
-		}
-		res.Packed++
-		// The loop after this counts the loose copy it removes.
-		res.BytesFreed -= int64(len(z))
-		if dry {
-			res.BytesFreed += n
-			continue
-		}
-		if w == nil {
-			w = s.newPackWriter(fp)
-		}
-		if err := w.add(sum, z, int64(len(data))); err != nil {
-			w.abort()
-			return errf("prune: %w", err)
-		}
-	}
-	if w == nil {
-		return nil
-	}
-	if err := w.commit(); err != nil {
-		return errf("prune: %w", err)
-	}
-	if err := storefs.SyncFS(s.dir); err != nil {
-		return errf("prune: sync %s: %w", s.path("packs"), err)
-	}
-	fp.hit()
-	s.packs.forget()
 	return nil
 }
 

@@ -39,6 +39,9 @@ type PurgeResult struct {
 	// Shared counts the blobs that stay because records of other paths
 	// hold the same bytes (those are the other paths' copies).
 	Shared int
+	// Conversations counts the conversation files the purged bytes were
+	// redacted from (or removed, when one did not decode).
+	Conversations int
 }
 
 // retryable reports whether running an undo or redo again could put
@@ -69,7 +72,8 @@ func inPurge(paths []string, p string) bool {
 // steps become purged (a rewind, undo or redo reports them as purged,
 // never restores them), the baseline and the stat cache forget them, and
 // every blob only they named is deleted, loose or from the packs that
-// held it. It takes both locks. Crash-safe: the paths are journaled
+// held it; what those blobs held is redacted from the conversation files
+// (see purgeConversations). It takes both locks. Crash-safe: the paths are journaled
 // durably first, each record file is replaced whole, records go before
 // blobs, and an interrupted purge is carried forward by the next Open.
 func (s *Store) Purge(paths []string) (*PurgeResult, error) {
@@ -154,6 +158,9 @@ func (s *Store) purgeLocked(paths []string, gone map[BlobID]bool, fp *failpoint)
 	defer s.mu.Unlock()
 	res, err := s.purgeScan(paths, gone, true, fp)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.purgeConversations(gone, res, fp); err != nil {
 		return nil, err
 	}
 	s.cache = cache{}
@@ -355,7 +362,7 @@ func (s *Store) purgeBlobs(gone map[BlobID]bool, res *PurgeResult, fp *failpoint
 		return err
 	}
 	res.Blobs += pr.Blobs
-	if _, err := s.repackLocked(false, fp); err != nil {
+	if _, err := s.repackLocked(false, false, fp); err != nil {
 		return errf("purge: %w", err)
 	}
 	return nil

@@ -122,7 +122,7 @@ func (s *Store) putSince(ops []*opRec, p string) bool {
 
 func capturedSince(v *view, p string, seq int64) bool {
 	for _, t := range v.turns {
-		if f, ok := t.byPath[p]; ok && !v.rewound[t.id] && f.preSeq > seq {
+		if f := t.file(p); f != nil && !v.rewound[t.id] && f.preSeq > seq {
 			return true
 		}
 	}
@@ -285,57 +285,65 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 	}
 	var run *statusRun
 	if withStatus {
-		n := 0
-		for _, t := range v.turns {
-			n += len(t.files)
-		}
 		run = s.newStatusRun(v, 0)
 		run.noBlobs = true
 		defer run.done()
 	}
 	failed := s.failures(v)
-	var out []Entry
-	var seq []int64 // each entry's place in the order of commits
+	out := make([]Entry, 0, len(v.turns)+len(v.ops))
+	seq := make([]int64, 0, cap(out)) // each entry's place in the order of commits
 	for i, t := range v.turns {
-		e := Entry{ID: t.id, Kind: KindAgent, Label: t.label, At: time.Unix(0, t.at), State: v.state(t),
-			Files: len(t.files), HandEdited: -1, Source: t.source, Head: t.head}
-		_, _, e.RanGit = s.turnGit(t, i == len(v.turns)-1)
-		if withStatus {
-			e.HandEdited = 0
-			for _, f := range t.files {
-				if run.handEdited(f) {
-					e.HandEdited++
-				}
-			}
-		}
-		out = append(out, e)
+		out = append(out, s.turnEntry(v, t, i == len(v.turns)-1, run))
 		seq = append(seq, t.seq)
 	}
 	for _, o := range v.ops {
-		state := v.opState[o.id]
-		if !o.done {
-			state = StateActive
-		}
-		if state == "" {
-			state = StateActive
-		}
-		e := Entry{ID: o.id, Kind: o.kind, At: time.Unix(0, o.at), State: state, Files: o.steps,
-			Target: o.target, Turns: o.turns, Label: opLabel(o), Retry: o.retry}
-		for _, f := range o.fails {
-			if pf, ok := failed[f.Path]; ok && pf.Op == o.id {
-				e.Failed = append(e.Failed, f)
-			}
-		}
-		if withStatus {
-			e.HandEdited = 0
-		} else {
-			e.HandEdited = -1
-		}
-		out = append(out, e)
+		out = append(out, opEntry(v, o, failed, withStatus))
 		seq = append(seq, o.seq)
 	}
-	// Newest first by the order of commits, not by At: the wall clock can
-	// step back between two turns.
+	return newestFirst(out, seq), nil
+}
+
+// turnEntry is turn t's entry of the log; newest says it is the newest
+// turn, and run, when not nil, counts its paths changed since the agent.
+func (s *Store) turnEntry(v *view, t *turn, newest bool, run *statusRun) Entry {
+	e := Entry{ID: t.id, Kind: KindAgent, Label: t.label, At: time.Unix(0, t.at), State: v.state(t),
+		Files: len(t.files), HandEdited: -1, Source: t.source, Head: t.head}
+	_, _, e.RanGit = s.turnGit(t, newest)
+	if run != nil {
+		e.HandEdited = 0
+		for _, f := range t.files {
+			if run.handEdited(f) {
+				e.HandEdited++
+			}
+		}
+	}
+	return e
+}
+
+// opEntry is operation o's entry of the log, with the paths it failed
+// that are still failed.
+func opEntry(v *view, o *opRec, failed map[string]PathFailure, withStatus bool) Entry {
+	state := v.opState[o.id]
+	if !o.done || state == "" {
+		state = StateActive
+	}
+	e := Entry{ID: o.id, Kind: o.kind, At: time.Unix(0, o.at), State: state, Files: o.steps,
+		Target: o.target, Turns: o.turns, Label: opLabel(o), Retry: o.retry, HandEdited: -1}
+	for _, f := range o.fails {
+		if pf, ok := failed[f.Path]; ok && pf.Op == o.id {
+			e.Failed = append(e.Failed, f)
+		}
+	}
+	if withStatus {
+		e.HandEdited = 0
+	}
+	return e
+}
+
+// newestFirst orders entries newest first by the order of commits (seq,
+// each entry's), not by At: the wall clock can step back between two
+// turns.
+func newestFirst(out []Entry, seq []int64) []Entry {
 	idx := make([]int, len(out))
 	for i := range idx {
 		idx[i] = i
@@ -345,7 +353,7 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 	for i, k := range idx {
 		sorted[i] = out[k]
 	}
-	return sorted, nil
+	return sorted
 }
 
 func opLabel(o *opRec) string {
@@ -395,19 +403,7 @@ func (s *Store) Files(id string, withStatus bool) ([]File, error) {
 		run = s.newStatusRun(v, len(t.files))
 		defer run.done()
 	}
-	out := make([]File, 0, len(t.files))
-	for _, f := range t.files {
-		ff := File{Path: f.path, Pre: f.pre, Post: f.post, Shell: f.cmd, Shared: v.sharedWith(f)}
-		if withStatus {
-			ff.Status, ff.Reason, ff.Disk = run.status(f)
-			ff.HandEdited = run.handEdited(f)
-			ff.Writing = run.beingWritten(f.path)
-		} else if f.refused != "" {
-			ff.Status, ff.Reason = StatusRefused, f.refused
-		}
-		out = append(out, ff)
-	}
-	return out, nil
+	return s.turnFiles(v, t, run), nil
 }
 
 func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {

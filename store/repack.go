@@ -30,25 +30,34 @@ const (
 // enough packs the lookup index does not cover, or too many packs.
 func (s *Store) RepackDue() bool {
 	packs, uncovered := s.packs.counts(s)
-	return uncovered >= repackUncovered || packs > packsMax || uncovered > 0 && packs > packsMax/2
+	return uncovered >= repackUncovered || packs > packsMax || uncovered > 0 && packs > packsMax/2 || s.looseDue()
 }
 
 // RepackResult says what a repack did.
 type RepackResult struct {
 	Merged int // packs merged
 	Packs  int // packs left
+	Loose  int // loose blobs packed (see packLoose)
 	Busy   bool
 }
 
-// Repack merges small packs and writes the lookup index across them.
-// It holds blobs.lock shared, so captures go on while it works and prune
+// Repack packs the loose blobs once enough have piled up (see
+// packLooseAt; every one, with all), merges small packs (every pack,
+// with all) and writes the lookup index across them. It holds blobs.lock shared, so captures go on while it works and prune
 // (which takes it exclusively) waits, and repack.lock exclusively, so one
 // repack runs at a time; when another holds it, Repack returns at once
 // with Busy set. Crash-safe at every step: the merged pack is durable
 // before the index naming it is written, and the index before the packs
 // it replaces are removed, so a blob is in some pack throughout (a pack
-// the index does not cover is read by its own index).
+// the index does not cover is read by its own index); a loose blob is
+// removed only once a durable pack holds it whole.
 func (s *Store) Repack(all bool) (*RepackResult, error) {
+	return s.repack(all, all)
+}
+
+// repack is Repack; allLoose packs the loose blobs however few they are
+// (maintain --now).
+func (s *Store) repack(all, allLoose bool) (*RepackResult, error) {
 	bl, err := s.flock("blobs.lock", unix.LOCK_SH)
 	if err != nil {
 		return nil, err
@@ -62,12 +71,16 @@ func (s *Store) Repack(all bool) (*RepackResult, error) {
 		return nil, err
 	}
 	defer rl.unlock()
-	return s.repackLocked(all, newFailpoint("repack"))
+	return s.repackLocked(all, allLoose, newFailpoint("repack"))
 }
 
 // repackLocked is Repack for a caller that keeps other writers of packs
 // out (Repack, or prune holding blobs.lock exclusively).
-func (s *Store) repackLocked(all bool, fp *failpoint) (*RepackResult, error) {
+func (s *Store) repackLocked(all, allLoose bool, fp *failpoint) (*RepackResult, error) {
+	inPack, loose, err := s.packLoose(allLoose, fp)
+	if err != nil {
+		return nil, err
+	}
 	packs, bad := s.packs.list(s)
 	for _, err := range bad {
 		if errors.Is(err, ErrNewerFormat) {
@@ -78,7 +91,7 @@ func (s *Store) repackLocked(all bool, fp *failpoint) (*RepackResult, error) {
 	if all && len(packs) > 1 {
 		merge = packs
 	}
-	res := &RepackResult{Merged: len(merge)}
+	res := &RepackResult{Merged: len(merge), Loose: loose}
 	keep := packs
 	var gone []*packFile
 	if len(merge) > 1 {
@@ -116,6 +129,9 @@ func (s *Store) repackLocked(all bool, fp *failpoint) (*RepackResult, error) {
 		}
 	}
 	s.packs.forget()
+	if err := s.removeLoose(inPack, fp); err != nil {
+		return nil, err
+	}
 	res.Packs = len(keep)
 	return res, nil
 }

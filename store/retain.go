@@ -296,7 +296,7 @@ func (s *Store) Maintain(b Budget, force bool) (*MaintainResult, error) {
 	res := &MaintainResult{}
 	var err error
 	if force || s.RepackDue() {
-		if res.Repack, err = s.Repack(false); err != nil {
+		if res.Repack, err = s.repack(false, force); err != nil {
 			return res, err
 		}
 	}

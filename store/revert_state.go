@@ -42,7 +42,7 @@ func (v *view) markReverted() {
 			}
 			v.reverted[id] = true
 			for _, f := range v.fails[a.via.id] {
-				if _, ok := t.byPath[f.Path]; ok {
+				if t.file(f.Path) != nil {
 					open[id] = true
 				}
 			}
@@ -169,7 +169,7 @@ func revertDirs(v *view, p *Plan) []string {
 		}
 		for _, id := range p.Turns {
 			if t := v.byID[id]; t != nil {
-				if f, ok := t.byPath[st.Path]; ok {
+				if f := t.file(st.Path); f != nil {
 					out = append(out, f.dirs...)
 				}
 			}

@@ -24,11 +24,11 @@ func (s *Store) buildView(ops []*opRec) *view {
 			*m = *seed
 			m.byPath = map[string]*tfile{}
 			m.files = append([]*tfile(nil), seed.files...)
-			for k, f := range seed.byPath {
+			for k, f := range seed.pathIndex() {
 				m.byPath[k] = f
 			}
 			for _, f := range t.files {
-				if _, ok := m.byPath[f.path]; !ok {
+				if m.byPath[f.path] == nil {
 					m.files = append(m.files, f)
 					m.byPath[f.path] = f
 				}

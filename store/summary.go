@@ -41,7 +41,7 @@ type summaryState struct {
 // name. Each is used only while the file's stat is the one it records
 // (refreshTurnFile), so a summary is never trusted over the records; a
 // damaged one is read up to its first bad frame. Caller holds s.mu.
-func (s *Store) readSummary(names []string) {
+func (s *Store) readSummary(names []string, want map[string]bool) {
 	sum := &s.cache.sum
 	sum.read = true
 	if len(names) < summaryMin {
@@ -66,10 +66,6 @@ func (s *Store) readSummary(names []string) {
 		return
 	}
 	sum.st, sum.good = st, int64(good)
-	want := make(map[string]bool, len(names))
-	for _, n := range names {
-		want[n] = true
-	}
 	latest := make(map[string]int, len(frames))
 	for i, fr := range frames {
 		if want[fr.name] {
@@ -96,6 +92,9 @@ func (s *Store) readSummary(names []string) {
 		})
 	}
 	wg.Wait()
+	if len(s.cache.files) == 0 {
+		s.cache.files = make(map[string]*turnFile, len(names))
+	}
 	for i, c := range out {
 		if c != nil {
 			s.cache.files[todo[i].name] = c

@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/binary"
 	"hash/crc32"
-	"strconv"
 
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
@@ -152,7 +151,7 @@ func decodeSummaryEntry(data string, fr sumFrame) (*turnFile, bool) {
 	c.st.Ino = d.uvarint()
 	c.st.Regular = true
 	c.size = int64(d.uvarint())
-	t := newTurn("")
+	t := &turn{} // byPath is built on first use (turn.file)
 	t.id, t.label = d.str(), d.str()
 	t.at, t.seq = d.varint(), d.varint()
 	t.v = int(d.uvarint())
@@ -183,11 +182,6 @@ func decodeSummaryEntry(data string, fr sumFrame) (*turnFile, bool) {
 		f.refused, f.cmd = d.str(), d.str()
 		f.shared = d.strs()
 		t.files[i] = f
-		key := f.path
-		if f.refused != "" {
-			key = "\x00" + strconv.Itoa(i) // as apply keys a refused entry
-		}
-		t.byPath[key] = f
 	}
 	c.t = t
 	return c, !d.bad && d.p == len(d.s)

@@ -235,7 +235,7 @@ func (tp *turnPaths) has(rel string) bool {
 		return true
 	}
 	if tp.full != nil {
-		return tp.full.byPath[rel] != nil
+		return tp.full.file(rel) != nil
 	}
 	h := turnidx.Hash(rel)
 	var offs []int64
@@ -284,7 +284,7 @@ func (tp *turnPaths) fullHas(rel string) bool {
 		}
 		tp.full = t
 	}
-	return tp.mine[rel] || tp.full.byPath[rel] != nil
+	return tp.mine[rel] || tp.full.file(rel) != nil
 }
 
 // lastPost is rel's newest post record in the turn: the entry of the

@@ -399,6 +399,12 @@ const (
 	FindBlobSize      FindingKind = "blob-size"      // Blob, Size (the pack's), Want (the records'), Named
 	FindLostBlob      FindingKind = "lost-blob"      // Blob, Detail, Named: a packed blob that fails its check
 	FindMissingBlob   FindingKind = "missing-blob"   // Named: a blob records name that is nowhere
+	// FindDamagedConversation: Detail, a conversation file (for showing
+	// only) that does not read; the turn's records are untouched.
+	FindDamagedConversation FindingKind = "damaged-conversation"
+	// FindNotConversation: a file in conversations/ whose name is no
+	// turn's conversation file.
+	FindNotConversation FindingKind = "not-a-conversation"
 )
 
 // Finding is one damaged record or blob found by Verify: what is wrong

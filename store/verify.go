@@ -12,9 +12,10 @@ import (
 )
 
 // Verify checks every record and blob: each record's checksum, each
-// blob's bytes against its name, and that every blob a record names is
-// there. It returns one finding per damaged file (the error is for a store
-// it could not read at all). Verify changes nothing.
+// blob's bytes against its name, that every blob a record names is
+// there, and that every conversation file reads. It returns one finding
+// per damaged file (the error is for a store it could not read at all).
+// Verify changes nothing.
 //
 // It reads one consistent state: it holds blobs.lock and repack.lock
 // shared throughout, so prune, purge, retention, repack, rewind, undo,
@@ -37,6 +38,7 @@ func (s *Store) Verify() ([]Finding, error) {
 	}
 	v.ops()
 	v.seed()
+	v.conversations()
 	if err := v.loose(); err != nil {
 		return nil, err
 	}
