@@ -288,7 +288,7 @@ func (tp *turnPaths) fullHas(rel string) bool {
 }
 
 // lastPost is rel's newest post record in the turn: the entry of the
-// index or the tail furthest into the file whose record, read back, is a
+// index or the tail furthest into the file, read back and checked to be a
 // post record of rel. An entry that leads elsewhere (a damaged index)
 // has the whole file answer.
 func (tp *turnPaths) lastPost(rel string) (Image, bool) {
@@ -308,21 +308,21 @@ func (tp *turnPaths) lastPost(rel string) (Image, bool) {
 			offs = append(offs, e.Off)
 		}
 	}
-	for i := len(offs) - 1; i >= 0; i-- {
-		line, err := readLineAt(tp.f, offs[i])
-		var r record.Line
-		if err == nil && record.DecodeLine(line, &r) && r.R == "post" && r.Img != nil {
-			if p, why := cleanRecordPath(r.Path); why == "" && p == rel {
-				return *r.Img, true
-			}
-		}
-		tp.damaged = true
-		if tp.fullHas(rel); tp.full == nil {
-			return Image{}, false
-		}
-		return tp.lastPost(rel)
+	if len(offs) == 0 {
+		return Image{}, false
 	}
-	return Image{}, false
+	line, err := readLineAt(tp.f, offs[len(offs)-1])
+	var r record.Line
+	if err == nil && record.DecodeLine(line, &r) && r.R == "post" && r.Img != nil {
+		if p, why := cleanRecordPath(r.Path); why == "" && p == rel {
+			return *r.Img, true
+		}
+	}
+	tp.damaged = true
+	if tp.fullHas(rel); tp.full == nil {
+		return Image{}, false
+	}
+	return tp.lastPost(rel)
 }
 
 // appendPre appends a pre record of rel to buf, noting where it lies.
