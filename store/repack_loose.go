@@ -18,27 +18,45 @@ import (
 // history. Tests lower it.
 var packLooseAt = 1024
 
-// looseDue reports whether at least packLooseAt loose blobs wait to be
-// packed. It reads at most that many names, so a hook can ask it.
+// looseDue reports whether at least packLooseAt loose blobs that packLoose
+// can pack wait for it: those kept as they are (packStored), not the
+// compressed copies of big files, which stay loose, so that a store full
+// of those is never due at every turn's end for a pass that packs nothing.
+// It looks at most at 8×packLooseAt names, so a hook can ask it.
 func (s *Store) looseDue() bool {
 	f, err := s.dir.Open("blobs")
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	n := 0
-	for n < packLooseAt {
-		names, err := f.Readdirnames(packLooseAt - n)
-		for _, name := range names {
-			if !strings.HasPrefix(name, ".tmp-") {
+	n, seen := 0, 0
+	for n < packLooseAt && seen < 8*packLooseAt {
+		ents, err := f.ReadDir(packLooseAt)
+		seen += len(ents)
+		for _, e := range ents {
+			if packable(e) {
 				n++
 			}
 		}
-		if err != nil || len(names) == 0 {
+		if err != nil || len(ents) == 0 {
 			break
 		}
 	}
 	return n >= packLooseAt
+}
+
+// packable reports whether packStored would pack the loose blob e: a
+// regular file named for its hash, kept as it is (looseStoredMax).
+func packable(e fs.DirEntry) bool {
+	name := e.Name()
+	if !strings.HasSuffix(name, ".zst") {
+		return false
+	}
+	if _, err := ParseBlobID(strings.TrimSuffix(name, ".zst")); err != nil {
+		return false
+	}
+	fi, err := e.Info()
+	return err == nil && fi.Mode().IsRegular() && fi.Size() <= looseStoredMax+16
 }
 
 // packLoose is repack's first step: with packLooseAt loose blobs or more
@@ -122,11 +140,11 @@ func (s *Store) packStored(ents []fs.DirEntry, want func(BlobID) bool, dry bool,
 	var packed []BlobID
 	var freed int64
 	for _, e := range ents {
-		sum, err := ParseBlobID(strings.TrimSuffix(e.Name(), ".zst"))
-		if err != nil || want != nil && !want(sum) || !strings.HasSuffix(e.Name(), ".zst") {
+		if !packable(e) {
 			continue
 		}
-		if fi, err := e.Info(); err != nil || !fi.Mode().IsRegular() || fi.Size() > looseStoredMax+16 {
+		sum, _ := ParseBlobID(strings.TrimSuffix(e.Name(), ".zst"))
+		if want != nil && !want(sum) {
 			continue
 		}
 		if _, ok := s.packs.find(s, sum, false); ok {

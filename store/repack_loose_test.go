@@ -98,3 +98,43 @@ func TestRepackPacksLoose(t *testing.T) {
 		t.Errorf("%d files left in blobs/", n)
 	}
 }
+
+// The compressed copies of big files stay loose (packStored leaves them),
+// so however many of them pile up, no background pass is due for them: it
+// would run at every turn's end and pack nothing.
+func TestBigLooseBlobsAreNotDue(t *testing.T) {
+	defer func(n int) { packLooseAt = n }(packLooseAt)
+	packLooseAt = 4
+	root := t.TempDir()
+	s := openStore(t, root)
+	x := uint64(1)
+	noise := func() string { // incompressible, past looseStoredMax
+		b := make([]byte, looseStoredMax*2)
+		for j := range b {
+			x = x*6364136223846793005 + 1442695040888963407
+			b[j] = byte(x >> 56)
+		}
+		return string(b)
+	}
+	var paths []string
+	for i := range 3 {
+		p := fmt.Sprintf("big%d.bin", i)
+		wr(t, root, p, noise())
+		paths = append(paths, p)
+	}
+	if _, err := s.Capture("1", TurnMeta{}, paths); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		wr(t, root, p, noise())
+	}
+	if err := s.Seal("1", paths); err != nil {
+		t.Fatal(err)
+	}
+	if _, loose := s.PackCounts(); loose < packLooseAt {
+		t.Fatalf("%d loose blobs, want at least %d", loose, packLooseAt)
+	}
+	if s.RepackDue() || s.MaintenanceDue() {
+		t.Fatalf("due for big loose blobs a pass cannot pack: repack %v, maintenance %v", s.RepackDue(), s.MaintenanceDue())
+	}
+}
