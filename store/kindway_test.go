@@ -10,34 +10,15 @@ import (
 // Found by the model-based test: what stands on a path's way now, put
 // there after the path was recorded.
 
-func kindRoot(t *testing.T) string {
-	t.Helper()
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
-	return root
-}
-
-func openKind(t *testing.T, root string) *Store {
-	t.Helper()
-	s, err := Open(root, Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // A folder a command replaced by a link that loops (or leads out of the
 // project): the files it held are deleted by the turn, not changed by
 // hand behind a link that cannot be read.
 func TestFilesBehindALoopingLinkAreGone(t *testing.T) {
 	for _, target := range []string{"src/main.go", "/"} {
 		t.Run(target, func(t *testing.T) {
-			root := kindRoot(t)
+			root := tempRoot(t)
 			put(t, root, "src/main.go", "package main\n", 0o644)
-			s := openKind(t, root)
+			s := openStore(t, root)
 			turn, _ := s.NewTurn(TurnMeta{})
 			if _, err := s.SweepBefore(turn, TurnMeta{}, "cmd"); err != nil {
 				t.Fatal(err)
@@ -70,9 +51,9 @@ func TestFilesBehindALoopingLinkAreGone(t *testing.T) {
 // link that stands on their way now: the folder would be made inside
 // whatever the link leads to.
 func TestUndoMakesNoFolderThroughALink(t *testing.T) {
-	root := kindRoot(t)
+	root := tempRoot(t)
 	put(t, root, "other/keep", "k\n", 0o644)
-	s := openKind(t, root)
+	s := openStore(t, root)
 	if _, err := s.Capture("1", TurnMeta{}, []string{"new/deep/x.txt", "new/y.txt"}); err != nil {
 		t.Fatal(err)
 	}
@@ -115,9 +96,9 @@ func TestUndoMakesNoFolderThroughALink(t *testing.T) {
 // folders' place (made by hand, or by a newer turn) says so and fails
 // that step; it never finds out only when it applies.
 func TestPlanFailsWhereAFileStandsForAFolder(t *testing.T) {
-	root := kindRoot(t)
+	root := tempRoot(t)
 	put(t, root, "d/x", "x\n", 0o644)
-	s := openKind(t, root)
+	s := openStore(t, root)
 	if _, err := s.Capture("1", TurnMeta{}, []string{"d/x"}); err != nil {
 		t.Fatal(err)
 	}
@@ -158,9 +139,9 @@ func sweepCmd(t *testing.T, s *Store, turn TurnID, cmd func()) {
 // replaced it by a link): rewinding both leaves no folder, as before the
 // first.
 func TestRewindRemovesAFolderMadeBeforeItWasRecorded(t *testing.T) {
-	root := kindRoot(t)
+	root := tempRoot(t)
 	put(t, root, "a.txt", "a\n", 0o644)
-	s := openKind(t, root)
+	s := openStore(t, root)
 	before := tree(t, root)
 	t1, _ := s.NewTurn(TurnMeta{})
 	sweepCmd(t, s, t1, func() { put(t, root, "new/deep/b.txt", "b\n", 0o644) })
@@ -176,9 +157,9 @@ func TestRewindRemovesAFolderMadeBeforeItWasRecorded(t *testing.T) {
 // again, when the folder holds a file made by hand since, fails that step
 // in its plan, saying why, and leaves the file made by hand alone.
 func TestUndoLeavesAFolderHoldingAHandMadeFile(t *testing.T) {
-	root := kindRoot(t)
+	root := tempRoot(t)
 	put(t, root, "d/x", "x\n", 0o644)
-	s := openKind(t, root)
+	s := openStore(t, root)
 	turn, _ := s.NewTurn(TurnMeta{})
 	sweepCmd(t, s, turn, func() {
 		os.RemoveAll(filepath.Join(root, "d"))
@@ -211,9 +192,9 @@ func TestUndoLeavesAFolderHoldingAHandMadeFile(t *testing.T) {
 // turns made, the folder's file one of them removed): its undo turns the
 // folder back into the file.
 func TestUndoTurnsARestoredFolderBackIntoAFile(t *testing.T) {
-	root := kindRoot(t)
+	root := tempRoot(t)
 	put(t, root, "d/w.txt", "w\n", 0o644)
-	s := openKind(t, root)
+	s := openStore(t, root)
 	if _, err := s.Remove("1", TurnMeta{}, []string{"d/w.txt"}); err != nil {
 		t.Fatal(err)
 	}
@@ -241,12 +222,12 @@ func TestUndoTurnsARestoredFolderBackIntoAFile(t *testing.T) {
 // stays when a later one of them made it again: a rewind leaves it, empty
 // or not.
 func TestRewindKeepsAFolderThatWasThereBefore(t *testing.T) {
-	root := kindRoot(t)
+	root := tempRoot(t)
 	if err := os.MkdirAll(filepath.Join(root, "e"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	put(t, root, "a.txt", "a\n", 0o644)
-	s := openKind(t, root)
+	s := openStore(t, root)
 	before := tree(t, root)
 	turn, _ := s.NewTurn(TurnMeta{})
 	sweepCmd(t, s, turn, func() {
