@@ -489,8 +489,14 @@ func agentVersion(exe string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// copyFile puts the executable from at to: a hard link where it can, since
+// a copy is open for writing while parallel subtests fork, and a child
+// holding that descriptor makes exec fail with "text file busy".
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
+	if os.Link(from, to) == nil {
+		return
+	}
 	b, err := os.ReadFile(from)
 	if err != nil {
 		t.Fatal(err)
