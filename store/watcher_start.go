@@ -18,12 +18,12 @@ const WatcherMinEntries = 2000
 // WatcherMinEntries entries or more ($CKPT_WATCHER=always: any
 // baseline), watchers not turned off, and none refused within the
 // hour. A project no shell sweep has run in has no baseline, and no use
-// for one. It reads the baseline's head only.
+// for one.
 func (s *Store) WatcherWanted() bool {
 	if WatcherOff() || s.WatcherRefused() != "" {
 		return false
 	}
-	b, err := s.openBaseline(false)
+	b, err := s.openBaseline(true) // its table's index and log, not its entries
 	if b == nil || err != nil {
 		return false
 	}
