@@ -993,7 +993,8 @@ func imageMatches(si store.Image, v img) error {
 // folderStays reports whether a folder stands at q where want (the plan's
 // images of paths) has a file, a link or nothing, and the operation will
 // not remove it: it is no folder the operation's turns made (h.gone), or
-// something stays in it that the operation does not take away.
+// something stays in it that the operation does not take away (a folder
+// the plan wants as a folder is no such thing: what is in it decides).
 //
 // A path wanted as a file, a link or a folder is not put back either
 // when a file or a link stands where one of its folders was, unless the
@@ -1029,8 +1030,10 @@ func (h *harness) folderStays(q string, paths []string, want map[string]img) boo
 			return true
 		}
 	}
+	// A folder the plan wants as a folder is its own, like one it removes
+	// once left empty: what is in it decides.
 	for d := range h.m.dirs {
-		if strings.HasPrefix(d, q+"/") && !h.gone[d] {
+		if strings.HasPrefix(d, q+"/") && !h.gone[d] && !(slices.Contains(paths, d) && want[d].dir) {
 			return true
 		}
 	}
