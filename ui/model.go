@@ -32,7 +32,8 @@ type Options struct {
 	// Now is the clock for relative times; nil means time.Now.
 	Now func() time.Time
 	// Poll is the refresh tick, a fallback for what the watch misses; 0
-	// means one second, a negative value turns it off (tests).
+	// means one second, a negative value turns it and the clock that
+	// keeps ages on screen current off (tests).
 	Poll time.Duration
 	// NoWatch leaves the store's Watch alone (tests that drive refreshes).
 	NoWatch bool
@@ -242,6 +243,11 @@ type Model struct {
 	badgeAge   int
 	badgeCost  time.Duration // how long the last badge pass took
 	seq        int
+	// The clock keeps the ages on screen current while nothing else
+	// happens: a tick set for when the first of them next reads
+	// differently (clock.go).
+	clockAt  time.Time // when the armed clock tick is due; zero: none
+	clockGen int       // which armed tick counts
 }
 
 // New makes the model and reads the log without disk status, so the first

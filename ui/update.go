@@ -17,11 +17,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if c := m.syncConversation(); c != nil {
 		cmd = tea.Batch(cmd, c)
 	}
+	// Whatever changed what is on screen, its ages tick.
+	if c := m.armClock(); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
 	return mm, cmd
 }
 
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case clockMsg:
+		m.clockRang(msg)
+		return m, nil
+
 	case conversationLoadedMsg:
 		m.conversationLoaded(msg)
 		return m, nil
