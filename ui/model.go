@@ -184,8 +184,12 @@ type Model struct {
 	root    string
 	entries []store.Entry // newest first
 	// revertedBy maps a turn to the revert in effect (or its redo) that
-	// took its changes out, in whole or in part.
+	// took its changes out, in whole or in part; rewoundBy to the rewind
+	// (or redo) in effect that rewound it, as store.RewoundBy finds it.
+	// Both are worked out once per log, not per row drawn.
 	revertedBy  map[string]string
+	rewoundBy   map[string]string
+	logWalks    int       // how many times opsInEffect walked a log (tests count them)
 	undo        undoState // what u and ctrl+r act on, from the log
 	statusKnown bool      // HandEdited counts are filled in
 	turns       turnsPane
@@ -342,7 +346,8 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 	before := m.turnCount()
 	had := len(m.entries) > 0
 	m.entries = entries
-	m.revertedBy = revertsInEffect(entries)
+	m.rewoundBy, m.revertedBy = opsInEffect(entries)
+	m.logWalks++
 	m.undo = undoStacks(entries)
 	if withStatus {
 		m.statusKnown = true
@@ -420,6 +425,16 @@ func (m *Model) selected() *store.Entry {
 	return &m.entries[m.turns.shown[m.turns.cur.cur]]
 }
 
+// entry is the log entry with id, or nil; the log in memory, no I/O.
+func (m *Model) entry(id string) *store.Entry {
+	for i := range m.entries {
+		if m.entries[i].ID == id {
+			return &m.entries[i]
+		}
+	}
+	return nil
+}
+
 // selectedFile is the file under the files cursor, or nil.
 func (m *Model) selectedFile() *store.File {
 	if m.files.cur.cur < 0 || m.files.cur.cur >= len(m.files.rows) {
@@ -478,7 +493,7 @@ func (m *Model) takenOut() (op, how string) {
 	}
 	switch e.State {
 	case store.StateRewound:
-		op, how = store.RewoundBy(m.entries, e.ID), string(e.State)
+		op, how = m.rewoundBy[e.ID], string(e.State)
 	case store.StateReverted:
 		op, how = m.revertedBy[e.ID], string(e.State)
 	default:
@@ -499,24 +514,31 @@ func (m *Model) takenOut() (op, how string) {
 // of its paths out of.
 const partReverted = "reverted in part"
 
-// revertsInEffect maps each turn a revert in effect took changes out of
-// to that revert: of a log newest first, the newest revert, or redo of
-// one, still active whose turns include it. (An active redo naming a
-// turn not rewound is a revert's: a rewind's redo rewinds its turns.)
-func revertsInEffect(entries []store.Entry) map[string]string {
-	out := map[string]string{}
+// opsInEffect walks a log, newest first, once: rewound maps each turn to
+// the newest rewind or redo still active whose turns include it (what
+// store.RewoundBy gives a rewound turn), reverted to the newest revert,
+// or redo of one, still active whose turns include it. (An active redo
+// naming a turn not rewound is a revert's: a rewind's redo rewinds its
+// turns.)
+func opsInEffect(entries []store.Entry) (rewound, reverted map[string]string) {
+	rewound, reverted = map[string]string{}, map[string]string{}
 	for i := range entries {
 		e := &entries[i]
-		if (e.Kind != store.KindRevert && e.Kind != store.KindRedo) || e.State != store.StateActive {
+		if e.State != store.StateActive {
 			continue
 		}
+		rewinds := e.Kind == store.KindRewind || e.Kind == store.KindRedo
+		reverts := e.Kind == store.KindRevert || e.Kind == store.KindRedo
 		for _, t := range e.Turns {
-			if _, ok := out[t]; !ok {
-				out[t] = e.ID
+			if _, ok := rewound[t]; rewinds && !ok {
+				rewound[t] = e.ID
+			}
+			if _, ok := reverted[t]; reverts && !ok {
+				reverted[t] = e.ID
 			}
 		}
 	}
-	return out
+	return rewound, reverted
 }
 
 // selectFile loads the diff of the selected file when it changed.

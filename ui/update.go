@@ -817,7 +817,7 @@ func (m *Model) openDialog(kind store.Kind, target, label string, retry bool) te
 	}
 	m.setStatus("") // a hint about another turn does not carry into the preview
 	m.seq++
-	env := dialogEnv{st: m.st, cache: m.cache, sty: &m.sty, maxDiff: m.opt.MaxDiffBytes}
+	env := dialogEnv{st: m.st, cache: m.cache, sty: &m.sty, maxDiff: m.opt.MaxDiffBytes, entry: m.entry}
 	m.dlg = newDialog(env, m.seq, kind, target, label, retry)
 	m.dlg.SetSize(m.width, m.mainHeight(), m.height)
 	return m.dlg.Open()

@@ -309,7 +309,10 @@ type seg struct {
 	text     string
 	style    lipgloss.Style
 	optional bool
-	cutLeft  bool // cut from the left, so a path keeps its file name
+	// tail is an optional piece the middle gives columns up for (down
+	// to 12) before it goes: a turn's age, so every row says it.
+	tail    bool
+	cutLeft bool // cut from the left, so a path keeps its file name
 }
 
 func (m *Model) turnRow(e *store.Entry, w, idW, ageW int, sel, undoable bool, folded []int, undoID string) string {
@@ -342,7 +345,7 @@ func (m *Model) turnRowParts(e *store.Entry, w, idW, ageW int, undoable bool, fo
 			right = append(right, seg{text: "reverted", style: dim})
 		default:
 			if m.revertedBy[e.ID] != "" {
-				right = append(right, seg{text: partReverted, style: dim, optional: true})
+				right = append(right, seg{text: partReverted, style: dim}) // what is true of it, as "reverted" is
 			}
 		}
 	default:
@@ -397,7 +400,7 @@ func (m *Model) turnRowParts(e *store.Entry, w, idW, ageW int, undoable bool, fo
 		}
 	}
 	age := present.Age(m.now(), e.At)
-	right = append(right, seg{text: strings.Repeat(" ", max(ageW-ansi.StringWidth(age), 0)) + age, style: dim, optional: true})
+	right = append(right, seg{text: strings.Repeat(" ", max(ageW-ansi.StringWidth(age), 0)) + age, style: dim, optional: true, tail: true})
 
 	id := present.Escape(e.ID)
 	if ansi.StringWidth(id) > idW {
@@ -449,16 +452,33 @@ func rowFit(w, lw int, mid seg, right []seg) ([]seg, int) {
 	// The middle keeps up to 28 columns, less in a narrow pane, where 8
 	// are kept for the last segment (a turn's age), so every row says it.
 	room := min(28, max(w-lw-8, 12), max(ansi.StringWidth(mid.text), 1))
-	// Drop optional pieces, oldest first, then any, until the middle has room.
-	for _, optionalOnly := range []bool{true, false} {
-		for i := 0; i < len(right) && lw+room+width(right) > w; {
-			if optionalOnly && !right[i].optional {
+	over := func() bool { return lw+room+width(right) > w }
+	drop := func(goes func(seg) bool) {
+		for i := 0; i < len(right) && over(); {
+			if !goes(right[i]) {
 				i++
 				continue
 			}
 			right = append(right[:i:i], right[i+1:]...)
 		}
 	}
+	// shrink gives the middle's columns up, down to least, for the
+	// pieces left.
+	shrink := func(least int) {
+		if over() {
+			room = max(min(room, w-lw-width(right)), min(least, room))
+		}
+	}
+	// Drop optional pieces, oldest first, but a tail; cut the middle to
+	// 12 columns for the tail and what must be said; then drop the tail;
+	// cut the middle to 6 columns for what must be said (a turn's state:
+	// the files pane gives a label cut short in full); then drop any,
+	// until the middle has room.
+	drop(func(s seg) bool { return s.optional && !s.tail })
+	shrink(12)
+	drop(func(s seg) bool { return s.optional })
+	shrink(6)
+	drop(func(seg) bool { return true })
 	return right, max(w-lw-width(right), 0)
 }
 
