@@ -394,6 +394,10 @@ func (m *Model) helpKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 		m.helpTop = max(m.helpTop-m.mainHeight()+1, 0)
 	case key.Matches(msg, k.PageDown):
 		m.helpTop += m.mainHeight() - 1
+	case key.Matches(msg, k.Top):
+		m.helpTop = 0
+	case key.Matches(msg, k.Bottom):
+		m.helpTop = 1 << 30
 	}
 	m.helpTop = clamp(m.helpTop, 0, max(len(m.helpLines())-m.mainHeight(), 0))
 	return nil

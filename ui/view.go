@@ -1019,6 +1019,9 @@ func (m *Model) helpLines() []string {
 		l, w := statusInfo(s)
 		lines = append(lines, "  "+l+"  "+w)
 	}
+	// The marks a rewound turn's files and a preview's rows add.
+	lines = append(lines, "  k  kept as it is (by the rewind, or space in a preview)",
+		"  C  in conflict (a revert): left as it is, or written with markers")
 	// Prose wraps to the width, so it reads whole on a narrow screen.
 	prose := func(text string) {
 		for _, l := range wrapLines(text, max(m.width-1, 1), 2) {
