@@ -236,7 +236,18 @@ func (m *Model) turnsView(w, h int) []string {
 	out := make([]string, 0, h)
 	n := fmt.Sprintf("Turns (%d)", m.turnCount())
 	if m.filter != "" {
-		n = fmt.Sprintf("Turns (%d of %d shown)", len(m.turns.shown), len(m.entries))
+		// Turns against turns, as the title counts them unfiltered; the
+		// operations the filter matched besides.
+		turns := 0
+		for _, i := range m.turns.shown {
+			if m.entries[i].Kind == store.KindAgent {
+				turns++
+			}
+		}
+		n = fmt.Sprintf("Turns (%d of %d shown)", turns, m.turnCount())
+		if ops := len(m.turns.shown) - turns; ops > 0 {
+			n += " · " + present.Count(ops, "operation")
+		}
 	}
 	if k := m.hiddenEmpty(); k > 0 {
 		n += " · " + present.Count(k, "empty turn") + " hidden (H)"
