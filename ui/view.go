@@ -560,7 +560,11 @@ func (m *Model) fileStatus(f *store.File) (letter, word, short string) {
 	}
 	switch f.Status {
 	case store.StatusUnchanged:
-		return agentChange(f, "rewound")
+		// Short, it says rewound, as a reverted file's says reverted:
+		// the letter has the agent's change, and a bare "created" would
+		// read as the disk now.
+		letter, word, _ = agentChange(f, "rewound")
+		return letter, word, "rewound"
 	case store.StatusModified, store.StatusCreated, store.StatusDeleted, store.StatusHandEdited:
 		if f.Post != nil && sameImage(f.Disk, *f.Post) {
 			return "k", "kept as the agent left it", "kept"
