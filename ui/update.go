@@ -900,12 +900,13 @@ type statusFor struct {
 	op     string
 	sel    string
 	follow bool
+	errs   int // the errors logged when it was set: one logged since comes first
 }
 
 // setStatus shows a message about the entry selected now.
 func (m *Model) setStatus(s string) {
 	m.status = s
-	m.statusFor = statusFor{}
+	m.statusFor = statusFor{errs: len(m.hookErrs)}
 	if e := m.selected(); e != nil {
 		m.statusFor.sel = e.ID
 	}

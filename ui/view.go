@@ -934,6 +934,10 @@ func (m *Model) statusMsg() (msg string, style lipgloss.Style, notice bool) {
 		return "error: " + present.Escape(m.errText) + " (x hides)", m.sty.errText, true
 	case m.newer > 0 && m.dlg == nil: // newer than any status
 		return fmt.Sprintf("%s since you looked — f follows the newest", present.Count(m.newer, "new turn")), m.sty.dim, false
+	case m.status != "" && len(m.hookErrs) > m.statusFor.errs && m.errorNotice() != "" && !m.errs.open:
+		// An error logged since the status was set is news the hint
+		// would hide for as long as it holds.
+		return m.errorNotice(), m.sty.warn, true
 	case m.status != "":
 		return present.Escape(m.status), m.sty.status, false
 	case m.errorNotice() != "" && !m.errs.open: // the errors view shows them whole
