@@ -59,6 +59,12 @@ func TestRevertInPartUndoRedo(t *testing.T) {
 	if got := state(); got != StateActive {
 		t.Fatalf("after undo and redo of a revert in part turn 1 is %s, want active: server.js was never taken out", got)
 	}
+	// The redo of a revert rewinds nothing: show says no rewind of it.
+	if sh, err := s.Show("1", false); err != nil {
+		t.Fatal(err)
+	} else if sh.RewoundBy != "" {
+		t.Fatalf("show 1 after the redo of its revert: rewound by %q, want none", sh.RewoundBy)
+	}
 	// Edited so the turn's line stands alone again, the retry takes it out.
 	wr(t, root, "server.js", "one 2\ntwo\nlisten(config.port)\n")
 	p, err = s.PlanRevert("1", RevertOptions{})

@@ -514,28 +514,40 @@ func (m *Model) takenOut() (op, how string) {
 // of its paths out of.
 const partReverted = "reverted in part"
 
-// opsInEffect walks a log, newest first, once: rewound maps each turn to
-// the newest rewind or redo still active whose turns include it (what
-// store.RewoundBy gives a rewound turn), reverted to the newest revert,
-// or redo of one, still active whose turns include it. (An active redo
-// naming a turn not rewound is a revert's: a rewind's redo rewinds its
-// turns.)
+// opsInEffect walks a log, newest first: rewound maps each turn to the
+// newest rewind, or redo of one, still active whose turns include it (as
+// store.RewoundBy finds it), reverted to the newest revert, or redo of
+// one, still active whose turns include it. A redo whose target the log
+// does not hold counts as both (the turn's state tells which).
 func opsInEffect(entries []store.Entry) (rewound, reverted map[string]string) {
 	rewound, reverted = map[string]string{}, map[string]string{}
+	kinds := map[string]store.Kind{} // the rewinds and reverts of the log
+	for i := range entries {
+		if k := entries[i].Kind; k == store.KindRewind || k == store.KindRevert {
+			kinds[entries[i].ID] = k
+		}
+	}
+	add := func(into map[string]string, e *store.Entry) {
+		for _, t := range e.Turns {
+			if _, ok := into[t]; !ok {
+				into[t] = e.ID
+			}
+		}
+	}
 	for i := range entries {
 		e := &entries[i]
-		if e.State != store.StateActive {
+		if e.State != store.StateActive || e.Kind != store.KindRewind && e.Kind != store.KindRevert && e.Kind != store.KindRedo {
 			continue
 		}
-		rewinds := e.Kind == store.KindRewind || e.Kind == store.KindRedo
-		reverts := e.Kind == store.KindRevert || e.Kind == store.KindRedo
-		for _, t := range e.Turns {
-			if _, ok := rewound[t]; rewinds && !ok {
-				rewound[t] = e.ID
-			}
-			if _, ok := reverted[t]; reverts && !ok {
-				reverted[t] = e.ID
-			}
+		kind := e.Kind
+		if kind == store.KindRedo {
+			kind = kinds[e.Target]
+		}
+		if kind != store.KindRevert {
+			add(rewound, e) // a rewind, or a redo of one (or of what the log lacks)
+		}
+		if kind != store.KindRewind {
+			add(reverted, e)
 		}
 	}
 	return rewound, reverted
