@@ -26,10 +26,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case clockMsg:
-		m.clockRang(msg)
-		return m, nil
-
 	case conversationLoadedMsg:
 		m.conversationLoaded(msg)
 		return m, nil
@@ -140,15 +136,20 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case planLoadedMsg, previewDiffMsg, applyStartedMsg, progressMsg, appliedMsg:
 		return m, m.dialogMsg(msg)
 
-	case watchStartedMsg, storeChangedMsg, watchEndedMsg, tickMsg:
+	case watchStartedMsg, storeChangedMsg, watchEndedMsg, tickMsg, clockMsg:
 		return m, m.watchMsg(msg)
 	}
 	return m, nil
 }
 
-// watchMsg takes the store watch's and the polling tick's messages.
+// watchMsg takes the store watch's, the polling tick's and the clock's
+// messages.
 func (m *Model) watchMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case clockMsg:
+		m.clockRang(msg)
+		return nil
+
 	case watchStartedMsg:
 		if msg.gen != m.watchGen {
 			return nil // a watch already replaced
