@@ -43,6 +43,8 @@
 //	                  what it stages (gitindex.Staged)
 //	git-index-seen    the same for the index as last looked at, not kept
 //	                  (its image's sha256 zero when only digested)
+//	git-index-staged  "<blob> <digest>" lines: what kept copies of the
+//	                  index stage (a cache, bounded)
 //	git-last, git-before, git-before-watch  JSON notes of git's state as
 //	                  last recorded in a turn, and for a turn to come
 //	conversations/<id>.json  what a turn's agent was asked and said, from

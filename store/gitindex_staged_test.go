@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
 )
 
 // blobCount counts the store's loose blobs.
@@ -109,4 +111,37 @@ func gitStatus(t *testing.T, root string) string {
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// TestIndexDigestsFile: the digests of what kept copies of git's index
+// stage survive the process (another Store reads them), a torn or
+// foreign line is passed over, and past digestsMax lines the newest are
+// kept.
+func TestIndexDigestsFile(t *testing.T) {
+	root := tempRoot(t)
+	s := openStore(t, root)
+	if err := s.ensureDirs(); err != nil {
+		t.Fatal(err)
+	}
+	id := func(i int) BlobID { return blob.Of([]byte{byte(i), byte(i >> 8), 1}) }
+	dg := func(i int) string { return id(i + 7).String() }
+	for i := range digestsMax + 10 {
+		s.digests.put(s, id(i), dg(i))
+	}
+	f, err := os.OpenFile(filepath.Join(root, ".osfoundry", "checkpoints", digestsFile), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(id(1).String() + " not-a-digest\n" + id(2).String()[:20])
+	f.Close()
+	o := openStore(t, root)
+	if got := o.digests.get(o, id(digestsMax+9)); got != dg(digestsMax+9) {
+		t.Fatalf("the newest digest read back as %q", got)
+	}
+	if got := o.digests.get(o, id(0)); got != "" {
+		t.Fatalf("the oldest digest outlived the file's bound: %q", got)
+	}
+	if got := o.digests.get(o, id(1)); got != "" {
+		t.Fatalf("a foreign line was read as %q", got)
+	}
 }

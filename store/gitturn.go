@@ -86,6 +86,9 @@ func (s *Store) stagedDiffers(a, b *Image) bool {
 	if r, ok := s.cache.staged[key]; ok {
 		return r
 	}
+	if da, db := s.stagedOf(a, true), s.stagedOf(b, true); da != "" && db != "" {
+		return da != db // no map of 300,000 entries each, and kept for the next log
+	}
 	r := true
 	if ea, err := s.indexEntries(*a); err == nil {
 		if eb, err := s.indexEntries(*b); err == nil {
