@@ -466,17 +466,33 @@
 // # Summary
 //
 // Listing the turns of a big store would read every turn file. The
-// summary holds what reading each one gave — its header, and per path
-// the images, times, folders, command and the turns it was shared with —
-// with the file's size, mtime, ctime and inode when it was read and the
-// length of its whole records. A reader lists turns/, stats each file
-// (no open), and takes an entry only while the file's stat is the one it
-// records; a file grown since (the same inode) is read from where the
-// entry stopped, any other is read whole. So the summary is never
-// believed over the records: it only spares reading those that did not
-// change. A file with a torn last record is never summarized.
+// summary holds what reading each one gave — its header, git's state at
+// its end, and per path the images, times, folders, command and the
+// turns it was shared with — with the file's size, mtime, ctime and inode
+// when it was read and the length of its whole records. A reader lists
+// turns/, stats each file (no open), and takes an entry only while the
+// file's stat is the one it records; a file grown since (the same inode,
+// an entry made from records) is read from where the entry stopped, any
+// other is read whole. So the summary is never believed over the records:
+// it only spares reading those that did not change. A file with a torn
+// last record is never summarized. An entry's paths are decoded only
+// when a command asks for that turn's files (or for every path's
+// status); listing turns needs their count alone.
 //
-//	"ckptsum\x00\x01"  magic; the last byte is the version (1)
+// The generation spares the listing and the stats too. Every record
+// appended to a turn file first takes an order number from the clock
+// file, under the store lock (a writer of any version must: it is what a
+// reader trusts), and making, removing or renaming a turn file changes
+// the turns folder's times. A load reads the clock holding the lock
+// shared (not waiting: a writer holds it, and the load lists as above)
+// and stats the folder; when the folder was left alone for two seconds
+// and, after the load, every turn file is whole and summarized, it ends
+// the summary with a generation frame of both. A later load that finds
+// the clock and the folder as the summary's last frame records them reads
+// the summary's entries and nothing else; one that finds them as its own
+// previous load left them (a Store kept open, as the UI's) reads nothing.
+//
+//	"ckptsum\x00\x02"  magic; the last byte is the version (2)
 //	frame…            uvarint n, n bytes of entry, uint32 crc32c of them
 //	                  (little-endian); a later entry for a name replaces
 //	                  an earlier one, and the first bad frame ends the file
@@ -485,11 +501,17 @@
 //	                  read; str id, str label, varint at, varint n, uvarint
 //	                  v, source (byte 0, or 1 and str agent, session,
 //	                  prompt, transcript), str head, str ref, an optional
-//	                  image (index); uvarint k, then k paths: str path,
-//	                  image pre, optional image post, varint at of the pre
-//	                  and of the post and their n (each less the turn's
-//	                  own), strs dirs, str refused (why the path is
-//	                  unusable), str cmd, strs shared
+//	                  image (index); git's state at the end (byte 0, or 1,
+//	                  or 2 when that record ended the turn, and str head,
+//	                  str ref, an optional image); uvarint k, then k
+//	                  paths: str path, image pre, optional image post,
+//	                  varint at of the pre and of the post and their n
+//	                  (each less the turn's own), strs dirs, str refused
+//	                  (why the path is unusable), str cmd, strs shared
+//	gone              str name alone: the turn file is gone
+//	generation        str "\x00gen", varint clock, then the turns
+//	                  folder's uvarint size, varint mtime, varint ctime,
+//	                  uvarint inode
 //	image             str kind, byte 0 (no hash) or 1 and the 32 bytes
 //	                  of the SHA-256, varint bytes, uvarint mode, str
 //	                  link, str reason, byte kept
