@@ -475,22 +475,19 @@
 // an entry made from records) is read from where the entry stopped, any
 // other is read whole. So the summary is never believed over the records:
 // it only spares reading those that did not change. A file with a torn
-// last record is never summarized. An entry's paths are decoded only
-// when a command asks for that turn's files (or for every path's
-// status); listing turns needs their count alone.
+// last record is never summarized. An entry's paths are decoded when a
+// turn's files or statuses are asked for; a listing needs their count.
 //
-// The generation spares the listing and the stats too. Every record
-// appended to a turn file first takes an order number from the clock
-// file, under the store lock (a writer of any version must: it is what a
-// reader trusts), and making, removing or renaming a turn file changes
-// the turns folder's times. A load reads the clock holding the lock
-// shared (not waiting: a writer holds it, and the load lists as above)
-// and stats the folder; when the folder was left alone for two seconds
-// and, after the load, every turn file is whole and summarized, it ends
-// the summary with a generation frame of both. A later load that finds
-// the clock and the folder as the summary's last frame records them reads
-// the summary's entries and nothing else; one that finds them as its own
-// previous load left them (a Store kept open, as the UI's) reads nothing.
+// The generation spares the listing and the stats. Every record appended
+// to a turn file takes an order number from the clock file first, under
+// the store lock (a writer of any version must), and making, removing or
+// renaming a turn file changes the turns folder's times. A load reads the
+// clock holding the lock shared (without waiting: if a writer holds it,
+// the load lists as above) and stats the folder; when the folder was left
+// alone for two seconds and every turn file is whole and summarized, the
+// summary ends with a generation frame of both. A load that finds them as
+// the last frame says reads the summary alone; one that finds them as its
+// Store's previous load did (the UI's) reads nothing.
 //
 //	"ckptsum\x00\x02"  magic; the last byte is the version (2)
 //	frame…            uvarint n, n bytes of entry, uint32 crc32c of them
@@ -509,9 +506,8 @@
 //	                  (each less the turn's own), strs dirs, str refused
 //	                  (why the path is unusable), str cmd, strs shared
 //	gone              str name alone: the turn file is gone
-//	generation        str "\x00gen", varint clock, then the turns
-//	                  folder's uvarint size, varint mtime, varint ctime,
-//	                  uvarint inode
+//	generation        str "\x00gen", varint clock, the turns folder's
+//	                  uvarint size, varint mtime, varint ctime, uvarint ino
 //	image             str kind, byte 0 (no hash) or 1 and the 32 bytes
 //	                  of the SHA-256, varint bytes, uvarint mode, str
 //	                  link, str reason, byte kept
