@@ -301,16 +301,18 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 		return nil, err
 	}
 	var run *statusRun
+	var edited map[string]bool
 	if withStatus {
 		run = s.newStatusRun(v, 0)
 		run.noBlobs = true
 		defer run.done()
+		edited = run.editedPaths()
 	}
 	failed := s.failures(v)
 	out := make([]Entry, 0, len(v.turns)+len(v.ops))
 	seq := make([]int64, 0, cap(out)) // each entry's place in the order of commits
 	for i, t := range v.turns {
-		out = append(out, s.turnEntry(v, t, i == len(v.turns)-1, run))
+		out = append(out, s.turnEntry(v, t, i == len(v.turns)-1, edited))
 		seq = append(seq, t.seq)
 	}
 	for _, o := range v.ops {
@@ -321,20 +323,38 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 }
 
 // turnEntry is turn t's entry of the log; newest says it is the newest
-// turn, and run, when not nil, counts its paths changed since the agent.
-func (s *Store) turnEntry(v *view, t *turn, newest bool, run *statusRun) Entry {
+// turn, and edited, when not nil, holds the paths changed since the
+// agent (editedPaths), which it counts among t's.
+func (s *Store) turnEntry(v *view, t *turn, newest bool, edited map[string]bool) Entry {
 	e := Entry{ID: t.id, Kind: KindAgent, Label: t.label, At: time.Unix(0, t.at), State: v.state(t),
 		Files: t.nfiles(), HandEdited: -1, Source: t.source, Head: t.head}
 	_, _, e.RanGit = s.turnGit(t, newest)
-	if run != nil {
+	if edited != nil {
 		e.HandEdited = 0
-		t.scan(func(f *tfile) {
-			if run.handEdited(f) {
-				e.HandEdited++
-			}
-		})
+		if len(edited) > 0 {
+			t.scan(func(f *tfile) {
+				if f.refused == "" && edited[f.path] {
+					e.HandEdited++
+				}
+			})
+		}
 	}
 	return e
+}
+
+// editedPaths is the set of paths changed since the agent: of the paths
+// anything is expected of, those handEdited says so of. Only they can
+// count in a turn's entry, so a log where none is counts without reading
+// a turn's paths. The map is not nil.
+func (r *statusRun) editedPaths() map[string]bool {
+	out := map[string]bool{}
+	var f tfile
+	for p := range r.exp {
+		if f.path = p; r.handEdited(&f) {
+			out[p] = true
+		}
+	}
+	return out
 }
 
 // opEntry is operation o's entry of the log, with the paths it failed
