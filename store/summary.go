@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"golang.org/x/sys/unix"
@@ -60,7 +61,10 @@ func (s *Store) openSummary() (text string, frames []sumFrame, ok bool) {
 		return "", nil, false
 	}
 	sum.st, sum.good = st, int64(good)
-	text = string(data) // one copy: every name decoded is a slice of it
+	// Every name decoded is a slice of text. data is read only from
+	// here on, so text is its bytes, not a second copy of a file of
+	// several MiB.
+	text = unsafe.String(unsafe.SliceData(data), len(data))
 	sum.lastGen = nil
 	if n := len(frames); n > 0 && frames[n-1].name == genFrame {
 		if g, ok := decodeGen(text, frames[n-1]); ok {
