@@ -498,31 +498,9 @@
 // the last frame says reads the summary alone; one that finds them as its
 // Store's previous load did (the UI's) reads nothing.
 //
-//	"ckptsum\x00\x02"  magic; the last byte is the version (2)
-//	frame…            uvarint n, n bytes of entry, uint32 crc32c of them
-//	                  (little-endian); a later entry for a name replaces
-//	                  an earlier one, and the first bad frame ends the file
-//	entry             str name ("turns/<id>.log"), uvarint size, varint
-//	                  mtime, varint ctime, uvarint inode, uvarint length
-//	                  read; str id, str label, varint at, varint n, uvarint
-//	                  v, source (byte 0, or 1 and str agent, session,
-//	                  prompt, transcript), str head, str ref, an optional
-//	                  image (index); git's state at the end (byte 0, or 1,
-//	                  or 2 when that record ended the turn, and str head,
-//	                  str ref, an optional image); uvarint k, then k
-//	                  paths: str path, image pre, optional image post,
-//	                  varint at of the pre and of the post and their n
-//	                  (each less the turn's own), strs dirs, str refused
-//	                  (why the path is unusable), str cmd, strs shared
-//	gone              str name alone: the turn file is gone
-//	generation        str "\x00gen", varint clock, the turns folder's
-//	                  uvarint size, varint mtime, varint ctime, uvarint ino
-//	image             str kind, byte 0 (no hash) or 1 and the 32 bytes
-//	                  of the SHA-256, varint bytes, uvarint mode, str
-//	                  link, str reason, byte kept
-//
-// (str is a uvarint length and the bytes; strs a uvarint count and the
-// strs; an optional image a byte 0, or 1 and the image.) Readers keep it
+// The file is frames of a crc32c each, a later one for a name replacing
+// an earlier one: entries, names marked gone and generations (the layout
+// is described with its codec, summary_codec.go). Readers keep it
 // up to date, not writers, so no hook pays for it: a load that read turn
 // files appends their entries — of those left alone for two seconds, as
 // one being written would be stale at once — under a flock of the file

@@ -9,8 +9,34 @@ import (
 
 // The summary file's codec: each entry is one turn file as load parses
 // it (see Summary in the package doc). Strings decode as slices of the
-// file's bytes, read once into one string, so a store of 20,000 turns
-// loads without an allocation per name.
+// file's bytes, read once, so a store of 20,000 turns loads without an
+// allocation per name. The file:
+//
+//	"ckptsum\x00\x02"  magic; the last byte is the version (2)
+//	frame…            uvarint n, n bytes of entry, uint32 crc32c of them
+//	                  (little-endian); a later entry for a name replaces
+//	                  an earlier one, and the first bad frame ends the file
+//	entry             str name ("turns/<id>.log"), uvarint size, varint
+//	                  mtime, varint ctime, uvarint inode, uvarint length
+//	                  read; str id, str label, varint at, varint n, uvarint
+//	                  v, source (byte 0, or 1 and str agent, session,
+//	                  prompt, transcript), str head, str ref, an optional
+//	                  image (index); git's state at the end (byte 0, or 1,
+//	                  or 2 when that record ended the turn, and str head,
+//	                  str ref, an optional image); uvarint k, then k
+//	                  paths: str path, image pre, optional image post,
+//	                  varint at of the pre and of the post and their n
+//	                  (each less the turn's own), strs dirs, str refused
+//	                  (why the path is unusable), str cmd, strs shared
+//	gone              str name alone: the turn file is gone
+//	generation        str "\x00gen", varint clock, the turns folder's
+//	                  uvarint size, varint mtime, varint ctime, uvarint ino
+//	image             str kind, byte 0 (no hash) or 1 and the 32 bytes
+//	                  of the SHA-256, varint bytes, uvarint mode, str
+//	                  link, str reason, byte kept
+//
+// (str is a uvarint length and the bytes; strs a uvarint count and the
+// strs; an optional image a byte 0, or 1 and the image.)
 
 // summaryMagic starts the file; its last byte is the version.
 const summaryMagic = "ckptsum\x00\x02"
