@@ -34,6 +34,9 @@ func BenchmarkMaintenanceDueBigIndex(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, midxFile), pack.EncodeMidx([]pack.Named{{Name: "first.pack", Ents: ents}}), 0o600); err != nil {
 		b.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(dir, "packs"), 0o700); err != nil {
+		b.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "packs", "first.pack"), nil, 0o600); err != nil {
 		b.Fatal(err)
 	}
