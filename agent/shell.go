@@ -109,11 +109,6 @@ func (h *hookCall) shellAfter() error {
 	return nil
 }
 
-// watcherMinEntries is the tree size from which a shell step starts the
-// background watcher when none runs: below it a full sweep costs about a
-// millisecond, and a watcher would save nothing.
-const watcherMinEntries = 2000
-
 // startWatcher starts the background watcher (ckpt watch --serve) when
 // none answered a sweep of a tree worth watching, by running the ckpt
 // executable beside this one (ckpt-hook never links the watcher). It
@@ -123,7 +118,7 @@ func (h *hookCall) startWatcher(res *store.SweepResult) {
 	if res.Feed != store.FeedNone || res.Skipped {
 		return
 	}
-	if res.Seen < watcherMinEntries && os.Getenv("CKPT_WATCHER") != "always" {
+	if res.Seen < store.WatcherMinEntries && os.Getenv("CKPT_WATCHER") != "always" {
 		return
 	}
 	exe, err := os.Executable()

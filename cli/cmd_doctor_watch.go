@@ -40,7 +40,7 @@ func watcherLine(s *store.Store, sf string) string {
 	if why := s.WatcherRefused(); why != "" {
 		return "refused: " + esc(why) + ": every shell sweep lists the whole tree"
 	}
-	return "none running; a shell step in a tree of 2,000 entries or more starts one (`ckpt watch --serve`)"
+	return "none running; a shell step in a tree of 2,000 entries or more starts one (`ckpt watch --serve`), and so does the UI there"
 }
 
 // describeStatus puts a watcher's status answer (mode pid folders lost

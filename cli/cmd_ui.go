@@ -167,6 +167,10 @@ func openUIWith(root string, cut func() error) error {
 	case err == nil:
 		defer s.Close()
 		st = uiStore{s}
+		if cut == nil { // under --watch, ckpt watch serves the socket
+			exe, _ := ckptPath()
+			startWatcherBesideUI(s, exe)
+		}
 	case errors.Is(err, store.ErrNoStore):
 		// Before the first turn (right after `ckpt install`): the UI
 		// opens, says so, and opens the store once a hook has made it.

@@ -47,8 +47,8 @@ the agent's, or exactly where one prompt ends: see the README.
 
 --serve runs the background watcher instead, which records nothing: it
 tells shell sweeps which paths changed, so they need not list the whole
-tree. Hooks start it by themselves on trees worth it; it exits after
---idle with no question. --stop stops the one running.`,
+tree. Hooks and the UI start it by themselves on trees worth it; it exits
+after --idle with no question. --stop stops the one running.`,
 		Example: `ckpt watch
 ckpt watch --quiet 10s
 ckpt watch --stop`,

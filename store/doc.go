@@ -38,6 +38,15 @@
 //	baseline.log      what sweeps changed in it since, appended
 //	sweep.lock        flock: one sweep at a time
 //	open.json         the shell commands running now (see Shell sweeps)
+//	git-index         JSON: git's index file's stat when ckpt last kept a
+//	                  copy, the copy's image, and "staged", a digest of
+//	                  what it stages (gitindex.Staged)
+//	git-index-seen    the same for the index as last looked at, not kept
+//	                  (its image's sha256 zero when only digested)
+//	git-index-staged  "<blob> <digest>" lines: what kept copies of the
+//	                  index stage (a cache, bounded)
+//	git-last, git-before, git-before-watch  JSON notes of git's state as
+//	                  last recorded in a turn, and for a turn to come
 //	conversations/<id>.json  what a turn's agent was asked and said, from
 //	                  its plugin's events (see Conversations)
 //

@@ -180,30 +180,11 @@ func (s *Store) askWatcher(token string, timeout time.Duration) (Changes, error)
 		defer d.Close()
 		dirFd = int(d.Fd())
 	}
-	addr, err := SocketAddr(s.path(""), dirFd)
-	if err != nil {
-		return Changes{}, err
-	}
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	fd, err := dialWatcher(s.path(""), dirFd, timeout)
 	if err != nil {
 		return Changes{}, err
 	}
 	defer unix.Close(fd)
-	unix.CloseOnExec(fd)
-	tv := unix.NsecToTimeval(timeout.Nanoseconds())
-	// Without its time bound the socket could hold a hook: give up instead.
-	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return Changes{}, err
-	}
-	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
-		return Changes{}, err
-	}
-	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: addr}); err != nil {
-		if errors.Is(err, unix.ECONNREFUSED) || errors.Is(err, unix.ENOENT) {
-			return Changes{}, ErrNoWatcher
-		}
-		return Changes{}, fmt.Errorf("watcher: connect: %w", err)
-	}
 	if token == "" {
 		token = "-"
 	}
@@ -232,6 +213,40 @@ func (s *Store) askWatcher(token string, timeout time.Duration) (Changes, error)
 		}
 		buf = append(buf, chunk[:n]...)
 	}
+}
+
+// dialWatcher connects to the watcher's socket in the store folder at
+// storePath (dirFd a descriptor of it, for a long path), reads and
+// writes on it bounded by timeout; ErrNoWatcher when none listens.
+func dialWatcher(storePath string, dirFd int, timeout time.Duration) (int, error) {
+	addr, err := SocketAddr(storePath, dirFd)
+	if err != nil {
+		return -1, err
+	}
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		return -1, err
+	}
+	unix.CloseOnExec(fd)
+	tv := unix.NsecToTimeval(timeout.Nanoseconds())
+	// Without its time bound the socket could hold a hook: give up
+	// instead. The send bound also bounds a connect to a full backlog.
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: addr}); err != nil {
+		unix.Close(fd)
+		if errors.Is(err, unix.ECONNREFUSED) || errors.Is(err, unix.ENOENT) {
+			return -1, ErrNoWatcher
+		}
+		return -1, fmt.Errorf("watcher: connect: %w", err)
+	}
+	return fd, nil
 }
 
 // parseAnswer parses a watcher's answer; done is false while it is not

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -98,6 +99,13 @@ func (g gitRepo) readFile(n string) ([]byte, error) {
 	return os.ReadFile(g.name(n))
 }
 
+func (g gitRepo) open(n string) (*os.File, error) {
+	if g.inRoot() {
+		return g.root.Open(g.name(n))
+	}
+	return os.Open(g.name(n))
+}
+
 func (g gitRepo) stat(n string) (fs.FileInfo, error) {
 	if g.inRoot() {
 		return g.root.Lstat(g.name(n))
@@ -153,7 +161,10 @@ type gitIndexState struct {
 	Size  int64  `json:"size"`
 	MTime int64  `json:"mtime"`
 	Ino   uint64 `json:"ino"`
-	Image Image  `json:"image"`
+	Image Image  `json:"image"` // its SHA256 zero when the bytes were digested, not hashed
+	// Staged is what the index stages, digested (see indexStaged); ""
+	// when not known.
+	Staged string `json:"staged,omitempty"`
 }
 
 const gitIndexStateFile = "git-index"
@@ -176,53 +187,76 @@ func (s *Store) gitTurnState() (head, ref string, index *Image) {
 	return gitHead(s.root), g.ref(), s.keepIndex(g)
 }
 
-// keepIndex keeps git's index file as a blob unless its stat is that of
-// the last copy, and returns the image of its bytes; nil without an index
-// or when it cannot be kept (the turn then just cannot put it back).
+// keepIndex keeps git's index file as a blob unless the last copy stands
+// for it, and returns the image of the copy; nil without an index or when
+// it cannot be kept (the turn then just cannot put it back).
+//
+// The last copy stands for the index when the index's stat is the one it
+// had then, and also when what the index stages is what the copy stages:
+// `git status` and editors' git panels rewrite the whole index (35 MB at
+// 300,000 files) to refresh the stat data git caches in it, and keeping
+// each such rewrite would cost every turn after one a copy of it. Put
+// back, the older copy stages the same; git finds its cached stat data
+// stale and checks those files again, as it does after any checkout.
 func (s *Store) keepIndex(g gitRepo) *Image {
 	fi, err := g.stat("index")
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
 	key := statKey(fi)
-	var last gitIndexState
-	if b, err := s.dir.ReadFile(gitIndexStateFile); err == nil && json.Unmarshal(b, &last) == nil {
-		if last.Size == key.Size && last.MTime == key.MTime && last.Ino == key.Ino && !last.Image.SHA256.IsZero() {
-			if sum, err := blobOf(last.Image); err == nil && s.hasBlob(sum) {
-				img := last.Image
-				return &img
-			}
-		}
+	last, ok := s.indexNote(gitIndexStateFile)
+	ok = ok && !last.Image.SHA256.IsZero() && s.hasBlob(last.Image.SHA256)
+	if ok && last.sameStat(key) {
+		img := last.Image
+		return &img
 	}
-	img, err := s.keepIndexBytes(g)
+	now, err := s.indexStaged(g)
+	if err == nil && ok && last.Staged != "" && now.Staged == last.Staged {
+		img := last.Image
+		return &img
+	}
+	img, at, err := s.keepIndexBytes(g)
 	if err != nil {
 		return nil
 	}
-	key.Image = img
-	if b, err := json.Marshal(key); err == nil {
+	at.Image = img
+	if at.sameStat(now) {
+		at.Staged = now.Staged
+	}
+	if b, err := json.Marshal(at); err == nil {
 		_ = storefs.WriteAtomic(s.dir, gitIndexStateFile, b, 0o600, false)
 	}
 	return &img
 }
 
-// keepIndexBytes reads git's index file and keeps it as a durable blob.
-func (s *Store) keepIndexBytes(g gitRepo) (Image, error) {
-	data, err := g.readFile("index")
+// keepIndexBytes reads git's index file and keeps it as a durable blob;
+// at is the stat of the file read.
+func (s *Store) keepIndexBytes(g gitRepo) (img Image, at gitIndexState, err error) {
+	f, err := g.open("index")
 	if err != nil {
-		return Image{}, err
+		return Image{}, at, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Image{}, at, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return Image{}, at, err
 	}
 	sum := blob.Of(data)
 	var scratch []byte
 	wrote, err := s.putBlob(sum, data, nil, &scratch)
 	if err != nil {
-		return Image{}, err
+		return Image{}, at, err
 	}
 	if wrote {
 		if err := s.syncBlobs([]BlobID{sum}, false); err != nil {
-			return Image{}, err
+			return Image{}, at, err
 		}
 	}
-	return Image{Kind: ImageContent, SHA256: sum, Size: int64(len(data)), Kept: true}, nil
+	return Image{Kind: ImageContent, SHA256: sum, Size: int64(len(data)), Kept: true}, statKey(fi), nil
 }
 
 // indexNow is an image of git's index file as it is now: from the last
@@ -237,9 +271,7 @@ func (s *Store) indexNow(g gitRepo) (Image, error) {
 	}
 	key := statKey(fi)
 	for _, name := range []string{gitIndexStateFile, gitIndexSeenFile} {
-		var last gitIndexState
-		if b, err := s.dir.ReadFile(name); err == nil && json.Unmarshal(b, &last) == nil &&
-			last.Size == key.Size && last.MTime == key.MTime && last.Ino == key.Ino && !last.Image.SHA256.IsZero() {
+		if last, ok := s.indexNote(name); ok && last.sameStat(key) && !last.Image.SHA256.IsZero() {
 			return last.Image, nil
 		}
 	}
@@ -248,6 +280,9 @@ func (s *Store) indexNow(g gitRepo) (Image, error) {
 		return Image{}, err
 	}
 	key.Image = Image{Kind: ImageContent, SHA256: blob.Of(data), Size: int64(len(data))}
+	if seen, ok := s.indexNote(gitIndexSeenFile); ok && seen.sameStat(key) {
+		key.Staged = seen.Staged // digested already: keep it
+	}
 	if b, err := json.Marshal(key); err == nil {
 		// The sweep after each command and the log of an open turn ask
 		// again: hash a 30 MB index once per change, not per question.

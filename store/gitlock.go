@@ -142,7 +142,7 @@ func (s *Store) lockIndex(op string, step *IndexStep, fp *failpoint) (was Image,
 	fp.hit()
 	// Under the lock, the index cannot change: keep it as it is now, for
 	// the undo.
-	cur, err := s.keepIndexBytes(g)
+	cur, _, err := s.keepIndexBytes(g)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		_ = abandon()
 		return Image{}, nil, errf("git's index: keep its bytes: %w", err)

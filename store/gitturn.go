@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -28,10 +29,15 @@ import (
 type gitState struct {
 	head, ref string
 	index     *Image
+	// staged digests what the index stages (see indexStaged); "" when not
+	// known. The sweep after a command knows it, and maybe not index.
+	staged string
 }
 
 // empty says nothing was recorded: no repository, a seed turn.
-func (g gitState) empty() bool { return g.head == "" && g.ref == "" && g.index == nil }
+func (g gitState) empty() bool {
+	return g.head == "" && g.ref == "" && g.index == nil && g.staged == ""
+}
 
 func indexSum(img *Image) string {
 	if img == nil || img.SHA256.IsZero() {
@@ -40,9 +46,21 @@ func indexSum(img *Image) string {
 	return img.SHA256.String()
 }
 
-// differs says whether HEAD, its branch or the index's bytes differ.
-func (g gitState) differs(o gitState) bool {
-	return g.head != o.head || g.ref != o.ref || indexSum(g.index) != indexSum(o.index)
+// gitMoved says whether git moved from last, a state a turn recorded, to
+// now: HEAD or its branch, or what the index stages, by the digests of
+// both; where either digest is not known, the index's bytes decide.
+func (s *Store) gitMoved(last, now gitState) bool {
+	if last.head != now.head || last.ref != now.ref {
+		return true
+	}
+	if none := now.index == nil && now.staged == ""; last.index == nil || none {
+		return (last.index == nil) != none // an index came or went
+	}
+	was := cmp.Or(last.staged, s.stagedOf(last.index, true))
+	if was != "" && now.staged != "" {
+		return was != now.staged
+	}
+	return indexSum(last.index) != indexSum(now.index)
 }
 
 // moved says whether git moved from g to o: HEAD or its branch, or what
@@ -67,6 +85,9 @@ func (s *Store) stagedDiffers(a, b *Image) bool {
 	key := [2]BlobID{a.SHA256, b.SHA256}
 	if r, ok := s.cache.staged[key]; ok {
 		return r
+	}
+	if da, db := s.stagedOf(a, true), s.stagedOf(b, true); da != "" && db != "" {
+		return da != db // no map of 300,000 entries each, and kept for the next log
 	}
 	r := true
 	if ea, err := s.indexEntries(*a); err == nil {
@@ -113,6 +134,28 @@ func (s *Store) gitNow() (gitState, bool) {
 	if img, err := s.indexNow(g); err == nil && img.Kind == ImageContent {
 		img.Kept = false // only its hash (noteGitEnd keeps the bytes)
 		now.index = &img
+	}
+	return now, true
+}
+
+// gitSeen is where git stands now, for the sweep after a command: HEAD,
+// its branch and the digest of what the index stages, with the index's
+// image only when a note knows it. Its bytes are not hashed: after a
+// `git status` that rewrote the index this costs a digest of it, and
+// after a command that left it alone a stat.
+func (s *Store) gitSeen() (gitState, bool) {
+	g, ok := openGit(s.root)
+	if !ok {
+		return gitState{}, false
+	}
+	now := gitState{head: gitHead(s.root), ref: g.ref()}
+	if k, err := s.indexStaged(g); err == nil {
+		now.staged = k.Staged
+		if !k.Image.SHA256.IsZero() {
+			img := k.Image
+			img.Kept = false
+			now.index = &img
+		}
 	}
 	return now, true
 }
@@ -258,7 +301,7 @@ func (s *Store) appendTurnRecord(buf []byte, id, label string, source *Source, n
 	} else {
 		head, ref, index = s.gitTurnState()
 	}
-	s.saveGitLast(id, gitState{head: head, ref: ref, index: index})
+	s.saveGitLast(id, gitState{head: head, ref: ref, index: index, staged: s.stagedOf(index, false)})
 	return record.Append(buf, &record.Line{R: "turn", Turn: record.Turn{V: formatVersion, ID: id, Label: label, Source: source,
 		Head: head, Ref: ref, Index: index}, At: now, N: n})
 }
@@ -267,26 +310,40 @@ func (s *Store) appendTurnRecord(buf []byte, id, label string, source *Source, n
 // file, so that the sweep after a command that left git alone (most)
 // need not read the turn to know it has nothing to record.
 type gitLast struct {
-	Turn  string `json:"turn"`
-	Head  string `json:"head"`
-	Ref   string `json:"ref"`
-	Index string `json:"index"` // the index's SHA-256
+	Turn   string `json:"turn"`
+	Head   string `json:"head"`
+	Ref    string `json:"ref"`
+	Index  string `json:"index"`            // the index's SHA-256
+	Staged string `json:"staged,omitempty"` // the digest of what it stages
 }
 
 const gitLastFile = "git-last"
 
 func (s *Store) saveGitLast(id string, g gitState) {
-	if b, err := json.Marshal(gitLast{Turn: id, Head: g.head, Ref: g.ref, Index: indexSum(g.index)}); err == nil {
+	last := gitLast{Turn: id, Head: g.head, Ref: g.ref, Index: indexSum(g.index), Staged: g.staged}
+	if was, err := s.dir.ReadFile(gitLastFile); err == nil {
+		if b, err := json.Marshal(last); err == nil && bytes.Equal(was, b) {
+			return
+		}
+	}
+	if b, err := json.Marshal(last); err == nil {
 		_ = storefs.WriteAtomic(s.dir, gitLastFile, b, 0o600, false)
 	}
 }
 
-// sameAsLast says whether g is the state last recorded for turn id.
+// sameAsLast says whether g is the state last recorded for turn id: the
+// same HEAD and branch, and an index that stages the same (by digest,
+// else by the bytes' hash).
 func (s *Store) sameAsLast(id string, g gitState) bool {
 	var last gitLast
 	b, err := s.dir.ReadFile(gitLastFile)
-	return err == nil && json.Unmarshal(b, &last) == nil && last.Turn == id &&
-		last.Head == g.head && last.Ref == g.ref && last.Index == indexSum(g.index)
+	if err != nil || json.Unmarshal(b, &last) != nil || last.Turn != id || last.Head != g.head || last.Ref != g.ref {
+		return false
+	}
+	if last.Staged != "" && g.staged != "" {
+		return last.Staged == g.staged
+	}
+	return last.Index == indexSum(g.index)
 }
 
 // CloseTurn records in turn's file where git stands as the turn ends:
@@ -302,7 +359,7 @@ func (s *Store) CloseTurn(turn TurnID) error {
 // turn with no file yet (ckpt exec running only git) gets its first
 // record, from the note of its first sweep, unless it is ending.
 func (s *Store) noteGitEnd(asked string, meta TurnMeta, end bool) error {
-	now, ok := s.gitNow()
+	now, ok := s.gitSeen()
 	if asked == "" || !ok || now.empty() || !end && s.sameAsLast(asked, now) {
 		return nil
 	}
@@ -319,12 +376,12 @@ func (s *Store) noteGitEnd(asked string, meta TurnMeta, end bool) error {
 		if t.gitEnd != nil {
 			last = *t.gitEnd
 		}
-		if !last.differs(now) && (!end || t.ended) {
+		if !s.gitMoved(last, now) && (!end || t.ended) {
 			s.saveGitLast(id, now)
 			return nil
 		}
 	} else if g, ok := s.readGitBefore(gitBeforeFile); end || !ok || g.Turn != asked ||
-		!(gitState{head: g.Head, ref: g.Ref, index: g.Index}).differs(now) {
+		!s.gitMoved(gitState{head: g.Head, ref: g.Ref, index: g.Index}, now) {
 		return nil // no turn to give it to, or git did not move since the turn's first sweep
 	}
 	if g, ok := openGit(s.root); ok {

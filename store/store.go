@@ -83,6 +83,8 @@ type Store struct {
 	// first sweep reading now, which lookUnsynced counts and stops.
 	copyCtl atomic.Pointer[CopyControl]
 	copying atomic.Pointer[copyRun]
+
+	digests indexDigests // what kept copies of git's index stage (gitindex_staged.go)
 }
 
 // FindRoot walks up from start to the first directory holding
