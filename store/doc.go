@@ -218,18 +218,24 @@
 //
 // A capture, a seal or a shell sweep's records do not read their turn's
 // whole file either, so their cost stays flat however many calls the turn
-// has seen: each reads the turn record (for its version) and the turn's
-// path index, turns/<id>.idx, which gives for each path captured the
-// offset of its pre record and of each of its post records (see
+// has seen: each reads the turn record (for its version), the slot of
+// each path it looks up in the turn's path index, turns/<id>.idx (a hash
+// table giving each path's first pre record and newest post record: see
 // store/internal/turnidx for its bytes; a sweep needs the newest post to
 // leave a path the agent's file tool sealed alone), and the records the
-// index does not cover yet. It then appends to the index what it
-// appended to the turn file. The index is a cache that needs no sync: it
-// names the turn file it indexes (device and inode) and how much of it
-// its entries cover; an entry is trusted only once the record it points
-// to reads back as that path's pre (or post) record; records past what it
-// covers (appended by a ckpt that predates indexes, or by one whose
-// index lacked post records) are read from the turn file; an index that is missing, damaged or of
+// index does not cover yet, fewer than 16 KiB of them. It then merges
+// into the slots what it appended to the turn file, and once 16 KiB of
+// records lie past what the index covers, it syncs the index and then
+// records that it covers them: a slot may run ahead of what the index
+// covers, never behind, even across a crash of the machine. A table past
+// half full is written anew twice as large (synced, then renamed over
+// the old), and a turn file shorter than 16 KiB has no index: it is read
+// whole. The index is a cache: it names the turn file it indexes (device
+// and inode) and how much of it its slots cover; a slot is trusted only
+// once the record it points to reads back as that path's pre (or post)
+// record; records past what it covers (appended by a ckpt that predates
+// indexes of this version, or by one killed before it covered them) are
+// read from the turn file; an index that is missing, damaged or of
 // another file is built again from the turn file. A seal does not fail a
 // path as not captured before the whole turn file says so. Prune removes
 // a turn's index with its file, and purge when it rewrites the file.

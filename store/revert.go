@@ -104,12 +104,13 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	// A retry: the revert in effect of these turns left paths in conflict.
 	var only map[string]bool
 	if a := v.revertOf(turns, opt.Session); a != nil {
-		if len(v.fails[a.via.id]) == 0 {
+		left := v.revertLeft(*a)
+		if len(left) == 0 {
 			return nil, errf("revert %s: %s is already reverted by %s; `ckpt undo` brings it back: %w", what, what, a.rewind.id, ErrReverted)
 		}
 		p.Retry = a.via.id
 		only = map[string]bool{}
-		for _, f := range v.fails[a.via.id] {
+		for _, f := range left {
 			only[f.Path] = true
 		}
 		turns = a.rewind.turns
