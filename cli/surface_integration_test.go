@@ -102,6 +102,13 @@ func TestUndoneRetryLeavesThePathFailed(t *testing.T) {
 	if strings.Contains(r.Stdout, "g.txt") {
 		t.Fatalf("revert 1 again plans g.txt, which the first revert put back\n%s", r)
 	}
+	ckptOp(t, p.root, exitOK, "redo", "--yes")
+	if e := findEntry(t, ckptLog(t, p.root), "1"); e.State != "reverted" {
+		t.Fatalf("turn 1 is %s once the retry is redone, want reverted", e.State)
+	}
+	if st := ckptShow(t, p.root, "1").statuses(); st["f.txt"] == "failed" {
+		t.Fatalf("f.txt is failed once the retry that wrote its markers is redone")
+	}
 
 	// The same for a rewind whose retry is undone.
 	q := newTestProject(t, map[string]string{"a.txt": "a 0\n", "b.txt": "b 0\n"})
