@@ -1063,8 +1063,12 @@ func (d *dialog) planHead() []styledLine {
 		what = "Takes out, keeping every later change,"
 	}
 	if d.retry {
-		add(sty.plain, "Retries %s %s could not restore: %s", present.Count(len(d.rows), "file"),
-			present.Escape(d.plan.Retry), strings.Join(counts, ", "))
+		failed := "could not restore"
+		if d.kind == store.KindRevert {
+			failed = "could not take out" // a conflict left as it is, most often
+		}
+		add(sty.plain, "Retries %s %s %s: %s", present.Count(len(d.rows), "file"),
+			present.Escape(d.plan.Retry), failed, strings.Join(counts, ", "))
 	} else {
 		add(sty.plain, "%s %s: %s · %s: %s", what, present.Count(len(ids), "turn"), strings.Join(ids, ", "),
 			present.Count(len(d.rows), "file"), strings.Join(counts, ", "))

@@ -222,4 +222,7 @@ func TestRealRevertConflictUndoRedo(t *testing.T) {
 		t.Fatalf("after undo and redo turn 1 is %s, its row %q; server.js was never taken out:\n%s", e.State, row, plain(m))
 	}
 	mustContain(t, plain(m), "reverted in part by op-3")
+	// R retries the file the revert left, as it did before the undo.
+	press(t, m, kp("R"))
+	mustContain(t, plain(m), "Retry the revert of turn 1", "Retries 1 file op-3 could not take out", "server.js")
 }
