@@ -191,7 +191,9 @@ func TestRealRevertConflictUndoRedo(t *testing.T) {
 		t.Fatalf("no row for turn 1:\n%s", plain(m))
 		return ""
 	}
-	press(t, m, kp("R"), kp("y"), kp("esc"))
+	press(t, m, kp("R"))
+	mustContain(t, plain(m), "2 files: 1 to restore, 1 in conflict, left as it is")
+	press(t, m, kp("y"), kp("esc"))
 	if e := m.selected(); e == nil || e.State != store.StateActive || !strings.Contains(turnRow(), "reverted in part") {
 		t.Fatalf("after a revert with a conflict turn 1 is %+v, row %q", e, turnRow())
 	}
