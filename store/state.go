@@ -8,6 +8,9 @@ import (
 
 func (s *Store) buildView(ops []*opRec) *view {
 	v := newView()
+	n := len(s.cache.seed) + len(s.cache.files)
+	v.byID = make(map[string]*turn, n)
+	v.turns = make([]*turn, 0, n)
 	v.seedErr = s.cache.seedErr
 	for _, t := range s.cache.seed {
 		v.byID[t.id] = t
@@ -18,7 +21,11 @@ func (s *Store) buildView(ops []*opRec) *view {
 		if t.id == "" {
 			continue
 		}
-		if seed, ok := v.byID[t.id]; ok && seed.seed {
+		var seed *turn
+		if len(s.cache.seed) > 0 {
+			seed = v.byID[t.id]
+		}
+		if seed != nil && seed.seed {
 			// A capture naming a seed turn's id adds to that turn.
 			m := newTurn(seed.id)
 			*m = *seed
