@@ -295,8 +295,9 @@ func (m *Model) turnColumns(rows int) (idW, ageW int) {
 	idW = min(idW, 8)
 	// Ages are right-aligned in the width of the widest, so a row does
 	// not shift when its age grows a digit (9m → 10m).
-	for i := range m.entries {
-		ageW = max(ageW, ansi.StringWidth(present.Age(m.now(), m.entries[i].At)))
+	now := m.now()
+	for i := 0; i < len(m.entries) && ageW < present.MaxAgeWidth; i++ {
+		ageW = max(ageW, present.AgeWidth(now, m.entries[i].At))
 	}
 	return idW, ageW
 }
