@@ -84,6 +84,9 @@ func (t *turn) list() []*tfile {
 // decoding a lazy list for good: fn must not keep f, which may be reused
 // for the next path. Caller holds s.mu.
 func (t *turn) scan(fn func(f *tfile)) {
+	if t.lazy != nil && !t.lazy.ready(t) {
+		t.list() // damaged: its paths come from the records
+	}
 	if t.lazy == nil {
 		for _, f := range t.fl {
 			fn(f)
