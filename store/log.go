@@ -50,10 +50,17 @@ func (s *Store) handCounts(v *view) []int {
 	}
 	paths := make([]string, 0, n)
 	ends := make([]int, len(v.turns)) // where each turn's paths end in paths
-	exp := s.expectedAll(v, func(i int, p string) {
+	exp, ok := s.expectedAll(v, func(i int, p string) {
 		paths = append(paths, p)
 		ends[i] = len(paths)
 	})
+	for !ok { // a turn's summarized paths were damaged: they are read now
+		paths, ends = paths[:0], make([]int, len(v.turns))
+		exp, ok = s.expectedAll(v, func(i int, p string) {
+			paths = append(paths, p)
+			ends[i] = len(paths)
+		})
+	}
 	run := s.newStatusRunExp(v, 0, exp)
 	run.noBlobs = true
 	defer run.done()

@@ -34,12 +34,20 @@ func (e expectation) changedSince(disk Image) bool {
 // newest active turn that sealed it (CONTRACT.md, "Changed outside
 // ckpt"). Operations never change them, so a hand edit a rewind kept and
 // its undo brought back is still a hand edit. Caller holds s.mu.
-func (s *Store) expected(v *view) map[string]expectation { return s.expectedAll(v, nil) }
+func (s *Store) expected(v *view) map[string]expectation {
+	for {
+		if exp, ok := s.expectedAll(v, nil); ok {
+			return exp
+		}
+	}
+}
 
 // expectedAll is expected, reading each turn's paths once: each, when
 // not nil, is also given every usable path of every turn (rewound ones
-// too), turn by turn, with the turn's index in v.turns.
-func (s *Store) expectedAll(v *view, each func(i int, p string)) map[string]expectation {
+// too), turn by turn, with the turn's index in v.turns. ok is false when
+// a turn's summarized paths turned out damaged on the way: that turn now
+// has them from its records, and the caller starts over.
+func (s *Store) expectedAll(v *view, each func(i int, p string)) (_ map[string]expectation, ok bool) {
 	exp := map[string]expectation{}
 	unsealed := map[string]int64{}
 	for i, t := range v.turns {
@@ -47,7 +55,7 @@ func (s *Store) expectedAll(v *view, each func(i int, p string)) map[string]expe
 		if rewound && each == nil {
 			continue
 		}
-		t.scan(func(f *tfile) {
+		ok := t.scanOnce(func(f *tfile) {
 			if each != nil && f.refused == "" {
 				each(i, f.path)
 			}
@@ -67,6 +75,9 @@ func (s *Store) expectedAll(v *view, each func(i int, p string)) map[string]expe
 				unsealed[f.path] = f.preSeq
 			}
 		})
+		if !ok {
+			return nil, false
+		}
 	}
 	s.revertExpected(v, exp)
 	// A capture after the newest seal, or with no seal at all, is being
@@ -76,7 +87,7 @@ func (s *Store) expectedAll(v *view, each func(i int, p string)) map[string]expe
 			exp[p] = expectation{seq: seq, writing: true}
 		}
 	}
-	return exp
+	return exp, true
 }
 
 // beingWritten reports whether an active turn has captured p and not

@@ -267,9 +267,10 @@ func (l *lazyFiles) decode(t *turn) []*tfile {
 	return out
 }
 
-// scan decodes each path into one tfile, reused, and calls fn with it.
-// The list is ready.
-func (l *lazyFiles) scan(t *turn, fn func(f *tfile)) {
+// scan decodes each path into one tfile, reused, and calls fn with it,
+// checking the list as it goes: ok is false when it did not decode whole
+// (fn then saw only what came before the damage).
+func (l *lazyFiles) scan(t *turn, fn func(f *tfile)) (ok bool) {
 	d := sumDec{s: l.text, p: l.p}
 	var f tfile
 	var post Image
@@ -278,8 +279,13 @@ func (l *lazyFiles) scan(t *turn, fn func(f *tfile)) {
 		if d.file(t, &f, &post, true) {
 			f.post = &post
 		}
+		if d.bad {
+			return false
+		}
 		fn(&f)
 	}
+	l.checked = d.p == len(d.s)
+	return l.checked
 }
 
 // file decodes one path into f and its seal, if it has one, into post
