@@ -203,7 +203,7 @@ type blTable struct {
 	t      *bltab.Table
 	total  int
 	blocks map[int][]baseEntry
-	firsts map[int]string
+	firsts []string // by block, "" not read yet
 }
 
 // block is block i decoded.
@@ -254,8 +254,8 @@ var blockCacheMax = 256
 
 // first is the first path of block i.
 func (t *blTable) first(i int) (string, error) {
-	if p, ok := t.firsts[i]; ok {
-		return p, nil
+	if i < len(t.firsts) && t.firsts[i] != "" {
+		return t.firsts[i], nil
 	}
 	var p string
 	if b, ok := t.blocks[i]; ok {
@@ -276,7 +276,7 @@ func (t *blTable) first(i int) (string, error) {
 		p = string(suffix)
 	}
 	if t.firsts == nil {
-		t.firsts = map[int]string{}
+		t.firsts = make([]string, t.t.Blocks()) // a block's first path is never ""
 	}
 	t.firsts[i] = p
 	return p, nil
