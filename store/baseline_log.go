@@ -139,12 +139,18 @@ func (it *blIter) seek(key string) {
 // seek does.
 func (it *blIter) seekOn(key string) {
 	s := it.s
-	if s.table == nil || it.err != nil || it.blk == nil || key > it.blk[len(it.blk)-1].path {
+	if s.table == nil || it.err != nil || it.blk == nil {
 		it.seek(key)
 		return
 	}
 	k, _ := slices.BinarySearch(s.keys[it.oi:], key)
 	it.oi += k
+	if key > it.blk[len(it.blk)-1].path {
+		if it.bi, it.k, it.err = s.table.seekFrom(it.bi, key); it.err == nil {
+			it.load()
+		}
+		return
+	}
 	k, _ = slices.BinarySearchFunc(it.blk[it.k:], key, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
 	it.k += k
 }
