@@ -76,7 +76,7 @@ func (s *scanner) skipWS() (byte, error) {
 		if err != nil {
 			return 0, err
 		}
-		if !isSpace(c) {
+		if !JSONSpace(c) {
 			return c, nil
 		}
 	}
@@ -190,7 +190,7 @@ func (s *scanner) copyRest(c byte, out *bytes.Buffer, limit int) (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			if b == ',' || b == '}' || b == ']' || isSpace(b) {
+			if b == ',' || b == '}' || b == ']' || JSONSpace(b) {
 				return true, s.r.UnreadByte()
 			}
 			if !put(out, b, limit) {
@@ -232,4 +232,7 @@ func put(out *bytes.Buffer, b byte, limit int) bool {
 	return true
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// JSONSpace reports whether c is whitespace between JSON tokens (space,
+// tab, newline, carriage return). The config editor in agent/setup
+// skips whitespace by it too.
+func JSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -136,3 +136,14 @@ func TestProjectEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONSpace: JSONSpace holds exactly the bytes encoding/json skips
+// between tokens.
+func TestJSONSpace(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		want := json.Valid([]byte{'[', '"', '"', byte(c), ']'})
+		if got := JSONSpace(byte(c)); got != want {
+			t.Errorf("JSONSpace(%q) = %v, want %v", byte(c), got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -143,16 +144,14 @@ func printShow(shown *store.Shown, turn string, files []store.File, agent bool) 
 	}
 	line := func(f store.File, indent string) {
 		why := ""
-		if f.Reason != "" {
-			why = "  (" + esc(f.Reason) + ")"
-		}
 		now := f.Disk
 		if agent && f.Post != nil {
 			now = *f.Post
 		}
 		if m := modeChange(f.Pre, now); m != "" {
-			why += "  (" + m + ")"
+			why = "  (" + m + ")"
 		}
+		why += reasonNote(f.Reason)
 		st := shownStatus(f, agent)
 		letter := present.StatusLetter(st)
 		fmt.Printf("%s%s  %s %s%s\n", indent, p.in(statusColor(st), letter), pad(string(st), 12), esc(f.Path), why)
@@ -181,6 +180,19 @@ func printShow(shown *store.Shown, turn string, files []store.File, agent bool) 
 		fmt.Println("no files (the turn asked or answered without writing)")
 	}
 	return nil
+}
+
+// reasonNote is a file's reason as its line ends: "  (reason)", or
+// "  — reason" when the reason has parentheses of its own (a purged
+// path's "purged from the store (ckpt purge)"), so none are doubled.
+func reasonNote(reason string) string {
+	switch {
+	case reason == "":
+		return ""
+	case strings.ContainsAny(reason, "()"):
+		return "  — " + esc(reason)
+	}
+	return "  (" + esc(reason) + ")"
 }
 
 // statusWriting is shown for a path an active turn captured and has not

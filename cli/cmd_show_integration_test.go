@@ -313,3 +313,26 @@ func TestShowAgentGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestShowPurgedPath: a purged path's line says so once, its reason
+// (which has parentheses of its own) not wrapped in another pair.
+func TestShowPurgedPath(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a 0\n", ".env": "KEY=secret value\n"})
+	p.turn(t, "1", "work", []string{"a.txt", ".env"}, func() {
+		writeTexts(t, p.root, map[string]string{"a.txt": "a 1\n", ".env": "KEY=another secret\n"})
+	})
+	ckptOK(t, p.root, "purge", ".env", "--yes")
+	out := ckptOK(t, p.root, "show", "1").Stdout
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, ".env") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "purged") || !strings.Contains(line, "(ckpt purge)") {
+		t.Errorf("show 1 does not mark .env purged:\n%s", out)
+	}
+	if strings.Contains(line, "((") || strings.Contains(line, "))") {
+		t.Errorf("show 1 doubles the parentheses of .env's reason: %q", line)
+	}
+}

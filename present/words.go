@@ -73,6 +73,32 @@ func Age(now, t time.Time) string {
 	return t.Local().Format("Jan 2")
 }
 
+// AgeChange is how long until Age(now, t) next reads differently: until
+// t's age reaches its next whole second, minute, hour or day. ok is false
+// when it never will (a zero time, or a date shown past two weeks).
+func AgeChange(now, t time.Time) (next time.Duration, ok bool) {
+	if t.IsZero() {
+		return 0, false
+	}
+	d := now.Sub(t)
+	var unit time.Duration
+	switch {
+	case d < 0:
+		return time.Second - d, true // "0s" until it is a second old
+	case d < time.Minute:
+		unit = time.Second
+	case d < time.Hour:
+		unit = time.Minute
+	case d < 48*time.Hour:
+		unit = time.Hour
+	case d < 14*24*time.Hour:
+		unit = 24 * time.Hour
+	default:
+		return 0, false
+	}
+	return unit - d%unit, true
+}
+
 // Ago is Age as a phrase: "5m ago", or the date past two weeks.
 func Ago(now, t time.Time) string {
 	a := Age(now, t)

@@ -107,3 +107,31 @@ func TestWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestAgeChange: Age reads the same until AgeChange has passed, and
+// differently once it has.
+func TestAgeChange(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.Local)
+	for _, ago := range []time.Duration{
+		-1500 * time.Millisecond, -time.Nanosecond, 0, 300 * time.Millisecond, 5 * time.Second, 59*time.Second + 999*time.Millisecond,
+		time.Minute, 5*time.Minute + 30*time.Second, 59 * time.Minute, 3*time.Hour + time.Second, 47*time.Hour + 59*time.Minute,
+		48 * time.Hour, 13*24*time.Hour + 23*time.Hour,
+	} {
+		at := now.Add(-ago)
+		next, ok := AgeChange(now, at)
+		if !ok || next <= 0 {
+			t.Fatalf("AgeChange(%v old) = %v, %v: want a wait", ago, next, ok)
+		}
+		if a, b := Age(now, at), Age(now.Add(next-time.Nanosecond), at); a != b {
+			t.Errorf("%v old: Age changes from %q to %q before AgeChange's %v", ago, a, b, next)
+		}
+		if a, b := Age(now, at), Age(now.Add(next), at); a == b {
+			t.Errorf("%v old: Age still reads %q after AgeChange's %v", ago, a, next)
+		}
+	}
+	for _, at := range []time.Time{{}, now.Add(-15 * 24 * time.Hour)} {
+		if _, ok := AgeChange(now, at); ok {
+			t.Errorf("AgeChange(%v) says a fixed Age changes", at)
+		}
+	}
+}

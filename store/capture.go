@@ -299,11 +299,17 @@ func (s *Store) missingDirs(rel string) []string {
 
 // missingDirsIn is missingDirs through a batch's open folders: a file
 // whose folder is open costs no call at all.
+//
+// A folder on rel's way that is a link now counts as missing, and so does
+// every one beneath it: the operation removes the link first, and the
+// folders it makes then are its own.
 func (s *Store) missingDirsIn(rel string, dirs *dirCache) []string {
-	if dirs.exists(path.Dir(rel)) {
-		return nil
+	var out []string
+	for d := path.Dir(rel); d != "." && !dirs.exists(d); d = path.Dir(d) {
+		out = append(out, d)
 	}
-	return s.missingDirs(rel)
+	slices.Reverse(out)
+	return out
 }
 
 // humanBytes says a size in the reason a skipped file's image records

@@ -90,15 +90,20 @@ func (d *dirCache) sub(dir string) *os.Root {
 }
 
 // exists reports whether the folder dir ("." for the root) is there, as
-// the batch first found it.
+// the batch first found it: a folder itself, reached without following a
+// link. A link to a folder is no folder of its own (an operation that
+// deletes the link and writes beneath it makes the folder).
 func (d *dirCache) exists(dir string) bool {
 	if dir == "." {
 		return true
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.sub(dir) != nil {
+	if d.fd(dir) >= 0 {
 		return true
+	}
+	if d.viaLink(path.Dir(dir)) {
+		return false
 	}
 	fi, err := d.root.Lstat(dir)
 	return err == nil && fi.IsDir()

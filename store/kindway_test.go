@@ -241,3 +241,98 @@ func TestRewindKeepsAFolderThatWasThereBefore(t *testing.T) {
 	rewind(t, s, string(turn))
 	sameTree(t, "after the rewind", before, tree(t, root))
 }
+
+// A rewind that deletes a link to a folder and writes a file where the
+// link led (the folder the link stood for, made by one of its turns):
+// the folder it makes there is its own, so its undo removes it and puts
+// the link back. The folder the link leads to is not the folder the
+// rewind makes.
+func TestUndoPutsBackALinkWhereTheRewindMadeAFolder(t *testing.T) {
+	root := tempRoot(t)
+	put(t, root, "other/keep", "k\n", 0o644)
+	s := openStore(t, root)
+	if _, err := s.Write("1", TurnMeta{}, "d/y", []byte("y\n")); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "d/x", "by hand\n", 0o644)
+	t2, _ := s.NewTurn(TurnMeta{})
+	sweepCmd(t, s, t2, func() {
+		os.RemoveAll(filepath.Join(root, "d"))
+		os.Symlink("other", filepath.Join(root, "d"))
+	})
+	after := tree(t, root)
+	rewind(t, s, "1") // d/x comes back, in a folder d made again
+	if b, _ := os.ReadFile(filepath.Join(root, "d/x")); string(b) != "by hand\n" {
+		t.Fatalf("after the rewind d/x holds %q", b)
+	}
+	p, err := s.PlanUndo(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Apply(p, nil)
+	if err != nil || len(r.Failed) > 0 {
+		t.Fatalf("undo: %+v, %v", r, err)
+	}
+	sameTree(t, "after the undo", after, tree(t, root))
+}
+
+// A folder the turns made, wanted gone, holding a folder one of them
+// recorded as a folder first and made again later (wanted as a folder):
+// a redo decides as its rewind did, the inner folder being the plan's own,
+// and the outer one is no obstacle left by someone else.
+func TestRedoKeepsAFolderItsRewindKept(t *testing.T) {
+	root := tempRoot(t)
+	s := openStore(t, root)
+	if _, err := s.Write("1", TurnMeta{}, "d/y", []byte("y\n")); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "d/p/k", "k\n", 0o644) // by hand
+	t2, _ := s.NewTurn(TurnMeta{})
+	sweepCmd(t, s, t2, func() {
+		os.RemoveAll(filepath.Join(root, "d/p"))
+		put(t, root, "d/p", "a file\n", 0o644)
+	})
+	if _, err := s.Remove("3", TurnMeta{}, []string{"d/p"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write("3", TurnMeta{}, "d/p/q/r", []byte("r\n")); err != nil {
+		t.Fatal(err)
+	}
+	t4, _ := s.NewTurn(TurnMeta{})
+	sweepCmd(t, s, t4, func() {
+		os.RemoveAll(filepath.Join(root, "d"))
+		put(t, root, "d", "a file\n", 0o644)
+	})
+	if r := rewind(t, s, "1"); len(r.Failed) > 0 {
+		t.Fatalf("rewind: %+v", r)
+	}
+	rewound := tree(t, root)
+	if rewound["d/p/k"] == "" {
+		t.Fatalf("after the rewind: %v; want d/p/k back", rewound)
+	}
+	p, err := s.PlanUndo(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Apply(p, nil); err != nil || len(r.Failed) > 0 {
+		t.Fatalf("undo: %+v, %v", r, err)
+	}
+	// By hand: the file d goes, the folders d/p/q are made.
+	os.Remove(filepath.Join(root, "d"))
+	if err := os.MkdirAll(filepath.Join(root, "d/p/q"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err = s.PlanRedo(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range p.Steps {
+		if st.Do == ActFail {
+			t.Errorf("redo plan fails %s: %s", st.Path, st.Reason)
+		}
+	}
+	if r, err := s.Apply(p, nil); err != nil || len(r.Failed) > 0 {
+		t.Fatalf("redo: %+v, %v", r, err)
+	}
+	sameTree(t, "after the redo", rewound, tree(t, root))
+}

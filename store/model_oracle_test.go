@@ -177,15 +177,19 @@ type mop struct {
 }
 
 type model struct {
-	files  map[string]img
-	dirs   map[string]bool
-	turns  []*mturn // oldest first
-	byID   map[string]*mturn
-	seq    int
-	writes map[string][]opWrite // what operations wrote, per path
-	undo   []*mrewind           // in effect, newest last
-	redo   []*mrewind           // undone, most recently undone last
-	ops    map[string]*mop
+	files map[string]img
+	dirs  map[string]bool
+	// ino says which file each regular file's path names: paths with the
+	// same number are hard links of one file (model_links_test.go).
+	ino     map[string]int
+	nextIno int
+	turns   []*mturn // oldest first
+	byID    map[string]*mturn
+	seq     int
+	writes  map[string][]opWrite // what operations wrote, per path
+	undo    []*mrewind           // in effect, newest last
+	redo    []*mrewind           // undone, most recently undone last
+	ops     map[string]*mop
 	// lastUndo (lastRedo) is the application whose undo (redo) was the
 	// newest operation that changed something but a rewind: undo (redo)
 	// again retries what that failed.
@@ -207,6 +211,7 @@ func newModel() *model {
 	return &model{
 		files:  map[string]img{},
 		dirs:   map[string]bool{},
+		ino:    map[string]int{},
 		byID:   map[string]*mturn{},
 		writes: map[string][]opWrite{},
 		ops:    map[string]*mop{},
@@ -235,7 +240,11 @@ func (m *model) mkdirAll(dir string) {
 // replaces it and everything under it; a folder replaces a file or link.
 // Absent removes a file or link, never a folder (folders go when they are
 // left empty, by prune).
+//
+// A file set so is a file of its own (a new inode): p leaves the hard-link
+// group it was a name of, and the other names keep what they hold.
 func (m *model) set(p string, v img) {
+	delete(m.ino, p)
 	switch {
 	case v.dir:
 		delete(m.files, p)
@@ -244,6 +253,10 @@ func (m *model) set(p string, v img) {
 		m.removeAll(p)
 		m.mkdirAll(path.Dir(p))
 		m.files[p] = v
+		if v.isFile() {
+			m.nextIno++
+			m.ino[p] = m.nextIno
+		}
 	default:
 		delete(m.files, p)
 	}
@@ -253,9 +266,11 @@ func (m *model) set(p string, v img) {
 func (m *model) removeAll(p string) {
 	delete(m.files, p)
 	delete(m.dirs, p)
+	delete(m.ino, p)
 	for f := range m.files {
 		if strings.HasPrefix(f, p+"/") {
 			delete(m.files, f)
+			delete(m.ino, f)
 		}
 	}
 	for d := range m.dirs {
@@ -572,8 +587,13 @@ func (m *model) snapshot(paths []string) map[string]img {
 	return s
 }
 
+// write is an operation's write of p. A file that holds v already is
+// left as it is, a name of the file it was; any other is written as a
+// file of its own (a hard link is never written through).
 func (m *model) write(p string, v img, seq int) {
-	m.set(p, v)
+	if d := m.disk(p); !(v.isFile() && d.isFile() && d.same(v)) {
+		m.set(p, v)
+	}
 	m.writes[p] = append(m.writes[p], opWrite{seq, v})
 }
 

@@ -32,6 +32,7 @@ type shellBase struct {
 	ok    bool
 	files map[string]img
 	dirs  map[string]bool
+	ino   map[string]int // which file each regular file named (the baseline knows inodes)
 	turn  string
 	ops   int64
 	// bornOps is ops.log's size when the baseline's turn began: a turn
@@ -54,7 +55,7 @@ func (h *harness) takeBase(turn string) {
 	if turn != h.base.turn {
 		born = h.opsSize()
 	}
-	h.base = shellBase{ok: true, files: maps.Clone(h.m.files), dirs: maps.Clone(h.m.dirs), turn: turn, ops: h.opsSize(), bornOps: born}
+	h.base = shellBase{ok: true, files: maps.Clone(h.m.files), dirs: maps.Clone(h.m.dirs), ino: maps.Clone(h.m.ino), turn: turn, ops: h.opsSize(), bornOps: born}
 }
 
 func (h *harness) shellStep() {
@@ -181,7 +182,7 @@ func (h *harness) shellChanged() []string {
 
 // shellChange is one change a command makes, described.
 func (h *harness) shellChange() []string {
-	p := h.pool[h.rng.IntN(len(h.pool))]
+	p := h.pick()
 	cur := h.m.disk(p)
 	n := h.rng.IntN(12)
 	if cur.dir {
@@ -206,17 +207,13 @@ func (h *harness) shellChange() []string {
 		if err := os.Rename(h.abs(p), h.abs(q)); err != nil {
 			h.fatalf("mv %s %s: %v", p, q, err)
 		}
-		h.m.set(q, cur)
-		h.m.set(p, img{})
+		h.move(p, q)
 		h.cov["shell-move"]++
 		return []string{"mv " + p + " " + q}
 	case n < 5 && cur.isFile():
 		v := cur
 		v.mode ^= 0o111
-		if err := os.Chmod(h.abs(p), v.mode); err != nil {
-			h.fatalf("chmod %s: %v", p, err)
-		}
-		h.m.set(p, v)
+		h.chmod(p, v.mode)
 		h.cov["shell-chmod"]++
 		return []string{fmt.Sprintf("chmod %v %s", v.mode, p)}
 	case n < 6 && cur.exists:
@@ -225,8 +222,7 @@ func (h *harness) shellChange() []string {
 		h.m.set(p, img{})
 		k := p + "/k"
 		v := fileImg(fmt.Sprintf("in the folder %s made at step %d\n", p, h.step), 0o644)
-		h.diskWrite(k, v)
-		h.m.set(k, v)
+		h.put(k, v)
 		h.cov["shell-to-folder"]++
 		return []string{fmt.Sprintf("rm %s; mkdir %s; write %s=%s", p, p, k, v)}
 	case n < 7:
@@ -242,17 +238,22 @@ func (h *harness) shellChange() []string {
 	case n < 8:
 		// ln -sf: a file (or nothing) becomes a link.
 		v := h.linkImg()
-		h.diskWrite(p, v)
-		h.m.set(p, v)
+		h.put(p, v)
 		h.cov["shell-to-link"]++
 		return []string{fmt.Sprintf("ln -sf %s %s", v.link, p)}
+	}
+	if n < 10 && cur.isFile() && !h.m.purged[p] {
+		// ln p q: a second name of the file.
+		return h.shellLink(p)
 	}
 	v := h.agentWriteImg(p)
 	if cur.isLink() {
 		h.cov["shell-link-to-file"]++
 	}
-	h.diskWrite(p, v)
-	h.m.set(p, v)
+	if h.inGroup(p) {
+		h.cov["shell-write-linked"]++
+	}
+	h.put(p, v)
 	h.cov["shell-write"]++
 	return []string{fmt.Sprintf("write %s=%s", p, v)}
 }
@@ -274,8 +275,7 @@ func (h *harness) shellFolderGoes() []string {
 	if h.rng.IntN(3) == 0 {
 		v, what = h.linkImg(), "shell-folder-to-link"
 	}
-	h.diskWrite(d, v)
-	h.m.set(d, v)
+	h.put(d, v)
 	h.cov[what]++
 	return []string{fmt.Sprintf("rm -rf %s; put %s=%s", d, d, v)}
 }

@@ -146,7 +146,7 @@ func (h *harness) agentTurnAs(id, wantID string) {
 	for round := range 1 + h.rng.IntN(3) {
 		var paths []string
 		for range 1 + h.rng.IntN(4) {
-			p := h.pool[h.rng.IntN(len(h.pool))]
+			p := h.pick()
 			if round > 0 && len(written) > 0 && h.rng.IntN(2) == 0 {
 				p = slices.Sorted(maps.Keys(written))[h.rng.IntN(len(written))]
 			}
@@ -169,7 +169,7 @@ func (h *harness) agentTurnAs(id, wantID string) {
 						h.fatalf("Remove(%s, %s) of %s: %v", id, p, cur, err)
 					}
 					started(string(got), "Remove")
-					h.m.capture(mt, p)
+					h.captureLinked(mt, []string{p})
 					h.m.set(p, img{})
 					h.m.seal(mt, p)
 					desc = append(desc, "rm "+p)
@@ -191,8 +191,8 @@ func (h *harness) agentTurnAs(id, wantID string) {
 						h.fatalf("Write(%s, %s): %v", id, p, err)
 					}
 					started(string(got), "Write")
-					h.m.capture(mt, p)
-					h.m.set(p, v)
+					h.captureLinked(mt, []string{p})
+					h.m.set(p, v) // a new file renamed over p
 					h.m.seal(mt, p)
 					desc = append(desc, fmt.Sprintf("write %s=%s", p, v))
 					if !cur.exists {
@@ -216,8 +216,8 @@ func (h *harness) agentTurnAs(id, wantID string) {
 			if len(h.m.missingDirs(p)) > 0 {
 				h.cov["new-dirs"]++
 			}
-			h.m.capture(mt, p)
 		}
+		h.captureLinked(mt, paths)
 		var acted []string
 		for _, p := range paths {
 			cur := h.m.disk(p)
@@ -234,8 +234,7 @@ func (h *harness) agentTurnAs(id, wantID string) {
 				h.cov["delete"]++
 			case n == 3 && h.rng.IntN(3) == 0:
 				v := h.linkImg()
-				h.diskWrite(p, v)
-				h.m.set(p, v)
+				h.put(p, v)
 				desc = append(desc, fmt.Sprintf("link %s=%s", p, v))
 				h.cov["agent-symlink"]++
 			default:
@@ -246,8 +245,10 @@ func (h *harness) agentTurnAs(id, wantID string) {
 				if v.mode&0o111 != 0 {
 					h.cov["exec-bit"]++
 				}
-				h.diskWrite(p, v)
-				h.m.set(p, v)
+				if h.inGroup(p) {
+					h.cov["agent-write-linked"]++
+				}
+				h.put(p, v)
 				desc = append(desc, fmt.Sprintf("write %s=%s", p, v))
 			}
 			if written[p] {
@@ -260,9 +261,7 @@ func (h *harness) agentTurnAs(id, wantID string) {
 			if err := h.s.Seal(store.TurnID(id), acted); err != nil {
 				h.fatalf("Seal(%s, %v): %v", id, acted, err)
 			}
-			for _, p := range acted {
-				h.m.seal(mt, p)
-			}
+			h.sealLinked(mt, acted)
 		}
 	}
 	h.logf("agent turn %s (style %d): %s", wantID, style, strings.Join(desc, "; "))
@@ -322,8 +321,7 @@ func (h *harness) handEdits() {
 			if err != nil {
 				h.fatalf("stat %s: %v", p, err)
 			}
-			h.diskWrite(p, v)
-			h.m.set(p, v)
+			h.put(p, v)
 			desc = append(desc, fmt.Sprintf("edit %s=%s", p, v))
 			if sameSize && h.rng.IntN(2) == 0 {
 				// Same size and the old mtime, as a tool that keeps
@@ -347,18 +345,14 @@ func (h *harness) handEdits() {
 				v = h.linkImg()
 				h.cov["hand-symlink"]++
 			}
-			h.diskWrite(p, v)
-			h.m.set(p, v)
+			h.put(p, v)
 			desc = append(desc, fmt.Sprintf("create %s=%s", p, v))
 			h.cov["hand-create"]++
 		case len(files) > 0:
 			p := files[h.rng.IntN(len(files))]
 			v := h.m.disk(p)
 			v.mode ^= 0o111
-			if err := os.Chmod(h.abs(p), v.mode); err != nil {
-				h.fatalf("chmod %s: %v", p, err)
-			}
-			h.m.set(p, v)
+			h.chmod(p, v.mode)
 			desc = append(desc, fmt.Sprintf("chmod %s %v", p, v.mode))
 			h.cov["mode-only-hand-edit"]++
 		}
@@ -769,6 +763,11 @@ func (h *harness) applyAndCheck(p *store.Plan, replan func() *store.Plan, paths 
 		}
 		if now, w := h.m.disk(q), want[q]; now.exists && w.exists && (now.dir != w.dir || now.isLink() != w.isLink()) {
 			h.cov["kind-"+string(p.Kind)]++
+		} else if now.isFile() && w.isFile() && now.sameBytes(w) && now.mode != w.mode {
+			h.cov["mode-only-"+string(p.Kind)]++
+		}
+		if h.inGroup(q) {
+			h.cov["hardlink-"+string(p.Kind)]++
 		}
 		stays := h.folderStays(q, paths, want)
 		if stays && predictAction(h.m.disk(q), want[q], p.Kind == store.KindRewind, false)[0] != store.ActFail {
@@ -993,7 +992,8 @@ func imageMatches(si store.Image, v img) error {
 // folderStays reports whether a folder stands at q where want (the plan's
 // images of paths) has a file, a link or nothing, and the operation will
 // not remove it: it is no folder the operation's turns made (h.gone), or
-// something stays in it that the operation does not take away.
+// something stays in it that the operation does not take away (a folder
+// the plan wants as a folder is no such thing: what is in it decides).
 //
 // A path wanted as a file, a link or a folder is not put back either
 // when a file or a link stands where one of its folders was, unless the
@@ -1029,8 +1029,10 @@ func (h *harness) folderStays(q string, paths []string, want map[string]img) boo
 			return true
 		}
 	}
+	// A folder the plan wants as a folder is its own, like one it removes
+	// once left empty: what is in it decides.
 	for d := range h.m.dirs {
-		if strings.HasPrefix(d, q+"/") && !h.gone[d] {
+		if strings.HasPrefix(d, q+"/") && !h.gone[d] && !(slices.Contains(paths, d) && want[d].dir) {
 			return true
 		}
 	}

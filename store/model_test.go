@@ -39,7 +39,12 @@ package store_test
 //     the way goes only if the operation's turns made it and it is left
 //     empty, a file or link standing where a path's folder was fails that
 //     path unless the plan puts the folder back, and nothing is written
-//     or made through a link (model_shell_test.go, folderStays).
+//     or made through a link (model_shell_test.go, folderStays);
+//   - the names of a hard-linked file are one file: a write in place or a
+//     chmod through one changes all, a capture or seal of one takes the
+//     others the baseline knows, and an operation gives each name its
+//     bytes back, a name it writes as a file of its own
+//     (model_links_test.go).
 //
 // Replay a failing sequence with
 //
@@ -166,6 +171,8 @@ var coverageKeys = []string{
 	"shell-same-turn", "shell-skip-before", "shell-delete", "shell-move", "shell-chmod", "shell-write", "shell-recorded",
 	"shell-to-folder", "shell-folder-to-file", "shell-folder-to-link", "shell-to-link", "shell-link-to-file",
 	"kind-rewind", "kind-undo", "kind-redo", "shell-sparse", "sparse-rewind", "sparse-undo",
+	"mode-only-rewind", "mode-only-undo", "shell-ln", "shell-write-linked", "agent-write-linked",
+	"hardlink-capture", "hardlink-seal", "hardlink-groups", "hardlink-rewind", "hardlink-undo",
 	"write-failed", "rewind-retry", "rewind-retry-restored", "undo-retry", "redo-retry", "plan-out-of-date", "all-failed-listed",
 }
 
@@ -235,8 +242,7 @@ func newHarness(t *testing.T, seed uint64, steps int) *harness {
 	h.holes = keepsHoles(h.root)
 	for _, p := range slices.Sorted(maps.Keys(initial)) {
 		v := initial[p]
-		h.diskWrite(p, v)
-		h.m.set(p, v)
+		h.put(p, v)
 	}
 	h.open(true)
 	t.Cleanup(func() {
@@ -498,6 +504,7 @@ func (h *harness) checkDisk() {
 	if len(diffs) > 0 {
 		h.fatalf("folder differs from the model:\n  %s", strings.Join(diffs, "\n  "))
 	}
+	h.checkLinks()
 }
 
 func (h *harness) checkLog() {

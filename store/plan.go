@@ -162,7 +162,7 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 			continue
 		}
 		p.Turns = append(p.Turns, tt.id)
-		for _, f := range tt.files {
+		for _, f := range tt.list() {
 			if f.refused != "" {
 				goals = append(goals, wanted{path: f.path, refused: f.refused})
 				continue
@@ -250,10 +250,21 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 	defer dirs.close()
 	defer s.saveStats()
 	blocked := s.wayBlocked(goals)
-	deletes := map[string]bool{}
+	// A folder in the way goes when what is in it goes: the paths the
+	// plan deletes, and the folders it removes once left empty or wants
+	// as folders (those are its own, whether a turn made them or not, as
+	// a redo has them: its rewind kept them out of the folders it removes).
+	deletes, emptied := map[string]bool{}, map[string]bool{}
+	for d := range gone {
+		emptied[d] = true
+	}
 	for _, g := range goals {
-		if g.refused == "" && g.img.Kind == ImageAbsent {
+		switch {
+		case g.refused != "":
+		case g.img.Kind == ImageAbsent:
 			deletes[g.path] = true
+		case g.img.Kind == ImageDir:
+			emptied[g.path] = true
 		}
 	}
 	var steps []Step
@@ -268,7 +279,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 		st.Now = now
 		st.HandEdited = hand(g.path, now)
 		if notFile(now) && gone[g.path] && g.img.Kind != ImageDir {
-			if !s.emptiedBy(g.path, deletes, gone) {
+			if !s.emptiedBy(g.path, deletes, emptied) {
 				st.Do, st.Reason = ActFail, "not touched: it is a folder now, holding what the operation does not remove"
 				steps = append(steps, st)
 				continue
@@ -356,7 +367,7 @@ func (s *Store) warnings(v *view, t *turn) []Warning {
 		if v.rewound[tt.id] {
 			continue
 		}
-		for _, f := range tt.files {
+		for _, f := range tt.list() {
 			if f.post == nil && f.preAt > cut && f.refused == "" {
 				w = append(w, Warning{Kind: WarnInFlight, Turn: tt.id, Path: f.path})
 				return w

@@ -104,12 +104,13 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	// A retry: the revert in effect of these turns left paths in conflict.
 	var only map[string]bool
 	if a := v.revertOf(turns, opt.Session); a != nil {
-		if len(v.fails[a.via.id]) == 0 {
+		left := v.revertLeft(*a)
+		if len(left) == 0 {
 			return nil, errf("revert %s: %s is already reverted by %s; `ckpt undo` brings it back: %w", what, what, a.rewind.id, ErrReverted)
 		}
 		p.Retry = a.via.id
 		only = map[string]bool{}
-		for _, f := range v.fails[a.via.id] {
+		for _, f := range left {
 			only[f.Path] = true
 		}
 		turns = a.rewind.turns
@@ -122,7 +123,7 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	var paths []string
 	refused := map[string]string{}
 	for i := len(turns) - 1; i >= 0; i-- {
-		for _, f := range v.byID[turns[i]].files {
+		for _, f := range v.byID[turns[i]].list() {
 			if f.refused != "" {
 				refused[f.path] = f.refused
 				continue
@@ -360,7 +361,7 @@ func sharedPaths(v *view, turns []string) map[string][]string {
 	out := map[string][]string{}
 	mine := set(turns)
 	for _, id := range turns {
-		for _, f := range v.byID[id].files {
+		for _, f := range v.byID[id].list() {
 			for _, o := range v.sharedWith(f) {
 				if !mine[o] && !v.rewound[o] && !slices.Contains(out[f.path], o) {
 					out[f.path] = append(out[f.path], o)

@@ -27,30 +27,72 @@ func (v *view) suspended(i int) bool {
 }
 
 // markReverted finds the turns reverted: taken out by a revert in effect,
-// with none of their paths left in conflict by it.
+// with none of their paths left as they were by it. A revert redone is
+// applied as the revert did it, without the paths it failed (a conflict
+// left as it is), so those stay out of it whatever the redo did; a
+// revert retried (the paths still in conflict tried again) leaves open
+// just what the retry failed.
 func (v *view) markReverted() {
 	v.reverted = map[string]bool{}
-	open := map[string]bool{} // turns with a path a revert left failed
+	open := map[string]map[string]bool{} // turn → its paths a revert left
 	for i, a := range v.undo {
 		if a.rewind.kind != KindRevert || v.suspended(i) {
 			continue
 		}
+		left := v.revertLeft(a)
 		for _, id := range a.rewind.turns {
 			t := v.byID[id]
 			if t == nil || v.rewound[id] {
 				continue
 			}
 			v.reverted[id] = true
-			for _, f := range v.fails[a.via.id] {
+			if a.rewind.retry != "" || open[id] == nil {
+				open[id] = map[string]bool{}
+			}
+			for _, f := range left {
 				if t.file(f.Path) != nil {
-					open[id] = true
+					open[id][f.Path] = true
 				}
 			}
 		}
 	}
-	for id := range open {
-		delete(v.reverted, id)
+	for id, paths := range open {
+		if len(paths) > 0 {
+			delete(v.reverted, id)
+		}
 	}
+}
+
+// revertLeft is what the revert applied as a left as it was, a path
+// once: what the operation that applied it failed (and the retries that
+// finished that one), and for a redo, what the revert itself failed,
+// which a redo never tries (a conflict is left as it is).
+func (v *view) revertLeft(a application) []Failure {
+	var out []Failure
+	seen := map[string]bool{}
+	add := func(fs []Failure) {
+		for _, f := range fs {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				out = append(out, f)
+			}
+		}
+	}
+	var walk func(id string)
+	walk = func(id string) {
+		add(v.fails[id])
+		for _, r := range v.noneRetries[id] {
+			walk(r)
+		}
+		for _, r := range v.retriesOf[id] {
+			walk(r)
+		}
+	}
+	walk(a.via.id)
+	if a.via != a.rewind {
+		add(a.rewind.fails)
+	}
+	return out
 }
 
 // plannedBytes gives the bytes of a merge one of the two newest plans
@@ -127,7 +169,7 @@ func (s *Store) revertGoals(v *view, t *turn, goals []wanted) []wanted {
 		if tt.seq < t.seq || (tt != t && v.rewound[tt.id]) {
 			continue
 		}
-		for _, f := range tt.files {
+		for _, f := range tt.list() {
 			if q, ok := first[f.path]; ok && f.preSeq < q {
 				first[f.path] = f.preSeq
 			}

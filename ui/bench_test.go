@@ -97,3 +97,46 @@ func BenchmarkDiff5MB(b *testing.B) {
 		}
 	}
 }
+
+// rewoundFake is a store whose oldest turn, rewound before the other
+// turns came, has many files: each of its rows says how the rewind left
+// it, and the rewind is at the far end of a long log.
+func rewoundFake(turns, files int) *fakeStore {
+	f := newFake()
+	img := f.keep([]byte("x\n"))
+	first := &fakeTurn{entry: store.Entry{ID: "1", Kind: store.KindAgent, Label: "a wide change", At: t0,
+		State: store.StateRewound, Files: files}}
+	for j := 0; j < files; j++ {
+		post := f.keep([]byte(fmt.Sprintf("y%d\n", j)))
+		path := fmt.Sprintf("big/file%04d.go", j)
+		first.files = append(first.files, store.File{Path: path, Pre: img, Post: &post})
+		f.disk[path] = []byte("x\n") // back as before the turn
+
+	}
+	f.turns = append(f.turns, first)
+	f.ops = append(f.ops, &fakeOp{entry: store.Entry{ID: "op-1", Kind: store.KindRewind, Target: "1", Turns: []string{"1"},
+		State: store.StateActive, At: t0.Add(time.Second / 2), Files: files}})
+	for i := 1; i < turns; i++ {
+		post := img
+		f.turns = append(f.turns, &fakeTurn{entry: store.Entry{ID: fmt.Sprint(i + 1), Kind: store.KindAgent,
+			Label: fmt.Sprintf("turn %d", i+1), At: t0.Add(time.Duration(i) * time.Second), State: store.StateActive, Files: 1},
+			files: []store.File{{Path: fmt.Sprintf("f%d.go", i), Pre: img, Post: &post}}})
+	}
+	return f
+}
+
+// BenchmarkViewRewoundTurn is one View() at 200x60 with the files pane on
+// a rewound turn of 2,000 files, the oldest of 20,000 turns.
+func BenchmarkViewRewoundTurn(b *testing.B) {
+	m := testModel(b, rewoundFake(20000, 2000), 200, 60)
+	press(b, m, kp("G"))
+	if e := m.selected(); e == nil || e.ID != "1" {
+		b.Fatalf("the cursor is on %+v, want turn 1", e)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if m.View().Content == "" {
+			b.Fatal("empty view")
+		}
+	}
+}

@@ -86,6 +86,9 @@ type dialogEnv struct {
 	cache   *diffCache
 	sty     *styles
 	maxDiff int64
+	// entry finds an entry of the log on screen (nil if none): what an
+	// undo or redo acts on, to name it.
+	entry func(id string) *store.Entry
 }
 
 // dialogAction is what a dialog asks of the root model after a key or a
@@ -891,16 +894,15 @@ func planError(err error) string {
 
 func (d *dialog) title() string {
 	switch d.kind {
-	case store.KindUndo:
-		if d.plan != nil && d.plan.Target != "" {
-			return present.OpTitle(d.kind, d.plan.Target)
+	case store.KindUndo, store.KindRedo:
+		if d.plan == nil || d.plan.Target == "" {
+			return map[store.Kind]string{store.KindUndo: "Undo the latest rewind or revert", store.KindRedo: "Redo"}[d.kind]
 		}
-		return "Undo the latest rewind"
-	case store.KindRedo:
-		if d.plan != nil && d.plan.Target != "" {
-			return present.OpTitle(d.kind, d.plan.Target)
+		t := present.OpTitle(d.kind, d.plan.Target)
+		if what := d.undone(); what != "" {
+			t += ", " + what
 		}
-		return "Redo"
+		return t
 	}
 	t := present.OpTitle(store.KindRewind, d.target)
 	if d.kind == store.KindRevert {
@@ -916,6 +918,41 @@ func (d *dialog) title() string {
 		t += " — " + present.Escape(d.label)
 	}
 	return t
+}
+
+// undone names the operation an undo or redo acts on, "the rewind to
+// before turn 3" or "the revert of turn 3", so the title says which;
+// "" when the log on screen does not hold it.
+func (d *dialog) undone() string {
+	e := d.undoneEntry()
+	if e == nil {
+		return ""
+	}
+	var what string
+	switch e.Kind {
+	case store.KindRewind:
+		what = "the rewind to before turn " + present.Escape(e.Target)
+	case store.KindRevert:
+		what = "the revert of " + present.RevertWhat(e.Target, "", len(e.Turns))
+		if e.Target == "" {
+			what = "the revert of the session's " + present.Count(len(e.Turns), "turn")
+		}
+	default:
+		return ""
+	}
+	if e.Retry != "" {
+		what += ", retried"
+	}
+	return what
+}
+
+// undoneEntry is the log entry of the operation an undo or redo acts on, or
+// nil.
+func (d *dialog) undoneEntry() *store.Entry {
+	if d.plan == nil || d.plan.Target == "" || d.env.entry == nil {
+		return nil
+	}
+	return d.env.entry(d.plan.Target)
 }
 
 // styledLine is a line of text with its style.
@@ -1009,10 +1046,20 @@ func (d *dialog) planHead() []styledLine {
 		}
 	}
 	what := "Undoes"
-	switch d.kind {
-	case store.KindUndo:
+	reverts := d.kind == store.KindRevert
+	if e := d.undoneEntry(); e != nil && e.Kind == store.KindRevert {
+		reverts = true
+	}
+	switch {
+	case d.kind == store.KindUndo && reverts:
+		what = "Puts back the changes of"
+	case d.kind == store.KindUndo:
 		what = "Brings back"
-	case store.KindRevert:
+	case d.kind == store.KindRedo && reverts:
+		what = "Takes out again, keeping every later change,"
+	case d.kind == store.KindRedo:
+		what = "Undoes again"
+	case reverts:
 		what = "Takes out, keeping every later change,"
 	}
 	if d.retry {

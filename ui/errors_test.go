@@ -57,11 +57,28 @@ func TestDismissOnlyWhatIsShown(t *testing.T) {
 	f := sample()
 	f.errs = []string{"2026-11-29T12:00:00Z hook claude: bad JSON"}
 	m := testModel(t, f, 120, 30)
-	m.status = "nothing to undo"
+	m.setStatus("nothing to undo")
 	if m.bindings().Dismiss.Enabled() {
 		t.Fatal("x offered while the status line shows something else")
 	}
 	if !m.bindings().Errors.Enabled() {
 		t.Fatal("E not offered with an error logged")
 	}
+}
+
+// TestErrorAfterStatusShows: an error a hook logs while the status line
+// holds an operation's hint (which lasts while the operation is in
+// effect) takes the status line: the hint would hide it for as long.
+func TestErrorAfterStatusShows(t *testing.T) {
+	f := sample()
+	m := testModel(t, f, 120, 30)
+	press(t, m, keys("j", "r", "y")...)
+	mustContain(t, plain(m), "— u to undo")
+	f.mu.Lock()
+	f.errs = append(f.errs, "2026-11-29T15:00:00Z hook claude: capture src/app.js: permission denied")
+	f.mu.Unlock()
+	drive(t, m, loadInfo(f))
+	mustContain(t, plain(m), "1 error logged (E shows, x hides): hook claude: capture src/app.js: permission denied")
+	press(t, m, kp("x"))
+	mustContain(t, plain(m), "— u to undo") // the hint again, the error hidden
 }

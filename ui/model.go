@@ -32,7 +32,8 @@ type Options struct {
 	// Now is the clock for relative times; nil means time.Now.
 	Now func() time.Time
 	// Poll is the refresh tick, a fallback for what the watch misses; 0
-	// means one second, a negative value turns it off (tests).
+	// means one second, a negative value turns it and the clock that
+	// keeps ages on screen current off (tests).
 	Poll time.Duration
 	// NoWatch leaves the store's Watch alone (tests that drive refreshes).
 	NoWatch bool
@@ -183,8 +184,12 @@ type Model struct {
 	root    string
 	entries []store.Entry // newest first
 	// revertedBy maps a turn to the revert in effect (or its redo) that
-	// took its changes out, in whole or in part.
+	// took its changes out, in whole or in part; rewoundBy to the rewind
+	// (or redo) in effect that rewound it, as store.RewoundBy finds it.
+	// Both are worked out once per log, not per row drawn.
 	revertedBy  map[string]string
+	rewoundBy   map[string]string
+	logWalks    int       // how many times opsInEffect walked a log (tests count them)
 	undo        undoState // what u and ctrl+r act on, from the log
 	statusKnown bool      // HandEdited counts are filled in
 	turns       turnsPane
@@ -242,6 +247,11 @@ type Model struct {
 	badgeAge   int
 	badgeCost  time.Duration // how long the last badge pass took
 	seq        int
+	// The clock keeps the ages on screen current while nothing else
+	// happens: a tick set for when the first of them next reads
+	// differently (clock.go).
+	clockAt  time.Time // when the armed clock tick is due; zero: none
+	clockGen int       // which armed tick counts
 }
 
 // New makes the model and reads the log without disk status, so the first
@@ -336,7 +346,8 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 	before := m.turnCount()
 	had := len(m.entries) > 0
 	m.entries = entries
-	m.revertedBy = revertsInEffect(entries)
+	m.rewoundBy, m.revertedBy = opsInEffect(entries)
+	m.logWalks++
 	m.undo = undoStacks(entries)
 	if withStatus {
 		m.statusKnown = true
@@ -414,6 +425,16 @@ func (m *Model) selected() *store.Entry {
 	return &m.entries[m.turns.shown[m.turns.cur.cur]]
 }
 
+// entry is the log entry with id, or nil; the log in memory, no I/O.
+func (m *Model) entry(id string) *store.Entry {
+	for i := range m.entries {
+		if m.entries[i].ID == id {
+			return &m.entries[i]
+		}
+	}
+	return nil
+}
+
 // selectedFile is the file under the files cursor, or nil.
 func (m *Model) selectedFile() *store.File {
 	if m.files.cur.cur < 0 || m.files.cur.cur >= len(m.files.rows) {
@@ -472,7 +493,7 @@ func (m *Model) takenOut() (op, how string) {
 	}
 	switch e.State {
 	case store.StateRewound:
-		op, how = store.RewoundBy(m.entries, e.ID), string(e.State)
+		op, how = m.rewoundBy[e.ID], string(e.State)
 	case store.StateReverted:
 		op, how = m.revertedBy[e.ID], string(e.State)
 	default:
@@ -493,24 +514,43 @@ func (m *Model) takenOut() (op, how string) {
 // of its paths out of.
 const partReverted = "reverted in part"
 
-// revertsInEffect maps each turn a revert in effect took changes out of
-// to that revert: of a log newest first, the newest revert, or redo of
-// one, still active whose turns include it. (An active redo naming a
-// turn not rewound is a revert's: a rewind's redo rewinds its turns.)
-func revertsInEffect(entries []store.Entry) map[string]string {
-	out := map[string]string{}
+// opsInEffect walks a log, newest first: rewound maps each turn to the
+// newest rewind, or redo of one, still active whose turns include it (as
+// store.RewoundBy finds it), reverted to the newest revert, or redo of
+// one, still active whose turns include it. A redo whose target the log
+// does not hold counts as both (the turn's state tells which).
+func opsInEffect(entries []store.Entry) (rewound, reverted map[string]string) {
+	rewound, reverted = map[string]string{}, map[string]string{}
+	kinds := map[string]store.Kind{} // the rewinds and reverts of the log
 	for i := range entries {
-		e := &entries[i]
-		if (e.Kind != store.KindRevert && e.Kind != store.KindRedo) || e.State != store.StateActive {
-			continue
+		if k := entries[i].Kind; k == store.KindRewind || k == store.KindRevert {
+			kinds[entries[i].ID] = k
 		}
+	}
+	add := func(into map[string]string, e *store.Entry) {
 		for _, t := range e.Turns {
-			if _, ok := out[t]; !ok {
-				out[t] = e.ID
+			if _, ok := into[t]; !ok {
+				into[t] = e.ID
 			}
 		}
 	}
-	return out
+	for i := range entries {
+		e := &entries[i]
+		if e.State != store.StateActive || e.Kind != store.KindRewind && e.Kind != store.KindRevert && e.Kind != store.KindRedo {
+			continue
+		}
+		kind := e.Kind
+		if kind == store.KindRedo {
+			kind = kinds[e.Target]
+		}
+		if kind != store.KindRevert {
+			add(rewound, e) // a rewind, or a redo of one (or of what the log lacks)
+		}
+		if kind != store.KindRewind {
+			add(reverted, e)
+		}
+	}
+	return rewound, reverted
 }
 
 // selectFile loads the diff of the selected file when it changed.

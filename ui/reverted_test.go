@@ -158,3 +158,68 @@ func checkFits(t *testing.T, m *Model, sc string) {
 		t.Fatalf("the footer lacks ? help or a way out: %q", foot)
 	}
 }
+
+// On a real store: a revert that left a file in conflict, undone and
+// redone, is still a revert in part: the redo puts back what the revert
+// took out and leaves the file in conflict as it was, so the turn is not
+// "reverted" and its row says it was reverted in part.
+func TestRealRevertConflictUndoRedo(t *testing.T) {
+	root := t.TempDir()
+	s := openReal(t, root)
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("server.js", "one\ntwo\nlisten(PORT)\n")
+	write("env", "PORT=8080\n")
+	for _, w := range [][2]string{{"server.js", "one\ntwo\nlisten(config.port)\n"}, {"env", "PORT=3000\n"}} {
+		if _, err := s.Write("1", store.TurnMeta{Label: "read the port"}, filepath.Join(root, w[0]), []byte(w[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("server.js", "one\ntwo\nlisten(config.port, host)\n") // changed since, on the turn's line
+	m := realModel(t, s, 120, 36)
+	turnRow := func() string {
+		for _, l := range strings.Split(plain(m), "\n") {
+			if strings.Contains(l, "read the port") {
+				l, _, _ = strings.Cut(l, "│")
+				return l
+			}
+		}
+		t.Fatalf("no row for turn 1:\n%s", plain(m))
+		return ""
+	}
+	press(t, m, kp("R"), kp("y"), kp("esc"))
+	if e := m.selected(); e == nil || e.State != store.StateActive || !strings.Contains(turnRow(), "reverted in part") {
+		t.Fatalf("after a revert with a conflict turn 1 is %+v, row %q", e, turnRow())
+	}
+	// The undo and the redo say they act on the revert, not a rewind.
+	press(t, m, kp("u"))
+	mustContain(t, plain(m), "Undo op-1, the revert of turn 1", "Puts back the changes of 1 turn: 1")
+	press(t, m, kp("y"), kp("esc"))
+	press(t, m, kp("ctrl+r"))
+	sc := plain(m)
+	mustContain(t, sc, "Redo op-1, the revert of turn 1", "Takes out again, keeping every later change, 1 turn: 1")
+	if strings.Contains(sc, "Undoes") || strings.Contains(sc, "Brings back") {
+		t.Fatalf("the redo of a revert reads as a rewind's:\n%s", sc)
+	}
+	press(t, m, kp("y"), kp("esc"))
+	if b, _ := os.ReadFile(filepath.Join(root, "server.js")); string(b) != "one\ntwo\nlisten(config.port, host)\n" {
+		t.Fatalf("the file in conflict was changed: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "env")); string(b) != "PORT=8080\n" {
+		t.Fatalf("the redo did not take env's change out again: %q", b)
+	}
+	press(t, m, kp("G"))
+	e := m.selected()
+	if e == nil || e.ID != "1" {
+		t.Fatalf("the cursor is on %+v, want turn 1", e)
+	}
+	row := turnRow()
+	if e.State == store.StateReverted || !strings.Contains(row, "reverted in part") {
+		t.Fatalf("after undo and redo turn 1 is %s, its row %q; server.js was never taken out:\n%s", e.State, row, plain(m))
+	}
+	mustContain(t, plain(m), "reverted in part by op-3")
+}

@@ -45,3 +45,21 @@ func TestKeptHandEditKeepsItsMark(t *testing.T) {
 	press(t, m, kp("y"))
 	mustContain(t, plain(m), "! server.js", "kept, changed since the agent")
 }
+
+// TestRewoundTurnNarrow: at 80×24 a rewound turn's file row, short of
+// room for the agent's change in words, says rewound, never a bare
+// "created" that reads as the disk now.
+func TestRewoundTurnNarrow(t *testing.T) {
+	m := testModel(t, sample(), 80, 24)
+	press(t, m, keys("j", "r", "y", "k")...) // turns 2 and 3 rewound; turn 3
+	for _, l := range strings.Split(plain(m), "\n") {
+		l, _, _ = strings.Cut(l, "│")
+		if strings.Contains(l, "src/config.js") {
+			if strings.HasSuffix(strings.TrimSpace(l), "created") || !strings.Contains(l, "rewound") {
+				t.Fatalf("turn 3's src/config.js reads %q, want it rewound:\n%s", l, plain(m))
+			}
+			return
+		}
+	}
+	t.Fatalf("no row for src/config.js:\n%s", plain(m))
+}

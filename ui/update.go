@@ -17,6 +17,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if c := m.syncConversation(); c != nil {
 		cmd = tea.Batch(cmd, c)
 	}
+	// Whatever changed what is on screen, its ages tick.
+	if c := m.armClock(); c != nil {
+		cmd = tea.Batch(cmd, c)
+	}
 	return mm, cmd
 }
 
@@ -132,15 +136,20 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case planLoadedMsg, previewDiffMsg, applyStartedMsg, progressMsg, appliedMsg:
 		return m, m.dialogMsg(msg)
 
-	case watchStartedMsg, storeChangedMsg, watchEndedMsg, tickMsg:
+	case watchStartedMsg, storeChangedMsg, watchEndedMsg, tickMsg, clockMsg:
 		return m, m.watchMsg(msg)
 	}
 	return m, nil
 }
 
-// watchMsg takes the store watch's and the polling tick's messages.
+// watchMsg takes the store watch's, the polling tick's and the clock's
+// messages.
 func (m *Model) watchMsg(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case clockMsg:
+		m.clockRang(msg)
+		return nil
+
 	case watchStartedMsg:
 		if msg.gen != m.watchGen {
 			return nil // a watch already replaced
@@ -386,6 +395,10 @@ func (m *Model) helpKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 		m.helpTop = max(m.helpTop-m.mainHeight()+1, 0)
 	case key.Matches(msg, k.PageDown):
 		m.helpTop += m.mainHeight() - 1
+	case key.Matches(msg, k.Top):
+		m.helpTop = 0
+	case key.Matches(msg, k.Bottom):
+		m.helpTop = 1 << 30
 	}
 	m.helpTop = clamp(m.helpTop, 0, max(len(m.helpLines())-m.mainHeight(), 0))
 	return nil
@@ -809,7 +822,7 @@ func (m *Model) openDialog(kind store.Kind, target, label string, retry bool) te
 	}
 	m.setStatus("") // a hint about another turn does not carry into the preview
 	m.seq++
-	env := dialogEnv{st: m.st, cache: m.cache, sty: &m.sty, maxDiff: m.opt.MaxDiffBytes}
+	env := dialogEnv{st: m.st, cache: m.cache, sty: &m.sty, maxDiff: m.opt.MaxDiffBytes, entry: m.entry}
 	m.dlg = newDialog(env, m.seq, kind, target, label, retry)
 	m.dlg.SetSize(m.width, m.mainHeight(), m.height)
 	return m.dlg.Open()
@@ -888,12 +901,13 @@ type statusFor struct {
 	op     string
 	sel    string
 	follow bool
+	errs   int // the errors logged when it was set: one logged since comes first
 }
 
 // setStatus shows a message about the entry selected now.
 func (m *Model) setStatus(s string) {
 	m.status = s
-	m.statusFor = statusFor{}
+	m.statusFor = statusFor{errs: len(m.hookErrs)}
 	if e := m.selected(); e != nil {
 		m.statusFor.sel = e.ID
 	}

@@ -537,3 +537,16 @@ func mustLog(t *testing.T, f *fakeStore) []store.Entry {
 	}
 	return e
 }
+
+// TestFilterCountsTurns: the filtered title counts turns against the
+// turns, as the title does unfiltered, and names the operations the
+// filter matched besides.
+func TestFilterCountsTurns(t *testing.T) {
+	m := testModel(t, sample(), 120, 30)
+	press(t, m, keys("j", "r", "y")...) // rewinds turns 2 and 3: op-1
+	mustContain(t, plain(m), "Turns (3)")
+	press(t, m, keys("/", "r", "e", "w")...)
+	mustContain(t, plain(m), "Turns (2 of 3 shown) · 1 operation")
+	press(t, m, keys("backspace", "backspace", "backspace", "d", "r", "o", "p")...)
+	mustContain(t, plain(m), "Turns (1 of 3 shown)")
+}

@@ -236,7 +236,18 @@ func (m *Model) turnsView(w, h int) []string {
 	out := make([]string, 0, h)
 	n := fmt.Sprintf("Turns (%d)", m.turnCount())
 	if m.filter != "" {
-		n = fmt.Sprintf("Turns (%d of %d shown)", len(m.turns.shown), len(m.entries))
+		// Turns against turns, as the title counts them unfiltered; the
+		// operations the filter matched besides.
+		turns := 0
+		for _, i := range m.turns.shown {
+			if m.entries[i].Kind == store.KindAgent {
+				turns++
+			}
+		}
+		n = fmt.Sprintf("Turns (%d of %d shown)", turns, m.turnCount())
+		if ops := len(m.turns.shown) - turns; ops > 0 {
+			n += " · " + present.Count(ops, "operation")
+		}
 	}
 	if k := m.hiddenEmpty(); k > 0 {
 		n += " · " + present.Count(k, "empty turn") + " hidden (H)"
@@ -309,7 +320,10 @@ type seg struct {
 	text     string
 	style    lipgloss.Style
 	optional bool
-	cutLeft  bool // cut from the left, so a path keeps its file name
+	// tail is an optional piece the middle gives columns up for (down
+	// to 12) before it goes: a turn's age, so every row says it.
+	tail    bool
+	cutLeft bool // cut from the left, so a path keeps its file name
 }
 
 func (m *Model) turnRow(e *store.Entry, w, idW, ageW int, sel, undoable bool, folded []int, undoID string) string {
@@ -342,7 +356,7 @@ func (m *Model) turnRowParts(e *store.Entry, w, idW, ageW int, undoable bool, fo
 			right = append(right, seg{text: "reverted", style: dim})
 		default:
 			if m.revertedBy[e.ID] != "" {
-				right = append(right, seg{text: partReverted, style: dim, optional: true})
+				right = append(right, seg{text: partReverted, style: dim}) // what is true of it, as "reverted" is
 			}
 		}
 	default:
@@ -397,7 +411,7 @@ func (m *Model) turnRowParts(e *store.Entry, w, idW, ageW int, undoable bool, fo
 		}
 	}
 	age := present.Age(m.now(), e.At)
-	right = append(right, seg{text: strings.Repeat(" ", max(ageW-ansi.StringWidth(age), 0)) + age, style: dim, optional: true})
+	right = append(right, seg{text: strings.Repeat(" ", max(ageW-ansi.StringWidth(age), 0)) + age, style: dim, optional: true, tail: true})
 
 	id := present.Escape(e.ID)
 	if ansi.StringWidth(id) > idW {
@@ -449,16 +463,33 @@ func rowFit(w, lw int, mid seg, right []seg) ([]seg, int) {
 	// The middle keeps up to 28 columns, less in a narrow pane, where 8
 	// are kept for the last segment (a turn's age), so every row says it.
 	room := min(28, max(w-lw-8, 12), max(ansi.StringWidth(mid.text), 1))
-	// Drop optional pieces, oldest first, then any, until the middle has room.
-	for _, optionalOnly := range []bool{true, false} {
-		for i := 0; i < len(right) && lw+room+width(right) > w; {
-			if optionalOnly && !right[i].optional {
+	over := func() bool { return lw+room+width(right) > w }
+	drop := func(goes func(seg) bool) {
+		for i := 0; i < len(right) && over(); {
+			if !goes(right[i]) {
 				i++
 				continue
 			}
 			right = append(right[:i:i], right[i+1:]...)
 		}
 	}
+	// shrink gives the middle's columns up, down to least, for the
+	// pieces left.
+	shrink := func(least int) {
+		if over() {
+			room = max(min(room, w-lw-width(right)), min(least, room))
+		}
+	}
+	// Drop optional pieces, oldest first, but a tail; cut the middle to
+	// 12 columns for the tail and what must be said; then drop the tail;
+	// cut the middle to 6 columns for what must be said (a turn's state:
+	// the files pane gives a label cut short in full); then drop any,
+	// until the middle has room.
+	drop(func(s seg) bool { return s.optional && !s.tail })
+	shrink(12)
+	drop(func(s seg) bool { return s.optional })
+	shrink(6)
+	drop(func(seg) bool { return true })
 	return right, max(w-lw-width(right), 0)
 }
 
@@ -529,7 +560,11 @@ func (m *Model) fileStatus(f *store.File) (letter, word, short string) {
 	}
 	switch f.Status {
 	case store.StatusUnchanged:
-		return agentChange(f, "rewound")
+		// Short, it says rewound, as a reverted file's says reverted:
+		// the letter has the agent's change, and a bare "created" would
+		// read as the disk now.
+		letter, word, _ = agentChange(f, "rewound")
+		return letter, word, "rewound"
 	case store.StatusModified, store.StatusCreated, store.StatusDeleted, store.StatusHandEdited:
 		if f.Post != nil && sameImage(f.Disk, *f.Post) {
 			return "k", "kept as the agent left it", "kept"
@@ -899,6 +934,10 @@ func (m *Model) statusMsg() (msg string, style lipgloss.Style, notice bool) {
 		return "error: " + present.Escape(m.errText) + " (x hides)", m.sty.errText, true
 	case m.newer > 0 && m.dlg == nil: // newer than any status
 		return fmt.Sprintf("%s since you looked — f follows the newest", present.Count(m.newer, "new turn")), m.sty.dim, false
+	case m.status != "" && len(m.hookErrs) > m.statusFor.errs && m.errorNotice() != "" && !m.errs.open:
+		// An error logged since the status was set is news the hint
+		// would hide for as long as it holds.
+		return m.errorNotice(), m.sty.warn, true
 	case m.status != "":
 		return present.Escape(m.status), m.sty.status, false
 	case m.errorNotice() != "" && !m.errs.open: // the errors view shows them whole
@@ -999,6 +1038,9 @@ func (m *Model) helpLines() []string {
 		l, w := statusInfo(s)
 		lines = append(lines, "  "+l+"  "+w)
 	}
+	// The marks a rewound turn's files and a preview's rows add.
+	lines = append(lines, "  k  kept as it is (by the rewind, or space in a preview)",
+		"  C  in conflict (a revert): left as it is, or written with markers")
 	// Prose wraps to the width, so it reads whole on a narrow screen.
 	prose := func(text string) {
 		for _, l := range wrapLines(text, max(m.width-1, 1), 2) {

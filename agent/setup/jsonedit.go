@@ -38,6 +38,8 @@ import (
 	"strings"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/ckpt-dev/ckpt/agent"
 )
 
 // standardize blanks the comments and trailing commas of a copy of b, a
@@ -367,13 +369,11 @@ func splice(text []byte, from, to int, s string) []byte {
 // leadingSpace is the whitespace right before offset i.
 func leadingSpace(text []byte, i int) string {
 	j := i
-	for j > 0 && isSpace(text[j-1]) {
+	for j > 0 && agent.JSONSpace(text[j-1]) {
 		j--
 	}
 	return string(text[j:i])
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func quote(s string) string {
 	b, _ := json.Marshal(s)
@@ -560,7 +560,7 @@ func (p *jparser) parse() (n *jnode, err error) {
 }
 
 func (p *jparser) ws() {
-	for p.i < len(p.b) && isSpace(p.b[p.i]) {
+	for p.i < len(p.b) && agent.JSONSpace(p.b[p.i]) {
 		p.i++
 	}
 }
@@ -611,7 +611,7 @@ func (p *jparser) value(parent *jnode) *jnode {
 		n.kind = '"'
 		p.str()
 	default:
-		for p.i < len(p.b) && !isSpace(p.b[p.i]) && !strings.ContainsRune(",]}", rune(p.b[p.i])) {
+		for p.i < len(p.b) && !agent.JSONSpace(p.b[p.i]) && !strings.ContainsRune(",]}", rune(p.b[p.i])) {
 			p.i++
 		}
 	}
