@@ -405,12 +405,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 			sj.olds = w.oldsOf(rel)
 			oe := j.oldEntry(rel)
 			sj.paths, sj.reused = w.oldNames(sj, oe)
-			if w.diff != nil && w.prior != nil && w.prior == w.diff.base {
-				sj.inPrior = -1 // j.olds are the prior's: no lookup per folder
-				if oe != nil && oe.kind == baseDir {
-					sj.inPrior = 1
-				}
-			}
+			sj.inPrior = w.inPrior(oe)
 			flags := unix.O_RDONLY
 			if sj.reused {
 				flags = openStatOnly
