@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 // wayBlocked returns a test of the folders on a path's way, for steps
@@ -242,4 +244,37 @@ func (s *Store) keptFolders(v *view, rmdirs []string, p *Plan) []string {
 		return rmdirs
 	}
 	return slices.DeleteFunc(rmdirs, func(d string) bool { return want[d] })
+}
+
+// offFiles drops from dirs, the folders an undo gives back (modes
+// running parallel), those at or beneath a path one of its steps puts a
+// file or a link at: the folders are made before the files are written,
+// and one there would stand in the way of what the undo gives back.
+func offFiles(recs []record.Line, dirs []string, modes []uint32) ([]string, []uint32) {
+	files := map[string]bool{}
+	for _, r := range recs {
+		if r.Do == ActRestore && r.Want != nil && (r.Want.Kind == ImageContent || r.Want.Kind == ImageLink) {
+			files[r.Path] = true
+		}
+	}
+	if len(files) == 0 {
+		return dirs, modes
+	}
+	parallel := len(modes) == len(dirs)
+	var outDirs []string
+	var outModes []uint32
+	for i, d := range dirs {
+		under := false
+		for a := d; a != "." && a != "/" && a != "" && !under; a = path.Dir(a) {
+			under = files[a]
+		}
+		if under {
+			continue
+		}
+		outDirs = append(outDirs, d)
+		if parallel {
+			outModes = append(outModes, modes[i])
+		}
+	}
+	return outDirs, outModes
 }
