@@ -17,8 +17,10 @@ import (
 // step cannot be done without removing what stands there, which is no
 // operation's to remove; nor is a link ever written through. The test
 // says why, or "" when the way is clear or made by the plan. Each folder
-// is looked at once per plan, from the top down.
-func (s *Store) wayBlocked(goals []wanted) func(rel string) string {
+// is looked at once per plan, from the top down, through the folder above
+// it held open in dirs, so a path deep down costs one call per folder, not
+// one walk from the root per folder.
+func (s *Store) wayBlocked(goals []wanted, dirs *dirCache) func(rel string) string {
 	// mend: the plan makes the folder (or clears what stands there);
 	// file: the plan puts a file or link there, so nothing can be in it.
 	mend, file := map[string]bool{}, map[string]bool{}
@@ -56,8 +58,8 @@ func (s *Store) wayBlocked(goals []wanted) func(rel string) string {
 			m, ok := kinds[dir]
 			if !ok {
 				m = absent
-				if fi, err := s.root.Lstat(dir); err == nil {
-					m = fi.Mode().Type()
+				if t, ok := dirs.lkind(dir); ok {
+					m = t
 				}
 				kinds[dir] = m
 			}
