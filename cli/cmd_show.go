@@ -42,6 +42,9 @@ ckpt show 3 --json`,
 		Args:              exactArgs(1, "one TURN"),
 		ValidArgsFunction: completeTurn(g, false),
 		RunE: func(_ *cobra.Command, args []string) error {
+			if agent && conversation {
+				return usageErrorf("--agent shows the files, --conversation what was said: give one")
+			}
 			s, err := g.openStore(storeOptions{})
 			if err != nil {
 				return err

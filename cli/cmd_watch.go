@@ -59,6 +59,8 @@ ckpt watch --stop`,
 				return err
 			}
 			switch {
+			case f.stop && f.serve:
+				return usageErrorf("--serve and --stop cannot go together")
 			case f.stop:
 				return stopWatcher(root)
 			case f.serve:
@@ -76,7 +78,6 @@ ckpt watch --stop`,
 	cmd.Flags().BoolVar(&f.serve, "serve", false, "run the background watcher behind fast shell sweeps (records nothing)")
 	cmd.Flags().BoolVar(&f.stop, "stop", false, "stop the watcher running for this project")
 	cmd.Flags().DurationVar(&f.idle, "idle", watch.DefaultIdle, "with --serve: exit after this long with no sweep asking")
-	cmd.MarkFlagsMutuallyExclusive("serve", "stop")
 	return cmd
 }
 

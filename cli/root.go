@@ -13,6 +13,7 @@ import (
 	"io"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
@@ -28,6 +29,7 @@ var version string
 // Run parses args, runs the command they name and returns the exit code;
 // only main exits.
 func Run(args []string) int {
+	args = commandFirst(args)
 	// Every agent tool call starts a hook, so a hook builds only the
 	// commands it needs: the root and hook itself.
 	hook := newRoot(newHookCmd)
@@ -38,6 +40,85 @@ func Run(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
 	return report(executed(root, args), execute(root))
+}
+
+// commandFirst moves the command's name in front of the flags typed
+// before it, so `ckpt --json log` is `ckpt log --json`: cobra finds a
+// command past the root's own flags (--root DIR), but takes the word after
+// any other flag for that flag's value and finds no command. A word naming
+// a command is the command when the word before it is no flag waiting for
+// its value: not a flag, a flag with its `=value`, or one of the
+// command's own that takes none (`-n 2 log` and `--dry-run rewind 1` move
+// the command; in `--label log write …` the command is write).
+func commandFirst(args []string) []string {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
+		return args
+	}
+	root := newRootCmd()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return args
+		}
+		if isFlag(a) {
+			if known, value := flagOf(root, true, a); known && value {
+				i++ // --root DIR
+			}
+			continue
+		}
+		sub := subcommand(root, a)
+		if sub == nil || !flagDone(sub, args[i-1]) {
+			continue // the value of a flag before it
+		}
+		return slices.Concat([]string{a}, args[:i], args[i+1:])
+	}
+	return args
+}
+
+func isFlag(word string) bool { return strings.HasPrefix(word, "-") && word != "-" }
+
+// flagDone reports whether word, just before cmd's name, leaves nothing
+// waiting for a value: it is no flag, has its value, or is a flag of
+// cmd's that takes none.
+func flagDone(cmd *cobra.Command, word string) bool {
+	if !isFlag(word) || strings.Contains(word, "=") || word == "-h" || word == "--help" {
+		return true
+	}
+	known, value := flagOf(cmd, false, word)
+	return known && !value
+}
+
+// subcommand is root's command named (or aliased) name, nil if none.
+func subcommand(root *cobra.Command, name string) *cobra.Command {
+	for _, c := range root.Commands() {
+		if c.Name() == name || c.HasAlias(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// flagOf looks word (`--root`, `-n`, `--root=DIR`) up in cmd's flags (the
+// root's persistent ones, with persistent): whether it is one, and whether
+// it waits for its value in the next word.
+func flagOf(cmd *cobra.Command, persistent bool, word string) (known, value bool) {
+	fs := cmd.Flags()
+	if persistent {
+		fs = cmd.PersistentFlags()
+	}
+	name, hasValue := word, false
+	if i := strings.IndexByte(word, '='); i >= 0 {
+		name, hasValue = word[:i], true
+	}
+	switch {
+	case strings.HasPrefix(name, "--"):
+		f := fs.Lookup(name[2:])
+		return f != nil, f != nil && !hasValue && f.NoOptDefVal == ""
+	case len(name) == 2:
+		f := fs.ShorthandLookup(name[1:])
+		return f != nil, f != nil && !hasValue && f.NoOptDefVal == ""
+	}
+	return false, false
 }
 
 // asksHelp reports whether args ask for help, which fang styles.

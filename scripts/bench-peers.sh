@@ -489,7 +489,12 @@ bench_long() {
 	mkdir -p "$L/tmp"
 	say "long session: 2,000 turns and 500 shell steps, and logs of 2,000 and 20,000 turns (Go benchmarks)…"
 	out=$(cd "$REPO" && TMPDIR=$L/tmp CKPT_BENCH_LONG_DIR=$L go test ./store -run '^$' -timeout 2h \
-		-bench '^(BenchmarkLongSession|BenchmarkLogTurns)$' -benchtime "${RUNS}x" 2>&1) || { say "$out"; return 1; }
+		-bench '^(BenchmarkLongSession|BenchmarkLogTurns|BenchmarkShowTurns)$' -benchtime "${RUNS}x" 2>&1) || { say "$out"; return 1; }
+	local n
+	for n in 2000 20000; do
+		out+=$'\n'$(cd "$REPO" && CKPT_BENCH_TURNS_STORE=$L/tmp/ckpt-bench/turns-$n go test ./ui -run '^$' \
+			-bench '^BenchmarkFirstFrameTurns$' -benchtime "${RUNS}x" 2>&1 | sed "s|^BenchmarkFirstFrameTurns|BenchmarkFirstFrameTurns/turns=$n|") || { say "$out"; return 1; }
+	done
 	# ms of a benchmark line's ns/op; metric NAME of it.
 	long_ms() { awk -v n="$1" '$1 ~ "^"n"(-[0-9]+)?$" { printf "%.1f", $3/1e6; exit }' <<<"$out"; }
 	long_metric() { awk -v n="$1" -v m="$2" '$1 ~ "^"n"(-[0-9]+)?$" { for (i = 4; i < NF; i++) if ($(i+1) == m) { print $i; exit } }' <<<"$out"; }
@@ -509,11 +514,16 @@ bench_long() {
 	du_after=$(du -sh "$S/.osfoundry/checkpoints" | cut -f1)
 	packs_after=$(cd "$S" && "$CKPT" verify --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("packs","-"), d.get("loose","-"))')
 	doctor_after=$(cd "$S" && { "$CKPT" doctor 2>&1 || true; } | grep -i -m1 'budget' || true)
-	local n
 	local -A LOGB
 	for n in 2000 20000; do
 		local D=$L/tmp/ckpt-bench/turns-$n
+		(cd "$D" && "$CKPT" log --json >/dev/null) # the summary, as the benchmarks left it
 		LOGB[$n-sum]=$(bench "true" "cd '$D' && '$CKPT' log --json >/dev/null")
+		LOGB[$n-cpu]=$(cpu_ms "cd '$D' && '$CKPT' log --json >/dev/null")
+		LOGB[$n-rss]=$(cd "$D" && peak "$CKPT" log --json)
+		LOGB[$n-show]=$(bench "true" "cd '$D' && '$CKPT' show $((n / 2)) --json >/dev/null")
+		LOGB[$n-showcpu]=$(cpu_ms "cd '$D' && '$CKPT' show $((n / 2)) --json >/dev/null")
+		LOGB[$n-showrss]=$(cd "$D" && peak "$CKPT" show $((n / 2)) --json)
 		LOGB[$n-nosum]=$(bench "rm -f '$D/.osfoundry/checkpoints/summary'" "cd '$D' && '$CKPT' log --json >/dev/null")
 	done
 	echo
@@ -533,7 +543,15 @@ bench_long() {
 			"$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=true")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=false")" \
 			"$(ratio "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=false")" "$(long_ms "BenchmarkLogTurns/turns=$n/status=false/summary=true")")"
 		printf '%-62s %12s %12s %10s\n' "   ckpt log --json, the binary: summary vs removed first (ms)" "${LOGB[$n-sum]}" "${LOGB[$n-nosum]}" "$(ratio "${LOGB[$n-nosum]}" "${LOGB[$n-sum]}")"
+		printf '%-62s %12s %12s %10s\n' "   ckpt log --json, the binary: CPU ms, peak RSS" "${LOGB[$n-cpu]}" "${LOGB[$n-rss]}" "-"
+		printf '%-62s %12s %12s %10s\n' "   ckpt show $((n / 2)) --json, the binary: ms, CPU ms, peak RSS" "${LOGB[$n-show]}" "${LOGB[$n-showcpu]}" "${LOGB[$n-showrss]}"
+		printf '%-62s %12s %12s %10s\n' "   Show of turn $((n / 2)) (Go): summary vs every turn read (ms)" \
+			"$(long_ms "BenchmarkShowTurns/turns=$n/turn=$((n / 2))/summary=true")" "$(long_ms "BenchmarkShowTurns/turns=$n/turn=$((n / 2))/summary=false")" \
+			"$(ratio "$(long_ms "BenchmarkShowTurns/turns=$n/turn=$((n / 2))/summary=false")" "$(long_ms "BenchmarkShowTurns/turns=$n/turn=$((n / 2))/summary=true")")"
+		printf '%-62s %12s %12s %10s\n' "   the UI's first frame, open to View (Go): ms, CPU ms" \
+			"$(long_ms "BenchmarkFirstFrameTurns/turns=$n")" "$(long_metric "BenchmarkFirstFrameTurns/turns=$n" cpu-ms/op)" "-"
 	done
+	echo "(uptime: $(uptime | sed 's/.*load average/load average/'))"
 }
 case ${CKPT_BENCH_ONLY:-} in
 big)

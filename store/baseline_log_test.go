@@ -42,7 +42,7 @@ func sameAsFull(t *testing.T, s *Store, what string) {
 	if err != nil || got == nil {
 		t.Fatalf("%s: load: %v", what, err)
 	}
-	now, _, _, err := walkTree(s.rootPath, nil, nil)
+	now, _, _, err := walkTree(s.rootPath)
 	if err != nil {
 		t.Fatal(err)
 	}

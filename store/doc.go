@@ -218,18 +218,24 @@
 //
 // A capture, a seal or a shell sweep's records do not read their turn's
 // whole file either, so their cost stays flat however many calls the turn
-// has seen: each reads the turn record (for its version) and the turn's
-// path index, turns/<id>.idx, which gives for each path captured the
-// offset of its pre record and of each of its post records (see
+// has seen: each reads the turn record (for its version), the slot of
+// each path it looks up in the turn's path index, turns/<id>.idx (a hash
+// table giving each path's first pre record and newest post record: see
 // store/internal/turnidx for its bytes; a sweep needs the newest post to
 // leave a path the agent's file tool sealed alone), and the records the
-// index does not cover yet. It then appends to the index what it
-// appended to the turn file. The index is a cache that needs no sync: it
-// names the turn file it indexes (device and inode) and how much of it
-// its entries cover; an entry is trusted only once the record it points
-// to reads back as that path's pre (or post) record; records past what it
-// covers (appended by a ckpt that predates indexes, or by one whose
-// index lacked post records) are read from the turn file; an index that is missing, damaged or of
+// index does not cover yet, fewer than 16 KiB of them. It then merges
+// into the slots what it appended to the turn file, and once 16 KiB of
+// records lie past what the index covers, it syncs the index and then
+// records that it covers them: a slot may run ahead of what the index
+// covers, never behind, even across a crash of the machine. A table past
+// half full is written anew twice as large (synced, then renamed over
+// the old), and a turn file shorter than 16 KiB has no index: it is read
+// whole. The index is a cache: it names the turn file it indexes (device
+// and inode) and how much of it its slots cover; a slot is trusted only
+// once the record it points to reads back as that path's pre (or post)
+// record; records past what it covers (appended by a ckpt that predates
+// indexes of this version, or by one killed before it covered them) are
+// read from the turn file; an index that is missing, damaged or of
 // another file is built again from the turn file. A seal does not fail a
 // path as not captured before the whole turn file says so. Prune removes
 // a turn's index with its file, and purge when it rewrites the file.
@@ -475,36 +481,32 @@
 // # Summary
 //
 // Listing the turns of a big store would read every turn file. The
-// summary holds what reading each one gave — its header, and per path
-// the images, times, folders, command and the turns it was shared with —
-// with the file's size, mtime, ctime and inode when it was read and the
-// length of its whole records. A reader lists turns/, stats each file
-// (no open), and takes an entry only while the file's stat is the one it
-// records; a file grown since (the same inode) is read from where the
-// entry stopped, any other is read whole. So the summary is never
-// believed over the records: it only spares reading those that did not
-// change. A file with a torn last record is never summarized.
+// summary holds what reading each one gave — its header, git's state at
+// its end, and per path the images, times, folders, command and the
+// turns it was shared with — with the file's size, mtime, ctime and inode
+// when it was read and the length of its whole records. A reader lists
+// turns/, stats each file (no open), and takes an entry only while the
+// file's stat is the one it records; a file grown since (the same inode,
+// an entry made from records) is read from where the entry stopped, any
+// other is read whole. So the summary is never believed over the records:
+// it only spares reading those that did not change. A file with a torn
+// last record is never summarized. An entry's paths are decoded when a
+// turn's files or statuses are asked for; a listing needs their count.
 //
-//	"ckptsum\x00\x01"  magic; the last byte is the version (1)
-//	frame…            uvarint n, n bytes of entry, uint32 crc32c of them
-//	                  (little-endian); a later entry for a name replaces
-//	                  an earlier one, and the first bad frame ends the file
-//	entry             str name ("turns/<id>.log"), uvarint size, varint
-//	                  mtime, varint ctime, uvarint inode, uvarint length
-//	                  read; str id, str label, varint at, varint n, uvarint
-//	                  v, source (byte 0, or 1 and str agent, session,
-//	                  prompt, transcript), str head, str ref, an optional
-//	                  image (index); uvarint k, then k paths: str path,
-//	                  image pre, optional image post, varint at of the pre
-//	                  and of the post and their n (each less the turn's
-//	                  own), strs dirs, str refused (why the path is
-//	                  unusable), str cmd, strs shared
-//	image             str kind, byte 0 (no hash) or 1 and the 32 bytes
-//	                  of the SHA-256, varint bytes, uvarint mode, str
-//	                  link, str reason, byte kept
+// The generation spares the listing and the stats. Every record appended
+// to a turn file takes an order number from the clock file first, under
+// the store lock (a writer of any version must), and making, removing or
+// renaming a turn file changes the turns folder's times. A load reads the
+// clock holding the lock shared (without waiting: if a writer holds it,
+// the load lists as above) and stats the folder; when the folder was left
+// alone for two seconds and every turn file is whole and summarized, the
+// summary ends with a generation frame of both. A load that finds them as
+// the last frame says reads the summary alone; one that finds them as its
+// Store's previous load did (the UI's) reads nothing.
 //
-// (str is a uvarint length and the bytes; strs a uvarint count and the
-// strs; an optional image a byte 0, or 1 and the image.) Readers keep it
+// The file is frames of a crc32c each, a later one for a name replacing
+// an earlier one: entries, names marked gone and generations (the layout
+// is described with its codec, summary_codec.go). Readers keep it
 // up to date, not writers, so no hook pays for it: a load that read turn
 // files appends their entries — of those left alone for two seconds, as
 // one being written would be stale at once — under a flock of the file

@@ -7,11 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
@@ -36,7 +34,11 @@ type turn struct {
 	ended  bool
 	seed   bool // from index.json
 	v      int  // format version of its file
-	files  []*tfile
+	// fl is the turn's paths, in the order first captured; read through
+	// list. A turn read from the summary leaves them encoded (lazy) until
+	// first asked for: listing turns needs only their count.
+	fl     []*tfile
+	lazy   *lazyFiles
 	byPath map[string]*tfile
 	cmds   map[int64]string // long commands, by the "n" of their cmd record
 }
@@ -68,6 +70,37 @@ func (f *tfile) share(turns []string) {
 	}
 }
 
+// list is the turn's paths, decoded from the summary on first use.
+// Caller holds s.mu (as for every turn of a view).
+func (t *turn) list() []*tfile {
+	if t.lazy != nil {
+		t.fl = t.lazy.decode(t)
+		t.lazy = nil
+	}
+	return t.fl
+}
+
+// scan calls fn with each of the turn's paths, in order, without
+// decoding a lazy list for good: fn must not keep f, which may be reused
+// for the next path. Caller holds s.mu.
+func (t *turn) scan(fn func(f *tfile)) {
+	if t.lazy == nil {
+		for _, f := range t.fl {
+			fn(f)
+		}
+		return
+	}
+	t.lazy.scan(t, fn)
+}
+
+// nfiles is how many paths the turn has, without decoding them.
+func (t *turn) nfiles() int {
+	if t.lazy != nil {
+		return t.lazy.n
+	}
+	return len(t.fl)
+}
+
 func newTurn(id string) *turn { return &turn{id: id, byPath: map[string]*tfile{}} }
 
 // file is the turn's entry for key (a path, or the key apply gives a
@@ -81,8 +114,8 @@ func (t *turn) file(key string) *tfile {
 // pathIndex is byPath, built from files when the turn has none yet.
 func (t *turn) pathIndex() map[string]*tfile {
 	if t.byPath == nil {
-		t.byPath = make(map[string]*tfile, len(t.files))
-		for i, f := range t.files {
+		t.byPath = make(map[string]*tfile, len(t.list()))
+		for i, f := range t.list() {
 			key := f.path
 			if f.refused != "" {
 				key = "\x00" + strconv.Itoa(i) // as apply keys a refused entry
@@ -123,14 +156,14 @@ func (t *turn) apply(r *record.Line) {
 		if why != "" {
 			// Kept, to be shown and failed with the reason; its key
 			// matches no path.
-			p, key = r.Path, "\x00"+strconv.Itoa(len(t.files))
+			p, key = r.Path, "\x00"+strconv.Itoa(len(t.list()))
 		}
 		if t.file(key) != nil {
 			return
 		}
 		f := &tfile{path: p, pre: *r.Img, dirs: cleanDirs(r.Dirs), preAt: r.At, preSeq: r.Order(), cmd: t.command(r), refused: why}
 		f.share(r.Shared)
-		t.files = append(t.files, f)
+		t.fl = append(t.fl, f)
 		t.byPath[key] = f
 	case "post":
 		p, why := cleanRecordPath(r.Path)
@@ -237,6 +270,9 @@ type turnFile struct {
 	// bytes.
 	summed bool
 	sumLen int
+	// fromSum: parsed from the summary, which keeps no cmd records, so
+	// records appended since are read with the whole file.
+	fromSum bool
 }
 
 type cache struct {
@@ -249,7 +285,12 @@ type cache struct {
 	stepsAt  map[string]storefs.Stat  // the steps files as read
 	opsLog   opsCache
 	sum      summaryState
-	reads    atomic.Int64 // turn files read (not found current), for tests
+	// gen is the generation of the turn files this cache last matched
+	// (when genOK): while it stands, no turn file changed (readGen).
+	gen    turnsGen
+	genOK  bool
+	reads  atomic.Int64 // turn files read (not found current), for tests
+	listed int          // loads that listed turns/, for tests
 	// staged says, for two images of git's index, whether what they
 	// stage differs (see stagedDiffers): it never changes for a pair.
 	staged map[[2]BlobID]bool
@@ -310,137 +351,15 @@ func (s *Store) load() (*view, error) {
 		s.cache.stepsAt = map[string]storefs.Stat{}
 	}
 	s.loadSeed()
-	list, err := storefs.Names(s.dir, "turns")
-	if err != nil {
-		return nil, errf("read %s: %w", s.path("turns"), err)
-	}
-	seen := make(map[string]bool, len(list))
-	files := make([]string, 0, len(list))
-	for _, n := range list {
-		name := "turns/" + n
-		if !strings.HasSuffix(name, ".log") {
-			continue
-		}
-		seen[name] = true
-		files = append(files, name)
-	}
-	if !s.cache.sum.read {
-		s.readSummary(files, seen)
-	}
-	if err := s.refreshTurnFiles(files); err != nil {
+	if err := s.loadTurns(); err != nil {
 		return nil, err
 	}
-	for name := range s.cache.files {
-		if !seen[name] {
-			delete(s.cache.files, name)
-		}
-	}
-	s.saveSummary()
 	s.checkSteps()
 	ops, err := s.readOps()
 	if err != nil {
 		return nil, err
 	}
 	return s.buildView(ops), nil
-}
-
-// refreshTurnFiles brings the cached turn files up to date, on every
-// core: a stat of each tells which changed since it was parsed, and
-// only those are read (a first load of a big store is mostly JSON).
-func (s *Store) refreshTurnFiles(names []string) error {
-	if len(names) == 0 {
-		return nil
-	}
-	// One handle on the folder: a stat or an open of each file through
-	// it costs one call, not one per path element.
-	turns, err := s.dir.Sub("turns")
-	if err != nil {
-		return errf("read %s: %w", s.path("turns"), err)
-	}
-	defer func() { _ = turns.Close() }()
-	cached := make([]*turnFile, len(names))
-	for i, n := range names {
-		cached[i] = s.cache.files[n]
-	}
-	out := make([]*turnFile, len(names))
-	errs := make([]error, len(names))
-	const chunk = 256
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), 1+len(names)/chunk) {
-		wg.Go(func() {
-			for {
-				from := int(next.Add(chunk)) - chunk
-				if from >= len(names) {
-					return
-				}
-				for i := from; i < min(from+chunk, len(names)); i++ {
-					errs[i] = guarded(func() (err error) {
-						out[i], err = s.refreshTurnFile(turns, names[i], cached[i])
-						return err
-					})
-				}
-			}
-		})
-	}
-	wg.Wait()
-	var first error
-	for i, c := range out {
-		if c != nil {
-			s.cache.files[names[i]] = c
-		}
-		if first == nil {
-			first = errs[i]
-		}
-	}
-	return first
-}
-
-// refreshTurnFile returns the up-to-date parse of one turn file given
-// its cached one (nil if none): the cached one while the file's stat is
-// the one it was read at, else one with the records appended since (the
-// same file, grown), else a new one. It only reads s.cache, so files can
-// be refreshed in parallel.
-func (s *Store) refreshTurnFile(turns *storefs.Dir, name string, c *turnFile) (*turnFile, error) {
-	base := strings.TrimPrefix(name, "turns/")
-	if c != nil && !c.torn {
-		if st, err := turns.StatAt(base); err == nil && st == c.st {
-			return c, nil
-		}
-	}
-	f, err := turns.Open(base)
-	if err != nil {
-		return nil, errf("read %s: %w", s.path(name), err)
-	}
-	defer f.Close()
-	st, err := storefs.StatOf(f)
-	if err != nil {
-		return nil, errf("read %s: %w", s.path(name), err)
-	}
-	if c != nil && st == c.st && !c.torn {
-		return c, nil
-	}
-	from := int64(0)
-	if c != nil && st.Ino == c.st.Ino && st.Size > c.size && !c.torn {
-		from = c.size
-		c.summed, c.sumLen = false, 0
-	} else {
-		c = &turnFile{t: newTurn("")}
-	}
-	data := make([]byte, st.Size-from)
-	if _, err := f.ReadAt(data, from); err != nil && err != io.EOF {
-		return nil, errf("read %s: %w", s.path(name), err)
-	}
-	s.cache.reads.Add(1)
-	res := record.Each(data, c.t.apply)
-	if err := format.CheckVersion(s.path(name), "record format", c.t.v, formatVersion); err != nil {
-		return nil, err
-	}
-	c.size = from + res.Good
-	c.torn = res.Torn
-	c.bad = append(c.bad, res.Bad...)
-	c.st = st
-	return c, nil
 }
 
 // readOps parses ops.log. It is small: one line per operation and one per

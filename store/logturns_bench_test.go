@@ -50,6 +50,11 @@ func manyTurnsStore(b *testing.B, n int) string {
 				b.Fatal(err)
 			}
 		}
+		// What the writers of those records would have left: the lock
+		// they took and the clock their order numbers came from.
+		os.WriteFile(filepath.Join(root+".tmp", storeDir, "lock"), nil, 0o600)
+		last := now + int64(n)*int64(time.Millisecond) + 2
+		os.WriteFile(filepath.Join(root+".tmp", storeDir, clockFile), fmt.Appendf(nil, "%020d\n", last), 0o600)
 		s.Close()
 		os.WriteFile(filepath.Join(root+".tmp", "built"), nil, 0o644)
 		if err := os.Rename(root+".tmp", root); err != nil {
@@ -106,4 +111,41 @@ func procCPU() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkShowTurns is `ckpt show` of the newest turn and of one in the
+// middle, with each path's status, from opening the store, at 2,000 and
+// 20,000 turns (the stores of BenchmarkLogTurns), with the summary and
+// without it.
+func BenchmarkShowTurns(b *testing.B) {
+	for _, n := range []int{2000, 20000} {
+		root := manyTurnsStore(b, n)
+		for _, id := range []string{strconv.Itoa(n), strconv.Itoa(n / 2)} {
+			for _, summary := range []bool{true, false} {
+				b.Run(fmt.Sprintf("turns=%d/turn=%s/summary=%v", n, id, summary), func(b *testing.B) {
+					defer func(m int) { summaryMin = m }(summaryMin)
+					if !summary {
+						summaryMin = math.MaxInt
+					}
+					run := func() {
+						s, err := Open(root, Options{})
+						if err != nil {
+							b.Fatal(err)
+						}
+						sh, err := s.Show(id, true)
+						if err != nil || len(sh.Files) != 5 {
+							b.Fatalf("%+v, %v", sh, err)
+						}
+						s.Close()
+					}
+					run()
+					cpu := procCPU()
+					for b.Loop() {
+						run()
+					}
+					b.ReportMetric(float64(procCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+				})
+			}
+		}
+	}
 }

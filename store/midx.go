@@ -39,6 +39,22 @@ func (s *Store) loadMidx() (*midx, error) {
 	return pack.DecodeMidx(b)
 }
 
+// midxNames is the names of the packs the store's multi-pack index
+// covers, read from its head alone (see counts); none when there is no
+// index or its head cannot be read.
+func (s *Store) midxNames() []string {
+	f, size, err := openRegular(s.dir, midxFile)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	names, err := pack.MidxNames(f, size)
+	if err != nil {
+		return nil
+	}
+	return names
+}
+
 // writeMidx replaces the multi-pack index with one naming packs, durably:
 // written beside it, synced, and renamed over it.
 func (s *Store) writeMidx(packs []*packFile, fp *failpoint) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -147,18 +148,26 @@ func (ps *packSet) list(s *Store) ([]*packFile, map[string]error) {
 }
 
 // counts returns the number of packs in packs/ and how many of them the
-// multi-pack index does not cover. It lists packs/ and reads packs.idx
-// when that changed, but no pack's own index: a hook asks it at every
-// turn, and the index of an uncovered pack a first copy wrote names
-// every file of the tree. It leaves what lookups know as it was.
+// multi-pack index does not cover. It lists packs/ and reads the names at
+// the head of packs.idx (when lookups have not read it already), but
+// neither the rest of it nor any pack's own index: a hook asks it at
+// every turn's end, and packs.idx holds 60 bytes for each blob of the
+// store, the index of an uncovered pack a first copy wrote one entry for
+// each file of the tree. A packs.idx whose entries are damaged still
+// serves it; lookups, which read them, fall back to the packs' own
+// indexes, verify names it, and the next repack writes it anew. It
+// leaves what lookups know as it was.
 func (ps *packSet) counts(s *Store) (packs, uncovered int) {
 	ps.mu.Lock()
 	m, at := ps.midx, ps.midxAt
 	ps.mu.Unlock()
-	if fi, err := s.dir.Lstat(midxFile); err != nil {
-		m = nil
-	} else if at == nil || !sameFile(fi, at) {
-		m, _ = s.loadMidx() // one it cannot read covers nothing
+	var covered []string
+	switch fi, err := s.dir.Lstat(midxFile); {
+	case err != nil: // none: it covers nothing
+	case at != nil && sameFile(fi, at):
+		covered = m.Names()
+	default:
+		covered = s.midxNames() // one whose head cannot be read covers nothing
 	}
 	list, _ := storefs.Names(s.dir, "packs")
 	for _, n := range list {
@@ -166,7 +175,7 @@ func (ps *packSet) counts(s *Store) (packs, uncovered int) {
 			continue
 		}
 		packs++
-		if !m.Covers(n) {
+		if !slices.Contains(covered, n) {
 			uncovered++
 		}
 	}

@@ -162,7 +162,7 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 			continue
 		}
 		p.Turns = append(p.Turns, tt.id)
-		for _, f := range tt.files {
+		for _, f := range tt.list() {
 			if f.refused != "" {
 				goals = append(goals, wanted{path: f.path, refused: f.refused})
 				continue
@@ -367,7 +367,7 @@ func (s *Store) warnings(v *view, t *turn) []Warning {
 		if v.rewound[tt.id] {
 			continue
 		}
-		for _, f := range tt.files {
+		for _, f := range tt.list() {
 			if f.post == nil && f.preAt > cut && f.refused == "" {
 				w = append(w, Warning{Kind: WarnInFlight, Turn: tt.id, Path: f.path})
 				return w

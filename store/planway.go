@@ -141,7 +141,7 @@ func (s *Store) rmdirs(v *view, p *Plan) []string {
 	switch p.Kind {
 	case KindRewind:
 		for _, id := range p.Turns {
-			for _, f := range v.byID[id].files {
+			for _, f := range v.byID[id].list() {
 				for _, d := range f.dirs {
 					set[d] = true
 				}

@@ -88,7 +88,7 @@ func (s *Store) liveBlobs(v *view, drop map[string]bool) (map[BlobID]bool, error
 		if t.gitEnd != nil {
 			keep(t.gitEnd.index) // and as it ended
 		}
-		for _, f := range t.files {
+		for _, f := range t.list() {
 			keep(&f.pre)
 			keep(f.post)
 		}

@@ -392,7 +392,7 @@ func (s *Store) PurgeTargets(paths []string) ([]string, int, error) {
 	n := 0
 	for _, t := range v.turns {
 		hit := false
-		for _, f := range t.files {
+		for _, f := range t.list() {
 			if inPurge(paths, f.path) && (purgedImage(&f.pre) != &f.pre || purgedImage(f.post) != f.post) {
 				hit = true
 				n++

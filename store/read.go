@@ -43,7 +43,7 @@ func (s *Store) expected(v *view) map[string]expectation {
 		if v.rewound[t.id] {
 			continue
 		}
-		for _, f := range t.files {
+		t.scan(func(f *tfile) {
 			switch {
 			case f.refused != "":
 			case f.post != nil:
@@ -58,7 +58,7 @@ func (s *Store) expected(v *view) map[string]expectation {
 			case f.preSeq >= unsealed[f.path]:
 				unsealed[f.path] = f.preSeq
 			}
-		}
+		})
 	}
 	s.revertExpected(v, exp)
 	// A capture after the newest seal, or with no seal at all, is being
@@ -93,9 +93,16 @@ func (s *Store) failures(v *view) map[string]PathFailure {
 			later = append(later, o)
 		}
 	}
+	paths := map[string]bool{}
+	for _, o := range later {
+		for _, f := range v.fails[o.id] {
+			paths[f.Path] = true
+		}
+	}
+	captured := newestCaptures(v, paths)
 	for i, o := range later {
 		for _, f := range v.fails[o.id] {
-			if s.putSince(later[i+1:], f.Path) || capturedSince(v, f.Path, o.seq) {
+			if s.putSince(later[i+1:], f.Path) || captured[f.Path] > o.seq {
 				continue
 			}
 			out[f.Path] = PathFailure{Path: f.Path, Reason: f.Reason, Op: o.id, Kind: o.kind}
@@ -120,13 +127,23 @@ func (s *Store) putSince(ops []*opRec, p string) bool {
 	return false
 }
 
-func capturedSince(v *view, p string, seq int64) bool {
+// newestCaptures maps each of paths to the order of its newest capture
+// in a turn not rewound: one pass over the turns for every failed path.
+func newestCaptures(v *view, paths map[string]bool) map[string]int64 {
+	out := make(map[string]int64, len(paths))
 	for _, t := range v.turns {
-		if f := t.file(p); f != nil && !v.rewound[t.id] && f.preSeq > seq {
-			return true
+		if v.rewound[t.id] {
+			continue
 		}
+		t.scan(func(f *tfile) {
+			// A path's first entry is its only one (apply keeps the first
+			// pre); a refused entry names no path.
+			if f.refused == "" && paths[f.path] && f.preSeq > out[f.path] {
+				out[f.path] = f.preSeq
+			}
+		})
 	}
-	return false
+	return out
 }
 
 // Failures lists the paths operations could not put back that are still
@@ -284,16 +301,18 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 		return nil, err
 	}
 	var run *statusRun
+	var edited map[string]bool
 	if withStatus {
 		run = s.newStatusRun(v, 0)
 		run.noBlobs = true
 		defer run.done()
+		edited = run.editedPaths()
 	}
 	failed := s.failures(v)
 	out := make([]Entry, 0, len(v.turns)+len(v.ops))
 	seq := make([]int64, 0, cap(out)) // each entry's place in the order of commits
 	for i, t := range v.turns {
-		out = append(out, s.turnEntry(v, t, i == len(v.turns)-1, run))
+		out = append(out, s.turnEntry(v, t, i == len(v.turns)-1, edited))
 		seq = append(seq, t.seq)
 	}
 	for _, o := range v.ops {
@@ -304,20 +323,38 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 }
 
 // turnEntry is turn t's entry of the log; newest says it is the newest
-// turn, and run, when not nil, counts its paths changed since the agent.
-func (s *Store) turnEntry(v *view, t *turn, newest bool, run *statusRun) Entry {
+// turn, and edited, when not nil, holds the paths changed since the
+// agent (editedPaths), which it counts among t's.
+func (s *Store) turnEntry(v *view, t *turn, newest bool, edited map[string]bool) Entry {
 	e := Entry{ID: t.id, Kind: KindAgent, Label: t.label, At: time.Unix(0, t.at), State: v.state(t),
-		Files: len(t.files), HandEdited: -1, Source: t.source, Head: t.head}
+		Files: t.nfiles(), HandEdited: -1, Source: t.source, Head: t.head}
 	_, _, e.RanGit = s.turnGit(t, newest)
-	if run != nil {
+	if edited != nil {
 		e.HandEdited = 0
-		for _, f := range t.files {
-			if run.handEdited(f) {
-				e.HandEdited++
-			}
+		if len(edited) > 0 {
+			t.scan(func(f *tfile) {
+				if f.refused == "" && edited[f.path] {
+					e.HandEdited++
+				}
+			})
 		}
 	}
 	return e
+}
+
+// editedPaths is the set of paths changed since the agent: of the paths
+// anything is expected of, those handEdited says so of. Only they can
+// count in a turn's entry, so a log where none is counts without reading
+// a turn's paths. The map is not nil.
+func (r *statusRun) editedPaths() map[string]bool {
+	out := map[string]bool{}
+	var f tfile
+	for p := range r.exp {
+		if f.path = p; r.handEdited(&f) {
+			out[p] = true
+		}
+	}
+	return out
 }
 
 // opEntry is operation o's entry of the log, with the paths it failed
@@ -400,7 +437,7 @@ func (s *Store) Files(id string, withStatus bool) ([]File, error) {
 	}
 	var run *statusRun
 	if withStatus {
-		run = s.newStatusRun(v, len(t.files))
+		run = s.newStatusRun(v, len(t.list()))
 		defer run.done()
 	}
 	return s.turnFiles(v, t, run), nil
@@ -499,7 +536,7 @@ func (s *Store) WatchTargets() (tree string, dirs []string, err error) {
 	v, err := s.load()
 	seen := map[string]bool{}
 	for i := len(v.turns) - 1; err == nil && i >= 0 && len(dirs) < maxWatchedDirs; i-- {
-		for _, f := range v.turns[i].files {
+		for _, f := range v.turns[i].list() {
 			d := path.Dir(f.path)
 			if f.refused != "" || seen[d] {
 				continue

@@ -181,7 +181,7 @@ func (s *Store) retainChoose(v *view, b Budget, size int64) (map[string]bool, er
 		drop[t.id] = true
 		if over {
 			seen := map[BlobID]bool{}
-			for _, f := range t.files {
+			for _, f := range t.list() {
 				for _, img := range []*Image{&f.pre, f.post} {
 					if sum, ok := imageBlob(img); ok && !seen[sum] {
 						seen[sum] = true
@@ -202,7 +202,7 @@ func (s *Store) blobRefs(v *view) map[BlobID]int {
 	refs := map[BlobID]int{}
 	for _, t := range v.turns {
 		seen := map[BlobID]bool{}
-		for _, f := range t.files {
+		for _, f := range t.list() {
 			for _, img := range []*Image{&f.pre, f.post} {
 				if sum, ok := imageBlob(img); ok && !seen[sum] {
 					seen[sum] = true

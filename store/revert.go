@@ -123,7 +123,7 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	var paths []string
 	refused := map[string]string{}
 	for i := len(turns) - 1; i >= 0; i-- {
-		for _, f := range v.byID[turns[i]].files {
+		for _, f := range v.byID[turns[i]].list() {
 			if f.refused != "" {
 				refused[f.path] = f.refused
 				continue
@@ -361,7 +361,7 @@ func sharedPaths(v *view, turns []string) map[string][]string {
 	out := map[string][]string{}
 	mine := set(turns)
 	for _, id := range turns {
-		for _, f := range v.byID[id].files {
+		for _, f := range v.byID[id].list() {
 			for _, o := range v.sharedWith(f) {
 				if !mine[o] && !v.rewound[o] && !slices.Contains(out[f.path], o) {
 					out[f.path] = append(out[f.path], o)

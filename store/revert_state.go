@@ -169,7 +169,7 @@ func (s *Store) revertGoals(v *view, t *turn, goals []wanted) []wanted {
 		if tt.seq < t.seq || (tt != t && v.rewound[tt.id]) {
 			continue
 		}
-		for _, f := range tt.files {
+		for _, f := range tt.list() {
 			if q, ok := first[f.path]; ok && f.preSeq < q {
 				first[f.path] = f.preSeq
 			}

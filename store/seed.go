@@ -91,13 +91,13 @@ func (s *Store) parseSeed() ([]*turn, error) {
 			}
 			key := tf.path
 			if tf.refused != "" {
-				key = "\x00" + strconv.Itoa(len(t.files))
+				key = "\x00" + strconv.Itoa(len(t.list()))
 			}
 			if _, dup := t.byPath[key]; dup {
 				continue
 			}
 			t.byPath[key] = tf
-			t.files = append(t.files, tf)
+			t.fl = append(t.fl, tf)
 		}
 		turns = append(turns, t)
 	}

@@ -32,7 +32,7 @@ func (s *Store) Show(id string, withStatus bool) (*Shown, error) {
 	}
 	var run *statusRun
 	if withStatus {
-		run = s.newStatusRun(v, len(t.files))
+		run = s.newStatusRun(v, len(t.list()))
 		defer run.done()
 	}
 	out := &Shown{Entry: s.turnEntry(v, t, t == v.turns[len(v.turns)-1], nil), Files: s.turnFiles(v, t, run)}
@@ -50,8 +50,8 @@ func (s *Store) Show(id string, withStatus bool) (*Shown, error) {
 // turnFiles lists t's paths for Files; run, when not nil, compares each
 // with the disk.
 func (s *Store) turnFiles(v *view, t *turn, run *statusRun) []File {
-	out := make([]File, 0, len(t.files))
-	for _, f := range t.files {
+	out := make([]File, 0, len(t.list()))
+	for _, f := range t.list() {
 		ff := File{Path: f.path, Pre: f.pre, Post: f.post, Shell: f.cmd, Shared: v.sharedWith(f)}
 		if run != nil {
 			ff.Status, ff.Reason, ff.Disk = run.status(f)

@@ -23,13 +23,13 @@ func (s *Store) buildView(ops []*opRec) *view {
 			m := newTurn(seed.id)
 			*m = *seed
 			m.byPath = map[string]*tfile{}
-			m.files = append([]*tfile(nil), seed.files...)
+			m.fl = append([]*tfile(nil), seed.list()...)
 			for k, f := range seed.pathIndex() {
 				m.byPath[k] = f
 			}
-			for _, f := range t.files {
+			for _, f := range t.list() {
 				if m.byPath[f.path] == nil {
-					m.files = append(m.files, f)
+					m.fl = append(m.fl, f)
 					m.byPath[f.path] = f
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"golang.org/x/sys/unix"
@@ -34,49 +35,75 @@ type summaryState struct {
 	st    storefs.Stat // the file as this Store last read or wrote it
 	good  int64        // the length of its whole frames
 	newer bool         // written by a newer ckpt: left alone
+	// lastGen is the generation the file ends with, nil when it ends
+	// with an entry; gone names turn files whose entries are to be
+	// marked gone.
+	lastGen *turnsGen
+	gone    []string
 }
 
-// readSummary fills the cache from the summary file: the entries of the
-// turn files named (the listing of turns/), each the latest entry for its
-// name. Each is used only while the file's stat is the one it records
-// (refreshTurnFile), so a summary is never trusted over the records; a
-// damaged one is read up to its first bad frame. Caller holds s.mu.
-func (s *Store) readSummary(names []string, want map[string]bool) {
+// openSummary reads the summary file: its text and frames, or ok false
+// when there is none this version reads. Caller holds s.mu.
+func (s *Store) openSummary() (text string, frames []sumFrame, ok bool) {
 	sum := &s.cache.sum
 	sum.read = true
-	if len(names) < summaryMin {
-		// A store pruned below the size worth a summary: the one left
-		// from before only takes room.
-		if fi, err := s.dir.Lstat(summaryFile); err == nil && fi.Mode().IsRegular() {
-			_ = s.dir.Remove(summaryFile) // a cache: left, it is only never read
-		}
-		return
-	}
 	f, err := s.dir.Open(summaryFile)
 	if err != nil {
-		return
+		return "", nil, false
 	}
 	data, st, err := readWhole(f)
 	if err != nil {
-		return
+		return "", nil, false
 	}
 	frames, good, ok := scanSummary(data)
 	if !ok {
 		sum.newer = newerSummary(data)
-		return
+		return "", nil, false
 	}
 	sum.st, sum.good = st, int64(good)
+	// Every name decoded is a slice of text. data is read only from
+	// here on, so text is its bytes, not a second copy of a file of
+	// several MiB.
+	text = unsafe.String(unsafe.SliceData(data), len(data))
+	sum.lastGen = nil
+	if n := len(frames); n > 0 && frames[n-1].name == genFrame {
+		if g, ok := decodeGen(text, frames[n-1]); ok {
+			sum.lastGen = &g
+		}
+	}
+	return text, frames, true
+}
+
+// latestFrames is the newest frame of each turn file the summary names:
+// of those in want (all when want is nil), the ones not marked gone; and
+// the names not in want whose newest frame is not a gone one.
+func latestFrames(frames []sumFrame, want map[string]bool) (live []sumFrame, gone []string) {
 	latest := make(map[string]int, len(frames))
 	for i, fr := range frames {
-		if want[fr.name] {
+		if fr.name != genFrame {
 			latest[fr.name] = i
 		}
 	}
-	todo := make([]sumFrame, 0, len(latest))
-	for _, i := range latest {
-		todo = append(todo, frames[i])
+	live = make([]sumFrame, 0, len(latest))
+	for name, i := range latest {
+		switch fr := frames[i]; {
+		case fr.gone:
+		case want == nil || want[name]:
+			live = append(live, fr)
+		default:
+			gone = append(gone, name)
+		}
 	}
-	text := string(data) // one copy: every name decoded is a slice of it
+	return live, gone
+}
+
+// useSummary fills the cache from the summary's frames (live, from
+// latestFrames). Each entry read through a listing is used only while
+// its file's stat is the one it records (refreshTurnFile), so a summary
+// is never trusted over the records; one read without (the generation
+// matched) stands because nothing was written since it was. Caller holds
+// s.mu.
+func (s *Store) useSummary(text string, todo []sumFrame) (all bool) {
 	out := make([]*turnFile, len(todo))
 	workers := min(runtime.GOMAXPROCS(0), 1+len(todo)/1024)
 	var wg sync.WaitGroup
@@ -93,13 +120,16 @@ func (s *Store) readSummary(names []string, want map[string]bool) {
 	}
 	wg.Wait()
 	if len(s.cache.files) == 0 {
-		s.cache.files = make(map[string]*turnFile, len(names))
+		s.cache.files = make(map[string]*turnFile, len(todo))
 	}
+	all = true
 	for i, c := range out {
 		if c != nil {
 			s.cache.files[todo[i].name] = c
 		}
+		all = all && c != nil
 	}
+	return all
 }
 
 // newerSummary: the file is a summary of a version this ckpt does not
@@ -129,13 +159,14 @@ func readWhole(f *os.File) ([]byte, storefs.Stat, error) {
 // only its own flock without waiting (a process that finds it held
 // leaves the work to the holder), and any error leaves it as it is.
 // Caller holds s.mu.
-func (s *Store) saveSummary() {
+func (s *Store) saveSummary(g turnsGen, genOK bool) {
 	sum := &s.cache.sum
 	if sum.newer || len(s.cache.files) < summaryMin {
 		return
 	}
 	dirty, live := s.summaryWork()
-	if len(dirty) == 0 && !s.summaryBloated(live, 0) {
+	wantGen := s.genWanted(g, genOK, dirty)
+	if len(dirty) == 0 && len(sum.gone) == 0 && (!wantGen || sum.lastGen != nil && *sum.lastGen == g) && !s.summaryBloated(live, 0) {
 		return
 	}
 	fp := newFailpoint("summary")
@@ -162,13 +193,20 @@ func (s *Store) saveSummary() {
 			return
 		}
 		dirty, live = s.summaryWork()
+		wantGen = s.genWanted(g, genOK, dirty)
 	}
 	var buf []byte
 	for _, name := range dirty {
 		buf = appendSummaryEntry(buf, name, s.cache.files[name])
 	}
+	for _, name := range sum.gone {
+		buf = appendGoneFrame(buf, name)
+	}
+	if wantGen {
+		buf = appendGenFrame(buf, g)
+	}
 	if sum.good == 0 || s.summaryBloated(live, len(buf)) {
-		s.rewriteSummary(fp)
+		s.rewriteSummary(fp, g, wantGen)
 		return
 	}
 	if st.Size != sum.good {
@@ -182,14 +220,15 @@ func (s *Store) saveSummary() {
 		return
 	}
 	fp.hit()
-	off := int(sum.good)
 	for _, name := range dirty {
 		c := s.cache.files[name]
-		n := len(appendSummaryEntry(nil, name, c))
-		c.summed, c.sumLen = true, n
-		off += n
+		c.summed, c.sumLen = true, len(appendSummaryEntry(nil, name, c))
 	}
-	sum.good = int64(off)
+	sum.good += int64(len(buf))
+	sum.gone, sum.lastGen = nil, nil
+	if wantGen {
+		sum.lastGen = &g
+	}
 	sum.st, _ = storefs.StatOf(f)
 }
 
@@ -234,12 +273,20 @@ func (s *Store) rescanSummary(f *os.File, st storefs.Stat) bool {
 	for _, c := range s.cache.files {
 		c.summed, c.sumLen = false, 0
 	}
+	s.cache.sum.lastGen = nil
+	if n := len(frames); n > 0 && frames[n-1].name == genFrame {
+		if g, ok := decodeGen(string(data), frames[n-1]); ok {
+			s.cache.sum.lastGen = &g
+		}
+	}
 	for _, fr := range frames {
 		c := s.cache.files[fr.name]
 		if c == nil || c.torn {
 			continue
 		}
-		if id, size, ok := summaryEntryStat(data, fr); ok {
+		if fr.gone {
+			c.summed, c.sumLen = false, 0
+		} else if id, size, ok := summaryEntryStat(data, fr); ok {
 			c.summed = id == c.st && size == c.size
 			c.sumLen = fr.end - fr.start
 		}
@@ -249,8 +296,8 @@ func (s *Store) rescanSummary(f *os.File, st storefs.Stat) bool {
 }
 
 // rewriteSummary writes every settled parse into a new summary, renamed
-// over the old one.
-func (s *Store) rewriteSummary(fp *failpoint) {
+// over the old one, ending with generation g when withGen.
+func (s *Store) rewriteSummary(fp *failpoint, g turnsGen, withGen bool) {
 	sum := &s.cache.sum
 	buf := []byte(summaryMagic)
 	type placed struct {
@@ -269,6 +316,9 @@ func (s *Store) rewriteSummary(fp *failpoint) {
 			buf = appendSummaryEntry(buf, name, c)
 			done = append(done, placed{c, len(buf) - n})
 		}
+	}
+	if withGen {
+		buf = appendGenFrame(buf, g)
 	}
 	tmp := ".tmp-summary-" + storefs.RandHex(8)
 	f, err := s.dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -297,6 +347,10 @@ func (s *Store) rewriteSummary(fp *failpoint) {
 		p.c.summed, p.c.sumLen = true, p.n
 	}
 	sum.st, sum.good = st, int64(len(buf))
+	sum.gone, sum.lastGen = nil, nil
+	if withGen {
+		sum.lastGen = &g
+	}
 }
 
 func sameInode(fi fs.FileInfo, st storefs.Stat) bool {

@@ -9,11 +9,37 @@ import (
 
 // The summary file's codec: each entry is one turn file as load parses
 // it (see Summary in the package doc). Strings decode as slices of the
-// file's bytes, read once into one string, so a store of 20,000 turns
-// loads without an allocation per name.
+// file's bytes, read once, so a store of 20,000 turns loads without an
+// allocation per name. The file:
+//
+//	"ckptsum\x00\x02"  magic; the last byte is the version (2)
+//	frame…            uvarint n, n bytes of entry, uint32 crc32c of them
+//	                  (little-endian); a later entry for a name replaces
+//	                  an earlier one, and the first bad frame ends the file
+//	entry             str name ("turns/<id>.log"), uvarint size, varint
+//	                  mtime, varint ctime, uvarint inode, uvarint length
+//	                  read; str id, str label, varint at, varint n, uvarint
+//	                  v, source (byte 0, or 1 and str agent, session,
+//	                  prompt, transcript), str head, str ref, an optional
+//	                  image (index); git's state at the end (byte 0, or 1,
+//	                  or 2 when that record ended the turn, and str head,
+//	                  str ref, an optional image); uvarint k, then k
+//	                  paths: str path, image pre, optional image post,
+//	                  varint at of the pre and of the post and their n
+//	                  (each less the turn's own), strs dirs, str refused
+//	                  (why the path is unusable), str cmd, strs shared
+//	gone              str name alone: the turn file is gone
+//	generation        str "\x00gen", varint clock, the turns folder's
+//	                  uvarint size, varint mtime, varint ctime, uvarint ino
+//	image             str kind, byte 0 (no hash) or 1 and the 32 bytes
+//	                  of the SHA-256, varint bytes, uvarint mode, str
+//	                  link, str reason, byte kept
+//
+// (str is a uvarint length and the bytes; strs a uvarint count and the
+// strs; an optional image a byte 0, or 1 and the image.)
 
 // summaryMagic starts the file; its last byte is the version.
-const summaryMagic = "ckptsum\x00\x01"
+const summaryMagic = "ckptsum\x00\x02"
 
 // appendSummaryEntry appends one frame: the entry's length, the entry,
 // and its crc32c.
@@ -43,8 +69,19 @@ func appendSummaryEntry(buf []byte, name string, c *turnFile) []byte {
 	e.str(t.head)
 	e.str(t.ref)
 	e.optImage(t.index)
-	e.uvarint(uint64(len(t.files)))
-	for _, f := range t.files {
+	if t.gitEnd == nil {
+		e.b = append(e.b, 0)
+	} else {
+		e.b = append(e.b, 1)
+		if t.ended {
+			e.b[len(e.b)-1] = 2
+		}
+		e.str(t.gitEnd.head)
+		e.str(t.gitEnd.ref)
+		e.optImage(t.gitEnd.index)
+	}
+	e.uvarint(uint64(len(t.list())))
+	for _, f := range t.list() {
 		e.str(f.path)
 		e.image(&f.pre)
 		e.optImage(f.post)
@@ -58,6 +95,11 @@ func appendSummaryEntry(buf []byte, name string, c *turnFile) []byte {
 		e.str(f.cmd)
 		e.strs(f.shared)
 	}
+	return e.frame(buf)
+}
+
+// frame appends the entry as a frame: its length, it, its crc32c.
+func (e *sumEnc) frame(buf []byte) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(e.b)))
 	buf = append(buf, e.b...)
 	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(e.b, castagnoli))
@@ -106,8 +148,9 @@ func (e *sumEnc) image(img *Image) {
 // sumFrame is one entry's place in the file.
 type sumFrame struct {
 	name       string
-	start, end int // the whole frame: length, entry, checksum
-	body       int // where the entry starts
+	start, end int  // the whole frame: length, entry, checksum
+	body       int  // where the entry starts
+	gone       bool // the name alone: its turn file is gone
 }
 
 // scanSummary checks the magic and each frame's checksum, and returns
@@ -133,7 +176,7 @@ func scanSummary(data []byte) (frames []sumFrame, good int, ok bool) {
 			break
 		}
 		name := string(data[body+k : body+k+int(l)])
-		frames = append(frames, sumFrame{name: name, start: off, body: body, end: end + 4})
+		frames = append(frames, sumFrame{name: name, start: off, body: body, end: end + 4, gone: body+k+int(l) == end})
 		off = end + 4
 	}
 	return frames, off, true
@@ -144,7 +187,7 @@ func scanSummary(data []byte) (frames []sumFrame, good int, ok bool) {
 func decodeSummaryEntry(data string, fr sumFrame) (*turnFile, bool) {
 	d := sumDec{s: data[:fr.end-4], p: fr.body}
 	d.str() // the name, in fr
-	c := &turnFile{summed: true}
+	c := &turnFile{summed: true, fromSum: true}
 	c.st.Size = int64(d.uvarint())
 	c.st.Mtime = d.varint()
 	c.st.Ctime = d.varint()
@@ -160,31 +203,86 @@ func decodeSummaryEntry(data string, fr sumFrame) (*turnFile, bool) {
 	}
 	t.head, t.ref = d.str(), d.str()
 	t.index = d.optImage()
+	if b := d.byte(); b > 2 {
+		d.bad = true
+	} else if b != 0 {
+		t.gitEnd, t.ended = &gitState{head: d.str(), ref: d.str(), index: d.optImage()}, b == 2
+	}
 	n := d.count(8)
-	files := make([]tfile, n)
-	t.files = make([]*tfile, n)
-	var posts []Image // one allocation for the turn's seals
-	for i := range files {
-		f := &files[i]
-		f.path = d.str()
-		d.image(&f.pre)
-		if d.byte() == 1 {
-			if posts == nil {
-				posts = make([]Image, n-i)
-			}
-			f.post = &posts[0]
-			posts = posts[1:]
-			d.image(f.post)
-		}
-		f.preAt, f.postAt = t.at+d.varint(), t.at+d.varint()
-		f.preSeq, f.postSeq = t.seq+d.varint(), t.seq+d.varint()
-		f.dirs = d.strs()
-		f.refused, f.cmd = d.str(), d.str()
-		f.shared = d.strs()
-		t.files[i] = f
+	// The paths are checked here, without keeping them, and decoded
+	// when the turn's files are first asked for (turn.list).
+	start := d.p
+	var scratch tfile
+	var post Image
+	for range n {
+		d.file(t, &scratch, &post, false)
+	}
+	if n > 0 {
+		t.lazy = &lazyFiles{text: d.s, p: start, n: n}
 	}
 	c.t = t
 	return c, !d.bad && d.p == len(d.s)
+}
+
+// lazyFiles is a turn's paths as its summary entry holds them (checked
+// when the entry was read).
+type lazyFiles struct {
+	text string // the entry, up to its checksum
+	p    int    // where the paths start
+	n    int
+}
+
+// decode is the paths of t (whose header gives their times and orders).
+func (l *lazyFiles) decode(t *turn) []*tfile {
+	d := sumDec{s: l.text, p: l.p}
+	files := make([]tfile, l.n)
+	out := make([]*tfile, l.n)
+	var posts []Image // one allocation for the turn's seals
+	var post Image
+	for i := range files {
+		f := &files[i]
+		if d.file(t, f, &post, true) {
+			if posts == nil {
+				posts = make([]Image, l.n-i)
+			}
+			posts[0] = post
+			f.post, posts = &posts[0], posts[1:]
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// scan decodes each path into one tfile, reused, and calls fn with it.
+func (l *lazyFiles) scan(t *turn, fn func(f *tfile)) {
+	d := sumDec{s: l.text, p: l.p}
+	var f tfile
+	var post Image
+	for range l.n {
+		f = tfile{}
+		if d.file(t, &f, &post, true) {
+			f.post = &post
+		}
+		fn(&f)
+	}
+}
+
+// file decodes one path into f and its seal, if it has one, into post
+// (f.post is left to the caller). Without keep, its lists of folders and
+// turns are only read past.
+func (d *sumDec) file(t *turn, f *tfile, post *Image, keep bool) (sealed bool) {
+	f.path = d.str()
+	d.image(&f.pre)
+	if sealed = d.byte() == 1; sealed {
+		*post = Image{}
+		d.image(post)
+	}
+	f.preAt, f.postAt = t.at+d.varint(), t.at+d.varint()
+	f.preSeq, f.postSeq = t.seq+d.varint(), t.seq+d.varint()
+	f.dirs = d.strs(keep)
+	f.refused, f.cmd = d.str(), d.str()
+	f.shared = d.strs(keep)
+	return sealed
 }
 
 // sumDec reads an entry; past the end or on a bad number it sets bad
@@ -252,9 +350,15 @@ func (d *sumDec) count(min int) int {
 	return int(n)
 }
 
-func (d *sumDec) strs() []string {
+func (d *sumDec) strs(keep bool) []string {
 	n := d.count(1)
 	if n == 0 {
+		return nil
+	}
+	if !keep {
+		for range n {
+			d.str()
+		}
 		return nil
 	}
 	l := make([]string, n)

@@ -18,7 +18,7 @@ import (
 func init() {
 	// Every store test keeps a summary, so each load after the first is
 	// read from it: the whole suite checks it agrees with the records.
-	summaryMin, summarySettle = 1, 0
+	summaryMin, summarySettle, genSettle = 1, 0, 0
 }
 
 // summaryStore is a store of turns of every kind of record a summary

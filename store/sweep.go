@@ -141,6 +141,10 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	// session's command is running: then it is that command's.
 	attribute := old != nil && (after || len(others) > 0)
 	m := mergeListing(old, lst.old, lst.now, lst.unread)
+	// What a hook's running command created is left to its closing
+	// sweep, and the watcher's answer stands until then: the token is
+	// not moved on.
+	leftNew := ws != nil && old != nil && len(others) > 0 && m.leaveNew(lst.now)
 	hashed := s.settleRacy(m)
 	res.Read = len(m.toRead) + hashed
 	if old == nil {
@@ -179,7 +183,7 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	if err := s.saveNext(old, nb, lst, m, next, fp); err != nil {
 		return nil, err
 	}
-	if fed.Next != "" {
+	if fed.Next != "" && !leftNew {
 		s.saveWatchToken(fed.Next)
 	}
 	fp.hit()

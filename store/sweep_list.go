@@ -56,7 +56,7 @@ func (s *Store) listSweep(res *SweepResult, old **baseline, fed Changes, attribu
 			return l, nil
 		}
 	}
-	now, unread, rules, err := walkTree(s.rootPath, nil, nil)
+	now, unread, rules, err := walkTree(s.rootPath)
 	if err != nil {
 		return nil, err
 	}

@@ -400,7 +400,7 @@ func TestWalkOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, _, _, err := walkTree(root, nil, nil)
+	got, _, _, err := walkTree(root)
 	if err != nil {
 		t.Fatal(err)
 	}

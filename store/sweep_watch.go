@@ -70,7 +70,7 @@ func (s *Store) claimedSince(at int64, operated bool) (map[string]bool, error) {
 		if t.source != nil && t.source.Agent == WatchAgent || t.seed {
 			continue
 		}
-		for _, f := range t.files {
+		for _, f := range t.list() {
 			if f.preAt >= at || f.postAt >= at {
 				claimed[f.path] = true
 			}

@@ -17,11 +17,13 @@ import (
 
 // A capture or a seal needs two things of its turn's file: whether the
 // turn has begun, and which of its paths the turn already captured (the
-// first capture wins). Reading the whole file for them made every call of
-// a long turn cost more than the one before; turnPaths answers them from
-// the turn's header, its path index (turns/<id>.idx, see
-// store/internal/turnidx) and the records the index does not cover yet,
-// so a call costs the same at the 5,000th call of a turn as at the 10th.
+// first capture wins); a shell sweep needs each path's newest seal too.
+// Reading the whole file for them made every call of a long turn cost
+// more than the one before; turnPaths answers them from the turn's
+// header, its path index (turns/<id>.idx, see store/internal/turnidx: a
+// hash table, of which a lookup reads a slot or a few) and the records
+// the index does not cover yet (fewer than indexCoverBytes of them), so a
+// call costs the same at the 5,000th call of a turn as at the 10th.
 
 // turnIndexName is the path index of turn id's file.
 func turnIndexName(id string) string {
@@ -37,7 +39,7 @@ type turnPaths struct {
 	exists bool     // the file holds a turn header
 	size   int64    // its length, a torn tail cut
 	ix     *turnidx.Index
-	fresh  bool            // the index is written anew, not appended to
+	ixf    *os.File        // the index's file (open to write, with the lock)
 	keep   bool            // an index of a newer ckpt: never written over
 	tail   []turnidx.Entry // pre records past what the index covers
 	mine   map[string]bool // paths this call appends a pre record of
@@ -70,7 +72,7 @@ func (s *Store) lockTurnPaths(asked string) (*lockFile, string, *turnPaths, erro
 // openTurnPaths reads what a capture or a seal needs of turn id's file.
 // With cut (the caller holds the lock) a torn last record is cut.
 func (s *Store) openTurnPaths(id string, cut bool) (*turnPaths, error) {
-	tp := &turnPaths{s: s, id: id, name: turnFileName(id), mine: map[string]bool{}, fresh: true}
+	tp := &turnPaths{s: s, id: id, name: turnFileName(id), mine: map[string]bool{}}
 	f, err := s.dir.OpenFile(tp.name, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return tp, nil
@@ -89,7 +91,7 @@ func (s *Store) openTurnPaths(id string, cut bool) (*turnPaths, error) {
 		tp.close()
 		return nil, err
 	}
-	tp.loadIndex(fi)
+	tp.loadIndex(fi, cut)
 	if err := tp.readTail(cut); err != nil {
 		tp.close()
 		return nil, err
@@ -100,6 +102,9 @@ func (s *Store) openTurnPaths(id string, cut bool) (*turnPaths, error) {
 func (tp *turnPaths) close() {
 	if tp.f != nil {
 		_ = tp.f.Close()
+	}
+	if tp.ixf != nil {
+		_ = tp.ixf.Close()
 	}
 }
 
@@ -133,35 +138,48 @@ func (tp *turnPaths) readFull(cut bool) error {
 	return nil
 }
 
-// loadIndex reads the turn's index, trusting it only for this very file
-// and no further than the file's length; otherwise the index is built
-// again from the whole file.
-func (tp *turnPaths) loadIndex(fi os.FileInfo) {
+// loadIndex opens the turn's index (to write too, with write: the
+// caller holds the lock), trusting it only for this very file and no
+// further than the file's length; otherwise the index is built again
+// from the whole file.
+func (tp *turnPaths) loadIndex(fi os.FileInfo, write bool) {
 	if tp.full != nil {
 		return
 	}
 	name := turnIndexName(tp.id)
-	data, err := tp.s.dir.ReadFile(name)
+	flag := os.O_RDONLY
+	if write {
+		flag = os.O_RDWR
+	}
+	f, err := tp.s.dir.OpenFile(name, flag, 0)
 	if err != nil {
 		return
 	}
-	ix, err := turnidx.Parse(tp.s.path(name), data)
+	ifi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return
+	}
+	ix, err := turnidx.Parse(tp.s.path(name), f, ifi.Size())
 	if errors.Is(err, ErrNewerFormat) {
+		_ = f.Close()
 		tp.keep = true
 		return
 	}
 	dev, ino := fileID(fi)
 	if err != nil || ix.Dev != dev || ix.Ino != ino || ix.Covered > tp.size {
+		_ = f.Close()
 		return
 	}
 	if ix.Covered > 0 {
 		// The covered part must end a record.
 		var b [1]byte
 		if _, err := tp.f.ReadAt(b[:], ix.Covered-1); err != nil || b[0] != '\n' {
+			_ = f.Close()
 			return
 		}
 	}
-	tp.ix, tp.fresh = ix, false
+	tp.ix, tp.ixf = ix, f
 }
 
 // readTail notes the pre records past what the index covers (the whole
@@ -240,7 +258,14 @@ func (tp *turnPaths) has(rel string) bool {
 	h := turnidx.Hash(rel)
 	var offs []int64
 	if tp.ix != nil {
-		offs = tp.ix.Find(h)
+		pre, _, err := tp.ix.Find(h)
+		if err != nil {
+			tp.damaged = true
+			return tp.fullHas(rel)
+		}
+		if pre >= 0 {
+			offs = append(offs, pre)
+		}
 	}
 	for _, e := range tp.tail {
 		if e.Hash == h && !e.Post && e.Off >= 0 {
@@ -287,10 +312,10 @@ func (tp *turnPaths) fullHas(rel string) bool {
 	return tp.mine[rel] || tp.full.file(rel) != nil
 }
 
-// lastPost is rel's newest post record in the turn: the entry of the
-// index or the tail furthest into the file, read back and checked to be a
-// post record of rel. An entry that leads elsewhere (a damaged index)
-// has the whole file answer.
+// lastPost is rel's newest post record in the turn: the index's or the
+// tail's, whichever lies further into the file, read back and checked to
+// be a post record of rel. An entry that leads elsewhere (a damaged
+// index) has the whole file answer.
 func (tp *turnPaths) lastPost(rel string) (Image, bool) {
 	if tp.full != nil {
 		if f := tp.full.byPath[rel]; f != nil && f.post != nil {
@@ -299,19 +324,24 @@ func (tp *turnPaths) lastPost(rel string) (Image, bool) {
 		return Image{}, false
 	}
 	h := turnidx.Hash(rel)
-	var offs []int64
+	newest := int64(-1)
 	if tp.ix != nil {
-		offs = tp.ix.FindPost(h)
+		_, post, err := tp.ix.Find(h)
+		if err != nil {
+			tp.damaged = true
+			return tp.fullPost(rel)
+		}
+		newest = post
 	}
 	for _, e := range tp.tail {
-		if e.Hash == h && e.Post && e.Off >= 0 {
-			offs = append(offs, e.Off)
+		if e.Hash == h && e.Post && e.Off > newest {
+			newest = e.Off
 		}
 	}
-	if len(offs) == 0 {
+	if newest < 0 {
 		return Image{}, false
 	}
-	line, err := readLineAt(tp.f, offs[len(offs)-1])
+	line, err := readLineAt(tp.f, newest)
 	var r record.Line
 	if err == nil && record.DecodeLine(line, &r) && r.R == "post" && r.Img != nil {
 		if p, why := cleanRecordPath(r.Path); why == "" && p == rel {
@@ -319,6 +349,11 @@ func (tp *turnPaths) lastPost(rel string) (Image, bool) {
 		}
 	}
 	tp.damaged = true
+	return tp.fullPost(rel)
+}
+
+// fullPost answers lastPost from the whole file, read once.
+func (tp *turnPaths) fullPost(rel string) (Image, bool) {
 	if tp.fullHas(rel); tp.full == nil {
 		return Image{}, false
 	}
@@ -332,8 +367,17 @@ func (tp *turnPaths) appendPre(buf []byte, rel string, r *record.Line) []byte {
 	return record.Append(buf, r)
 }
 
+// indexCoverBytes is how much of the turn file a reader reads past what
+// the index covers, at most, before a writer makes the index cover it:
+// each time, the index is synced once, so the sync costs a share of the
+// records' writing, and a turn file shorter than this has no index (it is
+// read whole, which costs no more).
+const indexCoverBytes = 16 << 10
+
 // appended writes the index after buf was appended to the turn file and
-// made durable. The index is a cache: a failure to write it costs the
+// made durable: it merges the records past what the index covered into
+// its slots, and once they are indexCoverBytes or more it syncs the index
+// and covers them. The index is a cache: a failure to write it costs the
 // next call a longer read, so it is not reported.
 func (tp *turnPaths) appended(buf []byte) {
 	if tp.keep {
@@ -365,32 +409,43 @@ func (tp *turnPaths) appended(buf []byte) {
 		off += nl + 1
 	}
 	covered := base + int64(len(buf))
-	name := turnIndexName(tp.id)
-	if !tp.fresh {
-		f, err := tp.s.dir.OpenFile(name, os.O_WRONLY, 0)
-		if err == nil {
-			// What follows the last whole batch (a writer killed while
-			// appending) goes first.
-			if err = f.Truncate(tp.ix.Size); err == nil {
-				_, err = f.WriteAt(turnidx.AppendBatch(nil, ents, covered), tp.ix.Size)
-			}
-			_ = f.Close()
-			if err == nil {
-				return
-			}
+	due := covered-tp.covered() >= indexCoverBytes
+	switch {
+	case tp.ix == nil && !due:
+		return // a short turn file is read whole: no index yet
+	case tp.ix != nil:
+		// The slots may run ahead of what the index covers: a reader
+		// takes the newest of theirs and the tail's.
+		ok, err := tp.ix.Update(tp.ixf, ents)
+		if err != nil || ok && !due {
+			return
 		}
+		if ok && tp.ixf.Sync() == nil && tp.ix.Cover(tp.ixf, covered) == nil {
+			return
+		}
+	}
+	tp.rebuildIndex(ents, covered)
+}
+
+// rebuildIndex writes the index anew, twice as large as it was: what it
+// held and ents, covering the turn file's first covered bytes. It is
+// synced before it replaces the old one, as Cover is.
+func (tp *turnPaths) rebuildIndex(ents []turnidx.Entry, covered int64) {
+	name := turnIndexName(tp.id)
+	if tp.ix != nil {
+		held, err := tp.ix.Entries()
+		if err != nil {
+			_ = tp.s.dir.Remove(name) // built from the turn file next time
+			return
+		}
+		ents = append(held, ents...)
 	}
 	fi, err := tp.s.dir.Lstat(tp.name)
 	if err != nil {
 		return
 	}
 	dev, ino := fileID(fi)
-	data := turnidx.AppendHeader(nil, dev, ino)
-	if tp.ix != nil {
-		data = tp.ix.AppendBody(data)
-	}
-	data = turnidx.AppendBatch(data, ents, covered)
-	_ = storefs.WriteAtomic(tp.s.dir, name, data, 0o600, false) // a cache: see above
+	_ = storefs.WriteAtomic(tp.s.dir, name, turnidx.Build(dev, ino, ents, covered), 0o600, true) // a cache: see appended
 }
 
 // readLineAt reads the line starting at off, without its newline.

@@ -101,9 +101,11 @@ func TestTurnIndexNeverTrustedBlind(t *testing.T) {
 		{"entries at the wrong records", func(t *testing.T, root string) {
 			p := filepath.Join(root, storeDir, "turns/1.idx")
 			b, _ := os.ReadFile(p)
-			for off := 32; off+16 <= len(b); off += 16 {
-				if !bytes.Equal(b[off:off+8], make([]byte, 8)) {
-					copy(b[off+8:off+16], make([]byte, 8)) // every entry at the header
+			one := []byte{1, 0, 0, 0, 0, 0, 0, 0} // offset 0, plus one
+			for off := 64; off+32 <= len(b); off += 32 {
+				if !bytes.Equal(b[off+24:off+32], make([]byte, 8)) {
+					copy(b[off:], one) // every pre and post at the header
+					copy(b[off+8:], one)
 				}
 			}
 			os.WriteFile(p, b, 0o600)
@@ -132,6 +134,8 @@ func TestTurnIndexNeverTrustedBlind(t *testing.T) {
 			wr(t, root, "c.txt", "c before\n")
 			wr(t, root, "d.txt", "d before\n")
 			s := openStore(t, root)
+			captureEditSeal(t, s, root, "1", []string{"a.txt"})
+			bigTurn(t, root, 200) // long enough to want an index
 			captureEditSeal(t, s, root, "1", []string{"a.txt"})
 			if _, err := os.Stat(filepath.Join(root, storeDir, "turns/1.idx")); err != nil {
 				t.Fatalf("no index after a capture: %v", err)
@@ -222,5 +226,62 @@ func TestShellInBigTurnReadsLittle(t *testing.T) {
 	})
 	if shellA != 0 || shellB != 1 {
 		t.Fatalf("the command's post records: %d of a.txt, %d of b.txt; want 0 and 1", shellA, shellB)
+	}
+}
+
+// TestTurnIndexAgreesWithTurnFile: over hundreds of captures and seals
+// of a hundred paths, the index grows, is written anew and covers more
+// as it goes, its slots running ahead of what it covers in between; and
+// after every call what it answers (a path captured, its newest seal) is
+// what the whole turn file says, without once leading to a record that
+// is not the path's.
+func TestTurnIndexAgreesWithTurnFile(t *testing.T) {
+	root := t.TempDir()
+	s := openStore(t, root)
+	seen := map[string]bool{}
+	slotsSeen := map[int64]bool{}
+	for call := range 300 {
+		p := fmt.Sprintf("d%d/f%03d.txt", call%7, (call*37)%100)
+		wr(t, root, p, "before\n")
+		if _, err := s.Capture("1", TurnMeta{}, []string{p}); err != nil {
+			t.Fatal(err)
+		}
+		wr(t, root, p, fmt.Sprintf("call %d\n", call))
+		if err := s.Seal("1", []string{p}); err != nil {
+			t.Fatal(err)
+		}
+		seen[p] = true
+		full, _, err := s.readTurnFile("1", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tp, err := s.openTurnPaths("1", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q := range seen {
+			post, ok := tp.lastPost(q)
+			want := full.byPath[q].post
+			if !tp.has(q) || !ok || want == nil || post.SHA256 != want.SHA256 {
+				t.Fatalf("call %d: %s: has %v, newest seal %v %v, the turn file's %v", call, q, tp.has(q), ok, post, want)
+			}
+		}
+		if tp.has("never/captured.txt") {
+			t.Fatalf("call %d: a path never captured is held", call)
+		}
+		if tp.damaged {
+			t.Fatalf("call %d: the index led to a record that is not its path's", call)
+		}
+		if tp.ix != nil {
+			fi, _ := tp.ixf.Stat()
+			slotsSeen[fi.Size()] = true
+			if tp.size-tp.ix.Covered >= 2*indexCoverBytes {
+				t.Fatalf("call %d: %d bytes past what the index covers", call, tp.size-tp.ix.Covered)
+			}
+		}
+		tp.close()
+	}
+	if len(slotsSeen) < 2 {
+		t.Fatalf("the index never grew: sizes %v", slotsSeen)
 	}
 }

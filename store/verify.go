@@ -178,7 +178,7 @@ func (v *verifier) seed() {
 		return
 	}
 	for _, t := range seed {
-		for _, f := range t.files {
+		for _, f := range t.list() {
 			if f.pre.Kind == ImageContent {
 				if _, err := blobOf(f.pre); err != nil {
 					v.add(Finding{Kind: FindSeedBlobName, File: "index.json", ID: t.id, Path: f.badBlob})

@@ -97,10 +97,28 @@ type dirList struct {
 
 // walkTree lists every folder, file and link under root that a sweep
 // covers, sorted by path, and the ignore files it followed (path to
-// bytes, the empty ones left out). With prior, a folder the prior baseline lists
-// follows the rules that baseline was taken under, not the ignore files
-// on disk now; a folder it lacks follows its own ignore files on disk (no
-// file under it is in the baseline).
+// bytes, the empty ones left out): a first sweep's listing, with no
+// baseline to compare with (walkChanged lists against one).
+func walkTree(root string) ([]*baseEntry, []string, map[string][]byte, error) {
+	w, rootJob, err := openWalk(root, nil, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := w.run(rootJob); err != nil {
+		return nil, nil, nil, errf("sweep %s: %w", root, err)
+	}
+	if w.tooBig != nil {
+		return nil, nil, nil, w.tooBig
+	}
+	return w.sorted(), w.unread, w.rules, nil
+}
+
+// openWalk opens root and makes the walker that lists it, and the job
+// of the root folder (whose descriptor the walk closes once it lists
+// it). With prior, a folder the prior baseline lists follows the rules
+// that baseline was taken under, not the ignore files on disk now; a
+// folder it lacks follows its own ignore files on disk (no file under it
+// is in the baseline).
 //
 // With old, a folder whose stat (mtime, ctime, inode) is what old recorded,
 // and not racily so, has the same entries as then, so old's listing of it
@@ -109,10 +127,10 @@ type dirList struct {
 // keep folders' times (dirTimesKept), and only under the same ignore
 // rules: a folder whose rules, or whose parents' rules, differ from old's
 // is read.
-func walkTree(root string, prior, old *baseline) ([]*baseEntry, []string, map[string][]byte, error) {
+func openWalk(root string, prior, old *baseline) (*walker, walkJob, error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil, nil, errf("sweep %s: %w", root, err)
+		return nil, walkJob{}, errf("sweep %s: %w", root, err)
 	}
 	if prior != nil && prior.rules == nil {
 		prior = nil // a baseline of version 2: its rules are unknown
@@ -125,31 +143,34 @@ func walkTree(root string, prior, old *baseline) ([]*baseEntry, []string, map[st
 		w.old, w.dev = old, uint64(rst.Dev)
 	}
 	w.deadline = time.Now().Add(walkMaxTime)
+	return w, walkJob{fd: fd, ig: &ignore.Set{}, st: dirStat{dev: uint64(rst.Dev)}}, nil
+}
+
+// run lists the folders of jobs, here, one after the other, and what
+// lies under them on as many workers as there are cores; it returns
+// once every folder is listed, with the first job's error (the other
+// folders it cannot list are in w.unread, which the sweep reports).
+func (w *walker) run(jobs ...walkJob) error {
 	// One worker a core: more only spin in the scheduler when the tree is
 	// in the page cache, which it is for every sweep but the first.
 	var wg sync.WaitGroup
-	w.active = 1 // the root
+	w.active = 1 // the jobs listed here
 	for range runtime.GOMAXPROCS(0) - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.work(make([]byte, 32<<10))
-		}()
+		wg.Go(func() { w.work(make([]byte, 32<<10)) })
 	}
 	buf := make([]byte, 32<<10)
-	rootErr := w.dir(walkJob{fd: fd, ig: &ignore.Set{}, st: dirStat{dev: uint64(rst.Dev)}}, buf)
+	var first error
+	for i, j := range jobs {
+		if err := w.dir(j, buf); i == 0 {
+			first = err
+		}
+	}
 	w.qmu.Lock()
 	w.active--
 	w.qmu.Unlock()
 	w.work(buf)
 	wg.Wait()
-	if rootErr != nil {
-		return nil, nil, nil, errf("sweep %s: %w", root, rootErr)
-	}
-	if w.tooBig != nil {
-		return nil, nil, nil, w.tooBig
-	}
-	return w.sorted(), w.unread, w.rules, nil
+	return first
 }
 
 // rulesMoved reports whether the ignore files of the folder rel differ

@@ -1,16 +1,10 @@
 package store
 
 import (
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
-
-	"golang.org/x/sys/unix"
-
-	"github.com/ckpt-dev/ckpt/store/internal/ignore"
 )
 
 // A sweep without a watcher lists the whole tree, but it keeps only what
@@ -37,40 +31,14 @@ type walkDiff struct {
 // does; the rest of old stands. seen counts every entry listed. A damaged
 // block of old's file is errBadBaseline.
 func walkChanged(root string, prior, old *baseline) (l *fedListing, seen int, err error) {
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	w, rootJob, err := openWalk(root, prior, old)
 	if err != nil {
-		return nil, 0, errf("sweep %s: %w", root, err)
-	}
-	if prior != nil && prior.rules == nil {
-		prior = nil // a baseline of version 2: its rules are unknown
+		return nil, 0, err
 	}
 	d := &walkDiff{base: old, old: map[string]*baseEntry{}}
-	w := &walker{maxRead: 1 << 20, prior: prior, rules: map[string][]byte{}, root: root, diff: d}
-	w.qcond.L = &w.qmu
-	var rst unix.Stat_t
-	rootOK := unix.Fstat(fd, &rst) == nil
-	if old.rules != nil && rootOK && dirTimesKept(fd) {
-		w.old, w.dev = old, uint64(rst.Dev)
-	}
-	w.deadline = time.Now().Add(walkMaxTime)
-	rootJob := walkJob{fd: fd, ig: &ignore.Set{}, st: dirStat{dev: uint64(rst.Dev)}}
+	w.diff = d
 	rootJob.olds = d.children("")
-	var wg sync.WaitGroup
-	w.active = 1
-	for range runtime.GOMAXPROCS(0) - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.work(make([]byte, 32<<10))
-		}()
-	}
-	buf := make([]byte, 32<<10)
-	rootErr := w.dir(rootJob, buf)
-	w.qmu.Lock()
-	w.active--
-	w.qmu.Unlock()
-	w.work(buf)
-	wg.Wait()
+	rootErr := w.run(rootJob)
 	switch {
 	case rootErr != nil:
 		return nil, 0, errf("sweep %s: %w", root, rootErr)
@@ -217,7 +185,9 @@ func (d *walkDiff) listing(w *walker) *fedListing {
 }
 
 // childrenOf calls fn with each entry directly in the folder dir ("" the
-// root), in path order, from the entries read or through the file.
+// root), in path order, from the entries read or through the file. What
+// lies deeper is passed over with a search, as the file's listing seeks
+// past it: the cost is the children's, not the subtree's.
 func (b *baseline) childrenOf(dir string, fn func(*baseEntry)) error {
 	if b.src != nil && !b.loaded {
 		return b.src.children(dir, fn)
@@ -226,11 +196,18 @@ func (b *baseline) childrenOf(dir string, fn func(*baseEntry)) error {
 	if dir != "" {
 		pre = dir + "/"
 	}
-	lo, _ := slices.BinarySearchFunc(b.entries, pre, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
-	for k := lo; k < len(b.entries) && strings.HasPrefix(b.entries[k].path, pre); k++ {
-		if !strings.Contains(b.entries[k].path[len(pre):], "/") {
-			fn(&b.entries[k])
+	search := func(from int, p string) int {
+		k, _ := slices.BinarySearchFunc(b.entries[from:], p, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
+		return from + k
+	}
+	for k := search(0, pre); k < len(b.entries) && strings.HasPrefix(b.entries[k].path, pre); {
+		rest := b.entries[k].path[len(pre):]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			k = search(k, pre+rest[:i]+"0") // '0' follows '/': past that folder's contents
+			continue
 		}
+		fn(&b.entries[k])
+		k++
 	}
 	return nil
 }
@@ -259,7 +236,7 @@ func (b *baseline) srcErr() error {
 }
 
 // oldNames is old's listing of the folder j (its entries' paths), when it
-// stands for the folder now (see walkTree); e is old's entry of the
+// stands for the folder now (see openWalk); e is old's entry of the
 // folder. ok is false when the folder must be read.
 func (w *walker) oldNames(j walkJob, e *baseEntry) (paths []string, ok bool) {
 	if w.old == nil || e == nil || j.fresh || j.rel == "" || j.st.dev != w.dev || j.st.ino == 0 {

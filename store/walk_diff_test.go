@@ -51,7 +51,7 @@ func TestSweepWithoutWatcherHoldsChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, _, _, err := walkTree(s.rootPath, nil, nil)
+	all, _, _, err := walkTree(s.rootPath)
 	if err != nil {
 		t.Fatal(err)
 	}

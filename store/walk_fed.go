@@ -3,11 +3,8 @@ package store
 import (
 	"errors"
 	"path"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -106,17 +103,13 @@ func walkFed(root string, prior, old *baseline, paths []string) (l *fedListing, 
 	if !ok {
 		return nil, false, nil
 	}
-	rootFd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	w, rootJob, err := openWalk(root, prior, nil)
 	if err != nil {
-		return nil, false, errf("sweep %s: %w", root, err)
+		return nil, false, err
 	}
+	rootFd := rootJob.fd // each folder is opened from here, not listed as a job
 	defer unix.Close(rootFd)
-	if prior != nil && prior.rules == nil {
-		prior = nil
-	}
-	w := &walker{maxRead: 1 << 20, prior: prior, rules: map[string][]byte{}, root: root, fed: &fedWalk{old: old, listed: dirs}}
-	w.qcond.L = &w.qmu
-	w.deadline = time.Now().Add(walkMaxTime)
+	w.fed = &fedWalk{old: old, listed: dirs}
 	order := make([]string, 0, len(dirs))
 	for d := range dirs {
 		order = append(order, d)
@@ -145,24 +138,7 @@ func walkFed(root string, prior, old *baseline, paths []string) (l *fedListing, 
 			w.unread = append(w.unread, d)
 		}
 	}
-	var wg sync.WaitGroup
-	w.active = 1
-	for range runtime.GOMAXPROCS(0) - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.work(make([]byte, 32<<10))
-		}()
-	}
-	buf := make([]byte, 32<<10)
-	for _, j := range jobs {
-		_ = w.dir(j, buf) // a folder it cannot list is in w.unread, which the sweep reports
-	}
-	w.qmu.Lock()
-	w.active--
-	w.qmu.Unlock()
-	w.work(buf)
-	wg.Wait()
+	_ = w.run(jobs...) // a folder it cannot list is in w.unread, which the sweep reports
 	if w.tooBig != nil {
 		return nil, false, w.tooBig
 	}
@@ -262,36 +238,8 @@ func (w *walker) fedScope(old *baseline, gone map[string]bool, selves []*baseEnt
 			l.old = append(l.old, *e)
 		}
 	}
-	src := old.src
-	subtree := func(dir string) error {
-		if src == nil || old.loaded {
-			pre := dir + "/"
-			lo, _ := slices.BinarySearchFunc(old.entries, pre, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
-			for k := lo; k < len(old.entries) && strings.HasPrefix(old.entries[k].path, pre); k++ {
-				add(&old.entries[k])
-			}
-			return nil
-		}
-		return src.subtree(dir, add)
-	}
-	children := func(dir string, fn func(*baseEntry)) error {
-		if src == nil || old.loaded {
-			pre := ""
-			if dir != "" {
-				pre = dir + "/"
-			}
-			lo, _ := slices.BinarySearchFunc(old.entries, pre, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
-			for k := lo; k < len(old.entries) && strings.HasPrefix(old.entries[k].path, pre); k++ {
-				if !strings.Contains(old.entries[k].path[len(pre):], "/") {
-					fn(&old.entries[k])
-				}
-			}
-			return nil
-		}
-		return src.children(dir, fn)
-	}
 	for d := range gone {
-		if err := subtree(d); err != nil {
+		if err := old.subtreeOf(d, add); err != nil {
 			return nil, err
 		}
 	}
@@ -299,13 +247,13 @@ func (w *walker) fedScope(old *baseline, gone map[string]bool, selves []*baseEnt
 		if e := old.find(u); e != nil {
 			add(e)
 		}
-		if err := subtree(u); err != nil {
+		if err := old.subtreeOf(u, add); err != nil {
 			return nil, err
 		}
 	}
 	for _, dl := range w.lists {
 		var sub []string
-		err := children(dl.rel, func(e *baseEntry) {
+		err := old.childrenOf(dl.rel, func(e *baseEntry) {
 			add(e)
 			if e.kind == baseDir && !newDirs[e.path] {
 				sub = append(sub, e.path)
@@ -315,7 +263,7 @@ func (w *walker) fedScope(old *baseline, gone map[string]bool, selves []*baseEnt
 			return nil, err
 		}
 		for _, d := range sub {
-			if err := subtree(d); err != nil {
+			if err := old.subtreeOf(d, add); err != nil {
 				return nil, err
 			}
 		}
@@ -325,13 +273,8 @@ func (w *walker) fedScope(old *baseline, gone map[string]bool, selves []*baseEnt
 			add(o)
 		}
 	}
-	if src != nil {
-		src.mu.Lock()
-		err := src.err
-		src.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
+	if err := old.srcErr(); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(l.old, func(a, b baseEntry) int { return strings.Compare(a.path, b.path) })
 	for _, rel := range w.partial {

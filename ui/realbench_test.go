@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -155,4 +156,31 @@ func openFirstFrame(b *testing.B, dir string) (*Model, *store.Store) {
 	m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	return m, s
+}
+
+// BenchmarkFirstFrameTurns is the first frame, from opening the store to
+// the first View, on the store CKPT_BENCH_TURNS_STORE names: one of the
+// store package's BenchmarkLogTurns stores (scripts/bench-peers.sh runs
+// it on the 20,000-turn one).
+func BenchmarkFirstFrameTurns(b *testing.B) {
+	dir := os.Getenv("CKPT_BENCH_TURNS_STORE")
+	if dir == "" {
+		b.Skip("set CKPT_BENCH_TURNS_STORE to a store of BenchmarkLogTurns")
+	}
+	run := func() {
+		m, s := openFirstFrame(b, dir)
+		if m.View().Content == "" || len(m.entries) == 0 {
+			b.Fatalf("%d entries", len(m.entries))
+		}
+		s.Close()
+	}
+	run() // the summary, if the store has none yet
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	for b.Loop() {
+		run()
+	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
+	b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }

@@ -3,8 +3,10 @@ package pack
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"sort"
 
 	"github.com/ckpt-dev/ckpt/store/internal/blob"
@@ -73,6 +75,14 @@ func (m *Midx) entAt(i int) Entry {
 		ZLen: int64(binary.BigEndian.Uint64(e[44:])),
 		Size: int64(binary.BigEndian.Uint64(e[52:])),
 	}
+}
+
+// Names is the packs the index covers (nil for none).
+func (m *Midx) Names() []string {
+	if m == nil {
+		return nil
+	}
+	return m.Packs
 }
 
 // Covers reports whether the index names pack name.
@@ -207,4 +217,56 @@ func DecodeMidx(b []byte) (*Midx, error) {
 		}
 	}
 	return m, nil
+}
+
+// MidxNames reads the names of the packs the index in r (size bytes
+// long) covers from its head alone, without reading its entries or
+// checking its checksum, which DecodeMidx does: a count of the packs it
+// covers costs the few hundred bytes of the names, not the file, which
+// holds 60 bytes a blob. A head that does not parse errs as DecodeMidx
+// would.
+func MidxNames(r io.ReaderAt, size int64) ([]string, error) {
+	bad := func(why string) error { return fmt.Errorf("%s %s: %w", MidxFile, why, format.ErrCorrupt) }
+	for n := min(size, 4096); ; n = min(2*n, size) {
+		b := make([]byte, n)
+		if _, err := r.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if len(b) < len(midxMagic)+1 || string(b[:len(midxMagic)]) != midxMagic {
+			return nil, bad("does not start as a lookup index")
+		}
+		if v := int(b[len(midxMagic)]); v != MidxVersion {
+			if err := format.CheckVersion(MidxFile, "pack index format", v, MidxVersion); err != nil {
+				return nil, err
+			}
+			return nil, bad("has an unknown version")
+		}
+		names, ok := midxNames(b[len(midxMagic)+1:])
+		switch {
+		case ok:
+			return names, nil
+		case n == size:
+			return nil, bad("is damaged")
+		}
+	}
+}
+
+// midxNames parses the names at the start of r; false when r ends
+// before they do (or they cannot be names).
+func midxNames(r []byte) ([]string, bool) {
+	k, w := binary.Uvarint(r)
+	if w <= 0 || k > 1<<20 {
+		return nil, false
+	}
+	r = r[w:]
+	names := make([]string, 0, k)
+	for range k {
+		l, w := binary.Uvarint(r)
+		if w <= 0 || uint64(len(r)-w) < l {
+			return nil, false
+		}
+		names = append(names, string(r[w:w+int(l)]))
+		r = r[w+int(l):]
+	}
+	return names, true
 }
