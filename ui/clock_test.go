@@ -60,3 +60,34 @@ func TestAgesTickWhileIdle(t *testing.T) {
 		t.Fatal("a superseded tick took the clock's place")
 	}
 }
+
+// TestAgeColumnFollowsTheClock: the age column's width, worked out once a
+// second, grows when an age grows a digit (9s → 10s), so ages stay
+// right-aligned in one width.
+func TestAgeColumnFollowsTheClock(t *testing.T) {
+	f := sample()
+	newest := t0.Add(2 * time.Minute) // turn 3; the others are minutes old
+	now := newest.Add(9*time.Second + 500*time.Millisecond)
+	m := New(f, Options{Now: func() time.Time { return now }, Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	ends := func() map[int]bool {
+		out := map[int]bool{}
+		for _, l := range strings.Split(plain(m), "\n") {
+			l, _, _ = strings.Cut(l, "│")
+			if r := []rune(l); len(r) > 2 && (r[0] == ' ' || r[0] == '›') && r[1] >= '1' && r[1] <= '3' && r[2] == ' ' {
+				out[len([]rune(strings.TrimRight(l, " ")))] = true
+			}
+		}
+		return out
+	}
+	if got := m.ageWidth(); got != 2 {
+		t.Fatalf("the widest age at 9s and minutes is %d wide, want 2", got)
+	}
+	now = now.Add(time.Second) // 10s
+	if got := m.ageWidth(); got != 3 {
+		t.Fatalf("a second later the widest age is %d wide, want 3 (10s)", got)
+	}
+	if e := ends(); len(e) != 1 || !strings.Contains(plain(m), "10s│") {
+		t.Fatalf("the turns' rows end in %d columns, want one:\n%s", len(e), plain(m))
+	}
+}

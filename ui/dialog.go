@@ -1013,7 +1013,7 @@ func (d *dialog) planHead() []styledLine {
 	for i, t := range p.Turns {
 		ids[i] = present.Escape(t)
 	}
-	var restore, del, same, fail, hand, kept int
+	var restore, del, same, fail, conflict, hand, kept int
 	for _, r := range d.rows {
 		switch {
 		case r.kept:
@@ -1025,6 +1025,8 @@ func (d *dialog) planHead() []styledLine {
 			del++
 		case r.step.Do == store.ActKeep:
 			same++
+		case r.step.Do == store.ActFail && r.step.Conflicts != nil:
+			conflict++ // a revert's: left as it is, not a failure to restore
 		case r.step.Do == store.ActFail:
 			fail++
 		}
@@ -1036,7 +1038,8 @@ func (d *dialog) planHead() []styledLine {
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{restore, "to restore"}, {del, "to delete"}, {same, "already right"}, {fail, "cannot be restored"}, {kept, "kept as it is now"}} {
+	}{{restore, "to restore"}, {del, "to delete"}, {same, "already right"}, {conflict, "in conflict, left as it is"},
+		{fail, "cannot be restored"}, {kept, "kept as it is now"}} {
 		if c.n > 0 {
 			what := c.what
 			if c.n != 1 {
@@ -1063,8 +1066,12 @@ func (d *dialog) planHead() []styledLine {
 		what = "Takes out, keeping every later change,"
 	}
 	if d.retry {
-		add(sty.plain, "Retries %s %s could not restore: %s", present.Count(len(d.rows), "file"),
-			present.Escape(d.plan.Retry), strings.Join(counts, ", "))
+		failed := "could not restore"
+		if d.kind == store.KindRevert {
+			failed = "could not take out" // a conflict left as it is, most often
+		}
+		add(sty.plain, "Retries %s %s %s: %s", present.Count(len(d.rows), "file"),
+			present.Escape(d.plan.Retry), failed, strings.Join(counts, ", "))
 	} else {
 		add(sty.plain, "%s %s: %s · %s: %s", what, present.Count(len(ids), "turn"), strings.Join(ids, ", "),
 			present.Count(len(d.rows), "file"), strings.Join(counts, ", "))

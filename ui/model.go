@@ -252,6 +252,7 @@ type Model struct {
 	// differently (clock.go).
 	clockAt  time.Time // when the armed clock tick is due; zero: none
 	clockGen int       // which armed tick counts
+	ages     ageMemo   // the age column's width this second
 }
 
 // New makes the model and reads the log without disk status, so the first

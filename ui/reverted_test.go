@@ -191,7 +191,9 @@ func TestRealRevertConflictUndoRedo(t *testing.T) {
 		t.Fatalf("no row for turn 1:\n%s", plain(m))
 		return ""
 	}
-	press(t, m, kp("R"), kp("y"), kp("esc"))
+	press(t, m, kp("R"))
+	mustContain(t, plain(m), "2 files: 1 to restore, 1 in conflict, left as it is")
+	press(t, m, kp("y"), kp("esc"))
 	if e := m.selected(); e == nil || e.State != store.StateActive || !strings.Contains(turnRow(), "reverted in part") {
 		t.Fatalf("after a revert with a conflict turn 1 is %+v, row %q", e, turnRow())
 	}
@@ -222,4 +224,7 @@ func TestRealRevertConflictUndoRedo(t *testing.T) {
 		t.Fatalf("after undo and redo turn 1 is %s, its row %q; server.js was never taken out:\n%s", e.State, row, plain(m))
 	}
 	mustContain(t, plain(m), "reverted in part by op-3")
+	// R retries the file the revert left, as it did before the undo.
+	press(t, m, kp("R"))
+	mustContain(t, plain(m), "Retry the revert of turn 1", "Retries 1 file op-3 could not take out", "server.js")
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -295,10 +296,36 @@ func (m *Model) turnColumns(rows int) (idW, ageW int) {
 	idW = min(idW, 8)
 	// Ages are right-aligned in the width of the widest, so a row does
 	// not shift when its age grows a digit (9m → 10m).
-	for i := range m.entries {
-		ageW = max(ageW, ansi.StringWidth(present.Age(m.now(), m.entries[i].At)))
+	return idW, m.ageWidth()
+}
+
+// ageMemo is the width of the widest age of a log at a second: worked
+// out once for the frames of that second, not for each of their calls
+// (every turn's age, on a log of thousands, each second the clock ticks).
+type ageMemo struct {
+	at      time.Time
+	entries *store.Entry // the log it was worked out for: its first entry
+	n       int
+	w       int
+}
+
+// ageWidth is the width of the widest age in the log, now.
+func (m *Model) ageWidth() int {
+	now := m.now()
+	sec := now.Truncate(time.Second)
+	var first *store.Entry
+	if len(m.entries) > 0 {
+		first = &m.entries[0]
 	}
-	return idW, ageW
+	if a := m.ages; a.at.Equal(sec) && a.entries == first && a.n == len(m.entries) {
+		return a.w
+	}
+	w := 0
+	for i := range m.entries {
+		w = max(w, ansi.StringWidth(present.Age(now, m.entries[i].At)))
+	}
+	m.ages = ageMemo{at: sec, entries: first, n: len(m.entries), w: w}
+	return w
 }
 
 // labelCut is whether the turns pane cuts e's label short, so the files
