@@ -95,7 +95,10 @@ func (d *bdec) entryRest(dirTimes bool) baseEntry {
 func appendHead(buf []byte, b *baseline) []byte {
 	buf = binary.AppendVarint(buf, b.at)
 	buf = appendStr(buf, b.turn)
-	buf = appendStr(buf, b.cmd)
+	// A command too long for a head keeps its start: a table whose head
+	// would not be read back would lose the baseline, and with it the
+	// changes of the command it was made for.
+	buf = appendStr(buf, b.cmd[:min(len(b.cmd), bltab.MaxHead/2)])
 	return binary.AppendVarint(buf, b.ops)
 }
 
