@@ -85,9 +85,9 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	}
 	if q.Kind == KindUndo && q.Retry == "" {
 		// Undo gives back the folders the operation it undoes removed,
-		// with their modes.
+		// with their modes, but none where it puts a file back.
 		via := v.undo[len(v.undo)-1].via
-		mkdirs, mkdirModes = via.had, via.hadModes
+		mkdirs, mkdirModes = offFiles(recs, via.had, via.hadModes)
 	}
 	var buf []byte
 	for i := range recs {

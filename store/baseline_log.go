@@ -133,6 +133,28 @@ func (it *blIter) seek(key string) {
 	}
 }
 
+// seekOn moves on to the first entry at or after key, a key past the
+// position: within the block it holds when key falls in it (a folder's
+// listing skips each subfolder so, mostly within one block), else as
+// seek does.
+func (it *blIter) seekOn(key string) {
+	s := it.s
+	if s.table == nil || it.err != nil || it.blk == nil {
+		it.seek(key)
+		return
+	}
+	k, _ := slices.BinarySearch(s.keys[it.oi:], key)
+	it.oi += k
+	if key > it.blk[len(it.blk)-1].path {
+		if it.bi, it.k, it.err = s.table.seekFrom(it.bi, key); it.err == nil {
+			it.load()
+		}
+		return
+	}
+	k, _ = slices.BinarySearchFunc(it.blk[it.k:], key, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
+	it.k += k
+}
+
 func (it *blIter) load() {
 	it.blk = nil
 	if it.bi < it.s.table.t.Blocks() {
@@ -212,7 +234,7 @@ func (s *blSource) children(dir string, fn func(*baseEntry)) error {
 		}
 		rest := e.path[len(prefix):]
 		if k := strings.IndexByte(rest, '/'); k >= 0 {
-			it.seek(prefix + rest[:k] + "0") // '0' follows '/': past that folder's contents
+			it.seekOn(prefix + rest[:k] + "0") // '0' follows '/': past that folder's contents
 			continue
 		}
 		fn(e)

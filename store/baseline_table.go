@@ -95,7 +95,10 @@ func (d *bdec) entryRest(dirTimes bool) baseEntry {
 func appendHead(buf []byte, b *baseline) []byte {
 	buf = binary.AppendVarint(buf, b.at)
 	buf = appendStr(buf, b.turn)
-	buf = appendStr(buf, b.cmd)
+	// A command too long for a head keeps its start: a table whose head
+	// would not be read back would lose the baseline, and with it the
+	// changes of the command it was made for.
+	buf = appendStr(buf, b.cmd[:min(len(b.cmd), bltab.MaxHead/2)])
 	return binary.AppendVarint(buf, b.ops)
 }
 
@@ -203,7 +206,7 @@ type blTable struct {
 	t      *bltab.Table
 	total  int
 	blocks map[int][]baseEntry
-	firsts map[int]string
+	firsts []string // by block, "" not read yet
 }
 
 // block is block i decoded.
@@ -220,18 +223,39 @@ func (t *blTable) block(i int) ([]baseEntry, error) {
 	if d.bad || n == 0 || n > uint64(len(data)) {
 		return nil, errBadBaseline
 	}
+	// The block's paths are laid end to end in one string, made once:
+	// a string a path is an allocation a path, 300,000 of them for a
+	// sweep that reads the whole table.
 	out := make([]baseEntry, 0, n)
-	prev := ""
+	ends := make([]int, 0, n)
+	var arena []byte
+	prev := 0 // where the previous path starts in arena
 	for range n {
-		e := d.entry(prev)
-		if d.bad || len(out) > 0 && e.path <= prev {
+		shared := d.uvarint()
+		suffix := d.bytes()
+		if d.bad || shared > uint64(len(arena)-prev) {
 			return nil, errBadBaseline
 		}
-		prev = e.path
-		out = append(out, e)
+		start := len(arena)
+		arena = append(arena, arena[prev:prev+int(shared)]...)
+		arena = append(arena, suffix...)
+		prev = start
+		out = append(out, d.entryRest(true))
+		ends = append(ends, len(arena))
 	}
-	if d.p != len(data) {
+	if d.bad || d.p != len(data) {
 		return nil, errBadBaseline
+	}
+	all := string(arena)
+	for k := range out {
+		from := 0
+		if k > 0 {
+			from = ends[k-1]
+		}
+		out[k].path = all[from:ends[k]]
+		if k > 0 && out[k].path <= out[k-1].path {
+			return nil, errBadBaseline
+		}
 	}
 	if t.blocks == nil {
 		t.blocks = map[int][]baseEntry{}
@@ -254,8 +278,8 @@ var blockCacheMax = 256
 
 // first is the first path of block i.
 func (t *blTable) first(i int) (string, error) {
-	if p, ok := t.firsts[i]; ok {
-		return p, nil
+	if i < len(t.firsts) && t.firsts[i] != "" {
+		return t.firsts[i], nil
 	}
 	var p string
 	if b, ok := t.blocks[i]; ok {
@@ -276,7 +300,7 @@ func (t *blTable) first(i int) (string, error) {
 		p = string(suffix)
 	}
 	if t.firsts == nil {
-		t.firsts = map[int]string{}
+		t.firsts = make([]string, t.t.Blocks()) // a block's first path is never ""
 	}
 	t.firsts[i] = p
 	return p, nil
@@ -299,15 +323,53 @@ func (t *blTable) seek(key string) (bi, k int, err error) {
 			hi = mid
 		}
 	}
-	bi = max(lo-1, 0)
 	if n == 0 {
 		return 0, 0, nil
 	}
+	return t.seekIn(max(lo-1, 0), key)
+}
+
+// seekFrom is seek for a key in block from or after it: it gallops on
+// from there (a folder's listing skips a subfolder a few blocks on, not
+// across the table).
+func (t *blTable) seekFrom(from int, key string) (bi, k int, err error) {
+	n := t.t.Blocks()
+	lo, hi, step := from, from+1, 1 // block lo's first path is at most key
+	for hi < n {
+		f, err := t.first(hi)
+		if err != nil {
+			return 0, 0, err
+		}
+		if f > key {
+			break
+		}
+		lo, step = hi, step*2
+		hi = lo + step
+	}
+	hi = min(hi, n)
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		f, err := t.first(mid)
+		if err != nil {
+			return 0, 0, err
+		}
+		if f <= key {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return t.seekIn(lo, key)
+}
+
+// seekIn is the position of the first entry at or after key, which lies
+// in block bi or at the start of the next.
+func (t *blTable) seekIn(bi int, key string) (int, int, error) {
 	b, err := t.block(bi)
 	if err != nil {
 		return 0, 0, err
 	}
-	k, _ = slices.BinarySearchFunc(b, key, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
+	k, _ := slices.BinarySearchFunc(b, key, func(e baseEntry, p string) int { return strings.Compare(e.path, p) })
 	if k == len(b) {
 		return bi + 1, 0, nil
 	}

@@ -109,6 +109,37 @@ func (d *dirCache) exists(dir string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// lkind is the type of what stands at rel, a link not followed (as in
+// fs.FileMode.Type), and false when nothing does. It asks through the
+// folder above rel held open when there is one, so the folders of a deep
+// path, looked at from the top down, cost one call each.
+func (d *dirCache) lkind(rel string) (fs.FileMode, bool) {
+	dir, base := path.Split(rel)
+	d.mu.Lock()
+	pfd := d.fd(strings.TrimSuffix(dir, "/"))
+	d.mu.Unlock()
+	if pfd < 0 {
+		fi, err := d.root.Lstat(rel)
+		if err != nil {
+			return 0, false
+		}
+		return fi.Mode().Type(), true
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(pfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return 0, false
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fs.ModeDir, true
+	case unix.S_IFLNK:
+		return fs.ModeSymlink, true
+	case unix.S_IFREG:
+		return 0, true
+	}
+	return fs.ModeDevice, true // something else: no folder, nor nothing
+}
+
 // rel is Store.rel with the batch's memo of resolved folders.
 func (d *dirCache) rel(s *Store, p string) (string, error) {
 	d.mu.Lock()

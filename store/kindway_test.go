@@ -336,3 +336,61 @@ func TestRedoKeepsAFolderItsRewindKept(t *testing.T) {
 	}
 	sameTree(t, "after the redo", rewound, tree(t, root))
 }
+
+// An undo gives back the folders the operation it undoes removed, but
+// not beneath a path it puts a file at: that folder is made before the
+// files are written, and would stand in the file's way. Here a redo,
+// after an undo that could not turn the folder d back into the file it
+// was, keeps the file to come back by its own undo; that undo must write
+// the file, not the folder d/x the redo removed beneath it.
+func TestUndoMakesNoFolderWhereItPutsAFile(t *testing.T) {
+	root := tempRoot(t)
+	put(t, root, "d/keep", "k\n", 0o644)
+	s := openStore(t, root)
+	t1, _ := s.NewTurn(TurnMeta{})
+	if _, err := s.Write(t1, TurnMeta{}, "d/x/w", []byte("w\n")); err != nil {
+		t.Fatal(err)
+	}
+	sweepCmd(t, s, t1, func() {
+		os.RemoveAll(filepath.Join(root, "d"))
+		put(t, root, "d", "F\n", 0o644)
+	})
+	rewind(t, s, string(t1)) // d is a folder again, holding keep
+	put(t, root, "d/hand", "mine\n", 0o644)
+	undo := func(what string) *Result {
+		t.Helper()
+		p, err := s.PlanUndo(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Apply(p, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return r
+	}
+	if r := undo("the first undo"); len(r.Failed) != 1 || r.Failed[0].Path != "d" {
+		t.Fatalf("the first undo: %+v; want d failed, holding d/hand", r)
+	}
+	os.Remove(filepath.Join(root, "d/hand"))
+	if err := os.Mkdir(filepath.Join(root, "d/x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.PlanRedo(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Apply(p, nil); err != nil || len(r.Failed) > 0 {
+		t.Fatalf("redo: %+v, %v", r, err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "d/x")); err == nil {
+		t.Fatal("the redo left d/x, a folder its turn made, empty")
+	}
+	os.RemoveAll(filepath.Join(root, "d"))
+	if r := undo("the undo of the redo"); len(r.Failed) > 0 {
+		t.Fatalf("the undo of the redo: %+v", r)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "d")); err != nil || string(b) != "F\n" {
+		t.Fatalf("after the undo of the redo d holds %q, %v; want the file", b, err)
+	}
+}

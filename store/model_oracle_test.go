@@ -642,6 +642,10 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 	}
 	r.created = nil
 	failed, r.purgedFails = withPurged(failed, r.live, r.want)
+	// A redo's plan fails a path whose wanted bytes were purged since
+	// the rewind: it never changes it, so its undo leaves it alone, even
+	// once a retry of the redo took its failures over.
+	r.planFails = append(r.planFails, r.purgedFails...)
 	for _, p := range r.live {
 		if slices.Contains(failed, p) || !r.want[p].exists {
 			continue

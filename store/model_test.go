@@ -275,7 +275,7 @@ func (h *harness) logf(format string, args ...any) {
 func (h *harness) fatalf(format string, args ...any) {
 	h.t.Helper()
 	tail := h.hist
-	if len(tail) > 40 {
+	if len(tail) > 40 && os.Getenv("CKPT_MODEL_FULL") == "" {
 		tail = tail[len(tail)-40:]
 	}
 	h.t.Fatalf("seed %d, step %d: %s\n\nlast steps:\n  %s\n\nreplay: go test ./store -run TestModel -model.seed=%d -model.steps=%d",

@@ -249,7 +249,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 	dirs := newDirCache(s.root)
 	defer dirs.close()
 	defer s.saveStats()
-	blocked := s.wayBlocked(goals)
+	blocked := s.wayBlocked(goals, dirs)
 	// A folder in the way goes when what is in it goes: the paths the
 	// plan deletes, and the folders it removes once left empty or wants
 	// as folders (those are its own, whether a turn made them or not, as

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 // wayBlocked returns a test of the folders on a path's way, for steps
@@ -15,8 +17,10 @@ import (
 // step cannot be done without removing what stands there, which is no
 // operation's to remove; nor is a link ever written through. The test
 // says why, or "" when the way is clear or made by the plan. Each folder
-// is looked at once per plan, from the top down.
-func (s *Store) wayBlocked(goals []wanted) func(rel string) string {
+// is looked at once per plan, from the top down, through the folder above
+// it held open in dirs, so a path deep down costs one call per folder, not
+// one walk from the root per folder.
+func (s *Store) wayBlocked(goals []wanted, dirs *dirCache) func(rel string) string {
 	// mend: the plan makes the folder (or clears what stands there);
 	// file: the plan puts a file or link there, so nothing can be in it.
 	mend, file := map[string]bool{}, map[string]bool{}
@@ -54,8 +58,8 @@ func (s *Store) wayBlocked(goals []wanted) func(rel string) string {
 			m, ok := kinds[dir]
 			if !ok {
 				m = absent
-				if fi, err := s.root.Lstat(dir); err == nil {
-					m = fi.Mode().Type()
+				if t, ok := dirs.lkind(dir); ok {
+					m = t
 				}
 				kinds[dir] = m
 			}
@@ -242,4 +246,37 @@ func (s *Store) keptFolders(v *view, rmdirs []string, p *Plan) []string {
 		return rmdirs
 	}
 	return slices.DeleteFunc(rmdirs, func(d string) bool { return want[d] })
+}
+
+// offFiles drops from dirs, the folders an undo gives back (modes
+// running parallel), those at or beneath a path one of its steps puts a
+// file or a link at: the folders are made before the files are written,
+// and one there would stand in the way of what the undo gives back.
+func offFiles(recs []record.Line, dirs []string, modes []uint32) ([]string, []uint32) {
+	files := map[string]bool{}
+	for _, r := range recs {
+		if r.Do == ActRestore && r.Want != nil && (r.Want.Kind == ImageContent || r.Want.Kind == ImageLink) {
+			files[r.Path] = true
+		}
+	}
+	if len(files) == 0 {
+		return dirs, modes
+	}
+	parallel := len(modes) == len(dirs)
+	var outDirs []string
+	var outModes []uint32
+	for i, d := range dirs {
+		under := false
+		for a := d; a != "." && a != "/" && a != "" && !under; a = path.Dir(a) {
+			under = files[a]
+		}
+		if under {
+			continue
+		}
+		outDirs = append(outDirs, d)
+		if parallel {
+			outModes = append(outModes, modes[i])
+		}
+	}
+	return outDirs, outModes
 }

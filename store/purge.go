@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 
@@ -287,18 +288,28 @@ func (s *Store) purgeBaseline(paths []string, note func(*Image), write bool, fp 
 	}
 	kept := b.entries[:0]
 	n := len(b.entries)
+	parents := map[string]bool{}
 	for _, e := range b.entries {
 		if inPurge(paths, e.path) {
 			if e.kind == baseFile || e.kind == baseSkipped {
 				gone := Image{Kind: ImageContent, SHA256: e.sum}
 				note(&gone)
 			}
+			parents[path.Dir(e.path)] = true
 			continue
 		}
 		kept = append(kept, e)
 	}
 	if len(kept) == n || !write {
 		return nil
+	}
+	// A sweep reuses the listing of a folder whose times it knows: the
+	// folders that held a purged path lose theirs, so the next sweep lists
+	// them and finds the path again.
+	for i := range kept {
+		if e := &kept[i]; e.kind == baseDir && parents[e.path] {
+			e.mtime, e.ctime, e.ino = 0, 0, 0
+		}
 	}
 	b.entries = kept
 	// What stands at a purged path now is no turn's change: the next

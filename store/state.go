@@ -8,6 +8,9 @@ import (
 
 func (s *Store) buildView(ops []*opRec) *view {
 	v := newView()
+	n := len(s.cache.seed) + len(s.cache.files)
+	v.byID = make(map[string]*turn, n)
+	v.turns = make([]*turn, 0, n)
 	v.seedErr = s.cache.seedErr
 	for _, t := range s.cache.seed {
 		v.byID[t.id] = t
@@ -18,7 +21,11 @@ func (s *Store) buildView(ops []*opRec) *view {
 		if t.id == "" {
 			continue
 		}
-		if seed, ok := v.byID[t.id]; ok && seed.seed {
+		var seed *turn
+		if len(s.cache.seed) > 0 {
+			seed = v.byID[t.id]
+		}
+		if seed != nil && seed.seed {
 			// A capture naming a seed turn's id adds to that turn.
 			m := newTurn(seed.id)
 			*m = *seed
@@ -44,7 +51,8 @@ func (s *Store) buildView(ops []*opRec) *view {
 		v.byID[t.id] = t
 		v.turns = append(v.turns, t)
 	}
-	slices.SortStableFunc(v.turns, func(a, b *turn) int {
+	// Ids are unique, so the order is total: no sort needs to be stable.
+	slices.SortFunc(v.turns, func(a, b *turn) int {
 		if c := cmp.Compare(a.seq, b.seq); c != 0 {
 			return c
 		}

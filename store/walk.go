@@ -80,6 +80,9 @@ type walkJob struct {
 	// olds are the old baseline's entries in the folder (when the walk
 	// compares with one), in path order.
 	olds []baseEntry
+	// inPrior says whether the prior baseline holds the folder, when the
+	// parent's olds are that baseline's: 1 yes, -1 no, 0 ask it.
+	inPrior int8
 }
 
 // dirStat is what says whether a folder's entries may have changed.
@@ -286,7 +289,8 @@ func (w *walker) ignoreFile(j walkJob, name string, onDisk bool) []byte {
 		rel = j.rel + "/" + name
 	}
 	var data []byte
-	if w.prior != nil && w.prior.hasDir(j.rel) {
+	inPrior := j.inPrior > 0 || j.inPrior == 0 && w.prior != nil && w.prior.hasDir(j.rel)
+	if w.prior != nil && inPrior {
 		data = w.prior.rules[rel]
 	} else if onDisk {
 		data = w.readSmall(j.fd, name)
@@ -399,7 +403,9 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 			}
 			sj := walkJob{rel: rel, ig: ig, fresh: fresh, st: dirStat{mtime: e.mtime, ctime: e.ctime, ino: e.ino, dev: uint64(st.Dev)}}
 			sj.olds = w.oldsOf(rel)
-			sj.paths, sj.reused = w.oldNames(sj, j.oldEntry(rel))
+			oe := j.oldEntry(rel)
+			sj.paths, sj.reused = w.oldNames(sj, oe)
+			sj.inPrior = w.inPrior(oe)
 			flags := unix.O_RDONLY
 			if sj.reused {
 				flags = openStatOnly

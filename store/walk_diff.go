@@ -276,3 +276,16 @@ func (w *walker) oldsOf(rel string) []baseEntry {
 	_ = w.old.childrenOf(rel, func(e *baseEntry) { out = append(out, *e) }) // read whole: no lookup fails
 	return out
 }
+
+// inPrior is a subfolder's walkJob.inPrior, from oe, its entry among its
+// parent's olds: when those are the prior baseline's, whether that holds
+// the folder is known without a lookup per folder.
+func (w *walker) inPrior(oe *baseEntry) int8 {
+	switch {
+	case w.diff == nil || w.prior == nil || w.prior != w.diff.base:
+		return 0
+	case oe != nil && oe.kind == baseDir:
+		return 1
+	}
+	return -1
+}

@@ -20,6 +20,11 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // the index's checksum, and this mark.
 const tableTrailer = "BLX\n"
 
+// MaxHead is the longest head a table may have. It holds the command of
+// the sweep that wrote it, whole (agents write heredocs of megabytes), so
+// it is generous; it only guards against a damaged length.
+const MaxHead = 256 << 20
+
 // trailerLen is the trailer's size: two uint64, a uint32, the mark.
 const trailerLen = 8 + 8 + 4 + len(tableTrailer)
 
@@ -103,7 +108,7 @@ func HeadOf(read ReadAt, magicLen int) ([]byte, error) {
 	n := uint64(binary.LittleEndian.Uint32(first[magicLen:]))
 	end := uint64(magicLen) + 4 + n
 	if end+4 > uint64(len(first)) {
-		if n > 1<<20 {
+		if n > MaxHead {
 			return nil, ErrDamaged
 		}
 		if first, err = read(0, int(end)+4); err != nil {
