@@ -164,14 +164,24 @@ func (v *view) replay(ops []*opRec) {
 // operation was undone (or retried), and so were the retries of it that
 // changed nothing.
 func (v *view) dropFails(id string) {
-	delete(v.fails, id)
+	v.forget(id)
 	for _, r := range v.noneRetries[id] {
-		delete(v.fails, r)
+		v.forget(r)
 	}
 	// What a retry that finished an undo or redo still failed (a purged
 	// path fails again) is moot with it.
 	for _, r := range v.retriesOf[id] {
 		v.dropFails(r)
+	}
+}
+
+// forget drops what operation id failed, and the copy of it a retry
+// holds: a retry's undo brings back only what is still outstanding, not
+// the failures of an operation undone since (its redo fails anew).
+func (v *view) forget(id string) {
+	delete(v.fails, id)
+	for _, held := range v.retryHeld {
+		delete(held, id)
 	}
 }
 
