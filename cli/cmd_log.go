@@ -47,7 +47,8 @@ func newLogCmd(g *globals) *cobra.Command {
 with how many files each touched and how many were changed since the agent
 wrote them. Errors that hooks logged in the store are told on stderr;
 --errors prints them all, oldest first, and leaves them logged;
---errors --clear empties the log, and nothing else does.
+--errors --clear empties the log, and nothing else does; with --json both
+print JSON (see CONTRACT.md).
 
 -n N keeps the newest N rows. PATHs (after --, relative to the working
 directory) keep only the turns that touched them; a folder stands for every
@@ -72,10 +73,10 @@ ckpt log --errors --clear`,
 			}
 			defer s.Close()
 			if clear {
-				return clearErrors(s)
+				return clearErrors(s, asJSON)
 			}
 			if errs {
-				return listErrors(s)
+				return listErrors(s, asJSON)
 			}
 			entries, err := s.Log(true)
 			if err != nil {
@@ -150,12 +151,35 @@ func logLine(p paint, now time.Time, e *store.Entry) string {
 		present.Ago(now, e.At), present.Count(e.Files, "file"), esc(e.Label), extra)
 }
 
+// errorJSON is one line of the error log in `log --errors --json`: when
+// it was logged (absent if the line does not start with a time) and what.
+type errorJSON struct {
+	At    string `json:"at,omitempty"`
+	Error string `json:"error"`
+}
+
+// errorLine splits a line of the error log into its time and its message.
+func errorLine(l string) errorJSON {
+	at, msg, ok := strings.Cut(l, " ")
+	if t, err := time.Parse(time.RFC3339, at); ok && err == nil {
+		return errorJSON{At: t.UTC().Format(atLayout), Error: msg}
+	}
+	return errorJSON{Error: l}
+}
+
 // listErrors prints the store's logged errors, oldest first. They stay
 // logged: only --clear empties the log.
-func listErrors(s *store.Store) error {
+func listErrors(s *store.Store, asJSON bool) error {
 	lines, err := s.Errors()
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		out := make([]errorJSON, 0, len(lines))
+		for _, l := range lines {
+			out = append(out, errorLine(l))
+		}
+		return printJSON(out)
 	}
 	if len(lines) == 0 {
 		fmt.Println("no errors logged")
@@ -168,13 +192,18 @@ func listErrors(s *store.Store) error {
 }
 
 // clearErrors empties the store's error log and says how many lines went.
-func clearErrors(s *store.Store) error {
+func clearErrors(s *store.Store, asJSON bool) error {
 	lines, err := s.Errors()
 	if err != nil {
 		return err
 	}
 	if err := s.ClearErrors(); err != nil {
 		return err
+	}
+	if asJSON {
+		return printJSON(struct {
+			Cleared int `json:"cleared"`
+		}{len(lines)})
 	}
 	fmt.Printf("cleared %s from the error log\n", present.Count(len(lines), "error"))
 	return nil

@@ -37,6 +37,41 @@ func TestLogErrors(t *testing.T) {
 	}
 }
 
+// TestLogErrorsJSON: log --errors --json prints the error log as JSON,
+// oldest first, each line's time apart from its message; with --clear it
+// says how many lines went.
+func TestLogErrorsJSON(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a\n"})
+	p.turn(t, "1", "first", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "A\n") })
+	var got []struct{ At, Error string }
+	decodeJSON(t, ckptOK(t, p.root, "log", "--errors", "--json"), &got)
+	if got == nil || len(got) != 0 {
+		t.Fatalf("no errors logged: %#v, want []", got)
+	}
+	s, err := store.Open(p.root, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.LogError("hook claude: %s", "bad JSON on stdin")
+	s.LogError("hook codex: %s", "no such turn")
+	s.Close()
+	decodeJSON(t, ckptOK(t, p.root, "log", "--errors", "--json"), &got)
+	if len(got) != 2 || got[0].Error != "hook claude: bad JSON on stdin" || got[1].Error != "hook codex: no such turn" {
+		t.Fatalf("log --errors --json: %#v", got)
+	}
+	if at, err := time.Parse(time.RFC3339Nano, got[0].At); err != nil || at.IsZero() || !strings.HasSuffix(got[0].At, "Z") {
+		t.Fatalf("log --errors --json: at %q (%v), want the UTC time it was logged", got[0].At, err)
+	}
+	var cleared struct{ Cleared int }
+	decodeJSON(t, ckptOK(t, p.root, "log", "--errors", "--clear", "--json"), &cleared)
+	if cleared.Cleared != 2 {
+		t.Fatalf("log --errors --clear --json: %+v, want 2 cleared", cleared)
+	}
+	if r := ckptOK(t, p.root, "log", "--errors"); !strings.Contains(r.Stdout, "no errors logged") {
+		t.Fatalf("--clear --json left the errors\n%s", r)
+	}
+}
+
 // TestLogLineGit: a plain log row marks an agent turn that ran git, as
 // the UI does, and no other.
 func TestLogLineGit(t *testing.T) {
