@@ -412,7 +412,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 	if err := s.appendTurnSynced(id, buf, fp); err != nil {
 		return "", err
 	}
-	tp.appended(buf)
+	tp.appended(buf, true)
 	return id, nil
 }
 
@@ -526,7 +526,7 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 	if err := s.appendTurnSynced(id, buf, fp); err != nil {
 		return err
 	}
-	tp.appended(buf)
+	tp.appended(buf, true)
 	return nil
 }
 

@@ -223,11 +223,13 @@
 // table giving each path's first pre record and newest post record: see
 // store/internal/turnidx for its bytes; a sweep needs the newest post to
 // leave a path the agent's file tool sealed alone), and the records the
-// index does not cover yet, fewer than 16 KiB of them. It then merges
-// into the slots what it appended to the turn file, and once 16 KiB of
-// records lie past what the index covers, it syncs the index and then
-// records that it covers them: a slot may run ahead of what the index
-// covers, never behind, even across a crash of the machine. A table past
+// index does not cover yet (the last call's, mostly; fewer than 16 KiB
+// of them). It then merges into the slots what it appended to the turn
+// file, and records that the index covers what the slots merged before
+// its own barrier (a capture's or seal's syncfs, which made them
+// durable) or, once 16 KiB of records lie past what the index covers, it
+// syncs the index and covers them all: a slot may run ahead of what the
+// index covers, never behind, even across a crash of the machine. A table past
 // half full is written anew twice as large (synced, then renamed over
 // the old), and a turn file shorter than 16 KiB has no index: it is read
 // whole. The index is a cache: it names the turn file it indexes (device

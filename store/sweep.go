@@ -528,6 +528,6 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 	if err := s.appendTurn(id, buf, !exists); err != nil {
 		return "", err
 	}
-	tp.appended(buf)
+	tp.appended(buf, false)
 	return id, nil
 }

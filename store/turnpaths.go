@@ -377,9 +377,13 @@ const indexCoverBytes = 16 << 10
 // appended writes the index after buf was appended to the turn file and
 // made durable: it merges the records past what the index covered into
 // its slots, and once they are indexCoverBytes or more it syncs the index
-// and covers them. The index is a cache: a failure to write it costs the
-// next call a longer read, so it is not reported.
-func (tp *turnPaths) appended(buf []byte) {
+// and covers them. With synced, buf was made durable by a barrier of the
+// whole file system (a capture's or a seal's), which made durable every
+// slot merged before it too: then the index covers, with no sync of its
+// own, what earlier writers merged (see mergedUpTo), and the next call
+// reads only what came since. The index is a cache: a failure to write it
+// costs the next call a longer read, so it is not reported.
+func (tp *turnPaths) appended(buf []byte, synced bool) {
 	if tp.keep {
 		return
 	}
@@ -414,10 +418,20 @@ func (tp *turnPaths) appended(buf []byte) {
 	case tp.ix == nil && !due:
 		return // a short turn file is read whole: no index yet
 	case tp.ix != nil:
+		upto := int64(-1)
+		if synced && !due {
+			upto = tp.mergedUpTo(base) // before this call's slots are merged
+		}
 		// The slots may run ahead of what the index covers: a reader
 		// takes the newest of theirs and the tail's.
 		ok, err := tp.ix.Update(tp.ixf, ents)
-		if err != nil || ok && !due {
+		if err != nil {
+			return
+		}
+		if ok && !due {
+			if upto > tp.ix.Covered {
+				_ = tp.ix.Cover(tp.ixf, upto)
+			}
 			return
 		}
 		if ok && tp.ixf.Sync() == nil && tp.ix.Cover(tp.ixf, covered) == nil {
@@ -425,6 +439,19 @@ func (tp *turnPaths) appended(buf []byte) {
 		}
 	}
 	tp.rebuildIndex(ents, covered)
+}
+
+// mergedUpTo is how far the index may cover once a barrier made durable
+// the slots merged so far: up to the first record past what it covers
+// whose slot no earlier writer merged (one killed before it did), or to
+// base, where this call's records begin.
+func (tp *turnPaths) mergedUpTo(base int64) int64 {
+	for _, e := range tp.tail {
+		if e.Off >= 0 && !tp.ix.Holds(e) {
+			return e.Off
+		}
+	}
+	return base
 }
 
 // rebuildIndex writes the index anew, twice as large as it was: what it

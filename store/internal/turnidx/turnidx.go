@@ -28,11 +28,12 @@
 // at the end); at most half of the slots are used.
 //
 // A writer updates the slots of the records it appended in place, once
-// those records are durable, and advances covered only after the slots
-// are on disk (an fsync): a slot may run ahead of covered (a writer
-// killed before it advanced it, or one that left it for later), never
-// behind it, so what covered vouches for survives a crash of the machine
-// as well as of the writer. Past half full, the table is written anew,
+// those records are durable, and advances covered only over records
+// whose slots are on disk (after an fsync of the index, or a barrier of
+// the whole file system that came after their slots were written): a
+// slot may run ahead of covered (a writer killed before it advanced it,
+// or one that left it for later), never behind it, so what covered
+// vouches for survives a crash of the machine as well as of the writer. Past half full, the table is written anew,
 // twice as large, to a new file renamed over the old one: an update costs
 // the same at any size, and the rewrite, which doubles, costs a constant
 // share of each.
@@ -195,6 +196,21 @@ func (ix *Index) Find(h uint64) (pre, post int64, err error) {
 		return -1, -1, err
 	}
 	return int64(s.pre) - 1, int64(s.post) - 1, nil
+}
+
+// Holds reports whether the slots hold what e says already: its hash's
+// slot has a pre record no later than e (for a pre entry), or a post
+// record no earlier (for a post entry).
+func (ix *Index) Holds(e Entry) bool {
+	_, s, found, _, err := ix.probe(e.Hash)
+	if err != nil || !found {
+		return false
+	}
+	o := uint64(e.Off) + 1
+	if e.Post {
+		return s.post >= o
+	}
+	return s.pre != 0 && s.pre <= o
 }
 
 // Update merges ents into the slots in place, writing through w (the

@@ -141,3 +141,27 @@ func TestIndexParseRefuses(t *testing.T) {
 		t.Errorf("a newer version: %v", err)
 	}
 }
+
+// TestIndexHolds: a slot holds a pre entry at or after its oldest pre
+// record, and a post entry at or before its newest post record; not a
+// path it lacks, nor a record newer than its newest seal.
+func TestIndexHolds(t *testing.T) {
+	h := Hash("a")
+	ix := parse(t, &mem{Build(1, 2, []Entry{{Hash: h, Off: 100}, {Hash: h, Off: 300, Post: true}}, 400)})
+	for _, c := range []struct {
+		e    Entry
+		want bool
+	}{
+		{Entry{Hash: h, Off: 100}, true},
+		{Entry{Hash: h, Off: 500}, true}, // a second capture: the first wins
+		{Entry{Hash: h, Off: 50}, false},
+		{Entry{Hash: h, Off: 200, Post: true}, true},
+		{Entry{Hash: h, Off: 300, Post: true}, true},
+		{Entry{Hash: h, Off: 350, Post: true}, false},
+		{Entry{Hash: Hash("b"), Off: 100}, false},
+	} {
+		if got := ix.Holds(c.e); got != c.want {
+			t.Errorf("%+v: %v, want %v", c.e, got, c.want)
+		}
+	}
+}
