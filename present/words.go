@@ -73,6 +73,37 @@ func Age(now, t time.Time) string {
 	return t.Local().Format("Jan 2")
 }
 
+// AgeWidth is the width of Age(now, t) in columns, worked out without
+// formatting it: a screen that aligns every row's age asks it of each.
+func AgeWidth(now, t time.Time) int {
+	if t.IsZero() {
+		return 1
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return digits(max(int(d.Seconds()), 0)) + 1
+	case d < time.Hour:
+		return digits(int(d.Minutes())) + 1
+	case d < 48*time.Hour:
+		return digits(int(d.Hours())) + 1
+	case d < 14*24*time.Hour:
+		return digits(int(d.Hours()/24)) + 1
+	}
+	return 4 + digits(t.Local().Day()) // "Jan 2"
+}
+
+// MaxAgeWidth is the widest AgeWidth can be ("Jan 12").
+const MaxAgeWidth = 6
+
+func digits(n int) int {
+	k := 1
+	for ; n >= 10; n /= 10 {
+		k++
+	}
+	return k
+}
+
 // AgeChange is how long until Age(now, t) next reads differently: until
 // t's age reaches its next whole second, minute, hour or day. ok is false
 // when it never will (a zero time, or a date shown past two weeks).

@@ -135,3 +135,24 @@ func TestAgeChange(t *testing.T) {
 		}
 	}
 }
+
+// AgeWidth is the width of Age, at every unit and across each unit's
+// change of digits.
+func TestAgeWidth(t *testing.T) {
+	now := time.Date(2026, 11, 29, 22, 43, 45, 0, time.Local)
+	ats := []time.Time{{}, now.Add(time.Hour)}
+	for _, unit := range []time.Duration{time.Second, time.Minute, time.Hour, 24 * time.Hour} {
+		for n := range 120 {
+			ats = append(ats, now.Add(-time.Duration(n)*unit), now.Add(-time.Duration(n)*unit-unit/2))
+		}
+	}
+	for d := range 60 {
+		ats = append(ats, now.AddDate(0, 0, -14-d))
+	}
+	for _, at := range ats {
+		a := Age(now, at)
+		if w := AgeWidth(now, at); w != len(a) || w > MaxAgeWidth {
+			t.Errorf("AgeWidth(%v) = %d, Age is %q", now.Sub(at), w, a)
+		}
+	}
+}

@@ -84,13 +84,28 @@ func (t *turn) list() []*tfile {
 // decoding a lazy list for good: fn must not keep f, which may be reused
 // for the next path. Caller holds s.mu.
 func (t *turn) scan(fn func(f *tfile)) {
+	if t.lazy != nil && !t.lazy.ready(t) {
+		t.list() // damaged: its paths come from the records
+	}
+	t.scanOnce(fn)
+}
+
+// scanOnce is scan checking a lazy list in the same pass: ok is false
+// when it turned out damaged part way (fn saw the paths before the
+// damage; the turn now has them from its records, so a caller that starts
+// over sees them all).
+func (t *turn) scanOnce(fn func(f *tfile)) (ok bool) {
 	if t.lazy == nil {
 		for _, f := range t.fl {
 			fn(f)
 		}
-		return
+		return true
 	}
-	t.lazy.scan(t, fn)
+	if !t.lazy.scan(t, fn) {
+		t.list()
+		return false
+	}
+	return true
 }
 
 // nfiles is how many paths the turn has, without decoding them.
@@ -319,6 +334,13 @@ type view struct {
 	seedErr              error
 	// reverted holds the turns a revert in effect took out whole.
 	reverted map[string]bool
+	// retryHeld holds, per retry of a rewind or revert, the failures of
+	// the operation it retried that it made moot: undoing the retry
+	// brings them back, redoing it takes them away again.
+	retryHeld map[string]map[string][]Failure
+	// takenBack holds the operations whose work an undo (or, for an
+	// undo, a redo) took back: what they put is not as they left it.
+	takenBack map[string]bool
 }
 
 // application is a rewind in effect (via the rewind itself or a redo), or

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 )
 
 // expectation is what the agent last left at a path.
@@ -37,14 +35,32 @@ func (e expectation) changedSince(disk Image) bool {
 // ckpt"). Operations never change them, so a hand edit a rewind kept and
 // its undo brought back is still a hand edit. Caller holds s.mu.
 func (s *Store) expected(v *view) map[string]expectation {
+	for {
+		if exp, ok := s.expectedAll(v, nil); ok {
+			return exp
+		}
+	}
+}
+
+// expectedAll is expected, reading each turn's paths once: each, when
+// not nil, is also given every usable path of every turn (rewound ones
+// too), turn by turn, with the turn's index in v.turns. ok is false when
+// a turn's summarized paths turned out damaged on the way: that turn now
+// has them from its records, and the caller starts over.
+func (s *Store) expectedAll(v *view, each func(i int, p string)) (_ map[string]expectation, ok bool) {
 	exp := map[string]expectation{}
 	unsealed := map[string]int64{}
-	for _, t := range v.turns {
-		if v.rewound[t.id] {
+	for i, t := range v.turns {
+		rewound := v.rewound[t.id]
+		if rewound && each == nil {
 			continue
 		}
-		t.scan(func(f *tfile) {
+		ok := t.scanOnce(func(f *tfile) {
+			if each != nil && f.refused == "" {
+				each(i, f.path)
+			}
 			switch {
+			case rewound:
 			case f.refused != "":
 			case f.post != nil:
 				if e, ok := exp[f.path]; !ok || f.postSeq >= e.seq {
@@ -59,6 +75,9 @@ func (s *Store) expected(v *view) map[string]expectation {
 				unsealed[f.path] = f.preSeq
 			}
 		})
+		if !ok {
+			return nil, false
+		}
 	}
 	s.revertExpected(v, exp)
 	// A capture after the newest seal, or with no seal at all, is being
@@ -68,7 +87,7 @@ func (s *Store) expected(v *view) map[string]expectation {
 			exp[p] = expectation{seq: seq, writing: true}
 		}
 	}
-	return exp
+	return exp, true
 }
 
 // beingWritten reports whether an active turn has captured p and not
@@ -102,7 +121,7 @@ func (s *Store) failures(v *view) map[string]PathFailure {
 	captured := newestCaptures(v, paths)
 	for i, o := range later {
 		for _, f := range v.fails[o.id] {
-			if s.putSince(later[i+1:], f.Path) || captured[f.Path] > o.seq {
+			if s.putSince(v, later[i+1:], f.Path) || captured[f.Path] > o.seq {
 				continue
 			}
 			out[f.Path] = PathFailure{Path: f.Path, Reason: f.Reason, Op: o.id, Kind: o.kind}
@@ -111,9 +130,15 @@ func (s *Store) failures(v *view) map[string]PathFailure {
 	return out
 }
 
-// putSince reports whether one of ops put p as it wanted.
-func (s *Store) putSince(ops []*opRec, p string) bool {
+// putSince reports whether one of ops put p as it wanted and p still
+// holds it: an operation whose work was taken back does not count, nor
+// does an undo, which puts p back as it was before what it undid (so
+// failed again, where an operation before that failed it).
+func (s *Store) putSince(v *view, ops []*opRec, p string) bool {
 	for _, o := range ops {
+		if v.takenBack[o.id] || o.kind == KindUndo {
+			continue
+		}
 		recs, err := s.steps(o.id)
 		if err != nil {
 			continue
@@ -187,7 +212,12 @@ type statusRun struct {
 // newStatusRun starts a comparison of about n files. Caller holds s.mu and
 // calls done.
 func (s *Store) newStatusRun(v *view, n int) *statusRun {
-	r := &statusRun{s: s, exp: s.expected(v), failed: s.failures(v), disk: map[string]Image{}, edited: map[string]bool{}, dirs: newDirCache(s.root)}
+	return s.newStatusRunExp(v, n, s.expected(v))
+}
+
+// newStatusRunExp is newStatusRun given what is expected (expected).
+func (s *Store) newStatusRunExp(v *view, n int, exp map[string]expectation) *statusRun {
+	r := &statusRun{s: s, exp: exp, failed: s.failures(v), disk: map[string]Image{}, edited: map[string]bool{}, dirs: newDirCache(s.root)}
 	if n > 256 {
 		s.packs.ensure(s)
 		r.indexed = true
@@ -288,134 +318,6 @@ func (r *statusRun) status(f *tfile) (Status, string, Image) {
 		return StatusModified, "", disk
 	}
 	return StatusUnchanged, "", disk
-}
-
-// Log lists turns and operations, newest first. withStatus compares the
-// disk (through the stat cache) to fill HandEdited; otherwise it is -1, so
-// a screen can show the log at once and the counts when they are ready.
-func (s *Store) Log(withStatus bool) ([]Entry, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, err := s.load()
-	if err != nil {
-		return nil, err
-	}
-	var run *statusRun
-	var edited map[string]bool
-	if withStatus {
-		run = s.newStatusRun(v, 0)
-		run.noBlobs = true
-		defer run.done()
-		edited = run.editedPaths()
-	}
-	failed := s.failures(v)
-	out := make([]Entry, 0, len(v.turns)+len(v.ops))
-	seq := make([]int64, 0, cap(out)) // each entry's place in the order of commits
-	for i, t := range v.turns {
-		out = append(out, s.turnEntry(v, t, i == len(v.turns)-1, edited))
-		seq = append(seq, t.seq)
-	}
-	for _, o := range v.ops {
-		out = append(out, opEntry(v, o, failed, withStatus))
-		seq = append(seq, o.seq)
-	}
-	return newestFirst(out, seq), nil
-}
-
-// turnEntry is turn t's entry of the log; newest says it is the newest
-// turn, and edited, when not nil, holds the paths changed since the
-// agent (editedPaths), which it counts among t's.
-func (s *Store) turnEntry(v *view, t *turn, newest bool, edited map[string]bool) Entry {
-	e := Entry{ID: t.id, Kind: KindAgent, Label: t.label, At: time.Unix(0, t.at), State: v.state(t),
-		Files: t.nfiles(), HandEdited: -1, Source: t.source, Head: t.head}
-	_, _, e.RanGit = s.turnGit(t, newest)
-	if edited != nil {
-		e.HandEdited = 0
-		if len(edited) > 0 {
-			t.scan(func(f *tfile) {
-				if f.refused == "" && edited[f.path] {
-					e.HandEdited++
-				}
-			})
-		}
-	}
-	return e
-}
-
-// editedPaths is the set of paths changed since the agent: of the paths
-// anything is expected of, those handEdited says so of. Only they can
-// count in a turn's entry, so a log where none is counts without reading
-// a turn's paths. The map is not nil.
-func (r *statusRun) editedPaths() map[string]bool {
-	out := map[string]bool{}
-	var f tfile
-	for p := range r.exp {
-		if f.path = p; r.handEdited(&f) {
-			out[p] = true
-		}
-	}
-	return out
-}
-
-// opEntry is operation o's entry of the log, with the paths it failed
-// that are still failed.
-func opEntry(v *view, o *opRec, failed map[string]PathFailure, withStatus bool) Entry {
-	state := v.opState[o.id]
-	if !o.done || state == "" {
-		state = StateActive
-	}
-	e := Entry{ID: o.id, Kind: o.kind, At: time.Unix(0, o.at), State: state, Files: o.steps,
-		Target: o.target, Turns: o.turns, Label: opLabel(o), Retry: o.retry, HandEdited: -1}
-	for _, f := range o.fails {
-		if pf, ok := failed[f.Path]; ok && pf.Op == o.id {
-			e.Failed = append(e.Failed, f)
-		}
-	}
-	if withStatus {
-		e.HandEdited = 0
-	}
-	return e
-}
-
-// newestFirst orders entries newest first by the order of commits (seq,
-// each entry's), not by At: the wall clock can step back between two
-// turns.
-func newestFirst(out []Entry, seq []int64) []Entry {
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(seq[b], seq[a]) })
-	sorted := make([]Entry, len(out))
-	for i, k := range idx {
-		sorted[i] = out[k]
-	}
-	return sorted
-}
-
-func opLabel(o *opRec) string {
-	n := len(o.turns)
-	plural := "s"
-	if n == 1 {
-		plural = ""
-	}
-	if o.retry != "" {
-		return fmt.Sprintf("%s again: retried what %s could not put back", o.kind, o.retry)
-	}
-	switch o.kind {
-	case KindRewind:
-		return fmt.Sprintf("rewound %d turn%s to before %s", n, plural, o.target)
-	case KindUndo:
-		return fmt.Sprintf("undid %s: %d turn%s back", o.target, n, plural)
-	case KindRedo:
-		return fmt.Sprintf("redid %s: %d turn%s rewound again", o.target, n, plural)
-	case KindRevert:
-		if o.session != "" {
-			return fmt.Sprintf("reverted %d turn%s of session %s", n, plural, o.session)
-		}
-		return "reverted turn " + o.target + ", keeping what came after it"
-	}
-	return string(o.kind)
 }
 
 // Files lists a turn's paths in the order they were first captured;

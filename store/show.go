@@ -35,7 +35,7 @@ func (s *Store) Show(id string, withStatus bool) (*Shown, error) {
 		run = s.newStatusRun(v, len(t.list()))
 		defer run.done()
 	}
-	out := &Shown{Entry: s.turnEntry(v, t, t == v.turns[len(v.turns)-1], nil), Files: s.turnFiles(v, t, run)}
+	out := &Shown{Entry: s.turnEntry(v, t, t == v.turns[len(v.turns)-1]), Files: s.turnFiles(v, t, run)}
 	failed := s.failures(v)
 	ops := make([]Entry, 0, len(v.ops))
 	seq := make([]int64, 0, len(v.ops))

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"golang.org/x/sys/unix"
 )
@@ -111,6 +112,10 @@ func (s *Store) useSummary(text string, todo []sumFrame) (all bool) {
 		wg.Go(func() {
 			for i := w; i < len(todo); i += workers {
 				c, ok := decodeSummaryEntry(text, todo[i])
+				if ok && c.t.lazy != nil {
+					name := todo[i].name
+					c.t.lazy.reread = func() []*tfile { return s.recordFiles(name) }
+				}
 				if ok && c.t.v <= formatVersion {
 					c.sumLen = todo[i].end - todo[i].start
 					out[i] = c
@@ -130,6 +135,20 @@ func (s *Store) useSummary(text string, todo []sumFrame) (all bool) {
 		all = all && c != nil
 	}
 	return all
+}
+
+// recordFiles is the paths of the turn file name from its records: for
+// an entry whose paths do not decode. A file that cannot be read has
+// none, and the error log says why. Caller holds s.mu.
+func (s *Store) recordFiles(name string) []*tfile {
+	data, err := s.dir.ReadFile(name)
+	if err != nil {
+		s.LogError("read %s (its summary entry does not decode): %v", s.path(name), err)
+		return nil
+	}
+	t := newTurn("")
+	record.Each(data, t.apply)
+	return t.list()
 }
 
 // newerSummary: the file is a summary of a version this ckpt does not

@@ -209,27 +209,38 @@ func decodeSummaryEntry(data string, fr sumFrame) (*turnFile, bool) {
 		t.gitEnd, t.ended = &gitState{head: d.str(), ref: d.str(), index: d.optImage()}, b == 2
 	}
 	n := d.count(8)
-	// The paths are checked here, without keeping them, and decoded
-	// when the turn's files are first asked for (turn.list).
-	start := d.p
-	var scratch tfile
-	var post Image
-	for range n {
-		d.file(t, &scratch, &post, false)
-	}
-	if n > 0 {
-		t.lazy = &lazyFiles{text: d.s, p: start, n: n}
-	}
 	c.t = t
-	return c, !d.bad && d.p == len(d.s)
+	if n == 0 || d.bad {
+		return c, !d.bad && d.p == len(d.s)
+	}
+	// The paths are read when first asked for (turn.list, turn.scan).
+	t.lazy = &lazyFiles{text: d.s, p: d.p, n: n}
+	return c, true
 }
 
-// lazyFiles is a turn's paths as its summary entry holds them (checked
-// when the entry was read).
+// lazyFiles is a turn's paths as its summary entry holds them, checked
+// before first use: a list that does not decode (an entry written wrong:
+// its checksum holds) is read from the turn file's records instead.
 type lazyFiles struct {
-	text string // the entry, up to its checksum
-	p    int    // where the paths start
-	n    int
+	text    string // the entry, up to its checksum
+	p       int    // where the paths start
+	n       int
+	checked bool
+	reread  func() []*tfile
+}
+
+// ready says the list decodes whole, checking it the first time.
+func (l *lazyFiles) ready(t *turn) bool {
+	if !l.checked {
+		d := sumDec{s: l.text, p: l.p}
+		var f tfile
+		var post Image
+		for range l.n {
+			d.file(t, &f, &post, false)
+		}
+		l.checked = !d.bad && d.p == len(d.s)
+	}
+	return l.checked
 }
 
 // decode is the paths of t (whose header gives their times and orders).
@@ -250,11 +261,16 @@ func (l *lazyFiles) decode(t *turn) []*tfile {
 		}
 		out[i] = f
 	}
+	if d.bad || d.p != len(d.s) {
+		return l.reread()
+	}
 	return out
 }
 
-// scan decodes each path into one tfile, reused, and calls fn with it.
-func (l *lazyFiles) scan(t *turn, fn func(f *tfile)) {
+// scan decodes each path into one tfile, reused, and calls fn with it,
+// checking the list as it goes: ok is false when it did not decode whole
+// (fn then saw only what came before the damage).
+func (l *lazyFiles) scan(t *turn, fn func(f *tfile)) (ok bool) {
 	d := sumDec{s: l.text, p: l.p}
 	var f tfile
 	var post Image
@@ -263,8 +279,13 @@ func (l *lazyFiles) scan(t *turn, fn func(f *tfile)) {
 		if d.file(t, &f, &post, true) {
 			f.post = &post
 		}
+		if d.bad {
+			return false
+		}
 		fn(&f)
 	}
+	l.checked = d.p == len(d.s)
+	return l.checked
 }
 
 // file decodes one path into f and its seal, if it has one, into post

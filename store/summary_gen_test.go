@@ -192,3 +192,39 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// An entry whose checksum holds but whose paths do not decode (written
+// wrong) costs only a read of that turn's records: the view is the
+// records', from the generation still.
+func TestSummaryEntryPathsDamaged(t *testing.T) {
+	root := genStore(t)
+	want := withoutSummary(t, root)
+	readGenView(t, root)
+	sumPath := filepath.Join(root, storeDir, summaryFile)
+	data, err := os.ReadFile(sumPath)
+	must(t, err)
+	frames, _, ok := scanSummary(data)
+	if !ok || len(frames) == 0 || frames[len(frames)-1].name != genFrame {
+		t.Fatalf("no generation at the summary's end (%d frames)", len(frames))
+	}
+	out := []byte(summaryMagic)
+	var broken []byte
+	for _, fr := range frames[:len(frames)-1] {
+		if fr.name != "turns/2.log" {
+			out = append(out, data[fr.start:fr.end]...)
+			continue
+		}
+		body := data[fr.body : fr.end-4]
+		e := sumEnc{b: append([]byte(nil), body[:len(body)-3]...)} // the last path cut short
+		broken = e.frame(nil)
+	}
+	if broken == nil {
+		t.Fatal("no entry for turn 2")
+	}
+	out = append(append(out, broken...), data[frames[len(frames)-1].start:]...)
+	must(t, os.WriteFile(sumPath, out, 0o600))
+	got, _, listed := readGenView(t, root)
+	if listed || !reflect.DeepEqual(got, want) {
+		t.Fatalf("over a damaged entry (listed: %v):\n got %+v\nwant %+v", listed, got.Files["2"], want.Files["2"])
+	}
+}

@@ -321,8 +321,8 @@ func (m *Model) ageWidth() int {
 		return a.w
 	}
 	w := 0
-	for i := range m.entries {
-		w = max(w, ansi.StringWidth(present.Age(now, m.entries[i].At)))
+	for i := 0; i < len(m.entries) && w < present.MaxAgeWidth; i++ {
+		w = max(w, present.AgeWidth(now, m.entries[i].At))
 	}
 	m.ages = ageMemo{at: sec, entries: first, n: len(m.entries), w: w}
 	return w

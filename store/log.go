@@ -1,0 +1,166 @@
+package store
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Log lists turns and operations, newest first. withStatus compares the
+// disk (through the stat cache) to fill HandEdited; otherwise it is -1, so
+// a screen can show the log at once and the counts when they are ready.
+func (s *Store) Log(withStatus bool) ([]Entry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	var counts []int
+	if withStatus {
+		counts = s.handCounts(v)
+	}
+	failed := s.failures(v)
+	out := make([]Entry, 0, len(v.turns)+len(v.ops))
+	seq := make([]int64, 0, cap(out)) // each entry's place in the order of commits
+	for i, t := range v.turns {
+		e := s.turnEntry(v, t, i == len(v.turns)-1)
+		if counts != nil {
+			e.HandEdited = counts[i]
+		}
+		out = append(out, e)
+		seq = append(seq, t.seq)
+	}
+	for _, o := range v.ops {
+		out = append(out, opEntry(v, o, failed, withStatus))
+		seq = append(seq, o.seq)
+	}
+	return newestFirst(out, seq), nil
+}
+
+// handCounts is, for each of v's turns, how many of its paths were
+// changed since the agent. The turns' paths are read once, beside what
+// the agent left at each (expected), and each path anything is expected
+// of is looked at on disk once. Caller holds s.mu.
+func (s *Store) handCounts(v *view) []int {
+	n := 0
+	for _, t := range v.turns {
+		n += t.nfiles()
+	}
+	paths := make([]string, 0, n)
+	ends := make([]int, len(v.turns)) // where each turn's paths end in paths
+	exp, ok := s.expectedAll(v, func(i int, p string) {
+		paths = append(paths, p)
+		ends[i] = len(paths)
+	})
+	for !ok { // a turn's summarized paths were damaged: they are read now
+		paths, ends = paths[:0], make([]int, len(v.turns))
+		exp, ok = s.expectedAll(v, func(i int, p string) {
+			paths = append(paths, p)
+			ends[i] = len(paths)
+		})
+	}
+	run := s.newStatusRunExp(v, 0, exp)
+	run.noBlobs = true
+	defer run.done()
+	edited := run.editedPaths()
+	counts := make([]int, len(v.turns))
+	from := 0
+	for i := range v.turns {
+		end := max(ends[i], from) // a turn without usable paths ends where the last did
+		if len(edited) > 0 {
+			for _, p := range paths[from:end] {
+				if edited[p] {
+					counts[i]++
+				}
+			}
+		}
+		from = end
+	}
+	return counts
+}
+
+// turnEntry is turn t's entry of the log, without the count of its paths
+// changed since the agent (-1); newest says it is the newest turn.
+func (s *Store) turnEntry(v *view, t *turn, newest bool) Entry {
+	e := Entry{ID: t.id, Kind: KindAgent, Label: t.label, At: time.Unix(0, t.at), State: v.state(t),
+		Files: t.nfiles(), HandEdited: -1, Source: t.source, Head: t.head}
+	_, _, e.RanGit = s.turnGit(t, newest)
+	return e
+}
+
+// editedPaths is the set of paths changed since the agent: of the paths
+// anything is expected of, those handEdited says so of. Only they count
+// in a turn's entry.
+func (r *statusRun) editedPaths() map[string]bool {
+	out := map[string]bool{}
+	var f tfile
+	for p := range r.exp {
+		if f.path = p; r.handEdited(&f) {
+			out[p] = true
+		}
+	}
+	return out
+}
+
+// opEntry is operation o's entry of the log, with the paths it failed
+// that are still failed.
+func opEntry(v *view, o *opRec, failed map[string]PathFailure, withStatus bool) Entry {
+	state := v.opState[o.id]
+	if !o.done || state == "" {
+		state = StateActive
+	}
+	e := Entry{ID: o.id, Kind: o.kind, At: time.Unix(0, o.at), State: state, Files: o.steps,
+		Target: o.target, Turns: o.turns, Label: opLabel(o), Retry: o.retry, HandEdited: -1}
+	for _, f := range o.fails {
+		if pf, ok := failed[f.Path]; ok && pf.Op == o.id {
+			e.Failed = append(e.Failed, f)
+		}
+	}
+	if withStatus {
+		e.HandEdited = 0
+	}
+	return e
+}
+
+// newestFirst orders entries newest first by the order of commits (seq,
+// each entry's), not by At: the wall clock can step back between two
+// turns.
+func newestFirst(out []Entry, seq []int64) []Entry {
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(seq[b], seq[a]) })
+	sorted := make([]Entry, len(out))
+	for i, k := range idx {
+		sorted[i] = out[k]
+	}
+	return sorted
+}
+
+func opLabel(o *opRec) string {
+	n := len(o.turns)
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	if o.retry != "" {
+		return fmt.Sprintf("%s again: retried what %s could not put back", o.kind, o.retry)
+	}
+	switch o.kind {
+	case KindRewind:
+		return fmt.Sprintf("rewound %d turn%s to before %s", n, plural, o.target)
+	case KindUndo:
+		return fmt.Sprintf("undid %s: %d turn%s back", o.target, n, plural)
+	case KindRedo:
+		return fmt.Sprintf("redid %s: %d turn%s rewound again", o.target, n, plural)
+	case KindRevert:
+		if o.session != "" {
+			return fmt.Sprintf("reverted %d turn%s of session %s", n, plural, o.session)
+		}
+		return "reverted turn " + o.target + ", keeping what came after it"
+	}
+	return string(o.kind)
+}
