@@ -5,6 +5,8 @@ package cli
 // about a turn's state.
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,4 +67,68 @@ func TestRedoneRevertIsNoRewind(t *testing.T) {
 			t.Fatalf("ckpt %s calls a reverted turn rewound\n%s", strings.Join(args, " "), r)
 		}
 	}
+}
+
+// A path a retry put back is failed again once the retry is undone: the
+// folder is as the failing operation left it, so the turn is not reverted
+// (or is still rewound with that path failed), the path shows failed, and
+// the same command again retries it.
+func TestUndoneRetryLeavesThePathFailed(t *testing.T) {
+	p := newTestProject(t, map[string]string{"f.txt": "1\n2\n3\n", "g.txt": "g\n"})
+	p.turn(t, "1", "two", []string{"f.txt", "g.txt"}, func() {
+		writeTexts(t, p.root, map[string]string{"f.txt": "1\nTWO\n3\n", "g.txt": "G\n"})
+	})
+	writeText(t, p.root, "f.txt", "1\nHAND\n3\n")
+	o := ckptOp(t, p.root, exitPartial, "revert", "1", "--yes")
+	if got := o.failedPaths(); !sameSet(got, []string{"f.txt"}) {
+		t.Fatalf("revert failed %v, want f.txt in conflict", got)
+	}
+	ckptOp(t, p.root, exitOK, "revert", "1", "--conflicts", "markers", "--yes")
+	if e := findEntry(t, ckptLog(t, p.root), "1"); e.State != "reverted" {
+		t.Fatalf("turn 1 is %s once markers are written, want reverted", e.State)
+	}
+	ckptOp(t, p.root, exitOK, "undo", "--yes")
+	if got := readText(t, p.root, "f.txt"); got != "1\nHAND\n3\n" {
+		t.Fatalf("undo of the retry left f.txt %q", got)
+	}
+	if e := findEntry(t, ckptLog(t, p.root), "1"); e.State != "active" {
+		t.Fatalf("turn 1 is %s after the retry was undone, with f.txt in conflict again; want active", e.State)
+	}
+	if st := ckptShow(t, p.root, "1").statuses(); st["f.txt"] != "failed" {
+		t.Fatalf("f.txt is %q after the retry was undone, want failed", st["f.txt"])
+	}
+	r := ckptCode(t, p.root, exitPlanShown, "revert", "1", "--dry-run")
+	wantSubstrings(t, "revert 1 again", r.Stdout, "retries", "f.txt")
+	if strings.Contains(r.Stdout, "g.txt") {
+		t.Fatalf("revert 1 again plans g.txt, which the first revert put back\n%s", r)
+	}
+	ckptOp(t, p.root, exitOK, "redo", "--yes")
+	if e := findEntry(t, ckptLog(t, p.root), "1"); e.State != "reverted" {
+		t.Fatalf("turn 1 is %s once the retry is redone, want reverted", e.State)
+	}
+	if st := ckptShow(t, p.root, "1").statuses(); st["f.txt"] == "failed" {
+		t.Fatalf("f.txt is failed once the retry that wrote its markers is redone")
+	}
+
+	// The same for a rewind whose retry is undone.
+	q := newTestProject(t, map[string]string{"a.txt": "a 0\n", "b.txt": "b 0\n"})
+	q.turn(t, "1", "one", []string{"a.txt", "b.txt"}, func() {
+		writeTexts(t, q.root, map[string]string{"a.txt": "a 1\n", "b.txt": "b 1\n"})
+	})
+	blob := blobFile(t, q.root, "a 0\n")
+	held := filepath.Join(t.TempDir(), "blob")
+	if err := os.Rename(blob, held); err != nil {
+		t.Fatal(err)
+	}
+	ckptOp(t, q.root, exitPartial, "rewind", "1", "--yes")
+	if err := os.Rename(held, blob); err != nil {
+		t.Fatal(err)
+	}
+	ckptOp(t, q.root, exitOK, "rewind", "1", "--yes")
+	ckptOp(t, q.root, exitOK, "undo", "--yes")
+	if st := ckptShow(t, q.root, "1").statuses(); st["a.txt"] != "failed" {
+		t.Fatalf("a.txt is %q after the rewind's retry was undone, want failed", st["a.txt"])
+	}
+	r = ckptCode(t, q.root, exitPlanShown, "rewind", "1", "--dry-run")
+	wantSubstrings(t, "rewind 1 again", r.Stdout, "a.txt")
 }

@@ -334,6 +334,13 @@ type view struct {
 	seedErr              error
 	// reverted holds the turns a revert in effect took out whole.
 	reverted map[string]bool
+	// retryHeld holds, per retry of a rewind or revert, the failures of
+	// the operation it retried that it made moot: undoing the retry
+	// brings them back, redoing it takes them away again.
+	retryHeld map[string]map[string][]Failure
+	// takenBack holds the operations whose work an undo (or, for an
+	// undo, a redo) took back: what they put is not as they left it.
+	takenBack map[string]bool
 }
 
 // application is a rewind in effect (via the rewind itself or a redo), or

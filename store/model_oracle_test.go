@@ -148,11 +148,20 @@ type mrewind struct {
 	// failed because what they wanted was purged: run again, they fail
 	// again, so they are not retried.
 	purgedFails, purgedUndoFails []string
+	// retried is the application this one, a retry of a rewind, tried
+	// again, and heldFails what retried had failed while this one is in
+	// effect: undoing it makes them failed again, redoing it moot again.
+	retried   *mrewind
+	heldFails []string
 }
 
+// opWrite is an operation's write of a path. op is the application
+// (rewind or redo) whose work it is, "" for an undo's: a failed path is
+// put right only by a write whose application is still in effect.
 type opWrite struct {
 	seq int
 	img img
+	op  string
 }
 
 type mop struct {
@@ -296,10 +305,11 @@ func (m *model) usable(p string) bool {
 }
 
 // writeAll gives each of paths its image in want, seq the operation's
-// step, skipping those in skip: what goes first, then the rest from the
+// step and op the application it is part of ("" for an undo), skipping
+// those in skip: what goes first, then the rest from the
 // top down, so a folder is made before what is in it and a file or link
 // replaces a folder only once what was in it is gone.
-func (m *model) writeAll(paths []string, want map[string]img, seq int, skip []string) {
+func (m *model) writeAll(paths []string, want map[string]img, seq int, op string, skip []string) {
 	ordered := slices.Clone(paths)
 	slices.SortStableFunc(ordered, func(a, b string) int {
 		ea, eb := want[a].exists, want[b].exists
@@ -313,7 +323,7 @@ func (m *model) writeAll(paths []string, want map[string]img, seq int, skip []st
 	})
 	for _, p := range ordered {
 		if !slices.Contains(skip, p) {
-			m.write(p, want[p], seq)
+			m.write(p, want[p], seq, op)
 		}
 	}
 }
@@ -419,10 +429,14 @@ func (m *model) expected(p string) (img, bool) {
 	return v, found
 }
 
-// fresh reports whether nothing put p or captured it afresh after seq.
+// fresh reports whether nothing put p or captured it afresh after seq:
+// no turn still active captured it, and no application still in effect
+// wrote it. An undo's write does not count, nor one an undo took back:
+// either leaves p as it was before the application undone, failed again
+// where it was failed then.
 func (m *model) fresh(p string, seq int) bool {
 	for _, w := range m.writes[p] {
-		if w.seq > seq {
+		if w.seq > seq && m.inEffect(w.op) {
 			return false
 		}
 	}
@@ -432,6 +446,20 @@ func (m *model) fresh(p string, seq int) bool {
 		}
 	}
 	return true
+}
+
+// inEffect reports whether op is the newest application of a rewind
+// still in effect.
+func (m *model) inEffect(op string) bool {
+	if op == "" {
+		return false
+	}
+	for _, r := range m.undo {
+		if r.applyOp == op {
+			return true
+		}
+	}
+	return false
 }
 
 // noneFailed reports whether o, an operation that changed nothing, still
@@ -590,11 +618,11 @@ func (m *model) snapshot(paths []string) map[string]img {
 // write is an operation's write of p. A file that holds v already is
 // left as it is, a name of the file it was; any other is written as a
 // file of its own (a hard link is never written through).
-func (m *model) write(p string, v img, seq int) {
+func (m *model) write(p string, v img, seq int, op string) {
 	if d := m.disk(p); !(v.isFile() && d.isFile() && d.same(v)) {
 		m.set(p, v)
 	}
-	m.writes[p] = append(m.writes[p], opWrite{seq, v})
+	m.writes[p] = append(m.writes[p], opWrite{seq, v, op})
 }
 
 // applyRewind carries out r (a fresh rewind or a redo of it).
@@ -638,7 +666,7 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 			r.had = append(r.had, d)
 		}
 	}
-	m.writeAll(r.live, r.want, seq, failed)
+	m.writeAll(r.live, r.want, seq, op, failed)
 	r.removed = m.prune(made)
 	for _, u := range r.turns {
 		u.rewound = true
@@ -660,6 +688,9 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 	kind := store.KindRewind
 	if redo {
 		kind = store.KindRedo
+		if r.retried != nil {
+			r.heldFails, r.retried.fails = r.retried.fails, nil
+		}
 		m.redo = m.redo[:len(m.redo)-1]
 		r.undoFails = nil
 		m.lastUndo, m.lastRedo = nil, r
@@ -703,7 +734,7 @@ func (m *model) applyUndo(op string, failed []string) *mrewind {
 	seq := m.tick()
 	m.ops[op].seq = seq
 	failed, r.purgedUndoFails = withPurged(failed, r.undoPaths(), r.before)
-	m.writeAll(r.undoPaths(), r.before, seq, failed)
+	m.writeAll(r.undoPaths(), r.before, seq, "", failed)
 	// The folder before the rewind, exactly: folders it created and left
 	// empty go, folders it removed come back.
 	m.prune(r.created)
@@ -717,6 +748,10 @@ func (m *model) applyUndo(op string, failed []string) *mrewind {
 	m.unrewind(r.turns)
 	r.undoneSeq, r.undoOp, r.undoHolder, r.everUndone = seq, op, op, true
 	r.fails = nil
+	if r.retried != nil {
+		// A retry undone: what it retried is failed again.
+		r.retried.fails, r.heldFails = r.heldFails, nil
+	}
 	r.undoFails = slices.Clone(failed)
 	for _, p := range failed {
 		m.lastFail[p] = seq

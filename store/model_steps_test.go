@@ -568,7 +568,7 @@ func (h *harness) retryRewind(t *mturn, r *mrewind) {
 		}
 		// The failures are the retry's now; a step its plan fails is
 		// left out of its redo.
-		r.fails = nil
+		y.retried, y.heldFails, r.fails = r, r.fails, nil
 		y.live = slices.DeleteFunc(y.live, func(q string) bool { return slices.Contains(h.blocked, q) })
 		y.planFails = slices.Clone(h.blocked)
 		h.m.applyRewind(y, op, false, slices.DeleteFunc(failed, func(q string) bool { return slices.Contains(h.blocked, q) }))
@@ -627,7 +627,11 @@ func (h *harness) retryUndoRedo(kind store.Kind, r *mrewind) {
 				purged = append(purged, q)
 			}
 		}
-		h.m.writeAll(paths, want, seq, still)
+		app := r.applyOp // a redo's retry is part of the redo; an undo's undoes
+		if kind == store.KindUndo {
+			app = ""
+		}
+		h.m.writeAll(paths, want, seq, app, still)
 		if kind == store.KindUndo {
 			r.undoFails, r.purgedUndoFails = still, purged
 			if len(still) > len(purged) {

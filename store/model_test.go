@@ -23,9 +23,11 @@ package store_test
 //     that seal and has not sealed it (it is being written);
 //   - a path an operation could not put back (a pre-image over the size
 //     limit, a write that failed as on a full disk) is failed, never
-//     hand_edited, until a later operation puts it or a newer capture
-//     starts it afresh; rewinding a turn whose rewind failed paths retries
-//     just those, as a rewind of its own; undo (redo) after an undo (redo)
+//     hand_edited, until a later operation still in effect puts it or a
+//     newer capture starts it afresh (an undo's write does not count: it
+//     puts the path back as it was); rewinding a turn whose rewind failed
+//     paths retries just those, as a rewind of its own, and undoing that
+//     retry makes them failed again; undo (redo) after an undo (redo)
 //     that failed paths retries them; an operation every step of which
 //     failed changes nothing (its turns are not rewound, the stacks stay);
 //   - Apply applies exactly the plan it is given: after the folder changed

@@ -121,7 +121,7 @@ func (s *Store) failures(v *view) map[string]PathFailure {
 	captured := newestCaptures(v, paths)
 	for i, o := range later {
 		for _, f := range v.fails[o.id] {
-			if s.putSince(later[i+1:], f.Path) || captured[f.Path] > o.seq {
+			if s.putSince(v, later[i+1:], f.Path) || captured[f.Path] > o.seq {
 				continue
 			}
 			out[f.Path] = PathFailure{Path: f.Path, Reason: f.Reason, Op: o.id, Kind: o.kind}
@@ -130,9 +130,15 @@ func (s *Store) failures(v *view) map[string]PathFailure {
 	return out
 }
 
-// putSince reports whether one of ops put p as it wanted.
-func (s *Store) putSince(ops []*opRec, p string) bool {
+// putSince reports whether one of ops put p as it wanted and p still
+// holds it: an operation whose work was taken back does not count, nor
+// does an undo, which puts p back as it was before what it undid (so
+// failed again, where an operation before that failed it).
+func (s *Store) putSince(v *view, ops []*opRec, p string) bool {
 	for _, o := range ops {
+		if v.takenBack[o.id] || o.kind == KindUndo {
+			continue
+		}
 		recs, err := s.steps(o.id)
 		if err != nil {
 			continue

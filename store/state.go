@@ -97,7 +97,7 @@ func (v *view) replay(ops []*opRec) {
 			continue
 		}
 		if o.retry != "" {
-			v.dropFails(o.retry)
+			v.dropRetried(o)
 		}
 		switch {
 		case o.kind == KindRewind || o.kind == KindRevert:
@@ -125,6 +125,10 @@ func (v *view) replay(ops []*opRec) {
 				a := v.undo[n-1]
 				v.undo = v.undo[:n-1]
 				v.dropFails(a.via.id)
+				v.takeBack(a.via.id)
+				for id, fs := range v.retryHeld[a.rewind.id] {
+					v.fails[id] = fs // the retry undone, what it retried is failed again
+				}
 				if a.rewind.kind == KindRewind {
 					v.unrewind(a.rewind.turns)
 				}
@@ -137,6 +141,10 @@ func (v *view) replay(ops []*opRec) {
 				a := v.redo[n-1]
 				v.redo = v.redo[:n-1]
 				v.dropFails(a.via.id)
+				v.takeBack(a.via.id)
+				for id := range v.retryHeld[a.rewind.id] {
+					delete(v.fails, id)
+				}
 				for _, t := range a.rewind.turns {
 					v.rewound[t] = a.rewind.kind == KindRewind || v.rewound[t]
 				}
@@ -164,6 +172,43 @@ func (v *view) dropFails(id string) {
 	// path fails again) is moot with it.
 	for _, r := range v.retriesOf[id] {
 		v.dropFails(r)
+	}
+}
+
+// dropRetried makes moot what o retried. A retry of a rewind or revert is
+// an operation of its own that can be undone: the failures it makes moot
+// are held, to stand again when it is undone.
+func (v *view) dropRetried(o *opRec) {
+	if o.kind != KindRewind && o.kind != KindRevert {
+		v.dropFails(o.retry)
+		return
+	}
+	before := make(map[string][]Failure, len(v.fails))
+	for id, fs := range v.fails {
+		before[id] = fs
+	}
+	v.dropFails(o.retry)
+	held := map[string][]Failure{}
+	for id, fs := range before {
+		if _, ok := v.fails[id]; !ok {
+			held[id] = fs
+		}
+	}
+	if v.retryHeld == nil {
+		v.retryHeld = map[string]map[string][]Failure{}
+	}
+	v.retryHeld[o.id] = held
+}
+
+// takeBack notes that the work of operation id, and of the retries that
+// finished it, was taken back.
+func (v *view) takeBack(id string) {
+	if v.takenBack == nil {
+		v.takenBack = map[string]bool{}
+	}
+	v.takenBack[id] = true
+	for _, r := range v.retriesOf[id] {
+		v.takeBack(r)
 	}
 }
 
