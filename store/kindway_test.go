@@ -394,3 +394,47 @@ func TestUndoMakesNoFolderWhereItPutsAFile(t *testing.T) {
 		t.Fatalf("after the undo of the redo d holds %q, %v; want the file", b, err)
 	}
 }
+
+// Turns recorded at different times want a file at P and a folder at
+// P/Q: the file wins, so the folder P/Q, which the turns made again, goes
+// with what is in it once emptied, and P comes back as the file. (The
+// plan said so; applying it kept P/Q as a wanted folder, and P's file
+// could not be written where the folder still stood.)
+func TestRewindPutsAFileWhereAWantedFolderStood(t *testing.T) {
+	root := tempRoot(t)
+	put(t, root, "P/Q/k", "k\n", 0o644)
+	s := openStore(t, root)
+	t1, _ := s.NewTurn(TurnMeta{})
+	sweepCmd(t, s, t1, func() {
+		os.RemoveAll(filepath.Join(root, "P/Q"))
+		put(t, root, "P/Q", "a file\n", 0o644)
+	})
+	// By hand: P becomes a file.
+	os.RemoveAll(filepath.Join(root, "P"))
+	put(t, root, "P", "pf\n", 0o644)
+	t2, _ := s.NewTurn(TurnMeta{})
+	sweepCmd(t, s, t2, func() {
+		os.Remove(filepath.Join(root, "P"))
+		put(t, root, "P/Q/R/z", "z\n", 0o644)
+	})
+	p, err := s.PlanRewind(string(t1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var planned []string
+	for _, st := range p.Steps {
+		planned = append(planned, st.Path+" "+string(st.Do))
+	}
+	r, err := s.Apply(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range r.Failed {
+		if f.Path != "P/Q/k" {
+			t.Errorf("the rewind failed %s: %s (planned %v)", f.Path, f.Reason, planned)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "P")); err != nil || string(b) != "pf\n" {
+		t.Fatalf("after the rewind P holds %q, %v; want the file", b, err)
+	}
+}

@@ -658,8 +658,16 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 	// A folder the turns made goes once empty, unless its own oldest
 	// pre-image is a folder (it was there before them). Those standing
 	// as the operation begins are what its undo gives back where they
-	// are missing then.
-	made := slices.DeleteFunc(slices.Clone(r.made), func(d string) bool { return r.want[d].dir })
+	// are missing then. Beneath a path the operation puts a file or a
+	// link at, the file wins: such a folder goes even when its oldest
+	// pre-image is a folder.
+	files := map[string]bool{}
+	for _, p := range r.live {
+		if w := r.want[p]; (w.isFile() || w.isLink()) && !slices.Contains(failed, p) {
+			files[p] = true
+		}
+	}
+	made := slices.DeleteFunc(slices.Clone(r.made), func(d string) bool { return r.want[d].dir && !underAny(files, d) })
 	r.had = nil
 	for _, d := range made {
 		if m.dirs[d] && !slices.Contains(r.had, d) {
@@ -820,4 +828,14 @@ func (m *model) purge(p string) {
 			}
 		}
 	}
+}
+
+// underAny reports whether d, or a folder above it, is in paths.
+func underAny(paths map[string]bool, d string) bool {
+	for a := d; a != "." && a != ""; a = path.Dir(a) {
+		if paths[a] {
+			return true
+		}
+	}
+	return false
 }

@@ -245,7 +245,25 @@ func (s *Store) keptFolders(v *view, rmdirs []string, p *Plan) []string {
 	if len(want) == 0 {
 		return rmdirs
 	}
-	return slices.DeleteFunc(rmdirs, func(d string) bool { return want[d] })
+	// Beneath a path the plan puts a file or a link at, the file wins:
+	// such a folder goes once emptied, as the plan's steps were decided.
+	files := map[string]bool{}
+	for _, st := range p.Steps {
+		if st.Do == ActRestore && (st.Want.Kind == ImageContent || st.Want.Kind == ImageLink) {
+			files[st.Path] = true
+		}
+	}
+	return slices.DeleteFunc(rmdirs, func(d string) bool { return want[d] && !underAny(files, d) })
+}
+
+// underAny reports whether d, or a folder above it, is in paths.
+func underAny(paths map[string]bool, d string) bool {
+	for a := d; a != "." && a != "/" && a != ""; a = path.Dir(a) {
+		if paths[a] {
+			return true
+		}
+	}
+	return false
 }
 
 // offFiles drops from dirs, the folders an undo gives back (modes
@@ -266,11 +284,7 @@ func offFiles(recs []record.Line, dirs []string, modes []uint32) ([]string, []ui
 	var outDirs []string
 	var outModes []uint32
 	for i, d := range dirs {
-		under := false
-		for a := d; a != "." && a != "/" && a != "" && !under; a = path.Dir(a) {
-			under = files[a]
-		}
-		if under {
+		if underAny(files, d) {
 			continue
 		}
 		outDirs = append(outDirs, d)
