@@ -132,3 +132,47 @@ func TestUndoneRetryLeavesThePathFailed(t *testing.T) {
 	r = ckptCode(t, q.root, exitPlanShown, "rewind", "1", "--dry-run")
 	wantSubstrings(t, "rewind 1 again", r.Stdout, "a.txt")
 }
+
+// A retry redone after the operation it retried was undone and redone,
+// then undone again, leaves the folder and the log as they were before
+// its redo: what the first revert failed before its own undo is not
+// brought back.
+func TestUndoneRetryAfterRedoneRevert(t *testing.T) {
+	p := newTestProject(t, map[string]string{"f.txt": "1\n2\n3\n", "g.txt": "g\n"})
+	p.turn(t, "1", "two", []string{"f.txt", "g.txt"}, func() {
+		writeTexts(t, p.root, map[string]string{"f.txt": "1\nTWO\n3\n", "g.txt": "G\n"})
+	})
+	writeText(t, p.root, "f.txt", "1\nHAND\n3\n")
+	ckptOp(t, p.root, exitPartial, "revert", "1", "--yes")
+	ckptOp(t, p.root, exitOK, "revert", "1", "--conflicts", "markers", "--yes")
+	ckptOp(t, p.root, exitOK, "undo", "--yes")
+	ckptOp(t, p.root, exitOK, "undo", "--yes")
+	ckptOp(t, p.root, exitOK, "redo", "--yes")
+	look := func() (map[string]string, map[string]int) {
+		var es []struct {
+			Turn   string
+			Failed []struct{ Path string }
+		}
+		decodeJSON(t, ckptOK(t, p.root, "log", "--json"), &es)
+		failed := map[string]int{}
+		for _, e := range es {
+			failed[e.Turn] = len(e.Failed)
+		}
+		return ckptShow(t, p.root, "1").statuses(), failed
+	}
+	st, failed := look()
+	ckptOp(t, p.root, exitOK, "redo", "--yes")
+	ckptOp(t, p.root, exitOK, "undo", "--yes")
+	if got := readText(t, p.root, "f.txt"); got != "1\nHAND\n3\n" {
+		t.Fatalf("f.txt is %q once the retry's redo is undone", got)
+	}
+	st2, failed2 := look()
+	if st2["f.txt"] != st["f.txt"] || st2["g.txt"] != st["g.txt"] {
+		t.Fatalf("turn 1's files %v once the retry's redo is undone, want %v as before it", st2, st)
+	}
+	for id, n := range failed {
+		if failed2[id] != n {
+			t.Fatalf("%s lists %d failed once the retry's redo is undone, want %d as before it", id, failed2[id], n)
+		}
+	}
+}
