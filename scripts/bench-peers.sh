@@ -115,6 +115,10 @@ peak() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && a != "-" && b > 0) printf "%.2fx", a/b; else print "-" }'; }
+# cpu_ms CMD: the median CPU time (user + system, the command and its
+# children) of CMD over $RUNS runs, in ms to the microsecond: steadier than
+# the wall clock on a loaded machine.
+cpu_ms() { "$WORK/cputime-bin" "$RUNS" "$1"; }
 sumbytes() { find "$1" -type f -exec cat {} + 2>/dev/null | wc -c | tr -d ' '; }
 dukb() { du -sk "$1" | cut -f1; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b/1048576 }'; }
@@ -824,10 +828,6 @@ echo "faster) beside a peer, and ckpt/floor (1 is the floor) beside a floor."
 #          `git add -A` into a fresh repository
 #   memory: peak RSS of a warm and a cold hook call, and of git's
 #   store size: the warm step again once the store holds ~56,000 entries
-# cpu_ms CMD: the median CPU time (user + system, the command and its
-# children) of CMD over $RUNS runs, in ms to the microsecond: steadier than
-# the wall clock on a loaded machine.
-cpu_ms() { "$WORK/cputime-bin" "$RUNS" "$1"; }
 
 bench_shell() {
 	local S=$WORK/shell T=$WORK/shell/tree i
