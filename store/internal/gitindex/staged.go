@@ -60,6 +60,12 @@ func staged(r io.Reader, oid int) (Digest, error) {
 			return Digest{}, fmt.Errorf("%w: entry %d of %d: %s", ErrFormat, i+1, n, err)
 		}
 	}
+	// A split index's entries are a delta on its shared index, and its
+	// link extension's bitmaps remove or replace shared entries: what it
+	// stages is not in the entries alone.
+	if ext, err := br.Peek(4); err == nil && string(ext) == "link" {
+		return Digest{}, fmt.Errorf("%w: a split index", ErrFormat)
+	}
 	d.flush()
 	var out Digest
 	d.h.Sum(out[:0])

@@ -2,6 +2,7 @@ package gitindex
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,5 +120,39 @@ func BenchmarkStaged300k(b *testing.B) {
 		if _, err := Staged(bytes.NewReader(data), int64(len(data))); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestStagedRefusesSplitIndex: with core.splitIndex, unstaging a path
+// the shared index holds changes only the link extension's bitmaps, not
+// the entries, so a split index is refused (and digested by its bytes
+// by the store) rather than given the digest of what it stages no more.
+func TestStagedRefusesSplitIndex(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	for _, n := range []string{"a.txt", "b.txt"} {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, []byte(n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// Not racy: the split index then holds no entry, only the
+		// bitmap that deletes a.txt.
+		old := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, dir, "add", "-A")
+	git(t, dir, "update-index", "--split-index")
+	git(t, dir, "rm", "-q", "--cached", "a.txt")
+	b, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Staged(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrFormat) {
+		t.Fatalf("a split index: %v, want ErrFormat", err)
 	}
 }
