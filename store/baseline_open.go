@@ -98,9 +98,13 @@ func (s *blSource) fullTable(out []baseEntry) ([]baseEntry, error) {
 	return out, nil
 }
 
-// readAt reads n bytes at off of f; shorter only at the end.
-func readAt(f *os.File) bltab.ReadAt {
+// readAt reads n bytes at off of f, a file of size bytes; shorter only
+// at the end.
+func readAt(f *os.File, size int64) bltab.ReadAt {
 	return func(off int64, n int) ([]byte, error) {
+		// A damaged length asks for up to bltab.MaxHead: never make
+		// more room than the file holds.
+		n = int(max(0, min(int64(n), size-off)))
 		buf := make([]byte, n)
 		m, err := f.ReadAt(buf, off)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -169,14 +173,14 @@ func (s *Store) openBaseline(withLog bool) (b *baseline, err error) {
 	}
 	b = &baseline{src: src}
 	if !withLog {
-		head, err := bltab.HeadOf(readAt(f), len(baselineMagic))
+		head, err := bltab.HeadOf(readAt(f, src.size), len(baselineMagic))
 		if err != nil || !b.decodeTableHead(head) {
 			return nil, errf("%s: %w", s.path(baselineFile), errBadBaseline)
 		}
 		s.logHead(b, src)
 		return b, nil
 	}
-	t, err := bltab.OpenTable(readAt(f), src.size, len(baselineMagic))
+	t, err := bltab.OpenTable(readAt(f, src.size), src.size, len(baselineMagic))
 	if err != nil || !b.decodeTableHead(t.Head) {
 		return nil, errf("%s: %w", s.path(baselineFile), errBadBaseline)
 	}
