@@ -19,6 +19,7 @@ import (
 type (
 	logLoadedMsg struct {
 		entries    []store.Entry
+		idx        logIndex // worked out in the command, off the UI goroutine
 		withStatus bool
 		err        error
 		took       time.Duration
@@ -37,7 +38,7 @@ type (
 	}
 	infoLoadedMsg struct {
 		size    int64
-		errs    []string
+		errs    []loggedError // parsed in the command, once per read
 		sizeErr error
 		errsErr error
 	}
@@ -60,7 +61,7 @@ func loadLog(st Store, withStatus bool) tea.Cmd {
 	return func() tea.Msg {
 		start := time.Now()
 		e, err := st.Log(withStatus)
-		return logLoadedMsg{entries: e, withStatus: withStatus, err: err, took: time.Since(start)}
+		return logLoadedMsg{entries: e, idx: indexLog(e), withStatus: withStatus, err: err, took: time.Since(start)}
 	}
 }
 
@@ -75,7 +76,12 @@ func loadInfo(st Store) tea.Cmd {
 	return func() tea.Msg {
 		var m infoLoadedMsg
 		m.size, m.sizeErr = st.Size()
-		m.errs, m.errsErr = st.Errors()
+		var lines []string
+		lines, m.errsErr = st.Errors()
+		m.errs = make([]loggedError, len(lines))
+		for i, l := range lines {
+			m.errs[i] = parseLogged(l)
+		}
 		return m
 	}
 }

@@ -89,7 +89,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.errText = "read log: " + msg.err.Error()
 			return m, m.afterRefresh()
 		}
-		m.setEntries(msg.entries, msg.withStatus)
+		m.setEntries(msg.entries, msg.idx, msg.withStatus)
 		var rewatch tea.Cmd
 		if m.turnCount() > m.watchTurns {
 			// New turns may have touched new folders (or made the store).
@@ -521,17 +521,17 @@ func (m *Model) paneKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 			m.focus--
 		case m.turns.opsOpen:
 			m.turns.opsOpen = false
-			m.setEntries(m.entries, m.statusKnown)
+			m.refilter()
 		case m.filter != "":
 			m.filter = ""
 			m.input.SetValue("")
-			m.setEntries(m.entries, m.statusKnown)
+			m.refilter()
 			return m.selectTurn(false)
 		}
 		return nil
 	case key.Matches(msg, k.Open) && m.focus == paneTurns && m.selectedFolds() > 0:
 		m.turns.opsOpen = true
-		m.setEntries(m.entries, m.statusKnown)
+		m.refilter()
 		return nil
 	case key.Matches(msg, k.Open):
 		if m.focus == paneTurns {
@@ -696,7 +696,7 @@ func (m *Model) filterChanged() tea.Cmd {
 	}
 	m.filter = m.input.Value()
 	m.turns.cur = list{}
-	m.setEntries(m.entries, m.statusKnown)
+	m.refilter()
 	return m.selectTurn(false)
 }
 
