@@ -52,6 +52,7 @@ type (
 		err error
 	}
 	storeChangedMsg struct{ gen int }
+	watcherTriedMsg struct{ done bool }
 	editedMsg       struct{ err error }
 	watchEndedMsg   struct{ gen int }
 	tickMsg         struct{}
@@ -98,6 +99,11 @@ func startWatch(ctx context.Context, st Store, gen int) tea.Cmd {
 		ch, err := st.Watch(ctx)
 		return watchStartedMsg{gen: gen, ch: ch, err: err}
 	}
+}
+
+// startWatcher asks for the background watcher beside the UI.
+func startWatcher(start func(Store) bool, st Store) tea.Cmd {
+	return func() tea.Msg { return watcherTriedMsg{done: start(st)} }
 }
 
 // waitChange is the watch command, re-armed after each change.

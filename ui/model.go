@@ -57,6 +57,12 @@ type Options struct {
 	// CutTurn, when set, is what the key T does: cut a turn for the
 	// ckpt watch running beside the UI. Called from a command.
 	CutTurn func() error
+	// StartWatcher, when set, starts the background watcher for st if
+	// the store's gate wants one and none runs, and says whether to ask
+	// no more (one runs, or none will). Called from a command: at start,
+	// once a store appears in a project that had none, and then as the
+	// log changes (at most every watcherEvery) until it says so.
+	StartWatcher func(st Store) bool
 }
 
 type pane int
@@ -233,9 +239,13 @@ type Model struct {
 	watchGen    int                // which watch the messages come from
 	watchCancel context.CancelFunc // ends the current watch
 	watchTurns  int                // agent turns when the watch began
-	refreshing  bool               // a log refresh is in flight
-	pending     bool               // a change came while refreshing
-	ticks       int
+	// The background watcher beside the UI (Options.StartWatcher): a
+	// try under way, when the last began, and whether to ask no more.
+	watcherBusy, watcherDone bool
+	watcherAt                time.Time
+	refreshing               bool // a log refresh is in flight
+	pending                  bool // a change came while refreshing
+	ticks                    int
 	// The badge pass (the log with disk status) hashes every path the
 	// store knows, so it runs at start, after an operation, and then at
 	// most every badgeEvery ticks while changes come.
@@ -309,7 +319,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.st == nil {
 		return tea.Batch(m.openStore(), m.startTick())
 	}
-	cmds := []tea.Cmd{m.badges(), loadInfo(m.st)}
+	cmds := []tea.Cmd{m.badges(), loadInfo(m.st), m.watcher(true)}
 	if c := m.selectTurn(true); c != nil {
 		cmds = append(cmds, c)
 	}
@@ -589,7 +599,26 @@ func (m *Model) storeOpened(msg storeOpenedMsg) tea.Cmd {
 	m.st = msg.st
 	m.root = msg.st.Root()
 	m.refreshing = true
-	return tea.Batch(loadLog(m.st, false), loadInfo(m.st), m.badges(), m.rewatch())
+	return tea.Batch(loadLog(m.st, false), loadInfo(m.st), m.badges(), m.rewatch(), m.watcher(true))
+}
+
+// watcherEvery is how often, at most, the UI asks again for the
+// background watcher while the store's gate has not wanted one.
+const watcherEvery = 5 * time.Second
+
+// watcher asks for the background watcher beside the UI (now, when
+// asap), unless a try is under way, one said to ask no more, or the last
+// began less than watcherEvery ago.
+func (m *Model) watcher(asap bool) tea.Cmd {
+	if m.opt.StartWatcher == nil || m.st == nil || m.watcherDone || m.watcherBusy {
+		return nil
+	}
+	now := m.now()
+	if !asap && now.Sub(m.watcherAt) < watcherEvery {
+		return nil
+	}
+	m.watcherBusy, m.watcherAt = true, now
+	return startWatcher(m.opt.StartWatcher, m.st)
 }
 
 // Refresh pacing, in ticks of the polling clock.
