@@ -128,8 +128,12 @@ type mrewind struct {
 	created    []string       // folders the newest application created
 	appliedSeq int            // newest application
 	undoneSeq  int            // newest undo
-	applyOp    string         // op id of the newest application
-	undoOp     string         // op id of the newest undo
+	// failSeq (undoFailSeq) is when fails (undoFails) were last tried:
+	// the newest application (undo) or a retry of it since, which tried
+	// them again after whatever put them or captured them afresh before.
+	failSeq, undoFailSeq int
+	applyOp              string // op id of the newest application
+	undoOp               string // op id of the newest undo
 	// applyHolder and undoHolder are the op ids a retry of the newest
 	// application (undo) names: it, or its newest retry that failed again.
 	applyHolder, undoHolder string
@@ -488,12 +492,12 @@ func (m *model) failedPath(p string) bool {
 		}
 	}
 	for _, r := range m.undo {
-		if slices.Contains(r.fails, p) && fresh(r.appliedSeq) {
+		if slices.Contains(r.fails, p) && fresh(r.failSeq) {
 			return true
 		}
 	}
 	for _, r := range m.redo {
-		if slices.Contains(r.undoFails, p) && fresh(r.undoneSeq) {
+		if slices.Contains(r.undoFails, p) && fresh(r.undoFailSeq) {
 			return true
 		}
 	}
@@ -679,7 +683,7 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 	for _, u := range r.turns {
 		u.rewound = true
 	}
-	r.appliedSeq, r.applyOp, r.applyHolder, r.retryHolds = seq, op, op, false
+	r.appliedSeq, r.failSeq, r.applyOp, r.applyHolder, r.retryHolds = seq, seq, op, op, false
 	r.fails = slices.Clone(failed)
 	if !redo {
 		// A redo leaves out the steps the rewind planned to fail.
@@ -754,7 +758,7 @@ func (m *model) applyUndo(op string, failed []string) *mrewind {
 		}
 	}
 	m.unrewind(r.turns)
-	r.undoneSeq, r.undoOp, r.undoHolder, r.everUndone = seq, op, op, true
+	r.undoneSeq, r.undoFailSeq, r.undoOp, r.undoHolder, r.everUndone = seq, seq, op, op, true
 	r.fails = nil
 	if r.retried != nil {
 		// A retry undone: what it retried is failed again.

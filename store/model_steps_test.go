@@ -633,12 +633,12 @@ func (h *harness) retryUndoRedo(kind store.Kind, r *mrewind) {
 		}
 		h.m.writeAll(paths, want, seq, app, still)
 		if kind == store.KindUndo {
-			r.undoFails, r.purgedUndoFails = still, purged
+			r.undoFails, r.purgedUndoFails, r.undoFailSeq = still, purged, seq
 			if len(still) > len(purged) {
 				r.undoHolder = op
 			}
 		} else {
-			r.fails, r.purgedFails = still, purged
+			r.fails, r.purgedFails, r.failSeq = still, purged, seq
 			r.retryHolds = len(still) > 0
 			if len(still) > len(purged) {
 				r.applyHolder = op

@@ -95,3 +95,50 @@ func TestRedoneRetryMootsLaterFailedRetry(t *testing.T) {
 		t.Errorf("after the first retry is undone again, %s lists %v failed, want %v", r3.Op, got, want)
 	}
 }
+
+// TestUndoRetryFailsAfreshAfterCapture: an undo failed a path (a file
+// stands where its folder was), a turn then captured the path afresh,
+// which makes that failure moot, and undo again tried it once more and
+// failed it again. The path is failed by the retry, newer than the
+// capture, as the undo just said, not shown as changed by the turns.
+func TestUndoRetryFailsAfreshAfterCapture(t *testing.T) {
+	root := t.TempDir()
+	wr(t, root, "d/x.txt", "x0")
+	wr(t, root, "b.txt", "b0")
+	s := openStore(t, root)
+	agentTurn(t, s, "1", map[string]string{"d/x.txt": "x1", "b.txt": "b1"})
+	rewind(t, s, "1")
+	if err := os.RemoveAll(filepath.Join(root, "d")); err != nil {
+		t.Fatal(err)
+	}
+	wr(t, root, "d", "a file where the folder was")
+	u, err := s.PlanUndo(false)
+	r := apply(t, s, u, err)
+	if len(r.Failed) != 1 || r.Failed[0].Path != "d/x.txt" || rd(t, root, "b.txt") != "b1" {
+		t.Fatalf("undo: %+v", r)
+	}
+	x := filepath.Join(root, "d", "x.txt")
+	if _, err := s.Capture("2", TurnMeta{Label: "turn 2"}, []string{x}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal("2", []string{x}); err != nil {
+		t.Fatal(err)
+	}
+	if f := statusOf(t, s, "1", "d/x.txt"); f.Status == StatusFailed {
+		t.Fatalf("d/x.txt is %s after turn 2 captured it afresh", f.Status)
+	}
+	u, err = s.PlanUndo(false)
+	if err != nil || u.Retry != r.Op {
+		t.Fatalf("undo again: %+v, %v; want a retry of %s", u, err, r.Op)
+	}
+	r2 := apply(t, s, u, nil)
+	if len(r2.Failed) != 1 || r2.Failed[0].Path != "d/x.txt" {
+		t.Fatalf("the retry: %+v", r2)
+	}
+	if f := statusOf(t, s, "1", "d/x.txt"); f.Status != StatusFailed || f.Reason == "" {
+		t.Fatalf("d/x.txt: status %s reason %q after the retry failed it again; want failed", f.Status, f.Reason)
+	}
+	if got := failedPaths(t, s, r2.Op); !slices.Equal(got, []string{"d/x.txt"}) {
+		t.Fatalf("%s lists %v failed", r2.Op, got)
+	}
+}
