@@ -80,14 +80,11 @@ func (s *Store) wayBlocked(goals []wanted, dirs *dirCache) func(rel string) stri
 // that deletes the paths in deletes and removes the folders in gone that
 // it leaves empty: a folder standing where a file or a link is to be put
 // back goes only so, never with something the operation does not take
-// away (a file made by hand since, say).
-func (s *Store) emptiedBy(rel string, deletes, gone map[string]bool) bool {
-	f, err := s.root.Open(rel)
-	if err != nil {
-		return false
-	}
-	ents, err := f.ReadDir(-1)
-	_ = f.Close()
+// away (a file made by hand since, say). Each folder is listed through
+// the one above it held open in dirs, so a deep tree costs one open per
+// folder, not one walk from the root per folder.
+func (s *Store) emptiedBy(rel string, deletes, gone map[string]bool, dirs *dirCache) bool {
+	ents, err := dirs.readDir(rel)
 	if err != nil {
 		return false
 	}
@@ -95,7 +92,7 @@ func (s *Store) emptiedBy(rel string, deletes, gone map[string]bool) bool {
 		p := rel + "/" + e.Name()
 		switch {
 		case e.IsDir():
-			if !gone[p] || !s.emptiedBy(p, deletes, gone) {
+			if !gone[p] || !s.emptiedBy(p, deletes, gone, dirs) {
 				return false
 			}
 		case !deletes[p]:
