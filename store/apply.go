@@ -74,9 +74,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	if err != nil {
 		return nil, errf("%s: %w", q.Kind, err)
 	}
-	// The steps as recorded (decided again under the lock) say where
-	// files go: no folder is kept or given back at or beneath one.
-	files := filesPut(recs)
+	files := filesPut(recs) // as recorded: decided again under the lock
 	rmdirs := s.keptFolders(v, s.rmdirs(v, q), q, files)
 	var had, mkdirs []string
 	var hadModes, mkdirModes []uint32
