@@ -38,6 +38,7 @@
 //	baseline.log      what sweeps changed in it since, appended
 //	sweep.lock        flock: one sweep at a time
 //	open.json         the shell commands running now (see Shell sweeps)
+//	left.json         paths sweeps left to running commands (see Shell sweeps)
 //	git-index         JSON: git's index file's stat when ckpt last kept a
 //	                  copy, the copy's image, and "staged", a digest of
 //	                  what it stages (gitindex.Staged)
@@ -370,7 +371,17 @@
 // command's turn. What a sweep after a command finds while other
 // sessions' commands run is owned by no single command: it goes to every
 // running command's turn, each record naming the others in "shared" (a
-// revert of one of them treats the path as a conflict).
+// revert of one of them treats the path as a conflict). A path the
+// baseline lacks, found while another session's command runs, may be
+// that command's temporary file: the sweep leaves it out of the records
+// and the baseline and lists it in left.json ({"cmds": commands as
+// open.json has them, "paths": {"path","seen","owners"} each: when a
+// sweep first left it, and the indexes in cmds of the commands that ran
+// then). Once no command among its owners runs (the last
+// one's closing sweep, or a later sweep after one stopped counting), a
+// path still there goes to every owner's turn, shared when they are
+// more than one; one gone is in no turn. An entry left for two hours is
+// dropped, and so is a damaged file: its paths then come as new.
 //
 // The baseline records the ignore files its listing followed, and the
 // sweep after a command skips by those rules, not by the ignore files the

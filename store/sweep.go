@@ -145,15 +145,8 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	// What another session's running command created is left to its
 	// closing sweep (see transient.go), and the watcher's answer stands
 	// until then: the token is not moved on.
-	prior := s.loadLeft(start)
-	run := sweepRunning{others: slices.DeleteFunc(slices.Clone(open), func(c openCmd) bool { return c.Turn == turn })}
-	if after && ws == nil {
-		run.self = selfOpen(open, turn, meta, cmd)
-	}
-	lv := &leaving{changed: len(prior) > 0}
-	if old != nil {
-		lv = s.decideNew(m, lst.now, old, prior, run, start)
-	}
+	run := runningFor(open, turn, meta, cmd, after && ws == nil)
+	lv := s.decideNew(m, lst.now, old, s.loadLeft(start), run, start)
 	hashed := s.settleRacy(m)
 	res.Read = len(m.toRead) + hashed
 	if old == nil {

@@ -32,9 +32,24 @@ const leftFile = "left.json"
 // command that began after seen is none of them: the path was there
 // before it.
 type leftPath struct {
-	Path   string    `json:"path"`
-	Seen   int64     `json:"seen"`
-	Owners []openCmd `json:"owners"`
+	Path   string
+	Seen   int64
+	Owners []openCmd
+}
+
+// leftDoc is left.json: each owner command once (a command may be a long
+// heredoc, and may own thousands of paths), each path naming its owners
+// by their index in cmds.
+type leftDoc struct {
+	Cmds  []openCmd   `json:"cmds"`
+	Paths []leftEntry `json:"paths"`
+}
+
+// leftEntry is a leftPath in left.json.
+type leftEntry struct {
+	Path   string `json:"path"`
+	Seen   int64  `json:"seen"`
+	Owners []int  `json:"owners"`
 }
 
 // loadLeft reads the paths left to running commands, dropping those
@@ -46,12 +61,25 @@ func (s *Store) loadLeft(now int64) []leftPath {
 	if err != nil {
 		return nil
 	}
-	var list []leftPath
-	if json.Unmarshal(b, &list) != nil {
+	var doc leftDoc
+	if json.Unmarshal(b, &doc) != nil {
 		s.LogError("sweep: %s is damaged; what it left to running commands comes as new", s.path(leftFile))
 		return nil
 	}
-	return slices.DeleteFunc(list, func(l leftPath) bool { return l.Path == "" || now-l.Seen > int64(openMax) })
+	var list []leftPath
+	for _, p := range doc.Paths {
+		if p.Path == "" || now-p.Seen > int64(openMax) {
+			continue
+		}
+		l := leftPath{Path: p.Path, Seen: p.Seen}
+		for _, k := range p.Owners {
+			if k >= 0 && k < len(doc.Cmds) {
+				l.Owners = append(l.Owners, doc.Cmds[k])
+			}
+		}
+		list = append(list, l)
+	}
+	return list
 }
 
 // saveLeft replaces the list of left paths. Caller holds sweep.lock.
@@ -62,7 +90,21 @@ func (s *Store) saveLeft(list []leftPath) error {
 		}
 		return nil
 	}
-	b, err := json.Marshal(list)
+	var doc leftDoc
+	doc.Paths = make([]leftEntry, len(list))
+	for i, l := range list {
+		p := &doc.Paths[i]
+		p.Path, p.Seen = l.Path, l.Seen
+		for _, c := range l.Owners {
+			k := slices.IndexFunc(doc.Cmds, func(o openCmd) bool { return sameCmd(o, c) })
+			if k < 0 {
+				k = len(doc.Cmds)
+				doc.Cmds = append(doc.Cmds, c)
+			}
+			p.Owners = append(p.Owners, k)
+		}
+	}
+	b, err := json.Marshal(doc)
 	if err != nil {
 		return err
 	}
@@ -97,6 +139,16 @@ type sweepRunning struct {
 	self   *openCmd
 }
 
+// runningFor is what a sweep of turn knows of the running commands in
+// open; closing says it is the sweep after turn's command cmd.
+func runningFor(open []openCmd, turn string, meta TurnMeta, cmd string, closing bool) sweepRunning {
+	run := sweepRunning{others: slices.DeleteFunc(slices.Clone(open), func(c openCmd) bool { return c.Turn == turn })}
+	if closing {
+		run.self = selfOpen(open, turn, meta, cmd)
+	}
+	return run
+}
+
 // running reports whether c is one of the commands of other turns still
 // running.
 func (r sweepRunning) running(c openCmd) bool {
@@ -127,9 +179,17 @@ func (r sweepRunning) ownersOf(prior []openCmd, seen int64) []openCmd {
 // and the next baseline) or recorded now, and in whose turns. prior is
 // the list read; a path of it this listing did not meet stays listed
 // while it is there and the baseline still lacks it. start is the
-// sweep's time.
+// sweep's time. Without a baseline (old nil) nothing is left.
 func (s *Store) decideNew(m *sweepMerge, now []*baseEntry, old *baseline, prior []leftPath, run sweepRunning, start int64) *leaving {
 	lv := &leaving{}
+	if old == nil || len(run.others) == 0 && len(prior) == 0 {
+		// No baseline: every path goes into the next one, nothing is
+		// attributed, and nothing stays left. No other command running
+		// and nothing left before: the sweep gives what it finds as it
+		// always does.
+		lv.changed = len(prior) > 0
+		return lv
+	}
 	byPath := make(map[string]leftPath, len(prior))
 	for _, l := range prior {
 		byPath[l.Path] = l
