@@ -99,13 +99,17 @@ func TestOtherSessionTransientFiles(t *testing.T) {
 			writeTexts(t, root, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 			before := treeText(t, root)
 			const cmdA = "vi b.txt; sed -i s/b/B/ b.txt"
-			a := func(name, command string) { agentHook(t, small, "claude", root, claudeIn(root, "sess-a", name, command)) }
+			a := func(name, command string) {
+				agentHook(t, small, "claude", root, claudeIn(root, "sess-a", name, command))
+			}
 			a("UserPromptSubmit", "")
 			a("PreToolUse", cmdA)
 			writeText(t, root, ".b.txt.swp", "swap\n")
 			switch b {
 			case "claude":
-				bh := func(name, command string) { agentHook(t, small, "claude", root, claudeIn(root, "sess-b", name, command)) }
+				bh := func(name, command string) {
+					agentHook(t, small, "claude", root, claudeIn(root, "sess-b", name, command))
+				}
 				bh("UserPromptSubmit", "")
 				bh("PreToolUse", "echo c > c.txt")
 				writeText(t, root, "c.txt", "c by B\n")

@@ -374,10 +374,10 @@
 // revert of one of them treats the path as a conflict). A path the
 // baseline lacks, found while another session's command runs, may be
 // that command's temporary file: the sweep leaves it out of the records
-// and the baseline and lists it in left.json ({"cmds": commands as
-// open.json has them, "paths": {"path","seen","owners"} each: when a
-// sweep first left it, and the indexes in cmds of the commands that ran
-// then). Once no command among its owners runs (the last
+// and the baseline and lists it in left.json: "cmds", the commands as
+// open.json has them, each once, and "paths", each with "path", "seen"
+// (when a sweep first left it) and "owners" (the indexes in cmds of the
+// commands that ran then). Once no command among its owners runs (the last
 // one's closing sweep, or a later sweep after one stopped counting), a
 // path still there goes to every owner's turn, shared when they are
 // more than one; one gone is in no turn. An entry left for two hours is
