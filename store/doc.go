@@ -372,16 +372,10 @@
 // sessions' commands run is owned by no single command: it goes to every
 // running command's turn, each record naming the others in "shared" (a
 // revert of one of them treats the path as a conflict). A path the
-// baseline lacks, found while another session's command runs, may be
-// that command's temporary file: the sweep leaves it out of the records
-// and the baseline and lists it in left.json: "cmds", the commands as
-// open.json has them, each once, and "paths", each with "path", "seen"
-// (when a sweep first left it) and "owners" (the indexes in cmds of the
-// commands that ran then). Once no command among its owners runs (the last
-// one's closing sweep, or a later sweep after one stopped counting), a
-// path still there goes to every owner's turn, shared when they are
-// more than one; one gone is in no turn. An entry left for two hours is
-// dropped, and so is a damaged file: its paths then come as new.
+// baseline lacks, found while another session's command runs, is left
+// out of records and baseline, in left.json ("cmds" as in open.json;
+// "paths": "path", "seen", "owners" as indexes in cmds), until no owner
+// runs: then it goes to every owner's turn, or, gone, to none.
 //
 // The baseline records the ignore files its listing followed, and the
 // sweep after a command skips by those rules, not by the ignore files the
