@@ -98,6 +98,8 @@ func TestHookSilentOnMistakes(t *testing.T) {
 		{"hook", "--bogus", "claude"},
 		{"--root", root, "hook", "gemini", "--nope"},
 		{"hook", "gemini", "--root"},
+		{"--json", "hook", "gemini"}, // another command's flag before hook
+		{"--dry-run", "hook", "claude", "-n2"},
 		{"hook", "claude"}, // empty event
 	} {
 		r := ckptDo(t, ckptCall{Root: root, Stdin: []byte{}}, args...)

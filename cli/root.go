@@ -34,12 +34,24 @@ func Run(args []string) int {
 	// commands it needs: the root and hook itself.
 	hook := newRoot(newHookCmd)
 	hook.SetArgs(args)
-	if cmd, _, _ := hook.Find(args); cmd != nil && cmd.Name() == "hook" && cmd.Parent() == hook && !asksHelp(args) {
+	if runsHook(hook, args) {
 		return runHook(hook, args)
 	}
 	root := newRootCmd()
 	root.SetArgs(args)
+	if runsHook(root, args) {
+		// Another command's flag before hook (ckpt --json hook claude):
+		// only the whole tree knows it takes no value. Still silent.
+		return runHook(root, args)
+	}
 	return report(executed(root, args), execute(root))
+}
+
+// runsHook reports whether args name root's hook command, not asking for
+// its help.
+func runsHook(root *cobra.Command, args []string) bool {
+	cmd, _, _ := root.Find(args)
+	return cmd != nil && cmd.Name() == "hook" && cmd.Parent() == root && !asksHelp(args)
 }
 
 // stepOverValuelessFlags lets a command's own flags stand before its name
