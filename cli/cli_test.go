@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestRootFlagEitherSide: global flags work before and after the command.
@@ -287,5 +289,36 @@ __start_ckpt; echo "turns: ${COMPREPLY[*]}"`
 	s := string(out)
 	if strings.Contains(s, "not found") || !strings.Contains(s, "verbs: show") || !strings.Contains(s, "turns: 1") {
 		t.Errorf("completion in a bare bash:\n%s", s)
+	}
+}
+
+// TestFlagKindsAgree: a flag name means the same kind of flag in every
+// command, valued or not, with one shorthand, so the root steps over it
+// before any command's name as that command reads it.
+func TestFlagKindsAgree(t *testing.T) {
+	root := newRootCmd()
+	valued := map[string]bool{}
+	short := map[string]string{}
+	for _, c := range root.Commands() {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			v := f.NoOptDefVal == ""
+			if was, ok := valued[f.Name]; ok && was != v {
+				t.Errorf("--%s takes a value in some commands and none in %s", f.Name, c.Name())
+			}
+			valued[f.Name] = v
+			if f.Shorthand == "" {
+				return
+			}
+			if was, ok := short[f.Shorthand]; ok && was != f.Name {
+				t.Errorf("-%s is --%s in one command and --%s in %s", f.Shorthand, was, f.Name, c.Name())
+			}
+			short[f.Shorthand] = f.Name
+		})
+	}
+	for name, v := range valued {
+		f := root.Flags().Lookup(name)
+		if !v && (f == nil || f.NoOptDefVal == "") {
+			t.Errorf("the root does not know --%s takes no value", name)
+		}
 	}
 }
