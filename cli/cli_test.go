@@ -209,6 +209,13 @@ func TestManPage(t *testing.T) {
 	if !strings.HasPrefix(r.Stdout, ".TH CKPT 1") || !strings.Contains(r.Stdout, "rewind") {
 		t.Errorf("not a man page\n%.400s", r.Stdout)
 	}
+	// ckpt's own options are --root alone: the commands' flags the root
+	// steps over are not listed as its own.
+	_, opts, _ := strings.Cut(r.Stdout, ".SH OPTIONS")
+	opts, _, _ = strings.Cut(opts, ".SH ")
+	if !strings.Contains(opts, "--root") || strings.Contains(opts, "--json") || strings.Contains(opts, "--dry-run") {
+		t.Errorf("ckpt's options in the man page:\n%s", opts)
+	}
 }
 
 // TestGeminiCommentedSettings: install and uninstall keep a commented

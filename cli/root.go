@@ -32,7 +32,7 @@ var version string
 func Run(args []string) int {
 	// Every agent tool call starts a hook, so a hook builds only the
 	// commands it needs: the root and hook itself.
-	hook := newRoot(newHookCmd)
+	hook := withCommandFlags(newRoot(newHookCmd))
 	hook.SetArgs(args)
 	if runsHook(hook, args) {
 		return runHook(hook, args)
@@ -152,7 +152,15 @@ func executed(root *cobra.Command, args []string) *cobra.Command {
 }
 
 // newRootCmd builds the whole command tree: `ckpt` alone opens the UI.
-func newRootCmd() *cobra.Command { return newRoot(commandMakers...) }
+func newRootCmd() *cobra.Command { return withCommandFlags(newRoot(commandMakers...)) }
+
+// withCommandFlags is root stepping over its commands' flags (below).
+// The manual page is made from a root without them: they are no flags
+// of ckpt alone.
+func withCommandFlags(root *cobra.Command) *cobra.Command {
+	stepOverValuelessFlags(root)
+	return root
+}
 
 // newRoot builds the root command with the subcommands makers build.
 func newRoot(makers ...func(*globals) *cobra.Command) *cobra.Command {
@@ -207,7 +215,6 @@ ckpt demo`,
 	for _, mk := range makers {
 		root.AddCommand(mk(g))
 	}
-	stepOverValuelessFlags(root)
 	if len(makers) > 1 {
 		initCompletion(root)
 	}
