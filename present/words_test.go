@@ -156,3 +156,23 @@ func TestAgeWidth(t *testing.T) {
 		}
 	}
 }
+
+// KindChange names a change of kind in people's words, and nothing for
+// the same kind (a large file is a file), a creation or a deletion.
+func TestKindChange(t *testing.T) {
+	for _, c := range []struct{ was, now, want string }{
+		{"dir", "content", "folder → file"},
+		{"content", "dir", "file → folder"},
+		{"symlink", "dir", "link → folder"},
+		{"content", "symlink", "file → link"},
+		{"skipped", "content", ""},
+		{"content", "content", ""},
+		{"absent", "dir", ""},
+		{"dir", "absent", ""},
+		{"dir", "", ""},
+	} {
+		if got := KindChange(c.was, c.now); got != c.want {
+			t.Errorf("KindChange(%q, %q) = %q, want %q", c.was, c.now, got, c.want)
+		}
+	}
+}
