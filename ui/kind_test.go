@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ckpt-dev/ckpt/store"
 )
@@ -44,4 +45,28 @@ func TestKindChangeInFiles(t *testing.T) {
 	if l != "T" || w != "the agent: modified (folder → file) · rewound" {
 		t.Fatalf("the agent's change of kind, rewound: %q %q", l, w)
 	}
+}
+
+// TestUndoOfRetryPreview: the preview of an undo of a retry names it
+// ("the retry of op-1") and says what it does: the paths it retried go
+// back as op-1 left them, and op-1 stays; its redo retries them again.
+func TestUndoOfRetryPreview(t *testing.T) {
+	f := sample()
+	f.ops = append(f.ops,
+		&fakeOp{entry: store.Entry{ID: "op-1", Kind: store.KindRewind, Target: "3", Turns: []string{"3"}, State: store.StateActive, At: t0.Add(time.Hour), Files: 2},
+			before: map[string][]byte{"server.js": []byte("a\n")}},
+		&fakeOp{entry: store.Entry{ID: "op-2", Kind: store.KindRewind, Target: "3", Turns: []string{"3"}, Retry: "op-1", State: store.StateActive, At: t0.Add(2 * time.Hour), Files: 1},
+			before: map[string][]byte{"server.js": []byte("b\n")}, after: map[string][]byte{"server.js": []byte("c\n")}})
+	m := testModel(t, f, 120, 30)
+	press(t, m, kp("u"))
+	s := plain(m)
+	mustContain(t, s, "Undo op-2, the retry of op-1", "Puts the 1 file it retried back as op-1 left them (op-1 stays in effect)")
+	if strings.Contains(s, "Brings back") {
+		t.Fatalf("the undo of a retry claims to bring turns back:\n%s", s)
+	}
+	press(t, m, kp("esc"))
+	f.ops[1].entry.State = store.StateUndone
+	drive(t, m, m.refresh(true))
+	press(t, m, kp("ctrl+r"))
+	mustContain(t, plain(m), "Redo op-2, the retry of op-1", "Retries again 1 file op-1 could not put back")
 }
