@@ -198,6 +198,9 @@ func printPlan(w io.Writer, p *store.Plan, undone *store.Entry) {
 	case store.KindRevert:
 		what = "takes out turns " + ids
 		if p.Session != "" {
+			// Listed in the order they are taken out.
+			slices.Reverse(turns)
+			ids = strings.Join(turns, ", ")
 			what = "session " + esc(p.Session) + ", newest first: takes out turns " + ids
 		}
 	default:
