@@ -260,16 +260,25 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 			}
 		}
 		if !attribute {
+			if c.now != nil && full[rel] {
+				res.Problems = append(res.Problems, rel+": no space left to keep its bytes: a change made to it now cannot be undone")
+			}
 			continue
 		}
-		// Read, but its new bytes could not be kept (a full disk): it is
+		if why := notKeptBefore(c, old); why != "" {
+			if r, ok := unkeptRec(c, rel, why, imgs); ok {
+				if r.pre.Kind == ImageSkipped {
+					res.Problems = append(res.Problems, rel+": "+why+", so a rewind cannot give back what it held")
+				}
+				recs = append(recs, r)
+			}
+			continue
+		}
+		// Its new bytes could not be kept (a full disk) or read: it is
 		// the command's all the same, with its pre-image and no post.
-		noSpace := c.now != nil && full[rel] && (c.old == nil || c.old.kind != baseUnknown)
-		if !noSpace && (c.old != nil && c.old.kind == baseUnknown || c.now != nil && c.now.kind == baseUnknown) {
-			res.Problems = append(res.Problems, rel+": could not be read, so its change is not recorded")
-			continue
-		}
-		if !noSpace && c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
+		noSpace := c.now != nil && full[rel]
+		unread := !noSpace && c.now != nil && c.now.kind == baseUnknown
+		if !noSpace && !unread && c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
 			continue // only the stat moved (a touch, a rewrite of the same bytes)
 		}
 		r := shellRec{path: rel, post: Image{Kind: ImageAbsent}}
@@ -277,6 +286,12 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 		case noSpace:
 			r.noPost = true
 			res.Problems = append(res.Problems, rel+": no space left to keep its new bytes: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
+		case unread && c.now.mode&unlistedDir != 0:
+			r.noPost = true
+			res.Problems = append(res.Problems, rel+": could not be listed after the command: what changed in it is not recorded")
+		case unread:
+			r.noPost = true
+			res.Problems = append(res.Problems, rel+": could not be read after the command: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
 		case c.now != nil && c.now.kind == baseDir:
 			r.post = Image{Kind: ImageDir, Mode: c.now.mode}
 		case c.now != nil && c.now.kind != 0:
@@ -297,6 +312,60 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 		recs = append(recs, r)
 	}
 	return recs
+}
+
+// notKeptBefore says why what c's path held before the command was
+// never kept: it could not be read (or found no room), or it is new in
+// a folder that could not be listed, where it may well have been. ""
+// when it was kept.
+func notKeptBefore(c sweepChange, old *baseline) string {
+	if c.old != nil {
+		if c.old.kind == baseUnknown {
+			return "it could not be read or kept before the command"
+		}
+		return ""
+	}
+	for _, d := range parents(c.now.path) {
+		if e := old.find(d); e != nil && e.kind == baseUnknown {
+			return "its folder " + d + " could not be read before the command"
+		}
+	}
+	return ""
+}
+
+// unkeptRec is the record of a path whose bytes before the command were
+// never kept (why): a turn holds it as not kept, so a rewind reports it
+// as not restored instead of deleting what may have been there, and
+// what the command left is its post. false when nothing moved.
+func unkeptRec(c sweepChange, rel, why string, imgs map[string]Image) (shellRec, bool) {
+	if c.old != nil && c.now != nil && c.old.mode == c.now.mode && c.old.size == c.now.size &&
+		c.old.mtime == c.now.mtime && c.old.ctime == c.now.ctime && c.old.ino == c.now.ino {
+		return shellRec{}, false // still as it was, unread
+	}
+	if c.old != nil && c.old.mode&unlistedDir != 0 && c.now != nil && (c.now.kind == baseDir || c.now.mode&unlistedDir != 0) {
+		// A folder that could not be listed is one still: its mode was
+		// known, what it held was not (its paths say so).
+		was, is := c.old.mode&^unlistedDir, c.now.mode&^unlistedDir
+		return shellRec{path: rel, pre: Image{Kind: ImageDir, Mode: was}, post: Image{Kind: ImageDir, Mode: is}}, was != is
+	}
+	r := shellRec{path: rel, pre: Image{Kind: ImageSkipped, Reason: why}}
+	switch {
+	case c.now == nil:
+		r.post = Image{Kind: ImageAbsent}
+	case c.now.kind == baseDir:
+		r.post = Image{Kind: ImageDir, Mode: c.now.mode}
+	case c.now.kind == baseUnknown:
+		r.noPost = true
+	case c.now.kind == 0:
+		return shellRec{}, false // no longer a file, link or folder
+	default:
+		img, ok := imgs[rel]
+		if !ok {
+			r.noPost = true
+		}
+		r.post = img
+	}
+	return r, true
 }
 
 // existsNoFollow reports whether rel is there, reached through folders
