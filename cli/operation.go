@@ -166,6 +166,8 @@ func printPlan(w io.Writer, p *store.Plan) {
 	case store.KindRevert:
 		verb = "takes out turns"
 		if p.Session != "" {
+			// Listed in the order they are taken out.
+			slices.Reverse(turns)
 			verb = "session " + esc(p.Session) + ", newest first: takes out turns"
 		}
 	}
