@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 )
@@ -20,35 +19,14 @@ import (
 // run as root, for whom no permission bit stands in the way.
 const nobodyID = 65534
 
-var (
-	unprivOnce sync.Once
-	unprivBin  string
-	unprivErr  error
-)
-
-// unprivBinary is ckptBin where nobody may run it (its own folder is
-// 0700 to the user who built it).
+// unprivBinary is ckptBin where nobody may run it: its folder, which
+// holds nothing else and goes when the tests end, is opened to all.
 func unprivBinary(t *testing.T) string {
 	t.Helper()
-	unprivOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ckpt-unpriv-")
-		if err != nil {
-			unprivErr = err
-			return
-		}
-		data, err := os.ReadFile(ckptBin)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, "ckpt"), data, 0o755)
-		}
-		if err == nil {
-			err = os.Chmod(dir, 0o755)
-		}
-		unprivBin, unprivErr = filepath.Join(dir, "ckpt"), err
-	})
-	if unprivErr != nil {
-		t.Fatal(unprivErr)
+	if err := os.Chmod(filepath.Dir(ckptBin), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	return unprivBin
+	return ckptBin
 }
 
 // permProject is a folder that permission bits apply to: as root, one
