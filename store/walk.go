@@ -416,10 +416,7 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 				w.unread = append(w.unread, rel)
 				w.mu.Unlock()
 				w.markPartial(j.rel)
-				// It stays listed, as unreadable: a later sweep that can
-				// read it knows nothing of what it held, which is not
-				// what a command made there.
-				e.kind, e.mode = baseUnknown, e.mode|unlistedDir
+				e.kind, e.mode = baseUnknown, e.mode|unlistedDir // listed, as unread (see notKeptBefore)
 				local = append(local, e)
 				continue
 			}
