@@ -91,33 +91,6 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 	return m
 }
 
-// leaveNew takes what old lacks out of m and out of the next baseline:
-// a sweep of ckpt watch that finds a hook's shell command still running
-// leaves the paths the command created to the command's closing sweep.
-// Such a path has no pre-image to keep, and one that is gone again
-// before the command ends (the temporary file sed -i renames over the
-// file it edits) is then no change of the turn: the closing sweep finds
-// it neither in the baseline nor on disk. The folders holding those
-// paths lose their times, so no sweep reuses their listings until the
-// paths are swept. It reports whether it left anything out.
-func (m *sweepMerge) leaveNew(now []*baseEntry) bool {
-	if len(m.added) == 0 {
-		return false
-	}
-	left := make(map[string]bool, len(m.added))
-	for _, j := range m.added {
-		n := now[j]
-		left[n.path] = true
-		n.kind = 0 // nextBaseline leaves it out
-		if d := findIn(now, parentDir(n.path)); d != nil && d.kind == baseDir {
-			d.mtime, d.ctime, d.ino = 0, 0, 0
-		}
-	}
-	m.changes = slices.DeleteFunc(m.changes, func(c sweepChange) bool { return c.old == nil })
-	m.toRead = slices.DeleteFunc(m.toRead, func(p string) bool { return left[p] })
-	return true
-}
-
 // settleRacy hashes m's racy files: one holding the baseline's bytes,
 // which are kept already, is no change. The rest join the changes to
 // read. It returns how many it hashed and found the same.
