@@ -175,6 +175,15 @@ func minArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
+func maxArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usageErrorf("%s takes %s, not %d arguments", cmd.Name(), what, len(args))
+		}
+		return nil
+	}
+}
+
 // parseSize reads "8388608", "8MiB", "8M", "512k".
 func parseSize(s string) (int64, error) {
 	mult := int64(1)

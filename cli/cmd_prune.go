@@ -26,10 +26,14 @@ blobs no remaining record refers to.`,
 		Example: `ckpt prune --keep 50
 ckpt prune --older-than 7d --dry-run`,
 		Args: noArgs(" (use --keep N, --older-than DUR or --dry-run)"),
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			var o store.PruneOptions
 			if keep < 0 {
 				return usageErrorf("--keep %d is not a count", keep)
+			}
+			if keep == 0 && cmd.Flags().Changed("keep") {
+				// Keep 0 would drop every turn; a path's copies go with purge.
+				return usageErrorf("--keep 0 keeps no turn: give at least 1 (ckpt purge PATH removes one path's copies)")
 			}
 			o.Keep = keep
 			if olderThan != "" {
@@ -67,11 +71,7 @@ ckpt prune --older-than 7d --dry-run`,
 				}
 				packed = fmt.Sprintf(", %s %s kept loose", pack, present.Count(res.Packed, "blob"))
 			}
-			freed := "freed"
-			if o.DryRun {
-				freed = "would be freed"
-			}
-			fmt.Printf("%s %s and %s%s (%s %s)\n", verb, present.Count(len(res.Turns), "turn"), present.Count(res.Blobs, "blob"), packed, present.Bytes(res.BytesFreed), freed)
+			fmt.Printf("%s %s and %s%s (%s)\n", verb, present.Count(len(res.Turns), "turn"), present.Count(res.Blobs, "blob"), packed, freedText(res.BytesFreed, o.DryRun))
 			if o.DryRun {
 				return exitWith(exitPlanShown)
 			}
@@ -82,4 +82,18 @@ ckpt prune --older-than 7d --dry-run`,
 	cmd.Flags().StringVar(&olderThan, "older-than", "", "drop turns older than DUR (72h, 7d)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what would go and delete nothing (exit 4)")
 	return cmd
+}
+
+// freedText says how many bytes a prune freed, or would free; packing
+// small blobs can cost a few bytes of framing instead.
+func freedText(n int64, dryRun bool) string {
+	switch {
+	case n < 0 && dryRun:
+		return present.Bytes(-n) + " more would be taken"
+	case n < 0:
+		return present.Bytes(-n) + " more taken"
+	case dryRun:
+		return present.Bytes(n) + " would be freed"
+	}
+	return present.Bytes(n) + " freed"
 }

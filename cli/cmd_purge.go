@@ -32,7 +32,7 @@ A file that is still there is kept again by the next shell sweep unless
 .ckptignore names it.`,
 		Example: `ckpt purge .env --yes
 ckpt purge secrets/`,
-		Args: cobra.MinimumNArgs(1),
+		Args: minArgs(1, "at least one PATH"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			s, err := g.openStore(storeOptions{})
 			if err != nil {

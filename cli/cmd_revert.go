@@ -36,7 +36,7 @@ ckpt revert 3 --yes
 ckpt revert 3 --conflicts markers --yes --json
 ckpt revert 3 --git-index --dry-run
 ckpt revert --session 5f1c… --yes`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              maxArgs(1, "one TURN (or --session S)"),
 		ValidArgsFunction: completeTurn(g, false),
 		RunE: func(_ *cobra.Command, args []string) error {
 			turn := ""

@@ -167,10 +167,6 @@ func openUIWith(root string, cut func() error) error {
 	case err == nil:
 		defer s.Close()
 		st = uiStore{s}
-		if cut == nil { // under --watch, ckpt watch serves the socket
-			exe, _ := ckptPath()
-			startWatcherBesideUI(s, exe)
-		}
 	case errors.Is(err, store.ErrNoStore):
 		// Before the first turn (right after `ckpt install`): the UI
 		// opens, says so, and opens the store once a hook has made it.
@@ -197,6 +193,17 @@ func openUIWith(root string, cut func() error) error {
 		}
 	default:
 		return err
+	}
+	if cut == nil { // under --watch, ckpt watch serves the socket
+		exe, _ := ckptPath()
+		ws := newWatcherStarter(exe)
+		defer ws.stop() // deferred last, so it runs before a store is closed
+		ro.StartWatcher = func(st ui.Store) bool {
+			if u, ok := st.(uiStore); ok {
+				return ws.try(u.Store)
+			}
+			return true
+		}
 	}
 	if err := ui.Run(context.Background(), st, ro); err != nil {
 		return fmt.Errorf("terminal UI: %w", err)

@@ -17,6 +17,7 @@ import (
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ckpt-dev/ckpt/store"
 )
@@ -29,63 +30,91 @@ var version string
 // Run parses args, runs the command they name and returns the exit code;
 // only main exits.
 func Run(args []string) int {
-	args = commandFirst(args)
 	// Every agent tool call starts a hook, so a hook builds only the
 	// commands it needs: the root and hook itself.
-	hook := newRoot(newHookCmd)
+	hook := withCommandFlags(newRoot(newHookCmd))
 	hook.SetArgs(args)
-	if cmd, _, _ := hook.Find(args); cmd != nil && cmd.Name() == "hook" && cmd.Parent() == hook && !asksHelp(args) {
+	if runsHook(hook, args) {
 		return runHook(hook, args)
 	}
 	root := newRootCmd()
 	root.SetArgs(args)
+	if runsHook(root, args) {
+		// Another command's flag before hook (ckpt --json hook claude):
+		// only the whole tree knows it takes no value. Still silent.
+		return runHook(root, args)
+	}
 	return report(executed(root, args), execute(root))
 }
 
-// commandFirst moves the command's name in front of the flags typed
-// before it, so `ckpt --json log` is `ckpt log --json`: cobra finds a
-// command past the root's own flags (--root DIR), but takes the word after
-// any other flag for that flag's value and finds no command. A word naming
-// a command is the command when the word before it is no flag waiting for
-// its value: not a flag, a flag with its `=value`, or one of the
-// command's own that takes none (`-n 2 log` and `--dry-run rewind 1` move
-// the command; in `--label log write …` the command is write).
-func commandFirst(args []string) []string {
-	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
-		return args
-	}
-	root := newRootCmd()
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return args
-		}
-		if isFlag(a) {
-			if known, value := flagOf(root, true, a); known && value {
-				i++ // --root DIR
-			}
-			continue
-		}
-		sub := subcommand(root, a)
-		if sub == nil || !flagDone(sub, args[i-1]) {
-			continue // the value of a flag before it
-		}
-		return slices.Concat([]string{a}, args[:i], args[i+1:])
-	}
-	return args
+// runsHook reports whether args name root's hook command, not asking for
+// its help.
+func runsHook(root *cobra.Command, args []string) bool {
+	cmd, _, _ := root.Find(args)
+	return cmd != nil && cmd.Name() == "hook" && cmd.Parent() == root && !asksHelp(args)
 }
 
-func isFlag(word string) bool { return strings.HasPrefix(word, "-") && word != "-" }
-
-// flagDone reports whether word, just before cmd's name, leaves nothing
-// waiting for a value: it is no flag, has its value, or is a flag of
-// cmd's that takes none.
-func flagDone(cmd *cobra.Command, word string) bool {
-	if !isFlag(word) || strings.Contains(word, "=") || word == "-h" || word == "--help" {
-		return true
+// stepOverValuelessFlags lets a command's own flags stand before its name
+// (`ckpt --json log`, `ckpt --dry-run rewind 1`): cobra finds the command
+// by stepping over the flags before it with the root's flag set, and takes
+// the word after a flag it does not know for that flag's value (so
+// `ckpt -n 2 log` and `ckpt --label log write …` already find their
+// command). What it must be told is which flags take no value: the root
+// gets a hidden flag of its own for each one a command has. The command
+// still parses every flag with its own set, so one of another command's
+// is an unknown flag there; given to ckpt alone, runUIFlags refuses it.
+func stepOverValuelessFlags(root *cobra.Command) {
+	root.InitDefaultHelpFlag() // -h before the command asks for its help
+	own := root.Flags()
+	for _, c := range root.Commands() {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.NoOptDefVal == "" || own.Lookup(f.Name) != nil {
+				return
+			}
+			short := f.Shorthand
+			if short != "" && own.ShorthandLookup(short) != nil {
+				short = ""
+			}
+			mirror := own.VarPF(newBoolValue(), f.Name, short, "")
+			mirror.NoOptDefVal = f.NoOptDefVal
+			mirror.Hidden = true
+			mirror.Annotations = map[string][]string{commandFlag: nil}
+		})
 	}
-	known, value := flagOf(cmd, false, word)
-	return known && !value
+}
+
+// commandFlag marks the root's stand-ins for its commands' flags.
+const commandFlag = "ckpt_command_flag"
+
+// boolValue is a stand-in flag's value: it takes whatever it is given.
+type boolValue struct{ s string }
+
+func newBoolValue() *boolValue          { return &boolValue{s: "false"} }
+func (b *boolValue) String() string     { return b.s }
+func (b *boolValue) Set(s string) error { b.s = s; return nil }
+func (b *boolValue) Type() string       { return "bool" }
+func (b *boolValue) IsBoolFlag() bool   { return true }
+
+// runUIFlags refuses, on ckpt alone, a flag that belongs to a command.
+func runUIFlags(root *cobra.Command) error {
+	var err error
+	root.Flags().Visit(func(f *pflag.Flag) {
+		if _, ok := f.Annotations[commandFlag]; ok && err == nil {
+			err = usageErrorf("--%s is a flag of %s, not of ckpt alone", f.Name, commandsWith(root, f.Name))
+		}
+	})
+	return err
+}
+
+// commandsWith names the commands that have the flag name.
+func commandsWith(root *cobra.Command, name string) string {
+	var with []string
+	for _, c := range root.Commands() {
+		if c.Flags().Lookup(name) != nil {
+			with = append(with, c.Name())
+		}
+	}
+	return strings.Join(with, ", ")
 }
 
 // subcommand is root's command named (or aliased) name, nil if none.
@@ -96,29 +125,6 @@ func subcommand(root *cobra.Command, name string) *cobra.Command {
 		}
 	}
 	return nil
-}
-
-// flagOf looks word (`--root`, `-n`, `--root=DIR`) up in cmd's flags (the
-// root's persistent ones, with persistent): whether it is one, and whether
-// it waits for its value in the next word.
-func flagOf(cmd *cobra.Command, persistent bool, word string) (known, value bool) {
-	fs := cmd.Flags()
-	if persistent {
-		fs = cmd.PersistentFlags()
-	}
-	name, hasValue := word, false
-	if i := strings.IndexByte(word, '='); i >= 0 {
-		name, hasValue = word[:i], true
-	}
-	switch {
-	case strings.HasPrefix(name, "--"):
-		f := fs.Lookup(name[2:])
-		return f != nil, f != nil && !hasValue && f.NoOptDefVal == ""
-	case len(name) == 2:
-		f := fs.ShorthandLookup(name[1:])
-		return f != nil, f != nil && !hasValue && f.NoOptDefVal == ""
-	}
-	return false, false
 }
 
 // asksHelp reports whether args ask for help, which fang styles.
@@ -146,7 +152,15 @@ func executed(root *cobra.Command, args []string) *cobra.Command {
 }
 
 // newRootCmd builds the whole command tree: `ckpt` alone opens the UI.
-func newRootCmd() *cobra.Command { return newRoot(commandMakers...) }
+func newRootCmd() *cobra.Command { return withCommandFlags(newRoot(commandMakers...)) }
+
+// withCommandFlags is root stepping over its commands' flags (below).
+// The manual page is made from a root without them: they are no flags
+// of ckpt alone.
+func withCommandFlags(root *cobra.Command) *cobra.Command {
+	stepOverValuelessFlags(root)
+	return root
+}
 
 // newRoot builds the root command with the subcommands makers build.
 func newRoot(makers ...func(*globals) *cobra.Command) *cobra.Command {
@@ -173,7 +187,11 @@ ckpt rewind 3
 ckpt demo`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return nil
+				return runUIFlags(cmd)
+			}
+			if c := subcommand(cmd, args[0]); c != nil {
+				// Only `ckpt -- log` gets here: the command came after --.
+				return usageErrorf("%q after -- is no command; -- ends the flags, so put the command before it", args[0])
 			}
 			hint := ""
 			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {

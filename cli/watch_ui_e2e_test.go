@@ -46,18 +46,18 @@ func TestUIStartsWatcher(t *testing.T) {
 	sf := storeFolder(root)
 	sock := filepath.Join(sf, store.WatchSocket)
 
-	<-startWatcherBesideUI(s, ck) // a tree of one file: not worth a watcher
+	newWatcherStarter(ck).try(s) // a tree of one file: not worth a watcher
 	if pathExists(sock) || ran() != 0 {
 		t.Fatal("a watcher started for a tree of one file")
 	}
 	t.Setenv("CKPT_WATCHER", "off")
-	<-startWatcherBesideUI(s, ck)
+	newWatcherStarter(ck).try(s)
 	if pathExists(sock) || ran() != 0 {
 		t.Fatal("a watcher started with CKPT_WATCHER=off")
 	}
 
 	t.Setenv("CKPT_WATCHER", "always")
-	<-startWatcherBesideUI(s, ck)
+	newWatcherStarter(ck).try(s)
 	waitFor(t, func() string { return "the watcher's socket" }, func() bool { return pathExists(sock) })
 	t.Cleanup(func() { exec.Command(real, "--root", root, "watch", "--stop").Run() })
 	waitFor(t, func() string { return "watch.pid" }, func() bool { return pathExists(filepath.Join(sf, "watch.pid")) })
@@ -89,7 +89,7 @@ func TestUIStartsWatcher(t *testing.T) {
 	if !s.WatcherListening() {
 		t.Fatal("a hung watcher holding the socket is not seen")
 	}
-	<-startWatcherBesideUI(s, ck)
+	newWatcherStarter(ck).try(s)
 	if n := ran(); n != 1 {
 		t.Fatalf("ckpt ran %d times: a second watcher started beside the hung one", n)
 	}

@@ -38,6 +38,7 @@
 //	baseline.log      what sweeps changed in it since, appended
 //	sweep.lock        flock: one sweep at a time
 //	open.json         the shell commands running now (see Shell sweeps)
+//	left.json         paths sweeps left to running commands (see Shell sweeps)
 //	git-index         JSON: git's index file's stat when ckpt last kept a
 //	                  copy, the copy's image, and "staged", a digest of
 //	                  what it stages (gitindex.Staged)
@@ -370,7 +371,11 @@
 // command's turn. What a sweep after a command finds while other
 // sessions' commands run is owned by no single command: it goes to every
 // running command's turn, each record naming the others in "shared" (a
-// revert of one of them treats the path as a conflict).
+// revert of one of them treats the path as a conflict). A path the
+// baseline lacks, found while another session's command runs, is left
+// out of records and baseline, in left.json ("cmds" as in open.json;
+// "paths": "path", "seen", "owners" as indexes in cmds), until no owner
+// runs: then it goes to every owner's turn, or, gone, to none.
 //
 // The baseline records the ignore files its listing followed, and the
 // sweep after a command skips by those rules, not by the ignore files the

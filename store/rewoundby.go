@@ -1,6 +1,51 @@
 package store
 
-import "slices"
+// TakenOut maps each turn of a log to the operation in effect that took
+// its changes out of the folder: Rewound to the newest rewind, or redo of
+// one, still active whose turns include it; Reverted likewise for a
+// revert, or a redo of one. A redo whose target the log does not hold
+// counts as both (the turn's state tells which it was). A turn no such
+// operation names (an active turn) is in neither.
+type TakenOut struct {
+	Rewound, Reverted map[string]string
+}
+
+// TakenOutBy walks a log (entries newest first, as Log gives them) once
+// and maps every turn its operations in effect took out, so a caller
+// that asks of many turns (the UI, for every row) walks it only once.
+func TakenOutBy(entries []Entry) TakenOut {
+	out := TakenOut{Rewound: map[string]string{}, Reverted: map[string]string{}}
+	kinds := map[string]Kind{} // the rewinds and reverts of the log
+	for i := range entries {
+		if k := entries[i].Kind; k == KindRewind || k == KindRevert {
+			kinds[entries[i].ID] = k
+		}
+	}
+	add := func(into map[string]string, e *Entry) {
+		for _, t := range e.Turns {
+			if _, ok := into[t]; !ok {
+				into[t] = e.ID // the newest wins: the log is newest first
+			}
+		}
+	}
+	for i := range entries {
+		e := &entries[i]
+		if e.State != StateActive || e.Kind != KindRewind && e.Kind != KindRevert && e.Kind != KindRedo {
+			continue
+		}
+		kind := e.Kind
+		if kind == KindRedo {
+			kind = kinds[e.Target]
+		}
+		if kind != KindRevert {
+			add(out.Rewound, e) // a rewind, or a redo of one (or of what the log lacks)
+		}
+		if kind != KindRewind {
+			add(out.Reverted, e)
+		}
+	}
+	return out
+}
 
 // RewoundBy is the operation of a log (entries newest first, as Log gives
 // them) that put turn's rewind in effect: the newest rewind, or redo of
@@ -8,22 +53,5 @@ import "slices"
 // nothing: it takes changes out again, as the revert did. It is "" for a
 // turn no such operation names (an active turn).
 func RewoundBy(entries []Entry, turn string) string {
-	var reverts map[string]bool // the reverts the log holds, by id
-	for _, e := range entries {
-		if e.Kind == KindRevert {
-			if reverts == nil {
-				reverts = map[string]bool{}
-			}
-			reverts[e.ID] = true
-		}
-	}
-	for _, e := range entries {
-		if e.State != StateActive || !slices.Contains(e.Turns, turn) {
-			continue
-		}
-		if e.Kind == KindRewind || e.Kind == KindRedo && !reverts[e.Target] {
-			return e.ID
-		}
-	}
-	return ""
+	return TakenOutBy(entries).Rewound[turn]
 }

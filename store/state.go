@@ -125,6 +125,9 @@ func (v *view) replay(ops []*opRec) {
 				a := v.undo[n-1]
 				v.undo = v.undo[:n-1]
 				v.dropFails(a.via.id)
+				if a.via != a.rewind {
+					v.dropFails(a.rewind.id) // what a redone revert left failed
+				}
 				v.takeBack(a.via.id)
 				for id, fs := range v.retryHeld[a.rewind.id] {
 					v.fails[id] = fs // the retry undone, what it retried is failed again
@@ -142,8 +145,14 @@ func (v *view) replay(ops []*opRec) {
 				v.redo = v.redo[:n-1]
 				v.dropFails(a.via.id)
 				v.takeBack(a.via.id)
-				for id := range v.retryHeld[a.rewind.id] {
-					delete(v.fails, id)
+				if held, ok := v.retryHeld[a.rewind.id]; ok {
+					v.rehold(a.rewind.id, held)
+				}
+				if a.rewind.kind == KindRevert && len(a.rewind.fails) > 0 {
+					// The redo applies what the revert did and leaves what
+					// it failed (a conflict) as it is: failed by the
+					// revert again, which its retry tries once more.
+					v.fails[a.rewind.id] = a.rewind.fails
 				}
 				for _, t := range a.rewind.turns {
 					v.rewound[t] = a.rewind.kind == KindRewind || v.rewound[t]
@@ -208,6 +217,27 @@ func (v *view) dropRetried(o *opRec) {
 		v.retryHeld = map[string]map[string][]Failure{}
 	}
 	v.retryHeld[o.id] = held
+}
+
+// rehold makes moot again, as retry id is redone, what it held: the
+// failures it made moot, with those of the retries of them that changed
+// nothing while it was undone (they stood for them), as applying it did.
+// They are held anew, to stand again when it is undone again.
+func (v *view) rehold(id string, held map[string][]Failure) {
+	before := make(map[string][]Failure, len(v.fails))
+	for k, fs := range v.fails {
+		before[k] = fs
+	}
+	for k := range held {
+		v.dropFails(k)
+	}
+	now := map[string][]Failure{}
+	for k, fs := range before {
+		if _, ok := v.fails[k]; !ok {
+			now[k] = fs
+		}
+	}
+	v.retryHeld[id] = now
 }
 
 // takeBack notes that the work of operation id, and of the retries that

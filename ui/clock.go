@@ -66,8 +66,8 @@ func (m *Model) agesChange() (next time.Duration, ok bool) {
 	switch {
 	case m.width <= 0 || m.height <= 0 || m.showHelp || m.dlg != nil:
 	case m.errs.open:
-		for _, line := range m.hookErrs {
-			see(parseLogged(line).at)
+		for _, e := range m.hookErrs {
+			see(e.at)
 		}
 	case m.leftWidth() > 0:
 		end := min(m.turns.cur.top+m.turnsHeight(), len(m.turns.shown))

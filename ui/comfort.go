@@ -82,7 +82,7 @@ func (m *Model) comfortKey(msg tea.KeyPressMsg, k keymap.KeyMap) (tea.Cmd, bool)
 	case key.Matches(msg, k.HideEmpty):
 		m.hideEmpty = !m.hideEmpty
 		m.turns.cur = list{}
-		m.setEntries(m.entries, m.statusKnown)
+		m.refilter()
 		return m.selectTurn(false), true
 	case key.Matches(msg, k.Mouse):
 		m.noMouse = !m.noMouse
@@ -122,13 +122,8 @@ func (m *Model) jumpKey(msg tea.KeyPressMsg) tea.Cmd {
 // goToTurn puts the cursor on turn id, clearing a filter or showing the
 // hidden empty turns if they hide it.
 func (m *Model) goToTurn(id string) tea.Cmd {
-	at := -1
-	for i := range m.entries {
-		if m.entries[i].ID == id {
-			at = i
-		}
-	}
-	if at < 0 {
+	at, ok := m.idx.byID[id]
+	if !ok {
 		m.setStatus("no turn " + present.Escape(id))
 		return nil
 	}
@@ -149,7 +144,7 @@ func (m *Model) goToTurn(id string) tea.Cmd {
 	if row < 0 {
 		m.filter, m.hideEmpty = "", false
 		m.input.SetValue("")
-		m.setEntries(m.entries, m.statusKnown)
+		m.refilter()
 		row = find()
 	}
 	if row < 0 {
@@ -168,13 +163,7 @@ func (m *Model) hiddenEmpty() int {
 	if !m.hideEmpty {
 		return 0
 	}
-	n := 0
-	for i := range m.entries {
-		if emptyTurn(&m.entries[i]) {
-			n++
-		}
-	}
-	return n
+	return m.idx.empty
 }
 
 func emptyTurn(e *store.Entry) bool { return e.Kind == store.KindAgent && e.Files == 0 }

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ckpt-dev/ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/present"
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -19,6 +20,7 @@ import (
 type (
 	logLoadedMsg struct {
 		entries    []store.Entry
+		idx        logIndex // worked out in the command, off the UI goroutine
 		withStatus bool
 		err        error
 		took       time.Duration
@@ -37,7 +39,7 @@ type (
 	}
 	infoLoadedMsg struct {
 		size    int64
-		errs    []string
+		errs    []loggedError // parsed in the command, once per read
 		sizeErr error
 		errsErr error
 	}
@@ -51,6 +53,7 @@ type (
 		err error
 	}
 	storeChangedMsg struct{ gen int }
+	watcherTriedMsg struct{ done bool }
 	editedMsg       struct{ err error }
 	watchEndedMsg   struct{ gen int }
 	tickMsg         struct{}
@@ -60,7 +63,7 @@ func loadLog(st Store, withStatus bool) tea.Cmd {
 	return func() tea.Msg {
 		start := time.Now()
 		e, err := st.Log(withStatus)
-		return logLoadedMsg{entries: e, withStatus: withStatus, err: err, took: time.Since(start)}
+		return logLoadedMsg{entries: e, idx: indexLog(e), withStatus: withStatus, err: err, took: time.Since(start)}
 	}
 }
 
@@ -75,7 +78,12 @@ func loadInfo(st Store) tea.Cmd {
 	return func() tea.Msg {
 		var m infoLoadedMsg
 		m.size, m.sizeErr = st.Size()
-		m.errs, m.errsErr = st.Errors()
+		var lines []string
+		lines, m.errsErr = st.Errors()
+		m.errs = make([]loggedError, len(lines))
+		for i, l := range lines {
+			m.errs[i] = parseLogged(l)
+		}
 		return m
 	}
 }
@@ -92,6 +100,11 @@ func startWatch(ctx context.Context, st Store, gen int) tea.Cmd {
 		ch, err := st.Watch(ctx)
 		return watchStartedMsg{gen: gen, ch: ch, err: err}
 	}
+}
+
+// startWatcher asks for the background watcher beside the UI.
+func startWatcher(start func(Store) bool, st Store) tea.Cmd {
+	return func() tea.Msg { return watcherTriedMsg{done: start(st)} }
 }
 
 // waitChange is the watch command, re-armed after each change.
@@ -167,7 +180,11 @@ func readKept(st Store, img store.Image, what string) side {
 		}
 		return side{id: "sha:" + img.SHA256.String(), data: b}
 	}
-	return side{note: fmt.Sprintf("the %s bytes are a %s, not a file", what, img.Kind)}
+	kind := present.KindWord(img.Kind)
+	if kind == "" {
+		kind = string(img.Kind)
+	}
+	return side{note: fmt.Sprintf("the %s version is a %s, not a file: no lines to compare", what, kind)}
 }
 
 func readPost(st Store, img *store.Image) side {

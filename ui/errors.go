@@ -87,7 +87,7 @@ func (m *Model) errorLines() []string {
 		return append(out, m.sty.dim.Render(present.Fit(" no errors logged", w)))
 	}
 	for i := len(m.hookErrs) - 1; i >= 0; i-- {
-		e := parseLogged(m.hookErrs[i])
+		e := m.hookErrs[i]
 		when := "          "
 		if !e.at.IsZero() {
 			when = pad(present.Age(m.now(), e.at)+" ago", 10)
@@ -129,6 +129,6 @@ func (m *Model) errorNotice() string {
 	if n <= 0 {
 		return ""
 	}
-	last := parseLogged(m.hookErrs[len(m.hookErrs)-1]).msg
+	last := m.hookErrs[len(m.hookErrs)-1].msg
 	return fmt.Sprintf("%s logged (E shows, x hides): %s", present.Count(n, "error"), present.Escape(last))
 }

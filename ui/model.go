@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -56,6 +57,12 @@ type Options struct {
 	// CutTurn, when set, is what the key T does: cut a turn for the
 	// ckpt watch running beside the UI. Called from a command.
 	CutTurn func() error
+	// StartWatcher, when set, starts the background watcher for st if
+	// the store's gate wants one and none runs, and says whether to ask
+	// no more (one runs, or none will). Called from a command: at start,
+	// once a store appears in a project that had none, and then as the
+	// log changes (at most every watcherEvery) until it says so.
+	StartWatcher func(st Store) bool
 }
 
 type pane int
@@ -183,13 +190,10 @@ type Model struct {
 
 	root    string
 	entries []store.Entry // newest first
-	// revertedBy maps a turn to the revert in effect (or its redo) that
-	// took its changes out, in whole or in part; rewoundBy to the rewind
-	// (or redo) in effect that rewound it, as store.RewoundBy finds it.
-	// Both are worked out once per log, not per row drawn.
-	revertedBy  map[string]string
-	rewoundBy   map[string]string
-	logWalks    int       // how many times opsInEffect walked a log (tests count them)
+	// idx is what the frames need of the log (an entry by id, which
+	// operation took a turn out, the count of turns), worked out once
+	// by the command that read it, not per row drawn.
+	idx         logIndex
 	undo        undoState // what u and ctrl+r act on, from the log
 	statusKnown bool      // HandEdited counts are filled in
 	turns       turnsPane
@@ -227,7 +231,7 @@ type Model struct {
 	statusFor statusFor
 	errText   string // the last error
 	size      int64
-	hookErrs  []string
+	hookErrs  []loggedError // the store's error log, oldest first
 
 	opening     bool // asking for a store that did not exist yet
 	watching    bool
@@ -235,9 +239,13 @@ type Model struct {
 	watchGen    int                // which watch the messages come from
 	watchCancel context.CancelFunc // ends the current watch
 	watchTurns  int                // agent turns when the watch began
-	refreshing  bool               // a log refresh is in flight
-	pending     bool               // a change came while refreshing
-	ticks       int
+	// The background watcher beside the UI (Options.StartWatcher): a
+	// try under way, when the last began, and whether to ask no more.
+	watcherBusy, watcherDone bool
+	watcherAt                time.Time
+	refreshing               bool // a log refresh is in flight
+	pending                  bool // a change came while refreshing
+	ticks                    int
 	// The badge pass (the log with disk status) hashes every path the
 	// store knows, so it runs at start, after an operation, and then at
 	// most every badgeEvery ticks while changes come.
@@ -298,7 +306,7 @@ func New(st Store, opt Options) *Model {
 		return m // no store yet: Init asks for one
 	}
 	entries, err := st.Log(false)
-	m.setEntries(entries, false)
+	m.setEntries(entries, indexLog(entries), false)
 	if err != nil {
 		m.errText = "read log: " + err.Error()
 	}
@@ -311,7 +319,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.st == nil {
 		return tea.Batch(m.openStore(), m.startTick())
 	}
-	cmds := []tea.Cmd{m.badges(), loadInfo(m.st)}
+	cmds := []tea.Cmd{m.badges(), loadInfo(m.st), m.watcher(true)}
 	if c := m.selectTurn(true); c != nil {
 		cmds = append(cmds, c)
 	}
@@ -324,8 +332,41 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// setEntries takes a new log, keeping the cursor on the same entry.
-func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
+// logIndex is what the UI looks up in a log: worked out by the command
+// that reads it (indexLog), so neither Update nor a frame walks the log.
+type logIndex struct {
+	byID  map[string]int // an entry's place in the log
+	taken store.TakenOut // the operation in effect that took a turn out
+	turns int            // the agent turns
+	empty int            // of them, those that changed no file (H hides them)
+}
+
+// logsIndexed counts the logs indexLog walked (tests count them).
+var logsIndexed atomic.Int64
+
+// indexLog works out a log's index, off the UI goroutine.
+func indexLog(entries []store.Entry) logIndex {
+	logsIndexed.Add(1)
+	idx := logIndex{byID: make(map[string]int, len(entries)), taken: store.TakenOutBy(entries)}
+	for i := range entries {
+		idx.byID[entries[i].ID] = i
+		if entries[i].Kind == store.KindAgent {
+			idx.turns++
+		}
+		if emptyTurn(&entries[i]) {
+			idx.empty++
+		}
+	}
+	return idx
+}
+
+// refilter shows the log on screen again after the filter or a fold
+// changed.
+func (m *Model) refilter() { m.setEntries(m.entries, m.idx, m.statusKnown) }
+
+// setEntries takes a new log and its index, keeping the cursor on the
+// same entry.
+func (m *Model) setEntries(entries []store.Entry, idx logIndex, withStatus bool) {
 	var keep string
 	if e := m.selected(); e != nil {
 		keep = e.ID
@@ -346,9 +387,7 @@ func (m *Model) setEntries(entries []store.Entry, withStatus bool) {
 	}
 	before := m.turnCount()
 	had := len(m.entries) > 0
-	m.entries = entries
-	m.rewoundBy, m.revertedBy = opsInEffect(entries)
-	m.logWalks++
+	m.entries, m.idx = entries, idx
 	m.undo = undoStacks(entries)
 	if withStatus {
 		m.statusKnown = true
@@ -428,10 +467,8 @@ func (m *Model) selected() *store.Entry {
 
 // entry is the log entry with id, or nil; the log in memory, no I/O.
 func (m *Model) entry(id string) *store.Entry {
-	for i := range m.entries {
-		if m.entries[i].ID == id {
-			return &m.entries[i]
-		}
+	if i, ok := m.idx.byID[id]; ok && i < len(m.entries) && m.entries[i].ID == id {
+		return &m.entries[i]
 	}
 	return nil
 }
@@ -494,13 +531,13 @@ func (m *Model) takenOut() (op, how string) {
 	}
 	switch e.State {
 	case store.StateRewound:
-		op, how = m.rewoundBy[e.ID], string(e.State)
+		op, how = m.idx.taken.Rewound[e.ID], string(e.State)
 	case store.StateReverted:
-		op, how = m.revertedBy[e.ID], string(e.State)
+		op, how = m.idx.taken.Reverted[e.ID], string(e.State)
 	default:
 		// A turn in effect that a revert took some paths out of (it
 		// left the others in conflict) reads as reverted in part.
-		if op = m.revertedBy[e.ID]; op == "" {
+		if op = m.idx.taken.Reverted[e.ID]; op == "" {
 			return "", ""
 		}
 		return op, partReverted
@@ -514,45 +551,6 @@ func (m *Model) takenOut() (op, how string) {
 // partReverted is how takenOut words a turn in effect a revert took some
 // of its paths out of.
 const partReverted = "reverted in part"
-
-// opsInEffect walks a log, newest first: rewound maps each turn to the
-// newest rewind, or redo of one, still active whose turns include it (as
-// store.RewoundBy finds it), reverted to the newest revert, or redo of
-// one, still active whose turns include it. A redo whose target the log
-// does not hold counts as both (the turn's state tells which).
-func opsInEffect(entries []store.Entry) (rewound, reverted map[string]string) {
-	rewound, reverted = map[string]string{}, map[string]string{}
-	kinds := map[string]store.Kind{} // the rewinds and reverts of the log
-	for i := range entries {
-		if k := entries[i].Kind; k == store.KindRewind || k == store.KindRevert {
-			kinds[entries[i].ID] = k
-		}
-	}
-	add := func(into map[string]string, e *store.Entry) {
-		for _, t := range e.Turns {
-			if _, ok := into[t]; !ok {
-				into[t] = e.ID
-			}
-		}
-	}
-	for i := range entries {
-		e := &entries[i]
-		if e.State != store.StateActive || e.Kind != store.KindRewind && e.Kind != store.KindRevert && e.Kind != store.KindRedo {
-			continue
-		}
-		kind := e.Kind
-		if kind == store.KindRedo {
-			kind = kinds[e.Target]
-		}
-		if kind != store.KindRevert {
-			add(rewound, e) // a rewind, or a redo of one (or of what the log lacks)
-		}
-		if kind != store.KindRewind {
-			add(reverted, e)
-		}
-	}
-	return rewound, reverted
-}
 
 // selectFile loads the diff of the selected file when it changed.
 func (m *Model) selectFile(refresh bool) tea.Cmd {
@@ -601,7 +599,26 @@ func (m *Model) storeOpened(msg storeOpenedMsg) tea.Cmd {
 	m.st = msg.st
 	m.root = msg.st.Root()
 	m.refreshing = true
-	return tea.Batch(loadLog(m.st, false), loadInfo(m.st), m.badges(), m.rewatch())
+	return tea.Batch(loadLog(m.st, false), loadInfo(m.st), m.badges(), m.rewatch(), m.watcher(true))
+}
+
+// watcherEvery is how often, at most, the UI asks again for the
+// background watcher while the store's gate has not wanted one.
+const watcherEvery = 5 * time.Second
+
+// watcher asks for the background watcher beside the UI (now, when
+// asap), unless a try is under way, one said to ask no more, or the last
+// began less than watcherEvery ago.
+func (m *Model) watcher(asap bool) tea.Cmd {
+	if m.opt.StartWatcher == nil || m.st == nil || m.watcherDone || m.watcherBusy {
+		return nil
+	}
+	now := m.now()
+	if !asap && now.Sub(m.watcherAt) < watcherEvery {
+		return nil
+	}
+	m.watcherBusy, m.watcherAt = true, now
+	return startWatcher(m.opt.StartWatcher, m.st)
 }
 
 // Refresh pacing, in ticks of the polling clock.

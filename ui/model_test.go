@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -74,5 +75,64 @@ func TestWaitingWhileWatching(t *testing.T) {
 	mustContain(t, s, "Watching this folder", "T cuts a new turn now")
 	if strings.Contains(s, "ckpt install") {
 		t.Fatalf("asks for an install while watching:\n%s", s)
+	}
+}
+
+// TestWatcherOnceTheStoreAppears: opened before the store exists, the UI
+// asks for the background watcher once the store appears, from a command,
+// never from Update; while the store's gate wants none it asks again as
+// the log changes, at most every watcherEvery, and once one runs, no more.
+func TestWatcherOnceTheStoreAppears(t *testing.T) {
+	f := sample()
+	ready, wanted := false, false
+	var tries []Store
+	open := func() (Store, error) {
+		if !ready {
+			return nil, fmt.Errorf("open: %w", store.ErrNoStore)
+		}
+		return f, nil
+	}
+	start := func(st Store) bool {
+		tries = append(tries, st)
+		return wanted
+	}
+	now := testNow()
+	m := New(nil, Options{Root: "/p", Open: open, StartWatcher: start, Now: func() time.Time { return now }, Poll: -1, NoWatch: true})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	drive(t, m, m.Init())
+	_, cmd := m.Update(tickMsg{})
+	drive(t, m, cmd)
+	if len(tries) != 0 {
+		t.Fatalf("asked for a watcher %d times with no store", len(tries))
+	}
+	ready = true
+	_, cmd = m.Update(tickMsg{})
+	drive(t, m, cmd)
+	if len(tries) != 1 || tries[0] != Store(f) {
+		t.Fatalf("asked for a watcher %d times once the store appeared, want once for it", len(tries))
+	}
+	reload := func() tea.Cmd {
+		t.Helper()
+		n := len(tries)
+		_, cmd := m.Update(loadLog(f, false)())
+		if len(tries) != n {
+			t.Fatal("Update asked for the watcher itself")
+		}
+		return cmd
+	}
+	drive(t, m, reload())
+	if len(tries) != 1 {
+		t.Fatalf("asked again %d times within %v", len(tries)-1, watcherEvery)
+	}
+	now = now.Add(watcherEvery)
+	wanted = true
+	drive(t, m, reload())
+	if len(tries) != 2 {
+		t.Fatalf("asked %d times after %v with the gate saying no, want 2", len(tries), watcherEvery)
+	}
+	now = now.Add(watcherEvery)
+	drive(t, m, reload())
+	if len(tries) != 2 {
+		t.Fatal("asked for a watcher again once one ran")
 	}
 }

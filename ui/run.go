@@ -23,6 +23,9 @@ type RunOptions struct {
 	// CutTurn, when set, cuts a turn for the ckpt watch the UI runs
 	// (ckpt ui --watch): the key T calls it.
 	CutTurn func() error
+	// StartWatcher starts the background watcher beside the UI: see
+	// Options.
+	StartWatcher func(st Store) bool
 }
 
 // Run shows the UI on the terminal until the user quits, then leaves the
@@ -40,7 +43,7 @@ func Run(ctx context.Context, st Store, ro RunOptions) error {
 	if ro.NoColor {
 		opts = append(opts, tea.WithColorProfile(colorprofile.ASCII))
 	}
-	_, err := tea.NewProgram(New(st, Options{Context: ctx, Editor: orDefault(ro.Editor, "vi"), Root: ro.Root, Open: ro.Open, Installed: ro.Installed, CutTurn: ro.CutTurn}), opts...).Run()
+	_, err := tea.NewProgram(New(st, Options{Context: ctx, Editor: orDefault(ro.Editor, "vi"), Root: ro.Root, Open: ro.Open, Installed: ro.Installed, CutTurn: ro.CutTurn, StartWatcher: ro.StartWatcher}), opts...).Run()
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		return nil
 	}

@@ -79,23 +79,12 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.storeOpened(msg)
 
 	case logLoadedMsg:
-		if msg.withStatus {
-			m.badgeBusy, m.badgeDirty, m.badgeAge = false, false, 0
-			m.badgeCost = msg.took
-		} else {
-			m.refreshing = false
-		}
-		if msg.err != nil {
-			m.errText = "read log: " + msg.err.Error()
-			return m, m.afterRefresh()
-		}
-		m.setEntries(msg.entries, msg.withStatus)
-		var rewatch tea.Cmd
-		if m.turnCount() > m.watchTurns {
-			// New turns may have touched new folders (or made the store).
-			rewatch = m.rewatch()
-		}
-		return m, tea.Batch(m.selectTurn(false), m.selectFile(false), m.afterRefresh(), rewatch)
+		return m, m.logLoaded(msg)
+
+	case watcherTriedMsg:
+		m.watcherBusy = false
+		m.watcherDone = m.watcherDone || msg.done
+		return m, nil
 
 	case filesLoadedMsg:
 		if msg.withStatus {
@@ -140,6 +129,29 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.watchMsg(msg)
 	}
 	return m, nil
+}
+
+// logLoaded takes a log read (with disk status or without), and starts
+// what follows from it: the selected turn's files and diff, a new watch
+// when new turns came, the watcher beside the UI.
+func (m *Model) logLoaded(msg logLoadedMsg) tea.Cmd {
+	if msg.withStatus {
+		m.badgeBusy, m.badgeDirty, m.badgeAge = false, false, 0
+		m.badgeCost = msg.took
+	} else {
+		m.refreshing = false
+	}
+	if msg.err != nil {
+		m.errText = "read log: " + msg.err.Error()
+		return m.afterRefresh()
+	}
+	m.setEntries(msg.entries, msg.idx, msg.withStatus)
+	var rewatch tea.Cmd
+	if m.turnCount() > m.watchTurns {
+		// New turns may have touched new folders (or made the store).
+		rewatch = m.rewatch()
+	}
+	return tea.Batch(m.selectTurn(false), m.selectFile(false), m.afterRefresh(), rewatch, m.watcher(false))
 }
 
 // watchMsg takes the store watch's, the polling tick's and the clock's
@@ -521,17 +533,17 @@ func (m *Model) paneKey(msg tea.KeyPressMsg, k keymap.KeyMap) tea.Cmd {
 			m.focus--
 		case m.turns.opsOpen:
 			m.turns.opsOpen = false
-			m.setEntries(m.entries, m.statusKnown)
+			m.refilter()
 		case m.filter != "":
 			m.filter = ""
 			m.input.SetValue("")
-			m.setEntries(m.entries, m.statusKnown)
+			m.refilter()
 			return m.selectTurn(false)
 		}
 		return nil
 	case key.Matches(msg, k.Open) && m.focus == paneTurns && m.selectedFolds() > 0:
 		m.turns.opsOpen = true
-		m.setEntries(m.entries, m.statusKnown)
+		m.refilter()
 		return nil
 	case key.Matches(msg, k.Open):
 		if m.focus == paneTurns {
@@ -696,7 +708,7 @@ func (m *Model) filterChanged() tea.Cmd {
 	}
 	m.filter = m.input.Value()
 	m.turns.cur = list{}
-	m.setEntries(m.entries, m.statusKnown)
+	m.refilter()
 	return m.selectTurn(false)
 }
 

@@ -382,7 +382,7 @@ func (m *Model) turnRowParts(e *store.Entry, w, idW, ageW int, undoable bool, fo
 			base = dim
 			right = append(right, seg{text: "reverted", style: dim})
 		default:
-			if m.revertedBy[e.ID] != "" {
+			if m.idx.taken.Reverted[e.ID] != "" {
 				right = append(right, seg{text: partReverted, style: dim}) // what is true of it, as "reverted" is
 			}
 		}
@@ -559,6 +559,9 @@ func fileStatus(f *store.File) (letter, word, short string) {
 	if s == store.StatusFailed {
 		word = "failed: " + present.Escape(orUnknown(f.Reason))
 	}
+	if k := present.KindChange(f.Pre.Kind, f.Disk.Kind); k != "" && s == store.StatusModified {
+		letter, word, short = present.KindLetter, word+" ("+k+")", k
+	}
 	if f.HandEdited && s != store.StatusHandEdited && s != store.StatusFailed && s != statusWriting {
 		// Another status comes first, but the change since the agent is
 		// marked all the same.
@@ -638,6 +641,9 @@ func agentChange(f *store.File, how string) (letter, word, short string) {
 		s = store.StatusModified
 	}
 	letter, word = statusInfo(s)
+	if k := present.KindChange(f.Pre.Kind, f.Post.Kind); k != "" && s == store.StatusModified {
+		letter, word = present.KindLetter, word+" ("+k+")"
+	}
 	return letter, "the agent: " + word + " · " + how, shortWord(s)
 }
 
@@ -679,7 +685,7 @@ func (m *Model) filesView(w, h int) []string {
 	switch {
 	case e == nil:
 	case e.Kind != store.KindAgent:
-		for _, l := range opDetails(e, m.entries) {
+		for _, l := range opDetails(e, m.entry) {
 			for _, wl := range wrapLines(l, max(w-1, 1), 4) {
 				out = append(out, present.Fit(" "+wl, w))
 			}
@@ -721,16 +727,14 @@ func (m *Model) filesView(w, h int) []string {
 
 // opDetails describes an operation in the files pane; entries is the
 // log, to tell what an undo or a redo acted on.
-func opDetails(e *store.Entry, entries []store.Entry) []string {
+func opDetails(e *store.Entry, entry func(id string) *store.Entry) []string {
 	turns := make([]string, len(e.Turns))
 	for i, t := range e.Turns {
 		turns[i] = present.Escape(t)
 	}
 	var target store.Kind
-	for i := range entries {
-		if entries[i].ID == e.Target {
-			target = entries[i].Kind
-		}
+	if t := entry(e.Target); t != nil {
+		target = t.Kind
 	}
 	var out []string
 	switch e.Kind {
@@ -973,15 +977,7 @@ func (m *Model) statusMsg() (msg string, style lipgloss.Style, notice bool) {
 	return "", m.sty.status, false
 }
 
-func (m *Model) turnCount() int {
-	n := 0
-	for i := range m.entries {
-		if m.entries[i].Kind == store.KindAgent {
-			n++
-		}
-	}
-	return n
-}
+func (m *Model) turnCount() int { return m.idx.turns }
 
 // helpLine is the footer. Whatever is open, it ends with ? help and how
 // to leave: q/esc close in a dialog (q never quits from there), else esc
@@ -1064,6 +1060,9 @@ func (m *Model) helpLines() []string {
 		store.StatusUnchanged, store.StatusHandEdited, statusWriting, store.StatusFailed, store.StatusSkipped, store.StatusPurged, store.StatusMissingBlob} {
 		l, w := statusInfo(s)
 		lines = append(lines, "  "+l+"  "+w)
+		if s == store.StatusModified {
+			lines = append(lines, "  "+present.KindLetter+"  modified into another kind (folder → file, link → folder, …)")
+		}
 	}
 	// The marks a rewound turn's files and a preview's rows add.
 	lines = append(lines, "  k  kept as it is (by the rewind, or space in a preview)",
