@@ -124,3 +124,33 @@ func TestOtherSessionLeftPathOwnerGone(t *testing.T) {
 	sameShares(t, "C's turn", turnShares(t, s, c), nil)
 	sameAsFull(t, s, "after the next sweep")
 }
+
+// TestOtherSessionEditSweeps: B is an agent that sweeps at its prompt and
+// after each edit (its edits' events come only after the write), while
+// A's command runs. A path A's command made before B's prompt is A's
+// alone, even at B's second edit's sweep, which no sweep before opened;
+// the files B's edits made while A's command ran are both turns',
+// shared.
+func TestOtherSessionEditSweeps(t *testing.T) {
+	root, s, a, b, _ := twoRunning(t)
+	put(t, root, "a.out", "out by A\n", 0o644)
+	if _, err := s.SweepBefore(b, TurnMeta{}, "(the prompt)"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "d.txt", "d by B\n", 0o644)
+	if res, err := s.SweepAfter(b, TurnMeta{}, "edit d.txt"); err != nil || len(res.Changed) != 0 {
+		t.Fatalf("B's first edit's sweep: %+v %v", res, err)
+	}
+	put(t, root, "e.txt", "e by B\n", 0o644)
+	if res, err := s.SweepAfter(b, TurnMeta{}, "edit e.txt"); err != nil || len(res.Changed) != 0 {
+		t.Fatalf("B's second edit's sweep: %+v %v", res, err)
+	}
+	if _, err := s.SweepAfter(a, TurnMeta{}, "make gen"); err != nil {
+		t.Fatal(err)
+	}
+	sameShares(t, "A's turn", turnShares(t, s, a), map[string][]string{
+		"x.txt": nil, "a.out": nil, "d.txt": {string(b)}, "e.txt": {string(b)},
+	})
+	sameShares(t, "B's turn", turnShares(t, s, b), map[string][]string{"d.txt": {string(a)}, "e.txt": {string(a)}})
+	sameAsFull(t, s, "after A's closing sweep")
+}
