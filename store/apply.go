@@ -74,7 +74,8 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	if err != nil {
 		return nil, errf("%s: %w", q.Kind, err)
 	}
-	rmdirs := s.keptFolders(v, s.rmdirs(v, q), q)
+	files := filesPut(recs) // as recorded: decided again under the lock
+	rmdirs := s.keptFolders(v, s.rmdirs(v, q), q, files)
 	var had, mkdirs []string
 	var hadModes, mkdirModes []uint32
 	for _, d := range rmdirs {
@@ -87,7 +88,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		// Undo gives back the folders the operation it undoes removed,
 		// with their modes, but none where it puts a file back.
 		via := v.undo[len(v.undo)-1].via
-		mkdirs, mkdirModes = offFiles(recs, via.had, via.hadModes)
+		mkdirs, mkdirModes = offFiles(files, via.had, via.hadModes)
 	}
 	var buf []byte
 	for i := range recs {

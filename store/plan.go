@@ -279,7 +279,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 		st.Now = now
 		st.HandEdited = hand(g.path, now)
 		if notFile(now) && gone[g.path] && g.img.Kind != ImageDir {
-			if !s.emptiedBy(g.path, deletes, emptied) {
+			if !s.emptiedBy(g.path, deletes, emptied, dirs) {
 				st.Do, st.Reason = ActFail, "not touched: it is a folder now, holding what the operation does not remove"
 				steps = append(steps, st)
 				continue

@@ -285,16 +285,25 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 			}
 		}
 		if !attribute(rel) {
+			if c.now != nil && full[rel] {
+				res.Problems = append(res.Problems, rel+": no space left to keep its bytes: a change made to it now cannot be undone")
+			}
 			continue
 		}
-		// Read, but its new bytes could not be kept (a full disk): it is
+		if why := notKeptBefore(c, old); why != "" {
+			if r, ok := unkeptRec(c, rel, why, imgs); ok {
+				if r.pre.Kind == ImageSkipped {
+					res.Problems = append(res.Problems, rel+": "+why+", so a rewind cannot give back what it held")
+				}
+				recs = append(recs, r)
+			}
+			continue
+		}
+		// Its new bytes could not be kept (a full disk) or read: it is
 		// the command's all the same, with its pre-image and no post.
-		noSpace := c.now != nil && full[rel] && (c.old == nil || c.old.kind != baseUnknown)
-		if !noSpace && (c.old != nil && c.old.kind == baseUnknown || c.now != nil && c.now.kind == baseUnknown) {
-			res.Problems = append(res.Problems, rel+": could not be read, so its change is not recorded")
-			continue
-		}
-		if !noSpace && c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
+		noSpace := c.now != nil && full[rel]
+		unread := !noSpace && c.now != nil && c.now.kind == baseUnknown
+		if !noSpace && !unread && c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
 			continue // only the stat moved (a touch, a rewrite of the same bytes)
 		}
 		r := shellRec{path: rel, post: Image{Kind: ImageAbsent}}
@@ -302,6 +311,12 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 		case noSpace:
 			r.noPost = true
 			res.Problems = append(res.Problems, rel+": no space left to keep its new bytes: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
+		case unread && c.now.mode&unlistedDir != 0:
+			r.noPost = true
+			res.Problems = append(res.Problems, rel+": could not be listed after the command: what changed in it is not recorded")
+		case unread:
+			r.noPost = true
+			res.Problems = append(res.Problems, rel+": could not be read after the command: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
 		case c.now != nil && c.now.kind == baseDir:
 			r.post = Image{Kind: ImageDir, Mode: c.now.mode}
 		case c.now != nil && c.now.kind != 0:

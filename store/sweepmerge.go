@@ -58,7 +58,9 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 			j++
 			if n.kind != baseDir {
 				m.changes = append(m.changes, sweepChange{now: n})
-				m.toRead = append(m.toRead, n.path)
+				if n.kind != baseUnknown { // a folder it could not list
+					m.toRead = append(m.toRead, n.path)
+				}
 			}
 		default:
 			o, n := &oldEntries[i], now[j]
@@ -75,9 +77,10 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 			switch {
 			case n.kind == baseDir && o.kind == baseDir && o.mode == n.mode:
 				// A folder is still a folder: what changed is in it.
-			case n.kind == baseDir:
+			case n.kind == baseDir || n.kind == baseUnknown:
 				// A file or link became a folder (or a folder's mode
-				// moved): recorded with its kind, nothing to read.
+				// moved, or it can no longer be listed): recorded with
+				// its kind, nothing to read.
 				m.changes = append(m.changes, sweepChange{old: o, now: n})
 			default:
 				m.changes = append(m.changes, sweepChange{old: o, now: n})
