@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +39,24 @@ func TestHuntVanishedFolderModes(t *testing.T) {
 			requireSnapshot(t, root, s0, "after the redo")
 			ckptOK(t, root, "verify")
 		})
+	}
+}
+
+// A name holding a direction override or a zero-width space is quoted
+// in a piped diff's headers, as git quotes it, so a patch read later
+// cannot show one name for another. Before, it went out raw.
+func TestHuntDiffQuotesHiddenCharacters(t *testing.T) {
+	root := t.TempDir()
+	names := []string{"bi\u202edi.txt", "zw\u200bx.txt"}
+	writeTexts(t, root, map[string]string{names[0]: "a\n", names[1]: "b\n"})
+	ckptOK(t, root, append([]string{"capture", "--turn", "1"}, names...)...)
+	writeTexts(t, root, map[string]string{names[0]: "a2\n", names[1]: "b2\n"})
+	ckptOK(t, root, append([]string{"seal", "--turn", "1"}, names...)...)
+	out := ckptOK(t, root, "diff", "1", "--no-pager").Stdout
+	wantSubstrings(t, "diff", out, `"a/bi\342\200\256di.txt"`, `"b/zw\342\200\213x.txt"`)
+	for _, n := range names {
+		if strings.Contains(out, n) {
+			t.Fatalf("diff holds the name %q raw:\n%s", n, out)
+		}
 	}
 }
