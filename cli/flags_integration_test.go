@@ -185,6 +185,11 @@ func TestFlagMistakesAreUsage(t *testing.T) {
 		{[]string{"--dry-run", "rewind"}, []string{"rewind needs"}},
 		{[]string{"rewind", "1", "--yes", "--json=maybe"}, []string{"maybe"}},
 		{[]string{"--root"}, []string{"root"}},
+		{[]string{"diff", "1", "--color", "sometimes"}, []string{"sometimes"}}, // values of the wrong kind
+		{[]string{"--conflicts=maybe", "revert", "1", "--yes"}, []string{"maybe"}},
+		{[]string{"watch", "--quiet", "soon"}, []string{"soon"}},
+		{[]string{"prune", "--older-than", "soon"}, []string{"soon"}},
+		{[]string{"capture", "--turn", "4", "--max-blob", "lots", "a.txt"}, []string{"lots"}},
 	} {
 		r := ckpt(t, p.root, tc.args...)
 		if r.Code != exitUsage || r.Stdout != "" {

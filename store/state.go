@@ -125,6 +125,9 @@ func (v *view) replay(ops []*opRec) {
 				a := v.undo[n-1]
 				v.undo = v.undo[:n-1]
 				v.dropFails(a.via.id)
+				if a.via != a.rewind {
+					v.dropFails(a.rewind.id) // what a redone revert left failed
+				}
 				v.takeBack(a.via.id)
 				for id, fs := range v.retryHeld[a.rewind.id] {
 					v.fails[id] = fs // the retry undone, what it retried is failed again
@@ -144,6 +147,12 @@ func (v *view) replay(ops []*opRec) {
 				v.takeBack(a.via.id)
 				if held, ok := v.retryHeld[a.rewind.id]; ok {
 					v.rehold(a.rewind.id, held)
+				}
+				if a.rewind.kind == KindRevert && len(a.rewind.fails) > 0 {
+					// The redo applies what the revert did and leaves what
+					// it failed (a conflict) as it is: failed by the
+					// revert again, which its retry tries once more.
+					v.fails[a.rewind.id] = a.rewind.fails
 				}
 				for _, t := range a.rewind.turns {
 					v.rewound[t] = a.rewind.kind == KindRewind || v.rewound[t]
