@@ -264,3 +264,23 @@ func TestDoctorJSONShape(t *testing.T) {
 		t.Errorf("doctor claude --json after install: %+v", claude)
 	}
 }
+
+// Operation ids are their own namespace: a capture under op-N is refused,
+// and a rewind or revert of op-N says it names an operation, changing
+// nothing.
+func TestOperationIDIsNoTurn(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a 0\n"})
+	p.turn(t, "1", "one", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "a 1\n") })
+	ckptOK(t, p.root, "rewind", "1", "--yes")
+	before := snapshotDir(t, p.root)
+	r := ckptCode(t, p.root, exitError, "capture", "--turn", "op-2", "a.txt")
+	wantSubstrings(t, "capture --turn op-2", r.Stderr, "op-2", "operation")
+	for _, verb := range []string{"rewind", "revert"} {
+		r := ckptCode(t, p.root, exitError, verb, "op-1", "--yes")
+		wantSubstrings(t, verb+" op-1", r.Stderr, "op-1", "operation", "ckpt undo")
+	}
+	requireSnapshot(t, p.root, before, "after op ids given as turns")
+	if es := ckptLog(t, p.root); len(es) != 2 {
+		t.Errorf("log after refused op ids: %+v", es)
+	}
+}

@@ -64,6 +64,9 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 	if nt, ok := errors.AsType[*store.NotTouchedError](err); ok {
 		return fmt.Errorf("--except %s: the %s does not touch it, so there is nothing to leave as it is", esc(nt.Path), nt.Kind)
 	}
+	if errors.Is(err, store.ErrUnknownTurn) && strings.HasPrefix(turn, "op-") {
+		return fmt.Errorf("%s %q: no such turn; op-N names an operation (`ckpt undo` takes back the newest one; `ckpt log` lists the turns)", kind, turn)
+	}
 	if err != nil {
 		return err
 	}

@@ -142,14 +142,15 @@ func closeOpen(list []openCmd, turn, cmd string) []openCmd {
 }
 
 // selfOpen is the command a sweep after cmd closes, as open lists it;
-// one it lacks (an event after a write with none before it, an entry
-// dropped) counts as running since before anything the sweep finds.
-func selfOpen(open []openCmd, turn string, meta TurnMeta, cmd string) *openCmd {
+// one it lacks (a second edit event of an agent that sweeps after each
+// edit, an entry dropped) counts as running since since: the last sweep,
+// when it was the turn's own, else since before anything it finds.
+func selfOpen(open []openCmd, turn string, meta TurnMeta, cmd string, since int64) *openCmd {
 	if at := ownOpen(open, turn, cmd); at >= 0 {
 		c := open[at]
 		return &c
 	}
-	return &openCmd{Turn: turn, Cmd: cmd, Label: meta.Label, Source: meta.Source}
+	return &openCmd{Turn: turn, Cmd: cmd, Label: meta.Label, Source: meta.Source, At: since}
 }
 
 // owner is a turn that gets a sweep's changes, with the command it

@@ -145,7 +145,7 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	// What another session's running command created is left to its
 	// closing sweep (see transient.go), and the watcher's answer stands
 	// until then: the token is not moved on.
-	run := runningFor(open, turn, meta, cmd, after && ws == nil)
+	run := runningFor(open, old, turn, meta, cmd, after && ws == nil)
 	lv := s.decideNew(m, lst.now, old, s.loadLeft(start), run, start)
 	hashed := s.settleRacy(m)
 	res.Read = len(m.toRead) + hashed

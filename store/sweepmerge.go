@@ -8,6 +8,10 @@ import (
 	"strings"
 )
 
+// dirMode is the mode a rewind gives a folder it makes for the files it
+// puts back, when nothing recorded the folder's own.
+const dirMode = 0o755
+
 // sweepMerge is what merging the old baseline's entries with the new
 // listing found: the changes, the paths to read, the racy files to hash,
 // and the next baseline's entries in path order as the merge met them
@@ -48,7 +52,9 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 				m.order = append(m.order, int32(-i))
 				continue
 			}
-			if o.kind != baseDir || nestedGit(o) {
+			if o.kind != baseDir || nestedGit(o) || o.mode != dirMode {
+				// A vanished folder of a mode of its own is recorded, so a
+				// rewind makes it again with that mode.
 				m.changes = append(m.changes, sweepChange{old: o})
 			}
 		case i == len(oldEntries) || now[j].path < oldEntries[i].path:

@@ -140,11 +140,16 @@ type sweepRunning struct {
 }
 
 // runningFor is what a sweep of turn knows of the running commands in
-// open; closing says it is the sweep after turn's command cmd.
-func runningFor(open []openCmd, turn string, meta TurnMeta, cmd string, closing bool) sweepRunning {
+// open; closing says it is the sweep after turn's command cmd, and old
+// is the baseline it sweeps against.
+func runningFor(open []openCmd, old *baseline, turn string, meta TurnMeta, cmd string, closing bool) sweepRunning {
 	run := sweepRunning{others: slices.DeleteFunc(slices.Clone(open), func(c openCmd) bool { return c.Turn == turn })}
 	if closing {
-		run.self = selfOpen(open, turn, meta, cmd)
+		var since int64
+		if old != nil && old.turn == turn {
+			since = old.at
+		}
+		run.self = selfOpen(open, turn, meta, cmd, since)
 	}
 	return run
 }

@@ -2,6 +2,7 @@ package gitindex
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -60,9 +61,7 @@ func newDecoder(r io.Reader, size int) (*decoder, error) {
 	}
 	n := binary.BigEndian.Uint32(hdr[8:12])
 	_, _ = br.Discard(12)
-	d := &decoder{br: br, version: version, n: n, size: size}
-	d.e.oid = d.oid[:size]
-	return d, nil
+	return &decoder{br: br, version: version, n: n, size: size}, nil
 }
 
 // more says whether entries are left to read.
@@ -79,12 +78,15 @@ func (d *decoder) next() (*rawEntry, error) {
 	}
 	e.mode = binary.BigEndian.Uint32(b[24:])
 	e.flags = binary.BigEndian.Uint16(b[fixed+d.size:])
-	copy(e.oid, b[fixed:])
+	if e.extended() && d.version < 3 {
+		return nil, d.bad("extended flags")
+	}
+	if n := int(e.flags & 0xfff); d.version < 4 && n < 0xfff {
+		return d.whole(head, n)
+	}
+	e.oid = append(d.oid[:0], b[fixed:fixed+d.size]...)
 	_, _ = d.br.Discard(head)
 	if e.extended() {
-		if d.version < 3 {
-			return nil, d.bad("extended flags")
-		}
 		x, err := d.br.Peek(2)
 		if err != nil {
 			return nil, d.bad("cut short")
@@ -122,6 +124,32 @@ func (d *decoder) next() (*rawEntry, error) {
 		return nil, d.bad("name length")
 	}
 	e.name = d.name
+	return e, nil
+}
+
+// whole reads a version 2 or 3 entry whose flags give its name's length
+// n (under 0xfff) as one piece, its slices into the read buffer: the
+// fixed part of head bytes, the extended flags, the name and 1 to 8 NULs
+// padding the entry to a multiple of 8 bytes.
+func (d *decoder) whole(head, n int) (*rawEntry, error) {
+	e := &d.e
+	if e.extended() {
+		head += 2
+	}
+	size := (head + n + 8) &^ 7
+	b, err := d.br.Peek(size)
+	if err != nil {
+		return nil, d.bad("cut short")
+	}
+	name := b[head : head+n]
+	if n == 0 || bytes.IndexByte(name, 0) >= 0 || !zeros(b[head+n:]) {
+		return nil, d.bad("name length")
+	}
+	if e.extended() {
+		e.ext = binary.BigEndian.Uint16(b[head-2:])
+	}
+	e.oid, e.name = b[fixed:fixed+d.size], name
+	_, _ = d.br.Discard(size)
 	return e, nil
 }
 
