@@ -463,15 +463,11 @@
 // end), and reads a block when it looks a path up. A log naming another
 // generation is passed over; a frame failing its checks ends the log (a
 // torn last write), and the next sweep cuts the log back to the last
-// whole frame before it appends. Once the log is past an eighth of the
-// table (at least 64 KiB, at most 1 MiB) the background pass after a turn
-// writes a new table holding the same baseline (under sweep.lock, as a
-// sweep); a sweep does so itself only when its frame alone would pass
-// that share or the log four times it, so a hook's sweep seldom pays for
-// writing a table and freeing the old one. Either writes the new table
-// through a temporary name, renames it into place and removes the log,
-// so a crash at any point leaves the old table with its log, or the new
-// table (with a log of the old generation, passed over). Versions 2 to
+// whole frame before it appends. Past an eighth of the table (64 KiB to
+// 1 MiB) the background pass writes a new table (a sweep only past four
+// times that) through a temporary name, renames it into place and
+// removes the log, so a crash at any point leaves the old table with its
+// log, or the new table (with a log of the old generation, passed over). Versions 2 to
 // 4 are one file, read whole: the version-5 layout of the head without
 // generation and uint32 head length, uvarint n and n entries as one
 // block (version 3's folders have no times), the rules (version 2 ends
