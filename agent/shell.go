@@ -115,10 +115,7 @@ func (h *hookCall) shellAfter() error {
 // does not wait for it. $CKPT_WATCHER=always starts one for any tree,
 // =off never.
 func (h *hookCall) startWatcher(res *store.SweepResult) {
-	if res.Feed != store.FeedNone || res.Skipped {
-		return
-	}
-	if res.Seen < store.WatcherMinEntries && os.Getenv("CKPT_WATCHER") != "always" {
+	if !res.WatcherWanted() {
 		return
 	}
 	exe, err := os.Executable()

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestRootFlagEitherSide: global flags work before and after the command.
@@ -98,6 +100,8 @@ func TestHookSilentOnMistakes(t *testing.T) {
 		{"hook", "--bogus", "claude"},
 		{"--root", root, "hook", "gemini", "--nope"},
 		{"hook", "gemini", "--root"},
+		{"--json", "hook", "gemini"}, // another command's flag before hook
+		{"--dry-run", "hook", "claude", "-n2"},
 		{"hook", "claude"}, // empty event
 	} {
 		r := ckptDo(t, ckptCall{Root: root, Stdin: []byte{}}, args...)
@@ -205,6 +209,13 @@ func TestManPage(t *testing.T) {
 	if !strings.HasPrefix(r.Stdout, ".TH CKPT 1") || !strings.Contains(r.Stdout, "rewind") {
 		t.Errorf("not a man page\n%.400s", r.Stdout)
 	}
+	// ckpt's own options are --root alone: the commands' flags the root
+	// steps over are not listed as its own.
+	_, opts, _ := strings.Cut(r.Stdout, ".SH OPTIONS")
+	opts, _, _ = strings.Cut(opts, ".SH ")
+	if !strings.Contains(opts, "--root") || strings.Contains(opts, "--json") || strings.Contains(opts, "--dry-run") {
+		t.Errorf("ckpt's options in the man page:\n%s", opts)
+	}
 }
 
 // TestGeminiCommentedSettings: install and uninstall keep a commented
@@ -285,5 +296,36 @@ __start_ckpt; echo "turns: ${COMPREPLY[*]}"`
 	s := string(out)
 	if strings.Contains(s, "not found") || !strings.Contains(s, "verbs: show") || !strings.Contains(s, "turns: 1") {
 		t.Errorf("completion in a bare bash:\n%s", s)
+	}
+}
+
+// TestFlagKindsAgree: a flag name means the same kind of flag in every
+// command, valued or not, with one shorthand, so the root steps over it
+// before any command's name as that command reads it.
+func TestFlagKindsAgree(t *testing.T) {
+	root := newRootCmd()
+	valued := map[string]bool{}
+	short := map[string]string{}
+	for _, c := range root.Commands() {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			v := f.NoOptDefVal == ""
+			if was, ok := valued[f.Name]; ok && was != v {
+				t.Errorf("--%s takes a value in some commands and none in %s", f.Name, c.Name())
+			}
+			valued[f.Name] = v
+			if f.Shorthand == "" {
+				return
+			}
+			if was, ok := short[f.Shorthand]; ok && was != f.Name {
+				t.Errorf("-%s is --%s in one command and --%s in %s", f.Shorthand, was, f.Name, c.Name())
+			}
+			short[f.Shorthand] = f.Name
+		})
+	}
+	for name, v := range valued {
+		f := root.Flags().Lookup(name)
+		if !v && (f == nil || f.NoOptDefVal == "") {
+			t.Errorf("the root does not know --%s takes no value", name)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckpt-dev/ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/present"
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -290,10 +291,12 @@ func (d diffWriter) note(p, what string) {
 }
 
 // quotePath quotes a name the way git does when it holds a control
-// character, a double quote, a backslash or bytes that are not UTF-8;
+// character, a double quote, a backslash, bytes that are not UTF-8 or a
+// character that hides or reorders text (a direction override, a
+// zero-width space), so a patch read later shows one name for another;
 // other names are left as they are.
 func quotePath(p string) string {
-	plain := utf8.ValidString(p)
+	plain := utf8.ValidString(p) && present.Escape(p) == p
 	for i := 0; plain && i < len(p); i++ {
 		if c := p[i]; c < 0x20 || c == 0x7f || c == '"' || c == '\\' {
 			plain = false

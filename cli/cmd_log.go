@@ -60,11 +60,12 @@ ckpt log --json | jq '.[0].turn'
 ckpt log --errors
 ckpt log --errors --clear`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 0 {
 				return usageErrorf("-n %d: want a count of 0 or more", limit)
 			}
-			if (errs || clear) && (len(args) > 0 || limit > 0) {
+			limited := cmd.Flags().Changed("max-count") // -n 0 is no rows, as for git log
+			if (errs || clear) && (len(args) > 0 || limited) {
 				return usageErrorf("--errors takes no -n or PATH")
 			}
 			s, err := g.openStore(storeOptions{})
@@ -87,7 +88,7 @@ ckpt log --errors --clear`,
 					return err
 				}
 			}
-			if limit > 0 && len(entries) > limit {
+			if limited && len(entries) > limit {
 				entries = entries[:limit]
 			}
 			if errs, _ := s.Errors(); len(errs) > 0 {
@@ -107,6 +108,9 @@ ckpt log --errors --clear`,
 				return printJSON(out)
 			}
 			if len(entries) == 0 {
+				if limited && limit == 0 {
+					return nil
+				}
 				if len(args) > 0 {
 					fmt.Println("no turn touched " + esc(strings.Join(args, ", ")))
 					return nil

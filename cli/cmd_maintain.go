@@ -50,6 +50,9 @@ long. --now does both at once.`,
 			if err != nil || res == nil {
 				return err // nil: another pass runs, or the store never went quiet
 			}
+			if res.Baseline {
+				fmt.Println("baseline: its log folded into a new table")
+			}
 			if r := res.Repack; r != nil && !r.Busy {
 				loose := ""
 				if r.Loose > 0 {

@@ -20,7 +20,9 @@ flags and examples as --help, on standard output.`,
 ckpt man | gzip > /usr/local/share/man/man1/ckpt.1.gz`,
 		Args: noArgs(""),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			page, err := mcobra.NewManPage(1, cmd.Root())
+			// A tree of its own: the running root also holds hidden
+			// stand-ins for its commands' flags, which the page would list.
+			page, err := mcobra.NewManPage(1, newRoot(commandMakers...))
 			if err != nil {
 				return fmt.Errorf("man: %w", err)
 			}

@@ -20,7 +20,9 @@ func newShowCmd(g *globals) *cobra.Command {
 		Use:   "show TURN [--agent | --conversation]",
 		Short: "A turn's files and how each stands against the disk",
 		Long: `show lists the files TURN touched, each with a status letter: M modified,
-A created, D deleted, = unchanged, ! changed since the agent wrote it,
+T modified into another kind of entry (a folder became a file, a link a
+folder: "(folder → file)" says which), A created, D deleted, = unchanged,
+! changed since the agent wrote it,
 S skipped (over the size limit), ? blob missing, X refused, ~ being
 written (the agent's hook kept it and has not said the write is done). A header
 names the turn's label, state and agent; files a shell command changed are
@@ -69,6 +71,7 @@ ckpt show 3 --json`,
 					PathB64    string       `json:"path_b64,omitempty"`
 					Pre        string       `json:"pre"`
 					Status     store.Status `json:"status"`
+					Became     string       `json:"became,omitempty"`
 					Reason     string       `json:"reason,omitempty"`
 					HandEdited bool         `json:"hand_edited,omitempty"`
 					Writing    bool         `json:"writing,omitempty"`
@@ -81,7 +84,11 @@ ckpt show 3 --json`,
 					Files   []fileJSON `json:"files"`
 				}{Turn: args[0], TurnB64: nameB64(args[0]), Files: []fileJSON{}}
 				for _, f := range files {
-					out.Files = append(out.Files, fileJSON{Path: f.Path, PathB64: nameB64(f.Path), Pre: string(f.Pre.Kind), Status: f.Status, Reason: f.Reason,
+					var became string
+					if now := shownNow(f, agent); present.KindChange(f.Pre.Kind, now.Kind) != "" {
+						became = string(now.Kind)
+					}
+					out.Files = append(out.Files, fileJSON{Path: f.Path, PathB64: nameB64(f.Path), Pre: string(f.Pre.Kind), Status: f.Status, Became: became, Reason: f.Reason,
 						HandEdited: f.HandEdited && f.Status != store.StatusHandEdited, Writing: f.Writing && !agent, Cmd: f.Shell, Shared: f.Shared})
 				}
 				return printJSON(out)
@@ -147,16 +154,19 @@ func printShow(shown *store.Shown, turn string, files []store.File, agent bool) 
 	}
 	line := func(f store.File, indent string) {
 		why := ""
-		now := f.Disk
-		if agent && f.Post != nil {
-			now = *f.Post
-		}
+		now := shownNow(f, agent)
+		kind := present.KindChange(f.Pre.Kind, now.Kind)
 		if m := modeChange(f.Pre, now); m != "" {
 			why = "  (" + m + ")"
+		} else if kind != "" {
+			why = "  (" + kind + ")"
 		}
 		why += reasonNote(f.Reason)
 		st := shownStatus(f, agent)
 		letter := present.StatusLetter(st)
+		if kind != "" && st == store.StatusModified {
+			letter = present.KindLetter
+		}
 		fmt.Printf("%s%s  %s %s%s\n", indent, p.in(statusColor(st), letter), pad(string(st), 12), esc(f.Path), why)
 	}
 	// Files tools wrote first, then each command's, in the order the
@@ -183,6 +193,15 @@ func printShow(shown *store.Shown, turn string, files []store.File, agent bool) 
 		fmt.Println("no files (the turn asked or answered without writing)")
 	}
 	return nil
+}
+
+// shownNow is what show compares a file's pre-image with: the disk, or
+// with --agent what the agent left.
+func shownNow(f store.File, agent bool) store.Image {
+	if agent && f.Post != nil {
+		return *f.Post
+	}
+	return f.Disk
 }
 
 // reasonNote is a file's reason as its line ends: "  (reason)", or

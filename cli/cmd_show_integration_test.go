@@ -336,3 +336,51 @@ func TestShowPurgedPath(t *testing.T) {
 		t.Errorf("show 1 doubles the parentheses of .env's reason: %q", line)
 	}
 }
+
+// A path that changed kind (a folder became a file, a file a folder, a
+// link a folder, a folder a link) is marked T and says which kinds, in
+// the style of a mode change, with --agent too, and its JSON adds
+// "became" beside "pre"; a file whose bytes alone changed adds nothing.
+// Rewound, the folder is back: no T, and --agent still says it.
+func TestShowKindChange(t *testing.T) {
+	p := newTestProject(t, map[string]string{"d/a.txt": "a\n", "f": "f\n", "l.txt": "l\n", "m.txt": "m\n"})
+	if err := os.Symlink("l.txt", filepath.Join(p.root, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(p.root, "lnk2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ckptOK(t, p.root, "exec", "--turn", "0", "--", "true")
+	ckptOK(t, p.root, "exec", "--turn", "1", "--", "sh", "-c",
+		"rm -r d && echo file > d; rm f && mkdir f && echo in > f/x; rm lnk && mkdir lnk; rmdir lnk2 && ln -s l.txt lnk2; echo m2 > m.txt")
+	want := []string{"T  modified     d  (folder → file)", "T  modified     f  (file → folder)",
+		"T  modified     lnk  (link → folder)", "T  modified     lnk2  (folder → link)", "M  modified     m.txt\n"}
+	for _, args := range [][]string{{"show", "1"}, {"show", "1", "--agent"}} {
+		r := ckptOK(t, p.root, args...)
+		for _, w := range want {
+			if !strings.Contains(r.Stdout, w) {
+				t.Errorf("ckpt %v lacks %q\n%s", args, w, r.Stdout)
+			}
+		}
+	}
+	became := map[string]string{}
+	for _, f := range ckptShow(t, p.root, "1").Files {
+		became[f.Path] = f.Became
+	}
+	for path, kind := range map[string]string{"d": "content", "f": "dir", "lnk": "dir", "lnk2": "symlink", "m.txt": "", "f/x": "", "d/a.txt": ""} {
+		if became[path] != kind {
+			t.Errorf("show --json: %s became %q, want %q", path, became[path], kind)
+		}
+	}
+
+	q := newTestProject(t, map[string]string{"d/a.txt": "a\n"})
+	ckptOK(t, q.root, "exec", "--turn", "0", "--", "true")
+	ckptOK(t, q.root, "exec", "--turn", "1", "--", "sh", "-c", "rm -r d && echo file > d")
+	ckptOK(t, q.root, "rewind", "1", "--yes")
+	if r := ckptOK(t, q.root, "show", "1"); strings.Contains(r.Stdout, "T  ") || strings.Contains(r.Stdout, "→") {
+		t.Errorf("show of the rewound turn still says a kind changed\n%s", r.Stdout)
+	}
+	if r := ckptOK(t, q.root, "show", "1", "--agent"); !strings.Contains(r.Stdout, want[0]) {
+		t.Errorf("show --agent of the rewound turn lacks %q\n%s", want[0], r.Stdout)
+	}
+}

@@ -13,8 +13,13 @@ func newUndoCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "undo",
 		Short: "Undo the newest rewind not yet undone",
-		Long: `undo brings back what the newest rewind (or redo) changed. It is refused
-when a newer active turn wrote one of its paths, unless --force.`,
+		Long: `undo takes back the newest rewind or revert (or redo of one) not yet undone.
+Undoing a rewind brings its turns back; undoing a revert puts the reverted
+turn's changes back, keeping every later change; undoing a retry (the same
+rewind or revert run again for the paths it could not put back) puts those
+paths back as the first run left it, which stays in effect. The plan's
+heading says which. It is refused when a newer active turn wrote one of its
+paths, unless --force.`,
 		Example: `ckpt undo --dry-run
 ckpt undo --yes`,
 		Args: noArgs(""),

@@ -72,6 +72,8 @@ ckpt verify --json`,
 // "reason": what is wrong with the file, in a sentence. The store says
 // what it found; these are the words.
 func findingWords(f store.Finding) string {
+	// The store's sentinels at the end of a detail repeat what it says.
+	f.Detail = strings.ReplaceAll(strings.TrimSuffix(f.Detail, ": "+store.ErrCorrupt.Error()), "store: ", "")
 	named := ""
 	if len(f.Named) > 0 {
 		named = ", named by " + strings.Join(f.Named, ", ")

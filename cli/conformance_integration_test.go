@@ -208,3 +208,79 @@ func TestVerifyJSONCountsPacksAndLoose(t *testing.T) {
 	ckptCode(t, p.root, exitUsage, "prune")
 	findEntry(t, ckptLog(t, p.root), "1")
 }
+
+// doctor --json is an array, one object per agent, each with every key
+// CONTRACT.md names, and each check with check, ok, blocking, detail and
+// fix (blocking false and fix "" where they do not apply); the checks are
+// among those it names.
+func TestDoctorJSONShape(t *testing.T) {
+	root := t.TempDir()
+	ckptOK(t, root, "install", "claude", "--no-first-copy")
+	r := ckptDo(t, ckptCall{Root: root, Env: []string{"HOME=" + t.TempDir()}}, "doctor", "--json")
+	if r.Code != 0 && r.Code != 1 {
+		t.Fatalf("doctor --json: want exit 0 or 1\n%s", r)
+	}
+	var ds []map[string]json.RawMessage
+	decodeJSON(t, r, &ds)
+	known := []string{"installed", "binary", "trusted", "approved", "modes", "-p mode", "version", "last event", "errors"}
+	agents := map[string]bool{}
+	for _, d := range ds {
+		for _, k := range []string{"agent", "installed", "config", "hook_exe", "version", "version_tested", "last_event", "errors", "last_error", "capture", "checks"} {
+			if _, ok := d[k]; !ok {
+				t.Errorf("doctor --json object %s lacks %q", d["agent"], k)
+			}
+		}
+		var name string
+		json.Unmarshal(d["agent"], &name)
+		agents[name] = true
+		var checks []map[string]json.RawMessage
+		if err := json.Unmarshal(d["checks"], &checks); err != nil || len(checks) == 0 {
+			t.Fatalf("%s: checks %s: %v", name, d["checks"], err)
+		}
+		for _, c := range checks {
+			for _, k := range []string{"check", "ok", "blocking", "detail", "fix"} {
+				if _, ok := c[k]; !ok {
+					t.Errorf("%s: check %s lacks %q", name, c["check"], k)
+				}
+			}
+			var check string
+			json.Unmarshal(c["check"], &check)
+			if !slices.Contains(known, check) {
+				t.Errorf("%s: check %q is none of %v", name, check, known)
+			}
+		}
+	}
+	for _, a := range []string{"claude", "gemini", "codex", "opencode", "pi", "copilot", "cline", "qwen"} {
+		if !agents[a] {
+			t.Errorf("doctor --json has no object for %s", a)
+		}
+	}
+	var claude []struct {
+		Installed bool `json:"installed"`
+		Config    string
+	}
+	decodeJSON(t, ckptOK(t, root, "doctor", "claude", "--json"), &claude)
+	if len(claude) != 1 || !claude[0].Installed {
+		t.Errorf("doctor claude --json after install: %+v", claude)
+	}
+}
+
+// Operation ids are their own namespace: a capture under op-N is refused,
+// and a rewind or revert of op-N says it names an operation, changing
+// nothing.
+func TestOperationIDIsNoTurn(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a 0\n"})
+	p.turn(t, "1", "one", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "a 1\n") })
+	ckptOK(t, p.root, "rewind", "1", "--yes")
+	before := snapshotDir(t, p.root)
+	r := ckptCode(t, p.root, exitError, "capture", "--turn", "op-2", "a.txt")
+	wantSubstrings(t, "capture --turn op-2", r.Stderr, "op-2", "operation")
+	for _, verb := range []string{"rewind", "revert"} {
+		r := ckptCode(t, p.root, exitError, verb, "op-1", "--yes")
+		wantSubstrings(t, verb+" op-1", r.Stderr, "op-1", "operation", "ckpt undo")
+	}
+	requireSnapshot(t, p.root, before, "after op ids given as turns")
+	if es := ckptLog(t, p.root); len(es) != 2 {
+		t.Errorf("log after refused op ids: %+v", es)
+	}
+}

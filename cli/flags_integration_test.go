@@ -70,6 +70,12 @@ func TestFlagFormsBeforeAndAfterTheCommand(t *testing.T) {
 			t.Errorf("ckpt %s: turns %v, want %v", strings.Join(args, " "), got, newest2)
 		}
 	}
+	// -n 0 is no rows, as for git log, not a missing -n.
+	for _, args := range [][]string{{"log", "--json", "-n0"}, {"-n", "0", "log", "--json"}} {
+		if got := loggedTurns(t, c, args...); len(got) != 0 {
+			t.Errorf("ckpt %s: turns %v, want none", strings.Join(args, " "), got)
+		}
+	}
 	// A flag set false by its =value is false wherever it stands.
 	for _, args := range [][]string{{"--json=false", "log"}, {"log", "--json=false"}} {
 		r := ckptOK(t, p.root, args...)
@@ -179,6 +185,11 @@ func TestFlagMistakesAreUsage(t *testing.T) {
 		{[]string{"--dry-run", "rewind"}, []string{"rewind needs"}},
 		{[]string{"rewind", "1", "--yes", "--json=maybe"}, []string{"maybe"}},
 		{[]string{"--root"}, []string{"root"}},
+		{[]string{"diff", "1", "--color", "sometimes"}, []string{"sometimes"}}, // values of the wrong kind
+		{[]string{"--conflicts=maybe", "revert", "1", "--yes"}, []string{"maybe"}},
+		{[]string{"watch", "--quiet", "soon"}, []string{"soon"}},
+		{[]string{"prune", "--older-than", "soon"}, []string{"soon"}},
+		{[]string{"capture", "--turn", "4", "--max-blob", "lots", "a.txt"}, []string{"lots"}},
 	} {
 		r := ckpt(t, p.root, tc.args...)
 		if r.Code != exitUsage || r.Stdout != "" {

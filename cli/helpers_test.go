@@ -197,6 +197,7 @@ type showRow struct {
 	Path   string `json:"path"`
 	Pre    string `json:"pre"`
 	Status string `json:"status"`
+	Became string `json:"became"`
 }
 
 // showDoc is `show --json`.

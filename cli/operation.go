@@ -64,6 +64,9 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 	if nt, ok := errors.AsType[*store.NotTouchedError](err); ok {
 		return fmt.Errorf("--except %s: the %s does not touch it, so there is nothing to leave as it is", esc(nt.Path), nt.Kind)
 	}
+	if errors.Is(err, store.ErrUnknownTurn) && strings.HasPrefix(turn, "op-") {
+		return fmt.Errorf("%s %q: no such turn; op-N names an operation (`ckpt undo` takes back the newest one; `ckpt log` lists the turns)", kind, turn)
+	}
 	if err != nil {
 		return err
 	}
@@ -73,6 +76,7 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 			store.ErrPlanChanged, esc(f.plan), p.ID)
 	}
 	if (!f.yes && f.plan == "") || f.dryRun {
+		undone := undoneOf(s, p)
 		interactive := !f.dryRun && isTerminal(os.Stdin) && isTerminal(os.Stderr)
 		if !interactive {
 			if f.json {
@@ -80,12 +84,12 @@ func runOperation(g *globals, kind store.Kind, f *opFlags, turn string) error {
 					return err
 				}
 			} else {
-				printPlan(os.Stdout, p)
+				printPlan(os.Stdout, p, undone)
 			}
 			return exitWith(exitPlanShown)
 		}
-		printPlan(os.Stderr, p)
-		fmt.Fprintf(os.Stderr, "%s? [y/N] ", titleOf(p))
+		printPlan(os.Stderr, p, undone)
+		fmt.Fprintf(os.Stderr, "%s? [y/N] ", planTitle(p, undone))
 		var answer string
 		fmt.Fscanln(os.Stdin, &answer)
 		if ans := strings.ToLower(strings.TrimSpace(answer)); ans != "y" && ans != "yes" {
@@ -154,27 +158,61 @@ func linesWord(lines []store.LineRange) string {
 // titleOf is the plan's heading, as the UI words it too.
 func titleOf(p *store.Plan) string { return present.OpTitle(p.Kind, p.Target) }
 
-func printPlan(w io.Writer, p *store.Plan) {
+// undoneOf is the log entry of the operation an undo or redo plan acts
+// on, so the plan can say what undoing that kind does; nil for another
+// plan, or when it cannot be read (the plan then reads as a rewind's).
+func undoneOf(s *store.Store, p *store.Plan) *store.Entry {
+	if p.Kind != store.KindUndo && p.Kind != store.KindRedo || p.Target == "" {
+		return nil
+	}
+	sh, err := s.Show(p.Target, false)
+	if err != nil {
+		return nil
+	}
+	return &sh.Entry
+}
+
+// planTitle is the plan's heading and question: an undo or redo names
+// what it acts on ("Undo op-4, the revert of turn 3"), as the UI does.
+func planTitle(p *store.Plan, undone *store.Entry) string {
+	t := titleOf(p)
+	if undone != nil {
+		if name := present.UndoneName(string(undone.Kind), undone.Target, undone.Retry, len(undone.Turns)); name != "" {
+			t += ", " + name
+		}
+	}
+	return t
+}
+
+func printPlan(w io.Writer, p *store.Plan, undone *store.Entry) {
 	turns := make([]string, len(p.Turns))
 	for i, t := range p.Turns {
 		turns[i] = esc(t)
 	}
-	verb := "undoes turns"
+	ids := strings.Join(turns, ", ")
+	var what string
 	switch p.Kind {
-	case store.KindUndo:
-		verb = "brings back turns"
+	case store.KindUndo, store.KindRedo:
+		var kind, retry string
+		if undone != nil {
+			kind, retry = string(undone.Kind), undone.Retry
+		}
+		what = present.UndoVerb(string(p.Kind), kind, retry, turns)
 	case store.KindRevert:
-		verb = "takes out turns"
+		what = "takes out turns " + ids
 		if p.Session != "" {
 			// Listed in the order they are taken out.
 			slices.Reverse(turns)
-			verb = "session " + esc(p.Session) + ", newest first: takes out turns"
+			ids = strings.Join(turns, ", ")
+			what = "session " + esc(p.Session) + ", newest first: takes out turns " + ids
 		}
+	default:
+		what = "undoes turns " + ids
 	}
 	if len(turns) == 1 {
-		verb = strings.TrimSuffix(verb, "s")
+		what = strings.Replace(what, "turns "+ids, "turn "+ids, 1)
 	}
-	fmt.Fprintf(w, "%s (%s %s):\n", titleOf(p), verb, strings.Join(turns, ", "))
+	fmt.Fprintf(w, "%s (%s):\n", planTitle(p, undone), what)
 	if p.Retry != "" {
 		fmt.Fprintf(w, "  retries the paths %s could not put back\n", p.Retry)
 	}

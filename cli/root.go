@@ -32,14 +32,26 @@ var version string
 func Run(args []string) int {
 	// Every agent tool call starts a hook, so a hook builds only the
 	// commands it needs: the root and hook itself.
-	hook := newRoot(newHookCmd)
+	hook := withCommandFlags(newRoot(newHookCmd))
 	hook.SetArgs(args)
-	if cmd, _, _ := hook.Find(args); cmd != nil && cmd.Name() == "hook" && cmd.Parent() == hook && !asksHelp(args) {
+	if runsHook(hook, args) {
 		return runHook(hook, args)
 	}
 	root := newRootCmd()
 	root.SetArgs(args)
+	if runsHook(root, args) {
+		// Another command's flag before hook (ckpt --json hook claude):
+		// only the whole tree knows it takes no value. Still silent.
+		return runHook(root, args)
+	}
 	return report(executed(root, args), execute(root))
+}
+
+// runsHook reports whether args name root's hook command, not asking for
+// its help.
+func runsHook(root *cobra.Command, args []string) bool {
+	cmd, _, _ := root.Find(args)
+	return cmd != nil && cmd.Name() == "hook" && cmd.Parent() == root && !asksHelp(args)
 }
 
 // stepOverValuelessFlags lets a command's own flags stand before its name
@@ -140,7 +152,15 @@ func executed(root *cobra.Command, args []string) *cobra.Command {
 }
 
 // newRootCmd builds the whole command tree: `ckpt` alone opens the UI.
-func newRootCmd() *cobra.Command { return newRoot(commandMakers...) }
+func newRootCmd() *cobra.Command { return withCommandFlags(newRoot(commandMakers...)) }
+
+// withCommandFlags is root stepping over its commands' flags (below).
+// The manual page is made from a root without them: they are no flags
+// of ckpt alone.
+func withCommandFlags(root *cobra.Command) *cobra.Command {
+	stepOverValuelessFlags(root)
+	return root
+}
 
 // newRoot builds the root command with the subcommands makers build.
 func newRoot(makers ...func(*globals) *cobra.Command) *cobra.Command {
@@ -195,7 +215,6 @@ ckpt demo`,
 	for _, mk := range makers {
 		root.AddCommand(mk(g))
 	}
-	stepOverValuelessFlags(root)
 	if len(makers) > 1 {
 		initCompletion(root)
 	}

@@ -40,7 +40,11 @@ func TestReadOnlyCommandsCreateNoStore(t *testing.T) {
 	root := t.TempDir()
 	writeText(t, root, "a.txt", "a\n")
 	for _, args := range [][]string{{"log"}, {"log", "--json"}, {"show", "1"}, {"show", "1", "--json"},
-		{"diff", "1"}, {"verify"}, {"rewind", "1", "--dry-run"}, {"undo", "--dry-run"}} {
+		{"diff", "1"}, {"verify"}, {"rewind", "1", "--dry-run"}, {"undo", "--dry-run"},
+		{"doctor", "--json"}, {"purge", "a.txt", "--yes"}, {"prune", "--dry-run"}, {"watch", "--stop"}, {"turn"},
+		{"verify", "--json"}, {"log", "--errors", "--clear"}, {"log", "--", "a.txt"}, {"show", "1", "--agent"},
+		{"show", "1", "--conversation"}, {"diff", "1", "--agent"}, {"revert", "1", "--dry-run"},
+		{"revert", "--session", "s", "--dry-run"}, {"redo", "--dry-run"}, {"maintain", "--now"}} {
 		r := ckpt(t, root, args...)
 		if r.Killed || r.Code < 0 {
 			t.Errorf("crashed\n%s", r)

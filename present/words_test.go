@@ -156,3 +156,57 @@ func TestAgeWidth(t *testing.T) {
 		}
 	}
 }
+
+// KindChange names a change of kind in people's words, and nothing for
+// the same kind (a large file is a file), a creation or a deletion.
+func TestKindChange(t *testing.T) {
+	for _, c := range []struct{ was, now, want string }{
+		{"dir", "content", "folder → file"},
+		{"content", "dir", "file → folder"},
+		{"symlink", "dir", "link → folder"},
+		{"content", "symlink", "file → link"},
+		{"skipped", "content", ""},
+		{"content", "content", ""},
+		{"absent", "dir", ""},
+		{"dir", "absent", ""},
+		{"dir", "", ""},
+	} {
+		if got := KindChange(c.was, c.now); got != c.want {
+			t.Errorf("KindChange(%q, %q) = %q, want %q", c.was, c.now, got, c.want)
+		}
+	}
+}
+
+// UndoVerb says what an undo or redo does for each kind it acts on: an
+// undo of a revert never claims to bring turns back, and of a retry it
+// says the operation retried stays.
+func TestUndoVerb(t *testing.T) {
+	for _, c := range []struct{ op, undone, retry, want string }{
+		{"undo", "rewind", "", "brings back turns 2, 3"},
+		{"undo", "revert", "", "puts back the changes of turns 2, 3, keeping every later change"},
+		{"undo", "revert", "op-1", "puts the paths it retried back as op-1 left them; op-1 stays in effect"},
+		{"undo", "rewind", "op-1", "puts the paths it retried back as op-1 left them; op-1 stays in effect"},
+		{"redo", "rewind", "", "undoes turns 2, 3 again"},
+		{"redo", "revert", "", "takes out the changes of turns 2, 3 again, keeping every later change"},
+		{"redo", "revert", "op-1", "retries again what op-1 could not put back"},
+		{"undo", "", "", "brings back turns 2, 3"},
+	} {
+		if got := UndoVerb(c.op, c.undone, c.retry, []string{"2", "3"}); got != c.want {
+			t.Errorf("UndoVerb(%s, %s, %q) = %q, want %q", c.op, c.undone, c.retry, got, c.want)
+		}
+	}
+	if got := UndoVerb("undo", "revert", "", []string{"2"}); got != "puts back the changes of turn 2, keeping every later change" {
+		t.Errorf("one turn: %q", got)
+	}
+	for _, c := range []struct{ kind, target, retry, want string }{
+		{"rewind", "3", "", "the rewind to before turn 3"},
+		{"revert", "3", "", "the revert of turn 3"},
+		{"revert", "", "", "the revert of the session's 2 turns"},
+		{"revert", "3", "op-1", "the retry of op-1"},
+		{"undo", "op-1", "", ""},
+	} {
+		if got := UndoneName(c.kind, c.target, c.retry, 2); got != c.want {
+			t.Errorf("UndoneName(%s, %s, %q) = %q, want %q", c.kind, c.target, c.retry, got, c.want)
+		}
+	}
+}

@@ -29,8 +29,12 @@ const (
 	baseSkipped byte = 's' // a regular file over the size limit: hash only
 	baseLink    byte = 'l' // a symbolic link
 	baseDir     byte = 'd' // a folder
-	baseUnknown byte = 'x' // a file that could not be read: stat only
+	baseUnknown byte = 'x' // a file or folder that could not be read: stat only
 )
+
+// unlistedDir, in the mode of a baseUnknown entry, marks a folder that
+// could not be listed (a file that could not be read has none).
+const unlistedDir = 0o40000
 
 // baseEntry is what a sweep knows of one path: its stat and, for files,
 // the SHA-256 of its bytes.

@@ -352,3 +352,92 @@ func TestBaselineLegacyLoads(t *testing.T) {
 	}
 	sameAsFull(t, s, "after the sweep on version 4")
 }
+
+// TestBaselineBackgroundPassFolds: sweeps past the log's share keep
+// appending (a new table is the background pass's work, off the hook's
+// path); the pass then writes one holding the same baseline, and drops
+// the log; a sweep writes one itself only past sweepLogLimit.
+func TestBaselineBackgroundPassFolds(t *testing.T) {
+	root, s := sweptTree(t, 2000)
+	dir := s.path("")
+	table := filepath.Join(dir, baselineFile)
+	fi0, err := os.Stat(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := logLimit(fi0.Size())
+	step := 0
+	logSize := func() int64 {
+		fi, err := os.Stat(filepath.Join(dir, baselineLog))
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	sweep := func() {
+		t.Helper()
+		for j := range 100 {
+			i := (step*100 + j) % 2000
+			wr(t, root, fmt.Sprintf("d%03d/f%05d.txt", i/50, i), fmt.Sprintf("step %d\n", step))
+		}
+		step++
+		if _, err := s.SweepAfter("1", TurnMeta{}, "step"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for logSize() <= limit {
+		if s.baselineDue() {
+			t.Fatalf("due with a log of %d bytes, its share %d", logSize(), limit)
+		}
+		sweep()
+	}
+	if fi, err := os.Stat(table); err != nil || !os.SameFile(fi0, fi) {
+		t.Fatalf("a sweep wrote a new table at a log of %d bytes (its share %d): %v", logSize(), limit, err)
+	}
+	if !s.baselineDue() || !s.MaintenanceDue() {
+		t.Fatalf("a log of %d bytes past its share %d is no background work", logSize(), limit)
+	}
+	before, err := s.loadBaseline()
+	if err != nil || before == nil {
+		t.Fatal(err)
+	}
+	res, err := s.Maintain(Budget{}, false)
+	if err != nil || !res.Baseline {
+		t.Fatalf("the pass: %+v, %v", res, err)
+	}
+	if fi, err := os.Stat(table); err != nil || os.SameFile(fi0, fi) {
+		t.Fatalf("the pass kept the table: %v", err)
+	}
+	if n := logSize(); n != 0 {
+		t.Fatalf("the log outlived the new table: %d bytes", n)
+	}
+	after, err := s.loadBaseline()
+	if err != nil || after == nil {
+		t.Fatal(err)
+	}
+	if after.at != before.at || after.turn != before.turn || after.cmd != before.cmd || after.ops != before.ops ||
+		!slices.Equal(after.recheck, before.recheck) || !sameRules(after.rules, before.rules) || !slices.Equal(after.entries, before.entries) {
+		t.Fatalf("the new table is another baseline: head %d %q %q %d, was %d %q %q %d", after.at, after.turn, after.cmd, after.ops, before.at, before.turn, before.cmd, before.ops)
+	}
+	sameAsFull(t, s, "after the pass")
+	if s.baselineDue() {
+		t.Fatal("still due after the pass")
+	}
+	// With no pass, sweeps go on appending up to sweepLogLimit, then
+	// write a table themselves.
+	fi1, _ := os.Stat(table)
+	for logSize() > 0 || step < 3 {
+		sweep()
+		fi, err := os.Stat(table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !os.SameFile(fi1, fi) {
+			break
+		}
+		if n := logSize(); n > sweepLogLimit(fi1.Size()) {
+			t.Fatalf("the log grew to %d bytes, past %d", n, sweepLogLimit(fi1.Size()))
+		}
+	}
+	sameAsFull(t, s, "after the sweeps' own table")
+}

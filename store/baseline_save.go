@@ -15,12 +15,14 @@ import (
 
 // A sweep writes only what it changed: the entries it put and removed,
 // as one frame appended to the log. Once the log outgrows its share of
-// the table (an eighth, between 64 KiB and 1 MiB) the sweep writes a new
-// table instead, holding everything, and the log starts again: each
-// entry is rewritten a bounded number of times per its changes, and no
-// sweep reads more than a megabyte of log.
+// the table (an eighth, between 64 KiB and 1 MiB) the background pass
+// writes a new table, holding everything, and the log starts again (see
+// baseline_compact.go); a sweep does so itself only past four times that
+// share: each entry is rewritten a bounded number of times per its
+// changes, and no sweep reads more than 4 MiB of log.
 
-// logLimit is the size the log may reach beside a table of size bytes.
+// logLimit is the size the log may reach beside a table of size bytes
+// before the background pass writes a new table.
 func logLimit(size int64) int64 {
 	return min(max(size/8, 64<<10), 1<<20)
 }
@@ -86,13 +88,16 @@ func newGen() []byte {
 
 // saveSweep writes a sweep's next baseline nb against old: a frame of
 // what it put and removed appended to the log, or, when there is no
-// table of version 5 to extend or the log would outgrow it, a new table
-// (from nb.list when it holds every entry, else old with the changes).
+// table of version 5 to extend, the log would pass sweepLogLimit or the
+// frame alone its share, a new table (from nb.list when it holds every
+// entry, else old with the changes).
 func (s *Store) saveSweep(old, nb *baseline, rulesMoved bool, puts []*baseEntry, dels []string, fp *failpoint) error {
 	if old != nil && old.src != nil && old.src.table != nil {
 		src := old.src
 		frame := bltab.AppendFrame(nil, appendFrameBody(nb, rulesMoved, old.recheck, puts, dels))
-		if src.logBytes+int64(len(frame)) <= logLimit(src.size) {
+		// One frame past the log's whole share costs what a table does:
+		// it is written as one.
+		if n := int64(len(frame)); n <= logLimit(src.size) && src.logBytes+n <= sweepLogLimit(src.size) {
 			return s.appendLog(src, frame, fp)
 		}
 	}

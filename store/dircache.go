@@ -89,6 +89,27 @@ func (d *dirCache) sub(dir string) *os.Root {
 	return r
 }
 
+// readDir lists the folder rel, opened through the folder above it
+// held open (see sub), or through the project root when that one cannot
+// be.
+func (d *dirCache) readDir(rel string) ([]fs.DirEntry, error) {
+	d.mu.Lock()
+	r := d.sub(rel)
+	d.mu.Unlock()
+	var f *os.File
+	var err error
+	if r != nil {
+		f, err = r.Open(".")
+	} else {
+		f, err = d.root.Open(rel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
 // exists reports whether the folder dir ("." for the root) is there, as
 // the batch first found it: a folder itself, reached without following a
 // link. A link to a folder is no folder of its own (an operation that

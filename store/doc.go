@@ -38,6 +38,7 @@
 //	baseline.log      what sweeps changed in it since, appended
 //	sweep.lock        flock: one sweep at a time
 //	open.json         the shell commands running now (see Shell sweeps)
+//	left.json         paths sweeps left to running commands (see Shell sweeps)
 //	git-index         JSON: git's index file's stat when ckpt last kept a
 //	                  copy, the copy's image, and "staged", a digest of
 //	                  what it stages (gitindex.Staged)
@@ -370,7 +371,11 @@
 // command's turn. What a sweep after a command finds while other
 // sessions' commands run is owned by no single command: it goes to every
 // running command's turn, each record naming the others in "shared" (a
-// revert of one of them treats the path as a conflict).
+// revert of one of them treats the path as a conflict). A path the
+// baseline lacks, found while another session's command runs, is left
+// out of records and baseline, in left.json ("cmds" as in open.json;
+// "paths": "path", "seen", "owners" as indexes in cmds), until no owner
+// runs: then it goes to every owner's turn, or, gone, to none.
 //
 // The baseline records the ignore files its listing followed, and the
 // sweep after a command skips by those rules, not by the ignore files the
@@ -458,11 +463,11 @@
 // end), and reads a block when it looks a path up. A log naming another
 // generation is passed over; a frame failing its checks ends the log (a
 // torn last write), and the next sweep cuts the log back to the last
-// whole frame before it appends. Once the log would pass an eighth of
-// the table (at least 64 KiB, at most 1 MiB) the sweep writes a new table
-// through a temporary name, renames it into place and removes the log,
-// so a crash at any point leaves the old table with its log, or the new
-// table (with a log of the old generation, passed over). Versions 2 to
+// whole frame before it appends. Past an eighth of the table (64 KiB to
+// 1 MiB) the background pass writes a new table (a sweep only past four
+// times that) through a temporary name, renames it into place and
+// removes the log, so a crash at any point leaves the old table with its
+// log, or the new table (with a log of the old generation, passed over). Versions 2 to
 // 4 are one file, read whole: the version-5 layout of the head without
 // generation and uint32 head length, uvarint n and n entries as one
 // block (version 3's folders have no times), the rules (version 2 ends

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ckpt-dev/ckpt/store/internal/blob"
 	"github.com/ckpt-dev/ckpt/store/internal/gitindex"
@@ -94,6 +95,7 @@ func (s *Store) stagedOf(img *Image, read bool) string {
 	if d := s.digests.get(s, img.SHA256); d != "" {
 		return d
 	}
+	indexCopyReads.Add(1)
 	data, err := s.readBlobOf(*img)
 	if err != nil {
 		// No copy: git's index as it is now (a plan's or the log's
@@ -112,6 +114,11 @@ func (s *Store) stagedOf(img *Image, read bool) string {
 	s.digests.put(s, img.SHA256, d)
 	return d
 }
+
+// indexCopyReads counts the kept copies of git's index stagedOf read
+// to digest: what TestUpgradedNotesReadIndexCopyOnce holds to once per
+// copy, not once per hook.
+var indexCopyReads atomic.Int64
 
 // digestsFile holds, a line each, "<blob> <digest>": what each kept copy
 // of git's index stages, so that the log, which asks of every turn that

@@ -2,6 +2,9 @@ package store
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,4 +147,58 @@ func TestIndexDigestsFile(t *testing.T) {
 	if got := o.digests.get(o, id(1)); got != "" {
 		t.Fatalf("a foreign line was read as %q", got)
 	}
+}
+
+// TestUpgradedNotesReadIndexCopyOnce: notes written by a ckpt that did
+// not digest what git's index stages (no "staged" in git-index,
+// git-index-seen or git-last, no git-index-staged) cost the hook path
+// one read of the kept copy of the index, at the first sweep that asks
+// whether git moved, and none at the sweeps and turn ends after it, each
+// in a process of its own.
+func TestUpgradedNotesReadIndexCopyOnce(t *testing.T) {
+	root, s := gitProject(t)
+	one := openTestTurn(t, s, "edits")
+	shellStep(t, s, root, one, "echo 1 >> a.txt && git add a.txt")
+	dir := filepath.Join(root, ".osfoundry", "checkpoints")
+	for _, n := range []string{gitIndexStateFile, gitIndexSeenFile, gitLastFile} {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "staged")
+		if b, err = json.Marshal(m); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, digestsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	before := indexCopyReads.Load()
+	for _, step := range []string{"true", "git status >/dev/null", "true", "end", "true", "end"} {
+		o, err := Open(root, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if step == "end" {
+			err = o.EndTurn(TurnID(one))
+		} else {
+			staleIndex(t, root)
+			shellStep(t, o, root, one, step)
+		}
+		o.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := indexCopyReads.Load() - before; n != 1 {
+		t.Fatalf("six hook calls after an upgrade read the kept copy of git's index %d times, want once", n)
+	}
+	wantRanGit(t, s, "after the upgrade", map[string]bool{one: true})
 }

@@ -112,7 +112,7 @@ func opEntry(v *view, o *opRec, failed map[string]PathFailure, withStatus bool) 
 		state = StateActive
 	}
 	e := Entry{ID: o.id, Kind: o.kind, At: time.Unix(0, o.at), State: state, Files: o.steps,
-		Target: o.target, Turns: o.turns, Label: opLabel(o), Retry: o.retry, HandEdited: -1}
+		Target: o.target, Turns: o.turns, Label: opLabel(v, o), Retry: o.retry, HandEdited: -1}
 	for _, f := range o.fails {
 		if pf, ok := failed[f.Path]; ok && pf.Op == o.id {
 			e.Failed = append(e.Failed, f)
@@ -140,7 +140,10 @@ func newestFirst(out []Entry, seq []int64) []Entry {
 	return sorted
 }
 
-func opLabel(o *opRec) string {
+// opLabel is an operation's line in the log; an undo or redo says what
+// it did by the kind of what it acted on (a revert's turns keep every
+// later change, so they are not "rewound").
+func opLabel(v *view, o *opRec) string {
 	n := len(o.turns)
 	plural := "s"
 	if n == 1 {
@@ -153,8 +156,20 @@ func opLabel(o *opRec) string {
 	case KindRewind:
 		return fmt.Sprintf("rewound %d turn%s to before %s", n, plural, o.target)
 	case KindUndo:
+		if t := v.opByID[o.target]; t != nil && t.retry != "" {
+			return fmt.Sprintf("undid %s: what it retried is back as %s left it", o.target, t.retry)
+		}
+		if t := v.opByID[o.target]; t != nil && t.kind == KindRevert {
+			return fmt.Sprintf("undid %s: the changes of %d turn%s back", o.target, n, plural)
+		}
 		return fmt.Sprintf("undid %s: %d turn%s back", o.target, n, plural)
 	case KindRedo:
+		if t := v.opByID[o.target]; t != nil && t.retry != "" {
+			return fmt.Sprintf("redid %s: retried again what %s could not put back", o.target, t.retry)
+		}
+		if t := v.opByID[o.target]; t != nil && t.kind == KindRevert {
+			return fmt.Sprintf("redid %s: %d turn%s reverted again", o.target, n, plural)
+		}
 		return fmt.Sprintf("redid %s: %d turn%s rewound again", o.target, n, plural)
 	case KindRevert:
 		if o.session != "" {

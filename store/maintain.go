@@ -84,14 +84,7 @@ func StandardJSON(data []byte) []byte {
 		c := data[i]
 		switch {
 		case c == '"':
-			j := i + 1
-			for j < len(data) && data[j] != '"' {
-				if data[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			j = min(j+1, len(data))
+			j := stringEnd(data, i)
 			out = append(out, data[i:j]...)
 			i = j - 1
 		case c == '/' && i+1 < len(data) && data[i+1] == '/':
@@ -116,14 +109,7 @@ func StandardJSON(data []byte) []byte {
 	res := out[:0:0]
 	for i := 0; i < len(out); i++ {
 		if out[i] == '"' {
-			j := i + 1
-			for j < len(out) && out[j] != '"' {
-				if out[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			j = min(j+1, len(out))
+			j := stringEnd(out, i)
 			res = append(res, out[i:j]...)
 			i = j - 1
 			continue
@@ -141,6 +127,19 @@ func StandardJSON(data []byte) []byte {
 		res = append(res, out[i])
 	}
 	return res
+}
+
+// stringEnd is the index just past the JSON string that opens at b[i]
+// (a quote), escapes passed over; len(b) when it is not closed.
+func stringEnd(b []byte, i int) int {
+	j := i + 1
+	for j < len(b) && b[j] != '"' {
+		if b[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return min(j+1, len(b))
 }
 
 // LastWrite is when the store was last written to by a turn or a sweep:

@@ -118,19 +118,39 @@ func othersOpen(list []openCmd, turn string) []openCmd {
 	return out
 }
 
-// closeOpen takes turn's command cmd out of list (or, if none has those
-// words, the turn's oldest): the sweep after it ran.
-func closeOpen(list []openCmd, turn, cmd string) []openCmd {
+// ownOpen is the index in list of turn's command cmd (or, if none has
+// those words, of the turn's oldest), or -1: the command a sweep after
+// it closes.
+func ownOpen(list []openCmd, turn, cmd string) int {
 	at := -1
 	for i, c := range list {
 		if c.Turn == turn && (at < 0 || c.Cmd == cmd && list[at].Cmd != cmd) {
 			at = i
 		}
 	}
+	return at
+}
+
+// closeOpen takes turn's command cmd out of list (see ownOpen): the
+// sweep after it ran.
+func closeOpen(list []openCmd, turn, cmd string) []openCmd {
+	at := ownOpen(list, turn, cmd)
 	if at < 0 {
 		return list
 	}
 	return slices.Delete(list, at, at+1)
+}
+
+// selfOpen is the command a sweep after cmd closes, as open lists it;
+// one it lacks (a second edit event of an agent that sweeps after each
+// edit, an entry dropped) counts as running since since: the last sweep,
+// when it was the turn's own, else since before anything it finds.
+func selfOpen(open []openCmd, turn string, meta TurnMeta, cmd string, since int64) *openCmd {
+	if at := ownOpen(open, turn, cmd); at >= 0 {
+		c := open[at]
+		return &c
+	}
+	return &openCmd{Turn: turn, Cmd: cmd, Label: meta.Label, Source: meta.Source, At: since}
 }
 
 // owner is a turn that gets a sweep's changes, with the command it

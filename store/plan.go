@@ -131,12 +131,7 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 		for i := len(v.undo) - 1; i >= 0; i-- {
 			a := v.undo[i]
 			if contains(a.rewind.turns, id) && len(v.fails[a.via.id]) > 0 {
-				p := &Plan{Kind: KindRewind, Target: id, Turns: a.rewind.turns, Retry: a.via.id}
-				goals, err := s.retryGoals(v, a.via)
-				if err != nil {
-					return nil, err
-				}
-				return s.finishPlan(v, p, goals, keepSet)
+				return s.planRetry(v, &Plan{Kind: KindRewind, Target: id, Turns: a.rewind.turns}, a.via, keepSet)
 			}
 		}
 		by := ""
@@ -213,6 +208,17 @@ func (s *Store) finishPlan(v *view, p *Plan, goals []wanted, keep map[string]boo
 	return p, nil
 }
 
+// planRetry finishes p as a retry of op: the paths op failed to put
+// back, with what it wanted there (keep as for finishPlan).
+func (s *Store) planRetry(v *view, p *Plan, op *opRec, keep map[string]bool) (*Plan, error) {
+	goals, err := s.retryGoals(v, op)
+	if err != nil {
+		return nil, err
+	}
+	p.Retry = op.id
+	return s.finishPlan(v, p, goals, keep)
+}
+
 // retryGoals are the paths op failed to put back, with what it wanted
 // there.
 func (s *Store) retryGoals(v *view, op *opRec) ([]wanted, error) {
@@ -279,7 +285,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 		st.Now = now
 		st.HandEdited = hand(g.path, now)
 		if notFile(now) && gone[g.path] && g.img.Kind != ImageDir {
-			if !s.emptiedBy(g.path, deletes, emptied) {
+			if !s.emptiedBy(g.path, deletes, emptied, dirs) {
 				st.Do, st.Reason = ActFail, "not touched: it is a folder now, holding what the operation does not remove"
 				steps = append(steps, st)
 				continue
@@ -388,12 +394,7 @@ func contains(list []string, s string) bool {
 
 func (s *Store) planUndo(v *view, force bool) (*Plan, error) {
 	if o := v.retryUndo; o != nil && retryable(v.fails[o.id]) {
-		goals, err := s.retryGoals(v, o)
-		if err != nil {
-			return nil, err
-		}
-		p := &Plan{Kind: KindUndo, Target: o.target, Turns: o.turns, Force: force, Retry: o.id}
-		return s.finishPlan(v, p, goals, nil)
+		return s.planRetry(v, &Plan{Kind: KindUndo, Target: o.target, Turns: o.turns, Force: force}, o, nil)
 	}
 	if len(v.undo) == 0 {
 		return nil, ErrNothingToUndo
@@ -451,12 +452,7 @@ func (s *Store) withIndex(p *Plan, set, want *Image, what string) (*Plan, error)
 
 func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
 	if o := v.retryRedo; o != nil && retryable(v.fails[o.id]) {
-		goals, err := s.retryGoals(v, o)
-		if err != nil {
-			return nil, err
-		}
-		p := &Plan{Kind: KindRedo, Target: o.target, Turns: o.turns, Force: force, Retry: o.id}
-		return s.finishPlan(v, p, goals, nil)
+		return s.planRetry(v, &Plan{Kind: KindRedo, Target: o.target, Turns: o.turns, Force: force}, o, nil)
 	}
 	if len(v.redo) == 0 {
 		return nil, ErrNothingToRedo

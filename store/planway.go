@@ -80,14 +80,11 @@ func (s *Store) wayBlocked(goals []wanted, dirs *dirCache) func(rel string) stri
 // that deletes the paths in deletes and removes the folders in gone that
 // it leaves empty: a folder standing where a file or a link is to be put
 // back goes only so, never with something the operation does not take
-// away (a file made by hand since, say).
-func (s *Store) emptiedBy(rel string, deletes, gone map[string]bool) bool {
-	f, err := s.root.Open(rel)
-	if err != nil {
-		return false
-	}
-	ents, err := f.ReadDir(-1)
-	_ = f.Close()
+// away (a file made by hand since, say). Each folder is listed through
+// the one above it held open in dirs, so a deep tree costs one open per
+// folder, not one walk from the root per folder.
+func (s *Store) emptiedBy(rel string, deletes, gone map[string]bool, dirs *dirCache) bool {
+	ents, err := dirs.readDir(rel)
 	if err != nil {
 		return false
 	}
@@ -95,7 +92,7 @@ func (s *Store) emptiedBy(rel string, deletes, gone map[string]bool) bool {
 		p := rel + "/" + e.Name()
 		switch {
 		case e.IsDir():
-			if !gone[p] || !s.emptiedBy(p, deletes, gone) {
+			if !gone[p] || !s.emptiedBy(p, deletes, gone, dirs) {
 				return false
 			}
 		case !deletes[p]:
@@ -218,8 +215,10 @@ func (v *view) stillFailed(id string) map[string]bool {
 // keptFolders drops from rmdirs the folders p wants as folders: one a
 // turn made that was a folder before an older of the turns too (its
 // oldest pre-image) stays, empty or not. A retry of a rewind looks at
-// what the rewind it retries wanted, back along the retries.
-func (s *Store) keptFolders(v *view, rmdirs []string, p *Plan) []string {
+// what the rewind it retries wanted, back along the retries. Beneath a
+// path in files (filesPut of the operation's steps) the file wins: such
+// a folder goes once emptied.
+func (s *Store) keptFolders(v *view, rmdirs []string, p *Plan, files map[string]bool) []string {
 	want := map[string]bool{}
 	for _, st := range p.Steps {
 		if st.Want.Kind == ImageDir {
@@ -245,15 +244,19 @@ func (s *Store) keptFolders(v *view, rmdirs []string, p *Plan) []string {
 	if len(want) == 0 {
 		return rmdirs
 	}
-	// Beneath a path the plan puts a file or a link at, the file wins:
-	// such a folder goes once emptied, as the plan's steps were decided.
+	return slices.DeleteFunc(rmdirs, func(d string) bool { return want[d] && !underAny(files, d) })
+}
+
+// filesPut is the set of paths an operation's steps put a file or a link
+// at: no folder it makes or keeps may stand at or beneath one.
+func filesPut(recs []record.Line) map[string]bool {
 	files := map[string]bool{}
-	for _, st := range p.Steps {
-		if st.Do == ActRestore && (st.Want.Kind == ImageContent || st.Want.Kind == ImageLink) {
-			files[st.Path] = true
+	for _, r := range recs {
+		if r.Do == ActRestore && r.Want != nil && (r.Want.Kind == ImageContent || r.Want.Kind == ImageLink) {
+			files[r.Path] = true
 		}
 	}
-	return slices.DeleteFunc(rmdirs, func(d string) bool { return want[d] && !underAny(files, d) })
+	return files
 }
 
 // underAny reports whether d, or a folder above it, is in paths.
@@ -267,16 +270,10 @@ func underAny(paths map[string]bool, d string) bool {
 }
 
 // offFiles drops from dirs, the folders an undo gives back (modes
-// running parallel), those at or beneath a path one of its steps puts a
-// file or a link at: the folders are made before the files are written,
-// and one there would stand in the way of what the undo gives back.
-func offFiles(recs []record.Line, dirs []string, modes []uint32) ([]string, []uint32) {
-	files := map[string]bool{}
-	for _, r := range recs {
-		if r.Do == ActRestore && r.Want != nil && (r.Want.Kind == ImageContent || r.Want.Kind == ImageLink) {
-			files[r.Path] = true
-		}
-	}
+// running parallel), those at or beneath a path in files (filesPut of
+// its steps): the folders are made before the files are written, and
+// one there would stand in the way of what the undo gives back.
+func offFiles(files map[string]bool, dirs []string, modes []uint32) ([]string, []uint32) {
 	if len(files) == 0 {
 		return dirs, modes
 	}

@@ -330,19 +330,26 @@ func (s *Store) Files(id string, withStatus bool) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := v.byID[id]
-	if t == nil {
-		if o := v.opByID[id]; o != nil {
-			return s.opFiles(o, withStatus)
+	files, _, _, err := s.filesOf(v, id, withStatus)
+	return files, err
+}
+
+// filesOf is Files of turn or operation id in v, and which it is: t for
+// a turn, o for an operation. Caller holds s.mu.
+func (s *Store) filesOf(v *view, id string, withStatus bool) (files []File, t *turn, o *opRec, err error) {
+	if t = v.byID[id]; t == nil {
+		if o = v.opByID[id]; o == nil {
+			return nil, nil, nil, errf("%q: %w", id, ErrUnknownTurn)
 		}
-		return nil, errf("%q: %w", id, ErrUnknownTurn)
+		files, err = s.opFiles(o, withStatus)
+		return files, nil, o, err
 	}
 	var run *statusRun
 	if withStatus {
 		run = s.newStatusRun(v, len(t.list()))
 		defer run.done()
 	}
-	return s.turnFiles(v, t, run), nil
+	return s.turnFiles(v, t, run), t, nil, nil
 }
 
 func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {

@@ -264,11 +264,12 @@ func (s *Store) stampRetained() error {
 }
 
 // MaintenanceDue reports whether a background pass after a turn may have
-// work: a repack, or a retention pass (at most one an hour, whatever the
+// work: a repack, a new table of the sweeps' baseline (its log past its
+// share), or a retention pass (at most one an hour, whatever the
 // budget says: the pass reads it). It reads a few names and stats and no
 // config, so a hook can ask it at the end of every turn.
 func (s *Store) MaintenanceDue() bool {
-	return s.RepackDue() || s.retainDue(Budget{Auto: true, MaxAge: 1})
+	return s.RepackDue() || s.baselineDue() || s.retainDue(Budget{Auto: true, MaxAge: 1})
 }
 
 // retainDue: automatic retention is on and the last pass (or, before the
@@ -288,6 +289,9 @@ func (s *Store) retainDue(b Budget) bool {
 type MaintainResult struct {
 	Repack *RepackResult
 	Retain *RetainResult
+	// Baseline is set when the pass wrote the sweeps' baseline anew,
+	// folding in its log (see compactBaseline).
+	Baseline bool
 }
 
 // Maintain runs what MaintenanceDue finds due (everything when force is
@@ -295,6 +299,11 @@ type MaintainResult struct {
 func (s *Store) Maintain(b Budget, force bool) (*MaintainResult, error) {
 	res := &MaintainResult{}
 	var err error
+	if s.baselineDue() {
+		if res.Baseline, err = s.compactBaseline(); err != nil {
+			return res, err
+		}
+	}
 	if force || s.RepackDue() {
 		if res.Repack, err = s.repack(false, force); err != nil {
 			return res, err

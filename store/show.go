@@ -18,24 +18,14 @@ func (s *Store) Show(id string, withStatus bool) (*Shown, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := v.byID[id]
-	if t == nil {
-		o := v.opByID[id]
-		if o == nil {
-			return nil, errf("%q: %w", id, ErrUnknownTurn)
-		}
-		files, err := s.opFiles(o, withStatus)
-		if err != nil {
-			return nil, err
-		}
+	files, t, o, err := s.filesOf(v, id, withStatus)
+	if err != nil {
+		return nil, err
+	}
+	if o != nil {
 		return &Shown{Entry: opEntry(v, o, s.failures(v), false), Files: files}, nil
 	}
-	var run *statusRun
-	if withStatus {
-		run = s.newStatusRun(v, len(t.list()))
-		defer run.done()
-	}
-	out := &Shown{Entry: s.turnEntry(v, t, t == v.turns[len(v.turns)-1]), Files: s.turnFiles(v, t, run)}
+	out := &Shown{Entry: s.turnEntry(v, t, t == v.turns[len(v.turns)-1]), Files: files}
 	failed := s.failures(v)
 	ops := make([]Entry, 0, len(v.ops))
 	seq := make([]int64, 0, len(v.ops))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -141,10 +142,11 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	// session's command is running: then it is that command's.
 	attribute := old != nil && (after || len(others) > 0)
 	m := mergeListing(old, lst.old, lst.now, lst.unread)
-	// What a hook's running command created is left to its closing
-	// sweep, and the watcher's answer stands until then: the token is
-	// not moved on.
-	leftNew := ws != nil && old != nil && len(others) > 0 && m.leaveNew(lst.now)
+	// What another session's running command created is left to its
+	// closing sweep (see transient.go), and the watcher's answer stands
+	// until then: the token is not moved on.
+	run := runningFor(open, old, turn, meta, cmd, after && ws == nil)
+	lv := s.decideNew(m, lst.now, old, s.loadLeft(start), run, start)
 	hashed := s.settleRacy(m)
 	res.Read = len(m.toRead) + hashed
 	if old == nil {
@@ -157,14 +159,10 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	if err != nil {
 		return nil, errf("sweep: %w", err)
 	}
-	recs := s.shellRecords(m.changes, imgs, full, attribute, old, res)
+	recs := s.shellRecords(m.changes, imgs, full, func(rel string) bool { return attribute || lv.owned[rel] != nil }, old, res)
 	next := nextBaseline(m.order, lst.old, lst.now)
 	fp.hit()
-	if ws != nil {
-		if err := s.recordWatched(res, old, recs, turn, meta, others); err != nil {
-			return nil, err
-		}
-	} else if err := s.recordSweep(res, recs, after, owner{turn, meta, cmd}, others); err != nil {
+	if err := s.recordSwept(res, recs, lv, ws, old, owner{turn, meta, cmd}, run.self, others); err != nil {
 		return nil, err
 	}
 	if after && !res.ToHook {
@@ -183,11 +181,38 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	if err := s.saveNext(old, nb, lst, m, next, fp); err != nil {
 		return nil, err
 	}
-	if fed.Next != "" && !leftNew {
+	if lv.changed {
+		if err := s.saveLeft(lv.next); err != nil {
+			s.LogError("sweep: %v", err)
+		}
+	}
+	if fed.Next != "" && len(lv.next) == 0 {
 		s.saveWatchToken(fed.Next)
 	}
 	fp.hit()
 	return res, nil
+}
+
+// recordSwept records a sweep's changes: the new paths whose owners
+// are not whom the sweep gives the rest to in those owners' turns (see
+// transient.go), the rest as ckpt watch (ws) or a hook's sweep does.
+func (s *Store) recordSwept(res *SweepResult, recs []shellRec, lv *leaving, ws *watchSweep, old *baseline, self owner, selfCmd *openCmd, others []openCmd) error {
+	rest, owned := lv.split(recs)
+	var err error
+	if ws != nil {
+		err = s.recordWatched(res, old, rest, self.turn, self.meta, others)
+	} else {
+		err = s.recordSweep(res, rest, selfCmd != nil, self, others)
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.recordOwned(res, lv, owned, selfCmd); err != nil {
+		return err
+	}
+	res.ToHook = res.ToHook || ws != nil && len(owned) > 0
+	slices.Sort(res.Changed)
+	return nil
 }
 
 // noteGitAfter records where git stands after a command in turn id: the
@@ -233,7 +258,7 @@ func (s *Store) askFeed(res *SweepResult, entries int) Changes {
 // whose bytes found no room). Without attribute (no baseline to compare
 // with, or a sweep before a command) it records nothing, but still fills
 // the entries the next baseline holds.
-func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full map[string]bool, attribute bool, old *baseline, res *SweepResult) []shellRec {
+func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full map[string]bool, attribute func(rel string) bool, old *baseline, res *SweepResult) []shellRec {
 	var recs []shellRec
 	for _, c := range changes {
 		var rel string
@@ -259,17 +284,26 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 				continue
 			}
 		}
-		if !attribute {
+		if !attribute(rel) {
+			if c.now != nil && full[rel] {
+				res.Problems = append(res.Problems, rel+": no space left to keep its bytes: a change made to it now cannot be undone")
+			}
 			continue
 		}
-		// Read, but its new bytes could not be kept (a full disk): it is
+		if why := notKeptBefore(c, old); why != "" {
+			if r, ok := unkeptRec(c, rel, why, imgs); ok {
+				if r.pre.Kind == ImageSkipped {
+					res.Problems = append(res.Problems, rel+": "+why+", so a rewind cannot give back what it held")
+				}
+				recs = append(recs, r)
+			}
+			continue
+		}
+		// Its new bytes could not be kept (a full disk) or read: it is
 		// the command's all the same, with its pre-image and no post.
-		noSpace := c.now != nil && full[rel] && (c.old == nil || c.old.kind != baseUnknown)
-		if !noSpace && (c.old != nil && c.old.kind == baseUnknown || c.now != nil && c.now.kind == baseUnknown) {
-			res.Problems = append(res.Problems, rel+": could not be read, so its change is not recorded")
-			continue
-		}
-		if !noSpace && c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
+		noSpace := c.now != nil && full[rel]
+		unread := !noSpace && c.now != nil && c.now.kind == baseUnknown
+		if !noSpace && !unread && c.old != nil && c.now != nil && c.now.kind != 0 && c.old.sameContent(c.now) {
 			continue // only the stat moved (a touch, a rewrite of the same bytes)
 		}
 		r := shellRec{path: rel, post: Image{Kind: ImageAbsent}}
@@ -277,6 +311,12 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 		case noSpace:
 			r.noPost = true
 			res.Problems = append(res.Problems, rel+": no space left to keep its new bytes: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
+		case unread && c.now.mode&unlistedDir != 0:
+			r.noPost = true
+			res.Problems = append(res.Problems, rel+": could not be listed after the command: what changed in it is not recorded")
+		case unread:
+			r.noPost = true
+			res.Problems = append(res.Problems, rel+": could not be read after the command: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
 		case c.now != nil && c.now.kind == baseDir:
 			r.post = Image{Kind: ImageDir, Mode: c.now.mode}
 		case c.now != nil && c.now.kind != 0:

@@ -12,6 +12,17 @@ import (
 	"time"
 )
 
+// TestMain removes the shared benchmark tree once every benchmark of the
+// run is done with it; a tree per run would otherwise stay in the
+// temporary folder.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchTreeDir != "" {
+		os.RemoveAll(benchTreeDir)
+	}
+	os.Exit(code)
+}
+
 var (
 	benchTreeOnce sync.Once
 	benchTreeDir  string

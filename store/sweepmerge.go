@@ -8,6 +8,10 @@ import (
 	"strings"
 )
 
+// dirMode is the mode a rewind gives a folder it makes for the files it
+// puts back, when nothing recorded the folder's own.
+const dirMode = 0o755
+
 // sweepMerge is what merging the old baseline's entries with the new
 // listing found: the changes, the paths to read, the racy files to hash,
 // and the next baseline's entries in path order as the merge met them
@@ -48,7 +52,9 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 				m.order = append(m.order, int32(-i))
 				continue
 			}
-			if o.kind != baseDir || nestedGit(o) {
+			if o.kind != baseDir || nestedGit(o) || o.mode != dirMode {
+				// A vanished folder of a mode of its own is recorded, so a
+				// rewind makes it again with that mode.
 				m.changes = append(m.changes, sweepChange{old: o})
 			}
 		case i == len(oldEntries) || now[j].path < oldEntries[i].path:
@@ -58,7 +64,9 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 			j++
 			if n.kind != baseDir {
 				m.changes = append(m.changes, sweepChange{now: n})
-				m.toRead = append(m.toRead, n.path)
+				if n.kind != baseUnknown { // a folder it could not list
+					m.toRead = append(m.toRead, n.path)
+				}
 			}
 		default:
 			o, n := &oldEntries[i], now[j]
@@ -75,9 +83,10 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 			switch {
 			case n.kind == baseDir && o.kind == baseDir && o.mode == n.mode:
 				// A folder is still a folder: what changed is in it.
-			case n.kind == baseDir:
+			case n.kind == baseDir || n.kind == baseUnknown:
 				// A file or link became a folder (or a folder's mode
-				// moved): recorded with its kind, nothing to read.
+				// moved, or it can no longer be listed): recorded with
+				// its kind, nothing to read.
 				m.changes = append(m.changes, sweepChange{old: o, now: n})
 			default:
 				m.changes = append(m.changes, sweepChange{old: o, now: n})
@@ -86,33 +95,6 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 		}
 	}
 	return m
-}
-
-// leaveNew takes what old lacks out of m and out of the next baseline:
-// a sweep of ckpt watch that finds a hook's shell command still running
-// leaves the paths the command created to the command's closing sweep.
-// Such a path has no pre-image to keep, and one that is gone again
-// before the command ends (the temporary file sed -i renames over the
-// file it edits) is then no change of the turn: the closing sweep finds
-// it neither in the baseline nor on disk. The folders holding those
-// paths lose their times, so no sweep reuses their listings until the
-// paths are swept. It reports whether it left anything out.
-func (m *sweepMerge) leaveNew(now []*baseEntry) bool {
-	if len(m.added) == 0 {
-		return false
-	}
-	left := make(map[string]bool, len(m.added))
-	for _, j := range m.added {
-		n := now[j]
-		left[n.path] = true
-		n.kind = 0 // nextBaseline leaves it out
-		if d := findIn(now, parentDir(n.path)); d != nil && d.kind == baseDir {
-			d.mtime, d.ctime, d.ino = 0, 0, 0
-		}
-	}
-	m.changes = slices.DeleteFunc(m.changes, func(c sweepChange) bool { return c.old == nil })
-	m.toRead = slices.DeleteFunc(m.toRead, func(p string) bool { return left[p] })
-	return true
 }
 
 // settleRacy hashes m's racy files: one holding the baseline's bytes,

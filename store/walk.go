@@ -416,6 +416,8 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 				w.unread = append(w.unread, rel)
 				w.mu.Unlock()
 				w.markPartial(j.rel)
+				e.kind, e.mode = baseUnknown, e.mode|unlistedDir // listed, as unread (see notKeptBefore)
+				local = append(local, e)
 				continue
 			}
 			if uint64(st.Dev) != j.st.dev && isPseudoFS(sub) {

@@ -126,6 +126,7 @@ func walkFed(root string, prior, old *baseline, paths []string) (l *fedListing, 
 			if d != "" && !dirs[parentDir(d)] {
 				if e := old.find(d); e != nil {
 					c := *e
+					c.kind = baseDir // opened as one now, even if unreadable before
 					c.mtime, c.ctime, c.ino, c.mode = j.st.mtime, j.st.ctime, j.st.ino, j.mode
 					selves = append(selves, &c)
 				}

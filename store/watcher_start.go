@@ -14,11 +14,10 @@ import (
 const WatcherMinEntries = 2000
 
 // WatcherWanted says whether the background watcher is worth starting
-// for this project, by what its sweeps found: a baseline of
-// WatcherMinEntries entries or more ($CKPT_WATCHER=always: any
-// baseline), watchers not turned off, and none refused within the
-// hour. A project no shell sweep has run in has no baseline, and no use
-// for one.
+// for this project, by what its sweeps found: a baseline worth watching
+// (see worthWatching), watchers not turned off, and none refused within
+// the hour. A project no shell sweep has run in has no baseline, and no
+// use for one.
 func (s *Store) WatcherWanted() bool {
 	if WatcherOff() || s.WatcherRefused() != "" {
 		return false
@@ -28,7 +27,23 @@ func (s *Store) WatcherWanted() bool {
 		return false
 	}
 	defer b.close()
-	return b.size() >= WatcherMinEntries || os.Getenv("CKPT_WATCHER") == "always"
+	return worthWatching(b.size())
+}
+
+// WatcherWanted says whether, after the sweep that gave r, the
+// background watcher is worth starting: none fed the sweep, the sweep
+// looked at the tree (it was not skipped), and the tree it saw is worth
+// watching, as Store.WatcherWanted asks of the baseline. It costs a
+// hook's shell step no store call; Store.StartWatcher itself starts
+// nothing while watchers are off or one was refused.
+func (r *SweepResult) WatcherWanted() bool {
+	return r.Feed == FeedNone && !r.Skipped && worthWatching(r.Seen)
+}
+
+// worthWatching is the watcher's size gate: a tree of n entries is worth
+// watching from WatcherMinEntries on, and any with $CKPT_WATCHER=always.
+func worthWatching(n int) bool {
+	return n >= WatcherMinEntries || os.Getenv("CKPT_WATCHER") == "always"
 }
 
 // WatcherListening says whether something listens on the store's

@@ -42,3 +42,28 @@ func TestWatcherWanted(t *testing.T) {
 		t.Fatal("wanted with CKPT_WATCHER=off")
 	}
 }
+
+// TestSweepResultWatcherWanted: after a sweep the watcher is worth
+// starting by the same size gate as WatcherWanted, only when no watcher
+// fed the sweep and the sweep was not skipped.
+func TestSweepResultWatcherWanted(t *testing.T) {
+	for _, c := range []struct {
+		name, env string
+		res       SweepResult
+		want      bool
+	}{
+		{"a small tree", "", SweepResult{Seen: WatcherMinEntries - 1}, false},
+		{"a tree worth watching", "", SweepResult{Seen: WatcherMinEntries}, true},
+		{"a small tree, always", "always", SweepResult{Seen: 1}, true},
+		{"fed by a watcher", "always", SweepResult{Seen: WatcherMinEntries, Feed: FeedFed}, false},
+		{"a watcher too slow to answer", "", SweepResult{Seen: WatcherMinEntries, Feed: FeedSlow}, false},
+		{"skipped", "", SweepResult{Seen: WatcherMinEntries, Skipped: true}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("CKPT_WATCHER", c.env)
+			if got := c.res.WatcherWanted(); got != c.want {
+				t.Fatalf("WatcherWanted: %v, want %v", got, c.want)
+			}
+		})
+	}
+}

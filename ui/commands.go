@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ckpt-dev/ckpt/diffview"
+	"github.com/ckpt-dev/ckpt/present"
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -179,7 +180,11 @@ func readKept(st Store, img store.Image, what string) side {
 		}
 		return side{id: "sha:" + img.SHA256.String(), data: b}
 	}
-	return side{note: fmt.Sprintf("the %s bytes are a %s, not a file", what, img.Kind)}
+	kind := present.KindWord(img.Kind)
+	if kind == "" {
+		kind = string(img.Kind)
+	}
+	return side{note: fmt.Sprintf("the %s version is a %s, not a file: no lines to compare", what, kind)}
 }
 
 func readPost(st Store, img *store.Image) side {

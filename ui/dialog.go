@@ -921,29 +921,15 @@ func (d *dialog) title() string {
 }
 
 // undone names the operation an undo or redo acts on, "the rewind to
-// before turn 3" or "the revert of turn 3", so the title says which;
-// "" when the log on screen does not hold it.
+// before turn 3", "the revert of turn 3" or "the retry of op-1", so the
+// title says which (as ckpt undo's plan does); "" when the log on screen
+// does not hold it.
 func (d *dialog) undone() string {
 	e := d.undoneEntry()
 	if e == nil {
 		return ""
 	}
-	var what string
-	switch e.Kind {
-	case store.KindRewind:
-		what = "the rewind to before turn " + present.Escape(e.Target)
-	case store.KindRevert:
-		what = "the revert of " + present.RevertWhat(e.Target, "", len(e.Turns))
-		if e.Target == "" {
-			what = "the revert of the session's " + present.Count(len(e.Turns), "turn")
-		}
-	default:
-		return ""
-	}
-	if e.Retry != "" {
-		what += ", retried"
-	}
-	return what
+	return present.UndoneName(string(e.Kind), e.Target, e.Retry, len(e.Turns))
 }
 
 // undoneEntry is the log entry of the operation an undo or redo acts on, or
@@ -1065,7 +1051,16 @@ func (d *dialog) planHead() []styledLine {
 	case reverts:
 		what = "Takes out, keeping every later change,"
 	}
-	if d.retry {
+	if e := d.undoneEntry(); e != nil && e.Retry != "" && !d.retry {
+		// An undo or redo of a retry acts on the paths it tried again,
+		// not on its turns: the operation it retried stays in effect.
+		r := present.Escape(e.Retry)
+		if d.kind == store.KindRedo {
+			add(sty.plain, "Retries again %s %s could not put back: %s", present.Count(len(d.rows), "file"), r, strings.Join(counts, ", "))
+		} else {
+			add(sty.plain, "Puts the %s it retried back as %s left them (%s stays in effect): %s", present.Count(len(d.rows), "file"), r, r, strings.Join(counts, ", "))
+		}
+	} else if d.retry {
 		failed := "could not restore"
 		if d.kind == store.KindRevert {
 			failed = "could not take out" // a conflict left as it is, most often

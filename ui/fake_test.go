@@ -188,6 +188,8 @@ func (f *fakeStore) status(file store.File, active bool) store.Status {
 		return store.StatusDeleted
 	case file.Pre.Kind == store.ImageContent && string(f.blobs[file.Pre.SHA256]) != string(now):
 		return store.StatusModified
+	case file.Pre.Kind == store.ImageDir && ok:
+		return store.StatusModified // a folder then, a file now
 	}
 	return store.StatusUnchanged
 }

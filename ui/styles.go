@@ -59,6 +59,7 @@ func defaultStyles() styles {
 		"A": lipgloss.NewStyle().Foreground(c("2")),
 		"D": lipgloss.NewStyle().Foreground(c("1")),
 		"M": lipgloss.NewStyle().Foreground(c("4")),
+		"T": lipgloss.NewStyle().Foreground(c("4")),
 		"!": lipgloss.NewStyle().Foreground(c("3")).Bold(true),
 		"S": lipgloss.NewStyle().Foreground(c("5")),
 		"?": lipgloss.NewStyle().Foreground(c("1")).Bold(true),

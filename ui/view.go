@@ -559,6 +559,9 @@ func fileStatus(f *store.File) (letter, word, short string) {
 	if s == store.StatusFailed {
 		word = "failed: " + present.Escape(orUnknown(f.Reason))
 	}
+	if k := present.KindChange(f.Pre.Kind, f.Disk.Kind); k != "" && s == store.StatusModified {
+		letter, word, short = present.KindLetter, word+" ("+k+")", k
+	}
 	if f.HandEdited && s != store.StatusHandEdited && s != store.StatusFailed && s != statusWriting {
 		// Another status comes first, but the change since the agent is
 		// marked all the same.
@@ -638,6 +641,9 @@ func agentChange(f *store.File, how string) (letter, word, short string) {
 		s = store.StatusModified
 	}
 	letter, word = statusInfo(s)
+	if k := present.KindChange(f.Pre.Kind, f.Post.Kind); k != "" && s == store.StatusModified {
+		letter, word = present.KindLetter, word+" ("+k+")"
+	}
 	return letter, "the agent: " + word + " · " + how, shortWord(s)
 }
 
@@ -1054,6 +1060,9 @@ func (m *Model) helpLines() []string {
 		store.StatusUnchanged, store.StatusHandEdited, statusWriting, store.StatusFailed, store.StatusSkipped, store.StatusPurged, store.StatusMissingBlob} {
 		l, w := statusInfo(s)
 		lines = append(lines, "  "+l+"  "+w)
+		if s == store.StatusModified {
+			lines = append(lines, "  "+present.KindLetter+"  modified into another kind (folder → file, link → folder, …)")
+		}
 	}
 	// The marks a rewound turn's files and a preview's rows add.
 	lines = append(lines, "  k  kept as it is (by the rewind, or space in a preview)",

@@ -37,12 +37,12 @@ type DoctorOptions struct {
 type Check struct {
 	Name     string `json:"check"`
 	OK       bool   `json:"ok"`
-	Blocking bool   `json:"blocking,omitempty"`
+	Blocking bool   `json:"blocking"`
 	// Unchecked is a check that could not be made (the agent is not on
 	// $PATH, no hook has run yet): never reported as ok.
 	Unchecked bool   `json:"unchecked,omitempty"`
 	Detail    string `json:"detail"`
-	Fix       string `json:"fix,omitempty"`
+	Fix       string `json:"fix"`
 }
 
 // Diagnosis is what ckpt doctor says about one agent in one project.

@@ -3,6 +3,7 @@ package gitindex
 import (
 	"crypto/sha1"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -93,6 +94,13 @@ func TestReadRefusesDamage(t *testing.T) {
 		if _, err := Read(data); err == nil {
 			t.Errorf("%s: read without an error", name)
 		}
+	}
+	// Read and Staged share one entry decoder: what the digest refuses,
+	// Read refuses too.
+	bad := synthetic(50)
+	bad[12+40+20+1]++ // the first entry's name length
+	if _, err := Read(bad); !errors.Is(err, ErrFormat) {
+		t.Errorf("a name length that is not the name's: %v, want ErrFormat", err)
 	}
 }
 
