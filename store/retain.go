@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -298,29 +299,32 @@ type MaintainResult struct {
 // set): a repack, then a retention pass within b.
 func (s *Store) Maintain(b Budget, force bool) (*MaintainResult, error) {
 	res := &MaintainResult{}
-	var err error
+	var err, folding error
 	if s.baselineDue() {
+		// A baseline that cannot be written anew (a full disk, say) must
+		// not keep the repack and the retention pass, which free space,
+		// from running: its error is returned after them.
 		if res.Baseline, err = s.compactBaseline(); err != nil {
-			return res, err
+			folding = err
 		}
 	}
 	if force || s.RepackDue() {
 		if res.Repack, err = s.repack(false, force); err != nil {
-			return res, err
+			return res, errors.Join(folding, err)
 		}
 	}
 	if force || s.retainDue(b) {
 		if res.Retain, err = s.Retain(b); err != nil {
-			return res, err
+			return res, errors.Join(folding, err)
 		}
 	} else if !b.Auto && s.retainDue(Budget{Auto: true, MaxAge: 1}) {
 		// Off by the budget: the stamp still moves, so hooks start no
 		// pass for it again within the hour.
 		if err := s.stampRetained(); err != nil {
-			return res, err
+			return res, errors.Join(folding, err)
 		}
 	}
-	return res, nil
+	return res, folding
 }
 
 // sizeWords says n bytes as a budget is written: "2 GiB", "500 MiB".

@@ -110,7 +110,7 @@ func (p permProject) mode(t *testing.T, name string) os.FileMode {
 // made readable: what it holds was there before, so it is not the
 // command's to delete. Before, the sweep after recorded closed/c as
 // created and the rewind deleted it (and the folder), exit 0.
-func TestHuntUnlistableFolderMadeReadable(t *testing.T) {
+func TestUnlistableFolderMadeReadable(t *testing.T) {
 	p := newPermProject(t)
 	writeTexts(t, p.root, map[string]string{"closed/c": "the user's own bytes\n", "n.txt": "n\n"})
 	if err := os.Chmod(filepath.Join(p.root, "closed"), 0o300); err != nil {
@@ -149,7 +149,7 @@ func TestHuntUnlistableFolderMadeReadable(t *testing.T) {
 
 // A file nobody can read, deleted by a command: its bytes were never
 // kept, and the rewind says so (exit 3) instead of reporting success.
-func TestHuntUnreadableFileDeleted(t *testing.T) {
+func TestUnreadableFileDeleted(t *testing.T) {
 	p := newPermProject(t)
 	writeTexts(t, p.root, map[string]string{"secret": "unreadable\n", "n.txt": "n\n"})
 	if err := os.Chmod(filepath.Join(p.root, "secret"), 0o000); err != nil {

@@ -13,7 +13,7 @@ import (
 // kept, and the sweep says so (not "could not be read"). The command then
 // rewrites the file: the turn holds it as not kept, so the rewind reports
 // it as not restored rather than leaving it out and reporting success.
-func TestHuntSweepBeforeFullDisk(t *testing.T) {
+func TestSweepBeforeFullDisk(t *testing.T) {
 	root := tempRoot(t)
 	put(t, root, "a.txt", "old bytes\n", 0o644)
 	put(t, root, "b.txt", "b\n", 0o644)

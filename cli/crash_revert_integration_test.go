@@ -11,7 +11,7 @@ import (
 // turn made): the next command leaves the folder wholly before or wholly
 // after it, verify finds nothing amiss, and an undo of a finished revert
 // gives back the folder before it.
-func TestHuntCrashDuringRevert(t *testing.T) {
+func TestRevertKilledAtEachStep(t *testing.T) {
 	base := t.TempDir()
 	tmpl := filepath.Join(base, "template")
 	writeTexts(t, tmpl, map[string]string{"f": "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "g": "g\n", "d/x": "x\n"})

@@ -11,7 +11,7 @@ import (
 // have modes of their own: the rewind makes the folders again with those
 // modes, not the default one, and the undo and redo are exact. Before,
 // only the files under them were recorded, and x came back 0755.
-func TestHuntVanishedFolderModes(t *testing.T) {
+func TestVanishedFolderModes(t *testing.T) {
 	for _, cmd := range []string{
 		"rm -rf x",
 		"mv x z",
@@ -45,7 +45,7 @@ func TestHuntVanishedFolderModes(t *testing.T) {
 // A name holding a direction override or a zero-width space is quoted
 // in a piped diff's headers, as git quotes it, so a patch read later
 // cannot show one name for another. Before, it went out raw.
-func TestHuntDiffQuotesHiddenCharacters(t *testing.T) {
+func TestDiffQuotesHiddenCharacters(t *testing.T) {
 	root := t.TempDir()
 	names := []string{"bi\u202edi.txt", "zw\u200bx.txt"}
 	writeTexts(t, root, map[string]string{names[0]: "a\n", names[1]: "b\n"})
