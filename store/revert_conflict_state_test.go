@@ -1,9 +1,6 @@
 package store
 
-import (
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // TestRevertConflictFailedThroughUndoRedo: a file a revert left in
 // conflict is failed (with the conflict as the reason), not changed since
@@ -12,16 +9,7 @@ import (
 // leaves the file as it is, makes it failed by the revert again, so the
 // same revert retries it. A store opened afresh says the same.
 func TestRevertConflictFailedThroughUndoRedo(t *testing.T) {
-	root := tempRoot(t)
-	s := openStore(t, root)
-	wr(t, root, "server.js", "one\ntwo\nlisten(PORT)\n")
-	wr(t, root, "env", "PORT=8080\n")
-	for _, w := range [][2]string{{"server.js", "one\ntwo\nlisten(config.port)\n"}, {"env", "PORT=3000\n"}} {
-		if _, err := s.Write("1", TurnMeta{Label: "read the port"}, filepath.Join(root, w[0]), []byte(w[1])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wr(t, root, "server.js", "one\ntwo\nlisten(config.port, host)\n") // changed since, on the turn's line
+	root, s := conflictTurn(t)
 	var revertOp, reason string
 	check := func(what string, s *Store, failed bool) {
 		t.Helper()

@@ -11,16 +11,7 @@ import (
 // reverted; retrying the revert once the file is edited takes the rest
 // out, and the turn is reverted, through undo and redo too.
 func TestRevertInPartUndoRedo(t *testing.T) {
-	root := tempRoot(t)
-	s := openStore(t, root)
-	wr(t, root, "server.js", "one\ntwo\nlisten(PORT)\n")
-	wr(t, root, "env", "PORT=8080\n")
-	for _, w := range [][2]string{{"server.js", "one\ntwo\nlisten(config.port)\n"}, {"env", "PORT=3000\n"}} {
-		if _, err := s.Write("1", TurnMeta{Label: "read the port"}, filepath.Join(root, w[0]), []byte(w[1])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wr(t, root, "server.js", "one\ntwo\nlisten(config.port, host)\n") // changed since, on the turn's line
+	root, s := conflictTurn(t)
 	state := func() State {
 		t.Helper()
 		es, err := s.Log(false)
@@ -91,4 +82,22 @@ func TestRevertInPartUndoRedo(t *testing.T) {
 	if got := state(); got != StateActive {
 		t.Fatalf("with the retry undone turn 1 is %s, want active (its revert in part stands)", got)
 	}
+}
+
+// conflictTurn is a store whose turn 1 rewrote server.js and env, with
+// server.js then changed by hand on the turn's line: a revert of turn 1
+// leaves server.js in conflict and puts env back.
+func conflictTurn(t *testing.T) (string, *Store) {
+	t.Helper()
+	root := tempRoot(t)
+	s := openStore(t, root)
+	wr(t, root, "server.js", "one\ntwo\nlisten(PORT)\n")
+	wr(t, root, "env", "PORT=8080\n")
+	for _, w := range [][2]string{{"server.js", "one\ntwo\nlisten(config.port)\n"}, {"env", "PORT=3000\n"}} {
+		if _, err := s.Write("1", TurnMeta{Label: "read the port"}, filepath.Join(root, w[0]), []byte(w[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wr(t, root, "server.js", "one\ntwo\nlisten(config.port, host)\n") // changed since, on the turn's line
+	return root, s
 }
