@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// baselineFile holds what the last sweep saw (see "Shell sweeps" in doc.go).
+// baselineFile holds what the last sweep saw (see "Shell sweeps" in doc_sweeps.go).
 const baselineFile = "baseline"
 
 // baselineMagic starts the baseline file; its last byte is the version.

@@ -12,7 +12,7 @@ import (
 )
 
 // baselineLog holds the sweeps' changes since the table was written, a
-// frame each (see "Shell sweeps" in doc.go).
+// frame each (see "Shell sweeps" in doc_sweeps.go).
 const baselineLog = "baseline.log"
 
 // baselineLogMagic starts the log; its last byte is the version.

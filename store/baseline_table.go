@@ -9,7 +9,7 @@ import (
 )
 
 // The baseline of version 5 is a table of blocks (see "Shell sweeps" in
-// doc.go) and a log beside it; this file reads and writes the table's
+// doc_sweeps.go) and a log beside it; this file reads and writes the table's
 // entries, baseline_log.go the log.
 
 // blockEntries is how many entries a block holds: a lookup decodes one

@@ -273,10 +273,7 @@ func TestBigFileStreams(t *testing.T) {
 
 // The pack format in the package doc matches the code.
 func TestDocPackFormat(t *testing.T) {
-	doc, err := os.ReadFile("doc.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := docSource(t)
 	for _, want := range []string{
 		strconv.Quote(pack.Header),
 		fmt.Sprintf("header, %d bytes", len(pack.Header)),
@@ -285,8 +282,8 @@ func TestDocPackFormat(t *testing.T) {
 		fmt.Sprintf("trailer, %d bytes", pack.TrailerLen),
 		"packs/<id>.pack",
 	} {
-		if !strings.Contains(string(doc), want) {
-			t.Errorf("doc.go does not say %s", want)
+		if !strings.Contains(doc, want) {
+			t.Errorf("the package doc does not say %s", want)
 		}
 	}
 }

@@ -18,16 +18,38 @@ import (
 	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
-// docText is the package doc as prose: doc.go's comment lines without
-// their "//".
-func docText(t *testing.T) string {
+// docSource is the package doc's files, doc.go and every doc*.go after
+// it, one after another in the order go/doc reads them (by name).
+func docSource(t *testing.T) string {
 	t.Helper()
-	src, err := os.ReadFile("doc.go")
+	names, err := filepath.Glob("doc*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	sort.Strings(names)
 	var b strings.Builder
-	for _, line := range strings.Split(string(src), "\n") {
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(src)
+	}
+	if b.Len() == 0 {
+		t.Fatal("no doc*.go file")
+	}
+	return b.String()
+}
+
+// docText is the package doc as prose: the doc files' comment lines
+// without their "//".
+func docText(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for _, line := range strings.Split(docSource(t), "\n") {
 		if rest, ok := strings.CutPrefix(line, "//"); ok {
 			b.WriteString(strings.TrimPrefix(rest, " "))
 			b.WriteByte('\n')
@@ -120,17 +142,17 @@ func sameKeys(t *testing.T, what string, code, doc []string) {
 	t.Helper()
 	for _, k := range code {
 		if !slices.Contains(doc, k) {
-			t.Errorf("%s: doc.go does not give %q", what, k)
+			t.Errorf("%s: the package doc does not give %q", what, k)
 		}
 	}
 	for _, k := range doc {
 		if !slices.Contains(code, k) {
-			t.Errorf("%s: doc.go gives %q, which the code has not", what, k)
+			t.Errorf("%s: the package doc gives %q, which the code has not", what, k)
 		}
 	}
 }
 
-// The records doc.go describes have the keys the code writes: each kind
+// The records the package doc describes have the keys the code writes: each kind
 // of record ("r") has the keys whose fields' "in" tags name it, and
 // images, sources and failures the keys of their structs.
 func TestDocRecordKeys(t *testing.T) {
@@ -154,12 +176,12 @@ func TestDocRecordKeys(t *testing.T) {
 			}
 		}
 		if found != 1 {
-			t.Errorf(`doc.go spells out {"r":%q,…} %d times, want once`, kind, found)
+			t.Errorf(`the package doc spells out {"r":%q,…} %d times, want once`, kind, found)
 		}
 	}
 	for _, o := range objs {
 		if o.r != "" && kinds[o.r] == nil {
-			t.Errorf(`doc.go spells out {"r":%q,…}, a record the code has not`, o.r)
+			t.Errorf(`the package doc spells out {"r":%q,…}, a record the code has not`, o.r)
 		}
 	}
 	// The objects inside records are spelled out starting with their
@@ -174,7 +196,7 @@ func TestDocRecordKeys(t *testing.T) {
 			}
 		}
 		if found != 1 {
-			t.Errorf(`doc.go spells out a %s ({%q,…}) %d times, want once`, typ.Name(), want[0], found)
+			t.Errorf(`the package doc spells out a %s ({%q,…}) %d times, want once`, typ.Name(), want[0], found)
 		}
 	}
 }
@@ -220,7 +242,7 @@ func TestRecordKeysWritten(t *testing.T) {
 	}
 }
 
-// A pack written is laid out as doc.go says: its index lines hold the
+// A pack written is laid out as the package doc says: its index lines hold the
 // fields the doc names, and its trailer the fields, sizes and order it
 // gives.
 func TestDocPackLayout(t *testing.T) {
@@ -234,7 +256,7 @@ func TestDocPackLayout(t *testing.T) {
 	// The index line as the doc gives it.
 	i := strings.Index(doc, `"<sha256> `)
 	if i < 0 {
-		t.Fatal(`doc.go does not give the index line ("<sha256> …")`)
+		t.Fatal(`the package doc does not give the index line ("<sha256> …")`)
 	}
 	line := doc[i+1 : i+strings.Index(doc[i:], `\n"`)]
 	docFields := regexp.MustCompile(`<[^>]+>`).FindAllString(line, -1)
@@ -246,7 +268,7 @@ func TestDocPackLayout(t *testing.T) {
 	body := tr[len(pack.Magic):]
 	for _, want := range []string{"the index's offset and", "length (8 bytes each, big-endian)", "its crc32c (4 bytes)"} {
 		if !strings.Contains(strings.Join(strings.Fields(doc), " "), want) {
-			t.Errorf("doc.go does not say %q of the trailer", want)
+			t.Errorf("the package doc does not say %q of the trailer", want)
 		}
 	}
 	off := binary.BigEndian.Uint64(body[0:8])
@@ -262,7 +284,7 @@ func TestDocPackLayout(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSuffix(string(idx), "\n"), "\n") {
 		f := strings.Fields(l)
 		if len(f) != len(docFields) {
-			t.Errorf("index line %q has %d fields; doc.go gives %d: %v", l, len(f), len(docFields), docFields)
+			t.Errorf("index line %q has %d fields; the package doc gives %d: %v", l, len(f), len(docFields), docFields)
 			continue
 		}
 		if _, err := ParseBlobID(f[0]); err != nil {

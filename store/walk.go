@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"path"
 	"runtime"
 	"slices"
 	"strings"
@@ -194,91 +193,6 @@ func (w *walker) markPartial(rel string) {
 	w.mu.Lock()
 	w.partial = append(w.partial, rel)
 	w.mu.Unlock()
-}
-
-// sorted lays the folders' listings out in path order (bytes, as the
-// baseline is), each folder sorted on its own: no sort of the whole tree.
-// A folder's own entry and what lies under it are apart when a sibling's
-// name extends its name with a byte below '/' ("a", "a.go", "a/b"), so
-// each folder's contents go where name+"/" sorts among its siblings.
-func (w *walker) sorted() []*baseEntry {
-	byRel := make(map[string]*dirList, len(w.lists))
-	total := 0
-	for _, l := range w.lists {
-		byRel[l.rel] = l
-		total += len(l.ents)
-	}
-	for _, rel := range w.partial {
-		parent := ""
-		if k := strings.LastIndexByte(rel, '/'); k >= 0 {
-			parent = rel[:k]
-		}
-		if l := byRel[parent]; l != nil && rel != "" {
-			lp := len(parent) + 1
-			if parent == "" {
-				lp = 0
-			}
-			if k, ok := slices.BinarySearchFunc(l.ents, rel[lp:], func(e baseEntry, n string) int { return strings.Compare(e.path[lp:], n) }); ok {
-				l.ents[k].mtime, l.ents[k].ctime, l.ents[k].ino = 0, 0, 0
-			}
-		}
-	}
-	out := make([]*baseEntry, 0, total)
-	var groups []int
-	var emit func(l *dirList)
-	emit = func(l *dirList) {
-		lp := 0
-		if l.rel != "" {
-			lp = len(l.rel) + 1
-		}
-		name := func(i int) string { return l.ents[i].path[lp:] }
-		at := len(groups)
-		for i := range l.ents {
-			if l.ents[i].kind == baseDir {
-				groups = append(groups, i)
-			}
-		}
-		gs := groups[at:]
-		slices.SortFunc(gs, func(a, b int) int { return cmpKey(name(a), true, name(b), true) })
-		i, g := 0, 0
-		for i < len(l.ents) || g < len(gs) {
-			if g == len(gs) || i < len(l.ents) && cmpKey(name(i), false, name(gs[g]), true) < 0 {
-				out = append(out, &l.ents[i])
-				i++
-				continue
-			}
-			if c := byRel[l.ents[gs[g]].path]; c != nil {
-				emit(c)
-			}
-			g++
-		}
-		groups = groups[:at]
-	}
-	if root := byRel[""]; root != nil {
-		emit(root)
-	}
-	return out
-}
-
-// cmpKey compares a and b, names without a '/', each followed by a '/'
-// when its flag is set (the contents of a folder of that name).
-func cmpKey(a string, aSlash bool, b string, bSlash bool) int {
-	n := min(len(a), len(b))
-	if c := strings.Compare(a[:n], b[:n]); c != 0 {
-		return c
-	}
-	next := func(s string, slash bool) int { // the byte after the common part; -1: none
-		switch {
-		case len(s) > n:
-			return int(s[n])
-		case slash:
-			return '/'
-		}
-		return -1
-	}
-	// At most one of them goes on past n, and never with a '/'; equal
-	// bytes here mean the same name with the same flag.
-	return next(a, aSlash) - next(b, bSlash)
 }
 
 // ignoreFile is the bytes of the ignore file name in the folder j lists,
@@ -507,55 +421,6 @@ func (w *walker) list(j walkJob, buf []byte, prefix string) (paths []string, git
 	return paths, gitData, ckptData, true, nil
 }
 
-// sameEntry reports whether the names a and b in the folder dirfd are one
-// file (a file system that folds case finds one under both spellings).
-func sameEntry(dirfd int, a, b string) bool {
-	var sa, sb unix.Stat_t
-	return unix.Fstatat(dirfd, a, &sa, unix.AT_SYMLINK_NOFOLLOW) == nil &&
-		unix.Fstatat(dirfd, b, &sb, unix.AT_SYMLINK_NOFOLLOW) == nil &&
-		sa.Dev == sb.Dev && sa.Ino == sb.Ino
-}
-
-// joinNames is prefix+name for each name, the paths sharing one string.
-func joinNames(prefix string, names []string) []string {
-	size := len(names) * len(prefix)
-	for _, n := range names {
-		size += len(n)
-	}
-	var b strings.Builder
-	b.Grow(size)
-	for _, n := range names {
-		b.WriteString(prefix)
-		b.WriteString(n)
-	}
-	all, off := b.String(), 0
-	paths := make([]string, len(names))
-	for i, n := range names {
-		paths[i] = all[off : off+len(prefix)+len(n)]
-		off += len(prefix) + len(n)
-	}
-	return paths
-}
-
-// readNames lists the folder fd with getdents (getdirentries on macOS)
-// into buf, which it reuses.
-func readNames(fd int, buf []byte) ([]string, error) {
-	var names []string
-	for {
-		n, err := unix.ReadDirent(fd, buf)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n <= 0 {
-			return names, nil
-		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
-	}
-}
-
 // readSmall reads an ignore file in the folder fd; unreadable or huge,
 // it counts as empty.
 func (w *walker) readSmall(dirfd int, name string) []byte {
@@ -575,26 +440,4 @@ func (w *walker) readSmall(dirfd int, name string) []byte {
 		return nil
 	}
 	return buf[:n]
-}
-
-// under reports whether rel lies in one of the folders dirs.
-func under(rel string, dirs []string) bool {
-	for _, d := range dirs {
-		if d == "" || rel == d || strings.HasPrefix(rel, d+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// parents lists rel's folders, outermost first.
-func parents(rel string) []string {
-	var out []string
-	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
-		out = append(out, d)
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return out
 }
