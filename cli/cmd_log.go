@@ -37,6 +37,54 @@ type logJSON struct {
 	Failed     []failureJSON  `json:"failed,omitempty"`
 }
 
+func newLogJSON(e *store.Entry) logJSON {
+	return logJSON{Turn: e.ID, TurnB64: nameB64(e.ID), Label: e.Label, At: e.At.UTC().Format(atLayout), Kind: e.Kind,
+		State: e.State, Files: e.Files, HandEdited: max(e.HandEdited, 0), Source: e.Source, Head: e.Head, RanGit: e.RanGit,
+		Target: e.Target, TargetB64: nameB64(e.Target), Turns: e.Turns, TurnsB64: namesB64(e.Turns),
+		Retry: e.Retry, Failed: failuresJSON(e.Failed)}
+}
+
+// appendJSON appends j as printJSON writes an element of a []logJSON,
+// without encoding/json's reflection for the fields every turn has.
+func (j *logJSON) appendJSON(b []byte) []byte {
+	o := openObject(b, 1)
+	o.str("turn", j.Turn)
+	o.strOmit("turn_b64", j.TurnB64)
+	o.str("label", j.Label)
+	o.str("at", j.At)
+	o.str("kind", string(j.Kind))
+	o.str("state", string(j.State))
+	o.int("files", j.Files)
+	o.int("hand_edited", j.HandEdited)
+	if src := j.Source; src != nil {
+		o.key("source")
+		so := openObject(o.b, 2)
+		so.strOmit("agent", src.Agent)
+		so.strOmit("session", src.Session)
+		so.strOmit("prompt", src.Prompt)
+		so.strOmit("transcript", src.Transcript)
+		o.b = so.close()
+	}
+	o.strOmit("head", j.Head)
+	if j.RanGit {
+		o.key("ran_git")
+		o.b = append(o.b, "true"...)
+	}
+	o.strOmit("target", j.Target)
+	o.strOmit("target_b64", j.TargetB64)
+	if len(j.Turns) > 0 { // an operation's lists
+		o.value("turns", j.Turns)
+	}
+	if len(j.TurnsB64) > 0 {
+		o.value("turns_b64", j.TurnsB64)
+	}
+	o.strOmit("retry", j.Retry)
+	if len(j.Failed) > 0 {
+		o.value("failed", j.Failed)
+	}
+	return o.close()
+}
+
 func newLogCmd(g *globals) *cobra.Command {
 	var asJSON, errs, clear bool
 	var limit int
@@ -98,14 +146,10 @@ ckpt log --errors --clear`,
 				}
 			}
 			if asJSON {
-				out := make([]logJSON, 0, len(entries))
-				for _, e := range entries {
-					out = append(out, logJSON{Turn: e.ID, TurnB64: nameB64(e.ID), Label: e.Label, At: e.At.UTC().Format(atLayout), Kind: e.Kind,
-						State: e.State, Files: e.Files, HandEdited: max(e.HandEdited, 0), Source: e.Source, Head: e.Head, RanGit: e.RanGit,
-						Target: e.Target, TargetB64: nameB64(e.Target), Turns: e.Turns, TurnsB64: namesB64(e.Turns),
-						Retry: e.Retry, Failed: failuresJSON(e.Failed)})
-				}
-				return printJSON(out)
+				return writeJSONArray(os.Stdout, len(entries), func(b []byte, i int) []byte {
+					j := newLogJSON(&entries[i])
+					return j.appendJSON(b)
+				})
 			}
 			if len(entries) == 0 {
 				if limited && limit == 0 {

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"os"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/ckpt-dev/ckpt/store"
@@ -25,6 +28,150 @@ func printJSON(v any) error {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// writeJSONArray writes n elements as printJSON writes a slice of them,
+// appending each through add (which gets the buffer to append the
+// element's value to, at an indent of one level), and streaming them out:
+// a list of 20,000 turns is never held whole, nor indented in a second
+// pass, as encoding/json would. add's values must be what encoding/json
+// gives for the element (TestLogJSONAsEncodingJSON holds log's).
+func writeJSONArray(w io.Writer, n int, add func(b []byte, i int) []byte) error {
+	if n == 0 {
+		_, err := io.WriteString(w, "[]\n")
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	b := make([]byte, 0, 1024)
+	for i := range n {
+		b = append(b[:0], ",\n  "...)
+		if i == 0 {
+			b[0] = '['
+		}
+		b = add(b, i)
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	if _, err := bw.WriteString("\n]\n"); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// jsonObject appends an object's members laid out as printJSON lays them
+// out, the object's braces at depth levels of indent: keys in the order
+// they are added, each value as encoding/json writes it.
+type jsonObject struct {
+	b     []byte
+	depth int
+	n     int
+}
+
+func openObject(b []byte, depth int) jsonObject {
+	return jsonObject{b: append(b, '{'), depth: depth}
+}
+
+// key starts a member; k needs no escaping.
+func (o *jsonObject) key(k string) {
+	if o.n > 0 {
+		o.b = append(o.b, ',')
+	}
+	o.n++
+	o.b = appendJSONIndent(append(o.b, '\n'), o.depth+1)
+	o.b = append(append(append(o.b, '"'), k...), `": `...)
+}
+
+func (o *jsonObject) str(k, v string) {
+	o.key(k)
+	o.b = appendJSONString(o.b, v)
+}
+
+// strOmit is str of a field tagged omitempty.
+func (o *jsonObject) strOmit(k, v string) {
+	if v != "" {
+		o.str(k, v)
+	}
+}
+
+func (o *jsonObject) int(k string, v int) {
+	o.key(k)
+	o.b = strconv.AppendInt(o.b, int64(v), 10)
+}
+
+// value appends v through encoding/json, indented to sit at the member's
+// depth: for the fields few elements have. v is of a type encoding/json
+// cannot fail on (strings, numbers, and lists and maps of them).
+func (o *jsonObject) value(k string, v any) {
+	data, _ := json.MarshalIndent(v, string(appendJSONIndent(nil, o.depth+1)), "  ")
+	o.key(k)
+	o.b = append(o.b, data...)
+}
+
+// close ends the object and returns the buffer.
+func (o *jsonObject) close() []byte {
+	if o.n > 0 {
+		o.b = appendJSONIndent(append(o.b, '\n'), o.depth)
+	}
+	return append(o.b, '}')
+}
+
+func appendJSONIndent(b []byte, depth int) []byte {
+	for range depth {
+		b = append(b, "  "...)
+	}
+	return b
+}
+
+// appendJSONString appends s as encoding/json writes a string: quoted,
+// with '"', '\\' and the control characters escaped, and '<', '>', '&',
+// U+2028 and U+2029 as \u escapes; a byte that is not UTF-8 becomes
+// U+FFFD (the name's bytes are under its "_b64" key).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(b, s[start:]...), '"')
 }
 
 // nameB64 is the base64 of name's bytes when it is not valid UTF-8, else "".
