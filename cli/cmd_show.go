@@ -282,5 +282,5 @@ func modeChange(was, now store.Image) string {
 		was.Kind != store.ImageContent && was.Kind != store.ImageDir {
 		return ""
 	}
-	return fmt.Sprintf("mode %o → %o", was.Mode&0o7777, now.Mode&0o7777)
+	return fmt.Sprintf("mode %03o → %03o", was.Mode&0o7777, now.Mode&0o7777)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -253,7 +254,8 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 // file replace a folder and a folder replace a file: deletions, then the
 // folders left empty, then folders restored where a file or link stood,
 // then the folders an undo gives back (before the files in them, so each
-// folder gets its own mode), then restores.
+// folder gets its own mode), then restores, and last the modes of the
+// folders that shut their owner out (lockDirs).
 // Within a phase paths are independent, so they run on several
 // goroutines (small-file writes wait on the disk more than the CPU).
 // Progress is reported from the calling goroutine.
@@ -329,6 +331,9 @@ func (s *Store) execute(recs []record.Line, bytesOf map[string][]byte, rmdirs, m
 	phase(func(r record.Line) bool {
 		return r.Do != ActDelete && (r.Do != ActRestore || r.Want == nil || r.Want.Kind != ImageDir)
 	})
+	// Last, the folders whose mode shuts their owner out get it, now
+	// that nothing more is written in them.
+	s.lockDirs(recs, errs, fp)
 	return errs
 }
 
@@ -346,23 +351,34 @@ func (s *Store) removeDirs(dirs []string, fp *failpoint) {
 
 // makeDirs gives back folders an operation removed. dirs come deepest
 // first (as rmdirs lists them), so they are made in reverse: a parent
-// before its children, each with its own mode. modes runs parallel to
-// dirs; a store written before folder modes were kept has none, and the
-// folders come back 0755.
+// before its children, each with its own mode (000 too: hadm holds the
+// permission bits as they were). modes runs parallel to dirs; a store
+// written before folder modes were kept has none, and the folders come
+// back 0755. A mode that shuts the owner out is set once the folders
+// under it are made, deepest first.
 func (s *Store) makeDirs(dirs []string, modes []uint32, fp *failpoint) {
+	var locked []int
 	for i := len(dirs) - 1; i >= 0; i-- {
 		rel, err := s.Rel(dirs[i])
 		if err != nil {
 			continue
 		}
-		mode := fs.FileMode(0o755)
-		if len(modes) == len(dirs) && modes[i]&0o700 != 0 {
+		mode := fs.FileMode(dirMode)
+		if len(modes) == len(dirs) {
 			mode = permOnly(modes[i])
 		}
-		if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && s.wayIsFolders(dirs[i]) && s.root.MkdirAll(rel, mode) == nil {
+		if _, err := s.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && s.wayIsFolders(dirs[i]) && s.root.MkdirAll(rel, mode|0o700) == nil {
 			// The umask must not change a kept mode.
-			_ = s.root.Chmod(rel, mode)
+			_ = s.root.Chmod(rel, mode|0o700)
+			if mode&0o700 != 0o700 {
+				locked = append(locked, i)
+			}
 			fp.hit()
+		}
+	}
+	for _, i := range slices.Backward(locked) {
+		if rel, err := s.Rel(dirs[i]); err == nil && s.wayIsFolders(dirs[i]) {
+			_ = s.root.Chmod(rel, permOnly(modes[i]))
 		}
 	}
 }

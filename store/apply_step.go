@@ -144,7 +144,7 @@ func (s *Store) writeStep(rel string, now, want Image, data []byte, dirs *dirCac
 		}
 	case ImageContent:
 		perm := permOnly(want.Mode)
-		if perm == 0 {
+		if want.Mode == 0 { // unknown (ModeZero is a known 000)
 			perm = 0o644
 			if now.Kind == ImageContent && now.Mode != 0 {
 				perm = permOnly(now.Mode)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/blob"
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"golang.org/x/sys/unix"
 )
@@ -63,7 +64,7 @@ func readInWith(r *os.Root, name, rel string, big bigFile) (Image, []byte, error
 			}
 			return Image{Kind: ImageLink, Link: target}, nil, nil
 		case fi.IsDir():
-			return Image{Kind: ImageDir, Mode: uint32(fi.Mode().Perm())}, nil, nil
+			return Image{Kind: ImageDir, Mode: permMode(fi.Mode())}, nil, nil
 		case !fi.Mode().IsRegular():
 			return Image{Kind: ImageOther, Reason: fmt.Sprintf("is a %s, not a file", kindWord(fi.Mode()))}, nil, nil
 		}
@@ -97,7 +98,7 @@ func readOpen(r *os.Root, name, rel string, fi fs.FileInfo, big bigFile) (Image,
 		if err != nil {
 			return Image{}, nil, false, errf("%s: %w", rel, err)
 		}
-		img.Mode = uint32(ofi.Mode().Perm())
+		img.Mode = permMode(ofi.Mode())
 		return img, nil, true, nil
 	}
 	data := make([]byte, 0, ofi.Size()+1)
@@ -114,7 +115,7 @@ func readOpen(r *os.Root, name, rel string, fi fs.FileInfo, big bigFile) (Image,
 			data = append(data, 0)[:len(data)]
 		}
 	}
-	img := Image{Kind: ImageContent, SHA256: blob.Of(data), Size: int64(len(data)), Mode: uint32(ofi.Mode().Perm())}
+	img := Image{Kind: ImageContent, SHA256: blob.Of(data), Size: int64(len(data)), Mode: permMode(ofi.Mode())}
 	return img, data, true, nil
 }
 
@@ -169,7 +170,7 @@ func readRegularAt(dfd int, name string, buf []byte) (Image, []byte, bool) {
 		}
 	}
 	sum := blob.Of(data)
-	img := Image{Kind: ImageContent, SHA256: sum, Size: int64(len(data)), Mode: uint32(ost.Mode) & 0o777}
+	img := Image{Kind: ImageContent, SHA256: sum, Size: int64(len(data)), Mode: record.PermMode(uint32(ost.Mode) & 0o777)}
 	return img, data, true
 }
 
@@ -195,6 +196,10 @@ func reasonOf(err error) string {
 	}
 	return "cannot be read (" + inner.Error() + ")"
 }
+
+// permMode is the Mode an image gives a file or folder of mode m: its
+// permission bits, ModeZero for none (0 would say unknown).
+func permMode(m fs.FileMode) uint32 { return record.PermMode(uint32(m.Perm())) }
 
 func kindWord(m fs.FileMode) string {
 	switch {
@@ -327,7 +332,7 @@ func (s *Store) diskState(rel string, dirs *dirCache) Image {
 	if c, ok := s.stats.entries[rel]; ok && c.Size == e.Size && c.Mtime == e.Mtime &&
 		c.Ctime == e.Ctime && c.Ino == e.Ino && c.Mode == e.Mode &&
 		c.When-e.Mtime > racyWindow && c.When-e.Ctime > racyWindow {
-		return Image{Kind: ImageContent, SHA256: c.SHA, Size: c.Size, Mode: c.Mode}
+		return Image{Kind: ImageContent, SHA256: c.SHA, Size: c.Size, Mode: record.PermMode(c.Mode)}
 	}
 	e.When = time.Now().UnixNano()
 	img, _, err := readIn(r, name, rel)

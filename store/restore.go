@@ -10,18 +10,24 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // restoreDir makes rel a folder with want's mode. A file or link standing
 // there (kept by the operation before it began) is removed first, so the
-// files the folder held are written into it, never through a link.
+// files the folder held are written into it, never through a link. A mode
+// that would lock ckpt out of the folder (000, 0500: no writing or no
+// listing by its owner) is set in full only once the files in it are
+// written (lockDirs); until then the folder is also its owner's to
+// read, write and list.
 func (s *Store) restoreDir(rel string, now, want Image, dirs *dirCache, fp *failpoint) error {
 	dr, name := dirs.in(rel)
 	perm := permOnly(want.Mode)
-	if perm&0o700 == 0 {
-		perm = 0o755 // unknown, or one that would lock ckpt itself out
+	if want.Mode == 0 {
+		perm = dirMode // unknown
 	}
+	perm |= 0o700
 	if now.Kind != ImageDir {
 		if now.Kind != ImageAbsent {
 			if err := dr.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -44,6 +50,38 @@ func (s *Store) restoreDir(rel string, now, want Image, dirs *dirCache, fp *fail
 	}
 	fp.hit()
 	return nil
+}
+
+// locksOut reports whether a folder of mode want is one its owner cannot
+// write into or list: restoreDir leaves it open until lockDirs.
+func locksOut(want Image) bool {
+	return want.Kind == ImageDir && want.Mode != 0 && permOnly(want.Mode)&0o700 != 0o700
+}
+
+// lockDirs gives the folders an operation made or restored with a mode
+// that locks their owner out (locksOut) that mode, once everything in
+// them is written: the deepest first, so each is still reached through
+// its parents. recs are sorted by path; a step that failed (errs) is
+// left as it is, and an error here becomes its step's.
+func (s *Store) lockDirs(recs []record.Line, errs []error, fp *failpoint) {
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i]
+		if r.Do != ActRestore || r.Want == nil || !locksOut(*r.Want) || errs[i] != nil {
+			continue
+		}
+		rel, err := s.Rel(r.Path)
+		if err != nil {
+			continue // refused when the step ran
+		}
+		if fi, err := s.root.Lstat(rel); err != nil || !fi.IsDir() || !s.wayIsFolders(r.Path) {
+			continue
+		}
+		if err := s.root.Chmod(rel, permOnly(r.Want.Mode)); err != nil {
+			errs[i] = errf("set mode: %w", err)
+			continue
+		}
+		fp.hit()
+	}
 }
 
 // writeInPlace rewrites an existing file's bytes without making a new
@@ -126,7 +164,7 @@ func (s *Store) putBack(r *os.Root, name string, was Image) {
 		return
 	}
 	perm := permOnly(was.Mode)
-	if perm == 0 {
+	if was.Mode == 0 {
 		perm = 0o644
 	}
 	if was.Size > inMemMax {

@@ -318,7 +318,7 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 			r.noPost = true
 			res.Problems = append(res.Problems, rel+": could not be read after the command: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
 		case c.now != nil && c.now.kind == baseDir:
-			r.post = Image{Kind: ImageDir, Mode: c.now.mode}
+			r.post = Image{Kind: ImageDir, Mode: record.PermMode(c.now.mode)}
 		case c.now != nil && c.now.kind != 0:
 			r.post = imgs[rel]
 		case c.now != nil:
@@ -428,7 +428,7 @@ func (e *baseEntry) fill(img Image, maxBlob int64) bool {
 		// The size goes with the hash into the records: a file that grew
 		// between the stat and the read must not be recorded as the
 		// read's hash at the stat's size, which no blob matches.
-		e.size, e.mode = img.Size, img.Mode
+		e.size, e.mode = img.Size, uint32(permOnly(img.Mode))
 		return true
 	case ImageLink:
 		e.kind, e.link = baseLink, img.Link
@@ -457,14 +457,14 @@ func (e *baseEntry) image(maxBlob int64) Image {
 	}
 	switch e.kind {
 	case baseDir:
-		return Image{Kind: ImageDir, Mode: e.mode}
+		return Image{Kind: ImageDir, Mode: record.PermMode(e.mode)}
 	case baseLink:
 		return Image{Kind: ImageLink, Link: e.link}
 	case baseSkipped:
-		return Image{Kind: ImageSkipped, SHA256: e.sum, Size: e.size, Mode: e.mode,
+		return Image{Kind: ImageSkipped, SHA256: e.sum, Size: e.size, Mode: record.PermMode(e.mode),
 			Reason: fmt.Sprintf("%s over the %s limit", humanBytes(e.size), humanBytes(maxBlob))}
 	}
-	return Image{Kind: ImageContent, SHA256: e.sum, Size: e.size, Mode: e.mode, Kept: true}
+	return Image{Kind: ImageContent, SHA256: e.sum, Size: e.size, Mode: record.PermMode(e.mode), Kept: true}
 }
 
 // nestedGit reports whether e is the .git folder of a repository nested

@@ -1,5 +1,7 @@
 package store
 
+import "github.com/ckpt-dev/ckpt/store/internal/record"
+
 // Paths a sweep could not read or keep before a command: what they held
 // is unknown, so a change of them is never recorded against a guessed
 // pre-image. A folder that could not be listed stays in the baseline as
@@ -39,14 +41,14 @@ func unkeptRec(c sweepChange, rel, why string, imgs map[string]Image) (shellRec,
 		// A folder that could not be listed is one still: its mode was
 		// known, what it held was not (its paths say so).
 		was, is := c.old.mode&^unlistedDir, c.now.mode&^unlistedDir
-		return shellRec{path: rel, pre: Image{Kind: ImageDir, Mode: was}, post: Image{Kind: ImageDir, Mode: is}}, was != is
+		return shellRec{path: rel, pre: Image{Kind: ImageDir, Mode: record.PermMode(was)}, post: Image{Kind: ImageDir, Mode: record.PermMode(is)}}, was != is
 	}
 	r := shellRec{path: rel, pre: Image{Kind: ImageSkipped, Reason: why}}
 	switch {
 	case c.now == nil:
 		r.post = Image{Kind: ImageAbsent}
 	case c.now.kind == baseDir:
-		r.post = Image{Kind: ImageDir, Mode: c.now.mode}
+		r.post = Image{Kind: ImageDir, Mode: record.PermMode(c.now.mode)}
 	case c.now.kind == baseUnknown:
 		r.noPost = true
 	case c.now.kind == 0:

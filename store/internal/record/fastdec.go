@@ -356,6 +356,7 @@ func (d *fastDec) imageField(key string, img *Image) bool {
 		img.Size, ok = d.int(64)
 	case "mode":
 		img.Mode, ok = d.uint32()
+		img.Mode = PermMode(img.Mode)
 	case "kept":
 		img.Kept, ok = d.bool()
 	}

@@ -91,7 +91,11 @@ func appendImage(buf []byte, img *Image) []byte {
 	}
 	if img.Mode != 0 {
 		buf = append(buf, `,"mode":`...)
-		buf = strconv.AppendUint(buf, uint64(img.Mode), 10)
+		mode := img.Mode
+		if mode == ModeZero {
+			mode = 0 // known to be 000, not unknown (left out)
+		}
+		buf = strconv.AppendUint(buf, uint64(mode), 10)
 	}
 	if img.Link != "" {
 		buf = append(buf, `,"link":`...)

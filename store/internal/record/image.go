@@ -1,6 +1,10 @@
 package record
 
-import "github.com/ckpt-dev/ckpt/store/internal/blob"
+import (
+	"encoding/json"
+
+	"github.com/ckpt-dev/ckpt/store/internal/blob"
+)
 
 // The types a record holds. The store gives them to its callers under
 // the same names (store.Image, store.Kind, …).
@@ -38,10 +42,49 @@ type Image struct {
 	Kind   ImageKind `json:"kind"`
 	SHA256 blob.ID   `json:"sha256,omitzero"` // SHA-256 of the bytes (content, and skipped when hashed); zero when none
 	Size   int64     `json:"bytes,omitempty"`
-	Mode   uint32    `json:"mode,omitempty"`   // permission bits; 0 when unknown (seed stores)
+	Mode   uint32    `json:"mode,omitempty"`   // permission bits; 0 when unknown (seed stores), ModeZero for none at all
 	Link   string    `json:"link,omitempty"`   // symlink target
 	Reason string    `json:"reason,omitempty"` // why skipped
 	Kept   bool      `json:"kept,omitempty"`   // bytes are in a blob (content under the size limit)
+}
+
+// ModeZero is the Mode of a file or folder with no permission bits at
+// all (mode 000), which 0, "unknown", cannot say. It is written as
+// "mode":0, where an unknown mode is left out: a reader that predates it
+// reads that as unknown, as it read every mode 000 before. The bit is
+// none of the permission bits, nor of fs.FileMode's, so masking a Mode
+// with fs.ModePerm gives 0 for it.
+const ModeZero uint32 = 1 << 16
+
+// PermMode is the Mode of permission bits perm, as read from the disk:
+// ModeZero for none.
+func PermMode(perm uint32) uint32 {
+	if perm == 0 {
+		return ModeZero
+	}
+	return perm
+}
+
+// MarshalJSON writes img as the fast encoder does, ModeZero as "mode":0.
+func (img Image) MarshalJSON() ([]byte, error) { return appendImage(nil, &img), nil }
+
+// UnmarshalJSON reads an image, "mode":0 as ModeZero (its absence is 0,
+// unknown).
+func (img *Image) UnmarshalJSON(b []byte) error {
+	type plain Image
+	var aux struct {
+		plain
+		Mode *uint32 `json:"mode"`
+	}
+	aux.plain = plain(*img) // a repeated key adds to what an earlier one set, as encoding/json does
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	*img = Image(aux.plain)
+	if aux.Mode != nil {
+		img.Mode = PermMode(*aux.Mode)
+	}
+	return nil
 }
 
 // Source names where an agent turn came from, as the agent itself knows it.
