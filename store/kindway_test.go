@@ -438,3 +438,52 @@ func TestRewindPutsAFileWhereAWantedFolderStood(t *testing.T) {
 		t.Fatalf("after the rewind P holds %q, %v; want the file", b, err)
 	}
 }
+
+// A rewind whose oldest record of a path is a file over the size limit
+// (its bytes not kept) and which also wants a file inside that path (a
+// later turn recorded it a folder): the file wins though it cannot be put
+// back, so the step inside fails and no folder is made where, before the
+// turns, a file stood.
+func TestRewindMakesNoFolderWhereAFileNotKeptWas(t *testing.T) {
+	root := tempRoot(t)
+	big := strings.Repeat("a long line of the file x\n", 100)
+	put(t, root, "x", big, 0o644)
+	s, err := Open(root, Options{Create: true, MaxBlob: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.Capture("1", TurnMeta{}, []string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "x", "small\n", 0o644)
+	if err := s.Seal("1", []string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	// By hand, x becomes a folder holding k; turn 2 writes k.
+	os.Remove(filepath.Join(root, "x"))
+	put(t, root, "x/k", "made by hand\n", 0o644)
+	if _, err := s.Capture("2", TurnMeta{}, []string{"x/k"}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "x/k", "k by the agent\n", 0o644)
+	if err := s.Seal("2", []string{"x/k"}); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(root, "x"))
+	p, err := s.PlanRewind("1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range p.Steps {
+		if st.Path == "x/k" && (st.Do != ActFail || !strings.Contains(st.Reason, "puts a file where its folder x was")) {
+			t.Fatalf("x/k: %s (%q); want it failed, the operation putting a file where its folder x was", st.Do, st.Reason)
+		}
+	}
+	if _, err := s.Apply(p, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "x")); err == nil {
+		t.Fatal("the rewind made the folder x, where a file stood before turn 1")
+	}
+}

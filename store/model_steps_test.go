@@ -732,6 +732,11 @@ func (h *harness) checkPlan(p *store.Plan, kind store.Kind, turns, paths []strin
 			h.cov["purge-"+string(kind)]++
 		}
 		if acts := predictAction(now, w, kind == store.KindRewind, h.folderStays(st.Path, paths, want)); !slices.Contains(acts, st.Do) {
+			if os.Getenv("CKPT_MODEL_FULL") != "" {
+				for _, s := range p.Steps {
+					h.t.Logf("plan step %q: now %+v want %+v do %q reason %q model now %s want %s", s.Path, s.Now, s.Want, s.Do, s.Reason, h.m.disk(s.Path), want[s.Path])
+				}
+			}
 			h.fatalf("%s plan step %s: do %q (%s), want %v (now %s, want %s)", kind, st.Path, st.Do, st.Reason, acts, now, w)
 		}
 		if he := h.m.handEdited(st.Path); st.HandEdited != he {

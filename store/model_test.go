@@ -52,7 +52,9 @@ package store_test
 //
 //	go test ./store -run TestModel -model.seed=N [-model.steps=K]
 //
-// (or CKPT_MODEL_SEED=N CKPT_MODEL_STEPS=K go test ./store -run TestModel).
+// (or CKPT_MODEL_SEED=N CKPT_MODEL_STEPS=K go test ./store -run TestModel);
+// CKPT_MODEL_FULL=1 prints every step taken, not the last 40, and every
+// step of a plan whose action the model did not predict.
 
 import (
 	"errors"

@@ -22,14 +22,17 @@ import (
 // one walk from the root per folder.
 func (s *Store) wayBlocked(goals []wanted, dirs *dirCache) func(rel string) string {
 	// mend: the plan makes the folder (or clears what stands there);
-	// file: the plan puts a file or link there, so nothing can be in it.
+	// file: the plan puts a file or link there (or fails to, its bytes not
+	// kept), so nothing can be in it.
 	mend, file := map[string]bool{}, map[string]bool{}
 	for _, g := range goals {
 		switch {
 		case g.refused != "":
 		case g.img.Kind == ImageDir || g.img.Kind == ImageAbsent:
 			mend[g.path] = true
-		case g.img.Kind == ImageContent || g.img.Kind == ImageLink:
+		case g.img.Kind == ImageContent || g.img.Kind == ImageLink || g.img.Kind == ImageSkipped:
+			// A file whose bytes were not kept wins too: its step fails,
+			// and no folder is made where the plan's file was.
 			file[g.path] = true
 		}
 	}
