@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
@@ -364,6 +365,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 	}
 	defer bl.unlock()
 	rels = append(rels, s.linkedNames(rels)...)
+	asked := rels
 	// Skip paths the turn already holds before doing the expensive part;
 	// the check is repeated under the lock.
 	if guess, err := s.incarnation(turn); err == nil {
@@ -406,14 +408,30 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 		img := c.img
 		buf = tp.appendPre(buf, c.rel, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &img, Dirs: c.dirs}, At: now, N: n})
 	}
-	if len(buf) == 0 {
-		return id, s.syncBatch(batch, fp)
+	if len(buf) > 0 {
+		if err := s.appendTurnSynced(id, buf, fp); err != nil {
+			return "", err
+		}
+		tp.appended(buf, true)
+	} else if err := s.syncBatch(batch, fp); err != nil {
+		return id, err
 	}
-	if err := s.appendTurnSynced(id, buf, fp); err != nil {
-		return "", err
+	if at := time.Now().UnixNano(); s.othersRunning(id, at) {
+		s.noteEdits(id, captureNotes(asked, tp), at)
 	}
-	tp.appended(buf, true)
 	return id, nil
+}
+
+// captureNotes is the edits a capture notes (see edits.go): every path
+// asked for that the turn holds, about to be written.
+func captureNotes(asked []string, tp *turnPaths) []editNote {
+	var out []editNote
+	for _, rel := range asked {
+		if tp.has(rel) {
+			out = append(out, editNote{Path: rel})
+		}
+	}
+	return out
 }
 
 // syncBatch makes a look's blobs durable when no record follows them.
@@ -497,6 +515,12 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 	n := s.nextSeq(now)
 	buf := make([]byte, 0, 256*len(seen)+512)
 	created := !tp.exists
+	// While a command of another turn runs, the seal is noted for its
+	// sweeps (see edits.go), with what the turn held of each path before.
+	noteAt := time.Now().UnixNano() // the sweeps' clock, not the records'
+	noting := s.othersRunning(id, noteAt)
+	was := map[string]Image{}
+	var sealed []captured
 	for _, c := range seen {
 		if !tp.sure(c.rel) {
 			// Captured in a turn a rewind undid between the capture and
@@ -516,9 +540,14 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 			}
 			pre := f.file.pre
 			buf = tp.appendPre(buf, c.rel, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &pre, Dirs: f.file.dirs}, At: now, N: n})
+			was[c.rel] = pre
+		}
+		if _, ok := was[c.rel]; !ok && noting {
+			was[c.rel] = tp.held(c.rel)
 		}
 		img := c.img
 		buf = record.Append(buf, &record.Line{R: "post", File: record.File{Path: c.rel, Img: &img}, At: now, N: n})
+		sealed = append(sealed, c)
 	}
 	if len(buf) == 0 {
 		return s.syncBatch(batch, fp)
@@ -527,6 +556,14 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 		return err
 	}
 	tp.appended(buf, true)
+	if noting {
+		notes := make([]editNote, len(sealed))
+		for i, c := range sealed {
+			w, left := was[c.rel], c.img
+			notes[i] = editNote{Path: c.rel, Was: &w, Left: &left}
+		}
+		s.noteEdits(id, notes, noteAt)
+	}
 	return nil
 }
 

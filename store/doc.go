@@ -39,6 +39,8 @@
 //	sweep.lock        flock: one sweep at a time
 //	open.json         the shell commands running now (see Shell sweeps)
 //	left.json         paths sweeps left to running commands (see Shell sweeps)
+//	edits.log         file tools' writes made while a command of another
+//	                  turn runs (see Shell sweeps)
 //	git-index         JSON: git's index file's stat when ckpt last kept a
 //	                  copy, the copy's image, and "staged", a digest of
 //	                  what it stages (gitindex.Staged)

@@ -27,6 +27,20 @@
 // "paths": "path", "seen", "owners" as indexes in cmds), until no owner
 // runs: then it goes to every owner's turn, or, gone, to none.
 //
+// A file tool's capture or seal made while a command of another turn
+// runs appends a line a path to edits.log: {"turn","path","at"} for a
+// capture, with "was" (what the turn held of the path before the write:
+// its last seal, else its capture) and "left" (what the tool left),
+// images as in records, for a seal. A sweep that finds such a path
+// changed leaves it to the writer's turn when the seals noted account
+// for the whole change (the first starting from the baseline's image,
+// each next from what the one before left, the last leaving what is
+// there now, no capture since unsealed): no turn else records it, so a
+// revert of a command's turn never takes another session's edit out.
+// Otherwise the command may have written it too: its record names the
+// writers' turns in "shared". A sweep drops the notes made before it
+// began, unless their path is left or still being written.
+//
 // The baseline records the ignore files its listing followed, and the
 // sweep after a command skips by those rules, not by the ignore files the
 // command left: otherwise a command that adds "build/" to .gitignore while

@@ -160,6 +160,10 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 		return nil, errf("sweep: %w", err)
 	}
 	recs := s.shellRecords(m.changes, imgs, full, func(rel string) bool { return attribute || lv.owned[rel] != nil }, old, res)
+	// What another session's file tool wrote meanwhile is its turn's
+	// (see edits.go).
+	edited := s.loadEdits(start)
+	recs = settleEdits(recs, edited.notes)
 	next := nextBaseline(m.order, lst.old, lst.now)
 	fp.hit()
 	if err := s.recordSwept(res, recs, lv, ws, old, owner{turn, meta, cmd}, run.self, others); err != nil {
@@ -186,6 +190,7 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 			s.LogError("sweep: %v", err)
 		}
 	}
+	s.pruneEdits(edited, start, lv.next)
 	if fed.Next != "" && len(lv.next) == 0 {
 		s.saveWatchToken(fed.Next)
 	}
@@ -488,6 +493,9 @@ type shellRec struct {
 	// noPost: what the command left could not be kept (a full disk), so
 	// the path gets its pre record only, as if the write never sealed.
 	noPost bool
+	// with names the turns whose file tools wrote the path meanwhile
+	// (see edits.go): they share the change.
+	with []string
 }
 
 // cmdInline is the longest command a sweep's records hold whole, in
@@ -543,6 +551,7 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 	}
 	body := len(buf)
 	for _, r := range recs {
+		shared := sharedFor(shared, r.with, turn, id)
 		ok := exists && tp.has(r.path)
 		if ok {
 			if post, sealed := tp.lastPost(r.path); sealed && sameBytes(post, r.post) && post.Mode == r.post.Mode {

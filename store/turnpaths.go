@@ -252,8 +252,16 @@ func (tp *turnPaths) has(rel string) bool {
 	if tp.mine[rel] {
 		return true
 	}
+	_, ok := tp.pre(rel)
+	return ok
+}
+
+// pre is rel's capture in the turn (its pre record's image), found as
+// has finds it; false when the turn holds none, or only one this call
+// appends.
+func (tp *turnPaths) pre(rel string) (Image, bool) {
 	if tp.full != nil {
-		return tp.full.file(rel) != nil
+		return tp.fullPre(rel)
 	}
 	h := turnidx.Hash(rel)
 	var offs []int64
@@ -261,7 +269,7 @@ func (tp *turnPaths) has(rel string) bool {
 		pre, _, err := tp.ix.Find(h)
 		if err != nil {
 			tp.damaged = true
-			return tp.fullHas(rel)
+			return tp.fullPre(rel)
 		}
 		if pre >= 0 {
 			offs = append(offs, pre)
@@ -277,7 +285,7 @@ func (tp *turnPaths) has(rel string) bool {
 		var r record.Line
 		if err == nil && record.DecodeLine(line, &r) && r.R == "pre" && r.Img != nil {
 			if p, why := cleanRecordPath(r.Path); why == "" && p == rel {
-				return true
+				return *r.Img, true
 			}
 		}
 	}
@@ -286,9 +294,32 @@ func (tp *turnPaths) has(rel string) bool {
 		// the index is damaged (or two paths share a 64-bit hash). The
 		// whole file answers, and the index is built again.
 		tp.damaged = true
-		return tp.fullHas(rel)
+		return tp.fullPre(rel)
 	}
-	return false
+	return Image{}, false
+}
+
+// held is what the turn holds of rel: its newest seal, else its capture
+// (an absent image when it has neither).
+func (tp *turnPaths) held(rel string) Image {
+	if img, ok := tp.lastPost(rel); ok {
+		return img
+	}
+	if img, ok := tp.pre(rel); ok {
+		return img
+	}
+	return Image{Kind: ImageAbsent}
+}
+
+// fullPre answers pre from the whole file, read once.
+func (tp *turnPaths) fullPre(rel string) (Image, bool) {
+	if !tp.fullHas(rel) || tp.full == nil {
+		return Image{}, false
+	}
+	if f := tp.full.file(rel); f != nil {
+		return f.pre, true
+	}
+	return Image{}, false
 }
 
 // sure is has, reading the whole file before it answers no: a seal of a

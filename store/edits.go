@@ -1,0 +1,268 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
+)
+
+// An agent's file tool writes a path between a capture and a seal in its
+// own turn, which then holds the change whole: what the path held before
+// and what the tool left. Made while another session's shell command
+// runs, that write is also one of the changes the command's closing
+// sweep finds, and given to the command's turn it would be taken out by
+// a revert of that turn: another session's edit, silently gone. So a
+// capture or a seal made while a command of another turn runs is noted
+// in edits.log, and a sweep that finds such a path changed leaves it to
+// the edit's turn when the edits noted account for the whole change
+// (from what the baseline holds to what is there now, each seal taking
+// up where the one before left it, none of them still being written);
+// otherwise the command may have written it too, and the path goes to
+// the command's turn shared with the edits' turns, as a change no single
+// command owns, which a revert treats as a conflict.
+
+// editsFile notes the captures and seals of file tools made while a
+// command of another turn runs: one JSON object a line, appended under
+// the store's lock; a sweep drops the notes it settled.
+const editsFile = "edits.log"
+
+// editNote is one path of a capture or a seal noted in edits.log. A
+// capture has neither image; a seal has both: Was, what the turn held of
+// the path before the write (its last seal, else its capture), and
+// Left, what the tool left.
+type editNote struct {
+	Turn string `json:"turn"`
+	Path string `json:"path"`
+	At   int64  `json:"at"`
+	Was  *Image `json:"was,omitempty"`
+	Left *Image `json:"left,omitempty"`
+	line string // the line as read, to drop it by
+}
+
+// otherRunning reports whether open lists a command of a turn other
+// than id (a continuation counts as its turn).
+func otherRunning(open []openCmd, id string) bool {
+	return slices.ContainsFunc(open, func(c openCmd) bool {
+		return c.Turn != id && !strings.HasPrefix(id, c.Turn+".")
+	})
+}
+
+// othersRunning reports whether a command of a turn other than id runs
+// now, as open.json lists it (read without sweep.lock: it is replaced
+// whole, never written in place).
+func (s *Store) othersRunning(id string, now int64) bool {
+	open, _ := s.loadOpen(now)
+	return otherRunning(open, id)
+}
+
+// noteEdits appends notes, the paths a capture or a seal of turn id
+// just recorded while a command of another turn runs, to edits.log.
+// Caller holds the store's lock. A note that cannot be written only
+// costs the edit its place as its turn's alone: it is logged.
+func (s *Store) noteEdits(id string, notes []editNote, now int64) {
+	var buf []byte
+	for _, n := range notes {
+		n.Turn, n.At = id, now
+		b, err := json.Marshal(n)
+		if err != nil {
+			continue
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	if len(buf) == 0 {
+		return
+	}
+	if err := storefs.Append(s.dir, editsFile, buf); err != nil {
+		s.LogError("note the edits of turn %s in %s: %v", id, s.path(editsFile), err)
+	}
+}
+
+// edits is what a sweep read of edits.log: the notes, in the order
+// they were written, and whether some line is to go whatever the sweep
+// settles (damaged, or older than openMax: every command it could
+// matter to has stopped counting as running).
+type edits struct {
+	notes []editNote
+	stale bool
+}
+
+// loadEdits reads edits.log. Caller holds sweep.lock.
+func (s *Store) loadEdits(now int64) edits {
+	var e edits
+	b, err := s.dir.ReadFile(editsFile)
+	if err != nil {
+		return e
+	}
+	for len(b) > 0 {
+		k := bytes.IndexByte(b, '\n')
+		if k < 0 {
+			break // being appended
+		}
+		n, ok := parseNote(b[:k], now)
+		b = b[k+1:]
+		if !ok {
+			e.stale = true
+			continue
+		}
+		e.notes = append(e.notes, n)
+	}
+	return e
+}
+
+// parseNote reads one line of edits.log; false when it does not parse or
+// is older than openMax.
+func parseNote(line []byte, now int64) (editNote, bool) {
+	var n editNote
+	if json.Unmarshal(line, &n) != nil || n.Path == "" || n.Turn == "" || now-n.At > int64(openMax) {
+		return n, false
+	}
+	n.line = string(line)
+	return n, true
+}
+
+// sameState reports whether two images are one state of a path: the
+// same bytes (or link, or absence) and, for a file or folder, mode.
+func sameState(a, b Image) bool {
+	if !sameBytes(a, b) {
+		return false
+	}
+	switch a.Kind {
+	case ImageContent, ImageSkipped, ImageDir:
+		return a.Mode == b.Mode
+	}
+	return true
+}
+
+// settleEdits goes through a sweep's records against the edits noted
+// (see above): a path whose change the edits account for whole is left
+// out (the edits' turns hold it), and one they account for in part
+// names their turns as sharing it.
+func settleEdits(recs []shellRec, notes []editNote) []shellRec {
+	if len(notes) == 0 || len(recs) == 0 {
+		return recs
+	}
+	byPath := map[string][]editNote{}
+	for _, n := range notes {
+		byPath[n.Path] = append(byPath[n.Path], n)
+	}
+	out := recs[:0]
+	for _, r := range recs {
+		ns := byPath[r.path]
+		if len(ns) == 0 {
+			out = append(out, r)
+			continue
+		}
+		if editsAccount(r, ns) {
+			continue
+		}
+		for _, n := range ns {
+			if !slices.Contains(r.with, n.Turn) {
+				r.with = append(r.with, n.Turn)
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// sharedFor is the turns a record of turn (written to incarnation id)
+// names as sharing its change: the other owners (shared), and the turns
+// whose edits it holds a part of (with).
+func sharedFor(shared, with []string, turn, id string) []string {
+	if len(with) == 0 {
+		return shared
+	}
+	out := slices.Clone(shared)
+	for _, w := range with {
+		if w != turn && w != id && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// editsAccount reports whether the edits ns, in order, take r's path
+// from its pre-image to its post: each seal starts from what the one
+// before left (the first from the pre-image), none is still being
+// written (captured and not sealed since), and the last left the post.
+func editsAccount(r shellRec, ns []editNote) bool {
+	if r.noPost {
+		return false
+	}
+	cur := r.pre
+	open := map[string]bool{}
+	for _, n := range ns {
+		if n.Left == nil || n.Was == nil {
+			open[n.Turn] = true
+			continue
+		}
+		if !sameState(*n.Was, cur) {
+			return false
+		}
+		cur = *n.Left
+		delete(open, n.Turn)
+	}
+	return len(open) == 0 && sameState(cur, r.post)
+}
+
+// pruneEdits drops from edits.log the notes a sweep that began at start
+// settled: those made before it, of paths it did not leave to a running
+// command (left) and not still being written. A note made since it
+// began may be of a write its listing missed, and stays for the next
+// sweep. Caller holds sweep.lock; it takes the store's lock, so no note
+// is appended between its reading the file again and replacing it.
+func (s *Store) pruneEdits(e edits, start int64, left []leftPath) {
+	notes := e.notes
+	if len(notes) == 0 && !e.stale {
+		return
+	}
+	writing := map[[2]string]bool{}
+	for _, n := range notes {
+		writing[[2]string{n.Turn, n.Path}] = n.Left == nil
+	}
+	drop := map[string]bool{}
+	for _, n := range notes {
+		held := slices.ContainsFunc(left, func(l leftPath) bool { return l.Path == n.Path })
+		if n.At < start && !held && !writing[[2]string{n.Turn, n.Path}] {
+			drop[n.line] = true
+		}
+	}
+	if len(drop) == 0 && !e.stale {
+		return
+	}
+	l, err := s.lock()
+	if err != nil {
+		s.LogError("sweep: %v", err)
+		return
+	}
+	defer l.unlock()
+	b, err := s.dir.ReadFile(editsFile)
+	if err != nil {
+		return
+	}
+	var keep []byte
+	for len(b) > 0 {
+		k := bytes.IndexByte(b, '\n')
+		if k < 0 {
+			break // torn: never to be read
+		}
+		if _, ok := parseNote(b[:k], start); ok && !drop[string(b[:k])] {
+			keep = append(keep, b[:k+1]...)
+		}
+		b = b[k+1:]
+	}
+	if len(keep) == 0 {
+		if err := s.dir.Remove(editsFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			s.LogError("sweep: remove %s: %v", s.path(editsFile), err)
+		}
+		return
+	}
+	if err := storefs.WriteAtomic(s.dir, editsFile, keep, 0o600, false); err != nil {
+		s.LogError("sweep: write %s: %v", s.path(editsFile), err)
+	}
+}

@@ -1,0 +1,129 @@
+package store
+
+import (
+	"slices"
+	"testing"
+)
+
+// editIn is an edit tool's write in turn: the capture before it, the
+// write, the seal after it.
+func editIn(t *testing.T, s *Store, root string, turn TurnID, rel, data string) {
+	t.Helper()
+	if _, err := s.Capture(turn, TurnMeta{}, []string{root + "/" + rel}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, rel, data, 0o644)
+	if err := s.Seal(turn, []string{root + "/" + rel}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// revertTurn plans and applies a revert of turn alone.
+func revertTurn(t *testing.T, s *Store, turn TurnID) *Result {
+	t.Helper()
+	p, err := s.PlanRevert(string(turn), RevertOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Apply(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestOtherSessionEditDuringCommand: while A's shell command runs, B's
+// edit tool writes a new file and an old one, captured and sealed in B's
+// turn, and B runs a command of its own. Those writes are B's alone: no
+// sweep gives them to A's turn, so reverting A's turn keeps them. What
+// B's command made while A's ran is owned by neither alone (shared, a
+// conflict for a revert), and rewinding both turns gives back the
+// folder before them.
+func TestOtherSessionEditDuringCommand(t *testing.T) {
+	root, s, a, b, before := twoRunning(t)
+	editIn(t, s, root, b, "b.txt", "b by B's edit\n")
+	editIn(t, s, root, b, "y.txt", "y by B's edit\n")
+	if _, err := s.SweepBefore(b, TurnMeta{}, "touch c.txt"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "c.txt", "c by B\n", 0o644)
+	if _, err := s.SweepAfter(b, TurnMeta{}, "touch c.txt"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.SweepAfter(a, TurnMeta{}, "make gen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(res.Changed, "b.txt") || slices.Contains(res.Changed, "y.txt") {
+		t.Fatalf("A's closing sweep recorded B's edits: %+v", res)
+	}
+	sameShares(t, "A's turn", turnShares(t, s, a), map[string][]string{"x.txt": nil, "c.txt": {string(b)}})
+	sameShares(t, "B's turn", turnShares(t, s, b), map[string][]string{"b.txt": nil, "y.txt": nil, "c.txt": {string(a)}})
+	sameAsFull(t, s, "after A's closing sweep")
+
+	r := revertTurn(t, s, a)
+	if got := rd(t, root, "b.txt"); got != "b by B's edit\n" {
+		t.Fatalf("b.txt after reverting A's turn: %q (result %+v)", got, r)
+	}
+	if got := rd(t, root, "y.txt"); got != "y by B's edit\n" {
+		t.Fatalf("y.txt after reverting A's turn: %q (result %+v)", got, r)
+	}
+	if got := rd(t, root, "x.txt"); got != "x.txt before\n" {
+		t.Fatalf("x.txt after reverting A's turn: %q", got)
+	}
+	if len(r.Conflicts) != 1 || r.Conflicts[0].Path != "c.txt" {
+		t.Fatalf("reverting A's turn: conflicts %+v, want c.txt alone", r.Conflicts)
+	}
+	p, err := s.PlanUndo(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(p, nil); err != nil {
+		t.Fatal(err)
+	}
+	rewind(t, s, string(a))
+	sameTree(t, "after rewinding both sessions' turns", before, tree(t, root))
+}
+
+// TestOtherSessionEditChangedByCommand: B's edit tool rewrites a file
+// A's running command changed before it, or that A's command changes
+// again after it: the change is owned by neither alone, so A's turn
+// holds it shared with B's and a revert of A's turn leaves it as it is,
+// a conflict, never silently taking B's edit out.
+func TestOtherSessionEditChangedByCommand(t *testing.T) {
+	for _, after := range []bool{false, true} {
+		name := map[bool]string{false: "A first", true: "A after B"}[after]
+		t.Run(name, func(t *testing.T) {
+			root, s, a, b, before := twoRunning(t)
+			want := "y by B's edit\n"
+			if !after {
+				put(t, root, "y.txt", "y by A\n", 0o644)
+			}
+			editIn(t, s, root, b, "y.txt", "y by B's edit\n")
+			if after {
+				put(t, root, "y.txt", "y by A after B\n", 0o644)
+				want = "y by A after B\n"
+			}
+			if _, err := s.SweepAfter(a, TurnMeta{}, "make gen"); err != nil {
+				t.Fatal(err)
+			}
+			sameShares(t, "A's turn", turnShares(t, s, a), map[string][]string{"x.txt": nil, "y.txt": {string(b)}})
+			r := revertTurn(t, s, a)
+			if got := rd(t, root, "y.txt"); got != want {
+				t.Fatalf("y.txt after reverting A's turn: %q, want %q", got, want)
+			}
+			if len(r.Conflicts) != 1 || r.Conflicts[0].Path != "y.txt" {
+				t.Fatalf("reverting A's turn: conflicts %+v, want y.txt alone", r.Conflicts)
+			}
+			p, err := s.PlanUndo(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Apply(p, nil); err != nil {
+				t.Fatal(err)
+			}
+			rewind(t, s, string(a))
+			sameTree(t, "after rewinding both sessions' turns", before, tree(t, root))
+		})
+	}
+}
