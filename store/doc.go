@@ -84,7 +84,9 @@
 // left empty) — and {"r":"post","p","i","cmd","cmdn","shared","at","n"}: what the agent
 // left (the newest seal counts). An image is
 // {"kind":"content"|"absent"|"skipped"|"symlink"|"dir","sha256","bytes","mode",
-// "link","reason","kept"}; "cmd", in a pre or post recorded by a shell
+// "link","reason","kept"} ("mode", the permission bits, is left out when
+// unknown, as in seed stores, and is 0 for a mode of 000; a reader that
+// predates that reads 0 as unknown, as it read every 000 before); "cmd", in a pre or post recorded by a shell
 // sweep, is the command that changed the path. A command longer than
 // 1 KiB is kept once per sweep: the sweep's records start with
 // {"r":"cmd","cmd","at","n"}, the whole command, and its pre and post
