@@ -1,6 +1,10 @@
 package store
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -60,12 +64,50 @@ func (s *Store) compactBaseline() (bool, error) {
 	}
 	defer old.close()
 	src := old.src
-	if src == nil || src.table == nil || src.logBytes <= logLimit(src.size) {
-		return false, nil // a legacy file (a sweep turns it into a table), or nothing to fold
+	if src == nil {
+		return false, nil
+	}
+	if src.table == nil || src.logBytes <= logLimit(src.size) {
+		// A legacy file (a sweep turns it into a table), or whole frames
+		// within their share: what makes the log long is what no reader
+		// reads, and it goes, or it would keep the pass due.
+		return false, s.dropUnread(src)
 	}
 	nb := &baseline{at: old.at, turn: old.turn, cmd: old.cmd, ops: old.ops, rules: old.rules, recheck: old.recheck}
 	if err := s.writeBaselineFrom(old, nb, nil, nil, newFailpoint("compact-baseline")); err != nil {
 		return false, err
 	}
 	return true, nil
+}
+
+// dropUnread removes what of baseline.log no reader reads, as the next
+// sweep that writes would: a log that extends no table of src's
+// (another generation's, which a compaction killed before it removed it
+// leaves; one beside a legacy file; one that does not open as a log) is
+// removed, and a torn tail past the last whole frame is cut off. Neither
+// changes the baseline a sweep reads, so a crash at any point leaves it
+// as it was. Caller holds sweep.lock.
+func (s *Store) dropUnread(src *blSource) error {
+	fi, err := s.dir.Lstat(baselineLog)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	if src.table == nil || src.logEnd == 0 {
+		if err := s.dir.Remove(baselineLog); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return errf("remove %s, which extends no baseline: %w", s.path(baselineLog), err)
+		}
+		return nil
+	}
+	if fi.Size() <= src.logEnd {
+		return nil
+	}
+	f, err := s.dir.OpenFile(baselineLog, os.O_WRONLY, 0o600)
+	if err != nil {
+		return errf("cut the torn tail of %s: %w", s.path(baselineLog), err)
+	}
+	defer f.Close()
+	if err := f.Truncate(src.logEnd); err != nil {
+		return errf("cut the torn tail of %s: %w", s.path(baselineLog), err)
+	}
+	return nil
 }

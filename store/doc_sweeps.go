@@ -131,7 +131,10 @@
 // 1 MiB) the background pass writes a new table (a sweep only past four
 // times that) through a temporary name, renames it into place and
 // removes the log, so a crash at any point leaves the old table with its
-// log, or the new table (with a log of the old generation, passed over). Versions 2 to
+// log, or the new table (with a log of the old generation, passed over).
+// A log long only with what no reader reads (another generation's, a
+// torn tail) the pass removes, or cuts back to its last whole frame,
+// which changes no baseline a sweep reads. Versions 2 to
 // 4 are one file, read whole: the version-5 layout of the head without
 // generation and uint32 head length, uvarint n and n entries as one
 // block (version 3's folders have no times), the rules (version 2 ends
