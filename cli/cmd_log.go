@@ -38,7 +38,7 @@ type logJSON struct {
 }
 
 func newLogJSON(e *store.Entry) logJSON {
-	return logJSON{Turn: e.ID, TurnB64: nameB64(e.ID), Label: e.Label, At: e.At.UTC().Format(atLayout), Kind: e.Kind,
+	return logJSON{Turn: e.ID, TurnB64: nameB64(e.ID), Label: e.Label, At: formatAt(e.At), Kind: e.Kind,
 		State: e.State, Files: e.Files, HandEdited: max(e.HandEdited, 0), Source: e.Source, Head: e.Head, RanGit: e.RanGit,
 		Target: e.Target, TargetB64: nameB64(e.Target), Turns: e.Turns, TurnsB64: namesB64(e.Turns),
 		Retry: e.Retry, Failed: failuresJSON(e.Failed)}

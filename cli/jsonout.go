@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ckpt-dev/ckpt/store"
@@ -172,6 +173,33 @@ func appendJSONString(b []byte, s string) []byte {
 		start = i
 	}
 	return append(append(b, s[start:]...), '"')
+}
+
+// formatAt is t.UTC().Format(atLayout), without reading the layout
+// each time: log --json writes one per turn.
+func formatAt(t time.Time) string {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.Format(atLayout)
+	}
+	h, mi, sec := t.Clock()
+	var b [len(atLayout)]byte
+	put := func(at, n, v int) {
+		for k := at + n - 1; k >= at; k-- {
+			b[k] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, 4, y)
+	put(5, 2, int(mo))
+	put(8, 2, d)
+	put(11, 2, h)
+	put(14, 2, mi)
+	put(17, 2, sec)
+	put(20, 9, t.Nanosecond())
+	b[4], b[7], b[10], b[13], b[16], b[19], b[29] = '-', '-', 'T', ':', ':', '.', 'Z'
+	return string(b[:])
 }
 
 // nameB64 is the base64 of name's bytes when it is not valid UTF-8, else "".

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ckpt-dev/ckpt/store"
 )
@@ -126,4 +127,19 @@ func FuzzJSONString(f *testing.F) {
 			t.Fatalf("%q: got %s, encoding/json writes %s", s, got, want)
 		}
 	})
+}
+
+// formatAt writes every time as Format(atLayout) does.
+func TestFormatAt(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	times := []time.Time{{}, time.Unix(0, 0), time.Unix(0, 1), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 4, 5, 6, 7, 8, time.FixedZone("x", 3600))}
+	for range 1000 {
+		times = append(times, time.Unix(0, r.Int64()), time.Unix(r.Int64N(1<<40)-1<<39, r.Int64N(1e9)))
+	}
+	for _, at := range times {
+		if got, want := formatAt(at), at.UTC().Format(atLayout); got != want {
+			t.Fatalf("%v: %s, where Format writes %s", at, got, want)
+		}
+	}
 }

@@ -22,21 +22,27 @@ func (s *Store) Log(withStatus bool) ([]Entry, error) {
 		counts = s.handCounts(v)
 	}
 	failed := s.failures(v)
-	out := make([]Entry, 0, len(v.turns)+len(v.ops))
-	seq := make([]int64, 0, cap(out)) // each entry's place in the order of commits
-	for i, t := range v.turns {
-		e := s.turnEntry(v, t, i == len(v.turns)-1)
-		if counts != nil {
-			e.HandEdited = counts[i]
-		}
-		out = append(out, e)
+	seq := make([]int64, 0, len(v.turns)+len(v.ops)) // each entry's place in the order of commits
+	for _, t := range v.turns {
 		seq = append(seq, t.seq)
 	}
 	for _, o := range v.ops {
-		out = append(out, opEntry(v, o, failed, withStatus))
 		seq = append(seq, o.seq)
 	}
-	return newestFirst(out, seq), nil
+	// Each entry is made in its place: a store of 20,000 turns has
+	// megabytes of them, not worth making twice.
+	out := make([]Entry, len(seq))
+	for k, i := range newestOrder(seq) {
+		if i >= len(v.turns) {
+			out[k] = opEntry(v, v.ops[i-len(v.turns)], failed, withStatus)
+			continue
+		}
+		out[k] = s.turnEntry(v, v.turns[i], i == len(v.turns)-1)
+		if counts != nil {
+			out[k].HandEdited = counts[i]
+		}
+	}
+	return out, nil
 }
 
 // handCounts is, for each of v's turns, how many of its paths were
@@ -128,16 +134,31 @@ func opEntry(v *view, o *opRec, failed map[string]PathFailure, withStatus bool) 
 // each entry's), not by At: the wall clock can step back between two
 // turns.
 func newestFirst(out []Entry, seq []int64) []Entry {
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(seq[b], seq[a]) })
 	sorted := make([]Entry, len(out))
-	for i, k := range idx {
-		sorted[i] = out[k]
+	for k, i := range newestOrder(seq) {
+		sorted[k] = out[i]
 	}
 	return sorted
+}
+
+// newestOrder is the indexes of seq, the greatest first, and of equal
+// ones the first first (a stable order). Listed oldest first, as a
+// store's turns are, seq is sorted already and costs one pass.
+func newestOrder(seq []int64) []int {
+	idx := make([]int, len(seq))
+	for i := range idx {
+		idx[i] = len(seq) - 1 - i
+	}
+	order := func(a, b int) int {
+		if c := cmp.Compare(seq[b], seq[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	}
+	if !slices.IsSortedFunc(idx, order) {
+		slices.SortFunc(idx, order)
+	}
+	return idx
 }
 
 // opLabel is an operation's line in the log; an undo or redo says what
