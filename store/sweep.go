@@ -164,6 +164,7 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	// (see edits.go).
 	edited := s.loadEdits(start)
 	recs = settleEdits(recs, edited.notes)
+	recs = s.operatedOut(recs, res, old, ws) // what an operation wrote since the baseline is its own
 	next := nextBaseline(m.order, lst.old, lst.now)
 	fp.hit()
 	if err := s.recordSwept(res, recs, lv, ws, old, owner{turn, meta, cmd}, run.self, others); err != nil {
