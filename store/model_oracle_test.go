@@ -701,7 +701,10 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 	if redo {
 		kind = store.KindRedo
 		if r.retried != nil {
-			r.heldFails, r.retried.fails = r.retried.fails, nil
+			// What the retry tried again is moot again; what the
+			// application it retried failed since (redone, a purged path)
+			// stays failed.
+			r.heldFails, r.retried.fails = split(r.retried.fails, r.paths)
 		}
 		m.redo = m.redo[:len(m.redo)-1]
 		r.undoFails = nil
@@ -762,7 +765,12 @@ func (m *model) applyUndo(op string, failed []string) *mrewind {
 	r.fails = nil
 	if r.retried != nil {
 		// A retry undone: what it retried is failed again.
-		r.retried.fails, r.heldFails = r.heldFails, nil
+		for _, p := range r.heldFails {
+			if !slices.Contains(r.retried.fails, p) {
+				r.retried.fails = append(r.retried.fails, p)
+			}
+		}
+		r.heldFails = nil
 	}
 	r.undoFails = slices.Clone(failed)
 	for _, p := range failed {
@@ -784,6 +792,18 @@ func withPurged(failed, paths []string, want map[string]img) (all, purged []stri
 		}
 	}
 	return all, purged
+}
+
+// split parts paths into those in set and the others.
+func split(paths, set []string) (in, out []string) {
+	for _, p := range paths {
+		if slices.Contains(set, p) {
+			in = append(in, p)
+		} else {
+			out = append(out, p)
+		}
+	}
+	return in, out
 }
 
 // retryable reports whether an undo or redo that failed paths is run
