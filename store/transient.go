@@ -209,6 +209,18 @@ func (s *Store) decideNew(m *sweepMerge, now []*baseEntry, old *baseline, prior 
 		}
 		met[n.path] = true
 		l, known := byPath[n.path]
+		if notKeptBefore(sweepChange{now: n}, old) != "" {
+			// New in a folder this baseline could not list: it may have
+			// been there all along, and only this sweep knows it. Left,
+			// it would come to a sweep whose baseline lists the folder,
+			// and be recorded as made by a command (a rewind would
+			// delete it): it is recorded now, as not kept.
+			lv.changed = lv.changed || known
+			for _, d := range parents(n.path) {
+				kept[d] = true
+			}
+			continue
+		}
 		if !known {
 			l = leftPath{Path: n.path, Seen: start}
 		}
