@@ -334,7 +334,8 @@
 // # Safety
 //
 // A record's path is cleaned ("./b.txt" is "b.txt") and refused when it
-// is absolute, holds "..", or lies in the store: such an entry is shown
+// is absolute, holds "..", or lies in the store (.osfoundry itself or
+// ckpt's own entries of it, see Shell sweeps): such an entry is shown
 // as refused, fails in a rewind, and is reported by Verify.
 //
 // Every path from a record or an index is made relative to the root after

@@ -13,6 +13,15 @@
 // folders and files. A nested repository's .git folder is a baseline
 // entry, never read: a command that removes it records it skipped.
 //
+// The store is ckpt's own entries of .osfoundry: checkpoints/, the
+// .gitignore that keeps git out of it (not followed as rules either) and
+// hooks/ (the hooks' stamps). The rest of .osfoundry, such as the budget
+// in ckpt.json, is the project's and swept like any file; the folder
+// itself is listed but never recorded, so no rewind removes or chmods
+// it. A sweep after a command over a baseline that holds no .osfoundry
+// (one taken when sweeps left all of it out) leaves it out too, and the
+// next sweep before a command takes it in as a hand edit.
+//
 // Two agents may work in one folder. The sweep before a command adds it
 // to open.json ({"turn","cmd","label","source","at"} each, dropped after
 // two hours without its closing sweep) and the sweep after takes it out.

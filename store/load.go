@@ -228,9 +228,7 @@ func cleanRecordPath(p string) (string, string) {
 	if c == "." {
 		return "", "names the root itself: refused"
 	}
-	// Only the exact name here: another spelling is the store only where
-	// the file system folds case, which Store.rel asks the disk.
-	if top, _, _ := strings.Cut(c, "/"); top == ".osfoundry" {
+	if storeOwnRecord(c) {
 		return "", "inside the checkpoint store: refused"
 	}
 	return c, ""

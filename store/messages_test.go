@@ -123,7 +123,7 @@ func TestCaptureErrorsNamePathOnce(t *testing.T) {
 	root := filepath.Join(parent, "proj")
 	wr(t, root, "d/f", "x")
 	s := openStore(t, root)
-	out, in, dir := filepath.Join(parent, "x"), filepath.Join(root, ".osfoundry", "x"), filepath.Join(root, "d")
+	out, in, dir := filepath.Join(parent, "x"), filepath.Join(root, ".osfoundry", "checkpoints", "x"), filepath.Join(root, "d")
 	_, err := s.Capture("1", TurnMeta{}, []string{out, in, dir})
 	if err == nil {
 		t.Fatal("capture of a path outside the root, one in the store and a folder: no error")

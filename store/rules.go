@@ -1,6 +1,9 @@
 package store
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ckpt-dev/ckpt/store/internal/ignore"
@@ -20,9 +23,13 @@ func RootRules() *Rules { return &Rules{ig: &ignore.Set{}} }
 
 // Enter returns the rules for what lies in the folder name (directly in
 // the folder r is for), given that folder's ignore files' bytes (nil:
-// none).
+// none). The .gitignore of .osfoundry is the store's, there to keep git
+// out of it, and is not followed.
 func (r *Rules) Enter(name string, gitignore, ckptignore []byte) *Rules {
 	domain := r.domain
+	if len(domain) == 0 && strings.EqualFold(name, ".osfoundry") {
+		gitignore = nil
+	}
 	if name != "" {
 		domain = append(domain[:len(domain):len(domain)], name)
 	}
@@ -30,10 +37,10 @@ func (r *Rules) Enter(name string, gitignore, ckptignore []byte) *Rules {
 }
 
 // Skip reports whether a sweep leaves out name, an entry of the folder r
-// is for (a folder when dir is set): .git anywhere, the store's folder
-// at the root, and what the ignore files skip.
+// is for (a folder when dir is set): .git anywhere, ckpt's own entries
+// of .osfoundry (see storeOwn), and what the ignore files skip.
 func (r *Rules) Skip(name string, dir bool) bool {
-	if name == ".git" || len(r.domain) == 0 && strings.EqualFold(name, ".osfoundry") {
+	if name == ".git" || len(r.domain) == 1 && strings.EqualFold(r.domain[0], ".osfoundry") && storeOwnFold(name) {
 		return true
 	}
 	elems := append(r.domain[:len(r.domain):len(r.domain)], name)
@@ -43,3 +50,73 @@ func (r *Rules) Skip(name string, dir bool) bool {
 // IsIgnoreFile reports whether a file of this name holds ignore rules a
 // sweep follows.
 func IsIgnoreFile(name string) bool { return name == ".gitignore" || name == ".ckptignore" }
+
+// storeTop is the folder at the root that holds the store. Only ckpt's own
+// entries of it (storeOwnNames) are the store's; the rest of it, such as
+// the budget in ckpt.json, is the project's and swept like any file.
+const storeTop = ".osfoundry"
+
+// storeOwnNames are ckpt's own entries of .osfoundry: the store, the
+// .gitignore that keeps git out of it, and the hooks' stamps. A sweep
+// never lists them, and no record, capture or rewind reaches them.
+var storeOwnNames = [...]string{"checkpoints", ".gitignore", "hooks"}
+
+// storeOwnFold reports whether name is one of storeOwnNames under any
+// spelling.
+func storeOwnFold(name string) bool {
+	for _, n := range storeOwnNames {
+		if strings.EqualFold(name, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// storeOwnIn reports whether name, an entry of the store's .osfoundry
+// (open as dirfd), is one of ckpt's own: that name exactly or, where the
+// file system folds case, another spelling that is the same file.
+func storeOwnIn(dirfd int, name string) bool {
+	for _, n := range storeOwnNames {
+		if name == n || strings.EqualFold(name, n) && sameEntry(dirfd, name, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// storeOwnPath reports whether rest, a path under the store's .osfoundry
+// of the project at root ("" for .osfoundry itself), is the store's: the
+// folder itself, or one of ckpt's own entries or what lies under it.
+func storeOwnPath(root, rest string) bool {
+	if rest == "" {
+		return true
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	for _, n := range storeOwnNames {
+		if first == n {
+			return true
+		}
+		if strings.EqualFold(first, n) {
+			a, errA := os.Lstat(filepath.Join(root, storeTop, first))
+			b, errB := os.Lstat(filepath.Join(root, storeTop, n))
+			if errA != nil {
+				// Not there: where case folds, it would be n once made.
+				return errB == nil && foldsCase(root)
+			}
+			return errB == nil && os.SameFile(a, b)
+		}
+	}
+	return false
+}
+
+// storeOwnRecord reports whether c, a cleaned record path, names the
+// store by its exact spelling (another one is the store only where the
+// file system folds case, which Store.rel asks the disk).
+func storeOwnRecord(c string) bool {
+	top, rest, _ := strings.Cut(c, "/")
+	if top != storeTop {
+		return false
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	return rest == "" || slices.Contains(storeOwnNames[:], first)
+}

@@ -325,7 +325,7 @@ func (s *Store) rel(p string, memo map[string]string) (string, error) {
 	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/") {
 		return "", &PathError{Path: p, Err: ErrOutsideRoot}
 	}
-	if top, _, _ := strings.Cut(rel, "/"); storeName(s.rootPath, top) {
+	if top, rest, _ := strings.Cut(rel, "/"); storeName(s.rootPath, top) && storeOwnPath(s.rootPath, rest) {
 		return "", &PathError{Path: p, Err: errInsideStore}
 	}
 	return rel, nil

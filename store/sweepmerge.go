@@ -94,6 +94,9 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 			}
 		}
 	}
+	// The store's .osfoundry is listed for what the project keeps in it;
+	// the folder itself is the store's, never recorded.
+	m.changes = slices.DeleteFunc(m.changes, func(c sweepChange) bool { return c.path() == storeTop })
 	return m
 }
 

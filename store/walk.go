@@ -203,6 +203,9 @@ func (w *walker) ignoreFile(j walkJob, name string, onDisk bool) []byte {
 		rel = j.rel + "/" + name
 	}
 	var data []byte
+	if name == ".gitignore" && w.isStoreTop(j.rel) {
+		return nil // the store's, for git (see Rules.Enter)
+	}
 	inPrior := j.inPrior > 0 || j.inPrior == 0 && w.prior != nil && w.prior.hasDir(j.rel)
 	if w.prior != nil && inPrior {
 		data = w.prior.rules[rel]
@@ -215,6 +218,13 @@ func (w *walker) ignoreFile(j walkJob, name string, onDisk bool) []byte {
 		w.mu.Unlock()
 	}
 	return data
+}
+
+// isStoreTop reports whether rel is the store's .osfoundry at the root:
+// that name exactly or, where the file system folds case, another
+// spelling of it.
+func (w *walker) isStoreTop(rel string) bool {
+	return rel == storeTop || strings.EqualFold(rel, storeTop) && storeName(w.root, rel)
 }
 
 // queueMax bounds the folders opened and waiting for a worker.
@@ -283,10 +293,19 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 	local := make([]baseEntry, 0, len(paths))
 	var st unix.Stat_t
 	elems := append(domain[:len(domain):len(domain)], "")
+	inStoreTop := w.isStoreTop(j.rel)
 	for _, rel := range paths {
 		n := rel[lp:]
-		if j.rel == "" && (n == ".git" || n == ".osfoundry" || strings.EqualFold(n, ".osfoundry") && sameEntry(j.fd, n, ".osfoundry")) {
+		switch {
+		case j.rel == "" && n == ".git":
 			continue
+		case j.rel == "" && w.prior != nil && !w.prior.hasDir(n) && w.isStoreTop(n):
+			// A baseline taken when sweeps left all of .osfoundry out:
+			// what the project keeps there is not the command's, and the
+			// next sweep before a command takes it in as a hand edit.
+			continue
+		case inStoreTop && storeOwnIn(j.fd, n):
+			continue // the store's own
 		}
 		if err := unix.Fstatat(j.fd, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			w.markPartial(j.rel)
