@@ -186,9 +186,14 @@
 // clock holding the lock shared (without waiting: if a writer holds it,
 // the load lists as above) and stats the folder; when the folder was left
 // alone for two seconds and every turn file is whole and summarized, the
-// summary ends with a generation frame of both. A load that finds them as
-// the last frame says reads the summary alone; one that finds them as its
-// Store's previous load did (the UI's) reads nothing.
+// summary ends with a generation frame of both and of the system's boot
+// (Linux's boot_id, macOS's boot session). A load that finds them as the
+// last frame says reads the summary alone; one that finds them as its
+// Store's previous load did (the UI's) reads nothing. The clock is
+// written without a sync and a record is synced after it, so a crash of
+// the system can keep a record and lose the clock's update: a generation
+// of another boot, or one naming none (written before it was kept), is
+// never trusted, and a load that cannot read the boot records none.
 //
 // The file is frames of a crc32c each, a later one for a name replacing
 // an earlier one: entries, names marked gone and generations (the layout

@@ -32,7 +32,9 @@ import (
 //	                  (why the path is unusable), str cmd, strs shared
 //	gone              str name alone: the turn file is gone
 //	generation        str "\x00gen", varint clock, the turns folder's
-//	                  uvarint size, varint mtime, varint ctime, uvarint ino
+//	                  uvarint size, varint mtime, varint ctime, uvarint
+//	                  ino, str boot (absent from older frames: see
+//	                  turnsGen)
 //	image             str kind, byte 0 (no hash) or 1 and the 32 bytes
 //	                  of the SHA-256, varint bytes, uvarint mode, str
 //	                  link, str reason, byte kept

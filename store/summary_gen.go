@@ -16,12 +16,17 @@ import (
 
 // turnsGen is the state of the turn files as a load saw it begin: the
 // clock (the last order number handed out: every record appended to a
-// turn file takes a larger one first, under the store lock) and the
-// turns folder's stat (a file made, removed or renamed in it changes
-// its times).
+// turn file takes a larger one first, under the store lock), the turns
+// folder's stat (a file made, removed or renamed in it changes its
+// times), and the boot of the system it was read in. The clock is
+// written without a sync, and a record is synced once it has its
+// number: a crash of the system can lose the clock's update and keep
+// the record, so after a reboot the clock may read as it did before the
+// record, and only a generation of the same boot stands for the files.
 type turnsGen struct {
 	clock int64
 	dir   storefs.Stat
+	boot  string
 }
 
 // genFrame is the name of the summary frame that records a generation:
@@ -36,10 +41,14 @@ var genSettle = 2 * time.Second
 // readGen reads the generation under the store lock held shared, so no
 // writer is between taking an order number and appending its record:
 // whatever is appended after has a larger number. ok is false when a
-// writer holds the lock, when the lock file or the clock cannot be read,
-// or when the folder changed within genSettle: the load then lists and
-// stats every turn file, as it would without a generation.
+// writer holds the lock, when the lock file, the clock or the boot
+// cannot be read, or when the folder changed within genSettle: the load
+// then lists and stats every turn file, as it would without a
+// generation.
 func (s *Store) readGen() (g turnsGen, ok bool) {
+	if g.boot = bootID(); g.boot == "" {
+		return g, false
+	}
 	f, err := s.dir.OpenFile("lock", os.O_RDONLY, 0)
 	if err != nil {
 		return g, false
@@ -76,6 +85,7 @@ func appendGenFrame(buf []byte, g turnsGen) []byte {
 	e.varint(g.dir.Mtime)
 	e.varint(g.dir.Ctime)
 	e.uvarint(g.dir.Ino)
+	e.str(g.boot)
 	return e.frame(buf)
 }
 
@@ -96,6 +106,9 @@ func decodeGen(data string, fr sumFrame) (turnsGen, bool) {
 	g.dir.Size = int64(d.uvarint())
 	g.dir.Mtime, g.dir.Ctime = d.varint(), d.varint()
 	g.dir.Ino = d.uvarint()
+	if d.p < len(d.s) { // absent from a frame written before the boot was kept: no boot matches it
+		g.boot = d.str()
+	}
 	return g, !d.bad && d.p == len(d.s)
 }
 

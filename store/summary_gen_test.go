@@ -228,3 +228,108 @@ func TestSummaryEntryPathsDamaged(t *testing.T) {
 		t.Fatalf("over a damaged entry (listed: %v):\n got %+v\nwant %+v", listed, got.Files["2"], want.Files["2"])
 	}
 }
+
+// A crash of the system can lose the clock's last update while the
+// record that took the number is durable (its turn file is synced, the
+// clock never is): after the reboot the clock and the turns folder read
+// as when the generation was recorded, and the record is newer than the
+// summary. A load trusts no generation recorded in another boot.
+func TestSummaryGenerationAfterCrash(t *testing.T) {
+	root := genStore(t)
+	readGenView(t, root) // the summary,
+	readGenView(t, root) // and its generation
+	clock, sum := filepath.Join(root, storeDir, clockFile), filepath.Join(root, storeDir, summaryFile)
+	before, err := os.ReadFile(clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := openStore(t, root)
+	if _, err := w.Capture("1", TurnMeta{}, []string{filepath.Join(root, "late.txt")}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	// The crash: the capture's record on disk, the clock as it was.
+	if err := os.WriteFile(clock, before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	summary, err := os.ReadFile(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := withoutSummary(t, root) // which removes the summary
+	if files := want.Files["1"]; len(files) != 3 {
+		t.Fatalf("turn 1 from its records has %d files, want 3", len(files))
+	}
+	if err := os.WriteFile(sum, summary, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// In the same boot no update of the clock is lost: the generation
+	// stands, and the load shows what it recorded.
+	if got, _, listed := readGenView(t, root); listed || reflect.DeepEqual(got, want) {
+		t.Fatalf("in the same boot the load listed turns/ (%v) or saw the capture: this test tests nothing", listed)
+	}
+	if err := os.WriteFile(sum, summary, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer func(b func() string) { bootID = b }(bootID)
+	bootID = func() string { return "the boot after the crash" }
+	for i := range 2 {
+		got, _, listed := readGenView(t, root)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("load %d after the crash (listed turns/: %v) differs:\n got %+v\nwant %+v", i, listed, got.Files["1"], want.Files["1"])
+		}
+	}
+}
+
+// A generation frame written before frames named their boot is read, and
+// not trusted: the load lists turns/ once and records its own.
+func TestSummaryGenerationWithoutBoot(t *testing.T) {
+	root := genStore(t)
+	readGenView(t, root)
+	readGenView(t, root)
+	sum := filepath.Join(root, storeDir, summaryFile)
+	data, err := os.ReadFile(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, _, ok := scanSummary(data)
+	if !ok || len(frames) == 0 || frames[len(frames)-1].name != genFrame {
+		t.Fatal("no generation at the summary's end")
+	}
+	g, ok := decodeGen(string(data), frames[len(frames)-1])
+	if !ok || g.boot != bootID() {
+		t.Fatalf("the generation %+v does not name this boot %q", g, bootID())
+	}
+	var e sumEnc // the frame as it was written before
+	e.str(genFrame)
+	e.varint(g.clock)
+	e.uvarint(uint64(g.dir.Size))
+	e.varint(g.dir.Mtime)
+	e.varint(g.dir.Ctime)
+	e.uvarint(g.dir.Ino)
+	if err := os.WriteFile(sum, e.frame(data[:frames[len(frames)-1].start]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := withoutSummaryKept(t, root)
+	for i, wantListed := range []bool{true, false} {
+		got, _, listed := readGenView(t, root)
+		if listed != wantListed || !reflect.DeepEqual(got, want) {
+			t.Fatalf("load %d listed turns/: %v, want %v; differs: %v", i, listed, wantListed, !reflect.DeepEqual(got, want))
+		}
+	}
+}
+
+// withoutSummaryKept is withoutSummary leaving the summary file as it is.
+func withoutSummaryKept(t *testing.T, root string) storeView {
+	t.Helper()
+	sum := filepath.Join(root, storeDir, summaryFile)
+	data, err := os.ReadFile(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := withoutSummary(t, root)
+	if err := os.WriteFile(sum, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
