@@ -34,10 +34,14 @@
 // baseline lacks, found while another session's command runs, is left
 // out of records and baseline, in left.json ("cmds" as in open.json;
 // "paths": "path", "seen", "owners" as indexes in cmds), until no owner
-// runs: then it goes to every owner's turn, or, gone, to none. One new
-// in a folder the baseline could not list is not left: it may have been
-// there all along, which a later baseline listing the folder no longer
-// tells, so it is recorded at once, as not kept.
+// runs: then it goes to every owner's turn, or, gone, to none. A new
+// folder is listed so too, unless something in it is recorded now: it
+// enters the baseline once no command that ran when it appeared runs,
+// so a file a later command writes in it does not make it that
+// command's. A path new in a folder the baseline could not list is not
+// left: it may have been there all along, which a later baseline
+// listing the folder no longer tells, so it is recorded at once, as not
+// kept.
 //
 // A file tool's capture or seal made while a command of another turn
 // runs appends a line a path to edits.log: {"turn","path","at"} for a

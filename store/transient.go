@@ -221,18 +221,11 @@ func (s *Store) decideNew(m *sweepMerge, now []*baseEntry, old *baseline, prior 
 			}
 			continue
 		}
-		if !known {
-			l = leftPath{Path: n.path, Seen: start}
-		}
-		owners := run.ownersOf(l.Owners, l.Seen)
-		if slices.ContainsFunc(owners, run.running) {
-			l.Owners = owners
-			lv.next = append(lv.next, l)
+		owners, held := lv.hold(l, known, n.path, start, run)
+		if held {
 			left[n.path] = true
-			lv.changed = lv.changed || !known || len(owners) != len(byPath[n.path].Owners)
 			continue
 		}
-		lv.changed = lv.changed || known
 		for _, d := range parents(n.path) {
 			kept[d] = true
 		}
@@ -247,9 +240,19 @@ func (s *Store) decideNew(m *sweepMerge, now []*baseEntry, old *baseline, prior 
 		}
 	}
 	// A folder made while another command runs goes with what it holds:
-	// left, unless something in it is recorded now.
+	// left while a command that ran when it appeared still runs (listed
+	// as a path is, so it is not taken later for one a command that
+	// began after it made), unless something in it is recorded now.
 	for _, j := range m.added {
-		if n := now[j]; n.kind == baseDir && len(run.others) > 0 && !kept[n.path] {
+		n := now[j]
+		if n.kind != baseDir {
+			continue
+		}
+		met[n.path] = true
+		l, known := byPath[n.path]
+		if kept[n.path] {
+			lv.changed = lv.changed || known
+		} else if _, held := lv.hold(l, known, n.path, start, run); held {
 			left[n.path] = true
 		}
 	}
@@ -266,6 +269,26 @@ func (s *Store) decideNew(m *sweepMerge, now []*baseEntry, old *baseline, prior 
 	slices.SortFunc(lv.next, func(a, b leftPath) int { return strings.Compare(a.Path, b.Path) })
 	m.leave(now, left)
 	return lv
+}
+
+// hold lists path as left (l, as the list read had it when known) while
+// a command among its owners still runs, and says so (held); owners are
+// the commands it may belong to (see ownersOf). start is the sweep's
+// time, when a path it did not know was first seen.
+func (lv *leaving) hold(l leftPath, known bool, path string, start int64, run sweepRunning) (owners []openCmd, held bool) {
+	if !known {
+		l = leftPath{Path: path, Seen: start}
+	}
+	was := len(l.Owners)
+	owners = run.ownersOf(l.Owners, l.Seen)
+	if !slices.ContainsFunc(owners, run.running) {
+		lv.changed = lv.changed || known
+		return owners, false
+	}
+	l.Owners = owners
+	lv.next = append(lv.next, l)
+	lv.changed = lv.changed || !known || len(owners) != was
+	return owners, true
 }
 
 // leave takes the paths left out of m and out of the next baseline. The

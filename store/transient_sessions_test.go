@@ -204,3 +204,40 @@ func TestLeftFileKeepsCommandOnce(t *testing.T) {
 		t.Fatalf("B's turn holds %v", got)
 	}
 }
+
+// TestOtherSessionEmptyFolderOwners: A's command makes an empty folder
+// and ends while B's command runs, B's first sweep having found the
+// folder while A's command ran; B's command then writes a file in it.
+// The folder is A's command's, not B's: B's turn records the file alone,
+// so rewinding B's turn takes out the file and leaves A's folder.
+// Before, A's closing sweep left the folder out of the baseline as made
+// while B's command ran, B's turn recorded it as a folder it made, and
+// rewinding B's turn removed it.
+func TestOtherSessionEmptyFolderOwners(t *testing.T) {
+	root, s, a, b, _ := twoRunning(t)
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SweepBefore(b, TurnMeta{}, "echo f > d/f"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SweepAfter(a, TurnMeta{}, "mkdir d"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "d/f", "f by B\n", 0o644)
+	if _, err := s.SweepAfter(b, TurnMeta{}, "echo f > d/f"); err != nil {
+		t.Fatal(err)
+	}
+	sameShares(t, "B's turn", turnShares(t, s, b), map[string][]string{"d/f": nil})
+	sameAsFull(t, s, "after B's closing sweep")
+	rewind(t, s, string(b))
+	if fi, err := os.Stat(filepath.Join(root, "d")); err != nil || !fi.IsDir() {
+		t.Fatalf("A's folder d after rewinding B's turn: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "d/f")); err == nil {
+		t.Fatal("d/f is still there after rewinding B's turn")
+	}
+	if _, err := os.Stat(filepath.Join(root, storeDir, leftFile)); err == nil {
+		t.Errorf("%s is still there after every closing sweep", leftFile)
+	}
+}
