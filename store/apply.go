@@ -70,10 +70,18 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	if err := s.keepMerged(q); err != nil {
 		return nil, errf("%s: %w", q.Kind, err)
 	}
-	recs, bytesOf, err := s.prepare(q, s.handRule(v), fp)
+	// Until the operation is logged, a return gives the folders opened
+	// to keep what is in them their modes back.
+	recs, bytesOf, opened, err := s.prepareOpen(q, s.handRule(v), fp)
 	if err != nil {
 		return nil, errf("%s: %w", q.Kind, err)
 	}
+	logged := false
+	defer func() {
+		if !logged {
+			s.closeShut(opened)
+		}
+	}()
 	files := filesPut(recs) // as recorded: decided again under the lock
 	rmdirs := s.keptFolders(v, s.rmdirs(v, q), q, files)
 	var had, mkdirs []string
@@ -120,6 +128,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		_ = commitIndex(false)
 		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)
 	}
+	logged = true
 	if q.Index != nil {
 		fp.hit() // logged, holding index.lock: the next Open renames it
 	}
@@ -194,18 +203,30 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 	dirs := newDirCache(s.root)
 	defer dirs.close()
 	var nowPaths []string
+	behind := map[string]bool{}
 	for _, st := range p.Steps {
-		if st.Do == ActRestore || st.Do == ActDelete || st.Do == ActKeep {
+		switch {
+		case opens(st):
+			// Opened already (openShut): its Now is its mode before.
+		case st.Do == ActRestore || st.Do == ActDelete || st.Do == ActKeep:
 			nowPaths = append(nowPaths, st.Path)
+			behind[st.Path] = st.Now.Kind == ImageOther // see planBehindShut
 		}
 	}
-	nows, err := s.look(nowPaths, true, fp)
+	nows, err := s.lookEach(nowPaths, true, fp)
 	if err != nil {
 		return nil, nil, err
 	}
-	nowOf := map[string]Image{}
+	nowOf, unread := map[string]Image{}, map[string]string{}
 	for _, c := range nows {
-		nowOf[c.rel] = c.img
+		switch {
+		case c.err == nil:
+			nowOf[c.rel] = c.img
+		case behind[c.rel]:
+			unread[c.rel] = "not touched: it " + reasonOf(c.err) + " now"
+		default:
+			return nil, nil, c.err
+		}
 	}
 	for _, st := range p.Steps {
 		now := st.Now
@@ -217,7 +238,10 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 		r := record.Line{R: "step", File: record.File{Path: st.Path, Img: &now, Want: &want, Do: st.Do, Why: st.Reason, Hand: st.HandEdited}}
 		// Only a path read here is decided again: a failed step (a
 		// refused path among them) keeps the plan's reason.
-		if read && now.Kind != ImageOther && st.Now.Kind != ImageOther && (!sameBytes(now, st.Now) || now.Mode != st.Now.Mode) {
+		if why, ok := unread[st.Path]; ok {
+			r.Do, r.Why = ActFail, why
+		}
+		if read && now.Kind != ImageOther && (st.Now.Kind != ImageOther || behind[st.Path]) && (!sameBytes(now, st.Now) || now.Mode != st.Now.Mode) {
 			r.Do, r.Why = s.decide(now, want)
 			r.Hand = hand(st.Path, now)
 			s.loadStats()

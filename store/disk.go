@@ -192,7 +192,7 @@ func reasonOf(err error) string {
 	case errors.Is(err, syscall.ELOOP):
 		return "lies behind a loop of symbolic links"
 	case errors.Is(err, fs.ErrPermission):
-		return "cannot be read (permission denied)"
+		return permDenied
 	}
 	return "cannot be read (" + inner.Error() + ")"
 }

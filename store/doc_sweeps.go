@@ -168,6 +168,14 @@
 // the new one; a damaged or missing one is ignored, and the next sweep
 // reads every file and attributes nothing. Prune keeps its blobs.
 //
+// A folder the baseline lists that a sweep cannot open ('x', its mode
+// marked) stands with the entries under it, its files and links made
+// 'x' with their stat kept: what they hold is unknown from then on. In
+// the sweep after a command that is the command's doing: it records the
+// folder ("dir", mode before and after) and each of those files with its
+// pre-image and no post, so a rewind opens the folder to keep and put
+// back what is in it.
+//
 // # Summary
 //
 // Listing the turns of a big store would read every turn file. The

@@ -304,6 +304,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 		steps = append(steps, st)
 	}
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Path < steps[j].Path })
+	s.planBehindShut(steps)
 	return steps
 }
 

@@ -22,6 +22,9 @@ import (
 type sweepChange struct {
 	old *baseEntry // nil: new
 	now *baseEntry // nil: vanished
+	// shut: old is in a folder the listing could no longer open (see
+	// sweep_shut.go): what it holds now is unknown.
+	shut bool
 }
 
 func (c sweepChange) path() string {
@@ -267,6 +270,12 @@ func (s *Store) askFeed(res *SweepResult, entries int) Changes {
 func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full map[string]bool, attribute func(rel string) bool, old *baseline, res *SweepResult) []shellRec {
 	var recs []shellRec
 	for _, c := range changes {
+		if c.shut {
+			if attribute(c.old.path) {
+				recs = append(recs, s.shutRec(c))
+			}
+			continue
+		}
 		var rel string
 		if c.now != nil {
 			rel = c.now.path
@@ -318,8 +327,7 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 			r.noPost = true
 			res.Problems = append(res.Problems, rel+": no space left to keep its new bytes: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
 		case unread && c.now.mode&unlistedDir != 0:
-			r.noPost = true
-			res.Problems = append(res.Problems, rel+": could not be listed after the command: what changed in it is not recorded")
+			r.post, r.noPost = shutDirPost(c, rel, res)
 		case unread:
 			r.noPost = true
 			res.Problems = append(res.Problems, rel+": could not be read after the command: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")

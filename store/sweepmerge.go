@@ -25,6 +25,9 @@ type sweepMerge struct {
 	touched []int32
 	// added lists the entries of now that old lacks.
 	added []int32
+	// shut lists the folders the old baseline listed that the walk could
+	// not open (see sweep_shut.go).
+	shut []string
 }
 
 // mergeListing walks the old entries and the new listing, both in path
@@ -40,6 +43,9 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 			o := &oldEntries[i]
 			i++
 			if under(o.path, unread) {
+				if len(m.shut) > 0 && o.kind != baseDir && o.kind != baseUnknown && under(o.path, m.shut) {
+					m.shutIn(o, i-1)
+				}
 				// Not listed this time, it stands: -(its index+1). Its stat
 				// was taken under the old baseline's time; one racy then
 				// (a file, or a folder whose listing it vouches for) would
@@ -84,6 +90,9 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 			case n.kind == baseDir && o.kind == baseDir && o.mode == n.mode:
 				// A folder is still a folder: what changed is in it.
 			case n.kind == baseDir || n.kind == baseUnknown:
+				if o.kind == baseDir && n.kind == baseUnknown && n.mode&unlistedDir != 0 {
+					m.shut = append(m.shut, n.path)
+				}
 				// A file or link became a folder (or a folder's mode
 				// moved, or it can no longer be listed): recorded with
 				// its kind, nothing to read.
