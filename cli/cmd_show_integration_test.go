@@ -198,6 +198,22 @@ func TestShowAgentOfRewoundTurn(t *testing.T) {
 	}
 }
 
+// A turn rewound, its rewind undone, redone and undone again is active:
+// show and diff say nothing of the redo, which the undo took back.
+func TestShowOfATurnWhoseRedoWasUndone(t *testing.T) {
+	p := newTestProject(t, map[string]string{"a.txt": "a 0\n"})
+	p.turn(t, "1", "work", []string{"a.txt"}, func() { writeText(t, p.root, "a.txt", "a 1\n") })
+	for _, op := range []string{"rewind 1", "undo", "redo", "undo"} {
+		ckptOK(t, p.root, append(strings.Fields(op), "--yes")...)
+	}
+	if r := ckptOK(t, p.root, "show", "1"); strings.Contains(r.Stdout, "rewound") {
+		t.Fatalf("show of an active turn says it was rewound\n%s", r)
+	}
+	if r := ckptOK(t, p.root, "diff", "1", "--color", "never"); !strings.Contains(r.Stdout, "+a 1") {
+		t.Fatalf("diff of an active turn against the disk\n%s", r)
+	}
+}
+
 // A change of mode alone (chmod +x) is a change: show marks the file
 // modified and says "mode 644 → 755", and diff says the same.
 func TestShowModeOnlyChange(t *testing.T) {

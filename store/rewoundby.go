@@ -28,9 +28,28 @@ func TakenOutBy(entries []Entry) TakenOut {
 			}
 		}
 	}
+	// settled: the rewinds and reverts whose newest undo or redo (or
+	// themselves) is behind: an undo takes back its redo, which stays
+	// active in the log, as every undo and redo does.
+	settled := map[string]bool{}
 	for i := range entries {
 		e := &entries[i]
-		if e.State != StateActive || e.Kind != KindRewind && e.Kind != KindRevert && e.Kind != KindRedo {
+		if e.State != StateActive {
+			continue
+		}
+		root := e.ID
+		switch e.Kind {
+		case KindUndo, KindRedo:
+			root = e.Target
+		case KindRewind, KindRevert:
+		default:
+			continue
+		}
+		if settled[root] {
+			continue
+		}
+		settled[root] = true
+		if e.Kind == KindUndo {
 			continue
 		}
 		kind := e.Kind

@@ -9,10 +9,9 @@ import "testing"
 func TestTakenOutBy(t *testing.T) {
 	log := []Entry{ // newest first
 		{ID: "op-6", Kind: KindRedo, Target: "op-gone", State: StateActive, Turns: []string{"1"}},
-		{ID: "op-5", Kind: KindUndo, Target: "op-2", State: StateActive, Turns: []string{"2"}},
 		{ID: "op-4", Kind: KindRedo, Target: "op-2", State: StateActive, Turns: []string{"2"}},
 		{ID: "op-3", Kind: KindRewind, Target: "4", State: StateActive, Turns: []string{"4", "5"}},
-		{ID: "op-2", Kind: KindRevert, Target: "2", State: StateUndone, Turns: []string{"2"}},
+		{ID: "op-2", Kind: KindRevert, Target: "2", State: StateActive, Turns: []string{"2"}},
 		{ID: "op-1", Kind: KindRewind, Target: "5", State: StateActive, Turns: []string{"5"}},
 		{ID: "5", Kind: KindAgent, State: StateRewound},
 		{ID: "4", Kind: KindAgent, State: StateRewound},
@@ -39,6 +38,24 @@ func TestTakenOutBy(t *testing.T) {
 	for _, turn := range []string{"1", "2", "3", "4", "5"} {
 		if r := RewoundBy(log, turn); r != wantRewound[turn] {
 			t.Errorf("RewoundBy(%s) = %q, want %q", turn, r, wantRewound[turn])
+		}
+	}
+}
+
+// A redo an undo took back stays active in the log, as every undo and
+// redo does: the state of what it redid says it is not in effect, so no
+// turn is rewound or reverted by it.
+func TestTakenOutByARedoUndone(t *testing.T) {
+	for _, kind := range []Kind{KindRewind, KindRevert} {
+		log := []Entry{ // newest first: the operation, undone, redone, undone
+			{ID: "op-4", Kind: KindUndo, Target: "op-1", State: StateActive, Turns: []string{"1"}},
+			{ID: "op-3", Kind: KindRedo, Target: "op-1", State: StateActive, Turns: []string{"1"}},
+			{ID: "op-2", Kind: KindUndo, Target: "op-1", State: StateActive, Turns: []string{"1"}},
+			{ID: "op-1", Kind: kind, Target: "1", State: StateUndone, Turns: []string{"1"}},
+			{ID: "1", Kind: KindAgent, State: StateActive},
+		}
+		if got := TakenOutBy(log); len(got.Rewound) > 0 || len(got.Reverted) > 0 {
+			t.Errorf("%s undone, redone and undone: rewound %v, reverted %v; want none", kind, got.Rewound, got.Reverted)
 		}
 	}
 }
