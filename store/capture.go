@@ -524,8 +524,8 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 	for _, c := range seen {
 		if !tp.sure(c.rel) {
 			// Captured in a turn a rewind undid between the capture and
-			// this seal: the rewind put back that capture's pre-image, so
-			// it is this continuation's pre-image too.
+			// this seal: what the operation left is this continuation's
+			// pre-image (that capture's, unless it went further back).
 			f := s.earlierCapture(turn, id, c.rel)
 			if f == nil && linked[c.rel] {
 				continue // not captured with it: nothing to seal
@@ -539,6 +539,9 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 				created = false
 			}
 			pre := f.file.pre
+			if img, ok := s.opLeftSince(f.file.preSeq, c.rel); ok {
+				pre = img
+			}
 			buf = tp.appendPre(buf, c.rel, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &pre, Dirs: f.file.dirs}, At: now, N: n})
 			was[c.rel] = pre
 		}

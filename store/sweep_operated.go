@@ -2,6 +2,7 @@ package store
 
 import (
 	"io"
+	"slices"
 
 	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
@@ -96,4 +97,34 @@ func (s *Store) operationsLeft(from int64) (map[string]Image, error) {
 // included.
 func sameImage(a, b Image) bool {
 	return sameBytes(a, b) && (a.Kind != ImageContent || a.Mode&0o7777 == b.Mode&0o7777)
+}
+
+// opLeftSince says what the newest operation logged after seq (a record's
+// order) that wrote rel left there, if one did: a seal in a continuation
+// (T.2) takes it as the pre-image of a path captured before the rewind,
+// which may have put back an older turn's bytes than that capture's.
+func (s *Store) opLeftSince(seq int64, rel string) (Image, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ops, err := s.readOps()
+	if err != nil {
+		return Image{}, false
+	}
+	var left Image
+	found := false
+	for _, o := range ops {
+		if o.seq <= seq || !o.done || o.abandoned || o.none || slices.ContainsFunc(o.fails, func(f Failure) bool { return f.Path == rel }) {
+			continue
+		}
+		steps, err := s.steps(o.id)
+		if err != nil {
+			return Image{}, false
+		}
+		for _, st := range steps {
+			if st.R == "step" && st.Path == rel && st.Want != nil && (st.Do == ActRestore || st.Do == ActDelete) {
+				left, found = *st.Want, true
+			}
+		}
+	}
+	return left, found
 }

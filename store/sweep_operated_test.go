@@ -68,3 +68,33 @@ func TestSweepAfterLeavesAnOperationsWritesToIt(t *testing.T) {
 		})
 	}
 }
+
+// An agent's write captured, then a rewind to before an earlier turn
+// applied before the write is sealed: the seal goes to a continuation,
+// whose pre-image is what the rewind left (the earlier turn's pre-image),
+// not the capture's, so rewinding the continuation gives the folder back
+// as the rewind left it, never the rewound turn's bytes.
+func TestSealAfterARewindTakesWhatItLeft(t *testing.T) {
+	root := tempRoot(t)
+	put(t, root, "a.txt", "v0\n", 0o644)
+	s := openStore(t, root)
+	if _, err := s.Capture("1", TurnMeta{}, []string{"a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "a.txt", "v1\n", 0o644)
+	if err := s.Seal("1", []string{"a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Capture("2", TurnMeta{}, []string{"a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	rewind(t, s, "1") // turns 1 and 2: a.txt holds v0 again
+	put(t, root, "a.txt", "two\n", 0o644)
+	if err := s.Seal("2", []string{"a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	rewind(t, s, "2.2")
+	if got := rd(t, root, "a.txt"); got != "v0\n" {
+		t.Fatalf("after rewinding 2.2 a.txt holds %q, want v0, as the rewind of 1 left it", got)
+	}
+}
