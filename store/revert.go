@@ -405,6 +405,10 @@ func (s *Store) revertOne(f *tfile, cur version, label string, markers bool) rev
 		return pre.Mode
 	}
 	switch {
+	case sameBytes(cur.img, post) && pre.Kind != ImageContent && cur.img.Kind == ImageContent && modeOf() != pre.Mode:
+		// A file the turn made (or put where a link was) whose mode
+		// changed since: taking the turn out would drop that change.
+		return revertOutcome{conflict: true}
 	case sameBytes(cur.img, post):
 		to := pre
 		if to.Kind == ImageContent {
