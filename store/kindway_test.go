@@ -1,8 +1,10 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -485,5 +487,66 @@ func TestRewindMakesNoFolderWhereAFileNotKeptWas(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(root, "x")); err == nil {
 		t.Fatal("the rewind made the folder x, where a file stood before turn 1")
+	}
+}
+
+// A folder whose oldest record among a rewind's turns is a folder stays,
+// though a later turn made it again, also when a retry of the redo of a
+// retry leaves it empty: the retry looks back through the redo and the
+// retry it redid to what the rewind wanted.
+func TestRetryOfARedoKeepsAFolderTheRewindWanted(t *testing.T) {
+	root := tempRoot(t)
+	put(t, root, "d/f", "f\n", 0o644)
+	put(t, root, "z/w", "w\n", 0o644)
+	put(t, root, "q/r", "r\n", 0o644)
+	s := openStore(t, root)
+	sweepCmd(t, s, "1", func() {
+		os.RemoveAll(filepath.Join(root, "d"))
+		put(t, root, "d", "a file where the folder d was\n", 0o644)
+		put(t, root, "z/w", "w1\n", 0o644)
+		put(t, root, "q/r", "r1\n", 0o644)
+	})
+	sweepCmd(t, s, "2", func() {
+		os.Remove(filepath.Join(root, "d"))
+		put(t, root, "d/g", "g\n", 0o644)
+	})
+	full := errors.New("no space left on device")
+	fault := func(paths ...string) {
+		SetRestoreFault(s, func(p string) error {
+			if slices.Contains(paths, p) {
+				return full
+			}
+			return nil
+		})
+	}
+	apply := func(what string, p *Plan, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		r, err := s.Apply(p, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		t.Logf("%s (retry %q): %v", what, p.Retry, r.Failed)
+	}
+	fault("z/w", "q/r")
+	rewind(t, s, "1") // both fail
+	fault("q/r")
+	p, err := s.PlanRewind("1")
+	apply("the retry", p, err) // z/w put back, q/r fails again
+	p, err = s.PlanUndo(true)
+	apply("undo", p, err)
+	p, err = s.PlanRedo(true)
+	apply("redo", p, err) // q/r fails again
+	fault()
+	os.Remove(filepath.Join(root, "d/f")) // d is empty now
+	p, err = s.PlanRewind("1")
+	apply("the retry of the redo", p, err)
+	if rd(t, root, "q/r") != "r\n" {
+		t.Fatalf("q/r holds %q after the retry, want r", rd(t, root, "q/r"))
+	}
+	if fi, err := os.Lstat(filepath.Join(root, "d")); err != nil || !fi.IsDir() {
+		t.Fatalf("after the retry d is %v (%v), want the folder it was before turn 1", fi, err)
 	}
 }

@@ -218,9 +218,9 @@ func (v *view) stillFailed(id string) map[string]bool {
 // keptFolders drops from rmdirs the folders p wants as folders: one a
 // turn made that was a folder before an older of the turns too (its
 // oldest pre-image) stays, empty or not. A retry of a rewind looks at
-// what the rewind it retries wanted, back along the retries. Beneath a
-// path in files (filesPut of the operation's steps) the file wins: such
-// a folder goes once emptied.
+// what the rewind it retries wanted, back along the retries and through
+// a redo to the rewind it redid. Beneath a path in files (filesPut of the
+// operation's steps) the file wins: such a folder goes once emptied.
 func (s *Store) keptFolders(v *view, rmdirs []string, p *Plan, files map[string]bool) []string {
 	want := map[string]bool{}
 	for _, st := range p.Steps {
@@ -243,6 +243,9 @@ func (s *Store) keptFolders(v *view, rmdirs []string, p *Plan, files map[string]
 			break
 		}
 		id = o.retry
+		if id == "" && o.kind == KindRedo {
+			id = o.target // a redo's steps are what it did again: the rewind wanted the rest
+		}
 	}
 	if len(want) == 0 {
 		return rmdirs
