@@ -11,7 +11,10 @@
 // the same baseline. Folders ignored by any .gitignore,
 // the root's .git, and the store are not swept; .ckptignore patterns skip
 // folders and files. A nested repository's .git folder is a baseline
-// entry, never read: a command that removes it records it skipped.
+// entry, never read: a command that removes it records it skipped. A
+// new folder with nothing new under it (mkdir e) is recorded itself, as
+// made ("post" a folder, "dirs" naming it), so a rewind removes it as it
+// removes a new file's folders; one holding new entries goes with them.
 //
 // The store is ckpt's own entries of .osfoundry: checkpoints/, the
 // .gitignore that keeps git out of it (not followed as rules either) and

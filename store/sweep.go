@@ -347,6 +347,9 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 					r.dirs = append(r.dirs, d)
 				}
 			}
+			if c.now != nil && c.now.kind == baseDir {
+				r.dirs = append(r.dirs, rel) // a new empty folder goes as its parents do
+			}
 		}
 		recs = append(recs, r)
 	}

@@ -68,11 +68,17 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 			m.order = append(m.order, int32(j))
 			m.added = append(m.added, int32(j))
 			j++
-			if n.kind != baseDir {
+			switch {
+			case n.kind != baseDir:
 				m.changes = append(m.changes, sweepChange{now: n})
 				if n.kind != baseUnknown { // a folder it could not list
 					m.toRead = append(m.toRead, n.path)
 				}
+			case !holdsNew(now[j:], n.path):
+				// A new folder with nothing new in it (mkdir e) is
+				// recorded itself, so a rewind removes it; one that holds
+				// new entries is recorded through them.
+				m.changes = append(m.changes, sweepChange{now: n})
 			}
 		default:
 			o, n := &oldEntries[i], now[j]
@@ -107,6 +113,15 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 	// the folder itself is the store's, never recorded.
 	m.changes = slices.DeleteFunc(m.changes, func(c sweepChange) bool { return c.path() == storeTop })
 	return m
+}
+
+// holdsNew reports whether rest, the listing's entries after the folder
+// dir in path order, holds any under it. They follow it, after its
+// siblings that sort before dir+"/" ("e.txt" before "e/x").
+func holdsNew(rest []*baseEntry, dir string) bool {
+	prefix := dir + "/"
+	k, _ := slices.BinarySearchFunc(rest, prefix, func(e *baseEntry, p string) int { return strings.Compare(e.path, p) })
+	return k < len(rest) && strings.HasPrefix(rest[k].path, prefix)
 }
 
 // settleRacy hashes m's racy files: one holding the baseline's bytes,
