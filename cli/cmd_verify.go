@@ -93,6 +93,9 @@ func findingWords(f store.Finding) string {
 	case store.FindBadPath:
 		return fmt.Sprintf("a %s record names %q: %s", f.Record, f.Path, f.Detail)
 	case store.FindSeedBlobName:
+		if f.Detail != "" {
+			return fmt.Sprintf("turn %s: %s", f.ID, f.Detail)
+		}
 		return fmt.Sprintf("turn %s names blob %q, which is not 64 hex digits", f.ID, f.Path)
 	case store.FindNotBlob:
 		return "not a blob: the name is not 64 hex digits (with .zst) or it is not a file"

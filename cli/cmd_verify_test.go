@@ -28,6 +28,7 @@ func TestFindingWords(t *testing.T) {
 		{store.Finding{Kind: store.FindBadPath, Record: "pre", Path: "../x", Detail: "outside the root: refused"}, `a pre record names "../x": outside the root: refused`},
 		{store.Finding{Kind: store.FindBadSeed, Detail: "not JSON"}, "not JSON"},
 		{store.Finding{Kind: store.FindSeedBlobName, ID: "4", Path: "9f86d0"}, `turn 4 names blob "9f86d0", which is not 64 hex digits`},
+		{store.Finding{Kind: store.FindSeedBlobName, ID: "5", Path: strings.Repeat("0", 64), Detail: "blob name " + strings.Repeat("0", 64) + " is all zeros, the name of no blob"}, "turn 5: blob name " + strings.Repeat("0", 64) + " is all zeros, the name of no blob"},
 		{store.Finding{Kind: store.FindNotBlob}, "not a blob: the name is not 64 hex digits (with .zst) or it is not a file"},
 		{store.Finding{Kind: store.FindDamagedBlob, Detail: "does not match its hash", Named: named}, "does not match its hash, named by ops/op-1.steps, turns/1.log"},
 		{store.Finding{Kind: store.FindDamagedBlob, Detail: "does not match its hash"}, "does not match its hash"},

@@ -56,8 +56,9 @@ type tfile struct {
 	refused string   // why the entry cannot be used
 	cmd     string   // the first shell command that changed it in the turn
 	shared  []string // other turns given the same change (no single command owned it)
-	// badBlob is a seed entry's blob name that is not 64 hex digits:
-	// its pre then names no blob (records cannot hold such a name).
+	// badBlob is a seed entry's blob name that is not 64 hex digits, or
+	// is all zeros: its pre then names no blob (records cannot hold such
+	// a name). badBlobWhy says which.
 	badBlob string
 }
 

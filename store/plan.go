@@ -299,7 +299,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 			}
 		}
 		if g.badBlob != "" {
-			st.Reason = fmt.Sprintf("not restored: blob name %q is not 64 hex digits", g.badBlob)
+			st.Reason = "not restored: " + badBlobWhy(g.badBlob)
 		}
 		steps = append(steps, st)
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -246,7 +245,7 @@ func (r *statusRun) diskOf(rel string) Image {
 func (r *statusRun) blobProblem(f *tfile, size int64) string {
 	sum, err := blobOf(f.pre)
 	if err != nil {
-		return fmt.Sprintf("blob name %q is not 64 hex digits", f.badBlob)
+		return badBlobWhy(f.badBlob)
 	}
 	if r.indexed && !r.s.hasBlobNear(sum) {
 		return "its kept bytes are missing from the store"

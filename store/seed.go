@@ -75,7 +75,7 @@ func (s *Store) parseSeed() ([]*turn, error) {
 			switch ImageKind(f.Pre.Kind) {
 			case ImageContent:
 				sum, err := ParseBlobID(f.Pre.SHA256)
-				if err != nil {
+				if err != nil || sum.IsZero() {
 					tf.badBlob = f.Pre.SHA256
 				}
 				tf.pre = Image{Kind: ImageContent, SHA256: sum, Size: f.Pre.Bytes, Kept: true}
@@ -102,4 +102,13 @@ func (s *Store) parseSeed() ([]*turn, error) {
 		turns = append(turns, t)
 	}
 	return turns, nil
+}
+
+// badBlobWhy is what is wrong with name, a seed entry's blob name that
+// names no blob.
+func badBlobWhy(name string) string {
+	if len(name) == 64 && strings.Trim(name, "0") == "" {
+		return "blob name " + name + " is all zeros, the name of no blob"
+	}
+	return fmt.Sprintf("blob name %q is not 64 hex digits", name)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 
@@ -181,7 +182,7 @@ func (v *verifier) seed() {
 		for _, f := range t.list() {
 			if f.pre.Kind == ImageContent {
 				if _, err := blobOf(f.pre); err != nil {
-					v.add(Finding{Kind: FindSeedBlobName, File: "index.json", ID: t.id, Path: f.badBlob})
+					v.add(Finding{Kind: FindSeedBlobName, File: "index.json", ID: t.id, Path: f.badBlob, Detail: badBlobWhy(f.badBlob)})
 					continue
 				}
 				v.ref(&f.pre, "index.json")
@@ -225,7 +226,7 @@ func (v *verifier) loose() error {
 		}
 		v.have[sum] = true
 		if err := s.checkLoose(name, v.sizeOf(sum)); err != nil {
-			v.add(Finding{Kind: FindDamagedBlob, File: "blobs/" + name, Detail: strings.TrimPrefix(err.Error(), "store: "), Named: v.named(sum)})
+			v.add(Finding{Kind: FindDamagedBlob, File: "blobs/" + name, Detail: blobWhy(err, "blobs/"+name), Named: v.named(sum)})
 		}
 	}
 	return nil
@@ -302,7 +303,11 @@ func dedupe(xs []string) []string {
 // blobWhy is what a blob read error says, without the blob and file the
 // finding already names.
 func blobWhy(err error, where string) string {
-	msg := strings.TrimSuffix(err.Error(), ": "+ErrCorrupt.Error())
+	var pe *fs.PathError
+	if errors.As(err, &pe) && path.Base(pe.Path) == path.Base(where) {
+		return pe.Op + ": " + pe.Err.Error() // it could not be opened or read
+	}
+	msg := strings.TrimPrefix(strings.TrimSuffix(err.Error(), ": "+ErrCorrupt.Error()), "store: ")
 	if _, rest, ok := strings.Cut(msg, " in "); ok && strings.HasPrefix(msg, "blob ") {
 		if _, why, ok := strings.Cut(rest, where+" "); ok {
 			return why
