@@ -140,3 +140,21 @@ func BenchmarkViewRewoundTurn(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReload is what the UI goroutine does with one reload of the
+// log of 10,000 turns (read and indexed in the command): the badges kept
+// until fresh ones come, while the status line speaks of an operation.
+func BenchmarkReload(b *testing.B) {
+	f := bigFake()
+	m := testModel(b, f, 200, 60)
+	msg := loadLog(f, false, m.hand)()
+	m.setStatus("rewound 3 files — u to undo")
+	m.statusFor.op = "op-1"
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Update(msg)
+		if m.status == "" {
+			b.Fatal("the status went")
+		}
+	}
+}

@@ -22,6 +22,7 @@ type (
 		entries    []store.Entry
 		idx        logIndex // worked out in the command, off the UI goroutine
 		withStatus bool
+		handGen    int // the generation of the hand-edit counts it was given
 		err        error
 		took       time.Duration
 	}
@@ -59,11 +60,17 @@ type (
 	tickMsg         struct{}
 )
 
-func loadLog(st Store, withStatus bool) tea.Cmd {
+// loadLog reads the log, with disk status or not; one without is given
+// the hand-edit counts of hand, the last log read with it, here, off the
+// UI goroutine.
+func loadLog(st Store, withStatus bool, hand handCounts) tea.Cmd {
 	return func() tea.Msg {
 		start := time.Now()
 		e, err := st.Log(withStatus)
-		return logLoadedMsg{entries: e, idx: indexLog(e), withStatus: withStatus, err: err, took: time.Since(start)}
+		if !withStatus {
+			keepHand(e, hand.byID)
+		}
+		return logLoadedMsg{entries: e, idx: indexLog(e, withStatus), withStatus: withStatus, handGen: hand.gen, err: err, took: time.Since(start)}
 	}
 }
 

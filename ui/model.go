@@ -194,8 +194,9 @@ type Model struct {
 	// operation took a turn out, the count of turns), worked out once
 	// by the command that read it, not per row drawn.
 	idx         logIndex
-	undo        undoState // what u and ctrl+r act on, from the log
-	statusKnown bool      // HandEdited counts are filled in
+	hand        handCounts // the last log read with disk status: its hand-edit counts
+	undo        undoState  // what u and ctrl+r act on, from the log
+	statusKnown bool       // HandEdited counts are filled in
 	turns       turnsPane
 	files       filesPane
 
@@ -306,7 +307,7 @@ func New(st Store, opt Options) *Model {
 		return m // no store yet: Init asks for one
 	}
 	entries, err := st.Log(false)
-	m.setEntries(entries, indexLog(entries), false)
+	m.setEntries(entries, indexLog(entries, false), false, m.hand.gen)
 	if err != nil {
 		m.errText = "read log: " + err.Error()
 	}
@@ -339,19 +340,55 @@ type logIndex struct {
 	taken store.TakenOut // the operation in effect that took a turn out
 	turns int            // the agent turns
 	empty int            // of them, those that changed no file (H hides them)
+	// newestOp is the newest operation's id ("" none), for opHolds.
+	newestOp string
+	// hand is, of a log read with disk status, each entry's hand-edit
+	// count (HandEdited ≥ 0), which a log read without it keeps until
+	// fresh ones come; nil for a log read without status.
+	hand map[string]int
+}
+
+// handCounts is the hand-edit counts of the last log read with disk
+// status (logIndex.hand), and its generation, one more with each.
+type handCounts struct {
+	gen  int
+	byID map[string]int
+}
+
+// keepHand gives the entries of a log read without disk status (which
+// has no counts of its own) their hand-edit counts from h, the last log
+// read with it, over those of an older one.
+func keepHand(entries []store.Entry, h map[string]int) {
+	if len(h) == 0 {
+		return
+	}
+	for i := range entries {
+		if n, ok := h[entries[i].ID]; ok {
+			entries[i].HandEdited = n
+		}
+	}
 }
 
 // logsIndexed counts the logs indexLog walked (tests count them).
 var logsIndexed atomic.Int64
 
-// indexLog works out a log's index, off the UI goroutine.
-func indexLog(entries []store.Entry) logIndex {
+// indexLog works out a log's index, off the UI goroutine. withStatus:
+// the log was read with disk status, and its hand-edit counts are kept.
+func indexLog(entries []store.Entry, withStatus bool) logIndex {
 	logsIndexed.Add(1)
 	idx := logIndex{byID: make(map[string]int, len(entries)), taken: store.TakenOutBy(entries)}
+	if withStatus {
+		idx.hand = make(map[string]int, len(entries))
+	}
 	for i := range entries {
 		idx.byID[entries[i].ID] = i
+		if withStatus && entries[i].HandEdited >= 0 {
+			idx.hand[entries[i].ID] = entries[i].HandEdited
+		}
 		if entries[i].Kind == store.KindAgent {
 			idx.turns++
+		} else if idx.newestOp == "" {
+			idx.newestOp = entries[i].ID
 		}
 		if emptyTurn(&entries[i]) {
 			idx.empty++
@@ -362,28 +399,25 @@ func indexLog(entries []store.Entry) logIndex {
 
 // refilter shows the log on screen again after the filter or a fold
 // changed.
-func (m *Model) refilter() { m.setEntries(m.entries, m.idx, m.statusKnown) }
+func (m *Model) refilter() { m.setEntries(m.entries, m.idx, false, m.hand.gen) }
 
 // setEntries takes a new log and its index, keeping the cursor on the
 // same entry.
-func (m *Model) setEntries(entries []store.Entry, idx logIndex, withStatus bool) {
+//
+// A log read without disk status keeps the badges of the last one read
+// with it until fresh ones come: the command that read it gave it those
+// of generation handGen (see loadLog); only when a log with status came
+// since is that done again here.
+func (m *Model) setEntries(entries []store.Entry, idx logIndex, withStatus bool, handGen int) {
 	var keep string
 	if e := m.selected(); e != nil {
 		keep = e.ID
 	}
-	if !withStatus && len(m.entries) > 0 {
-		// Keep the badges we had until fresh ones come.
-		old := make(map[string]int, len(m.entries))
-		for _, e := range m.entries {
-			old[e.ID] = e.HandEdited
-		}
-		for i := range entries {
-			if entries[i].HandEdited < 0 {
-				if h, ok := old[entries[i].ID]; ok {
-					entries[i].HandEdited = h
-				}
-			}
-		}
+	switch {
+	case withStatus:
+		m.hand = handCounts{gen: m.hand.gen + 1, byID: idx.hand}
+	case handGen != m.hand.gen:
+		keepHand(entries, m.hand.byID)
 	}
 	before := m.turnCount()
 	had := len(m.entries) > 0
@@ -599,7 +633,7 @@ func (m *Model) storeOpened(msg storeOpenedMsg) tea.Cmd {
 	m.st = msg.st
 	m.root = msg.st.Root()
 	m.refreshing = true
-	return tea.Batch(loadLog(m.st, false), loadInfo(m.st), m.badges(), m.rewatch(), m.watcher(true))
+	return tea.Batch(loadLog(m.st, false, m.hand), loadInfo(m.st), m.badges(), m.rewatch(), m.watcher(true))
 }
 
 // watcherEvery is how often, at most, the UI asks again for the
@@ -644,7 +678,7 @@ func (m *Model) refresh(full bool) tea.Cmd {
 		return nil
 	}
 	m.refreshing = true
-	return tea.Batch(loadLog(m.st, false), loadInfo(m.st), m.reloadFiles())
+	return tea.Batch(loadLog(m.st, false, m.hand), loadInfo(m.st), m.reloadFiles())
 }
 
 // reloadFiles reads the selected turn's files with their status again,
@@ -695,7 +729,7 @@ func (m *Model) badges() tea.Cmd {
 		return nil
 	}
 	m.badgeBusy = true
-	return loadLog(m.st, true)
+	return loadLog(m.st, true, m.hand)
 }
 
 func clamp(v, lo, hi int) int {

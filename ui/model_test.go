@@ -114,7 +114,7 @@ func TestWatcherOnceTheStoreAppears(t *testing.T) {
 	reload := func() tea.Cmd {
 		t.Helper()
 		n := len(tries)
-		_, cmd := m.Update(loadLog(f, false)())
+		_, cmd := m.Update(loadLog(f, false, m.hand)())
 		if len(tries) != n {
 			t.Fatal("Update asked for the watcher itself")
 		}

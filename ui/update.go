@@ -145,7 +145,7 @@ func (m *Model) logLoaded(msg logLoadedMsg) tea.Cmd {
 		m.errText = "read log: " + msg.err.Error()
 		return m.afterRefresh()
 	}
-	m.setEntries(msg.entries, msg.idx, msg.withStatus)
+	m.setEntries(msg.entries, msg.idx, msg.withStatus, msg.handGen)
 	var rewatch tea.Cmd
 	if m.turnCount() > m.watchTurns {
 		// New turns may have touched new folders (or made the store).
@@ -953,18 +953,9 @@ func (m *Model) checkStatus() {
 // opHolds says whether op is still the newest operation in the log and in
 // effect. An op not in the log yet (the reload is on its way) holds.
 func (m *Model) opHolds(op string) bool {
-	newest := ""
-	for i := range m.entries {
-		e := &m.entries[i]
-		if e.Kind == store.KindAgent {
-			continue
-		}
-		if newest == "" {
-			newest = e.ID
-		}
-		if e.ID == op {
-			return newest == op && e.State == store.StateActive
-		}
+	i, ok := m.idx.byID[op]
+	if !ok || i >= len(m.entries) || m.entries[i].ID != op {
+		return true
 	}
-	return true
+	return m.idx.newestOp == op && m.entries[i].State == store.StateActive
 }

@@ -511,7 +511,7 @@ func TestRewatchOnNewTurns(t *testing.T) {
 		t.Fatal("watch did not start")
 	}
 	f.write("4", "new folder", t0.Add(time.Hour), "docs/a.md", []byte("a\n"))
-	_, next := m.Update(loadLog(f, false)())
+	_, next := m.Update(loadLog(f, false, m.hand)())
 	if m.watchGen != gen+1 {
 		t.Fatalf("watch generation %d after a new turn, want %d", m.watchGen, gen+1)
 	}
