@@ -1052,7 +1052,9 @@ func (m *Model) helpLines() []string {
 	k := m.bindings()
 	var lines []string
 	lines = append(lines, m.sty.dialogTitle.Render(" Keys")+m.sty.dim.Render("  (dimmed: not available here)"), "")
-	for _, l := range strings.Split(m.fullHelp(dedupeHelp(k.FullHelp()), k.FullHelpTitles()), "\n") {
+	// The first screen holds the help's title, a blank line and the
+	// scrolling hint beside the keys.
+	for _, l := range strings.Split(m.fullHelp(dedupeHelp(k.FullHelp()), k.FullHelpTitles(), m.mainHeight()-3), "\n") {
 		lines = append(lines, " "+l)
 	}
 	lines = append(lines, "", m.sty.dialogTitle.Render(" File status"), "")
@@ -1107,33 +1109,172 @@ func (m *Model) helpBlock(title string, g []key.Binding) string {
 	return strings.Join(lines, "\n")
 }
 
-// fullHelp lays the help's groups side by side, as many to a row as the
-// width allows.
-func (m *Model) fullHelp(groups [][]key.Binding, titles []string) string {
-	var rows []string
-	var row []string
-	rowW := 0
+// fullHelp lays the help's groups out in bands across the width, each
+// band a row of columns and a column one group or several stacked, in
+// the order that shows the most keys of whole groups on the first screen
+// (fold lines), then takes the fewest lines, then keeps the groups' own
+// order.
+func (m *Model) fullHelp(groups [][]key.Binding, titles []string, fold int) string {
+	var blocks []helpBox
 	for i, g := range groups {
 		title := ""
 		if i < len(titles) {
 			title = titles[i]
 		}
-		block := m.helpBlock(title, g)
-		if block == "" {
-			continue
+		if b := m.helpBlock(title, g); b != "" {
+			blocks = append(blocks, helpBox{text: b, w: lipgloss.Width(b), h: lipgloss.Height(b)})
 		}
-		bw := lipgloss.Width(block) + 4
-		if rowW > 0 && rowW+bw > m.width-2 {
-			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-			row, rowW = nil, 0
-		}
-		row = append(row, lipgloss.NewStyle().PaddingRight(4).Render(block))
-		rowW += bw
 	}
-	if len(row) > 0 {
-		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+	bands := bestHelpLayout(blocks, m.width-2, fold)
+	var rows []string
+	for _, band := range bands {
+		var cols []string
+		for _, col := range band.cols {
+			var parts []string
+			for _, k := range col.boxes {
+				parts = append(parts, blocks[k].text)
+			}
+			cols = append(cols, lipgloss.NewStyle().PaddingRight(helpGap).Render(strings.Join(parts, "\n\n")))
+		}
+		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cols...))
 	}
 	return strings.Join(rows, "\n\n")
+}
+
+// helpGap is the space right of each column of the help.
+const helpGap = 4
+
+// helpBox is one group of the help, drawn: its text and size.
+type helpBox struct {
+	text string
+	w, h int
+}
+
+// helpBand is one row of the help's columns; a column lists the boxes
+// stacked in it, top down.
+type helpBand struct {
+	cols []helpCol
+	h    int
+}
+
+type helpCol struct {
+	boxes []int
+	w, h  int
+}
+
+// packHelp lays boxes out in the order given within width: each box is
+// stacked in the band's shortest column that leaves the band as tall as
+// it is, else starts a column of the band, else is stacked in the
+// shortest column it fits in, else starts a band of its own.
+func packHelp(boxes []helpBox, order []int, width int) []helpBand {
+	var bands []helpBand
+	for _, k := range order {
+		b := boxes[k]
+		if len(bands) > 0 {
+			band := &bands[len(bands)-1]
+			used := 0
+			for _, c := range band.cols {
+				used += c.w + helpGap
+			}
+			best := -1
+			for i, c := range band.cols {
+				grown := used - c.w + max(c.w, b.w)
+				if c.h+1+b.h <= band.h && grown <= width && (best < 0 || c.h < band.cols[best].h) {
+					best = i
+				}
+			}
+			if best >= 0 {
+				c := &band.cols[best]
+				c.boxes, c.w, c.h = append(c.boxes, k), max(c.w, b.w), c.h+1+b.h
+				continue
+			}
+			if used+b.w+helpGap <= width {
+				band.cols = append(band.cols, helpCol{boxes: []int{k}, w: b.w, h: b.h})
+				band.h = max(band.h, b.h)
+				continue
+			}
+			// Stacked where the band grows least: never more than a band
+			// of its own would take.
+			for i, c := range band.cols {
+				if used-c.w+max(c.w, b.w) <= width && (best < 0 || c.h < band.cols[best].h) {
+					best = i
+				}
+			}
+			if best >= 0 {
+				c := &band.cols[best]
+				c.boxes, c.w, c.h = append(c.boxes, k), max(c.w, b.w), c.h+1+b.h
+				band.h = max(band.h, c.h)
+				continue
+			}
+		}
+		bands = append(bands, helpBand{cols: []helpCol{{boxes: []int{k}, w: b.w, h: b.h}}, h: b.h})
+	}
+	return bands
+}
+
+// helpHeight is the lines a layout takes, a blank one between bands.
+func helpHeight(bands []helpBand) int {
+	h := max(len(bands)-1, 0)
+	for _, b := range bands {
+		h += b.h
+	}
+	return h
+}
+
+// helpShown is the lines of the boxes a layout shows whole in its first
+// fold lines.
+func helpShown(boxes []helpBox, bands []helpBand, fold int) int {
+	n, y := 0, 0
+	for _, b := range bands {
+		for _, c := range b.cols {
+			top := y
+			for _, k := range c.boxes {
+				if top+boxes[k].h <= fold {
+					n += boxes[k].h
+				}
+				top += boxes[k].h + 1
+			}
+		}
+		y += b.h + 1
+	}
+	return n
+}
+
+// bestHelpLayout tries every order of the boxes (there are a handful)
+// and keeps the layout that shows the most lines of whole boxes in its
+// first fold lines; of those, the one of the fewest lines; of those, the
+// first in the boxes' own order.
+func bestHelpLayout(boxes []helpBox, width, fold int) []helpBand {
+	order := make([]int, len(boxes))
+	for i := range order {
+		order[i] = i
+	}
+	best := packHelp(boxes, order, width)
+	if len(boxes) > 7 {
+		return best // too many orders to try: the groups' own
+	}
+	better := func(a, b []helpBand) bool {
+		if sa, sb := helpShown(boxes, a, fold), helpShown(boxes, b, fold); sa != sb {
+			return sa > sb
+		}
+		return helpHeight(a) < helpHeight(b)
+	}
+	var permute func(k int)
+	permute = func(k int) {
+		if k == len(order) {
+			if l := packHelp(boxes, order, width); better(l, best) {
+				best = l
+			}
+			return
+		}
+		for i := k; i < len(order); i++ {
+			order[k], order[i] = order[i], order[k]
+			permute(k + 1)
+			order[k], order[i] = order[i], order[k]
+		}
+	}
+	permute(0)
+	return best
 }
 
 func progressBar(done, total, w int) string {
