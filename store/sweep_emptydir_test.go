@@ -54,3 +54,29 @@ func TestSweepNewEmptyFolder(t *testing.T) {
 		t.Errorf("h/x after undo: %q", got)
 	}
 }
+
+// TestSweepNewEmptyFolderOwner: an empty folder A's command makes, found
+// by B's sweep before its command while A's ran, is A's: A's closing
+// sweep records it in A's turn alone, not shared with B's, which went on
+// running.
+func TestSweepNewEmptyFolderOwner(t *testing.T) {
+	root, s, a, b, _ := twoRunning(t)
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SweepBefore(b, TurnMeta{}, "sleep 5"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SweepAfter(a, TurnMeta{}, "mkdir d"); err != nil {
+		t.Fatal(err)
+	}
+	sameShares(t, "A's turn", turnShares(t, s, a), map[string][]string{"d": nil, "x.txt": nil})
+	if _, err := s.SweepAfter(b, TurnMeta{}, "sleep 5"); err != nil {
+		t.Fatal(err)
+	}
+	sameShares(t, "B's turn", turnShares(t, s, b), map[string][]string{})
+	rewind(t, s, string(a))
+	if _, err := os.Lstat(filepath.Join(root, "d")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("d after rewinding A's turn: %v, want it gone", err)
+	}
+}

@@ -252,8 +252,14 @@ func (s *Store) decideNew(m *sweepMerge, now []*baseEntry, old *baseline, prior 
 		l, known := byPath[n.path]
 		if kept[n.path] {
 			lv.changed = lv.changed || known
-		} else if _, held := lv.hold(l, known, n.path, start, run); held {
+		} else if owners, held := lv.hold(l, known, n.path, start, run); held {
 			left[n.path] = true
+		} else if len(owners) > 0 && !(len(run.others) == 0 && len(owners) == 1 && run.self != nil && sameCmd(owners[0], *run.self)) {
+			// An empty one is recorded itself: it goes to its owners.
+			if lv.owned == nil {
+				lv.owned = map[string][]openCmd{}
+			}
+			lv.owned[n.path] = owners
 		}
 	}
 	for _, l := range prior {
