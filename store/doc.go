@@ -163,9 +163,14 @@
 // a crash at any point leaves every live blob in some pack.
 //
 // packs.idx locates every blob of the packs it names, so finding a blob
-// never lists blobs/ nor reads every pack's index: a reader reads it,
-// lists packs/ (a few names), and reads the own index of only the packs
-// it does not name (those written since). It is binary:
+// never lists blobs/ nor reads every pack's index: a reader reads its
+// head (the names and the fan-out), lists packs/ (a few names), and reads
+// the own index of only the packs it does not name (those written
+// since). A lookup reads the entries of its hash's first byte, checked
+// as it reads them (each of that byte, in order, naming a listed pack);
+// past 16 lookups, or a bucket of over 64 KiB, the reader reads the file
+// whole and checks its checksum: a hook asks of a blob or two, and the
+// file holds 60 bytes for every blob of the store. It is binary:
 //
 //	"ckptmidx\x00" and a version byte (1)
 //	uvarint k, then k pack names (uvarint length, bytes)
@@ -177,8 +182,9 @@
 //	uint32 crc32c     little-endian, of everything before it
 //
 // A blob several packs hold appears once. An entry whose pack is not in
-// packs/ is not used; a damaged index is ignored (each pack's own index
-// still serves) and reported by Verify.
+// packs/ is not used; an index found damaged, at its head, by a lookup or
+// read whole, is ignored from then on (each pack's own index serves) and
+// reported by Verify, which reads it whole.
 //
 // Every batch of more than a few blobs writes a pack of its own, so packs
 // pile up; a repack merges the smallest so that each pack left is at least

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"io/fs"
+	"os"
 
 	"github.com/ckpt-dev/ckpt/store/internal/pack"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
@@ -17,9 +18,9 @@ const midxMax = 128 << 20
 
 type midx = pack.Midx
 
-// loadMidx reads the store's multi-pack index; nil when there is none.
-// One that cannot be read is ignored (every pack's own index still
-// serves), unless it is of a newer version.
+// loadMidx reads the store's multi-pack index whole, checking all of it
+// (verify's); nil when there is none. One that cannot be read is ignored
+// (every pack's own index still serves), unless it is of a newer version.
 func (s *Store) loadMidx() (*midx, error) {
 	f, size, err := openRegular(s.dir, midxFile)
 	if err != nil {
@@ -37,6 +38,30 @@ func (s *Store) loadMidx() (*midx, error) {
 		return nil, err
 	}
 	return pack.DecodeMidx(b)
+}
+
+// openMidx opens the store's multi-pack index for lookups, reading its
+// head alone (see pack.Midx: a hook's lookup reads one bucket of it, not
+// the 60 bytes of every blob of the store); nil when there is none. The
+// file stays open for the lookups: the caller closes it.
+func (s *Store) openMidx() (*midx, *os.File, error) {
+	f, size, err := openRegular(s.dir, midxFile)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	if size > midxMax {
+		f.Close()
+		return nil, nil, errf("%s is %d bytes: %w", midxFile, size, ErrCorrupt)
+	}
+	m, err := pack.OpenMidx(f, size)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return m, f, nil
 }
 
 // midxNames is the names of the packs the store's multi-pack index

@@ -38,6 +38,7 @@ type packSet struct {
 	mu      sync.Mutex
 	listed  bool
 	midx    *midx
+	midxF   *os.File             // packs.idx, which midx reads as lookups need
 	midxAt  fs.FileInfo          // the stat of packs.idx when it was read
 	present map[string]bool      // packs in packs/ at the last listing
 	files   map[string]*packFile // packs opened
@@ -68,6 +69,15 @@ func (ps *packSet) lookup(s *Store, sum BlobID) (blobSource, bool) {
 		return l.source(), true
 	}
 	i, e, ok := ps.midx.Find(sum)
+	if err := ps.midx.Bad(); err != nil {
+		// Damaged where this lookup read it: the packs' own indexes
+		// serve, as for one whose head is damaged.
+		ps.dropMidx(s, err)
+		if l, ok := ps.where[sum]; ok {
+			return l.source(), true
+		}
+		return blobSource{}, false
+	}
 	if !ok || !ps.present[ps.midx.Packs[i]] {
 		return blobSource{}, false
 	}
@@ -194,19 +204,46 @@ func (ps *packSet) refresh(s *Store) {
 	fi, err := s.dir.Lstat(midxFile)
 	if err != nil {
 		changed = ps.midx != nil || ps.midxAt != nil
-		ps.midx, ps.midxAt, ps.midxBad = nil, nil, nil
+		ps.closeMidx()
+		ps.midxAt, ps.midxBad = nil, nil
 	} else if ps.midxAt == nil || !sameFile(fi, ps.midxAt) {
-		m, err := s.loadMidx()
-		ps.midx, ps.midxAt, ps.midxBad = m, fi, err
+		ps.closeMidx()
+		ps.midx, ps.midxF, ps.midxBad = s.openMidx()
+		ps.midxAt = fi
 		changed = true
 	}
 	list, _ := storefs.Names(s.dir, "packs")
 	ps.present = map[string]bool{}
 	for _, n := range list {
-		if !strings.HasSuffix(n, ".pack") || strings.HasPrefix(n, ".tmp-") {
-			continue
+		if strings.HasSuffix(n, ".pack") && !strings.HasPrefix(n, ".tmp-") {
+			ps.present[n] = true
 		}
-		ps.present[n] = true
+	}
+	ps.loadUncovered(s, changed)
+}
+
+// dropMidx stops using packs.idx, found damaged by a lookup, and loads
+// the own index of every pack instead. It stays dropped until the file
+// is replaced. Caller holds ps.mu.
+func (ps *packSet) dropMidx(s *Store, err error) {
+	ps.closeMidx()
+	ps.midxBad = err
+	ps.loadUncovered(s, true)
+}
+
+func (ps *packSet) closeMidx() {
+	if ps.midxF != nil {
+		ps.midxF.Close()
+	}
+	ps.midx, ps.midxF = nil, nil
+}
+
+// loadUncovered loads the own index of each pack present that packs.idx
+// does not cover, forgets packs that are gone, and, when that or the
+// index changed, where the uncovered packs' blobs are. Caller holds
+// ps.mu.
+func (ps *packSet) loadUncovered(s *Store, changed bool) {
+	for n := range ps.present {
 		if ps.midx.Covers(n) {
 			continue
 		}
@@ -270,7 +307,8 @@ func (ps *packSet) closeLocked() {
 		p.f.Close()
 	}
 	ps.files, ps.where, ps.bad, ps.listed = nil, nil, nil, false
-	ps.midx, ps.midxAt, ps.midxBad, ps.present = nil, nil, nil, nil
+	ps.closeMidx()
+	ps.midxAt, ps.midxBad, ps.present = nil, nil, nil
 }
 
 func (ps *packSet) close() {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/ckpt-dev/ckpt/store/internal/blob"
@@ -34,17 +35,37 @@ type Named struct {
 	Ents []Entry
 }
 
-// midx is a loaded multi-pack index.
+// midx is a loaded multi-pack index: read whole (DecodeMidx), or its head
+// alone (OpenMidx), each lookup reading the entries of its hash's first
+// byte, until lazyFinds lookups have been made and the rest is read whole.
 type Midx struct {
 	Packs []string // pack file names (<id>.pack)
 	fan   [256]uint32
-	ents  []byte // n entries of midxEnt bytes, sorted by hash
+	ents  []byte // n entries of midxEnt bytes, sorted by hash; nil until read
 	n     int
+	// r is where the entries are read from, starting at at, while ents
+	// is nil; size is the whole file's.
+	r     io.ReaderAt
+	at    int64
+	size  int64
+	finds int
+	bad   error // the entries are damaged: the index serves no lookup
 }
 
-// Find returns the pack number and entry of sum.
+// lazyFinds is how many lookups read their bucket of entries before the
+// rest of the index is read whole: a hook asks of a blob or two, a batch
+// of thousands, for which one read of the file costs less. lazyBucket
+// bounds the bucket one lookup reads (an index of a few hundred thousand
+// blobs): past it the index is read whole.
+const (
+	lazyFinds  = 16
+	lazyBucket = 64 << 10
+)
+
+// Find returns the pack number and entry of sum. Of an index that turns
+// out damaged it finds nothing, and Bad says why.
 func (m *Midx) Find(sum blob.ID) (int, Entry, bool) {
-	if m == nil || m.n == 0 {
+	if m == nil || m.n == 0 || m.bad != nil {
 		return 0, Entry{}, false
 	}
 	lo := 0
@@ -52,21 +73,165 @@ func (m *Midx) Find(sum blob.ID) (int, Entry, bool) {
 		lo = int(m.fan[sum[0]-1])
 	}
 	hi := int(m.fan[sum[0]])
+	ents, base := m.ents, 0
+	if ents == nil {
+		m.finds++
+		if m.finds > lazyFinds || (hi-lo)*midxEnt > lazyBucket {
+			if m.bad = m.readAll(); m.bad != nil {
+				return 0, Entry{}, false
+			}
+			ents = m.ents
+		} else if ents, m.bad = m.bucket(sum[0], lo, hi); m.bad != nil {
+			return 0, Entry{}, false
+		} else {
+			base = lo
+		}
+	}
+	at := func(i int) []byte { return ents[(i-base)*midxEnt : (i-base+1)*midxEnt] }
 	i := lo + sort.Search(hi-lo, func(i int) bool {
-		return bytes.Compare(m.ents[(lo+i)*midxEnt:(lo+i)*midxEnt+32], sum[:]) >= 0
+		return bytes.Compare(at(lo + i)[:32], sum[:]) >= 0
 	})
 	if i >= hi {
 		return 0, Entry{}, false
 	}
-	e := m.ents[i*midxEnt : (i+1)*midxEnt]
+	e := at(i)
 	if !bytes.Equal(e[:32], sum[:]) {
 		return 0, Entry{}, false
 	}
-	return int(binary.BigEndian.Uint32(e[32:])), m.entAt(i), true
+	return int(binary.BigEndian.Uint32(e[32:])), entOf(e), true
 }
 
-func (m *Midx) entAt(i int) Entry {
-	e := m.ents[i*midxEnt : (i+1)*midxEnt]
+// Whole says the entries were read whole: by DecodeMidx, or by a lookup
+// past lazyFinds.
+func (m *Midx) Whole() bool { return m != nil && m.ents != nil }
+
+// Bad is why the index's entries cannot be used (nil while they can): a
+// lookup found them damaged. The store then reads the packs' own indexes.
+func (m *Midx) Bad() error {
+	if m == nil {
+		return nil
+	}
+	return m.bad
+}
+
+// bucket reads the entries lo to hi, those of hashes starting with first,
+// checking what DecodeMidx checks of them: each starts with first, they
+// are sorted, and each names a listed pack. (The checksum covers the
+// whole file, which a lookup does not read.)
+func (m *Midx) bucket(first byte, lo, hi int) ([]byte, error) {
+	b := make([]byte, (hi-lo)*midxEnt)
+	if _, err := m.r.ReadAt(b, m.at+int64(lo)*midxEnt); err != nil {
+		return nil, fmt.Errorf("read %s: %w", MidxFile, err)
+	}
+	for i := 0; i < len(b); i += midxEnt {
+		e := b[i : i+midxEnt]
+		switch {
+		case e[0] != first:
+			return nil, midxBad("is damaged")
+		case int(binary.BigEndian.Uint32(e[32:])) >= len(m.Packs):
+			return nil, midxBad("names a pack it does not list")
+		case i > 0 && bytes.Compare(b[i-midxEnt:i-midxEnt+32], e[:32]) >= 0:
+			return nil, midxBad("is not sorted")
+		}
+	}
+	return b, nil
+}
+
+// readAll reads the rest of the index and checks it whole, as DecodeMidx.
+func (m *Midx) readAll() error {
+	b := make([]byte, m.size)
+	if _, err := m.r.ReadAt(b, 0); err != nil {
+		return fmt.Errorf("read %s: %w", MidxFile, err)
+	}
+	full, err := DecodeMidx(b)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(full.Packs, m.Packs) || full.fan != m.fan {
+		return midxBad("changed while read")
+	}
+	m.ents, m.r = full.ents, nil
+	return nil
+}
+
+func midxBad(why string) error {
+	return fmt.Errorf("%s %s: %w", MidxFile, why, format.ErrCorrupt)
+}
+
+// OpenMidx reads the head of the index in r (size bytes long): its names
+// and fan-out, checked as DecodeMidx checks them, and the length the
+// entries they count must take. Its entries are read as lookups need
+// them (see Midx); r must stay open while the index is used.
+func OpenMidx(r io.ReaderAt, size int64) (*Midx, error) {
+	for n := min(size, 4096); ; n = min(2*n, size) {
+		b := make([]byte, n)
+		if _, err := r.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if err := checkMidxStart(b); err != nil {
+			return nil, err
+		}
+		m, headLen, ok := midxHead(b)
+		switch {
+		case ok:
+			if size != int64(headLen)+int64(m.n)*midxEnt+4 {
+				return nil, midxBad("is damaged")
+			}
+			m.r, m.at, m.size = r, int64(headLen), size
+			return m, nil
+		case n == size:
+			return nil, midxBad("is damaged")
+		}
+	}
+}
+
+// checkMidxStart checks the magic and the version.
+func checkMidxStart(b []byte) error {
+	if len(b) < len(midxMagic)+1 || string(b[:len(midxMagic)]) != midxMagic {
+		return midxBad("does not start as a lookup index")
+	}
+	if v := int(b[len(midxMagic)]); v != MidxVersion {
+		if err := format.CheckVersion(MidxFile, "pack index format", v, MidxVersion); err != nil {
+			return err
+		}
+		return midxBad("has an unknown version")
+	}
+	return nil
+}
+
+// midxHead parses the names and the fan-out after the version byte;
+// false when b ends before they do, or they are damaged (then the full
+// read is damaged too).
+func midxHead(b []byte) (*Midx, int, bool) {
+	r := b[len(midxMagic)+1:]
+	names, ok := midxNames(r)
+	if !ok {
+		return nil, 0, false
+	}
+	used := len(b) - len(r)
+	k, w := binary.Uvarint(r)
+	used += w
+	for range k {
+		l, w := binary.Uvarint(b[used:])
+		used += w + int(l)
+	}
+	if len(b)-used < 256*4 {
+		return nil, 0, false
+	}
+	m := &Midx{Packs: names}
+	var prev uint32
+	for i := range m.fan {
+		m.fan[i] = binary.BigEndian.Uint32(b[used+i*4:])
+		if m.fan[i] < prev {
+			return nil, 0, false
+		}
+		prev = m.fan[i]
+	}
+	m.n = int(prev)
+	return m, used + 256*4, true
+}
+
+func entOf(e []byte) Entry {
 	var sum blob.ID
 	copy(sum[:], e[:32])
 	return Entry{
