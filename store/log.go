@@ -54,32 +54,41 @@ func (s *Store) handCounts(v *view) []int {
 	for _, t := range v.turns {
 		n += t.nfiles()
 	}
-	paths := make([]string, 0, n)
-	ends := make([]int, len(v.turns)) // where each turn's paths end in paths
-	exp, ok := s.expectedAll(v, func(i int, p string) {
-		paths = append(paths, p)
-		ends[i] = len(paths)
-	})
-	for !ok { // a turn's summarized paths were damaged: they are read now
-		paths, ends = paths[:0], make([]int, len(v.turns))
-		exp, ok = s.expectedAll(v, func(i int, p string) {
+	// Each turn's paths by number (see expectedAll), and the numbers'
+	// paths: a path's status is asked once, not once a turn.
+	nums := make([]int32, 0, n)
+	var paths []string
+	ends := make([]int, len(v.turns)) // where each turn's paths end in nums
+	each := func(i int, p string, k int) {
+		nums = append(nums, int32(k))
+		if k == len(paths) {
 			paths = append(paths, p)
-			ends[i] = len(paths)
-		})
+		}
+		ends[i] = len(nums)
+	}
+	exp, ok := s.expectedAll(v, each)
+	for !ok { // a turn's summarized paths were damaged: they are read now
+		nums, paths, ends = nums[:0], paths[:0], make([]int, len(v.turns))
+		exp, ok = s.expectedAll(v, each)
 	}
 	run := s.newStatusRunExp(v, 0, exp)
 	run.noBlobs = true
 	defer run.done()
 	edited := run.editedPaths()
 	counts := make([]int, len(v.turns))
+	if len(edited) == 0 {
+		return counts
+	}
+	isEdited := make([]bool, len(paths))
+	for k, p := range paths {
+		isEdited[k] = edited[p]
+	}
 	from := 0
 	for i := range v.turns {
 		end := max(ends[i], from) // a turn without usable paths ends where the last did
-		if len(edited) > 0 {
-			for _, p := range paths[from:end] {
-				if edited[p] {
-					counts[i]++
-				}
+		for _, k := range nums[from:end] {
+			if isEdited[k] {
+				counts[i]++
 			}
 		}
 		from = end

@@ -43,47 +43,79 @@ func (s *Store) expected(v *view) map[string]expectation {
 
 // expectedAll is expected, reading each turn's paths once: each, when
 // not nil, is also given every usable path of every turn (rewound ones
-// too), turn by turn, with the turn's index in v.turns. ok is false when
-// a turn's summarized paths turned out damaged on the way: that turn now
-// has them from its records, and the caller starts over.
-func (s *Store) expectedAll(v *view, each func(i int, p string)) (_ map[string]expectation, ok bool) {
-	exp := map[string]expectation{}
-	unsealed := map[string]int64{}
+// too), turn by turn, with the turn's index in v.turns and the path's
+// number k (0 for the first path met, 1 for the next new one, and so
+// on: a caller can keep what it learns of each path in a slice). ok is
+// false when a turn's summarized paths turned out damaged on the way:
+// that turn now has them from its records, and the caller starts over.
+//
+// Paths are numbered as they are met, and what is known of each kept by
+// number: a store of 20,000 turns has 100,000 paths in them, and a map
+// of the few distinct ones is looked up once a path, not once for each
+// question asked of it.
+func (s *Store) expectedAll(v *view, each func(i int, p string, k int)) (_ map[string]expectation, ok bool) {
+	nums := map[string]int{}
+	var paths []string
+	// What the turns say of each path, by number.
+	type known struct {
+		seal     expectation // the newest seal's, when sealed
+		sealed   bool
+		captured int64 // the newest capture's seq (0 before one)
+		capture  bool
+	}
+	var of []known
 	for i, t := range v.turns {
 		rewound := v.rewound[t.id]
 		if rewound && each == nil {
 			continue
 		}
 		ok := t.scanOnce(func(f *tfile) {
-			if each != nil && f.refused == "" {
-				each(i, f.path)
+			if f.refused != "" {
+				return
 			}
-			switch {
+			k, seen := nums[f.path]
+			if !seen {
+				k = len(paths)
+				nums[f.path] = k
+				paths, of = append(paths, f.path), append(of, known{})
+			}
+			if each != nil {
+				each(i, f.path, k)
+			}
+			switch e := &of[k]; {
 			case rewound:
-			case f.refused != "":
 			case f.post != nil:
-				if e, ok := exp[f.path]; !ok || f.postSeq >= e.seq {
+				if !e.sealed || f.postSeq >= e.seal.seq {
 					// What a purged seal left is not known: nothing is
 					// expected of the path (writing), as for an unsealed one.
-					exp[f.path] = expectation{img: *f.post, seq: f.postSeq, writing: f.post.Purged(), purged: f.post.Purged()}
+					e.seal, e.sealed = expectation{img: *f.post, seq: f.postSeq, writing: f.post.Purged(), purged: f.post.Purged()}, true
 				}
 			case t.seed:
 				// A seed store records no seals: its captures are not
 				// being written.
-			case f.preSeq >= unsealed[f.path]:
-				unsealed[f.path] = f.preSeq
+			case f.preSeq >= e.captured:
+				e.captured, e.capture = f.preSeq, true
 			}
 		})
 		if !ok {
 			return nil, false
 		}
 	}
+	exp := make(map[string]expectation, len(paths))
+	for k, e := range of {
+		if e.sealed {
+			exp[paths[k]] = e.seal
+		}
+	}
 	s.revertExpected(v, exp)
 	// A capture after the newest seal, or with no seal at all, is being
 	// written: the agent has not said it is done with the path.
-	for p, seq := range unsealed {
-		if e, ok := exp[p]; !ok || seq > e.seq {
-			exp[p] = expectation{seq: seq, writing: true}
+	for k, e := range of {
+		if !e.capture {
+			continue
+		}
+		if x, ok := exp[paths[k]]; !ok || e.captured > x.seq {
+			exp[paths[k]] = expectation{seq: e.captured, writing: true}
 		}
 	}
 	return exp, true
