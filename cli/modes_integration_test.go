@@ -10,8 +10,9 @@ import (
 // Folders whose mode shuts their owner out (0500: no writing) come back
 // with that mode and the files they held, run as a user the bits apply
 // to: each folder is made open, filled, and given its mode last, the
-// deepest first. Before, a rewind made d 0500 and then could not write
-// d/e/f into it.
+// deepest first; its undo opens them to delete what is in them. Before,
+// a rewind made d 0500 and then could not write d/e/f into it, and the
+// undo could not delete d/e/f.
 func TestShutFoldersComeBack(t *testing.T) {
 	p := newPermProject(t)
 	writeTexts(t, p.root, map[string]string{"d/e/f": "f\n", "n.txt": "n\n"})
@@ -38,6 +39,12 @@ func TestShutFoldersComeBack(t *testing.T) {
 	}
 	if got := readText(t, p.root, "d/e/f"); got != "f\n" {
 		t.Errorf("d/e/f holds %q after the rewind", got)
+	}
+	if r := p.run(t, "undo", "--yes"); r.Code != 0 {
+		t.Fatalf("undo\n%s", r)
+	}
+	if _, err := os.Lstat(filepath.Join(p.root, "d")); !os.IsNotExist(err) {
+		t.Errorf("d after the undo: %v, want it gone", err)
 	}
 }
 

@@ -279,13 +279,16 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 // folders left empty, then folders restored where a file or link stood,
 // then the folders an undo gives back (before the files in them, so each
 // folder gets its own mode), then restores, and last the modes of the
-// folders that shut their owner out (lockDirs).
+// folders that shut their owner out (lockDirs). Folders of the steps that
+// shut their owner out of what the steps change in them are opened first
+// (openSteps) and given their modes back at the end (closeSteps).
 // Within a phase paths are independent, so they run on several
 // goroutines (small-file writes wait on the disk more than the CPU).
 // Progress is reported from the calling goroutine.
 func (s *Store) execute(recs []record.Line, bytesOf map[string][]byte, rmdirs, mkdirs []string, mkdirModes []uint32, fresh bool, fp *failpoint, progress func(done, total int)) []error {
 	errs := make([]error, len(recs))
 	n := 0
+	opened := s.openSteps(recs, fp)
 	phase := func(do func(record.Line) bool) {
 		var idx []int
 		for i, r := range recs {
@@ -357,6 +360,7 @@ func (s *Store) execute(recs []record.Line, bytesOf map[string][]byte, rmdirs, m
 	})
 	// Last, the folders whose mode shuts their owner out get it, now
 	// that nothing more is written in them.
+	s.closeSteps(recs, opened)
 	s.lockDirs(recs, errs, fp)
 	return errs
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
@@ -114,4 +115,69 @@ func (s *Store) prepareOpen(p *Plan, hand func(string, Image) bool, fp *failpoin
 		return nil, nil, nil, err
 	}
 	return recs, bytesOf, opened, nil
+}
+
+// openSteps opens to their owner, before the operation changes anything,
+// the folders among recs (recorded as folders, Img) whose mode keeps
+// their owner from listing, searching or writing them and that hold a
+// path the operation writes or deletes: an undo deleting a file in a
+// folder of mode 0500, say. It returns their indexes; closeSteps gives
+// them their modes back at the end. The modes are the steps', so a
+// recovery that runs the steps again does the same.
+func (s *Store) openSteps(recs []record.Line, fp *failpoint) []int {
+	var opened []int
+	for i, r := range recs {
+		if r.Img == nil || r.Img.Kind != ImageDir || r.Img.Mode == 0 || permOnly(r.Img.Mode)&0o700 == 0o700 || !changesIn(recs, i) {
+			continue
+		}
+		rel, err := s.Rel(r.Path)
+		if err != nil || !s.wayIsFolders(r.Path) {
+			continue
+		}
+		if fi, err := s.root.Lstat(rel); err != nil || !fi.IsDir() {
+			continue
+		}
+		if s.root.Chmod(rel, permOnly(r.Img.Mode)|0o700) == nil {
+			opened = append(opened, i)
+			fp.hit()
+		}
+	}
+	return opened
+}
+
+// changesIn reports whether a step after recs[i] (sorted by path) writes
+// or deletes a path in the folder recs[i] names.
+func changesIn(recs []record.Line, i int) bool {
+	prefix := recs[i].Path + "/"
+	for _, r := range recs[i+1:] {
+		if !strings.HasPrefix(r.Path, prefix) {
+			if r.Path > prefix {
+				return false
+			}
+			continue
+		}
+		if r.Do == ActRestore || r.Do == ActDelete {
+			return true
+		}
+	}
+	return false
+}
+
+// closeSteps gives the folders openSteps opened that their own step does
+// not make a folder of its mode (restoreDir, lockDirs) their mode back,
+// the deepest first, if they are still there.
+func (s *Store) closeSteps(recs []record.Line, opened []int) {
+	for _, i := range slices.Backward(opened) {
+		r := recs[i]
+		if r.Do == ActRestore && r.Want != nil && r.Want.Kind == ImageDir {
+			continue
+		}
+		rel, err := s.Rel(r.Path)
+		if err != nil || !s.wayIsFolders(r.Path) {
+			continue
+		}
+		if fi, err := s.root.Lstat(rel); err == nil && fi.IsDir() {
+			_ = s.root.Chmod(rel, permOnly(r.Img.Mode))
+		}
+	}
 }
