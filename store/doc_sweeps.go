@@ -47,18 +47,23 @@
 // kept.
 //
 // A file tool's capture or seal made while a command of another turn
-// runs appends a line a path to edits.log: {"turn","path","at"} for a
-// capture, with "was" (what the turn held of the path before the write:
-// its last seal, else its capture) and "left" (what the tool left),
-// images as in records, for a seal. A sweep that finds such a path
-// changed leaves it to the writer's turn when the seals noted account
-// for the whole change (the first starting from the baseline's image,
-// each next from what the one before left, the last leaving what is
-// there now, no capture since unsealed): no turn else records it, so a
-// revert of a command's turn never takes another session's edit out.
-// Otherwise the command may have written it too: its record names the
-// writers' turns in "shared". A sweep drops the notes made before it
-// began, unless their path is left or still being written.
+// runs, or after a sweep made for another turn (whose next sweep after
+// a command, or at its end, covers what changed since), appends a line
+// a path to edits.log: {"turn","path","at"} for a capture, with "was"
+// (what the turn held of the path before the write: its last seal, else
+// its capture) and "left" (what the tool left), images as in records,
+// for a seal. A sweep that finds such a path changed leaves it to the
+// writer's turn when the seals noted account for the whole change (the
+// first starting from the baseline's image, each next from what the one
+// before left, the last leaving what is there now, no capture since
+// unsealed): no turn else records it, so a revert of a command's turn
+// never takes another session's edit out; while a command of another
+// turn runs on, the next baseline keeps what the old one held of it (a
+// new path stays out), so a later write of it by that command is
+// recorded from what it held before both. Otherwise the command may
+// have written it too: its record names the writers' turns in "shared".
+// A sweep drops the notes made before it began, unless their path is
+// left, held back or still being written.
 //
 // The baseline records the ignore files its listing followed, and the
 // sweep after a command skips by those rules, not by the ignore files the

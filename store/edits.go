@@ -52,12 +52,19 @@ func otherRunning(open []openCmd, id string) bool {
 	})
 }
 
-// othersRunning reports whether a command of a turn other than id runs
-// now, as open.json lists it (read without sweep.lock: it is replaced
-// whole, never written in place).
+// othersRunning reports whether a sweep may give a write of turn id's
+// file tool to another turn: a command of another turn runs now, as
+// open.json lists it (read without sweep.lock: it is replaced whole,
+// never written in place), or the last sweep was made for another turn,
+// whose next sweep after a command (or at its end) covers what changed
+// since, with no sweep before to take this write for a hand edit.
 func (s *Store) othersRunning(id string, now int64) bool {
 	open, _ := s.loadOpen(now)
-	return otherRunning(open, id)
+	if otherRunning(open, id) {
+		return true
+	}
+	swept, _ := s.SweptTurn()
+	return swept != "" && otherRunning([]openCmd{{Turn: string(swept)}}, id)
 }
 
 // noteEdits appends notes, the paths a capture or a seal of turn id
@@ -140,11 +147,11 @@ func sameState(a, b Image) bool {
 
 // settleEdits goes through a sweep's records against the edits noted
 // (see above): a path whose change the edits account for whole is left
-// out (the edits' turns hold it), and one they account for in part
-// names their turns as sharing it.
-func settleEdits(recs []shellRec, notes []editNote) []shellRec {
+// out (the edits' turns hold it) and held, and one they account for in
+// part names their turns as sharing it.
+func settleEdits(recs []shellRec, notes []editNote) (rest []shellRec, held map[string]bool) {
 	if len(notes) == 0 || len(recs) == 0 {
-		return recs
+		return recs, nil
 	}
 	byPath := map[string][]editNote{}
 	for _, n := range notes {
@@ -158,6 +165,10 @@ func settleEdits(recs []shellRec, notes []editNote) []shellRec {
 			continue
 		}
 		if editsAccount(r, ns) {
+			if held == nil {
+				held = map[string]bool{}
+			}
+			held[r.path] = true
 			continue
 		}
 		for _, n := range ns {
@@ -167,7 +178,36 @@ func settleEdits(recs []shellRec, notes []editNote) []shellRec {
 		}
 		out = append(out, r)
 	}
-	return out
+	return out, held
+}
+
+// holdBack keeps in the next baseline what the old one held of the
+// paths held (their change is an edit's, in its turn), while a command
+// of another turn runs on: a later change of one by it is then recorded
+// from what the path held before the edit, shared with the edit's turn,
+// so the command's turn has the path as it was before both, for a
+// rewind. Its stat is dropped, so each sweep reads it again; a path the
+// old baseline lacked stays out of it. The notes of a held path stay
+// until a sweep with no such command running lets the baseline take it.
+func (m *sweepMerge) holdBack(now []*baseEntry, held map[string]bool) {
+	if len(held) == 0 {
+		return
+	}
+	for _, c := range m.changes {
+		if c.now == nil || !held[c.now.path] {
+			continue
+		}
+		if c.old == nil {
+			c.now.kind = 0 // nextBaseline leaves it out
+			if d := findIn(now, parentDir(c.now.path)); d != nil && d.kind == baseDir {
+				d.mtime, d.ctime, d.ino = 0, 0, 0
+			}
+			continue
+		}
+		n := c.now
+		n.kind, n.sum, n.size, n.mode, n.link = c.old.kind, c.old.sum, c.old.size, c.old.mode, c.old.link
+		n.mtime, n.ctime, n.ino = 0, 0, 0
+	}
 }
 
 // sharedFor is the turns a record of turn (written to incarnation id)
@@ -212,11 +252,11 @@ func editsAccount(r shellRec, ns []editNote) bool {
 
 // pruneEdits drops from edits.log the notes a sweep that began at start
 // settled: those made before it, of paths it did not leave to a running
-// command (left) and not still being written. A note made since it
+// command (left) nor hold back (held), and not still being written. A note made since it
 // began may be of a write its listing missed, and stays for the next
 // sweep. Caller holds sweep.lock; it takes the store's lock, so no note
 // is appended between its reading the file again and replacing it.
-func (s *Store) pruneEdits(e edits, start int64, left []leftPath) {
+func (s *Store) pruneEdits(e edits, start int64, left []leftPath, held map[string]bool) {
 	notes := e.notes
 	if len(notes) == 0 && !e.stale {
 		return
@@ -227,8 +267,8 @@ func (s *Store) pruneEdits(e edits, start int64, left []leftPath) {
 	}
 	drop := map[string]bool{}
 	for _, n := range notes {
-		held := slices.ContainsFunc(left, func(l leftPath) bool { return l.Path == n.Path })
-		if n.At < start && !held && !writing[[2]string{n.Turn, n.Path}] {
+		kept := held[n.Path] || slices.ContainsFunc(left, func(l leftPath) bool { return l.Path == n.Path })
+		if n.At < start && !kept && !writing[[2]string{n.Turn, n.Path}] {
 			drop[n.line] = true
 		}
 	}

@@ -127,3 +127,67 @@ func TestOtherSessionEditChangedByCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestOtherSessionEditThenCommand: B's edit tool rewrites y.txt while
+// A's command runs, B's sweep before its own command finds it (B's
+// alone), and then A's command writes y.txt again. A's turn holds y.txt
+// as it was before both, shared with B's, so rewinding A's turn (and
+// B's, after it) gives back the folder before both; a revert of A's
+// turn leaves y.txt, a conflict.
+func TestOtherSessionEditThenCommand(t *testing.T) {
+	root, s, a, b, before := twoRunning(t)
+	editIn(t, s, root, b, "y.txt", "y by B's edit\n")
+	editIn(t, s, root, b, "n.txt", "n by B's edit\n")
+	if _, err := s.SweepBefore(b, TurnMeta{}, "true"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SweepAfter(b, TurnMeta{}, "true"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "y.txt", "y by A after B\n", 0o644)
+	put(t, root, "n.txt", "n by A after B\n", 0o644)
+	if _, err := s.SweepAfter(a, TurnMeta{}, "make gen"); err != nil {
+		t.Fatal(err)
+	}
+	sameShares(t, "A's turn", turnShares(t, s, a), map[string][]string{"x.txt": nil, "y.txt": {string(b)}, "n.txt": {string(b)}})
+	files, err := s.Files(string(a), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Path == "n.txt" && f.Pre.Kind != ImageAbsent || f.Path == "y.txt" && f.Pre.Kind != ImageContent {
+			t.Fatalf("A's turn, %s: pre %s", f.Path, f.Pre.Kind)
+		}
+	}
+	sameAsFull(t, s, "after A's closing sweep")
+	rewind(t, s, string(a))
+	sameTree(t, "after rewinding both sessions' turns", before, tree(t, root))
+}
+
+// TestOtherSessionEditBetweenCommands: B's edit tool writes y.txt while
+// no command runs, between two commands of A's turn (the second's sweep
+// before is skipped: the turn swept last) and before the sweep at A's
+// turn's end. Neither of A's later sweeps gives B's edit to A's turn.
+func TestOtherSessionEditBetweenCommands(t *testing.T) {
+	root, s, a, b, _ := twoRunning(t)
+	if _, err := s.SweepAfter(a, TurnMeta{}, "make gen"); err != nil {
+		t.Fatal(err)
+	}
+	editIn(t, s, root, b, "y.txt", "y by B's edit\n")
+	res, err := s.SweepBefore(a, TurnMeta{}, "make test")
+	if err != nil || !res.Skipped {
+		t.Fatalf("A's second sweep before: %+v %v; want it skipped", res, err)
+	}
+	if _, err := s.SweepAfter(a, TurnMeta{}, "make test"); err != nil {
+		t.Fatal(err)
+	}
+	editIn(t, s, root, b, "z.txt", "z by B's edit\n")
+	if _, err := s.SweepAfter(a, TurnMeta{}, "(the turn's end)"); err != nil {
+		t.Fatal(err)
+	}
+	sameShares(t, "A's turn", turnShares(t, s, a), map[string][]string{"x.txt": nil})
+	revertTurn(t, s, a)
+	if got := rd(t, root, "y.txt") + rd(t, root, "z.txt"); got != "y by B's edit\nz by B's edit\n" {
+		t.Fatalf("B's edits after reverting A's turn: %q", got)
+	}
+}

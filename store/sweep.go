@@ -166,7 +166,11 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	// What another session's file tool wrote meanwhile is its turn's
 	// (see edits.go).
 	edited := s.loadEdits(start)
-	recs = settleEdits(recs, edited.notes)
+	recs, held := settleEdits(recs, edited.notes)
+	if len(others) == 0 {
+		held = nil // no command of another turn runs on to record them
+	}
+	m.holdBack(lst.now, held)
 	recs = s.operatedOut(recs, res, old, ws) // what an operation wrote since the baseline is its own
 	next := nextBaseline(m.order, lst.old, lst.now)
 	fp.hit()
@@ -194,8 +198,8 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 			s.LogError("sweep: %v", err)
 		}
 	}
-	s.pruneEdits(edited, start, lv.next)
-	if fed.Next != "" && len(lv.next) == 0 {
+	s.pruneEdits(edited, start, lv.next, held)
+	if fed.Next != "" && len(lv.next) == 0 && len(held) == 0 {
 		s.saveWatchToken(fed.Next)
 	}
 	fp.hit()
