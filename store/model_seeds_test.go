@@ -17,6 +17,9 @@ func TestModelSeeds(t *testing.T) {
 		// a path the retried rewind's redo failed since (purged) stays
 		// failed, and rewinding its turn retries it.
 		{"redo of a retry leaves later failures", 16734651317258092937, 217},
+		// A retry of a redo keeps the folders the rewind it redid wanted
+		// as folders, empty or not.
+		{"retry through a redo keeps a wanted folder", 1657290954214000392, 430},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
