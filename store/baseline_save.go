@@ -334,3 +334,18 @@ func sortedPuts(puts []*baseEntry) {
 		slices.SortFunc(puts, func(a, b *baseEntry) int { return strings.Compare(a.path, b.path) })
 	}
 }
+
+// sweptHead is the head of the baseline a sweep leaves: when it was
+// taken, and the turn and command whose sweep it was.
+func sweptHead(res *SweepResult, old *baseline, ws *watchSweep, self owner, start, ops int64, rules map[string][]byte) *baseline {
+	nb := &baseline{at: start, turn: self.turn, cmd: self.cmd, ops: ops, rules: rules}
+	if res.Turn != "" {
+		nb.turn = string(res.Turn) // a continuation (T.2): the agent goes on in it
+	}
+	if ws != nil && res.Turn == "" && old != nil {
+		// ckpt watch recorded nothing: the hooks' last sweep still
+		// says which turn's command may be running.
+		nb.turn, nb.cmd = old.turn, old.cmd
+	}
+	return nb
+}

@@ -181,15 +181,7 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 		s.noteGitAfter(cmp.Or(string(res.Turn), turn), meta)
 	}
 	fp.hit()
-	nb := &baseline{at: start, turn: turn, cmd: cmd, ops: ops, rules: lst.rules}
-	if res.Turn != "" {
-		nb.turn = string(res.Turn) // a continuation (T.2): the agent goes on in it
-	}
-	if ws != nil && res.Turn == "" && old != nil {
-		// ckpt watch recorded nothing: the hooks' last sweep still
-		// says which turn's command may be running.
-		nb.turn, nb.cmd = old.turn, old.cmd
-	}
+	nb := sweptHead(res, old, ws, owner{turn, meta, cmd}, start, ops, lst.rules)
 	if err := s.saveNext(old, nb, lst, m, next, fp); err != nil {
 		return nil, err
 	}
