@@ -65,6 +65,9 @@ func (s *Store) operationsLeft(from int64) (map[string]Image, error) {
 		case "op":
 			ids = append(ids, r.ID)
 		case "done":
+			if r.Abandoned || r.None {
+				continue // it changed nothing it meant to: not done
+			}
 			fs := map[string]bool{}
 			for _, p := range r.Failed {
 				fs[p] = true
@@ -79,6 +82,12 @@ func (s *Store) operationsLeft(from int64) (map[string]Image, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, id := range ids {
+		if failed[id] == nil {
+			// Not done (still running, killed, abandoned, or every
+			// step failed): which of its steps ran is not known here,
+			// so what the command's sweep saw stays the command's.
+			continue
+		}
 		steps, err := s.steps(id)
 		if err != nil {
 			return nil, err

@@ -1,8 +1,13 @@
 package store
 
 import (
+	"cmp"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 // A rewind applied while a shell command runs writes files the sweep
@@ -96,5 +101,59 @@ func TestSealAfterARewindTakesWhatItLeft(t *testing.T) {
 	rewind(t, s, "2.2")
 	if got := rd(t, root, "a.txt"); got != "v0\n" {
 		t.Fatalf("after rewinding 2.2 a.txt holds %q, want v0, as the rewind of 1 left it", got)
+	}
+}
+
+// An operation that did not finish, abandoned by recovery, may not have
+// written what its steps wanted: what a command running meanwhile
+// changed is the command's, from what the folder held at its baseline,
+// never from what the abandoned operation would have left.
+func TestSweepAfterAnAbandonedOperation(t *testing.T) {
+	root := tempRoot(t)
+	put(t, root, "a.txt", "v0\n", 0o644)
+	s := openStore(t, root)
+	sweepCmd(t, s, "1", func() { put(t, root, "a.txt", "v1\n", 0o644) })
+	if _, err := s.SweepBefore("2", TurnMeta{}, "cmd"); err != nil {
+		t.Fatal(err)
+	}
+	rewind(t, s, "1")
+	// As if the rewind had been killed before its step and recovery had
+	// abandoned it: its step never ran, so a.txt still holds v1.
+	opsLog := filepath.Join(root, ".osfoundry", "checkpoints", "ops.log")
+	data, err := os.ReadFile(opsLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := record.Decode(data).Recs
+	if len(recs) != 2 || recs[0].R != "op" || recs[1].R != "done" {
+		t.Fatalf("ops.log holds %d records, want an op and its done", len(recs))
+	}
+	abandoned := record.Append(record.Append(nil, &recs[0]), &record.Line{R: "done", Turn: record.Turn{ID: recs[0].ID}, Done: record.Done{Recovered: true, Abandoned: true}})
+	if err := os.WriteFile(opsLog, abandoned, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "a.txt", "v1\n", 0o644)
+	s = openStore(t, root)
+	put(t, root, "a.txt", "late\n", 0o644) // the command's own write
+	res, err := s.SweepAfter("2", TurnMeta{}, "cmd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := s.Files(cmp.Or(string(res.Turn), "2"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, f := range files {
+		if f.Path != "a.txt" {
+			continue
+		}
+		found = true
+		if b, err := s.ReadImage(f.Pre); err != nil || string(b) != "v1\n" {
+			t.Errorf("a.txt's pre-image holds %q (%v), want v1, what it held when the command began", b, err)
+		}
+	}
+	if !found {
+		t.Fatalf("turn %s did not record a.txt: %v", res.Turn, files)
 	}
 }
