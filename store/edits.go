@@ -84,9 +84,31 @@ func (s *Store) noteEdits(id string, notes []editNote, now int64) {
 	if len(buf) == 0 {
 		return
 	}
-	if err := storefs.Append(s.dir, editsFile, buf); err != nil {
+	if tornTail(s.dir, editsFile) {
+		// A note a crash or a full disk cut short ends its own line, to
+		// be dropped alone, not with this one.
+		buf = append([]byte{'\n'}, buf...)
+	}
+	// Synced as the turn's own record is.
+	if err := storefs.AppendDurable(s.dir, editsFile, buf); err != nil {
 		s.LogError("note the edits of turn %s in %s: %v", id, s.path(editsFile), err)
 	}
+}
+
+// tornTail reports whether the file name in dir ends inside a line.
+func tornTail(dir *storefs.Dir, name string) bool {
+	f, err := dir.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false
+	}
+	var last [1]byte
+	_, err = f.ReadAt(last[:], fi.Size()-1)
+	return err == nil && last[0] != '\n'
 }
 
 // edits is what a sweep read of edits.log: the notes, in the order
