@@ -91,7 +91,7 @@ func (s *Server) Listen() error {
 	}
 	// The pid file is for doctor and --stop; without it the socket still
 	// answers "stop".
-	_ = os.WriteFile(filepath.Join(s.Store, pidName), []byte(strconv.Itoa(os.Getpid())+" "+s.Mode+"\n"), 0o600)
+	_ = writePid(s.Store, s.Mode)
 	s.lock, s.dir, s.last, s.stop = lf, dir, time.Now(), make(chan struct{})
 	return nil
 }
@@ -130,6 +130,21 @@ func (s *Server) Serve(ctx context.Context) error {
 		case <-idle:
 		}
 	}
+}
+
+// writePid writes the pid file whole or not at all: a reader never sees
+// it made but not yet written.
+func writePid(store, mode string) error {
+	tmp := filepath.Join(store, pidName+"."+strconv.Itoa(os.Getpid()))
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+" "+mode+"\n"), 0o600); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(store, pidName)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // Stop makes Serve return.
