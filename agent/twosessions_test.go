@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,15 +16,10 @@ import (
 // sweeps. Every change lands in some turn with its pre-image, and
 // rewinding everything gives back the folder as it was before both.
 func TestTwoSessionsInOneFolder(t *testing.T) {
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := sessionsRoot(t)
 	write := func(p, s string) {
 		t.Helper()
-		full := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+		if err := putFile(root, p, s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,53 +29,20 @@ func TestTwoSessionsInOneFolder(t *testing.T) {
 	write("d.txt", "d\n")
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
 	write("gen/old.txt", "generated\n")
-	// snap is the folder: each file's bytes, each link's target, each
-	// folder.
-	snap := func() map[string]string {
-		out := map[string]string{}
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			rel, _ := filepath.Rel(root, p)
-			if rel == ".git" || rel == ".osfoundry" || rel == ".claude" || rel == ".codex" {
-				return filepath.SkipDir
-			}
-			switch {
-			case err != nil || rel == ".":
-			case d.IsDir():
-				out[rel+"/"] = "folder"
-			case d.Type()&os.ModeSymlink != 0:
-				l, _ := os.Readlink(p)
-				out[rel] = "-> " + l
-			default:
-				b, _ := os.ReadFile(p)
-				out[rel] = string(b)
-			}
-			return nil
-		})
-		return out
-	}
+	snap := func() map[string]string { return folderSnapshot(root) }
 	hook := func(agentName string, ev map[string]any) {
 		t.Helper()
-		ev["cwd"] = root
-		b, _ := json.Marshal(ev)
-		var out bytes.Buffer
-		env := map[string]string{"CLAUDE_PROJECT_DIR": root}
-		if err := Hook(agentName, bytes.NewReader(b), &out, HookOptions{Root: root, Getenv: func(k string) string { return env[k] }}); err != nil {
+		if err := sendHook(root, agentName, ev); err != nil {
 			t.Fatalf("%s %v: %v", agentName, ev["hook_event_name"], err)
 		}
 	}
 	claude := func(event string, kv ...any) {
-		ev := map[string]any{"session_id": "claude-1", "hook_event_name": event}
-		for i := 0; i+1 < len(kv); i += 2 {
-			ev[kv[i].(string)] = kv[i+1]
-		}
-		hook("claude", ev)
+		t.Helper()
+		hook("claude", withFields(map[string]any{"session_id": "claude-1", "hook_event_name": event}, kv...))
 	}
 	codex := func(turn, event string, kv ...any) {
-		ev := map[string]any{"session_id": "codex-1", "turn_id": turn, "hook_event_name": event}
-		for i := 0; i+1 < len(kv); i += 2 {
-			ev[kv[i].(string)] = kv[i+1]
-		}
-		hook("codex", ev)
+		t.Helper()
+		hook("codex", withFields(map[string]any{"session_id": "codex-1", "turn_id": turn, "hook_event_name": event}, kv...))
 	}
 	bash := func(cmd string) map[string]any { return map[string]any{"command": cmd} }
 

@@ -74,17 +74,37 @@ func (p permProject) own(t *testing.T) {
 	}
 }
 
-// run runs ckpt on the project as its user.
-func (p permProject) run(t *testing.T, args ...string) ckptRun {
+// newClosedProject is a project whose folder closed, holding closed/c,
+// its user may not list (mode 0300), beside n.txt.
+func newClosedProject(t *testing.T) permProject {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), ckptTimeout)
-	defer cancel()
+	p := newPermProject(t)
+	writeTexts(t, p.root, map[string]string{"closed/c": "the user's own bytes\n", "n.txt": "n\n"})
+	if err := os.Chmod(filepath.Join(p.root, "closed"), 0o300); err != nil {
+		t.Fatal(err)
+	}
+	p.own(t)
+	return p
+}
+
+// command is ckpt on the project as its user, not yet started.
+func (p permProject) command(ctx context.Context, t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
 	cmd := ckptCommand(ctx, ckptCall{Root: p.root}, args...)
 	if p.asID {
 		cmd.Path = unprivBinary(t)
 		cmd.Env = append(cmd.Env, "HOME="+p.root)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobodyID, Gid: nobodyID}}
 	}
+	return cmd
+}
+
+// run runs ckpt on the project as its user.
+func (p permProject) run(t *testing.T, args ...string) ckptRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), ckptTimeout)
+	defer cancel()
+	cmd := p.command(ctx, t, args...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -97,6 +117,7 @@ func (p permProject) run(t *testing.T, args ...string) ckptRun {
 	return r
 }
 
+// mode is the permission bits of name in the project.
 func (p permProject) mode(t *testing.T, name string) os.FileMode {
 	t.Helper()
 	fi, err := os.Lstat(filepath.Join(p.root, name))
@@ -106,26 +127,13 @@ func (p permProject) mode(t *testing.T, name string) os.FileMode {
 	return fi.Mode().Perm()
 }
 
-// A folder the sweep before a command could not list, which the command
-// made readable: what it holds was there before, so it is not the
-// command's to delete. Before, the sweep after recorded closed/c as
-// created and the rewind deleted it (and the folder), exit 0.
-func TestUnlistableFolderMadeReadable(t *testing.T) {
-	p := newPermProject(t)
-	writeTexts(t, p.root, map[string]string{"closed/c": "the user's own bytes\n", "n.txt": "n\n"})
-	if err := os.Chmod(filepath.Join(p.root, "closed"), 0o300); err != nil {
-		t.Fatal(err)
-	}
-	p.own(t)
-	if r := p.run(t, "exec", "--turn", "0", "--", "true"); r.Code != 0 {
-		t.Fatalf("first sweep\n%s", r)
-	}
-	r := p.run(t, "exec", "--turn", "1", "--", "sh", "-c", "chmod 700 closed")
-	if r.Code != 0 {
-		t.Fatalf("exec\n%s", r)
-	}
-	wantSubstrings(t, "the sweep's stderr", r.Stderr, "closed/c: its folder closed could not be read before the command")
-	r = p.run(t, "rewind", "1", "--yes")
+// rewindKeepsClosed rewinds turn of a project made by newClosedProject,
+// whose command made closed readable: the rewind says closed/c could
+// not be restored (exit 3), leaves its bytes, and gives closed back the
+// mode it had before the command.
+func (p permProject) rewindKeepsClosed(t *testing.T, turn string) {
+	t.Helper()
+	r := p.run(t, "rewind", turn, "--yes")
 	if r.Code != 3 {
 		t.Fatalf("rewind: want exit 3 (closed/c not restorable)\n%s", r)
 	}
@@ -136,6 +144,23 @@ func TestUnlistableFolderMadeReadable(t *testing.T) {
 	if m := p.mode(t, "closed"); m != 0o300 {
 		t.Fatalf("closed is %v after the rewind, want its mode before the command, 0300", m)
 	}
+}
+
+// A folder the sweep before a command could not list, which the command
+// made readable: what it holds was there before, so it is not the
+// command's to delete. Before, the sweep after recorded closed/c as
+// created and the rewind deleted it (and the folder), exit 0.
+func TestUnlistableFolderMadeReadable(t *testing.T) {
+	p := newClosedProject(t)
+	if r := p.run(t, "exec", "--turn", "0", "--", "true"); r.Code != 0 {
+		t.Fatalf("first sweep\n%s", r)
+	}
+	r := p.run(t, "exec", "--turn", "1", "--", "sh", "-c", "chmod 700 closed")
+	if r.Code != 0 {
+		t.Fatalf("exec\n%s", r)
+	}
+	wantSubstrings(t, "the sweep's stderr", r.Stderr, "closed/c: its folder closed could not be read before the command")
+	p.rewindKeepsClosed(t, "1")
 	if r := p.run(t, "undo", "--yes"); r.Code != 0 {
 		t.Fatalf("undo\n%s", r)
 	}

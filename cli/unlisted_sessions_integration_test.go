@@ -7,7 +7,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -20,12 +19,7 @@ import (
 // knew the folder had been unlistable and recorded it as created, and
 // the rewind deleted the user's file.
 func TestUnlistableFolderMadeReadableDuringOtherCommand(t *testing.T) {
-	p := newPermProject(t)
-	writeTexts(t, p.root, map[string]string{"closed/c": "the user's own bytes\n", "n.txt": "n\n"})
-	if err := os.Chmod(filepath.Join(p.root, "closed"), 0o300); err != nil {
-		t.Fatal(err)
-	}
-	p.own(t)
+	p := newClosedProject(t)
 	// Where A's command and the test signal each other: a folder its
 	// user may write in, as the test's own temporary folder is not.
 	signals, err := os.MkdirTemp("", "ckpt-signals-")
@@ -43,12 +37,7 @@ func TestUnlistableFolderMadeReadableDuringOtherCommand(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), ckptTimeout)
 	defer cancel()
 	script := "chmod 700 closed; touch " + started + "; while [ ! -e " + goOn + " ]; do sleep 0.05; done"
-	a := ckptCommand(ctx, ckptCall{Root: p.root}, "exec", "--turn", "1", "--", "sh", "-c", script)
-	if p.asID {
-		a.Path = unprivBinary(t)
-		a.Env = append(a.Env, "HOME="+p.root)
-		a.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobodyID, Gid: nobodyID}}
-	}
+	a := p.command(ctx, t, "exec", "--turn", "1", "--", "sh", "-c", script)
 	var aOut bytes.Buffer
 	a.Stdout, a.Stderr = &aOut, &aOut
 	if err := a.Start(); err != nil {
@@ -67,15 +56,5 @@ func TestUnlistableFolderMadeReadableDuringOtherCommand(t *testing.T) {
 	if err := a.Wait(); err != nil {
 		t.Fatalf("A's command: %v\n%s", err, aOut.String())
 	}
-	r := p.run(t, "rewind", "1", "--yes")
-	if r.Code != 3 {
-		t.Fatalf("rewind: want exit 3 (closed/c not restorable)\n%s", r)
-	}
-	wantSubstrings(t, "the rewind", r.Stdout+r.Stderr, "closed/c", "could not be read before the command")
-	if got := readText(t, p.root, "closed/c"); got != "the user's own bytes\n" {
-		t.Fatalf("closed/c holds %q after the rewind", got)
-	}
-	if m := p.mode(t, "closed"); m != 0o300 {
-		t.Fatalf("closed is %v after the rewind, want its mode before the command, 0300", m)
-	}
+	p.rewindKeepsClosed(t, "1")
 }

@@ -43,8 +43,10 @@ func wr(t testing.TB, root, p, s string) {
 		t.Fatal(err)
 	}
 }
-func rewind(t *testing.T, s *Store, id string) *Result {
-	p, err := s.PlanRewind(id)
+
+// applied is the result of applying p, planned with err.
+func applied(t *testing.T, s *Store, p *Plan, err error) *Result {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +55,20 @@ func rewind(t *testing.T, s *Store, id string) *Result {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// rewind plans and applies a rewind to before turn id.
+func rewind(t *testing.T, s *Store, id string) *Result {
+	t.Helper()
+	p, err := s.PlanRewind(id)
+	return applied(t, s, p, err)
+}
+
+// undo plans and applies an undo of the last operation.
+func undo(t *testing.T, s *Store) {
+	t.Helper()
+	p, err := s.PlanUndo(false)
+	applied(t, s, p, err)
 }
 
 // stripLastDone removes the final "done" line of ops.log: the state a kill

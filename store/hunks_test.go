@@ -84,17 +84,6 @@ func TestRewindKeepHunks(t *testing.T) {
 	}
 }
 
-func undo(t *testing.T, s *Store) {
-	t.Helper()
-	p, err := s.PlanUndo(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Apply(p, nil); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestKeepHunksRefused: hunks chosen against bytes the file no longer
 // holds are refused (ErrHunksChanged), a plan keeping them that is applied
 // after the file changed changes nothing, and hunks that are not changes

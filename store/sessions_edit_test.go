@@ -18,18 +18,47 @@ func editIn(t *testing.T, s *Store, root string, turn TurnID, rel, data string) 
 	}
 }
 
+// commandIn is a whole shell command of turn: the sweep before it, run
+// (nil for a command that changes nothing), the sweep after it.
+func commandIn(t *testing.T, s *Store, turn TurnID, cmd string, run func()) {
+	t.Helper()
+	if _, err := s.SweepBefore(turn, TurnMeta{}, cmd); err != nil {
+		t.Fatal(err)
+	}
+	if run != nil {
+		run()
+	}
+	if _, err := s.SweepAfter(turn, TurnMeta{}, cmd); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // revertTurn plans and applies a revert of turn alone.
 func revertTurn(t *testing.T, s *Store, turn TurnID) *Result {
 	t.Helper()
 	p, err := s.PlanRevert(string(turn), RevertOptions{})
-	if err != nil {
-		t.Fatal(err)
+	return applied(t, s, p, err)
+}
+
+// leftAsConflict checks that r, the revert of A's turn, left path alone,
+// its one conflict, and that path holds want.
+func leftAsConflict(t *testing.T, root string, r *Result, path, want string) {
+	t.Helper()
+	if got := rd(t, root, path); got != want {
+		t.Fatalf("%s after reverting A's turn: %q, want %q (result %+v)", path, got, want, r)
 	}
-	r, err := s.Apply(p, nil)
-	if err != nil {
-		t.Fatal(err)
+	if len(r.Conflicts) != 1 || r.Conflicts[0].Path != path {
+		t.Fatalf("reverting A's turn: conflicts %+v, want %s alone", r.Conflicts, path)
 	}
-	return r
+}
+
+// rewoundToBefore rewinds turn a, the older of two sessions' turns, and
+// with it every turn after it, and checks that the folder under root is
+// before again, as it was before both.
+func rewoundToBefore(t *testing.T, s *Store, root string, a TurnID, before map[string]string) {
+	t.Helper()
+	rewind(t, s, string(a))
+	sameTree(t, "after rewinding both sessions' turns", before, tree(t, root))
 }
 
 // TestOtherSessionEditDuringCommand: while A's shell command runs, B's
@@ -43,13 +72,7 @@ func TestOtherSessionEditDuringCommand(t *testing.T) {
 	root, s, a, b, before := twoRunning(t)
 	editIn(t, s, root, b, "b.txt", "b by B's edit\n")
 	editIn(t, s, root, b, "y.txt", "y by B's edit\n")
-	if _, err := s.SweepBefore(b, TurnMeta{}, "touch c.txt"); err != nil {
-		t.Fatal(err)
-	}
-	put(t, root, "c.txt", "c by B\n", 0o644)
-	if _, err := s.SweepAfter(b, TurnMeta{}, "touch c.txt"); err != nil {
-		t.Fatal(err)
-	}
+	commandIn(t, s, b, "touch c.txt", func() { put(t, root, "c.txt", "c by B\n", 0o644) })
 	res, err := s.SweepAfter(a, TurnMeta{}, "make gen")
 	if err != nil {
 		t.Fatal(err)
@@ -71,18 +94,9 @@ func TestOtherSessionEditDuringCommand(t *testing.T) {
 	if got := rd(t, root, "x.txt"); got != "x.txt before\n" {
 		t.Fatalf("x.txt after reverting A's turn: %q", got)
 	}
-	if len(r.Conflicts) != 1 || r.Conflicts[0].Path != "c.txt" {
-		t.Fatalf("reverting A's turn: conflicts %+v, want c.txt alone", r.Conflicts)
-	}
-	p, err := s.PlanUndo(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Apply(p, nil); err != nil {
-		t.Fatal(err)
-	}
-	rewind(t, s, string(a))
-	sameTree(t, "after rewinding both sessions' turns", before, tree(t, root))
+	leftAsConflict(t, root, r, "c.txt", "c by B\n")
+	undo(t, s)
+	rewoundToBefore(t, s, root, a, before)
 }
 
 // TestOtherSessionEditChangedByCommand: B's edit tool rewrites a file
@@ -108,22 +122,9 @@ func TestOtherSessionEditChangedByCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameShares(t, "A's turn", turnShares(t, s, a), map[string][]string{"x.txt": nil, "y.txt": {string(b)}})
-			r := revertTurn(t, s, a)
-			if got := rd(t, root, "y.txt"); got != want {
-				t.Fatalf("y.txt after reverting A's turn: %q, want %q", got, want)
-			}
-			if len(r.Conflicts) != 1 || r.Conflicts[0].Path != "y.txt" {
-				t.Fatalf("reverting A's turn: conflicts %+v, want y.txt alone", r.Conflicts)
-			}
-			p, err := s.PlanUndo(false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.Apply(p, nil); err != nil {
-				t.Fatal(err)
-			}
-			rewind(t, s, string(a))
-			sameTree(t, "after rewinding both sessions' turns", before, tree(t, root))
+			leftAsConflict(t, root, revertTurn(t, s, a), "y.txt", want)
+			undo(t, s)
+			rewoundToBefore(t, s, root, a, before)
 		})
 	}
 }
@@ -138,12 +139,7 @@ func TestOtherSessionEditThenCommand(t *testing.T) {
 	root, s, a, b, before := twoRunning(t)
 	editIn(t, s, root, b, "y.txt", "y by B's edit\n")
 	editIn(t, s, root, b, "n.txt", "n by B's edit\n")
-	if _, err := s.SweepBefore(b, TurnMeta{}, "true"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.SweepAfter(b, TurnMeta{}, "true"); err != nil {
-		t.Fatal(err)
-	}
+	commandIn(t, s, b, "true", nil)
 	put(t, root, "y.txt", "y by A after B\n", 0o644)
 	put(t, root, "n.txt", "n by A after B\n", 0o644)
 	if _, err := s.SweepAfter(a, TurnMeta{}, "make gen"); err != nil {
@@ -160,8 +156,7 @@ func TestOtherSessionEditThenCommand(t *testing.T) {
 		}
 	}
 	sameAsFull(t, s, "after A's closing sweep")
-	rewind(t, s, string(a))
-	sameTree(t, "after rewinding both sessions' turns", before, tree(t, root))
+	rewoundToBefore(t, s, root, a, before)
 }
 
 // TestOtherSessionEditBetweenCommands: B's edit tool writes y.txt while
