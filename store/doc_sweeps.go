@@ -62,6 +62,8 @@
 // new path stays out), so a later write of it by that command is
 // recorded from what it held before both. Otherwise the command may
 // have written it too: its record names the writers' turns in "shared".
+// A sweep reads edits.log under the store's lock, which it holds until
+// its records are written, so a seal that finished before them is seen.
 // A sweep drops the notes made before it began, unless their path is
 // left, held back or still being written.
 //

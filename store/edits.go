@@ -24,7 +24,10 @@ import (
 // up where the one before left it, none of them still being written);
 // otherwise the command may have written it too, and the path goes to
 // the command's turn shared with the edits' turns, as a change no single
-// command owns, which a revert treats as a conflict.
+// command owns, which a revert treats as a conflict. Notes are appended
+// under the store's lock, and a sweep reads them under it, held until
+// its records are written: a seal that lands while the sweep reads the
+// tree is seen, never recorded as the command's alone.
 
 // editsFile notes the captures and seals of file tools made while a
 // command of another turn runs: one JSON object a line, appended under
@@ -120,7 +123,8 @@ type edits struct {
 	stale bool
 }
 
-// loadEdits reads edits.log. Caller holds sweep.lock.
+// loadEdits reads edits.log. Caller holds sweep.lock, and the store's
+// lock when the sweep settles by what it reads (see settle).
 func (s *Store) loadEdits(now int64) edits {
 	var e edits
 	b, err := s.dir.ReadFile(editsFile)

@@ -165,6 +165,7 @@ type owner struct {
 // owner no single command owns the changes: each record names the other
 // owners' turns as shared, so a revert of one of them treats the path as
 // a conflict. It returns the turn id each owner's records went to.
+// Caller holds the lock.
 func (s *Store) recordOwners(owners []owner, recs []shellRec) ([]string, error) {
 	ids := make([]string, len(owners))
 	for i, o := range owners {
@@ -205,7 +206,7 @@ func (s *Store) trackOpen(open []openCmd, dropped bool, turn string, meta TurnMe
 
 // recordSweep records a sweep's changes in the turns that own them: after
 // a command its own turn (self), and the turns of other sessions' running
-// commands; before one, only those.
+// commands; before one, only those. Caller holds the lock.
 func (s *Store) recordSweep(res *SweepResult, recs []shellRec, after bool, self owner, others []openCmd) error {
 	var owners []owner
 	if after {

@@ -65,6 +65,10 @@ type Store struct {
 	// restoreFault, set only by tests, fails a path's restore or delete
 	// before anything is written, as a full disk fails a write beside it.
 	restoreFault func(path string) error
+	// sweepRead, set only by tests, runs in a sweep between its reading
+	// what changed and its recording it, where another process's hook
+	// may land.
+	sweepRead func()
 
 	bmu   sync.Mutex   // guards blobs
 	blobs *storefs.Dir // the blobs folder, opened on first use

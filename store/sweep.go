@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -163,18 +161,25 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 		return nil, errf("sweep: %w", err)
 	}
 	recs := s.shellRecords(m.changes, imgs, full, func(rel string) bool { return attribute || lv.owned[rel] != nil }, old, res)
-	// What another session's file tool wrote meanwhile is its turn's
-	// (see edits.go).
-	edited := s.loadEdits(start)
-	recs, held := settleEdits(recs, edited.notes)
-	if len(others) == 0 {
-		held = nil // no command of another turn runs on to record them
+	claimed, err := s.watchClaimed(res, old, ws, recs)
+	if err != nil {
+		return nil, err
 	}
-	m.holdBack(lst.now, held)
-	recs = s.operatedOut(recs, res, old, ws) // what an operation wrote since the baseline is its own
+	if s.sweepRead != nil {
+		s.sweepRead()
+	}
+	// What the records say is decided and written under one hold of the
+	// store's lock: a seal that lands before them is in edits.log.
+	l, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	recs, edited, held := s.settle(recs, m, lst.now, res, old, ws, start, len(others) > 0)
 	next := nextBaseline(m.order, lst.old, lst.now)
 	fp.hit()
-	if err := s.recordSwept(res, recs, lv, ws, old, owner{turn, meta, cmd}, run.self, others); err != nil {
+	err = s.recordSwept(res, recs, lv, ws, claimed, old, owner{turn, meta, cmd}, run.self, others)
+	l.unlock()
+	if err != nil {
 		return nil, err
 	}
 	if after && !res.ToHook {
@@ -196,28 +201,6 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	}
 	fp.hit()
 	return res, nil
-}
-
-// recordSwept records a sweep's changes: the new paths whose owners
-// are not whom the sweep gives the rest to in those owners' turns (see
-// transient.go), the rest as ckpt watch (ws) or a hook's sweep does.
-func (s *Store) recordSwept(res *SweepResult, recs []shellRec, lv *leaving, ws *watchSweep, old *baseline, self owner, selfCmd *openCmd, others []openCmd) error {
-	rest, owned := lv.split(recs)
-	var err error
-	if ws != nil {
-		err = s.recordWatched(res, old, rest, self.turn, self.meta, others)
-	} else {
-		err = s.recordSweep(res, rest, selfCmd != nil, self, others)
-	}
-	if err != nil {
-		return err
-	}
-	if err := s.recordOwned(res, lv, owned, selfCmd); err != nil {
-		return err
-	}
-	res.ToHook = res.ToHook || ws != nil && len(owned) > 0
-	slices.Sort(res.Changed)
-	return nil
 }
 
 // noteGitAfter records where git stands after a command in turn id: the
@@ -492,99 +475,3 @@ func nestedGit(e *baseEntry) bool {
 }
 
 const nestedGitReason = "a nested git repository's history is not kept; clone it again"
-
-// shellRec is one path a shell command changed.
-type shellRec struct {
-	path      string
-	pre, post Image
-	dirs      []string
-	// noPost: what the command left could not be kept (a full disk), so
-	// the path gets its pre record only, as if the write never sealed.
-	noPost bool
-	// with names the turns whose file tools wrote the path meanwhile
-	// (see edits.go): they share the change.
-	with []string
-}
-
-// cmdInline is the longest command a sweep's records hold whole, in
-// each path's records; a longer one (a heredoc of a whole file) is kept
-// once per sweep in a cmd record, and the paths' records hold its first
-// cmdStartLen bytes, so a store grows by the command once, not once per
-// path it changed, and a ckpt that predates cmd records still shows
-// where the command began.
-const (
-	cmdInline   = 1024
-	cmdStartLen = 200
-)
-
-// cmdStart is the start of a long command, cut on a character's
-// boundary, marked as cut.
-func cmdStart(cmd string) string {
-	end := cmdStartLen
-	for end > 0 && !utf8.RuneStart(cmd[end]) {
-		end--
-	}
-	return cmd[:end] + "…"
-}
-
-// recordShell appends what a command changed to turn: a pre record where
-// the turn lacks the path (the first capture wins), and a post record,
-// both naming the command. It returns the turn id used.
-//
-// What the turn holds of each path is read through its path index
-// (turnPaths), so a command late in a long turn costs what one early in
-// it does.
-func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shellRec, shared []string) (string, error) {
-	l, id, tp, err := s.lockTurnPaths(turn)
-	if err != nil {
-		return "", err
-	}
-	defer l.unlock()
-	defer tp.close()
-	exists := tp.exists
-	now := s.clock().UnixNano()
-	n := s.nextSeq(now)
-	var buf []byte
-	if !exists {
-		buf = s.turnHeader(buf, turn, id, meta, now, n)
-	}
-	head := len(buf)
-	// A long command is kept once, in a cmd record of its own, and each
-	// path's records name it by its "n" and hold only its start.
-	long := len(cmd) > cmdInline
-	var cmdN int64
-	if long {
-		buf = record.Append(buf, &record.Line{R: "cmd", File: record.File{Cmd: cmd}, At: now, N: n})
-		cmd, cmdN = cmdStart(cmd), n
-	}
-	body := len(buf)
-	for _, r := range recs {
-		shared := sharedFor(shared, r.with, turn, id)
-		ok := exists && tp.has(r.path)
-		if ok {
-			if post, sealed := tp.lastPost(r.path); sealed && sameBytes(post, r.post) && post.Mode == r.post.Mode {
-				continue // the agent's file tool wrote it, and sealed it
-			}
-		}
-		if !ok {
-			pre := r.pre
-			buf = tp.appendPre(buf, r.path, &record.Line{R: "pre", File: record.File{Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, CmdN: cmdN, Shared: shared}, At: now, N: n})
-		}
-		if r.noPost {
-			continue
-		}
-		post := r.post
-		buf = record.Append(buf, &record.Line{R: "post", File: record.File{Path: r.path, Img: &post, Cmd: cmd, CmdN: cmdN, Shared: shared}, At: now, N: n})
-	}
-	if len(buf) == body {
-		buf = buf[:head] // no path: no command to keep
-	}
-	if len(buf) == 0 {
-		return id, nil
-	}
-	if err := s.appendTurn(id, buf, !exists); err != nil {
-		return "", err
-	}
-	tp.appended(buf, false)
-	return id, nil
-}

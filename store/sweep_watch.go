@@ -23,15 +23,12 @@ func (s *Store) SweepWatch(turn TurnID, meta TurnMeta) (*SweepResult, error) {
 // commands run, what changed is theirs (recorded in their turns, as
 // their closing sweeps would). What a rewind, undo or redo since the
 // last sweep wrote is the operation's (it held the locks while it
-// wrote): those paths go to the baseline. The rest opens (or goes on in)
-// the watcher's own turn.
-func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, turn string, meta TurnMeta, others []openCmd) error {
+// wrote): those paths go to the baseline (claimed names them, and
+// those hooks' turns captured or sealed). The rest opens (or goes on in)
+// the watcher's own turn. Caller holds the lock.
+func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, claimed map[string]bool, turn string, meta TurnMeta, others []openCmd) error {
 	if len(recs) == 0 || old == nil {
 		return nil
-	}
-	claimed, err := s.claimedSince(old.at, res.Operated)
-	if err != nil {
-		return err
 	}
 	kept := recs[:0]
 	for _, r := range recs {
@@ -47,7 +44,7 @@ func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, 
 		return s.recordSweep(res, kept, false, owner{}, others)
 	}
 	if turn == "" || res.Operated { // an operation ended the open turn
-		id, err := s.NewTurn(meta)
+		id, err := s.newTurn(meta)
 		if err != nil {
 			return err
 		}

@@ -337,7 +337,8 @@ func (lv *leaving) split(recs []shellRec) (rest, owned []shellRec) {
 // recordOwned records owned, the records of new paths decided to go to
 // their owners' turns, each group of paths with the same owners at
 // once. It notes in res what it recorded: the paths in Changed, the
-// sweep's own turn (self's) in Turn, the others in Others.
+// sweep's own turn (self's) in Turn, the others in Others. Caller holds
+// the lock.
 func (s *Store) recordOwned(res *SweepResult, lv *leaving, owned []shellRec, self *openCmd) error {
 	groups := map[string][]shellRec{}
 	var keys []string

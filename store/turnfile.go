@@ -116,6 +116,11 @@ func (s *Store) NewTurn(meta TurnMeta) (TurnID, error) {
 		return "", err
 	}
 	defer l.unlock()
+	return s.newTurn(meta)
+}
+
+// newTurn is NewTurn with the lock held.
+func (s *Store) newTurn(meta TurnMeta) (TurnID, error) {
 	n := s.lastNumber()
 	for bad := 0; ; {
 		n++

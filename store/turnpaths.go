@@ -56,17 +56,27 @@ func (s *Store) lockTurnPaths(asked string) (*lockFile, string, *turnPaths, erro
 	if err != nil {
 		return nil, "", nil, err
 	}
-	id, err := s.incarnation(asked)
-	if err != nil {
-		l.unlock()
-		return nil, "", nil, err
-	}
-	tp, err := s.openTurnPaths(id, true)
+	id, tp, err := s.turnPathsFor(asked)
 	if err != nil {
 		l.unlock()
 		return nil, "", nil, err
 	}
 	return l, id, tp, nil
+}
+
+// turnPathsFor finds the incarnation records for the turn asked for go
+// to and reads its file as turnPaths. Caller holds the lock, and closes
+// tp.
+func (s *Store) turnPathsFor(asked string) (string, *turnPaths, error) {
+	id, err := s.incarnation(asked)
+	if err != nil {
+		return "", nil, err
+	}
+	tp, err := s.openTurnPaths(id, true)
+	if err != nil {
+		return "", nil, err
+	}
+	return id, tp, nil
 }
 
 // openTurnPaths reads what a capture or a seal needs of turn id's file.
