@@ -340,6 +340,9 @@ type view struct {
 	// takenBack holds the operations whose work an undo (or, for an
 	// undo, a redo) took back: what they put is not as they left it.
 	takenBack map[string]bool
+	// planLeft gives what a rewind failed that its redo leaves as it is
+	// (see Store.planLeft); nil where only the stacks matter.
+	planLeft func(o *opRec) []Failure
 }
 
 // application is a rewind in effect (via the rewind itself or a redo), or

@@ -143,7 +143,8 @@ type mrewind struct {
 	planFails []string
 	// retryHolds: fails are those a retry of the newest redo failed
 	// again, held by that retry, not by the redo: rewinding its turns
-	// again is no retry of them (undo or redo again is).
+	// again is no retry of them alone (undo or redo again is), only with
+	// leftFails.
 	retryHolds bool
 	everUndone bool
 	fails      []string // paths the application in effect failed (a pre-image over the limit, a failed write)
@@ -157,6 +158,13 @@ type mrewind struct {
 	// effect: undoing it makes them failed again, redoing it moot again.
 	retried   *mrewind
 	heldFails []string
+	// leftFails are the paths the rewind's plan failed (paths not live)
+	// while a redo of it is in effect: the redo leaves them as they are,
+	// failed by the rewind still, at leftSeq (when it was applied), and
+	// rewinding its turns again retries them. heldLeft is what of
+	// retried's leftFails this retry made moot.
+	leftFails, heldLeft []string
+	leftSeq             int
 }
 
 // opWrite is an operation's write of a path. op is the application
@@ -477,7 +485,7 @@ func (m *model) noneFailed(o *mop, p string) bool {
 		return r.undoOp == o.retryOp && slices.Contains(m.redo, r) && slices.Contains(r.undoFails, p)
 	}
 	if r := o.retryOf; r != nil {
-		return r.applyOp == o.retryOp && slices.Contains(m.undo, r) && slices.Contains(r.fails, p)
+		return r.applyOp == o.retryOp && slices.Contains(m.undo, r) && (slices.Contains(r.fails, p) || slices.Contains(r.leftFails, p))
 	}
 	return true
 }
@@ -492,7 +500,7 @@ func (m *model) failedPath(p string) bool {
 		}
 	}
 	for _, r := range m.undo {
-		if slices.Contains(r.fails, p) && fresh(r.failSeq) {
+		if slices.Contains(r.fails, p) && fresh(r.failSeq) || slices.Contains(r.leftFails, p) && fresh(r.leftSeq) {
 			return true
 		}
 	}
@@ -502,6 +510,20 @@ func (m *model) failedPath(p string) bool {
 		}
 	}
 	return false
+}
+
+// retryFails are the paths rewinding r's turns again retries: what its
+// application failed, and what the rewind's plan failed that a redo left
+// as it was. What a retry of a redo failed again is held by that retry:
+// rewinding is no retry of it alone (undo or redo again is).
+func (r *mrewind) retryFails() []string {
+	if len(r.leftFails) > 0 {
+		return append(slices.Clone(r.fails), r.leftFails...)
+	}
+	if r.retryHolds {
+		return nil
+	}
+	return r.fails
 }
 
 // undoPaths are the paths an undo of r puts back: those its application
@@ -685,13 +707,19 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 	}
 	r.appliedSeq, r.failSeq, r.applyOp, r.applyHolder, r.retryHolds = seq, seq, op, op, false
 	r.fails = slices.Clone(failed)
-	if !redo {
-		// A redo leaves out the steps the rewind planned to fail.
-		for _, p := range r.paths {
-			if !slices.Contains(r.live, p) {
-				r.fails = append(r.fails, p)
-			}
+	// A redo leaves out the steps the rewind planned to fail: they stay
+	// failed by the rewind.
+	var left []string
+	for _, p := range r.paths {
+		if !slices.Contains(r.live, p) {
+			left = append(left, p)
 		}
+	}
+	r.leftFails = nil
+	if redo {
+		r.leftFails = left
+	} else {
+		r.fails, r.leftSeq = append(r.fails, left...), seq
 	}
 	for _, p := range r.fails {
 		m.lastFail[p] = seq
@@ -705,6 +733,7 @@ func (m *model) applyRewind(r *mrewind, op string, redo bool, failed []string) {
 			// application it retried failed since (redone, a purged path)
 			// stays failed.
 			r.heldFails, r.retried.fails = split(r.retried.fails, r.paths)
+			r.heldLeft, r.retried.leftFails = split(r.retried.leftFails, r.paths)
 		}
 		m.redo = m.redo[:len(m.redo)-1]
 		r.undoFails = nil
@@ -762,7 +791,7 @@ func (m *model) applyUndo(op string, failed []string) *mrewind {
 	}
 	m.unrewind(r.turns)
 	r.undoneSeq, r.undoFailSeq, r.undoOp, r.undoHolder, r.everUndone = seq, seq, op, op, true
-	r.fails = nil
+	r.fails, r.leftFails = nil, nil
 	if r.retried != nil {
 		// A retry undone: what it retried is failed again.
 		for _, p := range r.heldFails {
@@ -770,7 +799,12 @@ func (m *model) applyUndo(op string, failed []string) *mrewind {
 				r.retried.fails = append(r.retried.fails, p)
 			}
 		}
-		r.heldFails = nil
+		for _, p := range r.heldLeft {
+			if !slices.Contains(r.retried.leftFails, p) {
+				r.retried.leftFails = append(r.retried.leftFails, p)
+			}
+		}
+		r.heldFails, r.heldLeft = nil, nil
 	}
 	r.undoFails = slices.Clone(failed)
 	for _, p := range failed {

@@ -386,7 +386,7 @@ func (h *harness) rewind() {
 	t := h.m.turns[h.rng.IntN(len(h.m.turns))]
 	if t.rewound {
 		for i := len(h.m.undo) - 1; i >= 0; i-- {
-			if r := h.m.undo[i]; slices.Contains(r.turns, t) && len(r.fails) > 0 && !r.retryHolds {
+			if r := h.m.undo[i]; slices.Contains(r.turns, t) && len(r.retryFails()) > 0 {
 				h.retryRewind(t, r)
 				return
 			}
@@ -541,8 +541,11 @@ func (h *harness) redo() {
 // its own (undone on its own). A pre-image over the size limit fails
 // again; a write that failed succeeds now.
 func (h *harness) retryRewind(t *mturn, r *mrewind) {
-	h.logf("rewind %s (already rewound by %s, which failed %v): retry", t.id, r.applyOp, r.fails)
-	y := &mrewind{target: t.id, turns: r.turns, want: r.want, made: r.made, paths: sortedCopy(r.fails)}
+	h.logf("rewind %s (already rewound by %s, which failed %v): retry", t.id, r.applyOp, r.retryFails())
+	y := &mrewind{target: t.id, turns: r.turns, want: r.want, made: r.made, paths: sortedCopy(r.retryFails())}
+	if len(r.leftFails) > 0 {
+		h.cov["rewind-retry-after-redo"]++ // what the rewind's plan failed, left so by its redo
+	}
 	for _, p := range y.paths {
 		if !r.want[p].lost() {
 			y.live = append(y.live, p)
@@ -569,6 +572,7 @@ func (h *harness) retryRewind(t *mturn, r *mrewind) {
 		// The failures are the retry's now; a step its plan fails is
 		// left out of its redo.
 		y.retried, y.heldFails, r.fails = r, r.fails, nil
+		y.heldLeft, r.leftFails = r.leftFails, nil
 		y.live = slices.DeleteFunc(y.live, func(q string) bool { return slices.Contains(h.blocked, q) })
 		y.planFails = slices.Clone(h.blocked)
 		h.m.applyRewind(y, op, false, slices.DeleteFunc(failed, func(q string) bool { return slices.Contains(h.blocked, q) }))

@@ -178,6 +178,7 @@ var coverageKeys = []string{
 	"mode-only-rewind", "mode-only-undo", "shell-ln", "shell-write-linked", "agent-write-linked",
 	"hardlink-capture", "hardlink-seal", "hardlink-groups", "hardlink-rewind", "hardlink-undo",
 	"write-failed", "rewind-retry", "rewind-retry-restored", "undo-retry", "redo-retry", "plan-out-of-date", "all-failed-listed",
+	"rewind-retry-after-redo",
 }
 
 // ---------------------------------------------------------------------------

@@ -130,8 +130,14 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 	if v.rewound[id] {
 		for i := len(v.undo) - 1; i >= 0; i-- {
 			a := v.undo[i]
-			if contains(a.rewind.turns, id) && len(v.fails[a.via.id]) > 0 {
-				return s.planRetry(v, &Plan{Kind: KindRewind, Target: id, Turns: a.rewind.turns}, a.via, keepSet)
+			if !contains(a.rewind.turns, id) {
+				continue
+			}
+			// A redo leaves what the rewind's plan failed as it is,
+			// failed by the rewind still: retried with what it failed.
+			left := a.via != a.rewind && a.rewind.kind == KindRewind && len(v.fails[a.rewind.id]) > 0
+			if len(v.fails[a.via.id]) > 0 || left {
+				return s.planRetry(v, &Plan{Kind: KindRewind, Target: id, Turns: a.rewind.turns}, keepSet, v.retryOps(a)...)
 			}
 		}
 		by := ""
@@ -208,20 +214,57 @@ func (s *Store) finishPlan(v *view, p *Plan, goals []wanted, keep map[string]boo
 	return p, nil
 }
 
-// planRetry finishes p as a retry of op: the paths op failed to put
-// back, with what it wanted there (keep as for finishPlan).
-func (s *Store) planRetry(v *view, p *Plan, op *opRec, keep map[string]bool) (*Plan, error) {
-	goals, err := s.retryGoals(v, op)
-	if err != nil {
-		return nil, err
+// planRetry finishes p as a retry of ops[0]: the paths each of ops
+// failed to put back, with what it wanted there (keep as for
+// finishPlan). A retry of a redo retries also what the redo left as
+// the rewind it redid failed it (ops[1]).
+func (s *Store) planRetry(v *view, p *Plan, keep map[string]bool, ops ...*opRec) (*Plan, error) {
+	var goals []wanted
+	seen := map[string]bool{}
+	for _, op := range ops {
+		g, err := s.retryGoals(v, op)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range g {
+			if !seen[w.path] {
+				seen[w.path] = true
+				goals = append(goals, w)
+			}
+		}
 	}
-	p.Retry = op.id
+	p.Retry = ops[0].id
 	return s.finishPlan(v, p, goals, keep)
+}
+
+// retryOps are the operations whose failures a retry of application a
+// tries again: the one that applied it, the retries that finished that
+// one (they hold what they failed again), and, for a redo, the rewind it
+// redid, whose plan's failures the redo left as they were.
+func (v *view) retryOps(a application) []*opRec {
+	var out []*opRec
+	var walk func(o *opRec)
+	walk = func(o *opRec) {
+		out = append(out, o)
+		for _, id := range v.retriesOf[o.id] {
+			if r := v.opByID[id]; r != nil {
+				walk(r)
+			}
+		}
+	}
+	walk(a.via)
+	if a.via != a.rewind && a.rewind.kind == KindRewind {
+		out = append(out, a.rewind)
+	}
+	return out
 }
 
 // retryGoals are the paths op failed to put back, with what it wanted
 // there.
 func (s *Store) retryGoals(v *view, op *opRec) ([]wanted, error) {
+	if len(v.fails[op.id]) == 0 {
+		return nil, nil
+	}
 	recs, err := s.steps(op.id)
 	if err != nil {
 		return nil, errf("retry %s: %w", op.id, err)
@@ -395,7 +438,7 @@ func contains(list []string, s string) bool {
 
 func (s *Store) planUndo(v *view, force bool) (*Plan, error) {
 	if o := v.retryUndo; o != nil && retryable(v.fails[o.id]) {
-		return s.planRetry(v, &Plan{Kind: KindUndo, Target: o.target, Turns: o.turns, Force: force}, o, nil)
+		return s.planRetry(v, &Plan{Kind: KindUndo, Target: o.target, Turns: o.turns, Force: force}, nil, o)
 	}
 	if len(v.undo) == 0 {
 		return nil, ErrNothingToUndo
@@ -453,7 +496,7 @@ func (s *Store) withIndex(p *Plan, set, want *Image, what string) (*Plan, error)
 
 func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
 	if o := v.retryRedo; o != nil && retryable(v.fails[o.id]) {
-		return s.planRetry(v, &Plan{Kind: KindRedo, Target: o.target, Turns: o.turns, Force: force}, o, nil)
+		return s.planRetry(v, &Plan{Kind: KindRedo, Target: o.target, Turns: o.turns, Force: force}, nil, o)
 	}
 	if len(v.redo) == 0 {
 		return nil, ErrNothingToRedo
@@ -465,10 +508,9 @@ func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
 	}
 	var goals []wanted
 	for _, r := range recs {
-		if r.Want == nil || r.Do == ActFail || r.Do == ActLeave {
-			continue
+		if redone(r) {
+			goals = append(goals, wanted{path: r.Path, img: *r.Want})
 		}
-		goals = append(goals, wanted{path: r.Path, img: *r.Want})
 	}
 	if err := newerTurn(v, a.via, goals, force, "redo"); err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
 func (s *Store) buildView(ops []*opRec) *view {
@@ -58,6 +60,7 @@ func (s *Store) buildView(ops []*opRec) *view {
 		}
 		return strings.Compare(a.id, b.id)
 	})
+	v.planLeft = s.planLeft
 	v.replay(ops)
 	v.markReverted()
 	return v
@@ -148,6 +151,14 @@ func (v *view) replay(ops []*opRec) {
 				if held, ok := v.retryHeld[a.rewind.id]; ok {
 					v.rehold(a.rewind.id, held)
 				}
+				if a.rewind.kind == KindRewind && v.planLeft != nil {
+					// Nor does it try what the rewind's plan failed (a
+					// path in the way, bytes not kept): failed by the
+					// rewind still, retried by rewinding its turns again.
+					if left := v.planLeft(a.rewind); len(left) > 0 {
+						v.fails[a.rewind.id] = left
+					}
+				}
 				if a.rewind.kind == KindRevert && len(a.rewind.fails) > 0 {
 					// The redo applies what the revert did and leaves what
 					// it failed (a conflict) as it is: failed by the
@@ -167,6 +178,39 @@ func (v *view) replay(ops []*opRec) {
 			v.fails[o.id] = o.fails
 		}
 	}
+}
+
+// planLeft is what rewind o failed that a redo of it leaves as it is:
+// the paths its plan failed, which a redo does not try (see redone). A
+// steps file that cannot be read leaves nothing: the redo's plan fails
+// on it. Caller holds s.mu.
+func (s *Store) planLeft(o *opRec) []Failure {
+	if len(o.fails) == 0 {
+		return nil
+	}
+	recs, err := s.steps(o.id)
+	if err != nil {
+		return nil
+	}
+	tried := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		if redone(r) {
+			tried[r.Path] = true
+		}
+	}
+	var out []Failure
+	for _, f := range o.fails {
+		if !tried[f.Path] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// redone reports whether a redo of an operation does step r again: not
+// a step its plan failed or left as it was.
+func redone(r record.Line) bool {
+	return r.Want != nil && r.Do != ActFail && r.Do != ActLeave
 }
 
 // dropFails forgets what operation id failed, once it is moot: the
