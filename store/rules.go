@@ -14,12 +14,24 @@ import (
 // watcher that covers what a sweep covers, and no more, walks with them.
 // A Rules value is immutable and safe for concurrent use.
 type Rules struct {
-	ig     *ignore.Set
-	domain []string // the folder's path elements
+	ig      *ignore.Set
+	domain  []string // the folder's path elements
+	root    string   // the project's root; "" where the disk is not asked
+	inStore bool     // the folder is the store's .osfoundry
 }
 
-// RootRules are the rules above the project root: none.
+// RootRules are the rules above a project root: none. They know the
+// store's folder and ckpt's own entries in it by their exact names
+// alone; ProjectRules asks the disk, as a sweep does.
 func RootRules() *Rules { return &Rules{ig: &ignore.Set{}} }
+
+// ProjectRules are the rules above the project at root: none. As for
+// its sweeps, another spelling of .osfoundry, or of one of ckpt's own
+// entries in it, is the store's only where root's file system folds
+// case and finds the same folder under it (see storeName); on a
+// case-sensitive file system .OSFoundry is a project folder like any
+// other.
+func ProjectRules(root string) *Rules { return &Rules{ig: &ignore.Set{}, root: root} }
 
 // Enter returns the rules for what lies in the folder name (directly in
 // the folder r is for), given that folder's ignore files' bytes (nil:
@@ -27,20 +39,30 @@ func RootRules() *Rules { return &Rules{ig: &ignore.Set{}} }
 // out of it, and is not followed.
 func (r *Rules) Enter(name string, gitignore, ckptignore []byte) *Rules {
 	domain := r.domain
-	if len(domain) == 0 && strings.EqualFold(name, ".osfoundry") {
+	inStore := len(domain) == 0 && r.isStoreTop(name)
+	if inStore {
 		gitignore = nil
 	}
 	if name != "" {
 		domain = append(domain[:len(domain):len(domain)], name)
 	}
-	return &Rules{ig: r.ig.With(ignore.Parse(gitignore, domain), ignore.Parse(ckptignore, domain)), domain: domain}
+	return &Rules{ig: r.ig.With(ignore.Parse(gitignore, domain), ignore.Parse(ckptignore, domain)), domain: domain, root: r.root, inStore: inStore}
+}
+
+// isStoreTop reports whether name, an entry of the project root, is the
+// store's .osfoundry.
+func (r *Rules) isStoreTop(name string) bool {
+	if r.root == "" {
+		return name == storeTop
+	}
+	return storeName(r.root, name)
 }
 
 // Skip reports whether a sweep leaves out name, an entry of the folder r
 // is for (a folder when dir is set): .git anywhere, ckpt's own entries
-// of .osfoundry (see storeOwn), and what the ignore files skip.
+// of .osfoundry (see storeOwnNames), and what the ignore files skip.
 func (r *Rules) Skip(name string, dir bool) bool {
-	if name == ".git" || len(r.domain) == 1 && strings.EqualFold(r.domain[0], ".osfoundry") && storeOwnFold(name) {
+	if name == ".git" || r.inStore && r.storeOwn(name) {
 		return true
 	}
 	elems := append(r.domain[:len(r.domain):len(r.domain)], name)
@@ -61,15 +83,13 @@ const storeTop = ".osfoundry"
 // never lists them, and no record, capture or rewind reaches them.
 var storeOwnNames = [...]string{"checkpoints", ".gitignore", "hooks"}
 
-// storeOwnFold reports whether name is one of storeOwnNames under any
-// spelling.
-func storeOwnFold(name string) bool {
-	for _, n := range storeOwnNames {
-		if strings.EqualFold(name, n) {
-			return true
-		}
+// storeOwn reports whether name, an entry of the store's .osfoundry, is
+// one of ckpt's own.
+func (r *Rules) storeOwn(name string) bool {
+	if r.root == "" {
+		return slices.Contains(storeOwnNames[:], name)
 	}
-	return false
+	return storeOwnPath(r.root, name)
 }
 
 // storeOwnIn reports whether name, an entry of the store's .osfoundry

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ckpt-dev/ckpt/store"
 )
@@ -60,6 +61,12 @@ func TestFedSweepFindsWhatAFullSweepFinds(t *testing.T) {
 	}
 	write(".gitignore", "ignored/\n")
 	write("ignored/x", "x")
+	// On a case-sensitive file system these are the project's, not the
+	// store's: swept, so watched.
+	storeLike := []string{".OSFoundry/checkpoints", ".OSFoundry/hooks", ".osfoundry/Hooks"}
+	for _, d := range storeLike {
+		write(d+"/seed", "seed")
+	}
 	feed := &swapFeed{}
 	fed, err := store.Open(root, store.Options{Create: true, Feed: feed})
 	if err != nil {
@@ -80,6 +87,9 @@ func TestFedSweepFindsWhatAFullSweepFinds(t *testing.T) {
 	if _, err := fed.SweepBefore("", store.TurnMeta{}, ""); err != nil {
 		t.Fatal(err)
 	}
+	// Past the time a sweep looks again at what changed just before it,
+	// only the watcher tells the fed sweep of a write in a seeded folder.
+	time.Sleep(2100 * time.Millisecond)
 	files := func() []string {
 		var out []string
 		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -122,7 +132,7 @@ func TestFedSweepFindsWhatAFullSweepFinds(t *testing.T) {
 			}
 			return l[rng.IntN(len(l))]
 		}
-		op := rng.IntN(11)
+		op := rng.IntN(12)
 		switch op {
 		case 0, 1: // edit
 			if f := pick(fs); f != "" {
@@ -170,6 +180,8 @@ func TestFedSweepFindsWhatAFullSweepFinds(t *testing.T) {
 				write(".gitignore", "ignored/\n")
 			}
 			write(fmt.Sprintf("ignored/y%d", step), "y")
+		case 11: // a file in a folder named like one of the store's
+			write(fmt.Sprintf("%s/s%d", storeLike[rng.IntN(len(storeLike))], step), "s")
 		}
 		turn := store.TurnID(fmt.Sprintf("t%d", step))
 		r1, err := fed.SweepAfter(turn, store.TurnMeta{}, "op")

@@ -61,7 +61,7 @@ func (in *inotify) start(t *Tree) error {
 		return fmt.Errorf("watch: %s: %w", cd, err)
 	}
 	in.cookie = wd
-	root := store.RootRules()
+	root := store.ProjectRules(t.root)
 	if err := in.addTree("", root.Enter("", readSmall(t.root, ".gitignore"), readSmall(t.root, ".ckptignore")), root); err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func (in *inotify) handle(wd int, mask uint32, name string) {
 
 // rescan watches the folders an overflow may have hidden the creation of.
 func (in *inotify) rescan() {
-	root := store.RootRules()
+	root := store.ProjectRules(in.t.root)
 	if err := in.addTree("", root.Enter("", readSmall(in.t.root, ".gitignore"), readSmall(in.t.root, ".ckptignore")), root); err != nil {
 		in.t.lose(err.Error()) // the root is not watched: every answer is "cannot say"
 	}
