@@ -6,7 +6,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,18 +101,22 @@ func (p permProject) command(ctx context.Context, t *testing.T, args ...string) 
 // run runs ckpt on the project as its user.
 func (p permProject) run(t *testing.T, args ...string) ckptRun {
 	t.Helper()
+	return p.runWith(t, nil, args...)
+}
+
+// runWith runs ckpt on the project as its user with env added to its
+// environment; Killed says a SIGKILL ended it.
+func (p permProject) runWith(t *testing.T, env []string, args ...string) ckptRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), ckptTimeout)
 	defer cancel()
 	cmd := p.command(ctx, t, args...)
+	cmd.Env = append(cmd.Env, env...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	r := ckptRun{Args: args, Stdout: out.String(), Stderr: errb.String()}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("ckpt %v: %v", args, err)
-	}
-	r.Code = cmd.ProcessState.ExitCode()
+	r.Code, r.Killed = exitStatus(t, err, cmd)
 	return r
 }
 

@@ -72,16 +72,12 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	}
 	// Until the operation is logged, a return gives the folders opened
 	// to keep what is in them their modes back.
-	recs, bytesOf, opened, err := s.prepareOpen(q, s.handRule(v), fp)
+	recs, bytesOf, opened, err := s.prepareOpen(id, q, s.handRule(v), fp)
 	if err != nil {
 		return nil, errf("%s: %w", q.Kind, err)
 	}
 	logged := false
-	defer func() {
-		if !logged {
-			s.closeShut(opened)
-		}
-	}()
+	defer func() { s.leaveShut(opened, logged) }()
 	files := filesPut(recs) // as recorded: decided again under the lock
 	rmdirs := s.keptFolders(v, s.rmdirs(v, q), q, files)
 	var had, mkdirs []string

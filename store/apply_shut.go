@@ -1,11 +1,17 @@
 package store
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/ckpt-dev/ckpt/store/internal/format"
 	"github.com/ckpt-dev/ckpt/store/internal/record"
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // Paths in a folder that shuts its owner out now (mode 000, 0300: no
@@ -63,11 +69,34 @@ type shutWay struct {
 	mode uint32
 }
 
+// shutNote is the store's note of the folders an operation is opening
+// (openShut), written durably before the first is opened: a crash before
+// the operation is logged leaves it for recovery, which gives them their
+// modes back (recoverShut). Once the operation is logged its steps do,
+// and the note goes.
+const shutNote = "shut-folders"
+
+// shutNoteVersion is the newest version of the note this ckpt reads.
+const shutNoteVersion = 1
+
+type shutNoteJSON struct {
+	V       int             `json:"v"`
+	Op      string          `json:"op"`
+	Folders []shutNoteEntry `json:"folders"`
+}
+
+type shutNoteEntry struct {
+	Path string `json:"path"`
+	Mode uint32 `json:"mode"` // permission bits before it was opened
+}
+
 // openShut opens the folders of p's steps that opens names, outermost
-// first, to their owner: until the operation is logged, closeShut gives
-// them their modes back; once it is, their steps do.
-func (s *Store) openShut(steps []Step) ([]shutWay, error) {
-	var opened []shutWay
+// first, to their owner, for operation op. They are noted first, durably
+// (shutNote), so that a crash cannot leave one open: until the operation
+// is logged, closeShut (or recovery) gives them their modes back; once it
+// is, their steps do.
+func (s *Store) openShut(op string, steps []Step, fp *failpoint) ([]shutWay, error) {
+	var todo []shutWay
 	for _, st := range steps {
 		if !opens(st) {
 			continue
@@ -80,17 +109,57 @@ func (s *Store) openShut(steps []Step) ([]shutWay, error) {
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		if err := s.root.Chmod(rel, fi.Mode().Perm()|0o700); err != nil {
+		todo = append(todo, shutWay{st.Path, uint32(fi.Mode().Perm())})
+	}
+	if len(todo) == 0 {
+		return nil, nil
+	}
+	if err := s.writeShutNote(op, todo); err != nil {
+		return nil, err
+	}
+	fp.hit()
+	var opened []shutWay
+	for _, w := range todo {
+		rel, _ := s.Rel(w.path)
+		if err := s.root.Chmod(rel, fs.FileMode(w.mode)|0o700); err != nil {
 			s.closeShut(opened)
-			return nil, errf("open %s to read what is in it: %w", st.Path, err)
+			return nil, errf("open %s to read what is in it: %w", w.path, err)
 		}
-		opened = append(opened, shutWay{st.Path, uint32(fi.Mode().Perm())})
+		opened = append(opened, w)
+		fp.hit()
 	}
 	return opened, nil
 }
 
+// writeShutNote notes, durably, the folders operation op opens.
+func (s *Store) writeShutNote(op string, ways []shutWay) error {
+	n := shutNoteJSON{V: shutNoteVersion, Op: op}
+	for _, w := range ways {
+		n.Folders = append(n.Folders, shutNoteEntry{w.path, w.mode})
+	}
+	b, err := json.Marshal(n)
+	if err == nil {
+		err = storefs.WriteAtomic(s.dir, shutNote, b, 0o600, true)
+	}
+	if err == nil {
+		err = storefs.SyncDir(s.dir, ".")
+	}
+	if err != nil {
+		return errf("note the folders it opens in %s: %w", s.path(shutNote), err)
+	}
+	return nil
+}
+
+// dropShutNote removes the note once the folders it names are the
+// operation's steps' (it is logged) or have their modes back.
+func (s *Store) dropShutNote() {
+	if err := s.dir.Remove(shutNote); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.LogError("remove %s: %v", s.path(shutNote), err)
+	}
+}
+
 // closeShut gives the folders openShut opened their modes back, the
-// deepest first.
+// deepest first, and drops the note of them.
 func (s *Store) closeShut(opened []shutWay) {
 	for _, w := range slices.Backward(opened) {
 		if rel, err := s.Rel(w.path); err == nil {
@@ -99,13 +168,99 @@ func (s *Store) closeShut(opened []shutWay) {
 			}
 		}
 	}
+	s.dropShutNote()
+}
+
+// leaveShut ends an operation that opened folders: one that returns
+// before it is logged gives them their modes back (closeShut); once it
+// is logged, its steps give them theirs, and only the note goes.
+func (s *Store) leaveShut(opened []shutWay, logged bool) {
+	switch {
+	case !logged:
+		s.closeShut(opened)
+	case len(opened) > 0:
+		s.dropShutNote()
+	}
+}
+
+// hasShutNote says whether a killed operation may have left folders
+// open.
+func (s *Store) hasShutNote() bool {
+	_, err := s.dir.Lstat(shutNote)
+	return err == nil
+}
+
+// recoverShut gives the folders a killed operation opened (shutNote)
+// their modes back, the deepest first, when the operation was never
+// logged (or was abandoned): nothing else would. A logged operation's
+// steps gave them theirs. A folder whose mode is no longer the one it
+// was opened to is left as it is. Caller holds both locks, after the
+// logged operations were finished.
+func (s *Store) recoverShut() error {
+	b, err := s.dir.ReadFile(shutNote)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var n shutNoteJSON
+	if err == nil {
+		err = json.Unmarshal(b, &n)
+	}
+	if err == nil {
+		if verr := format.CheckVersion(s.path(shutNote), "note", n.V, shutNoteVersion); verr != nil {
+			return verr
+		}
+	}
+	if err != nil || n.Op == "" {
+		s.LogError("%s cannot be read (%v); the folders it names are left as they are", s.path(shutNote), err)
+		s.dropShutNote()
+		return nil
+	}
+	s.mu.Lock()
+	ops, err := s.readOps()
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	logged := false
+	for _, o := range ops {
+		logged = logged || o.id == n.Op && !o.abandoned
+	}
+	var back []string
+	for _, f := range slices.Backward(n.Folders) {
+		if logged {
+			break
+		}
+		rel, err := s.Rel(f.Path)
+		if err != nil || !s.wayIsFolders(f.Path) {
+			continue
+		}
+		fi, err := s.root.Lstat(rel)
+		if err != nil || !fi.IsDir() || fi.Mode().Perm() != permOnly(f.Mode)|0o700 {
+			continue
+		}
+		if err := s.root.Chmod(rel, permOnly(f.Mode)); err != nil {
+			return errf("give %s back its mode %03o: %w", f.Path, f.Mode, err)
+		}
+		back = append(back, fmt.Sprintf("%s %03o", f.Path, f.Mode))
+	}
+	if err := s.dir.Remove(shutNote); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errf("remove %s: %w", s.path(shutNote), err)
+	}
+	if len(back) > 0 {
+		msg := fmt.Sprintf("%s was interrupted before it changed anything: gave back the modes of the folders it had opened (%s)", n.Op, strings.Join(back, ", "))
+		s.LogError("%s", msg)
+		if s.notify != nil {
+			s.notify(msg)
+		}
+	}
+	return nil
 }
 
 // prepareOpen is prepare with the folders that shut ckpt out of what the
 // plan changes in them opened first (openShut), so what is in them is
 // kept; on an error they are closed again.
-func (s *Store) prepareOpen(p *Plan, hand func(string, Image) bool, fp *failpoint) ([]record.Line, map[string][]byte, []shutWay, error) {
-	opened, err := s.openShut(p.Steps)
+func (s *Store) prepareOpen(op string, p *Plan, hand func(string, Image) bool, fp *failpoint) ([]record.Line, map[string][]byte, []shutWay, error) {
+	opened, err := s.openShut(op, p.Steps, fp)
 	if err != nil {
 		return nil, nil, nil, err
 	}

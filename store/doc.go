@@ -28,6 +28,8 @@
 //	                  cache; see Appending)
 //	ops.log           append-only log of rewinds, undos and redos
 //	ops/op-N.steps    each operation's steps: before and after per path
+//	shut-folders      JSON: the folders an operation is opening, shut to
+//	                  their owner, with their modes (see Durability)
 //	seq               the last short turn id handed out
 //	clock             the last order number ("n") handed out
 //	sessions/         <key>.turns: the turns an agent session opened (hooks)
@@ -275,6 +277,7 @@
 //	turns/<id>.idx    the uint32 after its magic; a newer one is read
 //	                  past (the turn file is read instead), never written
 //	conversations/<id>.json  its "v"
+//	shut-folders      its "v"
 //
 // The rest carry none, and need none: seq and clock hold a number (fixed
 // width, rewritten in place), sessions/<key>.turns the turns a session
@@ -304,7 +307,13 @@
 // (and put back whole if the write fails anyway), else through a fixed
 // temporary name and a rename, so a write cut short by a full disk or an
 // I/O error never leaves a torn file to be kept as a state — syncs, and logs
-// {"r":"done"}. An operation logged but not done was interrupted: the next
+// {"r":"done"}. A folder whose mode shuts its owner out of what the
+// operation keeps and changes in it is opened before the bytes are kept,
+// and only once shut-folders names it and its mode, durably: a crash
+// before the operation is logged leaves the note, and the next Open gives
+// each folder still as opened its mode back; once logged, the folder's
+// step gives it its mode, and the note goes.
+// An operation logged but not done was interrupted: the next
 // Open takes the lock and carries it forward from its steps (each step is
 // idempotent), so the folder is wholly as after it, and says so through
 // Options.Notify and the error log. A path found holding neither what its

@@ -13,7 +13,7 @@ import (
 // ends wholly as after the operation.
 func (s *Store) recover() error {
 	ops, err := s.readOps()
-	if err != nil || allDone(ops) && !s.hasIndexLockNote() {
+	if err != nil || allDone(ops) && !s.hasIndexLockNote() && !s.hasShutNote() {
 		return err
 	}
 	// Another process may be applying it right now: the locks wait for it
@@ -35,11 +35,24 @@ func allDone(ops []*opRec) bool {
 	return true
 }
 
-// recoverLocked finishes every operation logged but not done. One with a
+// recoverLocked finishes every operation logged but not done, then gives
+// back the modes of folders an operation that was never logged opened
+// (recoverShut). Caller holds both locks.
+func (s *Store) recoverLocked() error {
+	if err := s.recoverOps(); err != nil {
+		return err
+	}
+	if s.hasShutNote() {
+		return s.recoverShut()
+	}
+	return nil
+}
+
+// recoverOps finishes every operation logged but not done. One with a
 // finished operation after it was overtaken (a store that never recovered
 // it): carrying it forward now would write over newer work, so it is
 // marked abandoned, and the one after it stands. Caller holds both locks.
-func (s *Store) recoverLocked() error {
+func (s *Store) recoverOps() error {
 	if s.hasIndexLockNote() {
 		// git's index first: an operation logged holding index.lock
 		// renames it over the index before its files are carried on.

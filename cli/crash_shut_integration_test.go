@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// A rewind that opens a folder its mode shuts its owner out of (000, or
+// 0500: no writing), to
+// keep and put back what is in it, killed after each of its file
+// operations: the next command leaves the folder wholly before the
+// rewind (d shut, d/f the command's bytes) or wholly after it (d 0755,
+// d/f as before the turn), never open with the command's bytes. Before,
+// the folder was opened before anything noted it, so a kill between the
+// two left d at 0700 for good.
+func TestCrashWhileShutFolderIsOpen(t *testing.T) {
+	for _, shut := range []os.FileMode{0, 0o500} {
+		t.Run(fmt.Sprintf("%03o", shut), func(t *testing.T) { crashWhileShut(t, shut) })
+	}
+}
+
+func crashWhileShut(t *testing.T, shut os.FileMode) {
+	project := func() permProject {
+		p := newPermProject(t)
+		writeTexts(t, p.root, map[string]string{"d/f": "old\n", "n.txt": "n\n"})
+		p.own(t)
+		if r := p.run(t, "exec", "--turn", "0", "--", "true"); r.Code != 0 {
+			t.Fatalf("first sweep\n%s", r)
+		}
+		if r := p.run(t, "exec", "--turn", "1", "--", "sh", "-c", fmt.Sprintf("echo new > d/f && echo n2 > n.txt && chmod %o d", shut)); r.Code != 0 {
+			t.Fatalf("exec\n%s", r)
+		}
+		return p
+	}
+	kills := 0
+	for k := 1; ; k++ {
+		if k > maxFailpoint {
+			t.Fatalf("rewind still killed at apply:%d", k)
+		}
+		p := project()
+		r := p.runWith(t, []string{"CKPT_FAILPOINT=apply:" + strconv.Itoa(k)}, "rewind", "1", "--yes")
+		if !r.Killed {
+			if r.Code != 0 || k == 1 {
+				t.Fatalf("apply:%d: want a kill at 1, then exit 0 or a kill\n%s", k, r)
+			}
+			break
+		}
+		kills++
+		if lr := p.run(t, "log"); lr.Code != 0 {
+			t.Fatalf("apply:%d: log after the kill\n%s", k, lr)
+		}
+		m := p.mode(t, "d")
+		os.Chmod(filepath.Join(p.root, "d"), 0o755) // as root: look inside
+		f := readText(t, p.root, "d/f")
+		switch {
+		case m == shut && f == "new\n": // before the rewind
+			os.Chmod(filepath.Join(p.root, "d"), shut)
+			if r := p.run(t, "rewind", "1", "--yes"); r.Code != 0 {
+				t.Fatalf("apply:%d: the rewind run again after the kill\n%s", k, r)
+			}
+			if m, f := p.mode(t, "d"), readText(t, p.root, "d/f"); m != 0o755 || f != "old\n" {
+				t.Fatalf("apply:%d: the rewind run again left d %v, d/f %q", k, m, f)
+			}
+		case m == 0o755 && f == "old\n": // after it
+		default:
+			t.Fatalf("apply:%d: after the kill and `ckpt log`, d is %v holding d/f %q: neither as before the rewind (%v, \"new\\n\") nor after it (0755, \"old\\n\")", k, m, f, shut)
+		}
+	}
+	t.Logf("rewind killed after each of %d file operations", kills)
+}
