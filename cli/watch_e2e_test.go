@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ckpt-dev/ckpt/store"
 )
 
 // watcher is a running `ckpt watch`.
@@ -103,10 +105,16 @@ func waitFor(t *testing.T, what func() string, cond func() bool) {
 }
 
 // turnPaths is the paths of turn id, sorted.
-func turnPaths(t *testing.T, root, id string) []string {
+func turnPaths(t *testing.T, root, id string) []string { return turnPathsBut(t, root, id, nil) }
+
+// turnPathsBut is the paths of turn id, sorted, but for the files skip
+// (if not nil) passes over.
+func turnPathsBut(t *testing.T, root, id string, skip func(showRow) bool) []string {
 	var out []string
 	for _, f := range ckptShow(t, root, id).Files {
-		out = append(out, f.Path)
+		if skip == nil || !skip(f) {
+			out = append(out, f.Path)
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -127,17 +135,24 @@ func watchedTurns(t *testing.T, root string) []logRow {
 // returns its id.
 func hasTurnWith(t *testing.T, root string, paths ...string) string {
 	t.Helper()
+	return hasTurnWithBut(t, root, nil, paths...)
+}
+
+// hasTurnWithBut is hasTurnWith for the paths of a turn but the files
+// skip (if not nil) passes over.
+func hasTurnWithBut(t *testing.T, root string, skip func(showRow) bool, paths ...string) string {
+	t.Helper()
 	sort.Strings(paths)
 	id := ""
 	waitFor(t, func() string {
 		var s []string
 		for _, e := range watchedTurns(t, root) {
-			s = append(s, e.Turn+":"+strings.Join(turnPaths(t, root, e.Turn), ","))
+			s = append(s, e.Turn+":"+strings.Join(turnPathsBut(t, root, e.Turn, skip), ","))
 		}
 		return fmt.Sprintf("a watched turn with %v (have %v)", paths, s)
 	}, func() bool {
 		for _, e := range watchedTurns(t, root) {
-			if slices.Equal(turnPaths(t, root, e.Turn), paths) {
+			if slices.Equal(turnPathsBut(t, root, e.Turn, skip), paths) {
 				id = e.Turn
 				return true
 			}
@@ -156,6 +171,15 @@ func sh(t *testing.T, root, script string) {
 	}
 }
 
+// sedTemp reports whether f is the temporary file sed -i writes beside
+// the file it edits (sed and six letters) and renames over it, which a
+// sweep may find when a loaded machine holds sed up in mid-burst: made
+// and gone within the turn, unchanged, no change of the project's.
+func sedTemp(f showRow) bool {
+	return f.Pre == string(store.ImageAbsent) && f.Status == string(store.StatusUnchanged) &&
+		len(f.Path) == len("sed")+6 && strings.HasPrefix(f.Path, "sed")
+}
+
 // TestWatchRecordsBurstsAsTurns: with no hooks at all, a script edits,
 // creates, deletes, renames, runs sed -i and rewrites .env, in two bursts
 // parted by more than the quiet period. ckpt watch makes two turns, each
@@ -168,13 +192,15 @@ func TestWatchRecordsBurstsAsTurns(t *testing.T) {
 		".env": "TOKEN=1\n", "src/main.go": "package main\n",
 	})
 	snap0 := snapshotDir(t, root)
-	w := startWatch(t, root, "--quiet", "300ms")
+	// A quiet period long enough that a process held up by a loaded
+	// machine does not end the turn in the middle of its burst.
+	w := startWatch(t, root, "--quiet", "1s")
 
 	sh(t, root, `echo more >> a.txt && echo new > new.txt && rm gone.txt && mv old.txt moved.txt && sed -i s/foo/baz/ s.txt && printf 'TOKEN=2\n' > .env`)
-	first := hasTurnWith(t, root, ".env", "a.txt", "gone.txt", "moved.txt", "new.txt", "old.txt", "s.txt")
+	first := hasTurnWithBut(t, root, sedTemp, ".env", "a.txt", "gone.txt", "moved.txt", "new.txt", "old.txt", "s.txt")
 	snap1 := snapshotDir(t, root)
 	// More than the quiet period after the first burst was recorded.
-	time.Sleep(900 * time.Millisecond)
+	time.Sleep(1600 * time.Millisecond)
 	sh(t, root, `echo again >> a.txt && mkdir -p lib/deep && echo x > lib/deep/x.go && rm src/main.go`)
 	second := hasTurnWith(t, root, "a.txt", "lib/deep/x.go", "src/main.go")
 	if first == second {
