@@ -119,7 +119,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 	}
 	at := s.clock().UnixNano()
 	op := record.Append(nil, &record.Line{R: "op", Turn: record.Turn{V: formatVersion, ID: id}, Op: record.Op{Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Sess: q.Session, Steps: len(recs),
-		Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes, IndexWas: indexWas, IndexSet: indexSet}, At: at, N: s.nextSeq(at)})
+		Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes, IndexWas: indexWas, IndexSet: indexSet}, At: at, N: s.nextSeq(at, "")})
 	if err := storefs.AppendDurable(s.dir, "ops.log", op); err != nil {
 		_ = commitIndex(false)
 		return nil, errf("%s: append to %s: %w", q.Kind, s.path("ops.log"), err)

@@ -395,7 +395,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 		return id, nil
 	}
 	now := s.clock().UnixNano()
-	n := s.nextSeq(now)
+	n := s.nextSeq(now, turnFileName(id))
 	// A file's record takes about 250 bytes: room for all of them at once.
 	buf := make([]byte, 0, 256*len(seen)+512)
 	if !exists {
@@ -512,7 +512,7 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 	defer l.unlock()
 	defer tp.close()
 	now := s.clock().UnixNano()
-	n := s.nextSeq(now)
+	n := s.nextSeq(now, turnFileName(id))
 	buf := make([]byte, 0, 256*len(seen)+512)
 	created := !tp.exists
 	// While a command of another turn runs, the seal is noted for its

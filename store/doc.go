@@ -32,6 +32,8 @@
 //	                  their owner, with their modes (see Durability)
 //	seq               the last short turn id handed out
 //	clock             the last order number ("n") handed out
+//	clock.log         for each number handed out, the turn files its writer
+//	                  changed (see Summary)
 //	sessions/         <key>.turns: the turns an agent session opened (hooks)
 //	errors.log        bounded log of errors the hooks could not show
 //	statcache.json    size, mtime, ctime, inode and hash per path
@@ -278,6 +280,8 @@
 //	                  past (the turn file is read instead), never written
 //	conversations/<id>.json  its "v"
 //	shut-folders      its "v"
+//	clock.log         its first line, "ckpt-clock-log/1"; one that does not
+//	                  begin so is not read (a load lists the turns)
 //
 // The rest carry none, and need none: seq and clock hold a number (fixed
 // width, rewritten in place), sessions/<key>.turns the turns a session

@@ -217,6 +217,35 @@
 // of another boot, or one naming none (written before it was kept), is
 // never trusted, and a load that cannot read the boot records none.
 //
+// The clock journal, clock.log, spares them too once writers moved on.
+// A holder of the store lock that took an order number appends one line
+// as it lets the lock go, unsynced as the clock is:
+//
+//	<prev> <n> <size> <mtime> <ctime> <ino> <size> <mtime> <ctime> <ino> <name>… <crc>
+//
+// the clock as it found it, the last number it took, the turns folder's
+// stat as it took the lock and as it leaves it, the turn files it
+// changed (named as in turns/; "*" for any: a prune), and the crc32c of
+// the rest of the line in 8 hex digits, after a first line
+// "ckpt-clock-log/1". Changes made without a record (a torn tail cut, a
+// purge's rewrite, a prune's removal) take a number first, named so; a
+// holder that took none but left the folder changed appends a line that
+// is no entry. A load whose generation is older walks back from the
+// clock and the folder it finds: each line must have left them so (its
+// number the clock, its folder as left the folder), and gives the
+// clock and folder before it, until the generation's are reached; it
+// then reads only the files those lines name, and takes as its own the
+// generation it found when the folder is settled or is as the last line
+// left it. A line that does not parse (torn, damaged, two run together),
+// a number no line took (a ckpt older than the journal writes only the
+// clock, one killed holding the lock never appends), a folder changed
+// between two holders (a file removed by hand), "*", a journal not
+// reaching back far enough, or one of another version: the load lists
+// the folder, as above. A writer that finds the journal past 64 KiB
+// renames its newer half over it. A ckpt that predates the journal
+// neither reads nor writes it: what it writes breaks the chain, and a
+// later ckpt lists the folder once.
+//
 // The file is frames of a crc32c each, a later one for a name replacing
 // an earlier one: entries, names marked gone and generations (the layout
 // is described with its codec, summary_codec.go). Readers keep it

@@ -392,7 +392,7 @@ func (s *Store) noteGitEnd(asked string, meta TurnMeta, end bool) error {
 		}
 	}
 	ts := s.clock().UnixNano()
-	n := s.nextSeq(ts)
+	n := s.nextSeq(ts, turnFileName(id))
 	var buf []byte
 	if !exists {
 		buf = s.turnHeader(buf, asked, id, meta, ts, n)

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"runtime"
 	"strings"
 	"sync"
@@ -14,13 +16,24 @@ import (
 
 // loadTurns brings the cached turn files up to date. When nothing was
 // written since this Store's last load, or since the summary recorded
-// its generation, that is all it reads; otherwise it lists turns/, takes
-// from the summary each entry whose file's stat matches, and reads the
-// rest. Caller holds s.mu.
+// its generation, that is all it reads; when the clock journal names
+// every turn file written since, it reads those; otherwise it lists
+// turns/, takes from the summary each entry whose file's stat matches,
+// and reads the rest. Caller holds s.mu.
 func (s *Store) loadTurns() error {
-	g, genOK := s.readGen()
-	if genOK && s.cache.genOK && g == s.cache.gen {
-		return nil
+	var known *turnsGen
+	if s.cache.genOK {
+		known = &s.cache.gen
+	}
+	gr := s.readGen(known)
+	g := gr.g
+	if known != nil {
+		if gr.ok && g == *known {
+			return nil
+		}
+		if names, ok := gr.since(*known); ok {
+			return s.loadJournaled(&gr, names)
+		}
 	}
 	s.cache.genOK = false
 	var text string
@@ -28,12 +41,13 @@ func (s *Store) loadTurns() error {
 	haveSum := false
 	if !s.cache.sum.read {
 		text, frames, haveSum = s.openSummary()
-		if last := s.cache.sum.lastGen; haveSum && genOK && last != nil && *last == g {
-			if live, _ := latestFrames(frames, nil); len(live) >= summaryMin && s.useSummary(text, live) {
-				s.cache.gen, s.cache.genOK = g, true
-				return nil
+		if last := s.cache.sum.lastGen; haveSum && last != nil {
+			if names, ok := gr.since(*last); ok {
+				if live, _ := latestFrames(frames, nil); len(live) >= summaryMin && s.useSummary(text, live) {
+					return s.loadJournaled(&gr, names)
+				}
+				clear(s.cache.files) // a damaged entry: every file is listed and checked
 			}
-			clear(s.cache.files) // a damaged entry: every file is listed and checked
 		}
 	}
 	s.cache.listed++
@@ -68,17 +82,59 @@ func (s *Store) loadTurns() error {
 	torn := false
 	for name, c := range s.cache.files {
 		if !seen[name] {
-			if c.summed {
-				s.cache.sum.gone = append(s.cache.sum.gone, name)
-			}
-			delete(s.cache.files, name)
+			s.forgetTurnFile(name)
 			continue
 		}
 		torn = torn || c.torn
 	}
-	s.cache.gen, s.cache.genOK = g, genOK && !torn
-	s.saveSummary(g, genOK)
+	s.cache.gen, s.cache.genOK = g, gr.standing() && !torn
+	s.saveSummary(g, gr.ok && gr.settled)
 	return nil
+}
+
+// loadJournaled brings the cache, which stood for an earlier generation,
+// up to gr's by reading only the turn files the journal named (names, in
+// turns/, repeats allowed): one gone is dropped, any other refreshed.
+// Caller holds s.mu.
+func (s *Store) loadJournaled(gr *genRead, names []string) error {
+	var files []string
+	torn := false
+	if len(names) > 0 {
+		seen := make(map[string]bool, len(names))
+		for _, n := range names {
+			if name := "turns/" + n; !seen[name] && strings.HasSuffix(name, ".log") {
+				seen[name] = true
+				files = append(files, name)
+			}
+		}
+		kept := files[:0]
+		for _, name := range files {
+			if _, err := s.dir.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+				s.forgetTurnFile(name)
+				continue
+			}
+			kept = append(kept, name)
+		}
+		files = kept
+		if err := s.refreshTurnFiles(files); err != nil {
+			return err
+		}
+		for _, name := range files {
+			torn = torn || s.cache.files[name].torn
+		}
+	}
+	s.cache.gen, s.cache.genOK = gr.g, gr.standing() && !torn
+	s.saveSummary(gr.g, gr.ok && gr.settled)
+	return nil
+}
+
+// forgetTurnFile drops a turn file that is gone from the cache, and from
+// the summary at its next write.
+func (s *Store) forgetTurnFile(name string) {
+	if c := s.cache.files[name]; c != nil && c.summed {
+		s.cache.sum.gone = append(s.cache.sum.gone, name)
+	}
+	delete(s.cache.files, name)
 }
 
 // refreshTurnFiles brings the cached turn files up to date, on every

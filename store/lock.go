@@ -14,7 +14,10 @@ import (
 // exclusively by prune (so it never deletes a blob a capture is about to
 // name) and by rewind, undo and redo (so they wait for captures in
 // flight). Whoever takes both takes blobs.lock first.
-type lockFile struct{ f *os.File }
+type lockFile struct {
+	f *os.File
+	w *writerNote // the store lock's: what its holder journals (clock_journal.go)
+}
 
 func (s *Store) flock(name string, how int) (*lockFile, error) {
 	f, err := s.dir.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
@@ -50,11 +53,17 @@ func (s *Store) flockFile(f *os.File, name string, how int) (*lockFile, error) {
 		f.Close()
 		return nil, errf("lock %s: %w", s.path(name), err)
 	}
-	return &lockFile{f}, nil
+	return &lockFile{f: f}, nil
 }
 
 // lock takes the store's exclusive lock, waiting for it.
-func (s *Store) lock() (*lockFile, error) { return s.flock("lock", unix.LOCK_EX) }
+func (s *Store) lock() (*lockFile, error) {
+	l, err := s.flock("lock", unix.LOCK_EX)
+	if err == nil {
+		s.hold(l)
+	}
+	return l, err
+}
 
 // lockAll takes blobs.lock and the lock, both exclusively and in that
 // order: what prune, rewind, undo, redo and recovery need.
@@ -121,6 +130,7 @@ func (s *Store) tryLock() (*lockFile, bool, error) {
 		}
 		return nil, false, err
 	}
+	s.hold(l)
 	return l, true, nil
 }
 
@@ -141,6 +151,9 @@ func errorsIsWouldBlock(err error) bool {
 func (l *lockFile) unlock() {
 	if l == nil {
 		return
+	}
+	if l.w != nil {
+		l.w.flush()
 	}
 	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
 	l.f.Close()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -146,6 +147,73 @@ func BenchmarkShowTurns(b *testing.B) {
 					b.ReportMetric(float64(procCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkLogAfterWriter is `ckpt log --json` at 20,000 turns just after
+// another process appended a record to a turn (a relabel) or opened a
+// turn, the summary's generation being from before: read through the
+// clock journal (journal=true), and with the journal gone, as a store an
+// older ckpt wrote is read (every turn file listed and stated). The store
+// is a copy of BenchmarkLogTurns's; the settling times are the ones
+// outside tests, so the turn just written is not summarized. Only the
+// load is timed, and its CPU time reported.
+func BenchmarkLogAfterWriter(b *testing.B) {
+	const n = 20000
+	src := manyTurnsStore(b, n)
+	defer func(s, g time.Duration) { summarySettle, genSettle = s, g }(summarySettle, genSettle)
+	summarySettle, genSettle = 2*time.Second, 2*time.Second
+	for _, what := range []string{"append", "newturn"} {
+		for _, journal := range []bool{false, true} {
+			b.Run(fmt.Sprintf("turns=%d/%s/journal=%v", n, what, journal), func(b *testing.B) {
+				root := filepath.Join(b.TempDir(), "p")
+				if out, err := exec.Command("cp", "-a", src, root).CombinedOutput(); err != nil {
+					b.Fatalf("copy the store: %v: %s", err, out)
+				}
+				time.Sleep(genSettle + 100*time.Millisecond) // the copy's folders left alone
+				w, err := Open(root, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer w.Close()
+				turns := n
+				load := func() {
+					s, err := Open(root, Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					es, err := s.Log(true)
+					if err != nil || len(es) != turns {
+						b.Fatalf("%d entries, want %d, %v", len(es), turns, err)
+					}
+					s.Close()
+				}
+				load() // the summary and its generation, as a quiet moment leaves them
+				var cpu int64
+				i := 0
+				for b.Loop() {
+					b.StopTimer()
+					i++
+					if what == "append" {
+						must(b, w.Relabel(TurnID(strconv.Itoa(n/2)), "relabelled "+strconv.Itoa(i)))
+					} else {
+						_, err := w.NewTurn(TurnMeta{Label: "new " + strconv.Itoa(i)})
+						must(b, err)
+						turns++
+					}
+					if !journal {
+						must(b, os.Remove(filepath.Join(root, storeDir, journalFile)))
+					}
+					c := procCPU()
+					b.StartTimer()
+					load()
+					b.StopTimer()
+					cpu += procCPU() - c
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
+			})
 		}
 	}
 }

@@ -51,6 +51,10 @@ func (s *Store) pruneDrop(v *view, drop map[string]bool, res *PruneResult, dryRu
 	if err != nil {
 		return err
 	}
+	if !o.DryRun && len(drop) > 0 {
+		// A load from before lists the turns anew.
+		s.changeTurn(anyTurn)
+	}
 	if !o.DryRun {
 		// Records go first: a crash then leaves unreferenced blobs, never
 		// records naming deleted ones.

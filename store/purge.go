@@ -267,6 +267,9 @@ func (s *Store) purgeRecords(name string, paths []string, note func(*Image), wri
 	if !changed || !write {
 		return id, changed, nil
 	}
+	if strings.HasPrefix(name, "turns/") {
+		s.changeTurn(name)
+	}
 	if err := storefs.WriteAtomic(s.dir, name, out, 0o600, true); err != nil {
 		return "", false, errf("purge: write %s: %w", s.path(name), err)
 	}

@@ -89,6 +89,9 @@ type Store struct {
 	copying atomic.Pointer[copyRun]
 
 	digests indexDigests // what kept copies of git's index stage (gitindex_staged.go)
+
+	jmu  sync.Mutex  // guards held
+	held *writerNote // the note of the store lock while this Store holds it
 }
 
 // FindRoot walks up from start to the first directory holding

@@ -38,42 +38,77 @@ const genFrame = "\x00gen"
 // tick of the file system's clock keeps its times. Tests lower it.
 var genSettle = 2 * time.Second
 
-// readGen reads the generation under the store lock held shared, so no
-// writer is between taking an order number and appending its record:
-// whatever is appended after has a larger number. ok is false when a
-// writer holds the lock, when the lock file, the clock or the boot
-// cannot be read, or when the folder changed within genSettle: the load
-// then lists and stats every turn file, as it would without a
-// generation.
-func (s *Store) readGen() (g turnsGen, ok bool) {
+// genRead is the generation as a load read it.
+type genRead struct {
+	g turnsGen
+	// ok: read under the store lock held shared, so no writer is
+	// between taking an order number and appending its record (whatever
+	// is appended after has a larger number), and the clock, the folder
+	// and the boot could all be read. settled: the folder had been left
+	// alone for genSettle.
+	ok, settled bool
+	journal     []byte // the clock journal, nil when not read
+}
+
+// readGen reads the generation, and the clock journal unless the
+// generation is known (the one the cache last matched): ok is false when
+// a writer holds the lock, or the lock file, the clock, the folder or
+// the boot cannot be read. The load then lists and stats every turn
+// file, as it would without a generation.
+func (s *Store) readGen(known *turnsGen) (r genRead) {
+	g := &r.g
 	if g.boot = bootID(); g.boot == "" {
-		return g, false
+		return r
 	}
 	f, err := s.dir.OpenFile("lock", os.O_RDONLY, 0)
 	if err != nil {
-		return g, false
+		return r
 	}
 	defer f.Close()
 	if unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil {
-		return g, false
+		return r
 	}
 	defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }() // and the close releases it
 	c, err := s.dir.Open(clockFile)
 	if err != nil {
-		return g, false
+		return r
 	}
 	var buf [24]byte
 	k, _ := c.ReadAt(buf[:], 0)
 	c.Close()
 	line, _, _ := strings.Cut(string(buf[:k]), "\n")
 	if g.clock, err = strconv.ParseInt(line, 10, 64); err != nil {
-		return g, false
+		return r
 	}
 	if g.dir, err = s.dir.StatAt("turns"); err != nil || g.dir.Regular {
-		return g, false
+		return r
+	}
+	if known == nil || *known != *g {
+		r.journal, _ = s.dir.ReadFile(journalFile) // none: no chain, the folder is listed
 	}
 	now, settle := time.Now().UnixNano(), genSettle.Nanoseconds()
-	return g, now-g.dir.Mtime >= settle && now-g.dir.Ctime >= settle
+	r.ok, r.settled = true, now-g.dir.Mtime >= settle && now-g.dir.Ctime >= settle
+	return r
+}
+
+// since is the turn files changed between generation base and this one,
+// from the journal; ok is false when it cannot say (see journalSince),
+// or base is of another boot: the clock and the journal are written
+// without a sync, and a crash of the system can keep a record and lose
+// the number it took.
+func (r *genRead) since(base turnsGen) (names []string, ok bool) {
+	if !r.ok || base.boot != r.g.boot {
+		return nil, false
+	}
+	return journalSince(r.journal, base, r.g)
+}
+
+// standing: a load that brought every turn file up to this generation
+// may later take it as its base. The folder is either settled (a change
+// since moves its times) or as the last journaled writer left it (a
+// change since is a writer's, journaled after).
+func (r *genRead) standing() bool {
+	return r.ok && (r.settled || journalVouches(r.journal, r.g))
 }
 
 // appendGenFrame appends the frame recording g.

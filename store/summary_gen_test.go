@@ -186,7 +186,7 @@ func entryOf(log []Entry, id string) *Entry {
 	return nil
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

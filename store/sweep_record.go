@@ -110,7 +110,7 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 	defer tp.close()
 	exists := tp.exists
 	now := s.clock().UnixNano()
-	n := s.nextSeq(now)
+	n := s.nextSeq(now, turnFileName(id))
 	var buf []byte
 	if !exists {
 		buf = s.turnHeader(buf, turn, id, meta, now, n)

@@ -110,6 +110,6 @@ func (s *Store) Relabel(turn TurnID, label string) error {
 		return errf("relabel %s: %w", turn, ErrUnknownTurn)
 	}
 	now := s.clock().UnixNano()
-	buf := record.Append(nil, &record.Line{R: "turn", Turn: record.Turn{ID: id, Label: label}, At: now, N: s.nextSeq(now)})
+	buf := record.Append(nil, &record.Line{R: "turn", Turn: record.Turn{ID: id, Label: label}, At: now, N: s.nextSeq(now, turnFileName(id))})
 	return s.appendTurn(id, buf, false)
 }

@@ -36,6 +36,7 @@ func (s *Store) readTurnFile(id string, cut bool) (*turn, bool, error) {
 		return nil, false, err
 	}
 	if res.Torn && cut {
+		s.changeTurn(name)
 		if err := storefs.TruncateDurably(s.dir, name, res.Good); err != nil {
 			return nil, false, errf("cut the torn record at the end of %s: %w", s.path(name), err)
 		}
@@ -139,7 +140,7 @@ func (s *Store) newTurn(meta TurnMeta) (TurnID, error) {
 			continue
 		}
 		now := s.clock().UnixNano()
-		buf := s.appendTurnRecord(nil, id, meta.Label, meta.Source, now, s.nextSeq(now))
+		buf := s.appendTurnRecord(nil, id, meta.Label, meta.Source, now, s.nextSeq(now, turnFileName(id)))
 		s.writeSeq(n)
 		if err := s.appendTurnSynced(id, buf, &failpoint{}); err != nil {
 			return "", err
@@ -173,10 +174,12 @@ func (s *Store) turnHeader(buf []byte, turn, id string, meta TurnMeta, now, n in
 // update of the clock file costs nothing unless the clock steps back at
 // the same time; hence it is written in place, without a sync (replacing
 // it through a rename cost more than the rest of a capture). Caller holds
-// the lock.
-func (s *Store) nextSeq(now int64) int64 {
+// the lock, and names the turn file it changes ("" for none), which the
+// lock's note journals (see clock_journal.go).
+func (s *Store) nextSeq(now int64, name string) int64 {
 	f, err := s.dir.OpenFile(clockFile, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
+		s.noteSeq(-1, now, name) // no clock to chain from: the chain breaks
 		return now
 	}
 	defer f.Close()
@@ -190,6 +193,7 @@ func (s *Store) nextSeq(now int64) int64 {
 	}
 	// Fixed width: the number is always the whole file.
 	_, _ = f.WriteAt(fmt.Appendf(nil, "%020d\n", n), 0) // n still orders this call; a failed write only leaves the older number
+	s.noteSeq(last, n, name)
 	return n
 }
 

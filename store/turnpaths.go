@@ -224,6 +224,7 @@ func (tp *turnPaths) readTail(cut bool) error {
 	}
 	if from+good < tp.size {
 		if cut {
+			tp.s.changeTurn(tp.name)
 			if err := storefs.TruncateDurably(tp.s.dir, tp.name, from+good); err != nil {
 				return errf("cut the torn record at the end of %s: %w", tp.s.path(tp.name), err)
 			}
