@@ -35,20 +35,7 @@ func crashWhileShut(t *testing.T, shut os.FileMode) {
 		}
 		return p
 	}
-	kills := 0
-	for k := 1; ; k++ {
-		if k > maxFailpoint {
-			t.Fatalf("rewind still killed at apply:%d", k)
-		}
-		p := project()
-		r := p.runWith(t, []string{"CKPT_FAILPOINT=apply:" + strconv.Itoa(k)}, "rewind", "1", "--yes")
-		if !r.Killed {
-			if r.Code != 0 || k == 1 {
-				t.Fatalf("apply:%d: want a kill at 1, then exit 0 or a kill\n%s", k, r)
-			}
-			break
-		}
-		kills++
+	killEachPerm(t, project, []string{"rewind", "1", "--yes"}, func(k int, p permProject) {
 		if lr := p.run(t, "log"); lr.Code != 0 {
 			t.Fatalf("apply:%d: log after the kill\n%s", k, lr)
 		}
@@ -68,6 +55,63 @@ func crashWhileShut(t *testing.T, shut os.FileMode) {
 		default:
 			t.Fatalf("apply:%d: after the kill and `ckpt log`, d is %v holding d/f %q: neither as before the rewind (%v, \"new\\n\") nor after it (0755, \"old\\n\")", k, m, f, shut)
 		}
+	})
+}
+
+// A rewind that opens for writing a folder read-only for its owner, whose
+// mode no turn changed, killed after each of its file operations: after
+// the next command the folder has its mode, and d/f the bytes before the
+// rewind or after it.
+func TestCrashWhileReadOnlyFolderIsOpen(t *testing.T) {
+	project := func() permProject {
+		p := newPermProject(t)
+		writeTexts(t, p.root, map[string]string{"d/f": "old\n", "n.txt": "n\n"})
+		p.own(t)
+		if r := p.run(t, "exec", "--turn", "0", "--", "true"); r.Code != 0 {
+			t.Fatalf("first sweep\n%s", r)
+		}
+		if r := p.run(t, "exec", "--turn", "1", "--", "sh", "-c", "echo new > d/f && echo made > d/made"); r.Code != 0 {
+			t.Fatalf("exec\n%s", r)
+		}
+		if err := os.Chmod(filepath.Join(p.root, "d"), 0o555); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	t.Logf("rewind killed after each of %d file operations", kills)
+	killEachPerm(t, project, []string{"rewind", "1", "--yes"}, func(k int, p permProject) {
+		if lr := p.run(t, "log"); lr.Code != 0 {
+			t.Fatalf("apply:%d: log after the kill\n%s", k, lr)
+		}
+		if m := p.mode(t, "d"); m != 0o555 {
+			t.Fatalf("apply:%d: d is %v after the kill and `ckpt log`, want 0555", k, m)
+		}
+		if f := readText(t, p.root, "d/f"); f != "old\n" && f != "new\n" {
+			t.Fatalf("apply:%d: d/f holds %q", k, f)
+		}
+	})
+}
+
+// killEachPerm runs args, as the user of a fresh project each time, under
+// CKPT_FAILPOINT=apply:K for K = 1, 2, … until a run outlives it (it must
+// then exit 0, and the first must be killed), handing each killed run's
+// project to check.
+func killEachPerm(t *testing.T, project func() permProject, args []string, check func(k int, p permProject)) {
+	t.Helper()
+	kills := 0
+	for k := 1; ; k++ {
+		if k > maxFailpoint {
+			t.Fatalf("%s still killed at apply:%d", args[0], k)
+		}
+		p := project()
+		r := p.runWith(t, []string{"CKPT_FAILPOINT=apply:" + strconv.Itoa(k)}, args...)
+		if !r.Killed {
+			if r.Code != 0 || k == 1 {
+				t.Fatalf("apply:%d: want a kill at 1, then exit 0 or a kill\n%s", k, r)
+			}
+			break
+		}
+		kills++
+		check(k, p)
+	}
+	t.Logf("%s killed after each of %d file operations", args[0], kills)
 }

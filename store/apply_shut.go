@@ -63,10 +63,13 @@ func (s *Store) planBehindShut(steps []Step) {
 }
 
 // shutWay is a folder an operation opened to read and change what is in
-// it, and its mode before.
+// it, and its mode before. back: no step of the operation names it (a
+// folder read-only for its owner, whose mode no turn changed), so the
+// operation gives it its mode back when it ends, logged or not.
 type shutWay struct {
 	path string
 	mode uint32
+	back bool
 }
 
 // shutNote is the store's note of the folders an operation is opening
@@ -87,7 +90,8 @@ type shutNoteJSON struct {
 
 type shutNoteEntry struct {
 	Path string `json:"path"`
-	Mode uint32 `json:"mode"` // permission bits before it was opened
+	Mode uint32 `json:"mode"`           // permission bits before it was opened
+	Back bool   `json:"back,omitempty"` // given back even once the operation is logged
 }
 
 // openShut opens the folders of p's steps that opens names, outermost
@@ -109,11 +113,13 @@ func (s *Store) openShut(op string, steps []Step, fp *failpoint) ([]shutWay, err
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		todo = append(todo, shutWay{st.Path, uint32(fi.Mode().Perm())})
+		todo = append(todo, shutWay{path: st.Path, mode: uint32(fi.Mode().Perm())})
 	}
+	todo = append(todo, s.readOnlyWays(steps)...)
 	if len(todo) == 0 {
 		return nil, nil
 	}
+	slices.SortFunc(todo, func(a, b shutWay) int { return strings.Compare(a.path, b.path) }) // outermost first
 	if err := s.writeShutNote(op, todo); err != nil {
 		return nil, err
 	}
@@ -131,11 +137,55 @@ func (s *Store) openShut(op string, steps []Step, fp *failpoint) ([]shutWay, err
 	return opened, nil
 }
 
+// readOnlyWays are the folders the steps write or delete a path in
+// (the nearest folder there, above a path to be made with the folders on
+// its way) that keep their owner from writing in them, and that no step
+// names: their mode is no turn's, so the operation opens them and gives
+// them their mode back when it ends.
+func (s *Store) readOnlyWays(steps []Step) []shutWay {
+	var out []shutWay
+	seen := map[string]bool{}
+	for _, st := range steps {
+		if st.Do != ActRestore && st.Do != ActDelete {
+			continue
+		}
+		ps := parents(st.Path)
+		for _, d := range slices.Backward(ps) {
+			if seen[d] {
+				break
+			}
+			seen[d] = true
+			rel, err := s.Rel(d)
+			if err != nil || !s.wayIsFolders(d) {
+				break
+			}
+			fi, err := s.root.Lstat(rel)
+			if err != nil {
+				continue // made by the step: the folder above it is written
+			}
+			if !fi.IsDir() {
+				break
+			}
+			if m := fi.Mode().Perm(); m&0o300 != 0o300 && m&0o100 != 0 && !stepNamed(steps, d) {
+				out = append(out, shutWay{path: d, mode: uint32(m), back: true})
+			}
+			break
+		}
+	}
+	return out
+}
+
+// stepNamed reports whether steps (sorted by path) have a step for p.
+func stepNamed(steps []Step, p string) bool {
+	j := sort.Search(len(steps), func(k int) bool { return steps[k].Path >= p })
+	return j < len(steps) && steps[j].Path == p
+}
+
 // writeShutNote notes, durably, the folders operation op opens.
 func (s *Store) writeShutNote(op string, ways []shutWay) error {
 	n := shutNoteJSON{V: shutNoteVersion, Op: op}
 	for _, w := range ways {
-		n.Folders = append(n.Folders, shutNoteEntry{w.path, w.mode})
+		n.Folders = append(n.Folders, shutNoteEntry{w.path, w.mode, w.back})
 	}
 	b, err := json.Marshal(n)
 	if err == nil {
@@ -159,10 +209,14 @@ func (s *Store) dropShutNote() {
 }
 
 // closeShut gives the folders openShut opened their modes back, the
-// deepest first, and drops the note of them.
+// deepest first, and drops the note of them. A folder the operation
+// removed, or gave another mode, is left as it is.
 func (s *Store) closeShut(opened []shutWay) {
 	for _, w := range slices.Backward(opened) {
 		if rel, err := s.Rel(w.path); err == nil {
+			if fi, err := s.root.Lstat(rel); err != nil || !fi.IsDir() || fi.Mode().Perm() != permOnly(w.mode)|0o700 {
+				continue
+			}
 			if err := s.root.Chmod(rel, permOnly(w.mode)); err != nil {
 				s.LogError("give %s back its mode %03o: %v", w.path, w.mode, err)
 			}
@@ -173,14 +227,13 @@ func (s *Store) closeShut(opened []shutWay) {
 
 // leaveShut ends an operation that opened folders: one that returns
 // before it is logged gives them their modes back (closeShut); once it
-// is logged, its steps give them theirs, and only the note goes.
+// is logged, its steps give theirs, and it gives back only those no step
+// names.
 func (s *Store) leaveShut(opened []shutWay, logged bool) {
-	switch {
-	case !logged:
-		s.closeShut(opened)
-	case len(opened) > 0:
-		s.dropShutNote()
+	if logged {
+		opened = slices.DeleteFunc(slices.Clone(opened), func(w shutWay) bool { return !w.back })
 	}
+	s.closeShut(opened)
 }
 
 // hasShutNote says whether a killed operation may have left folders
@@ -227,8 +280,8 @@ func (s *Store) recoverShut() error {
 	}
 	var back []string
 	for _, f := range slices.Backward(n.Folders) {
-		if logged {
-			break
+		if logged && !f.Back {
+			continue // its step gave it its mode
 		}
 		rel, err := s.Rel(f.Path)
 		if err != nil || !s.wayIsFolders(f.Path) {
@@ -247,7 +300,7 @@ func (s *Store) recoverShut() error {
 		return errf("remove %s: %w", s.path(shutNote), err)
 	}
 	if len(back) > 0 {
-		msg := fmt.Sprintf("%s was interrupted before it changed anything: gave back the modes of the folders it had opened (%s)", n.Op, strings.Join(back, ", "))
+		msg := fmt.Sprintf("%s was interrupted: gave back the modes of the folders it had opened to change what is in them (%s)", n.Op, strings.Join(back, ", "))
 		s.LogError("%s", msg)
 		if s.notify != nil {
 			s.notify(msg)

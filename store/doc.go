@@ -316,7 +316,9 @@
 // and only once shut-folders names it and its mode, durably: a crash
 // before the operation is logged leaves the note, and the next Open gives
 // each folder still as opened its mode back; once logged, the folder's
-// step gives it its mode, and the note goes.
+// step gives it its mode. A folder read-only for its owner that no step
+// names ("back" in the note) is given its mode back when the operation
+// ends, or by the Open that finishes it. Then the note goes.
 // An operation logged but not done was interrupted: the next
 // Open takes the lock and carries it forward from its steps (each step is
 // idempotent), so the folder is wholly as after it, and says so through
