@@ -57,3 +57,55 @@ func TestHelpLayoutFits(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpPagesShowGroupsWhole: at 80×24 and 120×36, paging through the
+// help with space, a group's heading is never on a screen without all of
+// its keys (the fold cut The diff and In a preview at 80×24), and every
+// group is on some page.
+func TestHelpPagesShowGroupsWhole(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 36}} {
+		m := testModel(t, sample(), size[0], size[1])
+		press(t, m, kp("?"))
+		k := m.bindings()
+		groups, titles := dedupeHelp(k.FullHelp()), k.FullHelpTitles()
+		seen := map[string]bool{}
+		for page := 0; ; page++ {
+			lines := strings.Split(plain(m), "\n")
+			for i, g := range groups {
+				if i >= len(titles) || len(g) == 0 || !containsLine(lines, " "+titles[i]+" ") {
+					continue
+				}
+				seen[titles[i]] = true
+				for _, b := range g {
+					if !containsLine(lines, b.Help().Key+" ", "  "+b.Help().Desc) {
+						t.Errorf("%dx%d, page %d: %s without %s %s:\n%s", size[0], size[1], page, titles[i], b.Help().Key, b.Help().Desc, strings.Join(lines, "\n"))
+					}
+				}
+			}
+			top := m.helpTop
+			press(t, m, kp("space"))
+			if m.helpTop == top {
+				break
+			}
+		}
+		for i, g := range groups {
+			if i < len(titles) && len(g) > 0 && !seen[titles[i]] {
+				t.Errorf("%dx%d: %s on no page", size[0], size[1], titles[i])
+			}
+		}
+	}
+}
+
+// containsLine reports whether one of lines holds every part.
+func containsLine(lines []string, parts ...string) bool {
+	for _, l := range lines {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l+" ", p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}

@@ -1033,7 +1033,7 @@ func (m *Model) helpView(h int) []string {
 	lines := m.helpLines()
 	lines = lines[clamp(m.helpTop, 0, max(len(lines)-h, 0)):]
 	if len(lines) > h && h > 1 {
-		lines = append(lines[:h-1], m.sty.dim.Render(" j/k scroll · esc closes"))
+		lines = append(lines[:h-1], m.sty.dim.Render(" ↓ more below · j/k or space scrolls · esc closes"))
 	}
 	out := make([]string, h)
 	for i := range out {
@@ -1113,7 +1113,8 @@ func (m *Model) helpBlock(title string, g []key.Binding) string {
 // band a row of columns and a column one group or several stacked, in
 // the order that shows the most keys of whole groups on the first screen
 // (fold lines), then takes the fewest lines, then keeps the groups' own
-// order.
+// order. A group the fold would cut starts below it, so the first screen
+// shows no group in part and the next page begins with it whole.
 func (m *Model) fullHelp(groups [][]key.Binding, titles []string, fold int) string {
 	var blocks []helpBox
 	for i, g := range groups {
@@ -1127,16 +1128,29 @@ func (m *Model) fullHelp(groups [][]key.Binding, titles []string, fold int) stri
 	}
 	bands := bestHelpLayout(blocks, m.width-2, fold)
 	var rows []string
+	y := 0 // the line the band starts at
 	for _, band := range bands {
 		var cols []string
 		for _, col := range band.cols {
 			var parts []string
-			for _, k := range col.boxes {
-				parts = append(parts, blocks[k].text)
+			top := y
+			for i, k := range col.boxes {
+				if i > 0 {
+					top++ // the blank line between two groups
+				}
+				text := blocks[k].text
+				if top > 0 && top < fold && top+blocks[k].h > fold {
+					text = strings.Repeat("\n", fold-top) + text
+					top = fold
+				}
+				parts = append(parts, text)
+				top += blocks[k].h
 			}
 			cols = append(cols, lipgloss.NewStyle().PaddingRight(helpGap).Render(strings.Join(parts, "\n\n")))
 		}
-		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, cols...))
+		row := lipgloss.JoinHorizontal(lipgloss.Top, cols...)
+		rows = append(rows, row)
+		y += lipgloss.Height(row) + 1
 	}
 	return strings.Join(rows, "\n\n")
 }
