@@ -17,6 +17,12 @@ func KindWord[K ~string](kind K) string {
 		return "folder"
 	case "symlink":
 		return "link"
+	case "fifo":
+		return "named pipe"
+	case "socket":
+		return "socket"
+	case "device":
+		return "device node"
 	}
 	return ""
 }

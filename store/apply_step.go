@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"path/filepath"
 
 	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
@@ -116,6 +117,15 @@ func (s *Store) stepSettled(r record.Line, rel string, now Image, dirs *dirCache
 		return true, nil
 	case want.Kind == ImageLink && sameBytes(now, want):
 		return true, nil
+	case want.Kind == ImageFifo && now.Kind == ImageFifo:
+		if want.Mode != 0 && now.Mode != want.Mode {
+			dr, name := dirs.in(rel)
+			if err := dr.Chmod(name, permOnly(want.Mode)); err != nil {
+				return true, errf("set mode: %w", err)
+			}
+			fp.hit()
+		}
+		return true, nil
 	}
 	return false, nil
 }
@@ -131,7 +141,9 @@ func (s *Store) writeStep(rel string, now, want Image, data []byte, dirs *dirCac
 		}
 	}
 	dr, name := dirs.in(rel)
-	if now.Kind == ImageLink || (want.Kind == ImageLink && now.Kind != ImageAbsent) {
+	// A link, or a special file, is never written through; a link or a
+	// named pipe is made where nothing stands.
+	if now.Kind == ImageLink || now.Kind.Special() || (want.Kind == ImageLink || want.Kind == ImageFifo) && now.Kind != ImageAbsent {
 		if err := dr.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return errf("restore: remove what is there: %w", err)
 		}
@@ -141,6 +153,10 @@ func (s *Store) writeStep(rel string, now, want Image, data []byte, dirs *dirCac
 	case ImageLink:
 		if err := dr.Symlink(want.Link, name); err != nil {
 			return errf("restore link: %w", err)
+		}
+	case ImageFifo:
+		if err := mkfifoIn(dr, name, filepath.Join(s.rootPath, rel), want); err != nil {
+			return errf("restore named pipe: %w", err)
 		}
 	case ImageContent:
 		perm := permOnly(want.Mode)
@@ -195,5 +211,5 @@ func reached(do Action, now, want Image) bool {
 // the path is empty, and what stood there is kept, so the step goes on.
 func removedFirst(now Image, before *Image, want Image) bool {
 	return now.Kind == ImageAbsent && before != nil && before.Kind != ImageAbsent &&
-		(want.Kind == ImageDir || want.Kind == ImageLink || before.Kind == ImageLink)
+		(want.Kind == ImageDir || want.Kind == ImageLink || want.Kind == ImageFifo || before.Kind == ImageLink || before.Kind.Special())
 }

@@ -30,7 +30,45 @@ const (
 	baseLink    byte = 'l' // a symbolic link
 	baseDir     byte = 'd' // a folder
 	baseUnknown byte = 'x' // a file or folder that could not be read: stat only
+	// baseSpecial is a named pipe, a socket or a device node: stat only,
+	// its type in the mode (specialFifo…). It is written as baseUnknown
+	// with that mark, so a ckpt that predates it reads a path it could
+	// not read, never a file, and a removal of it as not restorable.
+	baseSpecial byte = 'p'
 )
+
+// A baseSpecial entry's type, in its mode's bits above any other.
+const (
+	specialFifo   = 1 << 20
+	specialSocket = 2 << 20
+	specialDevice = 3 << 20
+	specialMask   = 3 << 20
+)
+
+// specialType is the mark of a special file of type t (S_IFMT bits),
+// 0 for any other.
+func specialType(t uint32) uint32 {
+	switch t {
+	case unix.S_IFIFO:
+		return specialFifo
+	case unix.S_IFSOCK:
+		return specialSocket
+	case unix.S_IFCHR, unix.S_IFBLK:
+		return specialDevice
+	}
+	return 0
+}
+
+// specialImage is the kind of image of a baseSpecial entry of mode m.
+func specialImage(m uint32) ImageKind {
+	switch m & specialMask {
+	case specialFifo:
+		return ImageFifo
+	case specialSocket:
+		return ImageSocket
+	}
+	return ImageDevice
+}
 
 // unlistedDir, in the mode of a baseUnknown entry, marks a folder that
 // could not be listed (a file that could not be read has none).

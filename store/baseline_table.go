@@ -25,7 +25,11 @@ func appendEntry(buf []byte, prev string, e *baseEntry) []byte {
 	}
 	buf = binary.AppendUvarint(buf, uint64(n))
 	buf = appendStr(buf, e.path[n:])
-	buf = append(buf, e.kind)
+	if e.kind == baseSpecial {
+		buf = append(buf, baseUnknown) // marked in its mode (see baseSpecial)
+	} else {
+		buf = append(buf, e.kind)
+	}
 	buf = binary.AppendUvarint(buf, uint64(e.mode))
 	if e.kind == baseDir {
 		buf = binary.AppendVarint(buf, e.mtime)
@@ -87,6 +91,10 @@ func (d *bdec) entryRest(dirTimes bool) baseEntry {
 		e.link = d.str()
 	case baseFile, baseSkipped:
 		copy(e.sum[:], d.take(32))
+	case baseUnknown:
+		if e.mode&specialMask != 0 {
+			e.kind = baseSpecial
+		}
 	}
 	return e
 }

@@ -66,6 +66,9 @@ func readInWith(r *os.Root, name, rel string, big bigFile) (Image, []byte, error
 		case fi.IsDir():
 			return Image{Kind: ImageDir, Mode: permMode(fi.Mode())}, nil, nil
 		case !fi.Mode().IsRegular():
+			if k := specialKind(fi.Mode()); k != "" {
+				return Image{Kind: k, Mode: permMode(fi.Mode())}, nil, nil
+			}
 			return Image{Kind: ImageOther, Reason: fmt.Sprintf("is a %s, not a file", kindWord(fi.Mode()))}, nil, nil
 		}
 		img, data, same, err := readOpen(r, name, rel, fi, big)
@@ -201,6 +204,20 @@ func reasonOf(err error) string {
 // permission bits, ModeZero for none (0 would say unknown).
 func permMode(m fs.FileMode) uint32 { return record.PermMode(uint32(m.Perm())) }
 
+// specialKind is the image kind of a special file of mode m: a named
+// pipe, a socket, a device node; "" for anything else.
+func specialKind(m fs.FileMode) ImageKind {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return ImageFifo
+	case m&fs.ModeSocket != 0:
+		return ImageSocket
+	case m&fs.ModeDevice != 0:
+		return ImageDevice
+	}
+	return ""
+}
+
 func kindWord(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
@@ -236,20 +253,31 @@ func sameBytes(a, b Image) bool {
 	switch a.Kind {
 	case ImageLink:
 		return a.Link == b.Link
-	case ImageAbsent, ImageDir:
+	case ImageAbsent, ImageDir, ImageFifo, ImageSocket, ImageDevice:
 		return true
 	}
 	return false
 }
 
 // notFile reports whether img is something ckpt never writes over as a
-// file: a folder, a socket, a device, a path it could not look at.
-func notFile(img Image) bool { return img.Kind == ImageOther || img.Kind == ImageDir }
+// file: a folder, a named pipe, a socket, a device, a path it could not
+// look at. (An operation removes a special file a turn made, and writes
+// what it wants in its place: see decide.)
+func notFile(img Image) bool {
+	return img.Kind == ImageOther || img.Kind == ImageDir || img.Kind.Special()
+}
 
 // otherReason says what stands at a path that is not a file.
 func otherReason(img Image) string {
-	if img.Kind == ImageDir {
+	switch img.Kind {
+	case ImageDir:
 		return "is a folder, not a file"
+	case ImageFifo:
+		return "is a named pipe, not a file"
+	case ImageSocket:
+		return "is a socket, not a file"
+	case ImageDevice:
+		return "is a device, not a file"
 	}
 	return img.Reason
 }

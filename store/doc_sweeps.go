@@ -114,8 +114,11 @@
 //	  uvarint shared, str suffix   the path: shared bytes of the previous
 //	                   entry in the block (0 for a block's first), the rest
 //	  byte kind        'f' file (bytes in a blob), 's' over the size limit,
-//	                   'l' link, 'd' folder, 'x' unreadable
-//	  uvarint mode     permission bits
+//	                   'l' link, 'd' folder, 'x' unreadable, or a named
+//	                   pipe, socket or device node (its mode marked)
+//	  uvarint mode     permission bits; an unreadable folder's has
+//	                   0o40000 set, a special file's its type in bits
+//	                   20-21 (1 named pipe, 2 socket, 3 device)
 //	  a folder: varint mtime, varint ctime, uvarint inode, taken before
 //	                   it was listed (all 0: its listing left something
 //	                   out), and the entry ends
@@ -185,6 +188,18 @@
 // folder ("dir", mode before and after) and each of those files with its
 // pre-image and no post, so a rewind opens the folder to keep and put
 // back what is in it.
+//
+// A named pipe, a socket or a device node is listed with its stat
+// alone (nothing to read) and recorded with its kind ("fifo", "socket",
+// "device") and mode when a command makes or removes it, or puts one
+// where a file was; writing to a pipe moves only its stat, no change. A
+// rewind removes one its turns made, and makes a named pipe again
+// (mkfifo, with its mode); a socket or a device it reports as not
+// restored. Its 'x' entry keeps a ckpt that predates special files
+// from misreading it: that one reads an unread path, and records its
+// removal as not kept. One such a ckpt left out of its baseline, found
+// by a sweep after a command with a ctime from before the baseline, is
+// taken into the baseline, not given to the command.
 //
 // # Summary
 //

@@ -37,7 +37,7 @@ func (s *Store) linkedNames(rels []string) []string {
 	var out []string
 	for i := range b.entries {
 		e := &b.entries[i]
-		if e.kind == baseDir || e.kind == baseLink || have[e.path] {
+		if e.kind == baseDir || e.kind == baseLink || e.kind == baseSpecial || have[e.path] {
 			continue
 		}
 		for _, m := range many {

@@ -327,7 +327,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 		now := s.diskState(g.path, dirs)
 		st.Now = now
 		st.HandEdited = hand(g.path, now)
-		if notFile(now) && gone[g.path] && g.img.Kind != ImageDir {
+		if (now.Kind == ImageOther || now.Kind == ImageDir) && gone[g.path] && g.img.Kind != ImageDir {
 			if !s.emptiedBy(g.path, deletes, emptied, dirs) {
 				st.Do, st.Reason = ActFail, "not touched: it is a folder now, holding what the operation does not remove"
 				steps = append(steps, st)
@@ -361,53 +361,6 @@ func (s *Store) handRule(v *view) func(path string, disk Image) bool {
 		_, f := failed[p]
 		return ok && !f && e.changedSince(disk)
 	}
-}
-
-// decide says what to do to turn now into want.
-func (s *Store) decide(now, want Image) (Action, string) {
-	if now.Kind == ImageOther || now.Kind == ImageDir && want.Kind != ImageDir {
-		return ActFail, "not touched: it " + otherReason(now) + " now"
-	}
-	switch want.Kind {
-	case ImageDir:
-		// A folder where the command left a file or a link: what stands
-		// there goes first (it is kept), then the folder is made.
-		if now.Kind == ImageDir && (want.Mode == 0 || now.Mode == want.Mode) {
-			return ActKeep, ""
-		}
-		return ActRestore, ""
-	case ImageSkipped:
-		if want.Purged() {
-			return ActFail, "not restored: " + PurgedReason
-		}
-		return ActFail, "not restored: its bytes were not kept (" + want.Reason + ")"
-	case ImageAbsent:
-		if now.Kind == ImageAbsent {
-			return ActKeep, ""
-		}
-		return ActDelete, ""
-	case ImageLink:
-		if sameBytes(now, want) {
-			return ActKeep, ""
-		}
-		return ActRestore, ""
-	case ImageContent:
-		sum, err := blobOf(want)
-		if err != nil {
-			return ActFail, fmt.Sprintf("not restored: blob name %q is not 64 hex digits", blobText(want.SHA256))
-		}
-		if sameBytes(now, want) {
-			if want.Mode != 0 && now.Mode != want.Mode {
-				return ActRestore, ""
-			}
-			return ActKeep, ""
-		}
-		if !s.hasBlob(sum) {
-			return ActFail, "not restored: its kept bytes (blob " + sum.Short() + ") are missing from the store"
-		}
-		return ActRestore, ""
-	}
-	return ActFail, fmt.Sprintf("not restored: unknown kind %q", want.Kind)
 }
 
 func (s *Store) warnings(v *view, t *turn) []Warning {

@@ -432,8 +432,8 @@ func (s *Store) ReadImage(img Image) ([]byte, error) {
 		return s.readBlobOf(img)
 	case ImageLink:
 		return []byte(img.Link), nil
-	case ImageAbsent, ImageDir:
-		return nil, nil // a folder holds no bytes of its own
+	case ImageAbsent, ImageDir, ImageFifo, ImageSocket, ImageDevice:
+		return nil, nil // a folder, a pipe, a socket or a device holds no bytes of its own
 	case ImageSkipped:
 		return nil, errf("not kept: %s", img.Reason)
 	}

@@ -261,3 +261,33 @@ func holdsBefore(now Image, before *Image) bool {
 	}
 	return sameBytes(now, *before) || notFile(*before) && now.Kind == ImageAbsent
 }
+
+// mkfifoIn makes a named pipe at name inside r, which is abs, with
+// want's mode (0644 when unknown), whatever the umask.
+func mkfifoIn(r *os.Root, name, abs string, want Image) error {
+	perm := permOnly(want.Mode)
+	if want.Mode == 0 {
+		perm = 0o644
+	}
+	dir, base := path.Split(name)
+	if dir = strings.TrimSuffix(dir, "/"); dir == "" {
+		dir = "."
+	}
+	d, err := r.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := mkfifoat(d, base, abs, uint32(perm)); err != nil {
+		return &fs.PathError{Op: "mkfifo", Path: name, Err: err}
+	}
+	return r.Chmod(name, perm)
+}
+
+// specialGone says why a special file of kind k is not made again.
+func specialGone(k ImageKind) string {
+	if k == ImageSocket {
+		return "it was a socket, which only the program listening on it can make again"
+	}
+	return "it was a device node, which ckpt does not make again"
+}

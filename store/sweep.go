@@ -260,7 +260,7 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 			rel = c.now.path
 			img, ok := imgs[rel]
 			switch {
-			case c.now.kind == baseDir:
+			case c.now.statOnly():
 			case !ok:
 				// Unreadable: what it holds is unknown, so a later change
 				// of it is never recorded against a guessed pre-image.
@@ -277,6 +277,9 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 			if s.existsNoFollow(rel) {
 				continue
 			}
+		}
+		if olderSpecial(c, old) {
+			continue
 		}
 		if !attribute(rel) {
 			if c.now != nil && full[rel] {
@@ -310,8 +313,8 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 		case unread:
 			r.noPost = true
 			res.Problems = append(res.Problems, rel+": could not be read after the command: the turn keeps what it held before, which a rewind puts back, and what the command left is unknown")
-		case c.now != nil && c.now.kind == baseDir:
-			r.post = Image{Kind: ImageDir, Mode: record.PermMode(c.now.mode)}
+		case c.now != nil && c.now.statOnly():
+			r.post = c.now.image(s.maxBlob)
 		case c.now != nil && c.now.kind != 0:
 			r.post = imgs[rel]
 		case c.now != nil:
@@ -333,6 +336,17 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 		recs = append(recs, r)
 	}
 	return recs
+}
+
+// statOnly reports whether e is a folder or a special file, of which a
+// sweep reads nothing but the stat.
+func (e *baseEntry) statOnly() bool { return e.kind == baseDir || e.kind == baseSpecial }
+
+// olderSpecial reports whether c is a special file new to the baseline
+// old that was there before it: one a ckpt that did not list special
+// files left out. It goes into the next baseline, to no turn.
+func olderSpecial(c sweepChange, old *baseline) bool {
+	return c.old == nil && c.now.kind == baseSpecial && old != nil && c.now.ctime < old.at-racyWindow
 }
 
 // existsNoFollow reports whether rel is there, reached through folders
@@ -442,6 +456,8 @@ func (e *baseEntry) sameContent(o *baseEntry) bool {
 	switch {
 	case e.kind == baseLink || o.kind == baseLink:
 		return e.kind == o.kind && e.link == o.link
+	case e.kind == baseSpecial || o.kind == baseSpecial:
+		return e.kind == o.kind // a pipe written to: only its stat moved
 	}
 	return e.sum == o.sum
 }
@@ -456,6 +472,8 @@ func (e *baseEntry) image(maxBlob int64) Image {
 		return Image{Kind: ImageDir, Mode: record.PermMode(e.mode)}
 	case baseLink:
 		return Image{Kind: ImageLink, Link: e.link}
+	case baseSpecial:
+		return Image{Kind: specialImage(e.mode), Mode: record.PermMode(e.mode & 0o7777)}
 	case baseSkipped:
 		return Image{Kind: ImageSkipped, SHA256: e.sum, Size: e.size, Mode: record.PermMode(e.mode),
 			Reason: fmt.Sprintf("%s over the %s limit", humanBytes(e.size), humanBytes(maxBlob))}

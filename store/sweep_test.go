@@ -47,9 +47,11 @@ func tree(t testing.TB, root string, skip ...string) map[string]string {
 				return err
 			}
 			out[rel] = fmt.Sprintf("%v %q", fi.Mode().Perm(), b)
-		default:
+		case fi.Mode()&fs.ModeSymlink != 0:
 			l, _ := os.Readlink(p)
 			out[rel] = "-> " + l
+		default:
+			out[rel] = fi.Mode().String() // a named pipe, a socket, a device
 		}
 		return nil
 	})

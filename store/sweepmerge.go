@@ -71,7 +71,7 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 			switch {
 			case n.kind != baseDir:
 				m.changes = append(m.changes, sweepChange{now: n})
-				if n.kind != baseUnknown { // a folder it could not list
+				if n.kind != baseUnknown && n.kind != baseSpecial { // a folder it could not list; nothing to read
 					m.toRead = append(m.toRead, n.path)
 				}
 			case !holdsNew(now[j:], n.path):
@@ -95,7 +95,7 @@ func mergeListing(old *baseline, oldEntries []baseEntry, now []*baseEntry, unrea
 			switch {
 			case n.kind == baseDir && o.kind == baseDir && o.mode == n.mode:
 				// A folder is still a folder: what changed is in it.
-			case n.kind == baseDir || n.kind == baseUnknown:
+			case n.kind == baseDir || n.kind == baseUnknown || n.kind == baseSpecial:
 				if o.kind == baseDir && n.kind == baseUnknown && n.mode&unlistedDir != 0 {
 					m.shut = append(m.shut, n.path)
 				}

@@ -125,6 +125,9 @@ const (
 	ImageSkipped = record.ImageSkipped // a file too large to keep (Reason says why)
 	ImageLink    = record.ImageLink    // a symbolic link (Link holds its target)
 	ImageDir     = record.ImageDir     // a folder (Mode holds its permission bits)
+	ImageFifo    = record.ImageFifo    // a named pipe a command made or removed
+	ImageSocket  = record.ImageSocket  // a socket a command made or removed
+	ImageDevice  = record.ImageDevice  // a device node a command made or removed
 )
 
 // Plan actions.

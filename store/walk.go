@@ -366,7 +366,11 @@ func (w *walker) dir(j walkJob, buf []byte) error {
 		case unix.S_IFLNK:
 			e.kind = baseLink
 		default:
-			continue // sockets, pipes and devices are never swept
+			t := specialType(uint32(st.Mode) & unix.S_IFMT)
+			if t == 0 {
+				continue
+			}
+			e.kind, e.mode = baseSpecial, e.mode|t // named pipes, sockets, devices: stat only
 		}
 		if ig.Skip(elems, false) {
 			continue

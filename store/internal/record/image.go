@@ -34,7 +34,18 @@ const (
 	// a folder, a folder by a file or a link), so a rewind puts the right
 	// kind of entry back there, and its undo the other.
 	ImageDir ImageKind = "dir"
+	// A special file a shell command made or removed, Mode its permission
+	// bits: a named pipe, which a rewind makes again (mkfifo), and a
+	// socket or a device node, which it does not. A reader that predates
+	// them reports a path wanted as one as of an unknown kind, not
+	// restored, and never writes over one.
+	ImageFifo   ImageKind = "fifo"
+	ImageSocket ImageKind = "socket"
+	ImageDevice ImageKind = "device"
 )
+
+// Special reports whether k is a special file's kind.
+func (k ImageKind) Special() bool { return k == ImageFifo || k == ImageSocket || k == ImageDevice }
 
 // Image is what one path held at one moment: before the agent's write
 // (a pre-image), after it (a post-image), or before an operation.
