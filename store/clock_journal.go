@@ -31,7 +31,7 @@ const (
 // journalMax bounds the journal: a writer that finds it longer keeps the
 // newer half. A load from a generation older than what is kept lists the
 // folder once. Tests lower it.
-var journalMax = 64 << 10
+var journalMax = 256 << 10
 
 // anyTurn is the name journaled by a writer that may have changed any
 // turn file (prune, purge): a load from before it lists them all.

@@ -256,7 +256,7 @@
 // clock, one killed holding the lock never appends), a folder changed
 // between two holders (a file removed by hand), "*", a journal not
 // reaching back far enough, or one of another version: the load lists
-// the folder, as above. A writer that finds the journal past 64 KiB
+// the folder, as above. A writer that finds the journal past 256 KiB
 // renames its newer half over it. A ckpt that predates the journal
 // neither reads nor writes it: what it writes breaks the chain, and a
 // later ckpt lists the folder once.

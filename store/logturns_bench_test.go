@@ -153,7 +153,8 @@ func BenchmarkShowTurns(b *testing.B) {
 
 // BenchmarkLogAfterWriter is `ckpt log --json` at 20,000 turns just after
 // another process appended a record to a turn (a relabel) or opened a
-// turn, the summary's generation being from before: read through the
+// turn, the summary's generation being from before (and, for comparison,
+// with no writer since it): read through the
 // clock journal (journal=true), and with the journal gone, as a store an
 // older ckpt wrote is read (every turn file listed and stated). The store
 // is a copy of BenchmarkLogTurns's; the settling times are the ones
@@ -164,8 +165,11 @@ func BenchmarkLogAfterWriter(b *testing.B) {
 	src := manyTurnsStore(b, n)
 	defer func(s, g time.Duration) { summarySettle, genSettle = s, g }(summarySettle, genSettle)
 	summarySettle, genSettle = 2*time.Second, 2*time.Second
-	for _, what := range []string{"append", "newturn"} {
+	for _, what := range []string{"none", "append", "newturn"} {
 		for _, journal := range []bool{false, true} {
+			if what == "none" && !journal {
+				continue
+			}
 			b.Run(fmt.Sprintf("turns=%d/%s/journal=%v", n, what, journal), func(b *testing.B) {
 				root := filepath.Join(b.TempDir(), "p")
 				if out, err := exec.Command("cp", "-a", src, root).CombinedOutput(); err != nil {
@@ -195,9 +199,10 @@ func BenchmarkLogAfterWriter(b *testing.B) {
 				for b.Loop() {
 					b.StopTimer()
 					i++
-					if what == "append" {
+					switch what {
+					case "append":
 						must(b, w.Relabel(TurnID(strconv.Itoa(n/2)), "relabelled "+strconv.Itoa(i)))
-					} else {
+					case "newturn":
 						_, err := w.NewTurn(TurnMeta{Label: "new " + strconv.Itoa(i)})
 						must(b, err)
 						turns++
