@@ -26,7 +26,9 @@ const twoSessionsSeeds = 24
 //   - a revert of any one turn never silently takes out the other
 //     session's sealed edit: a file whose bytes are that edit's holds
 //     them after the revert, unless the revert says it failed there (a
-//     conflict), and undo gives back the folder.
+//     conflict), and undo gives back the folder;
+//   - rewinding to the oldest turn of both gives back the folder as it
+//     was before both sessions, and its undo the folder after.
 //
 // A failing run names its seed; CKPT_TWOSESSIONS_SEED=N runs that one
 // alone, with its steps logged.
@@ -359,5 +361,30 @@ func twoSessionsRun(t *testing.T, seed uint64, verbose bool) {
 		if got := snap(); fmt.Sprint(got) != fmt.Sprint(after) {
 			fail("after undoing the revert of turn %s:\n%v\nwant\n%v", e.ID, got, after)
 		}
+	}
+	// Rewinding both sessions' turns gives back the folder before both,
+	// and its undo the folder after.
+	if len(turns) == 0 {
+		return
+	}
+	p, err := st.PlanRewind(turns[0].ID)
+	if err != nil {
+		fail("plan a rewind to turn %s: %v", turns[0].ID, err)
+	}
+	if _, err := st.Apply(p, nil); err != nil {
+		fail("rewind to turn %s: %v", turns[0].ID, err)
+	}
+	if got := snap(); fmt.Sprint(got) != fmt.Sprint(before) {
+		fail("after rewinding to turn %s:\n%v\nwant the folder before both\n%v", turns[0].ID, got, before)
+	}
+	u, err := st.PlanUndo(false)
+	if err != nil {
+		fail("plan the undo of the rewind: %v", err)
+	}
+	if _, err := st.Apply(u, nil); err != nil {
+		fail("undo the rewind: %v", err)
+	}
+	if got := snap(); fmt.Sprint(got) != fmt.Sprint(after) {
+		fail("after undoing the rewind to turn %s:\n%v\nwant\n%v", turns[0].ID, got, after)
 	}
 }

@@ -378,6 +378,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 			tp.close()
 		}
 	}
+	readAt := time.Now().UnixNano() // the sweeps' clock: see record.File.Seen
 	seen, batch, err := s.lookUnsynced(rels, false, fp)
 	if err != nil {
 		return "", errf("capture: %w", err)
@@ -406,7 +407,7 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 			continue
 		}
 		img := c.img
-		buf = tp.appendPre(buf, c.rel, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &img, Dirs: c.dirs}, At: now, N: n})
+		buf = tp.appendPre(buf, c.rel, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &img, Dirs: c.dirs, Seen: readAt}, At: now, N: n})
 	}
 	if len(buf) > 0 {
 		if err := s.appendTurnSynced(id, buf, fp); err != nil {
@@ -542,7 +543,8 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 			if img, ok := s.opLeftSince(f.file.preSeq, c.rel); ok {
 				pre = img
 			}
-			buf = tp.appendPre(buf, c.rel, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &pre, Dirs: f.file.dirs}, At: now, N: n})
+			// Seen now, though taken earlier: as in turn order, last.
+			buf = tp.appendPre(buf, c.rel, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &pre, Dirs: f.file.dirs, Seen: noteAt}, At: now, N: n})
 			was[c.rel] = pre
 		}
 		if _, ok := was[c.rel]; !ok && noting {

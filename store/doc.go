@@ -82,10 +82,10 @@
 // where git stood at that point of the turn — written after a shell
 // command that moved git, and, with "end": true, as the turn ended, its
 // index kept as at the turn's start), then holds {"r":"pre","p":path,"i":image,"dirs":[…],"cmd",
-// "cmdn","shared","at","n"} — what path held before the agent's first write in the turn
+// "cmdn","shared","seen","at","n"} — what path held before the agent's first write in the turn
 // (later pres of the same path are ignored: the first capture wins; dirs
 // are folders the file's absence implied and a rewind removes again if
-// left empty) — and {"r":"post","p","i","cmd","cmdn","shared","at","n"}: what the agent
+// left empty; seen, below) — and {"r":"post","p","i","cmd","cmdn","shared","at","n"}: what the agent
 // left (the newest seal counts). An image is
 // {"kind":"content"|"absent"|"skipped"|"symlink"|"dir","sha256","bytes","mode",
 // "link","reason","kept"} ("mode", the permission bits, is left out when
@@ -110,6 +110,21 @@
 // moves forward, so turns and operations keep the order in which they
 // were committed even when the clock steps back. Records without "n"
 // (written before it existed) are ordered by "at".
+//
+// "seen", in a pre, says when its image was observed, in Unix
+// nanoseconds of the clock the sweeps use (the baseline's "at",
+// edits.log's): a capture's is just before it read the file; a shell
+// sweep's is when the baseline it compared with was taken, or, for a
+// path a sweep left to running commands, when the baseline it was first
+// found missing from was (left.json's "bases"), and for a path an
+// operation wrote since the baseline, when the sweep found it. With two
+// sessions a sweep in the older turn can record what its baseline held
+// after the newer turn's capture, so a rewind over several turns takes,
+// per path, the pre-image seen first (of equals, the older turn's). A
+// pre without "seen" (written by a ckpt that predates it, which passes
+// the field over) counts as seen when its turn began ("at", or an older
+// turn's, if later): a store of such records keeps turn order, and a
+// turn of it among turns that say orders by those times.
 //
 // Names are bytes, JSON strings are UTF-8: a path, folder, link target
 // or turn id that is not valid UTF-8 is written as a NUL, "b64:" and the

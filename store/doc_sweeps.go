@@ -36,7 +36,10 @@
 // revert of one of them treats the path as a conflict). A path the
 // baseline lacks, found while another session's command runs, is left
 // out of records and baseline, in left.json ("cmds" as in open.json;
-// "paths": "path", "seen", "owners" as indexes in cmds), until no owner
+// "paths": "path", "seen", "owners" as indexes in cmds; "bases": pairs
+// [seen, base], base when the baseline the paths first left at seen
+// were found missing from was taken, absent from a list an older ckpt
+// wrote), until no owner
 // runs: then it goes to every owner's turn, or, gone, to none. A new
 // folder is listed so too, unless something in it is recorded now: it
 // enters the baseline once no command that ran when it appeared runs,
@@ -205,16 +208,17 @@
 //
 // Listing the turns of a big store would read every turn file. The
 // summary holds what reading each one gave — its header, git's state at
-// its end, and per path the images, times, folders, command and the
-// turns it was shared with — with the file's size, mtime, ctime and inode
-// when it was read and the length of its whole records. A reader lists
-// turns/, stats each file (no open), and takes an entry only while the
-// file's stat is the one it records; a file grown since (the same inode,
-// an entry made from records) is read from where the entry stopped, any
-// other is read whole. So the summary is never believed over the records:
-// it only spares reading those that did not change. A file with a torn
-// last record is never summarized. An entry's paths are decoded when a
-// turn's files or statuses are asked for; a listing needs their count.
+// its end, and per path the images, times (when its pre-image was seen
+// too), folders, command and the turns it was shared with — with the
+// file's size, mtime, ctime and inode when it was read and the length of
+// its whole records. A reader lists turns/, stats each file (no open),
+// and takes an entry only while the file's stat is the one it records; a
+// file grown since (the same inode, an entry made from records) is read
+// from where the entry stopped, any other is read whole. So the summary
+// is never believed over the records: it only spares reading those that
+// did not change. A file with a torn last record is never summarized. An
+// entry's paths are decoded when a turn's files or statuses are asked
+// for; a listing needs their count.
 //
 // The generation spares the listing and the stats. Every record appended
 // to a turn file takes an order number from the clock file first, under

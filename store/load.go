@@ -52,6 +52,7 @@ type tfile struct {
 	preAt   int64    // when captured (wall clock, for display)
 	postSeq int64    // record.order of the newest seal
 	preSeq  int64    // record.order of the capture
+	seen    int64    // when pre was observed, Unix ns (0: the record does not say; see observed)
 	dirs    []string // folders that did not exist at capture (pre absent)
 	refused string   // why the entry cannot be used
 	cmd     string   // the first shell command that changed it in the turn
@@ -60,6 +61,18 @@ type tfile struct {
 	// is all zeros: its pre then names no blob (records cannot hold such
 	// a name). badBlobWhy says which.
 	badBlob string
+}
+
+// observed is when f's pre-image was observed (record.File.Seen): a
+// sweep's record holds what its baseline held, taken when an earlier
+// sweep ran, so of two sessions' turns the newer may hold the older
+// image. A record that does not say counts as observed at or, which the
+// caller chooses to keep the order records had before "seen".
+func (f *tfile) observed(or int64) int64 {
+	if f.seen != 0 {
+		return f.seen
+	}
+	return or
 }
 
 // share adds turns to the ones f's change is shared with.
@@ -177,7 +190,7 @@ func (t *turn) apply(r *record.Line) {
 		if t.file(key) != nil {
 			return
 		}
-		f := &tfile{path: p, pre: *r.Img, dirs: cleanDirs(r.Dirs), preAt: r.At, preSeq: r.Order(), cmd: t.command(r), refused: why}
+		f := &tfile{path: p, pre: *r.Img, dirs: cleanDirs(r.Dirs), preAt: r.At, preSeq: r.Order(), seen: r.Seen, cmd: t.command(r), refused: why}
 		f.share(r.Shared)
 		t.fl = append(t.fl, f)
 		t.byPath[key] = f

@@ -151,38 +151,29 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 	}
 	p := &Plan{Kind: KindRewind, Target: id}
 	var goals []wanted
-	seen, made := map[string]bool{}, map[string]bool{}
 	start := 0
 	for i, tt := range v.turns {
 		if tt == t {
 			start = i
 		}
 	}
+	var recs []observedPre
+	var began int64 // when the turn began, never before an older one
 	for _, tt := range v.turns[start:] {
 		if tt != t && v.rewound[tt.id] {
 			continue
 		}
+		began = max(began, tt.at)
 		p.Turns = append(p.Turns, tt.id)
 		for _, f := range tt.list() {
 			if f.refused != "" {
 				goals = append(goals, wanted{path: f.path, refused: f.refused})
 				continue
 			}
-			if !seen[f.path] {
-				seen[f.path] = true
-				pre := f.pre
-				if made[f.path] {
-					// A folder one of these turns made before this record:
-					// before it, nothing was there, whatever was found later.
-					pre = Image{Kind: ImageAbsent}
-				}
-				goals = append(goals, wanted{path: f.path, img: pre, dirs: f.dirs, badBlob: f.badBlob})
-			}
-			for _, d := range f.dirs {
-				made[d] = true
-			}
+			recs = append(recs, observedPre{f, f.observed(began)})
 		}
 	}
+	goals = append(goals, earliestPres(recs)...)
 	goals = s.revertGoals(v, t, goals)
 	p.Warnings = s.warnings(v, t)
 	return s.finishPlan(v, p, goals, keepSet)

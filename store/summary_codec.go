@@ -14,7 +14,7 @@ import (
 // file's bytes, read once, so a store of 20,000 turns loads without an
 // allocation per name. The file:
 //
-//	"ckptsum\x00\x02"  magic; the last byte is the version (2)
+//	"ckptsum\x00\x03"  magic; the last byte is the version (3)
 //	frame…            uvarint n, n bytes of entry, uint32 crc32c of them
 //	                  (little-endian); a later entry for a name replaces
 //	                  an earlier one, and the first bad frame ends the file
@@ -28,8 +28,11 @@ import (
 //	                  str ref, an optional image); uvarint k, then k
 //	                  paths: str path, image pre, optional image post,
 //	                  varint at of the pre and of the post and their n
-//	                  (each less the turn's own), strs dirs, str refused
-//	                  (why the path is unusable), str cmd, strs shared
+//	                  (each less the turn's own), byte 0 (the pre does
+//	                  not say when its image was observed) or 1 and
+//	                  varint its "seen" less the turn's n, strs dirs,
+//	                  str refused (why the path is unusable), str cmd,
+//	                  strs shared
 //	gone              str name alone: the turn file is gone
 //	generation        str "\x00gen", varint clock, the turns folder's
 //	                  uvarint size, varint mtime, varint ctime, uvarint
@@ -40,10 +43,13 @@ import (
 //	                  link, str reason, byte kept
 //
 // (str is a uvarint length and the bytes; strs a uvarint count and the
-// strs; an optional image a byte 0, or 1 and the image.)
+// strs; an optional image a byte 0, or 1 and the image.) Version 2
+// lacks "seen", and is not read: a ckpt of that version summarizes
+// records that hold it without it. A load reads every turn file and
+// writes the summary anew.
 
 // summaryMagic starts the file; its last byte is the version.
-const summaryMagic = "ckptsum\x00\x02"
+const summaryMagic = "ckptsum\x00\x03"
 
 // appendSummaryEntry appends one frame: the entry's length, the entry,
 // and its crc32c.
@@ -94,6 +100,12 @@ func appendSummaryEntry(buf []byte, name string, c *turnFile) []byte {
 		e.varint(f.postAt - t.at)
 		e.varint(f.preSeq - t.seq)
 		e.varint(f.postSeq - t.seq)
+		if f.seen == 0 {
+			e.b = append(e.b, 0)
+		} else {
+			e.b = append(e.b, 1)
+			e.varint(f.seen - t.seq)
+		}
 		e.strs(f.dirs)
 		e.str(f.refused)
 		e.str(f.cmd)
@@ -317,6 +329,9 @@ func (d *sumDec) file(t *turn, f *tfile, post *Image, keep bool) (sealed bool) {
 	}
 	f.preAt, f.postAt = t.at+d.varint(), t.at+d.varint()
 	f.preSeq, f.postSeq = t.seq+d.varint(), t.seq+d.varint()
+	if d.byte() == 1 {
+		f.seen = t.seq + d.varint()
+	}
 	f.dirs = d.strs(keep)
 	f.refused, f.cmd = d.str(), d.str()
 	f.shared = d.strs(keep)

@@ -160,6 +160,8 @@ func TestSummaryDamaged(t *testing.T) {
 	}
 	newer := append([]byte(nil), good...)
 	newer[len(summaryMagic)-1]++
+	older := append([]byte(nil), good...)
+	older[len(summaryMagic)-1]-- // lacks "seen": read from the records and replaced
 	cases := map[string][]byte{
 		"empty":       {},
 		"garbage":     bytes.Repeat([]byte("ckpt"), 100),
@@ -167,6 +169,7 @@ func TestSummaryDamaged(t *testing.T) {
 		"cut short":   good[:len(good)/2],
 		"cut at one":  good[:len(summaryMagic)+1],
 		"newer":       newer,
+		"older":       older,
 		"flipped end": flipAt(good, len(good)-3),
 		"flipped mid": flipAt(good, len(good)/2),
 		"flipped len": flipAt(good, len(summaryMagic)),
@@ -182,8 +185,12 @@ func TestSummaryDamaged(t *testing.T) {
 					t.Fatalf("load %d over a %s summary differs:\n got %+v\nwant %+v", i, name, got.Log, want.Log)
 				}
 			}
-			if after, _ := os.ReadFile(sumPath); name == "newer" && !bytes.Equal(after, newer) {
+			after, _ := os.ReadFile(sumPath)
+			if name == "newer" && !bytes.Equal(after, newer) {
 				t.Errorf("a newer ckpt's summary was rewritten")
+			}
+			if name == "older" && !bytes.HasPrefix(after, []byte(summaryMagic)) {
+				t.Errorf("an older ckpt's summary was not replaced")
 			}
 		})
 	}

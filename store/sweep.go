@@ -335,6 +335,15 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 		}
 		recs = append(recs, r)
 	}
+	return seenAt(recs, old)
+}
+
+// seenAt says in recs that their pre-images, old's, were seen when old
+// was taken.
+func seenAt(recs []shellRec, old *baseline) []shellRec {
+	for i := 0; old != nil && i < len(recs); i++ {
+		recs[i].seen = old.at
+	}
 	return recs
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"io"
 	"slices"
+	"time"
 
 	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
@@ -30,12 +31,15 @@ func (s *Store) operatedOut(recs []shellRec, res *SweepResult, old *baseline, ws
 		return recs
 	}
 	kept := recs[:0]
+	now := time.Now().UnixNano()
 	for _, r := range recs {
 		if img, ok := left[r.path]; ok {
 			if !r.noPost && sameImage(r.post, img) {
 				continue
 			}
-			r.pre, r.dirs = img, nil
+			// The operation wrote it after the baseline was taken: the
+			// image is as of then, which now follows, never precedes.
+			r.pre, r.dirs, r.seen = img, nil, now
 		}
 		kept = append(kept, r)
 	}

@@ -43,6 +43,7 @@ func (s *Store) watchClaimed(res *SweepResult, old *baseline, ws *watchSweep, re
 // transient.go), the rest as ckpt watch (ws, leaving it the paths not
 // claimed) or a hook's sweep does. Caller holds the store's lock.
 func (s *Store) recordSwept(res *SweepResult, recs []shellRec, lv *leaving, ws *watchSweep, claimed map[string]bool, old *baseline, self owner, selfCmd *openCmd, others []openCmd) error {
+	lv.stamp(recs)
 	rest, owned := lv.split(recs)
 	var err error
 	if ws != nil {
@@ -72,6 +73,7 @@ type shellRec struct {
 	// with names the turns whose file tools wrote the path meanwhile
 	// (see edits.go): they share the change.
 	with []string
+	seen int64 // when pre was observed: when the baseline was taken
 }
 
 // cmdInline is the longest command a sweep's records hold whole, in
@@ -135,7 +137,7 @@ func (s *Store) recordShell(turn string, meta TurnMeta, cmd string, recs []shell
 		}
 		if !ok {
 			pre := r.pre
-			buf = tp.appendPre(buf, r.path, &record.Line{R: "pre", File: record.File{Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, CmdN: cmdN, Shared: shared}, At: now, N: n})
+			buf = tp.appendPre(buf, r.path, &record.Line{R: "pre", File: record.File{Path: r.path, Img: &pre, Dirs: r.dirs, Cmd: cmd, CmdN: cmdN, Shared: shared, Seen: r.seen}, At: now, N: n})
 		}
 		if r.noPost {
 			continue

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -27,22 +28,26 @@ import (
 const leftFile = "left.json"
 
 // leftPath is a path left to a running command's closing sweep: when a
-// sweep first left it (seen), and the commands that ran then (owners),
-// which its record goes to once no running one is left among them. A
-// command that began after seen is none of them: the path was there
-// before it.
+// sweep first left it (seen), when the baseline that sweep compared
+// with was taken (base: the path was not there then), and the commands
+// that ran then (owners), which its record goes to once no running one
+// is left among them. A command that began after seen is none of them:
+// the path was there before it.
 type leftPath struct {
 	Path   string
 	Seen   int64
+	Base   int64 // 0 in a list an older ckpt wrote
 	Owners []openCmd
 }
 
 // leftDoc is left.json: each owner command once (a command may be a long
 // heredoc, and may own thousands of paths), each path naming its owners
-// by their index in cmds.
+// by their index in cmds; and the base of the paths first left at each
+// seen once, as [seen, base] (a sweep leaves many paths at a time).
 type leftDoc struct {
 	Cmds  []openCmd   `json:"cmds"`
 	Paths []leftEntry `json:"paths"`
+	Bases [][2]int64  `json:"bases,omitempty"`
 }
 
 // leftEntry is a leftPath in left.json.
@@ -66,12 +71,16 @@ func (s *Store) loadLeft(now int64) []leftPath {
 		s.LogError("sweep: %s is damaged; what it left to running commands comes as new", s.path(leftFile))
 		return nil
 	}
+	bases := make(map[int64]int64, len(doc.Bases))
+	for _, sb := range doc.Bases {
+		bases[sb[0]] = sb[1]
+	}
 	var list []leftPath
 	for _, p := range doc.Paths {
 		if p.Path == "" || now-p.Seen > int64(openMax) {
 			continue
 		}
-		l := leftPath{Path: p.Path, Seen: p.Seen}
+		l := leftPath{Path: p.Path, Seen: p.Seen, Base: bases[p.Seen]}
 		for _, k := range p.Owners {
 			if k >= 0 && k < len(doc.Cmds) {
 				l.Owners = append(l.Owners, doc.Cmds[k])
@@ -95,6 +104,9 @@ func (s *Store) saveLeft(list []leftPath) error {
 	for i, l := range list {
 		p := &doc.Paths[i]
 		p.Path, p.Seen = l.Path, l.Seen
+		if k := [2]int64{l.Seen, l.Base}; l.Base != 0 && !slices.Contains(doc.Bases, k) {
+			doc.Bases = append(doc.Bases, k)
+		}
 		for _, c := range l.Owners {
 			k := slices.IndexFunc(doc.Cmds, func(o openCmd) bool { return sameCmd(o, c) })
 			if k < 0 {
@@ -129,6 +141,11 @@ type leaving struct {
 	owned map[string][]openCmd
 	// changed says next differs from the list read.
 	changed bool
+	// base is when the baseline swept against was taken, and absent
+	// when the left paths recorded now were last seen not there (their
+	// base): their records' pre-image is older than the baseline.
+	base   int64
+	absent map[string]int64
 }
 
 // sweepRunning is what a sweep knows of the commands running: every one
@@ -187,6 +204,9 @@ func (r sweepRunning) ownersOf(prior []openCmd, seen int64) []openCmd {
 // sweep's time. Without a baseline (old nil) nothing is left.
 func (s *Store) decideNew(m *sweepMerge, now []*baseEntry, old *baseline, prior []leftPath, run sweepRunning, start int64) *leaving {
 	lv := &leaving{}
+	if old != nil {
+		lv.base = old.at
+	}
 	if old == nil || len(run.others) == 0 && len(prior) == 0 {
 		// No baseline: every path goes into the next one, nothing is
 		// attributed, and nothing stays left. No other command running
@@ -283,12 +303,18 @@ func (s *Store) decideNew(m *sweepMerge, now []*baseEntry, old *baseline, prior 
 // time, when a path it did not know was first seen.
 func (lv *leaving) hold(l leftPath, known bool, path string, start int64, run sweepRunning) (owners []openCmd, held bool) {
 	if !known {
-		l = leftPath{Path: path, Seen: start}
+		l = leftPath{Path: path, Seen: start, Base: lv.base}
 	}
 	was := len(l.Owners)
 	owners = run.ownersOf(l.Owners, l.Seen)
 	if !slices.ContainsFunc(owners, run.running) {
 		lv.changed = lv.changed || known
+		if known {
+			if lv.absent == nil {
+				lv.absent = map[string]int64{}
+			}
+			lv.absent[path] = cmp.Or(l.Base, l.Seen)
+		}
 		return owners, false
 	}
 	l.Owners = owners
@@ -316,6 +342,16 @@ func (m *sweepMerge) leave(now []*baseEntry, left map[string]bool) {
 	}
 	m.changes = slices.DeleteFunc(m.changes, func(c sweepChange) bool { return c.old == nil && left[c.now.path] })
 	m.toRead = slices.DeleteFunc(m.toRead, func(p string) bool { return left[p] })
+}
+
+// stamp says in recs of paths left before when they were last seen not
+// there, not when the baseline, which left them out, was taken.
+func (lv *leaving) stamp(recs []shellRec) {
+	for i := range recs {
+		if at, ok := lv.absent[recs[i].path]; ok {
+			recs[i].seen = at
+		}
+	}
 }
 
 // split parts recs into those of the paths decided to go to their

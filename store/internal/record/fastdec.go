@@ -30,7 +30,7 @@ var known = map[string]string{}
 const maxKnown = len("recovered")
 
 func init() {
-	for _, k := range []string{"r", "v", "id", "label", "source", "head", "ref", "index", "p", "i", "w", "dirs", "do", "why", "hand", "cmd", "cmdn", "shared",
+	for _, k := range []string{"r", "v", "id", "label", "source", "head", "ref", "index", "p", "i", "w", "dirs", "do", "why", "hand", "cmd", "cmdn", "shared", "seen",
 		"kind", "target", "turns", "steps", "rmdirs", "had", "mkdirs", "recovered", "abandoned", "end", "failed", "at", "n", "sha256", "bytes", "mode",
 		"link", "reason", "kept", "agent", "session", "prompt", "turn", "pre", "post", "op", "done", "step",
 		"content", "absent", "skipped", "symlink", "restore", "delete", "keep", "fail", "rewind", "undo", "redo"} {
@@ -272,6 +272,8 @@ func (d *fastDec) recordField(key string, r *Line) bool {
 		r.N, ok = d.int(64)
 	case "cmdn":
 		r.CmdN, ok = d.int(64)
+	case "seen":
+		r.Seen, ok = d.int(64)
 	case "hand":
 		r.Hand, ok = d.bool()
 	case "end":

@@ -54,6 +54,10 @@ func appendFileRecord(buf []byte, r *Line) ([]byte, bool) {
 		}
 		buf = append(buf, ']')
 	}
+	if r.Seen != 0 {
+		buf = append(buf, `,"seen":`...)
+		buf = strconv.AppendInt(buf, r.Seen, 10)
+	}
 	if r.At != 0 {
 		buf = append(buf, `,"at":`...)
 		buf = strconv.AppendInt(buf, r.At, 10)

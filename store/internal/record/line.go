@@ -68,6 +68,12 @@ type File struct {
 	// Shared names the other turns a sweep gave the same change: no
 	// single command owned it (two sessions' commands were running).
 	Shared []string `json:"shared,omitempty" in:"pre,post"`
+	// Seen, in a pre record, is when its image was observed, in Unix
+	// nanoseconds of the clock sweeps use (the baseline's): a capture's
+	// just before it read the file, a shell sweep's when its baseline was
+	// taken, which may be before other turns' records. A pre without it
+	// (an older ckpt's) counts as observed when its turn began.
+	Seen int64 `json:"seen,omitempty" in:"pre"`
 }
 
 // Op is an operation (a rewind, undo or redo) as ops.log begins it ("op").
