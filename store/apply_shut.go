@@ -75,8 +75,9 @@ type shutWay struct {
 // shutNote is the store's note of the folders an operation is opening
 // (openShut), written durably before the first is opened: a crash before
 // the operation is logged leaves it for recovery, which gives them their
-// modes back (recoverShut). Once the operation is logged its steps do,
-// and the note goes.
+// modes back (recoverShut). Once the operation is logged its steps give
+// back the modes of the folders they name, and the note stays only for
+// those no step names ("back"), until the operation ends.
 const shutNote = "shut-folders"
 
 // shutNoteVersion is the newest version of the note this ckpt reads.

@@ -133,9 +133,11 @@ func (s *Server) Serve(ctx context.Context) error {
 }
 
 // writePid writes the pid file whole or not at all: a reader never sees
-// it made but not yet written.
+// it made but not yet written. Only the holder of the watcher lock
+// writes it, so one temporary name serves, and a crash leaves at most
+// that one file, which the next watcher writes over.
 func writePid(store, mode string) error {
-	tmp := filepath.Join(store, pidName+"."+strconv.Itoa(os.Getpid()))
+	tmp := filepath.Join(store, pidName+".tmp")
 	if err := os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+" "+mode+"\n"), 0o600); err != nil {
 		os.Remove(tmp)
 		return err
