@@ -24,16 +24,7 @@ func TestCrashWhileShutFolderIsOpen(t *testing.T) {
 
 func crashWhileShut(t *testing.T, shut os.FileMode) {
 	project := func() permProject {
-		p := newPermProject(t)
-		writeTexts(t, p.root, map[string]string{"d/f": "old\n", "n.txt": "n\n"})
-		p.own(t)
-		if r := p.run(t, "exec", "--turn", "0", "--", "true"); r.Code != 0 {
-			t.Fatalf("first sweep\n%s", r)
-		}
-		if r := p.run(t, "exec", "--turn", "1", "--", "sh", "-c", fmt.Sprintf("echo new > d/f && echo n2 > n.txt && chmod %o d", shut)); r.Code != 0 {
-			t.Fatalf("exec\n%s", r)
-		}
-		return p
+		return folderTurnProject(t, fmt.Sprintf("echo new > d/f && echo n2 > n.txt && chmod %o d", shut))
 	}
 	killEachPerm(t, project, []string{"rewind", "1", "--yes"}, func(k int, p permProject) {
 		if lr := p.run(t, "log"); lr.Code != 0 {
@@ -64,15 +55,7 @@ func crashWhileShut(t *testing.T, shut os.FileMode) {
 // rewind or after it.
 func TestCrashWhileReadOnlyFolderIsOpen(t *testing.T) {
 	project := func() permProject {
-		p := newPermProject(t)
-		writeTexts(t, p.root, map[string]string{"d/f": "old\n", "n.txt": "n\n"})
-		p.own(t)
-		if r := p.run(t, "exec", "--turn", "0", "--", "true"); r.Code != 0 {
-			t.Fatalf("first sweep\n%s", r)
-		}
-		if r := p.run(t, "exec", "--turn", "1", "--", "sh", "-c", "echo new > d/f && echo made > d/made"); r.Code != 0 {
-			t.Fatalf("exec\n%s", r)
-		}
+		p := folderTurnProject(t, "echo new > d/f && echo made > d/made")
 		if err := os.Chmod(filepath.Join(p.root, "d"), 0o555); err != nil {
 			t.Fatal(err)
 		}

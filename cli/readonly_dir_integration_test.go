@@ -12,15 +12,7 @@ import (
 // folder its mode back; the undo does the same the other way. Before,
 // both writes failed (exit 3) and d/f kept the turn's bytes.
 func TestReadOnlyFolderKeepsItsMode(t *testing.T) {
-	p := newPermProject(t)
-	writeTexts(t, p.root, map[string]string{"d/f": "old\n", "n.txt": "n\n"})
-	p.own(t)
-	if r := p.run(t, "exec", "--turn", "0", "--", "true"); r.Code != 0 {
-		t.Fatalf("first sweep\n%s", r)
-	}
-	if r := p.run(t, "exec", "--turn", "1", "--", "sh", "-c", "echo new > d/f && echo made > d/made && echo n2 > n.txt"); r.Code != 0 {
-		t.Fatalf("exec\n%s", r)
-	}
+	p := folderTurnProject(t, "echo new > d/f && echo made > d/made && echo n2 > n.txt")
 	if err := os.Chmod(filepath.Join(p.root, "d"), 0o555); err != nil {
 		t.Fatal(err)
 	}
@@ -45,4 +37,21 @@ func TestReadOnlyFolderKeepsItsMode(t *testing.T) {
 	if got := readText(t, p.root, "d/f") + readText(t, p.root, "d/made"); got != "new\nmade\n" {
 		t.Errorf("d/f and d/made hold %q after the undo", got)
 	}
+}
+
+// folderTurnProject is a project owned by the permission tests' user,
+// holding d/f and n.txt, swept once as turn 0, whose turn 1 ran script
+// (sh -c) as that user.
+func folderTurnProject(t *testing.T, script string) permProject {
+	t.Helper()
+	p := newPermProject(t)
+	writeTexts(t, p.root, map[string]string{"d/f": "old\n", "n.txt": "n\n"})
+	p.own(t)
+	if r := p.run(t, "exec", "--turn", "0", "--", "true"); r.Code != 0 {
+		t.Fatalf("first sweep\n%s", r)
+	}
+	if r := p.run(t, "exec", "--turn", "1", "--", "sh", "-c", script); r.Code != 0 {
+		t.Fatalf("exec\n%s", r)
+	}
+	return p
 }
