@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -54,4 +55,77 @@ func folderTurnProject(t *testing.T, script string) permProject {
 		t.Fatalf("exec\n%s", r)
 	}
 	return p
+}
+
+// A rewind that opened a read-only folder and could not give it its mode
+// back keeps the folder in the shut-folders note: a later command,
+// failing the same way, still exits 0, and one that can gives the folder
+// its mode back and drops the note. The error log names the folder once.
+// Before, the note went and the folder stayed open.
+func TestReadOnlyFolderModeGivenBackLater(t *testing.T) {
+	p := folderTurnProject(t, "echo new > d/f")
+	if err := os.Chmod(filepath.Join(p.root, "d"), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	note := filepath.Join(p.root, ".osfoundry/checkpoints/shut-folders")
+	fail := []string{"CKPT_FAILPOINT=chmod-back"}
+	if r := p.runWith(t, fail, "rewind", "1", "--yes"); r.Code != 0 {
+		t.Fatalf("rewind\n%s", r)
+	}
+	if _, err := os.Stat(note); err != nil {
+		t.Fatalf("the note after a rewind that could not give d its mode back: %v", err)
+	}
+	if r := p.runWith(t, fail, "log"); r.Code != 0 {
+		t.Fatalf("log while d's mode still cannot be given back\n%s", r)
+	}
+	if m := p.mode(t, "d"); m != 0o755 {
+		t.Fatalf("d is %v while its mode cannot be given back, want 0755", m)
+	}
+	if r := p.run(t, "log"); r.Code != 0 {
+		t.Fatalf("log\n%s", r)
+	}
+	if m := p.mode(t, "d"); m != 0o555 {
+		t.Errorf("d is %v after a command that could give its mode back, want 0555", m)
+	}
+	if _, err := os.Stat(note); !os.IsNotExist(err) {
+		t.Errorf("the note once d has its mode back: %v, want it gone", err)
+	}
+	if got := readText(t, p.root, "d/f"); got != "old\n" {
+		t.Errorf("d/f holds %q after the rewind", got)
+	}
+	logged := readText(t, p.root, ".osfoundry/checkpoints/errors.log")
+	if n := strings.Count(logged, "give d back its mode 555"); n != 1 {
+		t.Errorf("the error log names d %d times, want once:\n%s", n, logged)
+	}
+}
+
+// A folder whose mode can never be given back is tried by a bounded
+// number of commands, none of which fails; then the note forgets it and
+// the error log says ckpt gave up.
+func TestReadOnlyFolderModeGivenUp(t *testing.T) {
+	p := folderTurnProject(t, "echo new > d/f")
+	if err := os.Chmod(filepath.Join(p.root, "d"), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	note := filepath.Join(p.root, ".osfoundry/checkpoints/shut-folders")
+	fail := []string{"CKPT_FAILPOINT=chmod-back"}
+	if r := p.runWith(t, fail, "rewind", "1", "--yes"); r.Code != 0 {
+		t.Fatalf("rewind\n%s", r)
+	}
+	runs := 0
+	for ; runs < 20; runs++ {
+		if _, err := os.Stat(note); os.IsNotExist(err) {
+			break
+		}
+		if r := p.runWith(t, fail, "log"); r.Code != 0 {
+			t.Fatalf("log %d\n%s", runs, r)
+		}
+	}
+	if runs == 20 {
+		t.Fatalf("the note is still there after %d commands", runs)
+	}
+	if logged := readText(t, p.root, ".osfoundry/checkpoints/errors.log"); !strings.Contains(logged, "gave up giving d back its mode 555") {
+		t.Errorf("the error log does not say ckpt gave up on d:\n%s", logged)
+	}
+	t.Logf("gave up after %d commands", runs)
 }

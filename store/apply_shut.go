@@ -2,14 +2,11 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io/fs"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/ckpt-dev/ckpt/store/internal/format"
 	"github.com/ckpt-dev/ckpt/store/internal/record"
 	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
@@ -67,9 +64,10 @@ func (s *Store) planBehindShut(steps []Step) {
 // folder read-only for its owner, whose mode no turn changed), so the
 // operation gives it its mode back when it ends, logged or not.
 type shutWay struct {
-	path string
-	mode uint32
-	back bool
+	path  string
+	mode  uint32
+	back  bool
+	tries int // commands that failed to give it its mode back
 }
 
 // shutNote is the store's note of the folders an operation is opening
@@ -93,6 +91,9 @@ type shutNoteEntry struct {
 	Path string `json:"path"`
 	Mode uint32 `json:"mode"`           // permission bits before it was opened
 	Back bool   `json:"back,omitempty"` // given back even once the operation is logged
+	// Tries counts the commands that failed to give it its mode back;
+	// it is still open, and the next commands try again (shutTriesMax).
+	Tries int `json:"tries,omitempty"`
 }
 
 // openShut opens the folders of p's steps that opens names, outermost
@@ -118,8 +119,9 @@ func (s *Store) openShut(op string, steps []Step, fp *failpoint) ([]shutWay, err
 	}
 	todo = append(todo, s.readOnlyWays(steps)...)
 	if len(todo) == 0 {
-		return nil, nil
+		return nil, nil // a note of folders left open stays for the next
 	}
+	todo = s.withLeft(todo)
 	slices.SortFunc(todo, func(a, b shutWay) int { return strings.Compare(a.path, b.path) }) // outermost first
 	if err := s.writeShutNote(op, todo); err != nil {
 		return nil, err
@@ -127,6 +129,10 @@ func (s *Store) openShut(op string, steps []Step, fp *failpoint) ([]shutWay, err
 	fp.hit()
 	var opened []shutWay
 	for _, w := range todo {
+		if w.tries > 0 {
+			opened = append(opened, w) // still open: its end tries again
+			continue
+		}
 		rel, _ := s.Rel(w.path)
 		if err := s.root.Chmod(rel, fs.FileMode(w.mode)|0o700); err != nil {
 			s.closeShut(opened)
@@ -186,7 +192,7 @@ func stepNamed(steps []Step, p string) bool {
 func (s *Store) writeShutNote(op string, ways []shutWay) error {
 	n := shutNoteJSON{V: shutNoteVersion, Op: op}
 	for _, w := range ways {
-		n.Folders = append(n.Folders, shutNoteEntry{w.path, w.mode, w.back})
+		n.Folders = append(n.Folders, shutNoteEntry{w.path, w.mode, w.back, w.tries})
 	}
 	b, err := json.Marshal(n)
 	if err == nil {
@@ -197,115 +203,6 @@ func (s *Store) writeShutNote(op string, ways []shutWay) error {
 	}
 	if err != nil {
 		return errf("note the folders it opens in %s: %w", s.path(shutNote), err)
-	}
-	return nil
-}
-
-// dropShutNote removes the note once the folders it names are the
-// operation's steps' (it is logged) or have their modes back.
-func (s *Store) dropShutNote() {
-	if err := s.dir.Remove(shutNote); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		s.LogError("remove %s: %v", s.path(shutNote), err)
-	}
-}
-
-// closeShut gives the folders openShut opened their modes back, the
-// deepest first, and drops the note of them. A folder the operation
-// removed, or gave another mode, is left as it is.
-func (s *Store) closeShut(opened []shutWay) {
-	for _, w := range slices.Backward(opened) {
-		if rel, err := s.Rel(w.path); err == nil {
-			if fi, err := s.root.Lstat(rel); err != nil || !fi.IsDir() || fi.Mode().Perm() != permOnly(w.mode)|0o700 {
-				continue
-			}
-			if err := s.root.Chmod(rel, permOnly(w.mode)); err != nil {
-				s.LogError("give %s back its mode %03o: %v", w.path, w.mode, err)
-			}
-		}
-	}
-	s.dropShutNote()
-}
-
-// leaveShut ends an operation that opened folders: one that returns
-// before it is logged gives them their modes back (closeShut); once it
-// is logged, its steps give theirs, and it gives back only those no step
-// names.
-func (s *Store) leaveShut(opened []shutWay, logged bool) {
-	if logged {
-		opened = slices.DeleteFunc(slices.Clone(opened), func(w shutWay) bool { return !w.back })
-	}
-	s.closeShut(opened)
-}
-
-// hasShutNote says whether a killed operation may have left folders
-// open.
-func (s *Store) hasShutNote() bool {
-	_, err := s.dir.Lstat(shutNote)
-	return err == nil
-}
-
-// recoverShut gives the folders a killed operation opened (shutNote)
-// their modes back, the deepest first, when the operation was never
-// logged (or was abandoned): nothing else would. A logged operation's
-// steps gave them theirs. A folder whose mode is no longer the one it
-// was opened to is left as it is. Caller holds both locks, after the
-// logged operations were finished.
-func (s *Store) recoverShut() error {
-	b, err := s.dir.ReadFile(shutNote)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	var n shutNoteJSON
-	if err == nil {
-		err = json.Unmarshal(b, &n)
-	}
-	if err == nil {
-		if verr := format.CheckVersion(s.path(shutNote), "note", n.V, shutNoteVersion); verr != nil {
-			return verr
-		}
-	}
-	if err != nil || n.Op == "" {
-		s.LogError("%s cannot be read (%v); the folders it names are left as they are", s.path(shutNote), err)
-		s.dropShutNote()
-		return nil
-	}
-	s.mu.Lock()
-	ops, err := s.readOps()
-	s.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	logged := false
-	for _, o := range ops {
-		logged = logged || o.id == n.Op && !o.abandoned
-	}
-	var back []string
-	for _, f := range slices.Backward(n.Folders) {
-		if logged && !f.Back {
-			continue // its step gave it its mode
-		}
-		rel, err := s.Rel(f.Path)
-		if err != nil || !s.wayIsFolders(f.Path) {
-			continue
-		}
-		fi, err := s.root.Lstat(rel)
-		if err != nil || !fi.IsDir() || fi.Mode().Perm() != permOnly(f.Mode)|0o700 {
-			continue
-		}
-		if err := s.root.Chmod(rel, permOnly(f.Mode)); err != nil {
-			return errf("give %s back its mode %03o: %w", f.Path, f.Mode, err)
-		}
-		back = append(back, fmt.Sprintf("%s %03o", f.Path, f.Mode))
-	}
-	if err := s.dir.Remove(shutNote); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return errf("remove %s: %w", s.path(shutNote), err)
-	}
-	if len(back) > 0 {
-		msg := fmt.Sprintf("%s was interrupted: gave back the modes of the folders it had opened to change what is in them (%s)", n.Op, strings.Join(back, ", "))
-		s.LogError("%s", msg)
-		if s.notify != nil {
-			s.notify(msg)
-		}
 	}
 	return nil
 }

@@ -333,7 +333,10 @@
 // each folder still as opened its mode back; once logged, the folder's
 // step gives it its mode. A folder read-only for its owner that no step
 // names ("back" in the note) is given its mode back when the operation
-// ends, or by the Open that finishes it. Then the note goes.
+// ends, or by the Open that finishes it. Then the note goes, but for the
+// folders whose mode could not be given back ("tries"): each later Open,
+// and the end of each later operation, tries again, a bounded number of
+// times.
 // An operation logged but not done was interrupted: the next
 // Open takes the lock and carries it forward from its steps (each step is
 // idempotent), so the folder is wholly as after it, and says so through

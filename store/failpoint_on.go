@@ -23,3 +23,8 @@ func init() {
 		MaintainQuiet = d // how long a background pass waits for quiet
 	}
 }
+
+// failChmodBack says a test asked, with CKPT_FAILPOINT=chmod-back, that
+// giving an opened folder its mode back fail, as on a folder made
+// immutable meanwhile.
+func failChmodBack() bool { return os.Getenv("CKPT_FAILPOINT") == "chmod-back" }
