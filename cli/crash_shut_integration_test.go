@@ -98,3 +98,27 @@ func killEachPerm(t *testing.T, project func() permProject, args []string, check
 	}
 	t.Logf("%s killed after each of %d file operations", args[0], kills)
 }
+
+// The same with the project root read-only for its owner: after the next
+// command the root has its mode, and n.txt the bytes before the rewind or
+// after it.
+func TestCrashWhileReadOnlyRootIsOpen(t *testing.T) {
+	project := func() permProject {
+		p := folderTurnProject(t, "echo made > made.txt && echo n2 > n.txt")
+		if err := os.Chmod(p.root, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	killEachPerm(t, project, []string{"rewind", "1", "--yes"}, func(k int, p permProject) {
+		if lr := p.run(t, "log"); lr.Code != 0 {
+			t.Fatalf("apply:%d: log after the kill\n%s", k, lr)
+		}
+		if m := p.mode(t, "."); m != 0o555 {
+			t.Fatalf("apply:%d: the root is %v after the kill and `ckpt log`, want 0555", k, m)
+		}
+		if f := readText(t, p.root, "n.txt"); f != "n\n" && f != "n2\n" {
+			t.Fatalf("apply:%d: n.txt holds %q", k, f)
+		}
+	})
+}

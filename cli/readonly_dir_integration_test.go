@@ -129,3 +129,35 @@ func TestReadOnlyFolderModeGivenUp(t *testing.T) {
 	}
 	t.Logf("gave up after %d commands", runs)
 }
+
+// A project root read-only for its owner, its mode no turn's: the rewind
+// opens it to delete made.txt and put n.txt back, and gives it its mode
+// back; the undo does the same the other way. Before, only folders below
+// the root were opened, and both failed (exit 3).
+func TestReadOnlyRootKeepsItsMode(t *testing.T) {
+	p := folderTurnProject(t, "echo made > made.txt && echo n2 > n.txt")
+	if err := os.Chmod(p.root, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.run(t, "rewind", "1", "--yes"); r.Code != 0 {
+		t.Fatalf("rewind\n%s", r)
+	}
+	if m := p.mode(t, "."); m != 0o555 {
+		t.Errorf("the root is %v after the rewind, want 0555 as before it", m)
+	}
+	if got := readText(t, p.root, "n.txt"); got != "n\n" {
+		t.Errorf("n.txt holds %q after the rewind", got)
+	}
+	if _, err := os.Lstat(filepath.Join(p.root, "made.txt")); !os.IsNotExist(err) {
+		t.Errorf("made.txt after the rewind: %v, want it gone", err)
+	}
+	if r := p.run(t, "undo", "--yes"); r.Code != 0 {
+		t.Fatalf("undo\n%s", r)
+	}
+	if m := p.mode(t, "."); m != 0o555 {
+		t.Errorf("the root is %v after the undo, want 0555", m)
+	}
+	if got := readText(t, p.root, "n.txt") + readText(t, p.root, "made.txt"); got != "n2\nmade\n" {
+		t.Errorf("n.txt and made.txt hold %q after the undo", got)
+	}
+}

@@ -122,7 +122,7 @@ func (s *Store) openShut(op string, steps []Step, fp *failpoint) ([]shutWay, err
 		return nil, nil // a note of folders left open stays for the next
 	}
 	todo = s.withLeft(todo)
-	slices.SortFunc(todo, func(a, b shutWay) int { return strings.Compare(a.path, b.path) }) // outermost first
+	slices.SortFunc(todo, outerFirst)
 	if err := s.writeShutNote(op, todo); err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (s *Store) openShut(op string, steps []Step, fp *failpoint) ([]shutWay, err
 			opened = append(opened, w) // still open: its end tries again
 			continue
 		}
-		rel, _ := s.Rel(w.path)
+		rel, _ := s.wayRel(w.path)
 		if err := s.root.Chmod(rel, fs.FileMode(w.mode)|0o700); err != nil {
 			s.closeShut(opened)
 			return nil, errf("open %s to read what is in it: %w", w.path, err)
@@ -146,8 +146,8 @@ func (s *Store) openShut(op string, steps []Step, fp *failpoint) ([]shutWay, err
 
 // readOnlyWays are the folders the steps write or delete a path in
 // (the nearest folder there, above a path to be made with the folders on
-// its way) that keep their owner from writing in them, and that no step
-// names: their mode is no turn's, so the operation opens them and gives
+// its way, the project root too) that keep their owner from writing in
+// them, and that no step names: their mode is no turn's, so the operation opens them and gives
 // them their mode back when it ends.
 func (s *Store) readOnlyWays(steps []Step) []shutWay {
 	var out []shutWay
@@ -156,14 +156,14 @@ func (s *Store) readOnlyWays(steps []Step) []shutWay {
 		if st.Do != ActRestore && st.Do != ActDelete {
 			continue
 		}
-		ps := parents(st.Path)
+		ps := append([]string{"."}, parents(st.Path)...)
 		for _, d := range slices.Backward(ps) {
 			if seen[d] {
 				break
 			}
 			seen[d] = true
-			rel, err := s.Rel(d)
-			if err != nil || !s.wayIsFolders(d) {
+			rel, ok := s.wayRel(d)
+			if !ok {
 				break
 			}
 			fi, err := s.root.Lstat(rel)
@@ -180,6 +180,31 @@ func (s *Store) readOnlyWays(steps []Step) []shutWay {
 		}
 	}
 	return out
+}
+
+// wayRel is the folder p resolved in the root ("." the root itself),
+// and whether it is one a folder operation may change: no link on its
+// way (Rel, wayIsFolders).
+func (s *Store) wayRel(p string) (string, bool) {
+	if p == "." {
+		return ".", true
+	}
+	rel, err := s.Rel(p)
+	return rel, err == nil && s.wayIsFolders(p)
+}
+
+// outerFirst orders folders the root first, then a folder before those
+// in it.
+func outerFirst(a, b shutWay) int {
+	switch {
+	case a.path == b.path:
+		return 0
+	case a.path == ".":
+		return -1
+	case b.path == ".":
+		return 1
+	}
+	return strings.Compare(a.path, b.path)
 }
 
 // stepNamed reports whether steps (sorted by path) have a step for p.

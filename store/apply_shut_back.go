@@ -33,8 +33,8 @@ func (s *Store) chmodBack(rel string, mode uint32) error {
 // giveBack gives w its mode back if it is still a folder as it was
 // opened (gave); one removed, or given another mode, is left as it is.
 func (s *Store) giveBack(w shutWay) (gave bool, err error) {
-	rel, err := s.Rel(w.path)
-	if err != nil || !s.wayIsFolders(w.path) {
+	rel, ok := s.wayRel(w.path)
+	if !ok {
 		return false, nil
 	}
 	fi, err := s.root.Lstat(rel)

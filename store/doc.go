@@ -332,8 +332,8 @@
 // before the operation is logged leaves the note, and the next Open gives
 // each folder still as opened its mode back; once logged, the folder's
 // step gives it its mode. A folder read-only for its owner that no step
-// names ("back" in the note) is given its mode back when the operation
-// ends, or by the Open that finishes it. Then the note goes, but for the
+// names ("back" in the note; the project root is ".") is given its mode
+// back when the operation ends, or by the Open that finishes it. Then the note goes, but for the
 // folders whose mode could not be given back ("tries"): each later Open,
 // and the end of each later operation, tries again, a bounded number of
 // times.
