@@ -1,14 +1,8 @@
 package store
 
 import (
-	"fmt"
 	"sort"
-	"time"
 )
-
-// inFlightWindow is how recent an unsealed capture must be for a plan to
-// warn that the agent may be writing right now.
-const inFlightWindow = 2 * time.Minute
 
 // PlanRewind plans putting the folder back as it was before turn: the turn
 // and every later active turn are undone, each path getting its oldest
@@ -88,97 +82,6 @@ type wanted struct {
 	badBlob string // a seed's blob name that is not one (see tfile)
 }
 
-// planRewindGit plans a rewind to before turn id, leaving o.Keep as they
-// are and o.KeepHunks' hunks as they are, saying what the turns did to
-// git and, with o.GitIndex, putting git's index back as it was before
-// turn id.
-func (s *Store) planRewindGit(v *view, id string, o RewindOptions) (*Plan, error) {
-	p, err := s.planRewindFiles(v, id, o.Keep)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.keepHunks(p, o.KeepHunks); err != nil {
-		return nil, err
-	}
-	t := v.byID[id]
-	if p.Retry == "" {
-		p.Git = s.gitChange(v, t, p.Turns)
-	}
-	if o.GitIndex {
-		p.GitIndex = true
-		if p.Index, err = s.indexStep(t.index, "rewind --git-index"); err != nil {
-			return nil, err
-		}
-	}
-	p.ID = p.digest()
-	return p, nil
-}
-
-func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error) {
-	t := v.byID[id]
-	if t == nil {
-		return nil, errf("rewind %q: %w", id, ErrUnknownTurn)
-	}
-	keepSet := map[string]bool{}
-	for _, k := range keep {
-		rel, err := s.Rel(k)
-		if err != nil {
-			return nil, errf("--except: %w", err) // err names k
-		}
-		keepSet[rel] = true
-	}
-	if v.rewound[id] {
-		for i := len(v.undo) - 1; i >= 0; i-- {
-			a := v.undo[i]
-			if !contains(a.rewind.turns, id) {
-				continue
-			}
-			// A redo leaves what the rewind's plan failed as it is,
-			// failed by the rewind still: retried with what it failed.
-			left := a.via != a.rewind && a.rewind.kind == KindRewind && len(v.fails[a.rewind.id]) > 0
-			if len(v.fails[a.via.id]) > 0 || left {
-				return s.planRetry(v, &Plan{Kind: KindRewind, Target: id, Turns: a.rewind.turns}, keepSet, v.retryOps(a)...)
-			}
-		}
-		by := ""
-		for i := len(v.undo) - 1; i >= 0; i-- {
-			if contains(v.undo[i].rewind.turns, id) {
-				by = fmt.Sprintf(" by %s; `ckpt undo` brings it back", v.undo[i].rewind.id)
-				break
-			}
-		}
-		return nil, errf("turn %s is already rewound%s: %w", id, by, ErrRewound)
-	}
-	p := &Plan{Kind: KindRewind, Target: id}
-	var goals []wanted
-	start := 0
-	for i, tt := range v.turns {
-		if tt == t {
-			start = i
-		}
-	}
-	var recs []observedPre
-	var began int64 // when the turn began, never before an older one
-	for _, tt := range v.turns[start:] {
-		if tt != t && v.rewound[tt.id] {
-			continue
-		}
-		began = max(began, tt.at)
-		p.Turns = append(p.Turns, tt.id)
-		for _, f := range tt.list() {
-			if f.refused != "" {
-				goals = append(goals, wanted{path: f.path, refused: f.refused})
-				continue
-			}
-			recs = append(recs, observedPre{f, f.observed(began)})
-		}
-	}
-	goals = append(goals, earliestPres(recs)...)
-	goals = s.revertGoals(v, t, goals)
-	p.Warnings = s.warnings(v, t)
-	return s.finishPlan(v, p, goals, keepSet)
-}
-
 // finishPlan works out p's steps from goals, leaves the paths in keep as
 // they are, and names the plan. keep may name only paths among the goals.
 func (s *Store) finishPlan(v *view, p *Plan, goals []wanted, keep map[string]bool) (*Plan, error) {
@@ -203,80 +106,6 @@ func (s *Store) finishPlan(v *view, p *Plan, goals []wanted, keep map[string]boo
 	sort.Strings(p.Keep)
 	p.ID = p.digest()
 	return p, nil
-}
-
-// planRetry finishes p as a retry of ops[0]: the paths each of ops
-// failed to put back, with what it wanted there (keep as for
-// finishPlan). A retry of a redo retries also what the redo left as
-// the rewind it redid failed it (ops[1]).
-func (s *Store) planRetry(v *view, p *Plan, keep map[string]bool, ops ...*opRec) (*Plan, error) {
-	var goals []wanted
-	seen := map[string]bool{}
-	for _, op := range ops {
-		g, err := s.retryGoals(v, op)
-		if err != nil {
-			return nil, err
-		}
-		for _, w := range g {
-			if !seen[w.path] {
-				seen[w.path] = true
-				goals = append(goals, w)
-			}
-		}
-	}
-	p.Retry = ops[0].id
-	return s.finishPlan(v, p, goals, keep)
-}
-
-// retryOps are the operations whose failures a retry of application a
-// tries again: the one that applied it, the retries that finished that
-// one (they hold what they failed again), and, for a redo, the rewind it
-// redid, whose plan's failures the redo left as they were.
-func (v *view) retryOps(a application) []*opRec {
-	var out []*opRec
-	var walk func(o *opRec)
-	walk = func(o *opRec) {
-		out = append(out, o)
-		for _, id := range v.retriesOf[o.id] {
-			if r := v.opByID[id]; r != nil {
-				walk(r)
-			}
-		}
-	}
-	walk(a.via)
-	if a.via != a.rewind && a.rewind.kind == KindRewind {
-		out = append(out, a.rewind)
-	}
-	return out
-}
-
-// retryGoals are the paths op failed to put back, with what it wanted
-// there.
-func (s *Store) retryGoals(v *view, op *opRec) ([]wanted, error) {
-	if len(v.fails[op.id]) == 0 {
-		return nil, nil
-	}
-	recs, err := s.steps(op.id)
-	if err != nil {
-		return nil, errf("retry %s: %w", op.id, err)
-	}
-	failed := map[string]bool{}
-	for _, f := range v.fails[op.id] {
-		failed[f.Path] = true
-	}
-	var goals []wanted
-	for _, r := range recs {
-		if !failed[r.Path] {
-			continue
-		}
-		delete(failed, r.Path)
-		if r.Want == nil || r.Want.Kind == "" {
-			goals = append(goals, wanted{path: r.Path, refused: r.Why})
-			continue
-		}
-		goals = append(goals, wanted{path: r.Path, img: *r.Want, dirs: r.Dirs})
-	}
-	return goals, nil
 }
 
 // stepsFor turns goals into steps against the disk now.
@@ -354,23 +183,6 @@ func (s *Store) handRule(v *view) func(path string, disk Image) bool {
 	}
 }
 
-func (s *Store) warnings(v *view, t *turn) []Warning {
-	var w []Warning
-	cut := time.Now().Add(-inFlightWindow).UnixNano()
-	for _, tt := range v.turns {
-		if v.rewound[tt.id] {
-			continue
-		}
-		for _, f := range tt.list() {
-			if f.post == nil && f.preAt > cut && f.refused == "" {
-				w = append(w, Warning{Kind: WarnInFlight, Turn: tt.id, Path: f.path})
-				return w
-			}
-		}
-	}
-	return w
-}
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -378,137 +190,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func (s *Store) planUndo(v *view, force bool) (*Plan, error) {
-	if o := v.retryUndo; o != nil && retryable(v.fails[o.id]) {
-		return s.planRetry(v, &Plan{Kind: KindUndo, Target: o.target, Turns: o.turns, Force: force}, nil, o)
-	}
-	if len(v.undo) == 0 {
-		return nil, ErrNothingToUndo
-	}
-	a := v.undo[len(v.undo)-1]
-	recs, err := s.steps(a.via.id)
-	if err != nil {
-		return nil, errf("undo %s: %w", a.rewind.id, err)
-	}
-	failed := map[string]bool{}
-	for _, f := range v.fails[a.via.id] {
-		failed[f.Path] = true
-	}
-	var goals []wanted
-	for _, r := range recs {
-		// A path the operation left alone (failed, or kept at the
-		// user's request) is not the undo's to change.
-		if r.Img == nil || r.Do == ActFail || r.Do == ActLeave || failed[r.Path] {
-			continue
-		}
-		back := *r.Img
-		if r.Back != nil {
-			back = *r.Back
-		}
-		goals = append(goals, wanted{path: r.Path, img: back})
-	}
-	if err := newerTurn(v, a.via, goals, force, "undo"); err != nil {
-		return nil, err
-	}
-	p := &Plan{Kind: KindUndo, Target: a.rewind.id, Turns: a.rewind.turns, Force: force}
-	if p, err = s.finishPlan(v, p, goals, nil); err != nil {
-		return nil, err
-	}
-	// The operation put git's index back: the undo gives it back as it
-	// was before, asked or not.
-	return s.withIndex(p, a.via.indexSet, a.via.indexWas, "undo")
-}
-
-// withIndex adds to p the write of git's index back to want, when the
-// operation p undoes or redoes wrote it (set); a repository gone since
-// is said, not failed.
-func (s *Store) withIndex(p *Plan, set, want *Image, what string) (*Plan, error) {
-	if set == nil {
-		return p, nil
-	}
-	step, err := s.indexStep(want, what)
-	if err != nil {
-		p.Warnings = append(p.Warnings, Warning{Kind: WarnGitIndex, Turn: p.Target, Path: err.Error()})
-		return p, nil
-	}
-	p.Index = step
-	p.ID = p.digest()
-	return p, nil
-}
-
-func (s *Store) planRedo(v *view, force bool) (*Plan, error) {
-	if o := v.retryRedo; o != nil && retryable(v.fails[o.id]) {
-		return s.planRetry(v, &Plan{Kind: KindRedo, Target: o.target, Turns: o.turns, Force: force}, nil, o)
-	}
-	if len(v.redo) == 0 {
-		return nil, ErrNothingToRedo
-	}
-	a := v.redo[len(v.redo)-1]
-	recs, err := s.steps(a.rewind.id)
-	if err != nil {
-		return nil, errf("redo %s: %w", a.rewind.id, err)
-	}
-	var goals []wanted
-	for _, r := range recs {
-		if redone(r) {
-			goals = append(goals, wanted{path: r.Path, img: *r.Want})
-		}
-	}
-	if err := newerTurn(v, a.via, goals, force, "redo"); err != nil {
-		return nil, err
-	}
-	p := &Plan{Kind: KindRedo, Target: a.rewind.id, Turns: a.rewind.turns, Force: force}
-	// Paths the undo being redone failed to put back still hold what the
-	// rewind left there (or nothing): undoing this redo must give them
-	// what that undo was to bring back, or those bytes would be lost to
-	// undo and redo.
-	if failed := v.stillFailed(a.via.id); len(failed) > 0 {
-		urecs, err := s.steps(a.via.id)
-		if err != nil {
-			return nil, errf("redo %s: %w", a.rewind.id, err)
-		}
-		for _, r := range urecs {
-			if failed[r.Path] && r.Want != nil {
-				if p.asIf == nil {
-					p.asIf = map[string]Image{}
-				}
-				p.asIf[r.Path] = *r.Want
-			}
-		}
-	}
-	p, err = s.finishPlan(v, p, goals, nil)
-	if err != nil {
-		return nil, err
-	}
-	// A redo undoes the rewound turns again: its plan says what they did
-	// to git, as the rewind's plan did.
-	if t := v.byID[a.rewind.target]; t != nil {
-		p.Git = s.gitChange(v, t, p.Turns)
-	}
-	return s.withIndex(p, a.rewind.indexSet, a.rewind.indexSet, "redo")
-}
-
-// newerTurn refuses an undo or redo that would overwrite what an active
-// turn newer than op wrote.
-func newerTurn(v *view, op *opRec, goals []wanted, force bool, what string) error {
-	if force {
-		return nil
-	}
-	for _, t := range v.turns {
-		if v.rewound[t.id] {
-			continue
-		}
-		// By when each path was written, not when the turn began: a turn
-		// older than the operation may still have written after it.
-		for _, g := range goals {
-			if f := t.file(g.path); f != nil && (t.seq > op.seq || f.preSeq > op.seq || f.postSeq > op.seq) {
-				return errf("%s %s: turn %s wrote %s after it (--force to %s anyway): %w", what, op.id, t.id, g.path, what, ErrNewerTurn)
-			}
-		}
-	}
-	return nil
 }
 
 // Result is what the plan would do, for a dry run or a declined prompt.
