@@ -175,21 +175,31 @@ func TestUnlistableFolderMadeReadable(t *testing.T) {
 	}
 }
 
-// A file nobody can read, deleted by a command: its bytes were never
-// kept, and the rewind says so (exit 3) instead of reporting success.
+// A file the user neither can read nor owns (root's, mode 000), deleted
+// by a command: its bytes were never kept, and the rewind's preview and
+// the rewind say so (exit 3) instead of reporting success. A file the
+// user owns is opened to be read (TestOwnFileShutByCommandRewound).
 func TestUnreadableFileDeleted(t *testing.T) {
 	p := newPermProject(t)
+	if !p.asID {
+		t.Skip("needs a file another user owns: the permission tests make one as root")
+	}
 	writeTexts(t, p.root, map[string]string{"secret": "unreadable\n", "n.txt": "n\n"})
 	if err := os.Chmod(filepath.Join(p.root, "secret"), 0o000); err != nil {
 		t.Fatal(err)
 	}
 	p.own(t)
+	if err := os.Lchown(filepath.Join(p.root, "secret"), 0, 0); err != nil {
+		t.Fatal(err)
+	}
 	p.run(t, "exec", "--turn", "0", "--", "true")
 	r := p.run(t, "exec", "--turn", "1", "--", "sh", "-c", "rm -f secret; echo n2 > n.txt")
 	if r.Code != 0 {
 		t.Fatalf("exec\n%s", r)
 	}
 	wantSubstrings(t, "the sweep's stderr", r.Stderr, "secret: it could not be read or kept before the command")
+	r = p.run(t, "rewind", "1", "--dry-run")
+	wantSubstrings(t, "the rewind's preview", r.Stdout+r.Stderr, "secret", "could not be read or kept before the command")
 	r = p.run(t, "rewind", "1", "--yes")
 	if r.Code != 3 {
 		t.Fatalf("rewind: want exit 3 (secret was never kept)\n%s", r)

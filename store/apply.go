@@ -196,7 +196,7 @@ func (s *Store) prepare(p *Plan, hand func(string, Image) bool, fp *failpoint) (
 	bytesOf := map[string][]byte{}
 	var recs []record.Line
 	var budget int64 = 256 << 20
-	dirs := newDirCache(s.root)
+	dirs := newDirCache(s)
 	defer dirs.close()
 	var nowPaths []string
 	behind := map[string]bool{}
@@ -294,7 +294,7 @@ func (s *Store) execute(recs []record.Line, bytesOf map[string][]byte, rmdirs, m
 		}
 		// Folders are opened once per phase: one removed between phases
 		// must not be written through a stale handle.
-		dirs := newDirCache(s.root)
+		dirs := newDirCache(s)
 		defer dirs.close()
 		work := make(chan int)
 		done := make(chan struct{})
@@ -335,7 +335,7 @@ func (s *Store) execute(recs []record.Line, bytesOf map[string][]byte, rmdirs, m
 	// Folders a command turned into files or links come back next, one at
 	// a time and parents first (recs are sorted by path), so the files in
 	// them are written into a real folder, never through what stood there.
-	dirs := newDirCache(s.root)
+	dirs := newDirCache(s)
 	for i, r := range recs {
 		if r.Do == ActRestore && r.Want != nil && r.Want.Kind == ImageDir {
 			errs[i] = guarded(func() error { return s.applyStep(r, nil, dirs, fresh, fp) })

@@ -133,7 +133,7 @@ func (s *Store) lookUnsynced(rels []string, keepAll bool, fp *failpoint) ([]capt
 		sum, n, err := s.putBlobStream(f)
 		return Image{Kind: ImageContent, SHA256: sum, Size: n, Kept: err == nil}, err
 	}
-	dirs := newDirCache(s.root)
+	dirs := newDirCache(s)
 	defer dirs.close()
 	// Workers take the next path by counting, not from a channel: a
 	// batch of thousands would otherwise hand each one over with a wake-up.

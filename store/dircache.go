@@ -18,6 +18,7 @@ import (
 // Store.rel), so symlinks are resolved once per folder. It is safe for
 // concurrent use.
 type dirCache struct {
+	s    *Store
 	root *os.Root
 	mu   sync.Mutex
 	subs map[string]*os.Root
@@ -40,8 +41,8 @@ var maxOpenDirs = func() int {
 	return 512
 }()
 
-func newDirCache(root *os.Root) *dirCache {
-	return &dirCache{root: root, subs: map[string]*os.Root{}, rels: map[string]string{}, fds: map[string]int{}, links: map[string]bool{}}
+func newDirCache(s *Store) *dirCache {
+	return &dirCache{s: s, root: s.root, subs: map[string]*os.Root{}, rels: map[string]string{}, fds: map[string]int{}, links: map[string]bool{}}
 }
 
 // in returns the root to use for rel and rel's name inside it.
@@ -183,7 +184,7 @@ func (d *dirCache) read(rel string) (Image, []byte, error) {
 // the root (one leading out, or a loop, is an error naming the reason).
 func (d *dirCache) readWith(rel string, big bigFile) (Image, []byte, error) {
 	r, name := d.in(rel)
-	img, data, err := readInWith(r, name, rel, big)
+	img, data, err := d.s.readInWith(r, name, rel, big)
 	if err == nil && d.behindLink(rel) {
 		return Image{Kind: ImageAbsent}, nil, nil
 	}

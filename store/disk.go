@@ -21,7 +21,7 @@ import (
 // readDisk returns what rel holds now, with a file's bytes. A symlink is
 // read as a link, never followed.
 func (s *Store) readDisk(rel string) (Image, []byte, error) {
-	return readInWith(s.root, rel, rel, nil)
+	return s.readInWith(s.root, rel, rel, nil)
 }
 
 // bigFile takes over reading a regular file larger than inMemMax, opened
@@ -38,16 +38,17 @@ func hashOnly(f *os.File, size int64) (Image, error) {
 
 // readIn reads name inside r; rel names it in errors. A file larger than
 // inMemMax is hashed as it streams and its bytes are not returned.
-func readIn(r *os.Root, name, rel string) (Image, []byte, error) {
-	return readInWith(r, name, rel, hashOnly)
+func (s *Store) readIn(r *os.Root, name, rel string) (Image, []byte, error) {
+	return s.readInWith(r, name, rel, hashOnly)
 }
 
 // readInWith reads name inside r, handing a file larger than inMemMax to
 // big (nil reads every file whole); rel names it in errors. An os.Root follows
 // a final symlink that stays inside it even with O_NOFOLLOW, so the path is
 // looked at with Lstat first, and the file opened is checked to be the one
-// looked at (else it was replaced in between, and is read again).
-func readInWith(r *os.Root, name, rel string, big bigFile) (Image, []byte, error) {
+// looked at (else it was replaced in between, and is read again). A file
+// its owner, ckpt, may not read is opened for it (openUnread).
+func (s *Store) readInWith(r *os.Root, name, rel string, big bigFile) (Image, []byte, error) {
 	for try := 0; ; try++ {
 		fi, err := r.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -71,7 +72,7 @@ func readInWith(r *os.Root, name, rel string, big bigFile) (Image, []byte, error
 			}
 			return Image{Kind: ImageOther, Reason: fmt.Sprintf("is a %s, not a file", kindWord(fi.Mode()))}, nil, nil
 		}
-		img, data, same, err := readOpen(r, name, rel, fi, big)
+		img, data, same, err := s.readOpen(r, name, rel, fi, big)
 		if err != nil || same || try == 3 {
 			if err == nil && !same {
 				err = errf("%s: keeps changing while being read", rel)
@@ -83,8 +84,11 @@ func readInWith(r *os.Root, name, rel string, big bigFile) (Image, []byte, error
 
 // readOpen reads the regular file name, reporting whether the file opened
 // is the one fi describes.
-func readOpen(r *os.Root, name, rel string, fi fs.FileInfo, big bigFile) (Image, []byte, bool, error) {
+func (s *Store) readOpen(r *os.Root, name, rel string, fi fs.FileInfo, big bigFile) (Image, []byte, bool, error) {
 	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrPermission) {
+		f, err = s.openUnread(r, name, rel, fi, err)
+	}
 	if err != nil {
 		return Image{}, nil, false, errf("%s: %w", rel, err)
 	}
@@ -363,7 +367,7 @@ func (s *Store) diskState(rel string, dirs *dirCache) Image {
 		return Image{Kind: ImageContent, SHA256: c.SHA, Size: c.Size, Mode: record.PermMode(c.Mode)}
 	}
 	e.When = time.Now().UnixNano()
-	img, _, err := readIn(r, name, rel)
+	img, _, err := s.readIn(r, name, rel)
 	if err != nil {
 		return Image{Kind: ImageOther, Reason: reasonOf(err)}
 	}

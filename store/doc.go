@@ -30,6 +30,9 @@
 //	ops/op-N.steps    each operation's steps: before and after per path
 //	shut-folders      JSON: the folders an operation is opening, shut to
 //	                  their owner, with their modes (see Durability)
+//	shut-files        JSON: the files ckpt opens to read, their mode
+//	                  keeping their owner out, with their modes and inodes
+//	shut-files.lock   flock: held by whoever writes shut-files
 //	seq               the last short turn id handed out
 //	clock             the last order number ("n") handed out
 //	clock.log         for each number handed out, the turn files its writer
@@ -295,6 +298,7 @@
 //	                  past (the turn file is read instead), never written
 //	conversations/<id>.json  its "v"
 //	shut-folders      its "v"
+//	shut-files        its "v"
 //	clock.log         its first line, "ckpt-clock-log/1"; one that does not
 //	                  begin so is not read (a load lists the turns)
 //
@@ -336,7 +340,12 @@
 // back when the operation ends, or by the Open that finishes it. Then the note goes, but for the
 // folders whose mode could not be given back ("tries"): each later Open,
 // and the end of each later operation, tries again, a bounded number of
-// times.
+// times. A file whose mode keeps its owner from reading it (000) is
+// read, by its owner, the same way: shut-files names it, its mode and its
+// inode, durably, before it is given read permission, and it is given
+// its mode back as soon as it is open; shut-files is written only under
+// shut-files.lock, so an entry the taker of that lock finds was left by
+// a killed ckpt, and it (or the next Open) gives that file its mode back.
 // An operation logged but not done was interrupted: the next
 // Open takes the lock and carries it forward from its steps (each step is
 // idempotent), so the folder is wholly as after it, and says so through

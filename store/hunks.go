@@ -79,7 +79,7 @@ func (s *Store) keepStepHunks(p *Plan, st *Step, k HunkKeep) error {
 	if st.Do != ActRestore || st.Want.Kind != ImageContent {
 		return errf("it has no lines to keep (it is to %s)", st.Do)
 	}
-	img, now, err := readIn(s.root, st.Path, st.Path)
+	img, now, err := s.readIn(s.root, st.Path, st.Path)
 	if err != nil {
 		return err
 	}

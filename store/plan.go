@@ -115,7 +115,7 @@ func (s *Store) stepsFor(v *view, goals []wanted, gone map[string]bool) []Step {
 	hand := s.handRule(v)
 	// The stat cache spares hashing files that did not change; Apply
 	// reads every file it touches anyway, under the lock, before it acts.
-	dirs := newDirCache(s.root)
+	dirs := newDirCache(s)
 	defer dirs.close()
 	defer s.saveStats()
 	blocked := s.wayBlocked(goals, dirs)

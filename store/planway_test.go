@@ -41,7 +41,7 @@ func TestEmptiedByDeepTree(t *testing.T) {
 			for _, d := range c.deletes {
 				deletes[d] = true
 			}
-			dc := newDirCache(s.root)
+			dc := newDirCache(s)
 			defer dc.close()
 			if got := s.emptiedBy("top", deletes, gone, dc); got != c.want {
 				t.Fatalf("emptiedBy: %v, want %v", got, c.want)
@@ -49,7 +49,7 @@ func TestEmptiedByDeepTree(t *testing.T) {
 		})
 	}
 	delete(gone, dirs[depth-1])
-	dc := newDirCache(s.root)
+	dc := newDirCache(s)
 	defer dc.close()
 	if s.emptiedBy("top", map[string]bool{bottom: true, dirs[depth/2] + "/hand.txt": true}, gone, dc) {
 		t.Fatal("emptiedBy: a folder the operation does not remove counted as emptied")
@@ -77,7 +77,7 @@ func BenchmarkEmptiedByDeep(b *testing.B) {
 	wr(b, root, p+"/f.txt", "x\n")
 	deletes := map[string]bool{p + "/f.txt": true}
 	for b.Loop() {
-		dc := newDirCache(s.root)
+		dc := newDirCache(s)
 		if !s.emptiedBy("top", deletes, gone, dc) {
 			b.Fatal("not emptied")
 		}

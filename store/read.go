@@ -248,7 +248,7 @@ func (s *Store) newStatusRun(v *view, n int) *statusRun {
 
 // newStatusRunExp is newStatusRun given what is expected (expected).
 func (s *Store) newStatusRunExp(v *view, n int, exp map[string]expectation) *statusRun {
-	r := &statusRun{s: s, exp: exp, failed: s.failures(v), disk: map[string]Image{}, edited: map[string]bool{}, dirs: newDirCache(s.root)}
+	r := &statusRun{s: s, exp: exp, failed: s.failures(v), disk: map[string]Image{}, edited: map[string]bool{}, dirs: newDirCache(s)}
 	if n > 256 {
 		s.packs.ensure(s)
 		r.indexed = true
@@ -388,7 +388,7 @@ func (s *Store) opFiles(o *opRec, withStatus bool) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	dirs := newDirCache(s.root)
+	dirs := newDirCache(s)
 	defer dirs.close()
 	defer s.saveStats()
 	var out []File

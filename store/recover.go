@@ -12,6 +12,7 @@ import (
 // operation was logged, so it can always be carried forward; the folder
 // ends wholly as after the operation.
 func (s *Store) recover() error {
+	s.recoverUnread()
 	ops, err := s.readOps()
 	if err != nil || allDone(ops) && !s.hasIndexLockNote() && !s.hasShutNote() {
 		return err

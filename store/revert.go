@@ -237,7 +237,7 @@ type version struct {
 // changes taken out as one (the oldest pre-image against the newest post
 // image), which may merge where the steps one by one did not.
 func (s *Store) revertStep(v *view, path string, files []*tfile, shared []string, turns []string, markers bool, keep map[BlobID][]byte) Step {
-	img, data, err := readIn(s.root, path, path)
+	img, data, err := s.readIn(s.root, path, path)
 	if err != nil {
 		return Step{Path: path, Do: ActFail, Reason: "not touched: " + err.Error()}
 	}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// peek reads name in the project whatever its mode, giving it its mode
+// back, as a person would look at a file they shut.
+func (p permProject) peek(t *testing.T, name string) string {
+	t.Helper()
+	full := filepath.Join(p.root, name)
+	m := p.mode(t, name)
+	if err := os.Chmod(full, m|0o400); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(full, m)
+	return readText(t, p.root, name)
+}
+
+// noUnreadNote fails the test when a note of files opened to be read is
+// still in the store.
+func (p permProject) noUnreadNote(t *testing.T) {
+	t.Helper()
+	if _, err := os.Lstat(filepath.Join(p.root, ".osfoundry/checkpoints/shut-files")); !os.IsNotExist(err) {
+		t.Errorf("the shut-files note is still there: %v", err)
+	}
+}
+
+// A file its owner cannot read, which the command edited and then shut
+// (chmod 000): the sweep opens it to keep what the command left, the
+// rewind opens it to keep that for the undo and puts the bytes and mode
+// before back, and the undo gives back the command's bytes and mode 000.
+// Before, the sweep could not read it and the rewind failed on it
+// (exit 3: "cannot be read (permission denied)"), leaving it shut.
+func TestOwnFileShutByCommandRewound(t *testing.T) {
+	p := folderTurnProject(t, "echo new > d/f && chmod 000 d/f")
+	if r := p.run(t, "rewind", "1", "--yes"); r.Code != 0 {
+		t.Fatalf("rewind\n%s", r)
+	}
+	if m, f := p.mode(t, "d/f"), p.peek(t, "d/f"); m != 0o644 || f != "old\n" {
+		t.Errorf("d/f is %v holding %q after the rewind, want 0644 holding \"old\\n\"", m, f)
+	}
+	if r := p.run(t, "undo", "--yes"); r.Code != 0 {
+		t.Fatalf("undo\n%s", r)
+	}
+	if m, f := p.mode(t, "d/f"), p.peek(t, "d/f"); m != 0 || f != "new\n" {
+		t.Errorf("d/f is %v holding %q after the undo, want 0000 holding \"new\\n\"", m, f)
+	}
+	p.noUnreadNote(t)
+}
+
+// A file of mode 000 before the first sweep, owned by the user: a command
+// that opens it, rewrites it and shuts it again, and an agent's capture
+// and seal of it, are each rewound to its bytes before, its mode 000
+// kept. Before, the sweep and the capture could not read it: the command
+// was recorded as not kept (the rewind failed, exit 3), and the capture
+// failed (exit 1).
+func TestOwnShutFileEditedRewound(t *testing.T) {
+	p := newPermProject(t)
+	writeTexts(t, p.root, map[string]string{"f": "old\n", "n.txt": "n\n"})
+	if err := os.Chmod(filepath.Join(p.root, "f"), 0); err != nil {
+		t.Fatal(err)
+	}
+	p.own(t)
+	if r := p.run(t, "exec", "--turn", "0", "--", "true"); r.Code != 0 {
+		t.Fatalf("first sweep\n%s", r)
+	}
+	if r := p.run(t, "exec", "--turn", "1", "--", "sh", "-c", "chmod 600 f && echo new > f && chmod 000 f"); r.Code != 0 {
+		t.Fatalf("exec\n%s", r)
+	}
+	if r := p.run(t, "rewind", "1", "--yes"); r.Code != 0 {
+		t.Fatalf("rewind of the command\n%s", r)
+	}
+	if m, f := p.mode(t, "f"), p.peek(t, "f"); m != 0 || f != "old\n" {
+		t.Errorf("f is %v holding %q after the rewind of the command, want 0000 holding \"old\\n\"", m, f)
+	}
+	if r := p.run(t, "capture", "--turn", "2", "f"); r.Code != 0 {
+		t.Fatalf("capture\n%s", r)
+	}
+	if err := os.Chmod(filepath.Join(p.root, "f"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeTexts(t, p.root, map[string]string{"f": "agent\n"})
+	if err := os.Chmod(filepath.Join(p.root, "f"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.run(t, "seal", "--turn", "2", "f"); r.Code != 0 {
+		t.Fatalf("seal\n%s", r)
+	}
+	if r := p.run(t, "rewind", "2", "--yes"); r.Code != 0 {
+		t.Fatalf("rewind of the agent's write\n%s", r)
+	}
+	if m, f := p.mode(t, "f"), p.peek(t, "f"); m != 0 || f != "old\n" {
+		t.Errorf("f is %v holding %q after the rewind of the agent's write, want 0000 holding \"old\\n\"", m, f)
+	}
+	p.noUnreadNote(t)
+}
+
+// A sweep killed while it holds a shut file open to read it (after the
+// note, after giving it read permission, after opening it): the next
+// command gives the file its mode back and drops the note. Any earlier
+// kill leaves the file as the command left it.
+func TestCrashWhileShutFileIsOpen(t *testing.T) {
+	kills := 0
+	for k := 1; ; k++ {
+		if k > 10 {
+			t.Fatalf("the sweep still killed at open-unread:%d", k)
+		}
+		p := newPermProject(t)
+		writeTexts(t, p.root, map[string]string{"f": "old\n"})
+		p.own(t)
+		if r := p.run(t, "exec", "--turn", "0", "--", "true"); r.Code != 0 {
+			t.Fatalf("first sweep\n%s", r)
+		}
+		r := p.runWith(t, []string{"CKPT_FAILPOINT=open-unread:" + strconv.Itoa(k)}, "exec", "--turn", "1", "--", "sh", "-c", "echo new > f && chmod 000 f")
+		if !r.Killed {
+			if k == 1 {
+				t.Fatalf("open-unread:1: want a kill\n%s", r)
+			}
+			break
+		}
+		kills++
+		if lr := p.run(t, "log"); lr.Code != 0 {
+			t.Fatalf("open-unread:%d: log after the kill\n%s", k, lr)
+		}
+		if m := p.mode(t, "f"); m != 0 {
+			t.Errorf("open-unread:%d: f is %v after the kill and `ckpt log`, want 0000", k, m)
+		}
+		p.noUnreadNote(t)
+	}
+	if kills < 3 {
+		t.Errorf("the sweep was killed %d times, want at every one of the 3 steps", kills)
+	}
+}
