@@ -44,8 +44,8 @@ func wr(t testing.TB, root, p, s string) {
 	}
 }
 
-// applied is the result of applying p, planned with err.
-func applied(t *testing.T, s *Store, p *Plan, err error) *Result {
+// apply is the result of applying p, planned with err.
+func apply(t *testing.T, s *Store, p *Plan, err error) *Result {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -61,14 +61,14 @@ func applied(t *testing.T, s *Store, p *Plan, err error) *Result {
 func rewind(t *testing.T, s *Store, id string) *Result {
 	t.Helper()
 	p, err := s.PlanRewind(id)
-	return applied(t, s, p, err)
+	return apply(t, s, p, err)
 }
 
 // undo plans and applies an undo of the last operation.
 func undo(t *testing.T, s *Store) {
 	t.Helper()
 	p, err := s.PlanUndo(false)
-	applied(t, s, p, err)
+	apply(t, s, p, err)
 }
 
 // stripLastDone removes the final "done" line of ops.log: the state a kill

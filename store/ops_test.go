@@ -52,18 +52,6 @@ func mapsKeys(m map[string]string) func(func(string) bool) {
 	}
 }
 
-func apply(t *testing.T, s *Store, p *Plan, err error) *Result {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.Apply(p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 func statusOf(t *testing.T, s *Store, turn, path string) File {
 	t.Helper()
 	fs, err := s.Files(turn, true)

@@ -37,7 +37,7 @@ func commandIn(t *testing.T, s *Store, turn TurnID, cmd string, run func()) {
 func revertTurn(t *testing.T, s *Store, turn TurnID) *Result {
 	t.Helper()
 	p, err := s.PlanRevert(string(turn), RevertOptions{})
-	return applied(t, s, p, err)
+	return apply(t, s, p, err)
 }
 
 // leftAsConflict checks that r, the revert of A's turn, left path alone,

@@ -97,7 +97,7 @@ func TestSweepSpecialMade(t *testing.T) {
 			}
 			sameTree(t, "after the rewind", before, tree(t, root))
 			p, err := s.PlanUndo(false)
-			r = applied(t, s, p, err)
+			r = apply(t, s, p, err)
 			if sp.kind != ImageFifo {
 				if len(r.Failed) != 1 || !strings.Contains(r.Failed[0].Reason, sp.name) {
 					t.Fatalf("undo: %+v, want p not restored, as a %s", r, sp.name)
@@ -142,7 +142,7 @@ func TestSweepSpecialRemoved(t *testing.T) {
 				t.Fatalf("p recorded as %+v → %+v, want %s → absent", f.Pre, f.Post, sp.kind)
 			}
 			plan, err := s.PlanRewind(string(id))
-			r := applied(t, s, plan, err)
+			r := apply(t, s, plan, err)
 			if sp.kind != ImageFifo {
 				if len(r.Failed) != 1 || r.Failed[0].Path != "p" || !strings.Contains(r.Failed[0].Reason, "not restored: it was a "+sp.name) {
 					t.Fatalf("rewind: %+v, want p not restored, as a %s", r, sp.name)
