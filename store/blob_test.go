@@ -81,9 +81,7 @@ func TestPackBulkCapture(t *testing.T) {
 	}
 	// A second store reads the packs the first wrote.
 	s2 := openStore(t, root)
-	if _, err := s2.Apply(mustPlan(s2.PlanUndo(false)), nil); err != nil {
-		t.Fatal(err)
-	}
+	undo(t, s2)
 	if got := rd(t, root, paths[3]); got != "edited in 1 "+paths[3]+"\n" {
 		t.Errorf("after undo: %q", got)
 	}
@@ -250,9 +248,7 @@ func TestBigFileStreams(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(root, "big.bin")); !bytes.Equal(got, big) {
 		t.Fatalf("big.bin after rewind: %d bytes, want %d", len(got), len(big))
 	}
-	if _, err := s.Apply(mustPlan(s.PlanUndo(false)), nil); err != nil {
-		t.Fatal(err)
-	}
+	undo(t, s)
 	// Damage the kept blob: the rewind fails that path and leaves it.
 	sum := hashHex(big)
 	blob := filepath.Join(root, storeDir, "blobs", sum+".zst")

@@ -24,22 +24,20 @@ func TestDeepPathResolvesInDepth(t *testing.T) {
 		}
 	}
 	walked("an undo", func() {
-		if r, err := s.Apply(mustPlan(s.PlanUndo(false)), nil); err != nil || len(r.Failed) > 0 {
-			t.Fatalf("undo: %+v %v", r, err)
+		if r := undo(t, s); len(r.Failed) > 0 {
+			t.Fatalf("undo: %+v", r)
 		}
 	})
 	if got := rd(t, root, rel); got != "after\n" {
 		t.Fatalf("after the undo: %q", got)
 	}
 	walked("a redo", func() {
-		if r, err := s.Apply(mustPlan(s.PlanRedo(false)), nil); err != nil || len(r.Failed) > 0 {
-			t.Fatalf("redo: %+v %v", r, err)
+		if r := redo(t, s); len(r.Failed) > 0 {
+			t.Fatalf("redo: %+v", r)
 		}
 	})
 	walked("an undo killed before its end, carried on by the next open", func() {
-		if _, err := s.Apply(mustPlan(s.PlanUndo(false)), nil); err != nil {
-			t.Fatal(err)
-		}
+		undo(t, s)
 		stripLastDone(t, root)
 		s2, err := Open(root, Options{})
 		if err != nil {

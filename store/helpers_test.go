@@ -65,10 +65,17 @@ func rewind(t *testing.T, s *Store, id string) *Result {
 }
 
 // undo plans and applies an undo of the last operation.
-func undo(t *testing.T, s *Store) {
+func undo(t *testing.T, s *Store) *Result {
 	t.Helper()
 	p, err := s.PlanUndo(false)
-	apply(t, s, p, err)
+	return apply(t, s, p, err)
+}
+
+// redo plans and applies a redo of the last undone operation.
+func redo(t *testing.T, s *Store) *Result {
+	t.Helper()
+	p, err := s.PlanRedo(false)
+	return apply(t, s, p, err)
 }
 
 // stripLastDone removes the final "done" line of ops.log: the state a kill

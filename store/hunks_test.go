@@ -72,13 +72,7 @@ func TestRewindKeepHunks(t *testing.T) {
 	if got := rd(t, root, "a.txt"); got != now {
 		t.Fatalf("undo: %q, want %q", got, now)
 	}
-	r, err := s.PlanRedo(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Apply(r, nil); err != nil {
-		t.Fatal(err)
-	}
+	redo(t, s)
 	if got := rd(t, root, "a.txt"); got != want {
 		t.Fatalf("redo: %q, want %q", got, want)
 	}

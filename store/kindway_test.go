@@ -209,13 +209,8 @@ func TestUndoTurnsARestoredFolderBackIntoAFile(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(root, "d/w.txt")); string(b) != "w\n" {
 		t.Fatalf("after the rewind d/w.txt holds %q", b)
 	}
-	p, err := s.PlanUndo(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Apply(p, nil)
-	if err != nil || len(r.Failed) > 0 {
-		t.Fatalf("undo: %+v, %v", r, err)
+	if r := undo(t, s); len(r.Failed) > 0 {
+		t.Fatalf("undo: %+v", r)
 	}
 	sameTree(t, "after the undo", after, tree(t, root))
 }
@@ -267,13 +262,8 @@ func TestUndoPutsBackALinkWhereTheRewindMadeAFolder(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(root, "d/x")); string(b) != "by hand\n" {
 		t.Fatalf("after the rewind d/x holds %q", b)
 	}
-	p, err := s.PlanUndo(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Apply(p, nil)
-	if err != nil || len(r.Failed) > 0 {
-		t.Fatalf("undo: %+v, %v", r, err)
+	if r := undo(t, s); len(r.Failed) > 0 {
+		t.Fatalf("undo: %+v", r)
 	}
 	sameTree(t, "after the undo", after, tree(t, root))
 }
@@ -312,19 +302,15 @@ func TestRedoKeepsAFolderItsRewindKept(t *testing.T) {
 	if rewound["d/p/k"] == "" {
 		t.Fatalf("after the rewind: %v; want d/p/k back", rewound)
 	}
-	p, err := s.PlanUndo(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, err := s.Apply(p, nil); err != nil || len(r.Failed) > 0 {
-		t.Fatalf("undo: %+v, %v", r, err)
+	if r := undo(t, s); len(r.Failed) > 0 {
+		t.Fatalf("undo: %+v", r)
 	}
 	// By hand: the file d goes, the folders d/p/q are made.
 	os.Remove(filepath.Join(root, "d"))
 	if err := os.MkdirAll(filepath.Join(root, "d/p/q"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err = s.PlanRedo(true)
+	p, err := s.PlanRedo(true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,16 +63,14 @@ func TestModeZeroRewoundAndUndone(t *testing.T) {
 				t.Fatalf("rewind failed %v", r.Failed)
 			}
 			sameTree(t, "after the rewind", before, tree(t, root))
-			r, err := s.Apply(mustPlan(s.PlanUndo(false)), nil)
-			if err != nil || len(r.Failed) > 0 {
-				t.Fatalf("undo: %v, %v", r, err)
+			if r := undo(t, s); len(r.Failed) > 0 {
+				t.Fatalf("undo: %v", r)
 			}
 			sameTree(t, "after the undo", after, tree(t, root))
 			// Opened again, the records say the same.
 			s2 := openStore(t, root)
-			r, err = s2.Apply(mustPlan(s2.PlanRedo(false)), nil)
-			if err != nil || len(r.Failed) > 0 {
-				t.Fatalf("redo: %v, %v", r, err)
+			if r := redo(t, s2); len(r.Failed) > 0 {
+				t.Fatalf("redo: %v", r)
 			}
 			sameTree(t, "after the redo", before, tree(t, root))
 		})

@@ -222,8 +222,7 @@ func TestRewindExceptKeepsPathsAndUndoIsExact(t *testing.T) {
 	}
 	// The kept path, changed again, is not the undo's to touch.
 	wr(t, root, "b.txt", "edited after the selective rewind")
-	u, err := s.PlanUndo(false)
-	apply(t, s, u, err)
+	undo(t, s)
 	before["b.txt"] = "-rw-r--r-- edited after the selective rewind"
 	if after := snapshot(t, root); !maps2Equal(before, after) {
 		t.Errorf("undo of a selective rewind:\n got %v\nwant %v", after, before)
@@ -306,13 +305,11 @@ func TestFailedRewindStaysRetryable(t *testing.T) {
 		t.Fatalf("rewind after a full retry: %v", err)
 	}
 	// The retry is undone on its own, then the rewind.
-	u, err := s.PlanUndo(false)
-	apply(t, s, u, err)
+	undo(t, s)
 	if rd(t, root, "b.txt") != "B1" || rd(t, root, "a.txt") != "A0" || entry(t, s, "1").State != StateRewound {
 		t.Fatalf("after undoing the retry: a %q b %q", rd(t, root, "a.txt"), rd(t, root, "b.txt"))
 	}
-	u, err = s.PlanUndo(false)
-	apply(t, s, u, err)
+	undo(t, s)
 	if rd(t, root, "b.txt") != "B1" || rd(t, root, "a.txt") != "A1" || entry(t, s, "1").State != StateActive {
 		t.Fatalf("after undoing both: a %q b %q", rd(t, root, "a.txt"), rd(t, root, "b.txt"))
 	}
@@ -344,17 +341,14 @@ func TestRedoAfterFailedUndo(t *testing.T) {
 			apply(t, s, p, err)
 			os.RemoveAll(filepath.Join(root, tc.path))
 			os.MkdirAll(filepath.Join(root, tc.path, "in the way"), 0o755)
-			u, err := s.PlanUndo(false)
-			if r := apply(t, s, u, err); len(r.Failed) != 1 {
+			if r := undo(t, s); len(r.Failed) != 1 {
 				t.Fatalf("undo %+v", r)
 			}
 			os.RemoveAll(filepath.Join(root, tc.clear))
-			rp, err := s.PlanRedo(false)
-			if r := apply(t, s, rp, err); len(r.Failed) != 0 {
+			if r := redo(t, s); len(r.Failed) != 0 {
 				t.Fatalf("redo %+v", r)
 			}
-			u, err = s.PlanUndo(false)
-			if r := apply(t, s, u, err); len(r.Failed) != 0 {
+			if r := undo(t, s); len(r.Failed) != 0 {
 				t.Fatalf("undo %+v", r)
 			}
 			for p, want := range tc.agent {
@@ -381,13 +375,12 @@ func TestFailedUndoIsRetried(t *testing.T) {
 	p, err := s.PlanRewind("1")
 	apply(t, s, p, err)
 	os.MkdirAll(filepath.Join(root, "n.txt", "in the way"), 0o755)
-	u, err := s.PlanUndo(false)
-	r := apply(t, s, u, err)
+	r := undo(t, s)
 	if len(r.Failed) != 1 || r.Failed[0].Path != "n.txt" {
 		t.Fatalf("undo result %+v", r)
 	}
 	os.RemoveAll(filepath.Join(root, "n.txt"))
-	u, err = s.PlanUndo(false)
+	u, err := s.PlanUndo(false)
 	if err != nil {
 		t.Fatalf("undo again, to retry: %v", err)
 	}
@@ -402,10 +395,8 @@ func TestFailedUndoIsRetried(t *testing.T) {
 		t.Fatalf("undo after the retry: %v", err)
 	}
 	// Redo then undo brings back the agent's bytes.
-	rp, err := s.PlanRedo(false)
-	apply(t, s, rp, err)
-	u, err = s.PlanUndo(false)
-	apply(t, s, u, err)
+	redo(t, s)
+	undo(t, s)
 	for p, want := range map[string]string{"a.txt": "A1", "b.txt": "B1", "n.txt": "N1"} {
 		if got := rd(t, root, p); got != want {
 			t.Errorf("%s %q, want %q", p, got, want)
@@ -577,8 +568,7 @@ func TestRecoveryLeavesEditedFilesAlone(t *testing.T) {
 		t.Fatalf("Failures %+v", fl)
 	}
 	// Undo leaves the edit as it is too: the rewind never changed b.txt.
-	u, err := s2.PlanUndo(false)
-	apply(t, s2, u, err)
+	undo(t, s2)
 	if rd(t, root, "b.txt") != "edited after the crash" || rd(t, root, "a.txt") != "A1" {
 		t.Fatalf("after undo: a %q b %q", rd(t, root, "a.txt"), rd(t, root, "b.txt"))
 	}
@@ -649,8 +639,7 @@ func TestFolderModesKeptThroughRewindAndUndo(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(root, "secret")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the rewind left secret/: %v", err)
 	}
-	u, err := s.PlanUndo(false)
-	apply(t, s, u, err)
+	undo(t, s)
 	if after := snapshot(t, root); !maps2Equal(before, after) {
 		t.Fatalf("after rewind and undo:\n got %v\nwant %v", after, before)
 	}
@@ -699,8 +688,7 @@ func TestHandEditRule(t *testing.T) {
 	if f := statusOf(t, s, "1", "a.txt"); f.HandEdited {
 		t.Fatalf("rewound: nothing is expected, yet %s", f.Status)
 	}
-	u, err := s.PlanUndo(false)
-	apply(t, s, u, err)
+	undo(t, s)
 	if f := statusOf(t, s, "1", "a.txt"); f.Status != StatusHandEdited || !f.HandEdited {
 		t.Fatalf("after rewind and undo the hand edit is back, status %s", f.Status)
 	}

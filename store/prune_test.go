@@ -44,9 +44,7 @@ func TestPruneRepacks(t *testing.T) {
 	if len(r.Failed) != 0 || len(r.Restored) != 10 {
 		t.Fatalf("rewind after prune: %+v", r)
 	}
-	if _, err := s2.Apply(mustPlan(s2.PlanUndo(false)), nil); err != nil {
-		t.Fatal(err)
-	}
+	undo(t, s2)
 	for p, w := range before {
 		if got := rd(t, root, p); got != w {
 			t.Errorf("%s after rewind and undo: %q", p, got)

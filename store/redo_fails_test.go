@@ -60,12 +60,9 @@ func TestRedoneRewindKeepsItsFailures(t *testing.T) {
 			if !slices.Equal(r.Restored, []string{"a.txt"}) || len(r.Failed) != 1 || r.Failed[0].Path != "b.txt" {
 				t.Fatalf("rewind: %+v", r)
 			}
-			p, err = s.PlanUndo(false)
-			apply(t, s, p, err)
-			p, err = s.PlanRedo(false)
-			redo := apply(t, s, p, err)
-			if got := len(redo.Failed); got != 0 && !tc.redoFails {
-				t.Fatalf("redo: %+v", redo)
+			undo(t, s)
+			if r := redo(t, s); len(r.Failed) != 0 && !tc.redoFails {
+				t.Fatalf("redo: %+v", r)
 			}
 			failed := func(what string, s *Store) {
 				t.Helper()
@@ -99,14 +96,12 @@ func TestRedoneRewindKeepsItsFailures(t *testing.T) {
 			if _, err := s.PlanRewind("1"); !errors.Is(err, ErrRewound) {
 				t.Fatalf("rewind 1 after the retry: %v, want ErrRewound", err)
 			}
-			p, err = s.PlanUndo(false)
-			apply(t, s, p, err)
+			undo(t, s)
 			if rd(t, root, "b.txt") != "B1" || rd(t, root, "a.txt") != "A0" {
 				t.Fatalf("undoing the retry: a.txt %q, b.txt %q", rd(t, root, "a.txt"), rd(t, root, "b.txt"))
 			}
 			failed("undoing the retry", s)
-			p, err = s.PlanRedo(false)
-			apply(t, s, p, err)
+			redo(t, s)
 			if fl, _ := s.Failures(); len(fl) != 0 || rd(t, root, "b.txt") != "B0" {
 				t.Fatalf("redoing the retry: failures %+v, b.txt %q", fl, rd(t, root, "b.txt"))
 			}

@@ -65,8 +65,7 @@ func TestRedoneRetryMootsLaterFailedRetry(t *testing.T) {
 	if rd(t, root, "a.txt") != "a0" {
 		t.Fatalf("first retry: %+v, a.txt %q", r2, rd(t, root, "a.txt"))
 	}
-	u, err := s.PlanUndo(false)
-	apply(t, s, u, err)
+	undo(t, s)
 	block()
 	p, err = s.PlanRewind("1")
 	if err != nil || p.Retry != r1.Op {
@@ -89,8 +88,7 @@ func TestRedoneRetryMootsLaterFailedRetry(t *testing.T) {
 			t.Errorf("after the first retry is redone, %s lists %v failed; the retry made them moot", id, got)
 		}
 	}
-	u, err = s.PlanUndo(false)
-	apply(t, s, u, err)
+	undo(t, s)
 	if got, want := failedPaths(t, s, r3.Op), []string{"a.txt", "secret.env"}; !slices.Equal(got, want) {
 		t.Errorf("after the first retry is undone again, %s lists %v failed, want %v", r3.Op, got, want)
 	}
@@ -112,8 +110,7 @@ func TestUndoRetryFailsAfreshAfterCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	wr(t, root, "d", "a file where the folder was")
-	u, err := s.PlanUndo(false)
-	r := apply(t, s, u, err)
+	r := undo(t, s)
 	if len(r.Failed) != 1 || r.Failed[0].Path != "d/x.txt" || rd(t, root, "b.txt") != "b1" {
 		t.Fatalf("undo: %+v", r)
 	}
@@ -127,7 +124,7 @@ func TestUndoRetryFailsAfreshAfterCapture(t *testing.T) {
 	if f := statusOf(t, s, "1", "d/x.txt"); f.Status == StatusFailed {
 		t.Fatalf("d/x.txt is %s after turn 2 captured it afresh", f.Status)
 	}
-	u, err = s.PlanUndo(false)
+	u, err := s.PlanUndo(false)
 	if err != nil || u.Retry != r.Op {
 		t.Fatalf("undo again: %+v, %v; want a retry of %s", u, err, r.Op)
 	}

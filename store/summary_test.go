@@ -59,13 +59,7 @@ func summaryStore(t *testing.T) string {
 		t.Fatal(err)
 	}
 	rewind(t, s, "10")
-	p, err := s.PlanUndo(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Apply(p, nil); err != nil {
-		t.Fatal(err)
-	}
+	undo(t, s)
 	rewind(t, s, "11")
 	wr(t, root, "a.txt", "by hand")
 	dir := filepath.Join(root, storeDir, "turns")

@@ -70,13 +70,7 @@ func TestNonUTF8Names(t *testing.T) {
 		t.Fatalf("verify: %v %v", fs, err)
 	}
 	// Undo puts back the agent's bytes under the same names.
-	p, err := s.PlanUndo(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Apply(p, nil); err != nil {
-		t.Fatal(err)
-	}
+	undo(t, s)
 	if rd(t, root, bad) != "B1" || rd(t, root, dir+"/f") != "F1" {
 		t.Fatalf("after undo: %q %q", rd(t, root, bad), rd(t, root, dir+"/f"))
 	}
