@@ -142,8 +142,7 @@ func TestUndoLeavesFoldersOfAFailedStep(t *testing.T) {
 		}
 		return nil
 	})
-	p, err := s.PlanRewind("1")
-	r := apply(t, s, p, err)
+	r := rewind(t, s, "1")
 	SetRestoreFault(s, nil)
 	if len(r.Failed) != 1 || r.Failed[0].Path != "d/e/c.sh" || rd(t, root, "a.txt") != "A0" {
 		t.Fatalf("rewind %+v", r)

@@ -40,17 +40,6 @@ func sweptCommand(t *testing.T, s *Store, turn string, run func()) []string {
 	return res.Changed
 }
 
-func rewindTurn(t *testing.T, s *Store, turn string) {
-	t.Helper()
-	p, err := s.PlanRewind(turn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Apply(p, nil); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func fileText(t *testing.T, root, rel string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
@@ -91,11 +80,11 @@ func TestSweepCommandEditsGitignore(t *testing.T) {
 		t.Fatalf("turn 3's second command recorded %q, want %q", got, want)
 	}
 
-	rewindTurn(t, s, string(t3))
+	rewind(t, s, string(t3))
 	if x, y, g := fileText(t, root, "build/x"), fileText(t, root, "build/y"), fileText(t, root, ".gitignore"); x != "b2\n" || y != "new\n" || g != "build/\n" {
 		t.Fatalf("after rewind 3: build/x %q, build/y %q, .gitignore %q", x, y, g)
 	}
-	rewindTurn(t, s, string(t2))
+	rewind(t, s, string(t2))
 	if x, y := fileText(t, root, "build/x"), fileText(t, root, "build/y"); x != "b1\n" || y != "new\n" {
 		t.Fatalf("after rewind 2: build/x %q, build/y %q", x, y)
 	}
@@ -132,7 +121,7 @@ func TestSweepCommandEditsNestedIgnore(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("turn 2 recorded %q, want %q", got, want)
 	}
-	rewindTurn(t, s, string(t2))
+	rewind(t, s, string(t2))
 	for rel, want := range map[string]string{"sub/out/o": "o1\n", "sub/note.tmp": "n1\n", "sub/gen/g": "g2\n", "sub/.gitignore": "gen/\n", "pkg/node_modules/m.js": "m\n"} {
 		if got := fileText(t, root, rel); got != want {
 			t.Errorf("after rewind 2: %s holds %q, want %q", rel, got, want)

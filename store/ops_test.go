@@ -247,8 +247,7 @@ func TestFailedRewindStaysRetryable(t *testing.T) {
 		os.Rename(filepath.Join(root, p), filepath.Join(root, p+".away"))
 		os.MkdirAll(filepath.Join(root, p, "in the way"), 0o755)
 	}
-	p, err := s.PlanRewind("1")
-	res := apply(t, s, p, err)
+	res := rewind(t, s, "1")
 	if len(res.Failed) != 2 {
 		t.Fatalf("result %+v", res)
 	}
@@ -265,8 +264,7 @@ func TestFailedRewindStaysRetryable(t *testing.T) {
 	// One obstacle gone: the rewind restores a.txt and fails b.txt.
 	os.RemoveAll(filepath.Join(root, "a.txt"))
 	os.Rename(filepath.Join(root, "a.txt.away"), filepath.Join(root, "a.txt"))
-	p, err = s.PlanRewind("1")
-	r1 := apply(t, s, p, err)
+	r1 := rewind(t, s, "1")
 	if !slices.Equal(r1.Restored, []string{"a.txt"}) || len(r1.Failed) != 1 || r1.Failed[0].Path != "b.txt" {
 		t.Fatalf("result %+v", r1)
 	}
@@ -287,7 +285,7 @@ func TestFailedRewindStaysRetryable(t *testing.T) {
 	// Rewinding turn 1 again retries just b.txt.
 	os.RemoveAll(filepath.Join(root, "b.txt"))
 	os.Rename(filepath.Join(root, "b.txt.away"), filepath.Join(root, "b.txt"))
-	p, err = s.PlanRewind("1")
+	p, err := s.PlanRewind("1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,8 +335,7 @@ func TestRedoAfterFailedUndo(t *testing.T) {
 			}
 			s := openStore(t, root)
 			agentTurn(t, s, "1", tc.agent)
-			p, err := s.PlanRewind("1")
-			apply(t, s, p, err)
+			rewind(t, s, "1")
 			os.RemoveAll(filepath.Join(root, tc.path))
 			os.MkdirAll(filepath.Join(root, tc.path, "in the way"), 0o755)
 			if r := undo(t, s); len(r.Failed) != 1 {
@@ -372,8 +369,7 @@ func TestFailedUndoIsRetried(t *testing.T) {
 	wr(t, root, "b.txt", "B0")
 	s := openStore(t, root)
 	agentTurn(t, s, "1", map[string]string{"a.txt": "A1", "b.txt": "B1", "n.txt": "N1"})
-	p, err := s.PlanRewind("1")
-	apply(t, s, p, err)
+	rewind(t, s, "1")
 	os.MkdirAll(filepath.Join(root, "n.txt", "in the way"), 0o755)
 	r := undo(t, s)
 	if len(r.Failed) != 1 || r.Failed[0].Path != "n.txt" {
@@ -540,8 +536,7 @@ func TestRecoveryLeavesEditedFilesAlone(t *testing.T) {
 	wr(t, root, "c.txt", "C0")
 	s := openStore(t, root)
 	agentTurn(t, s, "1", map[string]string{"a.txt": "A1", "b.txt": "B1", "c.txt": "C1"})
-	p, err := s.PlanRewind("1")
-	apply(t, s, p, err)
+	rewind(t, s, "1")
 	s.Close()
 	// As a kill after a.txt was written leaves it: b and c not yet reached.
 	stripLastDone(t, root)
@@ -634,8 +629,7 @@ func TestFolderModesKeptThroughRewindAndUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := snapshot(t, root)
-	p, err := s.PlanRewind("1")
-	apply(t, s, p, err)
+	rewind(t, s, "1")
 	if _, err := os.Lstat(filepath.Join(root, "secret")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the rewind left secret/: %v", err)
 	}
@@ -664,8 +658,7 @@ func TestPoisonedStatCacheCostsOnlyReads(t *testing.T) {
 	data, _ := json.Marshal(poison)
 	os.WriteFile(filepath.Join(root, storeDir, statCacheFile), data, 0o600)
 	s = openStore(t, root)
-	p, err := s.PlanRewind("1")
-	apply(t, s, p, err)
+	rewind(t, s, "1")
 	if got := rd(t, root, "a.txt"); got != "A0" {
 		t.Fatalf("a.txt %q after the rewind: the poisoned cache skipped the restore", got)
 	}
@@ -683,8 +676,7 @@ func TestHandEditRule(t *testing.T) {
 	if f := statusOf(t, s, "1", "a.txt"); f.Status != StatusHandEdited {
 		t.Fatalf("before the rewind: %s", f.Status)
 	}
-	p, err := s.PlanRewind("1")
-	apply(t, s, p, err)
+	rewind(t, s, "1")
 	if f := statusOf(t, s, "1", "a.txt"); f.HandEdited {
 		t.Fatalf("rewound: nothing is expected, yet %s", f.Status)
 	}
@@ -734,8 +726,7 @@ func TestWritingWithoutAnySeal(t *testing.T) {
 	if _, err := s.Capture("2", TurnMeta{}, []string{filepath.Join(root, "b.txt")}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.PlanRewind("2")
-	apply(t, s, p, err)
+	rewind(t, s, "2")
 	if f := statusOf(t, s, "2", "b.txt"); f.Writing {
 		t.Fatalf("rewound turn's capture still writing: %+v", f)
 	}

@@ -55,8 +55,7 @@ func TestRedoneRewindKeepsItsFailures(t *testing.T) {
 			agentTurn(t, s, "1", map[string]string{"a.txt": "A1", "b.txt": "B1"})
 			clear := sync.OnceFunc(tc.fail(t, root, s))
 			defer clear()
-			p, err := s.PlanRewind("1")
-			r := apply(t, s, p, err)
+			r := rewind(t, s, "1")
 			if !slices.Equal(r.Restored, []string{"a.txt"}) || len(r.Failed) != 1 || r.Failed[0].Path != "b.txt" {
 				t.Fatalf("rewind: %+v", r)
 			}
@@ -86,8 +85,7 @@ func TestRedoneRewindKeepsItsFailures(t *testing.T) {
 			fresh.Close()
 
 			clear()
-			p, err = s.PlanRewind("1")
-			if r := apply(t, s, p, err); len(r.Failed) != 0 || rd(t, root, "b.txt") != "B0" || rd(t, root, "a.txt") != "A0" {
+			if r := rewind(t, s, "1"); len(r.Failed) != 0 || rd(t, root, "b.txt") != "B0" || rd(t, root, "a.txt") != "A0" {
 				t.Fatalf("the retry: %+v, a.txt %q, b.txt %q", r, rd(t, root, "a.txt"), rd(t, root, "b.txt"))
 			}
 			if fl, _ := s.Failures(); len(fl) != 0 {

@@ -133,7 +133,7 @@ func TestOpenTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(a, []byte("b\n"), 0o644)
-	rewindTurn(t, s, first)
+	rewind(t, s, first)
 	used, err := s.Capture(TurnID(first), TurnMeta{Session: "claude:x"}, []string{a})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +204,7 @@ func TestBeginWrite(t *testing.T) {
 	if turn, err := s.BeginWrite(meta, "unused", []string{a}); err != nil || turn != first {
 		t.Fatalf("BeginWrite with a turn open = %q, %v; want %q", turn, err, first)
 	}
-	rewindTurn(t, s, first.String())
+	rewind(t, s, first.String())
 	used, err := s.BeginWrite(meta, "unused", []string{a})
 	if want := TurnID(first.String() + ".2"); err != nil || used != want {
 		t.Fatalf("BeginWrite after a rewind = %q, %v; want %q", used, err, want)
