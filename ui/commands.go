@@ -111,7 +111,14 @@ func startWatch(ctx context.Context, st Store, gen int) tea.Cmd {
 
 // startWatcher asks for the background watcher beside the UI.
 func startWatcher(start func(Store) bool, st Store) tea.Cmd {
-	return func() tea.Msg { return watcherTriedMsg{done: start(st)} }
+	return func() tea.Msg {
+		inner, done, ok := bare(st)
+		if !ok {
+			return watcherTriedMsg{done: true}
+		}
+		defer done()
+		return watcherTriedMsg{done: start(inner)}
+	}
 }
 
 // waitChange is the watch command, re-armed after each change.

@@ -89,6 +89,7 @@ func TestFlowLiveTurn(t *testing.T) {
 	defer cancel()
 	// The polling tick is slow: the store's watch must bring the turn.
 	m := New(realStore{s}, Options{Context: ctx, Poll: time.Minute})
+	t.Cleanup(m.Close) // before the store closes: a command may still be reading it
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 24))
 	waitText(t, tm, "first", "a.txt")
 

@@ -178,7 +178,8 @@ type filesPane struct {
 
 // Model is the root model of the terminal UI.
 type Model struct {
-	st    Store
+	st    Store // through gate
+	gate  *storeGate
 	opt   Options
 	keys  keymap.KeyMap
 	sty   styles
@@ -277,7 +278,7 @@ func New(st Store, opt Options) *Model {
 		opt.MaxDiffBytes = diffview.DefaultMaxBytes
 	}
 	m := &Model{
-		st:    st,
+		gate:  &storeGate{},
 		opt:   opt,
 		keys:  keymap.Default(),
 		sty:   defaultStyles(),
@@ -287,6 +288,7 @@ func New(st Store, opt Options) *Model {
 		root:  opt.Root,
 	}
 	if st != nil {
+		m.st = held{st, m.gate}
 		m.root = st.Root()
 	}
 	if opt.Keys != nil {
@@ -313,6 +315,11 @@ func New(st Store, opt Options) *Model {
 	}
 	return m
 }
+
+// Close waits for the store calls the model's commands have under way,
+// and makes any later one fail, so the store can be closed. Run calls it
+// when the program ends.
+func (m *Model) Close() { m.gate.shut() }
 
 // Init starts the disk status, the store size and errors, the watch and the
 // polling tick.
@@ -630,7 +637,7 @@ func (m *Model) storeOpened(msg storeOpenedMsg) tea.Cmd {
 	case m.st != nil || msg.st == nil:
 		return nil
 	}
-	m.st = msg.st
+	m.st = held{msg.st, m.gate}
 	m.root = msg.st.Root()
 	m.refreshing = true
 	return tea.Batch(loadLog(m.st, false, m.hand), loadInfo(m.st), m.badges(), m.rewatch(), m.watcher(true))

@@ -33,6 +33,7 @@ func TestFlowPurgeSeen(t *testing.T) {
 	defer cancel()
 	// The polling tick is slow: the store's watch must bring the purge.
 	m := New(realStore{s}, Options{Context: ctx, Poll: time.Minute})
+	t.Cleanup(m.Close) // before the store closes: a command may still be reading it
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 30))
 	waitText(t, tm, "leaky", "secret.env", "a.txt")
 

@@ -43,7 +43,10 @@ func Run(ctx context.Context, st Store, ro RunOptions) error {
 	if ro.NoColor {
 		opts = append(opts, tea.WithColorProfile(colorprofile.ASCII))
 	}
-	_, err := tea.NewProgram(New(st, Options{Context: ctx, Editor: orDefault(ro.Editor, "vi"), Root: ro.Root, Open: ro.Open, Installed: ro.Installed, CutTurn: ro.CutTurn, StartWatcher: ro.StartWatcher}), opts...).Run()
+	m := New(st, Options{Context: ctx, Editor: orDefault(ro.Editor, "vi"), Root: ro.Root, Open: ro.Open, Installed: ro.Installed, CutTurn: ro.CutTurn, StartWatcher: ro.StartWatcher})
+	_, err := tea.NewProgram(m, opts...).Run()
+	cancel()
+	m.Close()
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		return nil
 	}
