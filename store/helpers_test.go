@@ -78,6 +78,34 @@ func redo(t *testing.T, s *Store) *Result {
 	return apply(t, s, p, err)
 }
 
+// editIn is an edit tool's write in turn: the capture before it, the
+// write, the seal after it.
+func editIn(t *testing.T, s *Store, root string, turn TurnID, rel, data string) {
+	t.Helper()
+	if _, err := s.Capture(turn, TurnMeta{}, []string{root + "/" + rel}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, rel, data, 0o644)
+	if err := s.Seal(turn, []string{root + "/" + rel}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// commandIn is a whole shell command of turn: the sweep before it, run
+// (nil for a command that changes nothing), the sweep after it.
+func commandIn(t *testing.T, s *Store, turn TurnID, cmd string, run func()) {
+	t.Helper()
+	if _, err := s.SweepBefore(turn, TurnMeta{}, cmd); err != nil {
+		t.Fatal(err)
+	}
+	if run != nil {
+		run()
+	}
+	if _, err := s.SweepAfter(turn, TurnMeta{}, cmd); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // stripLastDone removes the final "done" line of ops.log: the state a kill
 // between the op record and the done record leaves.
 func stripLastDone(t *testing.T, root string) {

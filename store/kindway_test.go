@@ -125,18 +125,6 @@ func TestPlanFailsWhereAFileStandsForAFolder(t *testing.T) {
 	}
 }
 
-// sweepCmd runs cmd between the sweeps of one shell call of turn.
-func sweepCmd(t *testing.T, s *Store, turn TurnID, cmd func()) {
-	t.Helper()
-	if _, err := s.SweepBefore(turn, TurnMeta{}, "cmd"); err != nil {
-		t.Fatal(err)
-	}
-	cmd()
-	if _, err := s.SweepAfter(turn, TurnMeta{}, "cmd"); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // A folder one turn made and a later turn recorded as a folder (it
 // replaced it by a link): rewinding both leaves no folder, as before the
 // first.
@@ -146,8 +134,8 @@ func TestRewindRemovesAFolderMadeBeforeItWasRecorded(t *testing.T) {
 	s := openStore(t, root)
 	before := tree(t, root)
 	t1, _ := s.NewTurn(TurnMeta{})
-	sweepCmd(t, s, t1, func() { put(t, root, "new/deep/b.txt", "b\n", 0o644) })
-	sweepCmd(t, s, t1, func() {
+	commandIn(t, s, t1, "cmd", func() { put(t, root, "new/deep/b.txt", "b\n", 0o644) })
+	commandIn(t, s, t1, "cmd", func() {
 		os.RemoveAll(filepath.Join(root, "new/deep"))
 		os.Symlink("../a.txt", filepath.Join(root, "new/deep"))
 	})
@@ -163,7 +151,7 @@ func TestUndoLeavesAFolderHoldingAHandMadeFile(t *testing.T) {
 	put(t, root, "d/x", "x\n", 0o644)
 	s := openStore(t, root)
 	turn, _ := s.NewTurn(TurnMeta{})
-	sweepCmd(t, s, turn, func() {
+	commandIn(t, s, turn, "cmd", func() {
 		os.RemoveAll(filepath.Join(root, "d"))
 		put(t, root, "d", "a file\n", 0o644)
 	})
@@ -227,11 +215,11 @@ func TestRewindKeepsAFolderThatWasThereBefore(t *testing.T) {
 	s := openStore(t, root)
 	before := tree(t, root)
 	turn, _ := s.NewTurn(TurnMeta{})
-	sweepCmd(t, s, turn, func() {
+	commandIn(t, s, turn, "cmd", func() {
 		os.Remove(filepath.Join(root, "e"))
 		put(t, root, "e", "a file\n", 0o644)
 	})
-	sweepCmd(t, s, turn, func() {
+	commandIn(t, s, turn, "cmd", func() {
 		os.Remove(filepath.Join(root, "e"))
 		put(t, root, "e/k", "k\n", 0o644)
 	})
@@ -253,7 +241,7 @@ func TestUndoPutsBackALinkWhereTheRewindMadeAFolder(t *testing.T) {
 	}
 	put(t, root, "d/x", "by hand\n", 0o644)
 	t2, _ := s.NewTurn(TurnMeta{})
-	sweepCmd(t, s, t2, func() {
+	commandIn(t, s, t2, "cmd", func() {
 		os.RemoveAll(filepath.Join(root, "d"))
 		os.Symlink("other", filepath.Join(root, "d"))
 	})
@@ -280,7 +268,7 @@ func TestRedoKeepsAFolderItsRewindKept(t *testing.T) {
 	}
 	put(t, root, "d/p/k", "k\n", 0o644) // by hand
 	t2, _ := s.NewTurn(TurnMeta{})
-	sweepCmd(t, s, t2, func() {
+	commandIn(t, s, t2, "cmd", func() {
 		os.RemoveAll(filepath.Join(root, "d/p"))
 		put(t, root, "d/p", "a file\n", 0o644)
 	})
@@ -291,7 +279,7 @@ func TestRedoKeepsAFolderItsRewindKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	t4, _ := s.NewTurn(TurnMeta{})
-	sweepCmd(t, s, t4, func() {
+	commandIn(t, s, t4, "cmd", func() {
 		os.RemoveAll(filepath.Join(root, "d"))
 		put(t, root, "d", "a file\n", 0o644)
 	})
@@ -339,7 +327,7 @@ func TestUndoMakesNoFolderWhereItPutsAFile(t *testing.T) {
 	if _, err := s.Write(t1, TurnMeta{}, "d/x/w", []byte("w\n")); err != nil {
 		t.Fatal(err)
 	}
-	sweepCmd(t, s, t1, func() {
+	commandIn(t, s, t1, "cmd", func() {
 		os.RemoveAll(filepath.Join(root, "d"))
 		put(t, root, "d", "F\n", 0o644)
 	})
@@ -393,7 +381,7 @@ func TestRewindPutsAFileWhereAWantedFolderStood(t *testing.T) {
 	put(t, root, "P/Q/k", "k\n", 0o644)
 	s := openStore(t, root)
 	t1, _ := s.NewTurn(TurnMeta{})
-	sweepCmd(t, s, t1, func() {
+	commandIn(t, s, t1, "cmd", func() {
 		os.RemoveAll(filepath.Join(root, "P/Q"))
 		put(t, root, "P/Q", "a file\n", 0o644)
 	})
@@ -401,7 +389,7 @@ func TestRewindPutsAFileWhereAWantedFolderStood(t *testing.T) {
 	os.RemoveAll(filepath.Join(root, "P"))
 	put(t, root, "P", "pf\n", 0o644)
 	t2, _ := s.NewTurn(TurnMeta{})
-	sweepCmd(t, s, t2, func() {
+	commandIn(t, s, t2, "cmd", func() {
 		os.Remove(filepath.Join(root, "P"))
 		put(t, root, "P/Q/R/z", "z\n", 0o644)
 	})
@@ -486,13 +474,13 @@ func TestRetryOfARedoKeepsAFolderTheRewindWanted(t *testing.T) {
 	put(t, root, "z/w", "w\n", 0o644)
 	put(t, root, "q/r", "r\n", 0o644)
 	s := openStore(t, root)
-	sweepCmd(t, s, "1", func() {
+	commandIn(t, s, "1", "cmd", func() {
 		os.RemoveAll(filepath.Join(root, "d"))
 		put(t, root, "d", "a file where the folder d was\n", 0o644)
 		put(t, root, "z/w", "w1\n", 0o644)
 		put(t, root, "q/r", "r1\n", 0o644)
 	})
-	sweepCmd(t, s, "2", func() {
+	commandIn(t, s, "2", "cmd", func() {
 		os.Remove(filepath.Join(root, "d"))
 		put(t, root, "d/g", "g\n", 0o644)
 	})

@@ -21,7 +21,7 @@ func TestSweepAfterPurgeSeesThePathAgain(t *testing.T) {
 	time.Sleep(racyWindowTest())
 	s := openStore(t, root)
 	t1, _ := s.NewTurn(TurnMeta{})
-	sweepCmd(t, s, t1, func() { put(t, root, "d/k", "secret 2\n", 0o644) })
+	commandIn(t, s, t1, "cmd", func() { put(t, root, "d/k", "secret 2\n", 0o644) })
 	if _, err := s.Purge([]string{"d/k"}); err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestSweepAfterLeavesAnOperationsWritesToIt(t *testing.T) {
 			put(t, root, "a.txt", "v0\n", 0o644)
 			put(t, root, "b.txt", "b0\n", 0o644)
 			s := openStore(t, root)
-			sweepCmd(t, s, "1", func() { put(t, root, "a.txt", "v1\n", 0o644) })
+			commandIn(t, s, "1", "cmd", func() { put(t, root, "a.txt", "v1\n", 0o644) })
 			if _, err := s.SweepBefore("2", TurnMeta{}, "cmd"); err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestSweepAfterAnAbandonedOperation(t *testing.T) {
 	root := tempRoot(t)
 	put(t, root, "a.txt", "v0\n", 0o644)
 	s := openStore(t, root)
-	sweepCmd(t, s, "1", func() { put(t, root, "a.txt", "v1\n", 0o644) })
+	commandIn(t, s, "1", "cmd", func() { put(t, root, "a.txt", "v1\n", 0o644) })
 	if _, err := s.SweepBefore("2", TurnMeta{}, "cmd"); err != nil {
 		t.Fatal(err)
 	}
