@@ -106,6 +106,45 @@ func commandIn(t *testing.T, s *Store, turn TurnID, cmd string, run func()) {
 	}
 }
 
+// commandTurn is a new turn of s (labelled label) running one shell
+// command, run; before and after are the folder before and after it.
+func commandTurn(t *testing.T, s *Store, label string, run func()) (turn TurnID, before, after map[string]string) {
+	t.Helper()
+	turn, err := s.NewTurn(TurnMeta{Label: label})
+	if err != nil {
+		t.Fatal(err)
+	}
+	commandIn(t, s, turn, "cmd", func() {
+		before = tree(t, s.Root())
+		run()
+	})
+	return turn, before, tree(t, s.Root())
+}
+
+// rewindUndoRedo rewinds turn, undoes the rewind and redoes it, none of
+// them failing a path, and wants the folder as before the turn, as after
+// it, and as before it again. With afresh the redo is a store's opened
+// after the undo, whose reading of the records must say the same.
+func rewindUndoRedo(t *testing.T, s *Store, turn TurnID, before, after map[string]string, afresh bool) {
+	t.Helper()
+	root := s.Root()
+	if r := rewind(t, s, string(turn)); len(r.Failed) > 0 {
+		t.Fatalf("rewind: %+v", r)
+	}
+	sameTree(t, "after the rewind", before, tree(t, root))
+	if r := undo(t, s); len(r.Failed) > 0 {
+		t.Fatalf("undo: %+v", r)
+	}
+	sameTree(t, "after the undo", after, tree(t, root))
+	if afresh {
+		s = openStore(t, root)
+	}
+	if r := redo(t, s); len(r.Failed) > 0 {
+		t.Fatalf("redo: %+v", r)
+	}
+	sameTree(t, "after the redo", before, tree(t, root))
+}
+
 // stripLastDone removes the final "done" line of ops.log: the state a kill
 // between the op record and the done record leaves.
 func stripLastDone(t *testing.T, root string) {

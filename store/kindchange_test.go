@@ -64,19 +64,7 @@ func TestSweepKindChanges(t *testing.T) {
 			root := tempRoot(t)
 			tc.setup(t, root)
 			s := openStore(t, root)
-			turn, err := s.NewTurn(TurnMeta{Label: "kind"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.SweepBefore(turn, TurnMeta{}, "cmd"); err != nil {
-				t.Fatal(err)
-			}
-			before := tree(t, root)
-			tc.cmd(t, root)
-			if _, err := s.SweepAfter(turn, TurnMeta{}, "cmd"); err != nil {
-				t.Fatal(err)
-			}
-			after := tree(t, root)
+			turn, before, after := commandTurn(t, s, "kind", func() { tc.cmd(t, root) })
 			if finds, err := s.Verify(); err != nil || len(finds) > 0 {
 				t.Fatalf("verify after the sweep: %v, %v", finds, err)
 			}
@@ -89,23 +77,7 @@ func TestSweepKindChanges(t *testing.T) {
 					t.Errorf("%s: %s (%s)", f.Path, f.Status, f.Reason)
 				}
 			}
-			step := func(what string, p *Plan, err error, want map[string]string) {
-				t.Helper()
-				if err != nil {
-					t.Fatalf("%s: %v", what, err)
-				}
-				r, err := s.Apply(p, nil)
-				if err != nil || len(r.Failed) > 0 {
-					t.Fatalf("%s: %+v, %v", what, r, err)
-				}
-				sameTree(t, what, want, tree(t, root))
-			}
-			p, err := s.PlanRewind(string(turn))
-			step("rewind", p, err, before)
-			p, err = s.PlanUndo(false)
-			step("undo", p, err, after)
-			p, err = s.PlanRedo(false)
-			step("redo", p, err, before)
+			rewindUndoRedo(t, s, turn, before, after, false)
 		})
 	}
 }

@@ -46,33 +46,8 @@ func TestModeZeroRewoundAndUndone(t *testing.T) {
 			tc.setup(t, root)
 			t.Cleanup(func() { openUp(root) })
 			s := openStore(t, root)
-			turn, err := s.NewTurn(TurnMeta{Label: "modes"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.SweepBefore(turn, TurnMeta{}, "cmd"); err != nil {
-				t.Fatal(err)
-			}
-			before := tree(t, root)
-			tc.cmd(t, root)
-			if _, err := s.SweepAfter(turn, TurnMeta{}, "cmd"); err != nil {
-				t.Fatal(err)
-			}
-			after := tree(t, root)
-			if r := rewind(t, s, string(turn)); len(r.Failed) > 0 {
-				t.Fatalf("rewind failed %v", r.Failed)
-			}
-			sameTree(t, "after the rewind", before, tree(t, root))
-			if r := undo(t, s); len(r.Failed) > 0 {
-				t.Fatalf("undo: %v", r)
-			}
-			sameTree(t, "after the undo", after, tree(t, root))
-			// Opened again, the records say the same.
-			s2 := openStore(t, root)
-			if r := redo(t, s2); len(r.Failed) > 0 {
-				t.Fatalf("redo: %v", r)
-			}
-			sameTree(t, "after the redo", before, tree(t, root))
+			turn, before, after := commandTurn(t, s, "modes", func() { tc.cmd(t, root) })
+			rewindUndoRedo(t, s, turn, before, after, true)
 		})
 	}
 }
