@@ -159,18 +159,17 @@ func stripLastDone(t *testing.T, root string) {
 	os.WriteFile(f, bytes.Join(lines[:len(lines)-1], nil), 0o600)
 }
 
-// twoRunning sets two agents to work in one folder: x.txt, y.txt and
-// z.txt in a warm baseline, as after an earlier turn; turns A (claude)
-// and B (codex) open; A's command "make gen" started and still running,
-// having written x.txt. before is the folder before that write.
-func twoRunning(t *testing.T) (root string, s *Store, a, b TurnID, before map[string]string) {
+// twoTurns is a store with files (each "<name> before") in a warm
+// baseline, as after an earlier turn, and two sessions' turns, A (claude,
+// the older) and B (codex), with nothing running; before is the folder
+// then.
+func twoTurns(t *testing.T, files ...string) (root string, s *Store, a, b TurnID, before map[string]string) {
 	t.Helper()
 	root = tempRoot(t)
-	for _, p := range []string{"x.txt", "y.txt", "z.txt"} {
+	for _, p := range files {
 		put(t, root, p, p+" before\n", 0o644)
 	}
 	s = openStore(t, root)
-	// A warm baseline, as after an earlier turn.
 	if _, err := s.SweepBefore("0", TurnMeta{}, "true"); err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +179,16 @@ func twoRunning(t *testing.T) (root string, s *Store, a, b TurnID, before map[st
 	before = tree(t, root)
 	a, _ = s.NewTurn(TurnMeta{Label: "A", Source: &Source{Agent: "claude", Session: "sa"}})
 	b, _ = s.NewTurn(TurnMeta{Label: "B", Source: &Source{Agent: "codex", Session: "sb"}})
+	return root, s, a, b, before
+}
+
+// twoRunning sets two agents to work in one folder: x.txt, y.txt and
+// z.txt in a warm baseline, as after an earlier turn; turns A (claude)
+// and B (codex) open; A's command "make gen" started and still running,
+// having written x.txt. before is the folder before that write.
+func twoRunning(t *testing.T) (root string, s *Store, a, b TurnID, before map[string]string) {
+	t.Helper()
+	root, s, a, b, before = twoTurns(t, "x.txt", "y.txt", "z.txt")
 	if _, err := s.SweepBefore(a, TurnMeta{}, "make gen"); err != nil {
 		t.Fatal(err)
 	}

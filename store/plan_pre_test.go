@@ -8,27 +8,6 @@ import (
 	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
 
-// twoTurns is a store with a warm baseline and two sessions' turns, A
-// (the older) and B, with nothing running; before is the folder then.
-func twoTurns(t *testing.T) (root string, s *Store, a, b TurnID, before map[string]string) {
-	t.Helper()
-	root = tempRoot(t)
-	for _, p := range []string{"x.txt", "y.txt"} {
-		put(t, root, p, p+" before\n", 0o644)
-	}
-	s = openStore(t, root)
-	if _, err := s.SweepBefore("0", TurnMeta{}, "true"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.EndTurn("0"); err != nil {
-		t.Fatal(err)
-	}
-	before = tree(t, root)
-	a, _ = s.NewTurn(TurnMeta{Label: "A", Source: &Source{Agent: "claude", Session: "sa"}})
-	b, _ = s.NewTurn(TurnMeta{Label: "B", Source: &Source{Agent: "codex", Session: "sb"}})
-	return root, s, a, b, before
-}
-
 // TestRewindBothSessionsEarliestPre: of two sessions' turns, the older
 // (A) may record a path after the newer (B) changed it: its pre-image is
 // then B's change, observed after B's own record of what was there
@@ -51,7 +30,7 @@ func TestRewindBothSessionsEarliestPre(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			root, s, a, b, before := twoTurns(t)
+			root, s, a, b, before := twoTurns(t, "x.txt", "y.txt")
 			write := func(turn TurnID, shell bool, who string) {
 				if shell {
 					commandIn(t, s, turn, "gen "+who, func() {
@@ -91,7 +70,7 @@ func TestRewindBothSessionsEarliestPre(t *testing.T) {
 // when the baseline B's closing sweep compares with was: a rewind of
 // both turns removes the file.
 func TestRewindBothSessionsLeftPath(t *testing.T) {
-	root, s, a, b, before := twoTurns(t)
+	root, s, a, b, before := twoTurns(t, "x.txt", "y.txt")
 	if _, err := s.SweepBefore(a, TurnMeta{}, "make gen"); err != nil {
 		t.Fatal(err)
 	}
