@@ -145,6 +145,29 @@ func rewindUndoRedo(t *testing.T, s *Store, turn TurnID, before, after map[strin
 	sameTree(t, "after the redo", before, tree(t, root))
 }
 
+// folderInTheWay moves the file rel aside and puts a folder, not empty,
+// in its place, so an operation writing rel fails it; clear puts the
+// file back.
+func folderInTheWay(t *testing.T, root, rel string) (clear func()) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.Rename(p, p+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(p, "in the way"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(p+".away", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // stripLastDone removes the final "done" line of ops.log: the state a kill
 // between the op record and the done record leaves.
 func stripLastDone(t *testing.T, root string) {

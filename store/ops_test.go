@@ -243,10 +243,7 @@ func TestFailedRewindStaysRetryable(t *testing.T) {
 	agentTurn(t, s, "1", map[string]string{"a.txt": "A1", "b.txt": "B1"})
 
 	// A folder stands where both files go: nothing can be restored.
-	for _, p := range []string{"a.txt", "b.txt"} {
-		os.Rename(filepath.Join(root, p), filepath.Join(root, p+".away"))
-		os.MkdirAll(filepath.Join(root, p, "in the way"), 0o755)
-	}
+	clearA, clearB := folderInTheWay(t, root, "a.txt"), folderInTheWay(t, root, "b.txt")
 	res := rewind(t, s, "1")
 	if len(res.Failed) != 2 {
 		t.Fatalf("result %+v", res)
@@ -262,8 +259,7 @@ func TestFailedRewindStaysRetryable(t *testing.T) {
 	}
 
 	// One obstacle gone: the rewind restores a.txt and fails b.txt.
-	os.RemoveAll(filepath.Join(root, "a.txt"))
-	os.Rename(filepath.Join(root, "a.txt.away"), filepath.Join(root, "a.txt"))
+	clearA()
 	r1 := rewind(t, s, "1")
 	if !slices.Equal(r1.Restored, []string{"a.txt"}) || len(r1.Failed) != 1 || r1.Failed[0].Path != "b.txt" {
 		t.Fatalf("result %+v", r1)
@@ -283,8 +279,7 @@ func TestFailedRewindStaysRetryable(t *testing.T) {
 	}
 
 	// Rewinding turn 1 again retries just b.txt.
-	os.RemoveAll(filepath.Join(root, "b.txt"))
-	os.Rename(filepath.Join(root, "b.txt.away"), filepath.Join(root, "b.txt"))
+	clearB()
 	p, err := s.PlanRewind("1")
 	if err != nil {
 		t.Fatal(err)

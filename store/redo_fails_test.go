@@ -2,8 +2,6 @@ package store
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"syscall"
@@ -24,18 +22,7 @@ func TestRedoneRewindKeepsItsFailures(t *testing.T) {
 		redoFails bool
 	}{
 		{"a folder in the way", func(t *testing.T, root string, s *Store) func() {
-			if err := os.Rename(filepath.Join(root, "b.txt"), filepath.Join(root, "b.away")); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.MkdirAll(filepath.Join(root, "b.txt", "in the way"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			return func() {
-				os.RemoveAll(filepath.Join(root, "b.txt"))
-				if err := os.Rename(filepath.Join(root, "b.away"), filepath.Join(root, "b.txt")); err != nil {
-					t.Fatal(err)
-				}
-			}
+			return folderInTheWay(t, root, "b.txt")
 		}, false},
 		{"a write that fails", func(t *testing.T, root string, s *Store) func() {
 			SetRestoreFault(s, func(p string) error {

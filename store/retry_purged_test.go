@@ -32,26 +32,7 @@ func TestRedoneRetryMootsLaterFailedRetry(t *testing.T) {
 	if _, err := s.Purge([]string{"secret.env"}); err != nil {
 		t.Fatal(err)
 	}
-	a := filepath.Join(root, "a.txt")
-	block := func() {
-		t.Helper()
-		if err := os.Rename(a, a+".away"); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(a, "in the way"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	unblock := func() {
-		t.Helper()
-		if err := os.RemoveAll(a); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(a+".away", a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	block()
+	unblock := folderInTheWay(t, root, "a.txt")
 	r1 := rewind(t, s, "1")
 	if len(r1.Failed) != 2 || rd(t, root, "c.txt") != "c0" {
 		t.Fatalf("rewind: %+v", r1)
@@ -66,7 +47,7 @@ func TestRedoneRetryMootsLaterFailedRetry(t *testing.T) {
 		t.Fatalf("first retry: %+v, a.txt %q", r2, rd(t, root, "a.txt"))
 	}
 	undo(t, s)
-	block()
+	unblock = folderInTheWay(t, root, "a.txt")
 	p, err = s.PlanRewind("1")
 	if err != nil || p.Retry != r1.Op {
 		t.Fatalf("second retry plan %+v, %v; want a retry of %s", p, err, r1.Op)
