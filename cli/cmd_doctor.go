@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +62,11 @@ ckpt doctor --json`,
 
 func runDoctor(root, exe string, names []string, asJSON bool, version func(string) (string, error)) error {
 	named := len(names) > 0
+	// The first to open the store says what it finished or gave back.
+	var told []string
+	if s, err := store.Open(root, store.Options{Notify: func(msg string) { told = append(told, msg) }}); err == nil {
+		s.Close()
+	}
 	if !named {
 		names = agent.Agents()
 	}
@@ -96,7 +102,7 @@ func runDoctor(root, exe string, names []string, asJSON bool, version func(strin
 		}
 	} else {
 		printDoctor(ds, named)
-		printBudget(root)
+		printBudget(root, told)
 		printWatcher(root)
 	}
 	if failed {
@@ -176,15 +182,21 @@ func agentVersion(name string) (string, error) {
 	return "", fmt.Errorf("%s --version printed no version", path)
 }
 
-// printBudget says how big the store is against the retention budget,
-// and how its blobs are kept: nothing when the root has no store.
-func printBudget(root string) {
+// printBudget says what opening the store finished or gave back (told),
+// what is still open to its owner, how big the store is against the
+// retention budget, and how its blobs are kept: nothing when the root
+// has no store.
+func printBudget(root string, told []string) {
 	s, err := store.Open(root, store.Options{})
 	if err != nil {
 		return
 	}
 	defer s.Close()
 	fmt.Println()
+	for _, m := range told {
+		fmt.Printf("store: %s\n", esc(m))
+	}
+	printLeftOpen(root, s)
 	b, err := loadBudget(root)
 	if err != nil {
 		fmt.Printf("store: retention budget unreadable, nothing is pruned by itself: %s\n", esc(err.Error()))
@@ -201,4 +213,34 @@ func printBudget(root string) {
 	}
 	fmt.Printf("store: %s on disk%s; budget: %s (%s); %s, %s\n", present.Bytes(size), of, b, from,
 		present.Count(packs, "pack"), present.Count(loose, "loose blob"))
+}
+
+// printLeftOpen names the folders and files ckpt opened to their owner
+// and could not give their modes back yet, with those modes and what the
+// user can do.
+func printLeftOpen(root string, s *store.Store) {
+	left, err := s.LeftOpen()
+	if err != nil {
+		fmt.Printf("store: %s\n", esc(err.Error()))
+		return
+	}
+	for _, l := range left {
+		what, by := "folder "+esc(l.Path), ""
+		switch {
+		case l.File:
+			what = "file " + esc(l.Path)
+		case l.Path == ".":
+			what = "project root"
+		}
+		if l.Op != "" {
+			by = " by " + l.Op
+		}
+		fmt.Printf("store: the %s was opened to its owner%s and is still open: it gets its mode %03o back", what, by, l.Mode)
+		if l.Tries > 0 {
+			fmt.Printf(" (%s could not give it back; %d more will try)", present.Count(l.Tries, "command"), l.Left)
+		}
+		fmt.Println()
+		fmt.Printf("       fix: make it changeable again (an immutable flag, say) and run any ckpt command, which gives it back, or give it its mode yourself: chmod %03o %s\n",
+			l.Mode, esc(setup.ShellQuote(filepath.Join(root, l.Path))))
+	}
 }

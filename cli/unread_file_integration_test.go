@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -133,5 +134,54 @@ func TestCrashWhileShutFileIsOpen(t *testing.T) {
 	}
 	if kills < 3 {
 		t.Errorf("the sweep was killed %d times, want at every one of the 3 steps", kills)
+	}
+}
+
+// doctor names what ckpt opened to its owner and could not give its mode
+// back yet, a folder and a file, with the mode each gets back and what to
+// do; and, as the first command after a ckpt was killed holding a file
+// open, says it gave that file its mode back. Before, it said nothing of
+// either.
+func TestDoctorListsLeftOpen(t *testing.T) {
+	fail := []string{"CKPT_FAILPOINT=chmod-back"}
+	p := folderTurnProject(t, "echo new > d/f && echo n2 > n.txt && chmod 000 n.txt")
+	if err := os.Chmod(filepath.Join(p.root, "d"), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.runWith(t, fail, "rewind", "1", "--yes"); r.Code != 0 {
+		t.Fatalf("rewind\n%s", r)
+	}
+	r := p.runWith(t, fail, "doctor")
+	wantSubstrings(t, "doctor", r.Stdout,
+		"the folder d was opened to its owner by op-1 and is still open: it gets its mode 555 back (2 commands could not give it back; 6 more will try)",
+		"chmod 555 "+filepath.Join(p.root, "d"))
+	if r := p.run(t, "doctor"); strings.Contains(r.Stdout, "still open") {
+		t.Errorf("doctor once d has its mode back still lists it:\n%s", r.Stdout)
+	}
+	if m := p.mode(t, "d"); m != 0o555 {
+		t.Errorf("d is %v after doctor, want 0555", m)
+	}
+
+	q := newPermProject(t)
+	writeTexts(t, q.root, map[string]string{"f": "old\n"})
+	q.own(t)
+	q.run(t, "exec", "--turn", "0", "--", "true")
+	if r := q.runWith(t, fail, "exec", "--turn", "1", "--", "sh", "-c", "echo new > f && chmod 000 f"); r.Code != 0 {
+		t.Fatalf("exec\n%s", r)
+	}
+	r = q.runWith(t, fail, "doctor")
+	wantSubstrings(t, "doctor", r.Stdout, "the file f was opened to its owner and is still open: it gets its mode 000 back", "chmod 000 "+filepath.Join(q.root, "f"))
+
+	c := newPermProject(t)
+	writeTexts(t, c.root, map[string]string{"f": "old\n"})
+	c.own(t)
+	c.run(t, "exec", "--turn", "0", "--", "true")
+	if r := c.runWith(t, []string{"CKPT_FAILPOINT=open-unread:2"}, "exec", "--turn", "1", "--", "sh", "-c", "echo new > f && chmod 000 f"); !r.Killed {
+		t.Fatalf("exec: want a kill holding f open\n%s", r)
+	}
+	r = c.run(t, "doctor")
+	wantSubstrings(t, "doctor after the kill", r.Stdout, "store: gave back the modes of the files ckpt had opened to read them (f 000)")
+	if m := c.mode(t, "f"); m != 0 {
+		t.Errorf("f is %v after doctor, want 0000", m)
 	}
 }

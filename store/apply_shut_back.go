@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
 )
@@ -21,6 +22,11 @@ import (
 // shutTriesMax bounds the commands that try to give one folder its mode
 // back; past it the folder is left open and the note forgets it.
 const shutTriesMax = 8
+
+// triedBack holds the paths (after their root) whose failed try this
+// process has counted: a command that opens the store many times (doctor
+// does, once per agent) is one try, not one per Open.
+var triedBack sync.Map
 
 // chmodBack gives the folder rel the permission bits mode.
 func (s *Store) chmodBack(rel string, mode uint32) error {
@@ -50,6 +56,9 @@ func (s *Store) giveBack(w shutWay) (gave bool, err error) {
 // failedBack counts a failed try to give w its mode back and reports
 // whether the note should keep it for the next command.
 func (s *Store) failedBack(w *shutWay, err error) bool {
+	if _, again := triedBack.LoadOrStore(s.rootPath+"\x00"+w.path, true); again && w.tries > 0 {
+		return true // this command counted its try already
+	}
 	w.tries++
 	w.back = true // whoever logged the operation, nothing else gives it back
 	switch {
@@ -226,4 +235,43 @@ func (s *Store) tell(msg string) {
 	if s.notify != nil {
 		s.notify(msg)
 	}
+}
+
+// LeftOpen is a folder, or a file, that ckpt opened to its owner and
+// has not given its mode back yet: one whose mode could not be given
+// back (made immutable meanwhile, say), which later commands try again.
+type LeftOpen struct {
+	Path string      // relative to the root; "." the root itself
+	File bool        // a file opened to be read; else a folder
+	Mode fs.FileMode // the permission bits it gets back
+	Op   string      // the operation that opened a folder
+	// Tries counts the commands that failed to give it its mode back;
+	// Left, those that will still try before ckpt gives up.
+	Tries, Left int
+}
+
+// LeftOpen lists the folders and files the store's notes (shut-folders,
+// shut-files) say are still open to their owner. Open gives back what a
+// killed ckpt left, so what is left is what could not be given back.
+func (s *Store) LeftOpen() ([]LeftOpen, error) {
+	var out []LeftOpen
+	n, err := s.readShutNote()
+	if err != nil {
+		return nil, errf("read %s: %w", s.path(shutNote), err)
+	}
+	if n != nil {
+		for _, f := range n.Folders {
+			out = append(out, LeftOpen{Path: f.Path, Mode: permOnly(f.Mode), Op: n.Op, Tries: f.Tries, Left: max(shutTriesMax-f.Tries, 0)})
+		}
+	}
+	u, err := s.readUnreadNote()
+	if err != nil {
+		return nil, errf("read %s: %w", s.path(unreadNote), err)
+	}
+	if u != nil {
+		for _, f := range u.Files {
+			out = append(out, LeftOpen{Path: f.Path, File: true, Mode: permOnly(f.Mode), Tries: f.Tries, Left: max(shutTriesMax-f.Tries, 0)})
+		}
+	}
+	return out, nil
 }
