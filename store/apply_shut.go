@@ -118,10 +118,13 @@ func (s *Store) openShut(op string, steps []Step, fp *failpoint) ([]shutWay, err
 		todo = append(todo, shutWay{path: st.Path, mode: uint32(fi.Mode().Perm())})
 	}
 	todo = append(todo, s.readOnlyWays(steps)...)
-	if len(todo) == 0 {
-		return nil, nil // a note of folders left open stays for the next
-	}
+	// The folders a note keeps open (their modes could not be given
+	// back) are this operation's too, whether or not it opens any: its
+	// end tries again, with the modes they had before they were opened.
 	todo = s.withLeft(todo)
+	if len(todo) == 0 {
+		return nil, nil
+	}
 	slices.SortFunc(todo, outerFirst)
 	if err := s.writeShutNote(op, todo); err != nil {
 		return nil, err
