@@ -417,22 +417,10 @@ func (s *Store) capture(turn string, meta TurnMeta, rels []string, bad *[]PathEr
 	} else if err := s.syncBatch(batch, fp); err != nil {
 		return id, err
 	}
-	if at := time.Now().UnixNano(); s.othersRunning(id, at) {
-		s.noteEdits(id, captureNotes(asked, tp), at)
-	}
+	// Noted whatever runs now: a command may begin before the seal.
+	at := time.Now().UnixNano()
+	s.noteEdits(id, captureNotes(asked, tp), at, s.othersRunning(id, at))
 	return id, nil
-}
-
-// captureNotes is the edits a capture notes (see edits.go): every path
-// asked for that the turn holds, about to be written.
-func captureNotes(asked []string, tp *turnPaths) []editNote {
-	var out []editNote
-	for _, rel := range asked {
-		if tp.has(rel) {
-			out = append(out, editNote{Path: rel})
-		}
-	}
-	return out
 }
 
 // syncBatch makes a look's blobs durable when no record follows them.
@@ -516,10 +504,9 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 	n := s.nextSeq(now, turnFileName(id))
 	buf := make([]byte, 0, 256*len(seen)+512)
 	created := !tp.exists
-	// While a command of another turn runs, the seal is noted for its
-	// sweeps (see edits.go), with what the turn held of each path before.
+	// The seal is noted for the sweeps (see edits.go), with what the
+	// turn held of each path before: it closes the capture noted.
 	noteAt := time.Now().UnixNano() // the sweeps' clock, not the records'
-	noting := s.othersRunning(id, noteAt)
 	was := map[string]Image{}
 	var sealed []captured
 	for _, c := range seen {
@@ -547,7 +534,7 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 			buf = tp.appendPre(buf, c.rel, &record.Line{R: "pre", File: record.File{Path: c.rel, Img: &pre, Dirs: f.file.dirs, Seen: noteAt}, At: now, N: n})
 			was[c.rel] = pre
 		}
-		if _, ok := was[c.rel]; !ok && noting {
+		if _, ok := was[c.rel]; !ok {
 			was[c.rel] = tp.held(c.rel)
 		}
 		img := c.img
@@ -561,14 +548,12 @@ func (s *Store) seal(turn string, rels []string, bad *[]PathError) error {
 		return err
 	}
 	tp.appended(buf, true)
-	if noting {
-		notes := make([]editNote, len(sealed))
-		for i, c := range sealed {
-			w, left := was[c.rel], c.img
-			notes[i] = editNote{Path: c.rel, Was: &w, Left: &left}
-		}
-		s.noteEdits(id, notes, noteAt)
+	notes := make([]editNote, len(sealed))
+	for i, c := range sealed {
+		w, left := was[c.rel], c.img
+		notes[i] = editNote{Path: c.rel, Was: &w, Left: &left}
 	}
+	s.noteEdits(id, notes, noteAt, s.othersRunning(id, noteAt))
 	return nil
 }
 

@@ -49,10 +49,11 @@
 // listing the folder no longer tells, so it is recorded at once, as not
 // kept.
 //
-// A file tool's capture or seal made while a command of another turn
-// runs, or after a sweep made for another turn (whose next sweep after
-// a command, or at its end, covers what changed since), appends a line
-// a path to edits.log: {"turn","path","at"} for a capture, with "was"
+// A file tool's capture or seal appends a line a path to edits.log,
+// synced when made while a command of another turn runs, or after a
+// sweep made for another turn (whose next sweep after a command, or at
+// its end, covers what changed since), unsynced otherwise (a command
+// may begin before the seal): {"turn","path","at"} for a capture, with "was"
 // (what the turn held of the path before the write: its last seal, else
 // its capture) and "left" (what the tool left), images as in records,
 // for a seal. A sweep that finds such a path changed leaves it to the
@@ -65,6 +66,9 @@
 // new path stays out), so a later write of it by that command is
 // recorded from what it held before both. Otherwise the command may
 // have written it too: its record names the writers' turns in "shared".
+// A capture with no seal since is such a writer, however old, until
+// two hours (as for open.json) after its "at": then it is dropped, so
+// a call whose seal never came (its agent killed) is not one for ever.
 // A sweep reads edits.log under the store's lock, which it holds until
 // its records are written, so a seal that finished before them is seen.
 // A sweep drops the notes made before it began, unless their path is

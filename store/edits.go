@@ -16,9 +16,8 @@ import (
 // and what the tool left. Made while another session's shell command
 // runs, that write is also one of the changes the command's closing
 // sweep finds, and given to the command's turn it would be taken out by
-// a revert of that turn: another session's edit, silently gone. So a
-// capture or a seal made while a command of another turn runs is noted
-// in edits.log, and a sweep that finds such a path changed leaves it to
+// a revert of that turn: another session's edit, silently gone. So
+// every capture and seal is noted in edits.log, and a sweep that finds such a path changed leaves it to
 // the edit's turn when the edits noted account for the whole change
 // (from what the baseline holds to what is there now, each seal taking
 // up where the one before left it, none of them still being written);
@@ -28,10 +27,19 @@ import (
 // under the store's lock, and a sweep reads them under it, held until
 // its records are written: a seal that lands while the sweep reads the
 // tree is seen, never recorded as the command's alone.
+//
+// A capture is noted whatever runs when it is made, and its seal too:
+// a command may begin between the two, and what the tool writes then
+// is the tool's, though nothing ran when it captured. A capture not
+// sealed since is a writer of its path for every sweep, however old,
+// until openMax has passed: a tool call whose seal never comes (its
+// agent killed mid-call) stops counting then, as a command without its
+// closing sweep does. Notes made while nothing of another turn runs are
+// not synced: a crash that loses one ends the call it was for.
 
-// editsFile notes the captures and seals of file tools made while a
-// command of another turn runs: one JSON object a line, appended under
-// the store's lock; a sweep drops the notes it settled.
+// editsFile notes the captures and seals of file tools: one JSON
+// object a line, appended under the store's lock; a sweep drops the
+// notes it settled.
 const editsFile = "edits.log"
 
 // editNote is one path of a capture or a seal noted in edits.log. A
@@ -70,11 +78,24 @@ func (s *Store) othersRunning(id string, now int64) bool {
 	return swept != "" && otherRunning([]openCmd{{Turn: string(swept)}}, id)
 }
 
+// captureNotes is the edits a capture notes: every path asked for that
+// the turn holds, about to be written.
+func captureNotes(asked []string, tp *turnPaths) []editNote {
+	var out []editNote
+	for _, rel := range asked {
+		if tp.has(rel) {
+			out = append(out, editNote{Path: rel})
+		}
+	}
+	return out
+}
+
 // noteEdits appends notes, the paths a capture or a seal of turn id
-// just recorded while a command of another turn runs, to edits.log.
-// Caller holds the store's lock. A note that cannot be written only
-// costs the edit its place as its turn's alone: it is logged.
-func (s *Store) noteEdits(id string, notes []editNote, now int64) {
+// just recorded, to edits.log; synced when a command of another turn
+// runs (othersRunning). Caller holds the store's lock. A note that
+// cannot be written only costs the edit its place as its turn's alone:
+// it is logged.
+func (s *Store) noteEdits(id string, notes []editNote, now int64, synced bool) {
 	var buf []byte
 	for _, n := range notes {
 		n.Turn, n.At = id, now
@@ -92,8 +113,11 @@ func (s *Store) noteEdits(id string, notes []editNote, now int64) {
 		// be dropped alone, not with this one.
 		buf = append([]byte{'\n'}, buf...)
 	}
-	// Synced as the turn's own record is.
-	if err := storefs.AppendDurable(s.dir, editsFile, buf); err != nil {
+	write := storefs.Append
+	if synced {
+		write = storefs.AppendDurable // as the turn's own record is
+	}
+	if err := write(s.dir, editsFile, buf); err != nil {
 		s.LogError("note the edits of turn %s in %s: %v", id, s.path(editsFile), err)
 	}
 }

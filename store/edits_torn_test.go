@@ -23,12 +23,12 @@ func TestEditNoteAfterATornOne(t *testing.T) {
 		}
 		return nil
 	}
-	s.noteEdits("1", []editNote{{Path: "torn.txt"}}, now)
+	s.noteEdits("1", []editNote{{Path: "torn.txt"}}, now, true)
 	storefs.WriteFault = nil
 	if e := s.loadEdits(now); len(e.notes) != 0 {
 		t.Fatalf("the torn note was read: %+v", e.notes)
 	}
-	s.noteEdits("1", []editNote{{Path: "b.txt"}}, now)
+	s.noteEdits("1", []editNote{{Path: "b.txt"}}, now, true)
 	e := s.loadEdits(now)
 	if len(e.notes) != 1 || e.notes[0].Path != "b.txt" {
 		t.Fatalf("after a torn note, read %+v; want the note of b.txt", e.notes)

@@ -158,3 +158,50 @@ func TestOtherSessionEditBetweenCommands(t *testing.T) {
 		t.Fatalf("B's edits after reverting A's turn: %q", got)
 	}
 }
+
+// TestOtherSessionLateSeal: B's edit tool captures y.txt while no
+// command runs and B's own turn swept last (so nothing notes it for
+// another turn's sweeps), writes it while A's command runs, and seals it
+// only after A's closing sweep. The capture still open at that sweep is
+// a writer of y.txt: A's turn holds it shared with B's, so a revert of
+// A's turn leaves B's edit, a conflict, and rewinding both turns gives
+// back the folder before both.
+func TestOtherSessionLateSeal(t *testing.T) {
+	root := tempRoot(t)
+	for _, p := range []string{"x.txt", "y.txt"} {
+		put(t, root, p, p+" before\n", 0o644)
+	}
+	s := openStore(t, root)
+	a, _ := s.NewTurn(TurnMeta{Label: "A", Source: &Source{Agent: "claude", Session: "sa"}})
+	b, _ := s.NewTurn(TurnMeta{Label: "B", Source: &Source{Agent: "codex", Session: "sb"}})
+	commandIn(t, s, b, "true", nil) // B's turn swept last
+	before := tree(t, root)
+	y := root + "/y.txt"
+	if _, err := s.Capture(b, TurnMeta{}, []string{y}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SweepBefore(a, TurnMeta{}, "make gen"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "x.txt", "x by A's running command\n", 0o644)
+	put(t, root, "y.txt", "y by B's edit\n", 0o644)
+	if _, err := s.SweepAfter(a, TurnMeta{}, "make gen"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal(b, []string{y}); err != nil {
+		t.Fatal(err)
+	}
+	sameShares(t, "A's turn", turnShares(t, s, a), map[string][]string{"x.txt": nil, "y.txt": {string(b)}})
+	p, err := s.PlanRevert(string(a), RevertOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range p.Steps {
+		if st.Path == "y.txt" && st.Do == ActRestore && len(st.Conflicts) == 0 {
+			t.Fatalf("a revert of A's turn puts y.txt back: %+v", st)
+		}
+	}
+	leftAsConflict(t, root, revertTurn(t, s, a), "y.txt", "y by B's edit\n")
+	undo(t, s)
+	rewoundToBefore(t, s, root, a, before)
+}
