@@ -229,7 +229,9 @@
 // the store lock (a writer of any version must), and making, removing or
 // renaming a turn file changes the turns folder's times. A load reads the
 // clock holding the lock shared (without waiting: if a writer holds it,
-// the load lists as above) and stats the folder; when the folder was left
+// the load lists as above; ckpt watch's sweep, holding it to record,
+// loads before it takes a number, which stands for the shared hold) and
+// stats the folder; when the folder was left
 // alone for two seconds and every turn file is whole and summarized, the
 // summary ends with a generation frame of both and of the system's boot
 // (Linux's boot_id, macOS's boot session). A load that finds them as the

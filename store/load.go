@@ -314,8 +314,11 @@ type cache struct {
 	sum      summaryState
 	// gen is the generation of the turn files this cache last matched
 	// (when genOK): while it stands, no turn file changed (readGen).
-	gen    turnsGen
-	genOK  bool
+	gen   turnsGen
+	genOK bool
+	// locked is the note of the store lock the load's caller holds, if
+	// it said so (claimedSince): readGen needs no shared hold then.
+	locked *writerNote
 	reads  atomic.Int64 // turn files read (not found current), for tests
 	listed int          // loads that listed turns/, for tests
 	// staged says, for two images of git's index, whether what they

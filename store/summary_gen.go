@@ -60,15 +60,19 @@ func (s *Store) readGen(known *turnsGen) (r genRead) {
 	if g.boot = bootID(); g.boot == "" {
 		return r
 	}
-	f, err := s.dir.OpenFile("lock", os.O_RDONLY, 0)
-	if err != nil {
-		return r
+	// The caller's own hold of the lock, while it has taken no number,
+	// answers as a shared one would: no writer is mid-record.
+	if w := s.cache.locked; w == nil || w.numbered {
+		f, err := s.dir.OpenFile("lock", os.O_RDONLY, 0)
+		if err != nil {
+			return r
+		}
+		defer f.Close()
+		if unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil {
+			return r
+		}
+		defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }() // and the close releases it
 	}
-	defer f.Close()
-	if unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) != nil {
-		return r
-	}
-	defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }() // and the close releases it
 	c, err := s.dir.Open(clockFile)
 	if err != nil {
 		return r

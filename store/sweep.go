@@ -161,15 +161,12 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 		return nil, errf("sweep: %w", err)
 	}
 	recs := s.shellRecords(m.changes, imgs, full, func(rel string) bool { return attribute || lv.owned[rel] != nil }, old, res)
-	claimed, err := s.watchClaimed(res, old, ws, recs)
-	if err != nil {
-		return nil, err
-	}
 	if s.sweepRead != nil {
 		s.sweepRead()
 	}
 	// What the records say is decided and written under one hold of the
-	// store's lock: a seal that lands before them is in edits.log.
+	// store's lock: a seal that lands before them is in edits.log, and
+	// a hook's turn's capture in its turn file.
 	l, err := s.lock()
 	if err != nil {
 		return nil, err
@@ -177,7 +174,7 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 	recs, edited, held := s.settle(recs, m, lst.now, res, old, ws, start, len(others) > 0)
 	next := nextBaseline(m.order, lst.old, lst.now)
 	fp.hit()
-	err = s.recordSwept(res, recs, lv, ws, claimed, old, owner{turn, meta, cmd}, run.self, others)
+	err = s.recordSwept(res, recs, lv, ws, l, old, owner{turn, meta, cmd}, run.self, others)
 	l.unlock()
 	if err != nil {
 		return nil, err

@@ -27,28 +27,22 @@ func (s *Store) settle(recs []shellRec, m *sweepMerge, now []*baseEntry, res *Sw
 	return recs, edited, held
 }
 
-// watchClaimed is, for ckpt watch's sweep (ws), the paths hooks' turns
-// claimed since the baseline old (see recordWatched); nil for a hook's.
-// It is read before the sweep takes the store's lock, which a load
-// finding held lists every turn file for.
-func (s *Store) watchClaimed(res *SweepResult, old *baseline, ws *watchSweep, recs []shellRec) (map[string]bool, error) {
-	if ws == nil || old == nil || len(recs) == 0 {
-		return nil, nil
-	}
-	return s.claimedSince(old.at, res.Operated)
-}
-
 // recordSwept records a sweep's changes: the new paths whose owners
 // are not whom the sweep gives the rest to in those owners' turns (see
 // transient.go), the rest as ckpt watch (ws, leaving it the paths not
-// claimed) or a hook's sweep does. Caller holds the store's lock.
-func (s *Store) recordSwept(res *SweepResult, recs []shellRec, lv *leaving, ws *watchSweep, claimed map[string]bool, old *baseline, self owner, selfCmd *openCmd, others []openCmd) error {
+// claimed) or a hook's sweep does. Caller holds the store's lock, l,
+// under which the claims are read too: one made after the sweep read
+// the tree is seen.
+func (s *Store) recordSwept(res *SweepResult, recs []shellRec, lv *leaving, ws *watchSweep, l *lockFile, old *baseline, self owner, selfCmd *openCmd, others []openCmd) error {
 	lv.stamp(recs)
 	rest, owned := lv.split(recs)
 	var err error
-	if ws != nil {
-		err = s.recordWatched(res, old, rest, claimed, self.turn, self.meta, others)
-	} else {
+	if ws != nil && old != nil && len(rest) > 0 {
+		var claimed map[string]bool
+		if claimed, err = s.claimedSince(old.at, res.Operated, l); err == nil {
+			err = s.recordWatched(res, old, rest, claimed, self.turn, self.meta, others)
+		}
+	} else if ws == nil {
 		err = s.recordSweep(res, rest, selfCmd != nil, self, others)
 	}
 	if err != nil {

@@ -54,10 +54,14 @@ func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, 
 }
 
 // claimedSince lists the paths hooks' turns captured or sealed since at,
-// and (with operated) those operations since at wrote.
-func (s *Store) claimedSince(at int64, operated bool) (map[string]bool, error) {
+// and (with operated) those operations since at wrote. The caller holds
+// the store's lock, l: no hook's turn claims a path while the sweep
+// that asks records what it found.
+func (s *Store) claimedSince(at int64, operated bool, l *lockFile) (map[string]bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.cache.locked = l.w
+	defer func() { s.cache.locked = nil }()
 	v, err := s.load()
 	if err != nil {
 		return nil, err
