@@ -69,6 +69,9 @@
 // A capture with no seal since is such a writer, however old, until
 // two hours (as for open.json) after its "at": then it is dropped, so
 // a call whose seal never came (its agent killed) is not one for ever.
+// A turn's end drops its notes when no command of another turn runs
+// and the last sweep was not another turn's: no sweep is to settle
+// them, so a session that runs no command does not grow the file.
 // A sweep reads edits.log under the store's lock, which it holds until
 // its records are written, so a seal that finished before them is seen.
 // A sweep drops the notes made before it began, unless their path is

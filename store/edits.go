@@ -325,9 +325,31 @@ func (s *Store) pruneEdits(e edits, start int64, left []leftPath, held map[strin
 	if len(drop) == 0 && !e.stale {
 		return
 	}
+	s.filterEdits("sweep", start, func(n editNote) bool { return !drop[n.line] })
+}
+
+// forgetEdits drops from edits.log the notes of turn (and of its
+// continuations), which has ended: no capture of it is still being
+// written. Caller holds sweep.lock, and knows no command of another
+// turn runs and the last sweep was not another turn's (othersRunning):
+// no sweep is to settle them.
+func (s *Store) forgetEdits(turn string, now int64) {
+	if _, err := s.dir.Lstat(editsFile); err != nil {
+		return
+	}
+	s.filterEdits("end turn "+turn, now, func(n editNote) bool {
+		return n.Turn != turn && !strings.HasPrefix(n.Turn, turn+".")
+	})
+}
+
+// filterEdits rewrites edits.log with the notes keep keeps, dropping
+// too those that do not parse or are older than openMax at now. It
+// takes the store's lock, so no note is appended between its reading
+// the file and replacing it. what names the caller in the error log.
+func (s *Store) filterEdits(what string, now int64, keep func(editNote) bool) {
 	l, err := s.lock()
 	if err != nil {
-		s.LogError("sweep: %v", err)
+		s.LogError("%s: %v", what, err)
 		return
 	}
 	defer l.unlock()
@@ -335,24 +357,28 @@ func (s *Store) pruneEdits(e edits, start int64, left []leftPath, held map[strin
 	if err != nil {
 		return
 	}
-	var keep []byte
+	total := len(b)
+	var kept []byte
 	for len(b) > 0 {
 		k := bytes.IndexByte(b, '\n')
 		if k < 0 {
 			break // torn: never to be read
 		}
-		if _, ok := parseNote(b[:k], start); ok && !drop[string(b[:k])] {
-			keep = append(keep, b[:k+1]...)
+		if n, ok := parseNote(b[:k], now); ok && keep(n) {
+			kept = append(kept, b[:k+1]...)
 		}
 		b = b[k+1:]
 	}
-	if len(keep) == 0 {
+	if len(kept) == total {
+		return // nothing to drop
+	}
+	if len(kept) == 0 {
 		if err := s.dir.Remove(editsFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			s.LogError("sweep: remove %s: %v", s.path(editsFile), err)
+			s.LogError("%s: remove %s: %v", what, s.path(editsFile), err)
 		}
 		return
 	}
-	if err := storefs.WriteAtomic(s.dir, editsFile, keep, 0o600, false); err != nil {
-		s.LogError("sweep: write %s: %v", s.path(editsFile), err)
+	if err := storefs.WriteAtomic(s.dir, editsFile, kept, 0o600, false); err != nil {
+		s.LogError("%s: write %s: %v", what, s.path(editsFile), err)
 	}
 }

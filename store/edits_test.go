@@ -1,6 +1,9 @@
 package store
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestSweepSeesSealBeforeItsRecords: B's edit tool rewrites y.txt while
 // A's command runs, and B's seal lands while A's closing sweep is under
@@ -72,5 +75,40 @@ func TestSweepSeesSealBeforeItsRecords(t *testing.T) {
 				t.Fatalf("reverting A's turn: conflicts %+v, want none", r.Conflicts)
 			}
 		})
+	}
+}
+
+// TestEndTurnForgetsItsEdits: the notes of a turn's file tools, an
+// unsealed capture among them (a call the user refused), go when the
+// turn ends while nothing of another turn runs, so edits.log does not
+// grow with a session that runs no command; while another session's
+// command runs they stay, for its closing sweep.
+func TestEndTurnForgetsItsEdits(t *testing.T) {
+	for _, running := range []bool{false, true} {
+		root := tempRoot(t)
+		put(t, root, "y.txt", "y before\n", 0o644)
+		s := openStore(t, root)
+		a, _ := s.NewTurn(TurnMeta{Label: "A", Source: &Source{Agent: "claude", Session: "sa"}})
+		b, _ := s.NewTurn(TurnMeta{Label: "B", Source: &Source{Agent: "codex", Session: "sb"}})
+		commandIn(t, s, b, "true", nil)
+		if running {
+			if _, err := s.SweepBefore(a, TurnMeta{}, "make gen"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		editIn(t, s, root, b, "y.txt", "y by B's edit\n")
+		if _, err := s.Capture(b, TurnMeta{}, []string{root + "/z.txt"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(s.loadEdits(time.Now().UnixNano()).notes); n != 3 {
+			t.Fatalf("running %v: %d notes before the turn's end, want 3", running, n)
+		}
+		if err := s.EndTurn(b); err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]int{false: 0, true: 3}[running]
+		if n := len(s.loadEdits(time.Now().UnixNano()).notes); n != want {
+			t.Fatalf("running %v: %d notes after the turn's end, want %d", running, n, want)
+		}
 	}
 }

@@ -71,8 +71,10 @@ func (s *Store) saveOpen(list []openCmd) error {
 // EndTurn says turn is over: none of its commands counts as running any
 // more (one whose closing sweep never came, a call the user refused), so
 // what changes from now on is no longer given to it, and where git stands
-// now is recorded as the turn's end (CloseTurn). An agent's end-of-turn
-// event calls it, after its last sweep.
+// now is recorded as the turn's end (CloseTurn). When nothing of another
+// turn runs, the notes of its file tools' writes go (see edits.go): no
+// sweep is to settle them. An agent's end-of-turn event calls it, after
+// its last sweep.
 func (s *Store) EndTurn(turn TurnID) error {
 	if err := s.ensureDirs(); err != nil {
 		return err
@@ -89,6 +91,9 @@ func (s *Store) EndTurn(turn TurnID) error {
 		if err := s.saveOpen(list); err != nil {
 			return err
 		}
+	}
+	if now := time.Now().UnixNano(); !s.othersRunning(string(turn), now) {
+		s.forgetEdits(string(turn), now)
 	}
 	return s.CloseTurn(turn)
 }
