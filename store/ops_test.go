@@ -594,8 +594,7 @@ func TestModesFromRecordsArePermissionBitsOnly(t *testing.T) {
 	}
 	os.WriteFile(name, out, 0o600)
 	s = openStore(t, root)
-	p, err := s.PlanRewind("1")
-	if res := apply(t, s, p, err); len(res.Failed) > 0 {
+	if res := rewind(t, s, "1"); len(res.Failed) > 0 {
 		t.Errorf("failed %+v", res.Failed)
 	}
 	for _, f := range []string{"tool", "same"} {

@@ -60,8 +60,7 @@ func TestRedoneRetryMootsLaterFailedRetry(t *testing.T) {
 		t.Fatalf("%s is %s, want failed (it changed nothing)", r3.Op, e.State)
 	}
 	unblock()
-	rp, err := s.PlanRedo(false)
-	if r := apply(t, s, rp, err); len(r.Failed) != 0 || rd(t, root, "a.txt") != "a0" {
+	if r := redo(t, s); len(r.Failed) != 0 || rd(t, root, "a.txt") != "a0" {
 		t.Fatalf("redo of the first retry: %+v, a.txt %q", r, rd(t, root, "a.txt"))
 	}
 	for _, id := range []string{r1.Op, r3.Op} {
