@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -68,10 +66,7 @@ type tsWriter struct {
 }
 
 func twoSessionsRun(t *testing.T, seed uint64, verbose bool) {
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := sessionsRoot(t)
 	rng := rand.New(rand.NewPCG(seed, 0x2535))
 	var steps []string
 	logf := func(format string, args ...any) {
@@ -93,9 +88,7 @@ func twoSessionsRun(t *testing.T, seed uint64, verbose bool) {
 		return string(b), err == nil
 	}
 	put := func(p, data string) {
-		full := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+		if err := putFile(root, p, data); err != nil {
 			fail("write %s: %v", p, err)
 		}
 	}
@@ -103,28 +96,10 @@ func twoSessionsRun(t *testing.T, seed uint64, verbose bool) {
 		put(p, p+" before\n")
 	}
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
-	snap := func() map[string]string {
-		out := map[string]string{}
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			rel, _ := filepath.Rel(root, p)
-			if rel == ".git" || rel == ".osfoundry" || rel == ".claude" || rel == ".codex" {
-				return filepath.SkipDir
-			}
-			if err == nil && rel != "." && !d.IsDir() {
-				b, _ := os.ReadFile(p)
-				out[rel] = string(b)
-			}
-			return nil
-		})
-		return out
-	}
+	snap := func() map[string]string { return folderSnapshot(root) }
 	hook := func(agentName string, ev map[string]any) {
 		t.Helper()
-		ev["cwd"] = root
-		b, _ := json.Marshal(ev)
-		var out bytes.Buffer
-		env := map[string]string{"CLAUDE_PROJECT_DIR": root}
-		if err := Hook(agentName, bytes.NewReader(b), &out, HookOptions{Root: root, Getenv: func(k string) string { return env[k] }}); err != nil {
+		if err := sendHook(root, agentName, ev); err != nil {
 			fail("%s %v: %v", agentName, ev["hook_event_name"], err)
 		}
 	}
@@ -135,10 +110,7 @@ func twoSessionsRun(t *testing.T, seed uint64, verbose bool) {
 		if s == codex {
 			ev["turn_id"] = fmt.Sprintf("t-%d", s.turns)
 		}
-		for i := 0; i+1 < len(kv); i += 2 {
-			ev[kv[i].(string)] = kv[i+1]
-		}
-		hook(s.name, ev)
+		hook(s.name, withFields(ev, kv...))
 	}
 	bash := func(s *tsSession, name string) {
 		event(s, name, "tool_name", "Bash", "tool_input", map[string]any{"command": s.cmd}, "tool_use_id", fmt.Sprintf("%s-%d", s.name, s.callSeq), "tool_response", "ok")
@@ -271,6 +243,17 @@ func twoSessionsRun(t *testing.T, seed uint64, verbose bool) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	apply := func(what string, p *store.Plan, err error) *store.Result {
+		t.Helper()
+		if err != nil {
+			fail("plan %s: %v", what, err)
+		}
+		res, err := st.Apply(p, nil)
+		if err != nil {
+			fail("%s: %v", what, err)
+		}
+		return res
+	}
 	log, err := st.Log(false)
 	if err != nil {
 		t.Fatal(err)
@@ -329,13 +312,7 @@ func twoSessionsRun(t *testing.T, seed uint64, verbose bool) {
 			session = e.Source.Agent
 		}
 		p, err := st.PlanRevert(e.ID, store.RevertOptions{})
-		if err != nil {
-			fail("plan a revert of turn %s: %v", e.ID, err)
-		}
-		res, err := st.Apply(p, nil)
-		if err != nil {
-			fail("revert turn %s: %v", e.ID, err)
-		}
+		res := apply("the revert of turn "+e.ID, p, err)
 		failed := map[string]bool{}
 		for _, f := range res.Failed {
 			failed[f.Path] = true
@@ -352,12 +329,7 @@ func twoSessionsRun(t *testing.T, seed uint64, verbose bool) {
 			continue // it changed nothing, and logged no operation to undo
 		}
 		u, err := st.PlanUndo(false)
-		if err != nil {
-			fail("plan the undo of the revert of %s: %v", e.ID, err)
-		}
-		if _, err := st.Apply(u, nil); err != nil {
-			fail("undo the revert of %s: %v", e.ID, err)
-		}
+		apply("the undo of the revert of turn "+e.ID, u, err)
 		if got := snap(); fmt.Sprint(got) != fmt.Sprint(after) {
 			fail("after undoing the revert of turn %s:\n%v\nwant\n%v", e.ID, got, after)
 		}
@@ -368,22 +340,12 @@ func twoSessionsRun(t *testing.T, seed uint64, verbose bool) {
 		return
 	}
 	p, err := st.PlanRewind(turns[0].ID)
-	if err != nil {
-		fail("plan a rewind to turn %s: %v", turns[0].ID, err)
-	}
-	if _, err := st.Apply(p, nil); err != nil {
-		fail("rewind to turn %s: %v", turns[0].ID, err)
-	}
+	apply("the rewind to turn "+turns[0].ID, p, err)
 	if got := snap(); fmt.Sprint(got) != fmt.Sprint(before) {
 		fail("after rewinding to turn %s:\n%v\nwant the folder before both\n%v", turns[0].ID, got, before)
 	}
 	u, err := st.PlanUndo(false)
-	if err != nil {
-		fail("plan the undo of the rewind: %v", err)
-	}
-	if _, err := st.Apply(u, nil); err != nil {
-		fail("undo the rewind: %v", err)
-	}
+	apply("the undo of the rewind", u, err)
 	if got := snap(); fmt.Sprint(got) != fmt.Sprint(after) {
 		fail("after undoing the rewind to turn %s:\n%v\nwant\n%v", turns[0].ID, got, after)
 	}
