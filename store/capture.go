@@ -577,7 +577,7 @@ func (s *Store) earlierCapture(turn, id, rel string) *earlier {
 			return found
 		}
 		if t, ok, _ := s.readTurnFile(cand, false); ok {
-			if f := t.file(rel); f != nil {
+			if f := t.recorded(rel); f != nil {
 				found = &earlier{f, t.label, t.source}
 			}
 		}

@@ -39,8 +39,14 @@ type turn struct {
 	// first asked for: listing turns needs only their count.
 	fl     []*tfile
 	lazy   *lazyFiles
-	byPath map[string]*tfile
-	cmds   map[int64]string // long commands, by the "n" of their cmd record
+	byPath map[string]*tfile // every path of fl, as its records left it
+	// shown is fl less the paths the turn made and removed (see
+	// passedThrough), while shownOK and fl has shownOf paths: apply
+	// makes it stale, and so does a path added to fl.
+	shown   []*tfile
+	shownOf int
+	shownOK bool
+	cmds    map[int64]string // long commands, by the "n" of their cmd record
 }
 
 // tfile is one path of a turn.
@@ -84,14 +90,53 @@ func (f *tfile) share(turns []string) {
 	}
 }
 
-// list is the turn's paths, decoded from the summary on first use.
-// Caller holds s.mu (as for every turn of a view).
+// passedThrough says the turn made f's path and removed it again: it
+// was missing before the turn's first record of it and is after its
+// last, with no folder made for it, so there is nothing to give back
+// and the path is no part of the turn (a watched turn's sweeps saw a
+// build's temporary file come and go; a command removed what the
+// agent's tool wrote). Its records stay: a later write of the path in
+// the turn makes it the turn's again, from the same pre-image.
+func (f *tfile) passedThrough() bool {
+	return f.refused == "" && len(f.dirs) == 0 && f.pre.Kind == ImageAbsent && f.post != nil && f.post.Kind == ImageAbsent
+}
+
+// list is the turn's paths, decoded from the summary on first use, less
+// those it made and removed (passedThrough). Caller holds s.mu (as for
+// every turn of a view).
 func (t *turn) list() []*tfile {
 	if t.lazy != nil {
 		t.fl = t.lazy.decode(t)
 		t.lazy = nil
+		t.shownOK = false
 	}
+	if !t.shownOK || t.shownOf != len(t.fl) {
+		t.shown, t.shownOf, t.shownOK = shownFiles(t.fl), len(t.fl), true
+	}
+	return t.shown
+}
+
+// recordedList is every path the turn's records hold, those it passed
+// through too: what a rewind weighs pre-images by (see earliestPres).
+// Caller holds s.mu.
+func (t *turn) recordedList() []*tfile {
+	t.list()
 	return t.fl
+}
+
+// shownFiles is fl less the paths passed through; fl itself when none is.
+func shownFiles(fl []*tfile) []*tfile {
+	i := slices.IndexFunc(fl, (*tfile).passedThrough)
+	if i < 0 {
+		return fl
+	}
+	out := fl[:i:i] // appends copy: fl stays as it is
+	for _, f := range fl[i+1:] {
+		if !f.passedThrough() {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // scan calls fn with each of the turn's paths, in order, without
@@ -110,12 +155,17 @@ func (t *turn) scan(fn func(f *tfile)) {
 // over sees them all).
 func (t *turn) scanOnce(fn func(f *tfile)) (ok bool) {
 	if t.lazy == nil {
-		for _, f := range t.fl {
+		for _, f := range t.list() {
 			fn(f)
 		}
 		return true
 	}
-	if !t.lazy.scan(t, fn) {
+	shown := func(f *tfile) {
+		if !f.passedThrough() {
+			fn(f)
+		}
+	}
+	if !t.lazy.scan(t, shown) {
 		t.list()
 		return false
 	}
@@ -125,26 +175,37 @@ func (t *turn) scanOnce(fn func(f *tfile)) (ok bool) {
 // nfiles is how many paths the turn has, without decoding them.
 func (t *turn) nfiles() int {
 	if t.lazy != nil {
-		return t.lazy.n
+		return t.lazy.n - t.lazy.passed
 	}
-	return len(t.fl)
+	return len(t.list())
 }
 
 func newTurn(id string) *turn { return &turn{id: id, byPath: map[string]*tfile{}} }
 
 // file is the turn's entry for key (a path, or the key apply gives a
-// refused entry), or nil. A turn read from the summary has no byPath
-// until its first lookup: listing turns never asks, and a map per turn
-// is most of what a big store's first load would allocate.
+// refused entry), or nil, as list has them: nil for a path the turn
+// made and removed. A turn read from the summary has no byPath until
+// its first lookup: listing turns never asks, and a map per turn is
+// most of what a big store's first load would allocate.
 func (t *turn) file(key string) *tfile {
+	if f := t.recorded(key); f != nil && !f.passedThrough() {
+		return f
+	}
+	return nil
+}
+
+// recorded is the turn's entry for key as its records hold it, a path
+// it made and removed too: what a writer asks (the first capture wins).
+func (t *turn) recorded(key string) *tfile {
 	return t.pathIndex()[key]
 }
 
 // pathIndex is byPath, built from files when the turn has none yet.
 func (t *turn) pathIndex() map[string]*tfile {
 	if t.byPath == nil {
-		t.byPath = make(map[string]*tfile, len(t.list()))
-		for i, f := range t.list() {
+		all := t.recordedList()
+		t.byPath = make(map[string]*tfile, len(all))
+		for i, f := range all {
 			key := f.path
 			if f.refused != "" {
 				key = "\x00" + strconv.Itoa(i) // as apply keys a refused entry
@@ -185,23 +246,25 @@ func (t *turn) apply(r *record.Line) {
 		if why != "" {
 			// Kept, to be shown and failed with the reason; its key
 			// matches no path.
-			p, key = r.Path, "\x00"+strconv.Itoa(len(t.list()))
+			p, key = r.Path, "\x00"+strconv.Itoa(len(t.fl))
 		}
-		if t.file(key) != nil {
+		if t.recorded(key) != nil {
 			return
 		}
 		f := &tfile{path: p, pre: *r.Img, dirs: cleanDirs(r.Dirs), preAt: r.At, preSeq: r.Order(), seen: r.Seen, cmd: t.command(r), refused: why}
 		f.share(r.Shared)
 		t.fl = append(t.fl, f)
 		t.byPath[key] = f
+		t.shownOK = false
 	case "post":
 		p, why := cleanRecordPath(r.Path)
 		if why != "" {
 			return
 		}
-		if f := t.file(p); f != nil && r.Img != nil && r.Order() >= f.postSeq {
+		if f := t.recorded(p); f != nil && r.Img != nil && r.Order() >= f.postSeq {
 			img := *r.Img
 			f.post, f.postAt, f.postSeq = &img, r.At, r.Order()
+			t.shownOK = false
 			f.share(r.Shared)
 			if f.cmd == "" {
 				f.cmd = t.command(r)

@@ -385,6 +385,18 @@ func (m *model) prune(made []string) []string {
 	return removed
 }
 
+// passedThrough says t made p and removed it again, with no folder made
+// for it: then p is no path of t (see turn.list).
+func (t *mturn) passedThrough(p string) bool {
+	post, sealed := t.post[p]
+	return sealed && !t.pre[p].exists && !post.exists && len(t.madeBy[p]) == 0
+}
+
+// shown is t's paths less those it passed through, as the store lists them.
+func (t *mturn) shown() []string {
+	return slices.DeleteFunc(slices.Clone(t.paths), t.passedThrough)
+}
+
 func (m *model) newTurn(id, label string) *mturn {
 	t := &mturn{id: id, label: label, seq: m.tick(), pre: map[string]img{}, post: map[string]img{}, sealSeq: map[string]int{}, capSeq: map[string]int{}, madeBy: map[string][]string{}}
 	m.turns = append(m.turns, t)
@@ -422,7 +434,7 @@ func (m *model) expected(p string) (img, bool) {
 	best, found := -1, false
 	var v img
 	for _, t := range m.turns {
-		if s, ok := t.sealSeq[p]; ok && !t.rewound && s > best {
+		if s, ok := t.sealSeq[p]; ok && !t.rewound && s > best && !t.passedThrough(p) {
 			best, v, found = s, t.post[p], true
 		}
 	}
@@ -442,10 +454,10 @@ func (m *model) expected(p string) (img, bool) {
 }
 
 // fresh reports whether nothing put p or captured it afresh after seq:
-// no turn still active captured it, and no application still in effect
-// wrote it. An undo's write does not count, nor one an undo took back:
-// either leaves p as it was before the application undone, failed again
-// where it was failed then.
+// no turn still active captured it (and kept it: see passedThrough),
+// and no application still in effect wrote it. An undo's write does not
+// count, nor one an undo took back: either leaves p as it was before the
+// application undone, failed again where it was failed then.
 func (m *model) fresh(p string, seq int) bool {
 	for _, w := range m.writes[p] {
 		if w.seq > seq && m.inEffect(w.op) {
@@ -453,7 +465,7 @@ func (m *model) fresh(p string, seq int) bool {
 		}
 	}
 	for _, t := range m.turns {
-		if c, ok := t.capSeq[p]; ok && !t.rewound && c > seq {
+		if c, ok := t.capSeq[p]; ok && !t.rewound && c > seq && !t.passedThrough(p) {
 			return false
 		}
 	}
@@ -589,12 +601,18 @@ func (m *model) status(t *mturn, p string) []store.Status {
 // oldest pre-image among them, and the folders they created.
 func (m *model) planRewind(t *mturn) *mrewind {
 	r := &mrewind{target: t.id, want: map[string]img{}}
+	// A path a turn passed through has its pre-image weighed too, but
+	// only one a turn changed for good is planned.
+	kept := map[string]bool{}
 	for _, u := range m.turns {
 		if u.seq < t.seq || u.rewound {
 			continue
 		}
 		r.turns = append(r.turns, u)
 		for _, p := range u.paths {
+			if !u.passedThrough(p) {
+				kept[p] = true
+			}
 			if _, ok := r.want[p]; !ok {
 				r.want[p] = u.pre[p]
 				if slices.Contains(r.made, p) {
@@ -605,6 +623,12 @@ func (m *model) planRewind(t *mturn) *mrewind {
 				r.paths = append(r.paths, p)
 			}
 			r.made = append(r.made, u.madeBy[p]...)
+		}
+	}
+	r.paths = slices.DeleteFunc(r.paths, func(p string) bool { return !kept[p] })
+	for p := range r.want {
+		if !kept[p] {
+			delete(r.want, p)
 		}
 	}
 	slices.Sort(r.paths)
@@ -623,7 +647,7 @@ func (m *model) newer(paths []string, seq int) []string {
 		if u.rewound || u.seq <= seq {
 			continue
 		}
-		for _, p := range u.paths {
+		for _, p := range u.shown() {
 			if slices.Contains(paths, p) {
 				out = append(out, u.id)
 				break

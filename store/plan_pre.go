@@ -22,14 +22,22 @@ type observedPre struct {
 // earliestPres gives each path of recs (in turn order) the pre-image
 // observed first: with two sessions a sweep in the older turn may
 // record what its baseline held after the newer turn's capture. Records
-// that do not say when keep turn order, as do ties.
+// that do not say when keep turn order, as do ties. A path a turn
+// passed through (see turn.list) has its pre-image weighed too, as what
+// was there before that turn, but gets a goal only where another turn
+// changed it for good.
 func earliestPres(recs []observedPre) []wanted {
 	slices.SortStableFunc(recs, func(a, b observedPre) int { return cmp.Compare(a.at, b.at) })
 	var goals []wanted
-	seen, made := map[string]bool{}, map[string]bool{}
+	seen, made, kept := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, r := range recs {
+		if !r.f.passedThrough() {
+			kept[r.f.path] = true
+		}
+	}
 	for _, r := range recs {
 		f := r.f
-		if !seen[f.path] {
+		if !seen[f.path] && kept[f.path] {
 			seen[f.path] = true
 			pre := f.pre
 			if made[f.path] {

@@ -86,7 +86,7 @@ func (s *Store) planRewindFiles(v *view, id string, keep []string) (*Plan, error
 		}
 		began = max(began, tt.at)
 		p.Turns = append(p.Turns, tt.id)
-		for _, f := range tt.list() {
+		for _, f := range tt.recordedList() {
 			if f.refused != "" {
 				goals = append(goals, wanted{path: f.path, refused: f.refused})
 				continue

@@ -91,7 +91,7 @@ func (s *Store) parseSeed() ([]*turn, error) {
 			}
 			key := tf.path
 			if tf.refused != "" {
-				key = "\x00" + strconv.Itoa(len(t.list()))
+				key = "\x00" + strconv.Itoa(len(t.fl))
 			}
 			if _, dup := t.byPath[key]; dup {
 				continue

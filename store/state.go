@@ -31,7 +31,7 @@ func (s *Store) buildView(ops []*opRec) *view {
 			// A capture naming a seed turn's id adds to that turn.
 			m := newTurn(seed.id)
 			*m = *seed
-			m.byPath = map[string]*tfile{}
+			m.byPath, m.shownOK = map[string]*tfile{}, false
 			m.fl = append([]*tfile(nil), seed.list()...)
 			for k, f := range seed.pathIndex() {
 				m.byPath[k] = f

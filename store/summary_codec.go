@@ -14,7 +14,7 @@ import (
 // file's bytes, read once, so a store of 20,000 turns loads without an
 // allocation per name. The file:
 //
-//	"ckptsum\x00\x03"  magic; the last byte is the version (3)
+//	"ckptsum\x00\x04"  magic; the last byte is the version (4)
 //	frame…            uvarint n, n bytes of entry, uint32 crc32c of them
 //	                  (little-endian); a later entry for a name replaces
 //	                  an earlier one, and the first bad frame ends the file
@@ -25,8 +25,9 @@ import (
 //	                  prompt, transcript), str head, str ref, an optional
 //	                  image (index); git's state at the end (byte 0, or 1,
 //	                  or 2 when that record ended the turn, and str head,
-//	                  str ref, an optional image); uvarint k, then k
-//	                  paths: str path, image pre, optional image post,
+//	                  str ref, an optional image); uvarint k, uvarint h
+//	                  (of the k, those the turn made and removed, which
+//	                  turn.list leaves out), then k paths: str path, image pre, optional image post,
 //	                  varint at of the pre and of the post and their n
 //	                  (each less the turn's own), byte 0 (the pre does
 //	                  not say when its image was observed) or 1 and
@@ -44,12 +45,12 @@ import (
 //
 // (str is a uvarint length and the bytes; strs a uvarint count and the
 // strs; an optional image a byte 0, or 1 and the image.) Version 2
-// lacks "seen", and is not read: a ckpt of that version summarizes
-// records that hold it without it. A load reads every turn file and
-// writes the summary anew.
+// lacks "seen", and version 3 the count h; neither is read (a ckpt of 2
+// summarizes records that hold "seen" without it): a load reads every
+// turn file and writes the summary anew.
 
 // summaryMagic starts the file; its last byte is the version.
-const summaryMagic = "ckptsum\x00\x03"
+const summaryMagic = "ckptsum\x00\x04"
 
 // appendSummaryEntry appends one frame: the entry's length, the entry,
 // and its crc32c.
@@ -90,8 +91,10 @@ func appendSummaryEntry(buf []byte, name string, c *turnFile) []byte {
 		e.str(t.gitEnd.ref)
 		e.optImage(t.gitEnd.index)
 	}
-	e.uvarint(uint64(len(t.list())))
-	for _, f := range t.list() {
+	all := t.recordedList()
+	e.uvarint(uint64(len(all)))
+	e.uvarint(uint64(len(all) - len(t.list())))
+	for _, f := range all {
 		e.str(f.path)
 		e.image(&f.pre)
 		e.optImage(f.post)
@@ -227,12 +230,16 @@ func decodeSummaryEntry(data string, fr sumFrame) (*turnFile, bool) {
 		t.gitEnd, t.ended = &gitState{head: d.str(), ref: d.str(), index: d.optImage()}, b == 2
 	}
 	n := d.count(8)
+	passed := d.uvarint()
+	if passed > uint64(n) {
+		d.bad = true
+	}
 	c.t = t
 	if n == 0 || d.bad {
 		return c, !d.bad && d.p == len(d.s)
 	}
 	// The paths are read when first asked for (turn.list, turn.scan).
-	t.lazy = &lazyFiles{text: d.s, p: d.p, n: n}
+	t.lazy = &lazyFiles{text: d.s, p: d.p, n: n, passed: int(passed)}
 	return c, true
 }
 
@@ -242,7 +249,8 @@ func decodeSummaryEntry(data string, fr sumFrame) (*turnFile, bool) {
 type lazyFiles struct {
 	text    string // the entry, up to its checksum
 	p       int    // where the paths start
-	n       int
+	n       int    // the paths recorded
+	passed  int    // of them, those passed through (turn.list leaves them out)
 	checked bool
 	reread  func() []*tfile
 }

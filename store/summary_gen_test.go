@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -257,8 +258,8 @@ func TestSummaryGenerationAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := withoutSummary(t, root) // which removes the summary
-	if files := want.Files["1"]; len(files) != 3 {
-		t.Fatalf("turn 1 from its records has %d files, want 3", len(files))
+	if files := want.Files["1"]; !slices.ContainsFunc(files, func(f File) bool { return f.Path == "late.txt" }) {
+		t.Fatalf("turn 1 from its records holds %+v, not late.txt", files)
 	}
 	if err := os.WriteFile(sum, summary, 0o600); err != nil {
 		t.Fatal(err)

@@ -62,3 +62,103 @@ func TestClaimedUnderLockListsNoTurns(t *testing.T) {
 		t.Fatal("the load under the sweep's lock listed the turn files")
 	}
 }
+
+// turnPathsAgree checks that show, the log's file count, and the plans
+// of a revert and of a rewind of turn id all name exactly want.
+func turnPathsAgree(t *testing.T, s *Store, id string, want []string) {
+	t.Helper()
+	for _, withStatus := range []bool{false, true} {
+		sh, err := s.Show(id, withStatus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range sh.Files {
+			got = append(got, f.Path)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("show %s (status %v) lists %v, want %v", id, withStatus, got, want)
+		}
+		log, err := s.Log(withStatus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(log, func(e Entry) bool { return e.ID == id })
+		if i < 0 || log[i].Files != len(want) {
+			t.Errorf("the log (status %v) counts %+v files of %s, want %d", withStatus, log[max(i, 0)].Files, id, len(want))
+		}
+	}
+	rv, err := s.PlanRevert(id, RevertOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw, err := s.PlanRewind(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*Plan{rv, rw} {
+		var got []string
+		for _, st := range p.Steps {
+			got = append(got, st.Path)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("the %s plan of %s has steps for %v, want %v", p.Kind, id, got, want)
+		}
+	}
+}
+
+// TestWatchedTurnTransientFile: a file ckpt watch saw made at one sweep
+// and removed by a later one of the same turn was there neither before
+// the turn nor after it: show, the log and the plans leave it out, and
+// a rewind leaves a file made there since alone.
+func TestWatchedTurnTransientFile(t *testing.T) {
+	root := tempRoot(t)
+	wr(t, root, "b.txt", "b\n")
+	s := openStore(t, root)
+	if _, err := s.SweepWatch("", watchMeta); err != nil { // the baseline
+		t.Fatal(err)
+	}
+	wr(t, root, "a.txt", "a\n")
+	wr(t, root, "b.txt", "B\n")
+	res, err := s.SweepWatch("", watchMeta)
+	if err != nil || res.Turn == "" || !slices.Equal(res.Changed, []string{"a.txt", "b.txt"}) {
+		t.Fatalf("the first sweep: %+v %v", res, err)
+	}
+	id := res.Turn
+	removePathT(t, root, "a.txt")
+	if res, err := s.SweepWatch(id, watchMeta); err != nil || !slices.Equal(res.Changed, []string{"a.txt"}) {
+		t.Fatalf("the second sweep: %+v %v", res, err)
+	}
+	turnPathsAgree(t, s, string(id), []string{"b.txt"})
+	wr(t, root, "a.txt", "by hand\n")
+	rewind(t, s, string(id))
+	if rd(t, root, "b.txt") != "b\n" || rd(t, root, "a.txt") != "by hand\n" {
+		t.Fatalf("after the rewind: b.txt %q, a.txt %q", rd(t, root, "b.txt"), rd(t, root, "a.txt"))
+	}
+}
+
+// TestHookTurnTransientFile: a file an agent's tool made and a later
+// command of the same turn removed is, as in a watched turn, no path of
+// the turn.
+func TestHookTurnTransientFile(t *testing.T) {
+	root := tempRoot(t)
+	wr(t, root, "b.txt", "b\n")
+	s := openStore(t, root)
+	id, err := s.Write("1", hookMeta, "a.txt", []byte("a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write(id, hookMeta, "b.txt", []byte("B\n")); err != nil {
+		t.Fatal(err)
+	}
+	const cmd = "rm a.txt"
+	if _, err := s.SweepBefore(id, hookMeta, cmd); err != nil {
+		t.Fatal(err)
+	}
+	removePathT(t, root, "a.txt")
+	if res, err := s.SweepAfter(id, hookMeta, cmd); err != nil || !slices.Equal(res.Changed, []string{"a.txt"}) {
+		t.Fatalf("the closing sweep: %+v %v", res, err)
+	}
+	turnPathsAgree(t, s, string(id), []string{"b.txt"})
+}

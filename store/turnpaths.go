@@ -327,7 +327,7 @@ func (tp *turnPaths) fullPre(rel string) (Image, bool) {
 	if !tp.fullHas(rel) || tp.full == nil {
 		return Image{}, false
 	}
-	if f := tp.full.file(rel); f != nil {
+	if f := tp.full.recorded(rel); f != nil {
 		return f.pre, true
 	}
 	return Image{}, false
@@ -351,7 +351,7 @@ func (tp *turnPaths) fullHas(rel string) bool {
 		}
 		tp.full = t
 	}
-	return tp.mine[rel] || tp.full.file(rel) != nil
+	return tp.mine[rel] || tp.full.recorded(rel) != nil
 }
 
 // lastPost is rel's newest post record in the turn: the index's or the
