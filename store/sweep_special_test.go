@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -228,4 +229,56 @@ func mustBaseline(t *testing.T, s *Store) *baseline {
 		t.Fatal(b, err)
 	}
 	return b
+}
+
+// TestSweepSpecialReplacedByFile: a named pipe, a socket or a device
+// node there before the first baseline, which a command replaces by a
+// file (ckpt watch's turn, or a hook's), is recorded as the special file
+// it was; a rewind puts a named pipe back and reports a socket or a
+// device node as not restored, never a silent loss.
+func TestSweepSpecialReplacedByFile(t *testing.T) {
+	for _, sp := range specials() {
+		for _, watched := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/watched=%v", sp.name, watched), func(t *testing.T) {
+				root := tempRoot(t)
+				sp.make(t, filepath.Join(root, "p"))
+				s := openStore(t, root)
+				id := TurnID("1")
+				if watched {
+					if _, err := s.SweepWatch("", watchMeta); err != nil { // the first baseline
+						t.Fatal(err)
+					}
+				} else if _, err := s.SweepBefore(id, TurnMeta{}, "rm p; echo f > p"); err != nil {
+					t.Fatal(err)
+				}
+				before := tree(t, root)
+				if err := os.Remove(filepath.Join(root, "p")); err != nil {
+					t.Fatal(err)
+				}
+				put(t, root, "p", "f\n", 0o644)
+				if watched {
+					res, err := s.SweepWatch("", watchMeta)
+					if err != nil {
+						t.Fatal(err)
+					}
+					id = res.Turn
+				} else if _, err := s.SweepAfter(id, TurnMeta{}, "rm p; echo f > p"); err != nil {
+					t.Fatal(err)
+				}
+				f := fileOf(t, s, id, "p")
+				if f.Pre.Kind != sp.kind || f.Post == nil || f.Post.Kind != ImageContent {
+					t.Fatalf("p recorded as %+v → %+v, want %s → a file", f.Pre, f.Post, sp.kind)
+				}
+				plan, err := s.PlanRewind(string(id))
+				r := apply(t, s, plan, err)
+				if sp.kind != ImageFifo {
+					if len(r.Failed) != 1 || r.Failed[0].Path != "p" || !strings.Contains(r.Failed[0].Reason, "not restored: it was a "+sp.name) {
+						t.Fatalf("rewind: %+v, want p not restored, as a %s", r, sp.name)
+					}
+					return
+				}
+				sameTree(t, "after the rewind", before, tree(t, root))
+			})
+		}
+	}
 }
