@@ -1,14 +1,12 @@
 package store
 
 import (
-	"encoding/json"
 	"io/fs"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ckpt-dev/ckpt/store/internal/record"
-	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // Paths in a folder that shuts its owner out now (mode 000, 0300: no
@@ -222,14 +220,7 @@ func (s *Store) writeShutNote(op string, ways []shutWay) error {
 	for _, w := range ways {
 		n.Folders = append(n.Folders, shutNoteEntry{w.path, w.mode, w.back, w.tries})
 	}
-	b, err := json.Marshal(n)
-	if err == nil {
-		err = storefs.WriteAtomic(s.dir, shutNote, b, 0o600, true)
-	}
-	if err == nil {
-		err = storefs.SyncDir(s.dir, ".")
-	}
-	if err != nil {
+	if err := s.writeNote(shutNote, n); err != nil {
 		return errf("note the folders it opens in %s: %w", s.path(shutNote), err)
 	}
 	return nil

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -124,15 +123,8 @@ func (s *Store) hasShutNote() bool {
 
 // readShutNote reads the note; nil when there is none.
 func (s *Store) readShutNote() (*shutNoteJSON, error) {
-	b, err := s.dir.ReadFile(shutNote)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
 	var n shutNoteJSON
-	if err == nil {
-		err = json.Unmarshal(b, &n)
-	}
-	if err != nil {
+	if ok, err := s.readNote(shutNote, &n); !ok {
 		return nil, err
 	}
 	return &n, nil

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
-	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 	"golang.org/x/sys/unix"
 )
 
@@ -115,14 +113,7 @@ func (s *Store) openUnread(r *os.Root, name, rel string, fi fs.FileInfo, denied 
 
 // writeUnreadNote notes, durably, the files whose mode ckpt gives back.
 func (s *Store) writeUnreadNote(files []unreadNoteEntry) error {
-	b, err := json.Marshal(unreadNoteJSON{V: unreadNoteVersion, Files: files})
-	if err == nil {
-		err = storefs.WriteAtomic(s.dir, unreadNote, b, 0o600, true)
-	}
-	if err == nil {
-		err = storefs.SyncDir(s.dir, ".")
-	}
-	if err != nil {
+	if err := s.writeNote(unreadNote, unreadNoteJSON{V: unreadNoteVersion, Files: files}); err != nil {
 		return errf("note the files it opens to read in %s: %w", s.path(unreadNote), err)
 	}
 	return nil
@@ -136,18 +127,11 @@ func (s *Store) dropUnreadNote() {
 
 // readUnreadNote reads the note; nil when there is none.
 func (s *Store) readUnreadNote() (*unreadNoteJSON, error) {
-	b, err := s.dir.ReadFile(unreadNote)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
 	var n unreadNoteJSON
-	if err == nil {
-		err = json.Unmarshal(b, &n)
+	if ok, err := s.readNote(unreadNote, &n); !ok {
+		return nil, err
 	}
-	if err == nil {
-		err = format.CheckVersion(s.path(unreadNote), "note", n.V, unreadNoteVersion)
-	}
-	if err != nil {
+	if err := format.CheckVersion(s.path(unreadNote), "note", n.V, unreadNoteVersion); err != nil {
 		return nil, err
 	}
 	return &n, nil
