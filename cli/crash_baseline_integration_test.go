@@ -42,6 +42,11 @@ func TestCrashDuringBaselineWrite(t *testing.T) {
 		for k := 1; k < 60; k++ {
 			root := t.TempDir()
 			writeTexts(t, root, tree(c.files))
+			// The killed sweeps leave a baseline log past its share, so each
+			// command would start a detached `ckpt maintain` that compacts it
+			// after 20s of quiet: one still writing in the store when the test
+			// ends makes removing the temporary folder fail.
+			writeText(t, root, ".osfoundry/ckpt.json", `{"retention": {"auto": false}}`)
 			env := hookEnv(map[string]string{"CKPT_ROOT": root})
 			if r := runBinary(bin, root, nil, env, "exec", "--turn", "1", "--", "true"); r.Code != 0 {
 				t.Fatalf("first sweep: %+v", r)
