@@ -185,3 +185,46 @@ func TestDoctorListsLeftOpen(t *testing.T) {
 		t.Errorf("f is %v after doctor, want 0000", m)
 	}
 }
+
+// A setuid file its owner cannot read (mode 4100), which the command
+// wrote: the sweep opens it to keep its bytes and gives it back its
+// whole mode, setuid too. Before, it came back as 0100, its setuid bit
+// gone.
+func TestOwnShutSetuidFileKeepsItsBits(t *testing.T) {
+	p := folderTurnProject(t, "echo new > d/f && chmod 4100 d/f")
+	fi, err := os.Lstat(filepath.Join(p.root, "d/f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := os.ModeSetuid | 0o100; fi.Mode() != want {
+		t.Errorf("d/f is %v after the command's sweep, want %v", fi.Mode(), want)
+	}
+	p.noUnreadNote(t)
+}
+
+// Two files their owner cannot read, the first of which cannot be given
+// its mode back: reading the second keeps the first in the note, so a
+// later command still gives it back. Before, the second file's note took
+// the first one's place, and the first stayed open for good.
+func TestUnreadNoteKeepsFileNotGivenBack(t *testing.T) {
+	fail := []string{"CKPT_FAILPOINT=chmod-back"}
+	p := newPermProject(t)
+	writeTexts(t, p.root, map[string]string{"a": "a\n", "b": "b\n"})
+	p.own(t)
+	p.run(t, "exec", "--turn", "0", "--", "true")
+	if r := p.runWith(t, fail, "exec", "--turn", "1", "--", "sh", "-c", "echo a2 > a && chmod 000 a"); r.Code != 0 {
+		t.Fatalf("exec a\n%s", r)
+	}
+	if r := p.runWith(t, fail, "exec", "--turn", "1", "--", "sh", "-c", "echo b2 > b && chmod 000 b"); r.Code != 0 {
+		t.Fatalf("exec b\n%s", r)
+	}
+	if r := p.run(t, "log"); r.Code != 0 { // a command that can give modes back
+		t.Fatalf("log\n%s", r)
+	}
+	for _, name := range []string{"a", "b"} {
+		if m := p.mode(t, name); m != 0 {
+			t.Errorf("%s is %v, want 0000", name, m)
+		}
+	}
+	p.noUnreadNote(t)
+}

@@ -40,7 +40,7 @@ type unreadNoteJSON struct {
 
 type unreadNoteEntry struct {
 	Path  string `json:"path"`
-	Mode  uint32 `json:"mode"` // permission bits before it was opened
+	Mode  uint32 `json:"mode"` // permission, setuid, setgid and sticky bits (as Go's fs.FileMode) before it was opened
 	Ino   uint64 `json:"ino"`  // given back only while it is that file
 	Tries int    `json:"tries,omitempty"`
 }
@@ -70,45 +70,71 @@ func (s *Store) openUnread(r *os.Root, name, rel string, fi fs.FileInfo, denied 
 		return nil, denied
 	}
 	defer l.unlock()
-	s.giveBackUnread() // what a killed process left
-	mode := uint32(fi.Mode().Perm())
+	left := s.giveBackUnread() // what a killed process left, or a give-back that failed before
+	mode := uint32(fi.Mode() & keptMode)
 	e := unreadNoteEntry{Path: rel, Mode: mode, Ino: ino}
-	if err := s.writeUnreadNote([]unreadNoteEntry{e}); err != nil {
+	if err := s.writeUnreadNote(append(left, e)); err != nil {
 		s.LogError("%v", err)
 		return nil, denied
 	}
 	fp := newFailpoint("open-unread")
 	fp.hit()
+	// Opened to its owner only while it is still the file fi was: the
+	// chmod goes by name, and a file renamed over it since is not ours
+	// to open up.
+	if now, err := r.Lstat(name); err != nil || !os.SameFile(now, fi) || now.Mode() != fi.Mode() {
+		s.keepUnreadNote(left)
+		return nil, denied
+	}
 	if err := r.Chmod(name, fs.FileMode(mode|0o400)); err != nil {
-		s.dropUnreadNote()
+		s.keepUnreadNote(left)
 		return nil, denied
 	}
 	fp.hit()
 	f, err := r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		if got, serr := f.Stat(); serr != nil || !os.SameFile(got, fi) {
+			_ = f.Close() // another file came in its place between the chmod and the open
+			f, err = nil, denied
+		}
+	}
 	fp.hit()
 	var back error
-	if failChmodBack() {
+	switch {
+	case failChmodBack():
 		back = &fs.PathError{Op: "chmod", Path: name, Err: fs.ErrPermission}
-	} else {
-		back = r.Chmod(name, fs.FileMode(mode))
+	case f != nil:
+		back = f.Chmod(fs.FileMode(mode)) // the file opened, whatever its name holds now
+	default:
+		_, back = s.giveUnreadBack(e)
 	}
 	if back != nil {
 		w := shutWay{path: rel, mode: mode}
 		if s.failedBack(&w, back) {
 			e.Tries = w.tries
-			if err := s.writeUnreadNote([]unreadNoteEntry{e}); err != nil {
-				s.LogError("%v", err)
-			}
-		} else {
-			s.dropUnreadNote()
+			left = append(left, e)
 		}
-	} else {
-		s.dropUnreadNote()
 	}
+	s.keepUnreadNote(left)
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// keptMode is the part of a file's mode a read given by openUnread gives
+// back: its permission bits, and setuid, setgid and sticky.
+const keptMode = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// keepUnreadNote leaves in the note the files in left, or removes it.
+func (s *Store) keepUnreadNote(left []unreadNoteEntry) {
+	if len(left) == 0 {
+		s.dropUnreadNote()
+		return
+	}
+	if err := s.writeUnreadNote(left); err != nil {
+		s.LogError("%v", err)
+	}
 }
 
 // writeUnreadNote notes, durably, the files whose mode ckpt gives back.
@@ -154,21 +180,20 @@ func (s *Store) recoverUnread() {
 
 // giveBackUnread gives each file in the note its mode back, if it is
 // still the file opened, with the mode it was opened to; one whose mode
-// cannot be given back stays in the note, up to shutTriesMax commands.
-// Caller holds unreadLock.
-func (s *Store) giveBackUnread() {
+// cannot be given back stays in the note, up to shutTriesMax commands:
+// those are left. Caller holds unreadLock.
+func (s *Store) giveBackUnread() (left []unreadNoteEntry) {
 	n, err := s.readUnreadNote()
 	if n == nil && err == nil {
-		return
+		return nil
 	}
 	if err != nil {
 		s.LogError("%s cannot be read (%v); the files it names are left as they are", s.path(unreadNote), err)
 		if !errors.Is(err, format.ErrNewerFormat) {
 			s.dropUnreadNote()
 		}
-		return
+		return nil
 	}
-	var left []unreadNoteEntry
 	var back []string
 	for _, e := range n.Files {
 		gave, err := s.giveUnreadBack(e)
@@ -181,19 +206,14 @@ func (s *Store) giveBackUnread() {
 			continue
 		}
 		if gave {
-			back = append(back, fmt.Sprintf("%s %03o", e.Path, e.Mode))
+			back = append(back, fmt.Sprintf("%s %03o", e.Path, permOnly(e.Mode)))
 		}
 	}
-	if len(left) > 0 {
-		if err := s.writeUnreadNote(left); err != nil {
-			s.LogError("%v", err)
-		}
-	} else {
-		s.dropUnreadNote()
-	}
+	s.keepUnreadNote(left)
 	if len(back) > 0 {
 		s.tell(fmt.Sprintf("gave back the modes of the files ckpt had opened to read them (%s)", strings.Join(back, ", ")))
 	}
+	return left
 }
 
 // giveUnreadBack gives e's file its mode back if it is still the file
@@ -210,7 +230,10 @@ func (s *Store) giveUnreadBack(e unreadNoteEntry) (gave bool, err error) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || uint64(st.Ino) != e.Ino {
 		return false, nil
 	}
-	if err := s.chmodBack(rel, e.Mode); err != nil {
+	if failChmodBack() {
+		return false, &fs.PathError{Op: "chmod", Path: rel, Err: fs.ErrPermission}
+	}
+	if err := s.root.Chmod(rel, fs.FileMode(e.Mode)&keptMode); err != nil {
 		return false, err
 	}
 	return true, nil
