@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -172,14 +173,26 @@ func agentVersion(name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %v", path, err)
 	}
-	for _, w := range strings.Fields(string(out)) {
-		// Copilot CLI ends its sentence with a full stop: "1.0.102."
-		w = strings.TrimSuffix(strings.TrimPrefix(w, "v"), ".")
-		if w != "" && w[0] >= '0' && w[0] <= '9' {
-			return w, nil
-		}
+	if v := versionIn(string(out)); v != "" {
+		return v, nil
 	}
 	return "", fmt.Errorf("%s --version printed no version", path)
+}
+
+// versionNumber is a version as agents print it: numbers joined by dots,
+// perhaps with a suffix ("1.0.102", "0.24.4-preview").
+var versionNumber = regexp.MustCompile(`^v?([0-9]+(\.[0-9]+)+\S*?)\.?$`)
+
+// versionIn picks the first version number out of what --version printed:
+// not a figure in a line before it (Copilot CLI's first run says
+// "Package extraction took 5195ms" first).
+func versionIn(out string) string {
+	for _, w := range strings.Fields(out) {
+		if m := versionNumber.FindStringSubmatch(w); m != nil {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // printBudget says what opening the store finished or gave back (told),

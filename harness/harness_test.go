@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -472,6 +473,9 @@ func ckptRun(r *run, ckpt string, args ...string) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// versionNumber is a version as agents print it ("1.0.102.", "v0.73.1").
+var versionNumber = regexp.MustCompile(`^v?([0-9]+(\.[0-9]+)+\S*?)\.?$`)
+
 func agentVersion(exe string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -479,11 +483,11 @@ func agentVersion(exe string) string {
 	if err != nil {
 		return "(version unknown)"
 	}
-	f := strings.Fields(string(out))
-	for _, w := range f {
-		w = strings.TrimSuffix(strings.TrimPrefix(w, "v"), ".")
-		if len(w) > 0 && w[0] >= '0' && w[0] <= '9' {
-			return w
+	// Numbers joined by dots: Copilot CLI's first run prints "Package
+	// extraction took 5195ms" before its version.
+	for _, w := range strings.Fields(string(out)) {
+		if m := versionNumber.FindStringSubmatch(w); m != nil {
+			return m[1]
 		}
 	}
 	return strings.TrimSpace(string(out))
