@@ -53,3 +53,62 @@ func earliestPres(recs []observedPre) []wanted {
 	}
 	return goals
 }
+
+// revertChain is one path's records in the turns a revert takes out:
+// files, those that changed it for good, the one observed last first,
+// and first, the pre-image observed first of them all, those of turns
+// that made and removed the path included, as a rewind weighs them.
+type revertChain struct {
+	files []*tfile
+	first Image
+}
+
+// newest is the chain's record sealed last; one never sealed counts as
+// the newest, so that a revert of it fails as its own step does.
+func (c revertChain) newest() *tfile {
+	n := c.files[0]
+	for _, f := range c.files {
+		if f.post == nil {
+			return f
+		}
+		if f.postSeq > n.postSeq {
+			n = f
+		}
+	}
+	return n
+}
+
+// revertRecords reads the records of turns (oldest first) a revert takes
+// out as a rewind reads them: per path (of only, when not nil) its
+// chain, weighed by when each pre-image was observed, and the refused
+// entries with why. A path every record of which the turn made and
+// removed again has no chain.
+func revertRecords(v *view, turns []string, only map[string]bool) (map[string]revertChain, map[string]string) {
+	var recs []observedPre
+	refused := map[string]string{}
+	var began int64 // when the turn began, never before an older one
+	for _, id := range turns {
+		t := v.byID[id]
+		began = max(began, t.at)
+		for _, f := range t.recordedList() {
+			switch {
+			case f.refused != "":
+				refused[f.path] = f.refused
+			case only == nil || only[f.path]:
+				recs = append(recs, observedPre{f, f.observed(began)})
+			}
+		}
+	}
+	out := map[string]revertChain{}
+	for _, g := range earliestPres(recs) { // sorts recs by when observed
+		out[g.path] = revertChain{first: g.img}
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		f := recs[i].f
+		if ch, ok := out[f.path]; ok && !f.passedThrough() {
+			ch.files = append(ch.files, f)
+			out[f.path] = ch
+		}
+	}
+	return out, refused
+}

@@ -119,23 +119,10 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	}
 	p.Turns = turns
 	shared := sharedPaths(v, turns)
-	byPath := map[string][]*tfile{} // newest turn first
-	var paths []string
-	refused := map[string]string{}
-	for i := len(turns) - 1; i >= 0; i-- {
-		for _, f := range v.byID[turns[i]].list() {
-			if f.refused != "" {
-				refused[f.path] = f.refused
-				continue
-			}
-			if only != nil && !only[f.path] {
-				continue
-			}
-			if _, ok := byPath[f.path]; !ok {
-				paths = append(paths, f.path)
-			}
-			byPath[f.path] = append(byPath[f.path], f)
-		}
+	byPath, refused := revertRecords(v, turns, only)
+	paths := make([]string, 0, len(byPath))
+	for path := range byPath {
+		paths = append(paths, path)
 	}
 	sort.Strings(paths)
 	hand := s.handRule(v)
@@ -232,11 +219,13 @@ type version struct {
 	text bool // data holds the bytes, and they can be merged by lines
 }
 
-// revertStep works out one path: the turns' changes to it taken out of
-// the disk now, newest turn first; if that meets a conflict, the turns'
-// changes taken out as one (the oldest pre-image against the newest post
-// image), which may merge where the steps one by one did not.
-func (s *Store) revertStep(v *view, path string, files []*tfile, shared []string, turns []string, markers bool, keep map[BlobID][]byte) Step {
+// revertStep works out one path from the turns' records of it, ch: their
+// changes taken out of the disk now, the one observed last first; if
+// that meets a conflict, the turns' changes taken out as one (the
+// pre-image observed first against the newest seal), which may merge
+// where the steps one by one did not.
+func (s *Store) revertStep(v *view, path string, ch revertChain, shared []string, turns []string, markers bool, keep map[BlobID][]byte) Step {
+	files := ch.files
 	img, data, err := s.readIn(s.root, path, path)
 	if err != nil {
 		return Step{Path: path, Do: ActFail, Reason: "not touched: " + err.Error()}
@@ -268,8 +257,8 @@ func (s *Store) revertStep(v *view, path string, files []*tfile, shared []string
 		}
 		cur = res.to
 	}
-	if (res.conflict || res.fail != "") && len(files) > 1 {
-		one := &tfile{path: path, pre: files[len(files)-1].pre, post: files[0].post}
+	if (res.conflict || res.fail != "") && (len(files) > 1 || !sameImage(ch.first, files[len(files)-1].pre)) {
+		one := &tfile{path: path, pre: ch.first, post: ch.newest().post}
 		res = s.revertOne(one, now, label, markers)
 	}
 	switch {
