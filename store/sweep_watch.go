@@ -54,7 +54,10 @@ func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, 
 }
 
 // claimedSince lists the paths hooks' turns captured or sealed since at,
-// and (with operated) those operations since at wrote. The caller holds
+// those a turn made and removed too (its tool wrote a file the
+// watcher's last sweep saw, and removed it: the watcher must not take
+// the tool's bytes for a pre-image of its own), and (with operated)
+// those operations since at wrote. The caller holds
 // the store's lock, l: no hook's turn claims a path while the sweep
 // that asks records what it found.
 func (s *Store) claimedSince(at int64, operated bool, l *lockFile) (map[string]bool, error) {
@@ -71,7 +74,7 @@ func (s *Store) claimedSince(at int64, operated bool, l *lockFile) (map[string]b
 		if t.source != nil && t.source.Agent == WatchAgent || t.seed {
 			continue
 		}
-		for _, f := range t.list() {
+		for _, f := range t.recordedList() {
 			if f.preAt >= at || f.postAt >= at {
 				claimed[f.path] = true
 			}

@@ -162,3 +162,53 @@ func TestHookTurnTransientFile(t *testing.T) {
 	}
 	turnPathsAgree(t, s, string(id), []string{"b.txt"})
 }
+
+// TestWatchLeavesHookTurnTransientFile: a file an agent's tool made,
+// which ckpt watch's sweep saw, and which the same turn then removed
+// (its tool deleting it, as apply_patch does, or its shell command) is
+// the hook's turn's, made and removed: the watcher's next sweep, after
+// the turn's end forgot its tools' writes (edits.log), records it in no
+// turn of its own, and a rewind of the hook's turn gives back the folder
+// as it was.
+func TestWatchLeavesHookTurnTransientFile(t *testing.T) {
+	for _, by := range []string{"tool", "command"} {
+		t.Run(by, func(t *testing.T) {
+			root := tempRoot(t)
+			wr(t, root, "b.txt", "b\n")
+			s := openStore(t, root)
+			if _, err := s.SweepWatch("", watchMeta); err != nil { // the baseline
+				t.Fatal(err)
+			}
+			before := tree(t, root)
+			a, err := s.NewTurn(hookMeta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			editIn(t, s, root, a, "x.txt", "x by A\n")
+			editIn(t, s, root, a, "b.txt", "b by A\n")
+			if res, err := s.SweepWatch("", watchMeta); err != nil || res.Turn != "" {
+				t.Fatalf("the watcher's sweep after A's edits: %+v %v", res, err)
+			}
+			if by == "tool" {
+				if _, err := s.Remove(a, hookMeta, []string{root + "/x.txt"}); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				commandIn(t, s, a, "rm x.txt", func() { removePathT(t, root, "x.txt") })
+			}
+			if err := s.EndTurn(a); err != nil { // edits.log forgets A's writes
+				t.Fatal(err)
+			}
+			res, err := s.SweepWatch("", watchMeta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Turn != "" || len(res.Changed) > 0 {
+				t.Errorf("the watcher's sweep after A removed x.txt recorded %v in turn %q, want nothing", res.Changed, res.Turn)
+			}
+			turnPathsAgree(t, s, string(a), []string{"b.txt"})
+			rewind(t, s, string(a))
+			sameTree(t, "after rewinding A", before, tree(t, root))
+		})
+	}
+}
