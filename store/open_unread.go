@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/ckpt-dev/ckpt/store/internal/format"
@@ -105,6 +106,9 @@ func (s *Store) openUnread(r *os.Root, name, rel string, fi fs.FileInfo, denied 
 		back = &fs.PathError{Op: "chmod", Path: name, Err: fs.ErrPermission}
 	case f != nil:
 		back = f.Chmod(fs.FileMode(mode)) // the file opened, whatever its name holds now
+		if back == nil {
+			s.noteGrant(rel, fi, f)
+		}
 	default:
 		_, back = s.giveUnreadBack(e)
 	}
@@ -120,6 +124,68 @@ func (s *Store) openUnread(r *os.Root, name, rel string, fi fs.FileInfo, denied 
 		return nil, err
 	}
 	return f, nil
+}
+
+// A read by openUnread moves the file's ctime twice, with its two
+// chmods, after the sweep's listing took the stat the baseline keeps:
+// the next sweep would find it changed, and read it (and move it)
+// again. So the read notes the ctime the file has once its mode is back,
+// and the sweep's baseline takes it, when the file is the one the
+// listing saw.
+
+// grant is a file's stat around its read by openUnread: its inode,
+// size and mtime, the same before and after, its ctime before it was
+// opened to its owner and once its mode was back.
+type grant struct {
+	ino           uint64
+	size, mtime   int64
+	before, after int64
+}
+
+// grants holds, by path, the last grant of each file read and not yet
+// settled by a sweep. It is safe for concurrent use.
+type grants struct {
+	mu sync.Mutex
+	by map[string]grant
+}
+
+func (gs *grants) note(rel string, g grant) {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if gs.by == nil {
+		gs.by = map[string]grant{}
+	}
+	gs.by[rel] = g
+}
+
+// settle gives e, the entry of a file a sweep just read, the ctime its
+// read left, when that read was a grant that began from e's own stat:
+// the same inode, size, mtime and ctime. A file changed between the
+// listing and the read keeps the listing's ctime, and is read again.
+func (gs *grants) settle(e *baseEntry) {
+	gs.mu.Lock()
+	g, ok := gs.by[e.path]
+	delete(gs.by, e.path)
+	gs.mu.Unlock()
+	if ok && e.ino == g.ino && e.size == g.size && e.mtime == g.mtime && e.ctime == g.before {
+		e.ctime = g.after
+	}
+}
+
+// noteGrant notes the grant of rel, the file fi that f opened, now that
+// its mode is back, when it is still fi: the same file (device and
+// inode), size, mtime and mode.
+func (s *Store) noteGrant(rel string, fi fs.FileInfo, f *os.File) {
+	now, err := f.Stat()
+	if err != nil || !os.SameFile(now, fi) || now.Size() != fi.Size() || !now.ModTime().Equal(fi.ModTime()) || now.Mode() != fi.Mode() {
+		return
+	}
+	st, ok1 := fi.Sys().(*syscall.Stat_t)
+	nst, ok2 := now.Sys().(*syscall.Stat_t)
+	if !ok1 || !ok2 {
+		return
+	}
+	s.grants.note(rel, grant{ino: uint64(st.Ino), size: fi.Size(), mtime: fi.ModTime().UnixNano(), before: ctimeOf(st), after: ctimeOf(nst)})
 }
 
 // keptMode is the part of a file's mode a read given by openUnread gives

@@ -89,6 +89,7 @@ type Store struct {
 	copying atomic.Pointer[copyRun]
 
 	digests indexDigests // what kept copies of git's index stage (gitindex_staged.go)
+	grants  grants       // the ctimes files opened to be read were left with (open_unread.go)
 
 	jmu  sync.Mutex  // guards held
 	held *writerNote // the note of the store lock while this Store holds it

@@ -264,6 +264,8 @@ func (s *Store) shellRecords(changes []sweepChange, imgs map[string]Image, full 
 				c.now.kind = baseUnknown
 			case !c.now.fill(img, s.maxBlob):
 				c.now.kind = 0 // no longer a file or link: not in the baseline
+			default:
+				s.grants.settle(c.now)
 			}
 		} else {
 			rel = c.old.path
