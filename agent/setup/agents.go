@@ -8,14 +8,8 @@ var installers = map[string]installer{
 	// Claude Code: shell and MCP calls are swept around; the first sweep of
 	// a project reads every file, hence the longer timeouts.
 	"claude": jsonInstaller{
-		file: ".claude/settings.local.json",
-		hooks: []hookSpec{
-			{event: "UserPromptSubmit", timeout: 30},
-			{event: "PreToolUse", matcher: claudeMatcher, timeout: 120},
-			{event: "PostToolUse", matcher: claudeMatcher, timeout: 120},
-			{event: "PostToolUseFailure", matcher: shellMatcher, timeout: 120},
-			{event: "Stop", timeout: 120},
-		},
+		file:  ".claude/settings.local.json",
+		hooks: claudeHooks(claudeMatcher, shellMatcher, inSeconds),
 	},
 	// Gemini CLI: matchers are unanchored regular expressions, so ckpt's
 	// are anchored; timeouts in milliseconds.
@@ -31,13 +25,8 @@ var installers = map[string]installer{
 	},
 	// Codex CLI: Claude Code's shape, loaded for trusted projects.
 	"codex": jsonInstaller{
-		file: ".codex/hooks.json",
-		hooks: []hookSpec{
-			{event: "UserPromptSubmit", timeout: 30},
-			{event: "PreToolUse", matcher: codexMatcher, timeout: 120},
-			{event: "PostToolUse", matcher: codexMatcher, timeout: 120},
-			{event: "Stop", timeout: 120},
-		},
+		file:  ".codex/hooks.json",
+		hooks: claudeHooks(codexMatcher, "", inSeconds),
 	},
 	// opencode: a plugin of ckpt's own (opencode.go).
 	"opencode": ownedInstaller{
@@ -67,13 +56,7 @@ var installers = map[string]installer{
 	"qwen": jsonInstaller{
 		file:  ".qwen/settings.json",
 		jsonc: true,
-		hooks: []hookSpec{
-			{event: "UserPromptSubmit", timeout: 30000},
-			{event: "PreToolUse", matcher: qwenMatcher, timeout: 120000},
-			{event: "PostToolUse", matcher: qwenMatcher, timeout: 120000},
-			{event: "PostToolUseFailure", matcher: qwenShellMatcher, timeout: 120000},
-			{event: "Stop", timeout: 120000},
-		},
+		hooks: claudeHooks(qwenMatcher, qwenShellMatcher, inMilliseconds),
 	},
 	// Kilo CLI: opencode's plugin, from Kilo's folder (opencode.go).
 	"kilo": ownedInstaller{
@@ -84,13 +67,8 @@ var installers = map[string]installer{
 	},
 	// Droid: Claude's shape; timeouts in seconds.
 	"droid": jsonInstaller{
-		file: ".factory/hooks.json",
-		hooks: []hookSpec{
-			{event: "UserPromptSubmit", timeout: 30},
-			{event: "PreToolUse", matcher: droidMatcher, timeout: 120},
-			{event: "PostToolUse", matcher: droidMatcher, timeout: 120},
-			{event: "Stop", timeout: 120},
-		},
+		file:  ".factory/hooks.json",
+		hooks: claudeHooks(droidMatcher, "", inSeconds),
 	},
 	// Cursor: {"version": 1, "hooks": {EVENT: [{"command": C}]}}; the
 	// prompt event sweeps, as its file event comes after the write.
@@ -119,6 +97,28 @@ var installers = map[string]installer{
 			{event: "post_cascade_response"},
 		},
 	},
+}
+
+// Timeout units: how many of an agent's timeout unit make a second.
+const (
+	inSeconds      = 1
+	inMilliseconds = 1000
+)
+
+// claudeHooks is the hook entries of a config in Claude Code's shape: the
+// prompt (within 30 s), the tool calls matcher selects, before and after,
+// the failed calls failed selects (none where it is empty) and the turn's
+// end (each within 120 s), timeouts in the agent's unit.
+func claudeHooks(matcher, failed string, unit int) []hookSpec {
+	hooks := []hookSpec{
+		{event: "UserPromptSubmit", timeout: 30 * unit},
+		{event: "PreToolUse", matcher: matcher, timeout: 120 * unit},
+		{event: "PostToolUse", matcher: matcher, timeout: 120 * unit},
+	}
+	if failed != "" {
+		hooks = append(hooks, hookSpec{event: "PostToolUseFailure", matcher: failed, timeout: 120 * unit})
+	}
+	return append(hooks, hookSpec{event: "Stop", timeout: 120 * unit})
 }
 
 const (
