@@ -60,6 +60,25 @@ func fileOf(t *testing.T, s *Store, id TurnID, rel string) File {
 	return File{}
 }
 
+// rewindSpecial checks that turn id recorded p as sp's kind before and
+// post after, and rewinds the turn: a named pipe is made again (restored
+// is true); a socket or a device node must be reported as not restored.
+func rewindSpecial(t *testing.T, s *Store, id TurnID, sp special, post ImageKind) (r *Result, restored bool) {
+	t.Helper()
+	f := fileOf(t, s, id, "p")
+	if f.Pre.Kind != sp.kind || f.Post == nil || f.Post.Kind != post {
+		t.Fatalf("p recorded as %+v → %+v, want %s → %s", f.Pre, f.Post, sp.kind, post)
+	}
+	r = rewind(t, s, string(id))
+	if sp.kind != ImageFifo {
+		if len(r.Failed) != 1 || r.Failed[0].Path != "p" || !strings.Contains(r.Failed[0].Reason, "not restored: it was a "+sp.name) {
+			t.Fatalf("rewind: %+v, want p not restored, as a %s", r, sp.name)
+		}
+		return r, false
+	}
+	return r, true
+}
+
 // TestSweepSpecialMade: a command makes a named pipe, a socket or a
 // device node. The turn records it, made; a second sweep finds nothing
 // new; a rewind removes it and says so; an undo makes a named pipe
@@ -138,16 +157,8 @@ func TestSweepSpecialRemoved(t *testing.T) {
 			if _, err := s.SweepAfter(id, TurnMeta{}, "rm p"); err != nil {
 				t.Fatal(err)
 			}
-			f := fileOf(t, s, id, "p")
-			if f.Pre.Kind != sp.kind || f.Post == nil || f.Post.Kind != ImageAbsent {
-				t.Fatalf("p recorded as %+v → %+v, want %s → absent", f.Pre, f.Post, sp.kind)
-			}
-			plan, err := s.PlanRewind(string(id))
-			r := apply(t, s, plan, err)
-			if sp.kind != ImageFifo {
-				if len(r.Failed) != 1 || r.Failed[0].Path != "p" || !strings.Contains(r.Failed[0].Reason, "not restored: it was a "+sp.name) {
-					t.Fatalf("rewind: %+v, want p not restored, as a %s", r, sp.name)
-				}
+			r, restored := rewindSpecial(t, s, id, sp, ImageAbsent)
+			if !restored {
 				return
 			}
 			if len(r.Restored) != 1 || r.Restored[0] != "p" {
@@ -265,16 +276,7 @@ func TestSweepSpecialReplacedByFile(t *testing.T) {
 				} else if _, err := s.SweepAfter(id, TurnMeta{}, "rm p; echo f > p"); err != nil {
 					t.Fatal(err)
 				}
-				f := fileOf(t, s, id, "p")
-				if f.Pre.Kind != sp.kind || f.Post == nil || f.Post.Kind != ImageContent {
-					t.Fatalf("p recorded as %+v → %+v, want %s → a file", f.Pre, f.Post, sp.kind)
-				}
-				plan, err := s.PlanRewind(string(id))
-				r := apply(t, s, plan, err)
-				if sp.kind != ImageFifo {
-					if len(r.Failed) != 1 || r.Failed[0].Path != "p" || !strings.Contains(r.Failed[0].Reason, "not restored: it was a "+sp.name) {
-						t.Fatalf("rewind: %+v, want p not restored, as a %s", r, sp.name)
-					}
+				if _, restored := rewindSpecial(t, s, id, sp, ImageContent); !restored {
 					return
 				}
 				sameTree(t, "after the rewind", before, tree(t, root))
