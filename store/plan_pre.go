@@ -54,10 +54,11 @@ func earliestPres(recs []observedPre) []wanted {
 	return goals
 }
 
-// revertChain is one path's records in the turns a revert takes out:
-// files, those that changed it for good, the one observed last first,
-// and first, the pre-image observed first of them all, those of turns
-// that made and removed the path included, as a rewind weighs them.
+// revertChain is one path's records in the turns a revert takes out,
+// the one observed last first: those that changed it for good, and
+// those of turns that made and removed it while another of them
+// observed it (see spansKept); and first, the pre-image observed first
+// of them, as a rewind weighs them.
 type revertChain struct {
 	files []*tfile
 	first Image
@@ -81,10 +82,10 @@ func (c revertChain) newest() *tfile {
 // revertRecords reads the records of turns (oldest first) a revert takes
 // out as a rewind reads them: per path (of only, when not nil) its
 // chain, weighed by when each pre-image was observed, and the refused
-// entries with why. A path every record of which the turn made and
-// removed again has no chain.
+// entries with why. A path the turns only made and removed has none.
 func revertRecords(v *view, turns []string, only map[string]bool) (map[string]revertChain, map[string]string) {
 	var recs []observedPre
+	kept := map[string][]observedPre{}
 	refused := map[string]string{}
 	var began int64 // when the turn began, never before an older one
 	for _, id := range turns {
@@ -95,20 +96,41 @@ func revertRecords(v *view, turns []string, only map[string]bool) (map[string]re
 			case f.refused != "":
 				refused[f.path] = f.refused
 			case only == nil || only[f.path]:
-				recs = append(recs, observedPre{f, f.observed(began)})
+				r := observedPre{f, f.observed(began)}
+				recs = append(recs, r)
+				if !f.passedThrough() {
+					kept[f.path] = append(kept[f.path], r)
+				}
 			}
 		}
 	}
+	recs = slices.DeleteFunc(recs, func(r observedPre) bool {
+		return r.f.passedThrough() && !spansKept(r, kept[r.f.path])
+	})
 	out := map[string]revertChain{}
 	for _, g := range earliestPres(recs) { // sorts recs by when observed
 		out[g.path] = revertChain{first: g.img}
 	}
 	for i := len(recs) - 1; i >= 0; i-- {
-		f := recs[i].f
-		if ch, ok := out[f.path]; ok && !f.passedThrough() {
-			ch.files = append(ch.files, f)
-			out[f.path] = ch
+		if ch, ok := out[recs[i].f.path]; ok {
+			ch.files = append(ch.files, recs[i].f)
+			out[recs[i].f.path] = ch
 		}
 	}
 	return out, refused
+}
+
+// spansKept says a record of a path made and removed was observed before
+// one of kept, records of the path that changed it for good, and sealed
+// after it: that one's pre-image is then what this turn made, and the
+// path was missing before both. One sealed before every later
+// observation (another session may have made the path since) is left
+// out of a revert, as it is of the turn.
+func spansKept(pt observedPre, kept []observedPre) bool {
+	for _, k := range kept {
+		if k.at > pt.at && pt.f.postAt > k.at {
+			return true
+		}
+	}
+	return false
 }

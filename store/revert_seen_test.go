@@ -1,6 +1,8 @@
 package store
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -48,4 +50,74 @@ func TestRevertSessionEarliestSeen(t *testing.T) {
 	}
 	undo(t, s)
 	sameTree(t, "after undoing the revert", after, tree(t, root))
+}
+
+// TestRevertSessionMadeAndRemoved: session A's newer turn (A2) makes
+// p.txt, A's older turn (A1) starts a command, A2 removes the file again
+// (A2 made and removed it: no path of A2's) and A1's command writes it,
+// recorded against the baseline that held A2's file. Before A the file
+// was not there: a revert of session A removes it, where A1's record
+// alone would give back A2's file. Its undo gives back the folder.
+func TestRevertSessionMadeAndRemoved(t *testing.T) {
+	root, s, _, _, before := twoTurns(t, "x.txt")
+	sa := &Source{Agent: "claude", Session: "sa"}
+	a1, _ := s.NewTurn(TurnMeta{Label: "A1", Source: sa})
+	a2, _ := s.NewTurn(TurnMeta{Label: "A2", Source: sa})
+	editIn(t, s, root, a2, "p.txt", "p by A2\n")
+	if _, err := s.SweepBefore(a1, TurnMeta{}, "gen"); err != nil {
+		t.Fatal(err)
+	}
+	p := root + "/p.txt"
+	if _, err := s.Capture(a2, TurnMeta{}, []string{p}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal(a2, []string{p}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "p.txt", "p by A1's command\n", 0o644)
+	if _, err := s.SweepAfter(a1, TurnMeta{}, "gen"); err != nil {
+		t.Fatal(err)
+	}
+	after := tree(t, root)
+	pl, err := s.PlanRevert("", RevertOptions{Session: "sa"})
+	if r := apply(t, s, pl, err); len(r.Failed) > 0 {
+		t.Fatalf("reverting session A: %+v", r)
+	}
+	sameTree(t, "after reverting session A", before, tree(t, root))
+	undo(t, s)
+	sameTree(t, "after undoing the revert", after, tree(t, root))
+}
+
+// TestRevertSessionMadeAndRemovedBefore: session A's older turn (A1)
+// makes p.txt and removes it again, B makes it since, A's newer turn
+// (A2) edits B's file, and a hand edit changes A2's line again. A1's
+// records are no change of A's: a revert of session A finds the
+// conflict on A2's line alone, and leaves the file as it is.
+func TestRevertSessionMadeAndRemovedBefore(t *testing.T) {
+	root, s, _, _, _ := twoTurns(t, "x.txt")
+	sa := &Source{Agent: "claude", Session: "sa"}
+	a1, _ := s.NewTurn(TurnMeta{Label: "A1", Source: sa})
+	b, _ := s.NewTurn(TurnMeta{Label: "B", Source: &Source{Agent: "codex", Session: "sb"}})
+	a2, _ := s.NewTurn(TurnMeta{Label: "A2", Source: sa})
+	commandIn(t, s, a1, "gen", func() { put(t, root, "p.txt", "p by A1\n", 0o644) })
+	commandIn(t, s, a1, "clean", func() {
+		if err := os.Remove(root + "/p.txt"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	editIn(t, s, root, b, "p.txt", numbered(7, nil))
+	editIn(t, s, root, a2, "p.txt", numbered(7, map[int]string{4: "by A2"}))
+	hand := numbered(7, map[int]string{4: "by hand"})
+	put(t, root, "p.txt", hand, 0o644)
+	pl, err := s.PlanRevert("", RevertOptions{Session: "sa"})
+	r := apply(t, s, pl, err)
+	if got := rd(t, root, "p.txt"); got != hand {
+		t.Fatalf("p.txt after reverting session A: %q, want %q", got, hand)
+	}
+	if len(r.Conflicts) != 1 || fmt.Sprint(r.Conflicts[0].Lines) != "[{4 4}]" {
+		t.Fatalf("reverting session A: conflicts %+v, want p.txt's line 4", r.Conflicts)
+	}
 }
