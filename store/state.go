@@ -28,15 +28,17 @@ func (s *Store) buildView(ops []*opRec) *view {
 			seed = v.byID[t.id]
 		}
 		if seed != nil && seed.seed {
-			// A capture naming a seed turn's id adds to that turn.
+			// A capture naming a seed turn's id adds to that turn: every
+			// path its records hold, those it made and removed too, whose
+			// pre-images a rewind weighs (list leaves them out again).
 			m := newTurn(seed.id)
 			*m = *seed
 			m.byPath, m.shownOK = map[string]*tfile{}, false
-			m.fl = append([]*tfile(nil), seed.list()...)
+			m.fl = append([]*tfile(nil), seed.recordedList()...)
 			for k, f := range seed.pathIndex() {
 				m.byPath[k] = f
 			}
-			for _, f := range t.list() {
+			for _, f := range t.recordedList() {
 				if m.byPath[f.path] == nil {
 					m.fl = append(m.fl, f)
 					m.byPath[f.path] = f
