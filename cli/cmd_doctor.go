@@ -63,9 +63,13 @@ ckpt doctor --json`,
 
 func runDoctor(root, exe string, names []string, asJSON bool, version func(string) (string, error)) error {
 	named := len(names) > 0
-	// The first to open the store says what it finished or gave back.
+	// The first to open the store says what it finished or gave back,
+	// and what it could not give back is still open.
 	var told []string
+	var left []store.LeftOpen
+	var leftErr error
 	if s, err := store.Open(root, store.Options{Notify: func(msg string) { told = append(told, msg) }}); err == nil {
+		left, leftErr = s.LeftOpen()
 		s.Close()
 	}
 	if !named {
@@ -98,12 +102,15 @@ func runDoctor(root, exe string, names []string, asJSON bool, version func(strin
 		failed = true
 	}
 	if asJSON {
-		if err := printJSON(ds); err != nil {
+		if leftErr != nil {
+			fmt.Fprintln(os.Stderr, "ckpt: "+escLines(leftErr.Error()))
+		}
+		if err := printJSON(doctorJSONOf(root, ds, left)); err != nil {
 			return err
 		}
 	} else {
 		printDoctor(ds, named)
-		printBudget(root, told)
+		printBudget(root, told, left, leftErr)
 		printWatcher(root)
 	}
 	if failed {
@@ -195,11 +202,50 @@ func versionIn(out string) string {
 	return ""
 }
 
+// doctorJSON is an agent's diagnosis as doctor --json writes it, with
+// the folders and files ckpt left open to their owner in the project:
+// the same in every agent's object.
+type doctorJSON struct {
+	*setup.Diagnosis
+	LeftOpen []leftOpenJSON `json:"left_open"`
+}
+
+// leftOpenJSON is a folder or file ckpt opened to its owner and could not
+// give its mode back yet (store.LeftOpen).
+type leftOpenJSON struct {
+	Path      string `json:"path"` // "." for the project root
+	PathB64   string `json:"path_b64,omitempty"`
+	Kind      string `json:"kind"` // "dir" or "file"
+	Mode      string `json:"mode"` // the permission bits it gets back, in octal: "555"
+	Op        string `json:"op"`   // the operation that opened a folder; "" for a file
+	Tries     int    `json:"tries"`
+	TriesLeft int    `json:"tries_left"`
+	Fix       string `json:"fix"`
+}
+
+// doctorJSONOf is ds as doctor --json writes them, each with left.
+func doctorJSONOf(root string, ds []*setup.Diagnosis, left []store.LeftOpen) []doctorJSON {
+	open := make([]leftOpenJSON, len(left))
+	for i, l := range left {
+		kind := "dir"
+		if l.File {
+			kind = "file"
+		}
+		open[i] = leftOpenJSON{Path: l.Path, PathB64: nameB64(l.Path), Kind: kind, Mode: fmt.Sprintf("%03o", l.Mode),
+			Op: l.Op, Tries: l.Tries, TriesLeft: l.Left, Fix: leftOpenFix(root, l)}
+	}
+	out := make([]doctorJSON, len(ds))
+	for i, d := range ds {
+		out[i] = doctorJSON{Diagnosis: d, LeftOpen: open}
+	}
+	return out
+}
+
 // printBudget says what opening the store finished or gave back (told),
-// what is still open to its owner, how big the store is against the
-// retention budget, and how its blobs are kept: nothing when the root
-// has no store.
-func printBudget(root string, told []string) {
+// what is still open to its owner (left, or the error reading it), how
+// big the store is against the retention budget, and how its blobs are
+// kept: nothing when the root has no store.
+func printBudget(root string, told []string, left []store.LeftOpen, leftErr error) {
 	s, err := store.Open(root, store.Options{})
 	if err != nil {
 		return
@@ -209,7 +255,7 @@ func printBudget(root string, told []string) {
 	for _, m := range told {
 		fmt.Printf("store: %s\n", esc(m))
 	}
-	printLeftOpen(root, s)
+	printLeftOpen(root, left, leftErr)
 	b, err := loadBudget(root)
 	if err != nil {
 		fmt.Printf("store: retention budget unreadable, nothing is pruned by itself: %s\n", esc(err.Error()))
@@ -231,8 +277,7 @@ func printBudget(root string, told []string) {
 // printLeftOpen names the folders and files ckpt opened to their owner
 // and could not give their modes back yet, with those modes and what the
 // user can do.
-func printLeftOpen(root string, s *store.Store) {
-	left, err := s.LeftOpen()
+func printLeftOpen(root string, left []store.LeftOpen, err error) {
 	if err != nil {
 		fmt.Printf("store: %s\n", esc(err.Error()))
 		return
@@ -253,7 +298,12 @@ func printLeftOpen(root string, s *store.Store) {
 			fmt.Printf(" (%s could not give it back; %d more will try)", present.Count(l.Tries, "command"), l.Left)
 		}
 		fmt.Println()
-		fmt.Printf("       fix: make it changeable again (an immutable flag, say) and run any ckpt command, which gives it back, or give it its mode yourself: chmod %03o %s\n",
-			l.Mode, esc(setup.ShellQuote(filepath.Join(root, l.Path))))
+		fmt.Printf("       fix: %s\n", esc(leftOpenFix(root, l)))
 	}
+}
+
+// leftOpenFix is what the user can do about l.
+func leftOpenFix(root string, l store.LeftOpen) string {
+	return fmt.Sprintf("make it changeable again (an immutable flag, say) and run any ckpt command, which gives it back, or give it its mode yourself: chmod %03o %s",
+		l.Mode, setup.ShellQuote(filepath.Join(root, l.Path)))
 }

@@ -225,7 +225,7 @@ func TestDoctorJSONShape(t *testing.T) {
 	known := []string{"installed", "binary", "trusted", "approved", "modes", "-p mode", "version", "last event", "errors"}
 	agents := map[string]bool{}
 	for _, d := range ds {
-		for _, k := range []string{"agent", "installed", "config", "hook_exe", "version", "version_tested", "last_event", "errors", "last_error", "capture", "checks"} {
+		for _, k := range []string{"agent", "installed", "config", "hook_exe", "version", "version_tested", "last_event", "errors", "last_error", "capture", "checks", "left_open"} {
 			if _, ok := d[k]; !ok {
 				t.Errorf("doctor --json object %s lacks %q", d["agent"], k)
 			}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,11 +139,52 @@ func TestCrashWhileShutFileIsOpen(t *testing.T) {
 	}
 }
 
+// leftOpenRow is an entry of doctor --json's "left_open".
+type leftOpenRow struct {
+	Path      string `json:"path"`
+	Kind      string `json:"kind"`
+	Mode      string `json:"mode"`
+	Op        string `json:"op"`
+	Tries     int    `json:"tries"`
+	TriesLeft int    `json:"tries_left"`
+	Fix       string `json:"fix"`
+}
+
+// wantLeftOpenJSON wants every agent's object of doctor --json (r) to
+// have "left_open" with every key, holding want.
+func wantLeftOpenJSON(t *testing.T, r ckptRun, want ...leftOpenRow) {
+	t.Helper()
+	var ds []map[string]json.RawMessage
+	decodeJSON(t, r, &ds)
+	if len(ds) == 0 {
+		t.Fatalf("doctor --json lists no agent\n%s", r)
+	}
+	for _, d := range ds {
+		var raw []map[string]json.RawMessage
+		if err := json.Unmarshal(d["left_open"], &raw); err != nil || raw == nil {
+			t.Fatalf("doctor --json object %s: left_open %s: %v", d["agent"], d["left_open"], err)
+		}
+		var got []leftOpenRow
+		json.Unmarshal(d["left_open"], &got)
+		if !slices.Equal(got, want) {
+			t.Errorf("doctor --json object %s: left_open %+v, want %+v", d["agent"], got, want)
+		}
+		for _, e := range raw {
+			for _, k := range []string{"path", "kind", "mode", "op", "tries", "tries_left", "fix"} {
+				if _, ok := e[k]; !ok {
+					t.Errorf("doctor --json: left_open entry %s lacks %q", e["path"], k)
+				}
+			}
+		}
+	}
+}
+
 // doctor names what ckpt opened to its owner and could not give its mode
 // back yet, a folder and a file, with the mode each gets back and what to
-// do; and, as the first command after a ckpt was killed holding a file
-// open, says it gave that file its mode back. Before, it said nothing of
-// either.
+// do, and doctor --json lists them in every agent's object ("left_open");
+// and, as the first command after a ckpt was killed holding a file open,
+// doctor says it gave that file its mode back. Before, it said nothing of
+// either, and doctor --json had no such list.
 func TestDoctorListsLeftOpen(t *testing.T) {
 	fail := []string{"CKPT_FAILPOINT=chmod-back"}
 	p := folderTurnProject(t, "echo new > d/f && echo n2 > n.txt && chmod 000 n.txt")
@@ -155,9 +198,13 @@ func TestDoctorListsLeftOpen(t *testing.T) {
 	wantSubstrings(t, "doctor", r.Stdout,
 		"the folder d was opened to its owner by op-1 and is still open: it gets its mode 555 back (2 commands could not give it back; 6 more will try)",
 		"chmod 555 "+filepath.Join(p.root, "d"))
+	fix := "make it changeable again (an immutable flag, say) and run any ckpt command, which gives it back, or give it its mode yourself: chmod "
+	wantLeftOpenJSON(t, p.runWith(t, fail, "doctor", "--json"),
+		leftOpenRow{Path: "d", Kind: "dir", Mode: "555", Op: "op-1", Tries: 3, TriesLeft: 5, Fix: fix + "555 " + filepath.Join(p.root, "d")})
 	if r := p.run(t, "doctor"); strings.Contains(r.Stdout, "still open") {
 		t.Errorf("doctor once d has its mode back still lists it:\n%s", r.Stdout)
 	}
+	wantLeftOpenJSON(t, p.run(t, "doctor", "--json"))
 	if m := p.mode(t, "d"); m != 0o555 {
 		t.Errorf("d is %v after doctor, want 0555", m)
 	}
@@ -171,6 +218,8 @@ func TestDoctorListsLeftOpen(t *testing.T) {
 	}
 	r = q.runWith(t, fail, "doctor")
 	wantSubstrings(t, "doctor", r.Stdout, "the file f was opened to its owner and is still open: it gets its mode 000 back", "chmod 000 "+filepath.Join(q.root, "f"))
+	wantLeftOpenJSON(t, q.runWith(t, fail, "doctor", "--json"),
+		leftOpenRow{Path: "f", Kind: "file", Mode: "000", Tries: 3, TriesLeft: 5, Fix: fix + "000 " + filepath.Join(q.root, "f")})
 
 	c := newPermProject(t)
 	writeTexts(t, c.root, map[string]string{"f": "old\n"})
