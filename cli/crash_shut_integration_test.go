@@ -54,22 +54,25 @@ func crashWhileShut(t *testing.T, shut os.FileMode) {
 // the next command the folder has its mode, and d/f the bytes before the
 // rewind or after it.
 func TestCrashWhileReadOnlyFolderIsOpen(t *testing.T) {
-	project := func() permProject {
-		p := folderTurnProject(t, "echo new > d/f && echo made > d/made")
-		if err := os.Chmod(filepath.Join(p.root, "d"), 0o555); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	killReadOnlyRewind(t, "echo new > d/f && echo made > d/made", "d", "d/f", "old\n", "new\n")
+}
+
+// killReadOnlyRewind rewinds turn 1 of readOnlyTurnProject(t, script,
+// dir), killed after each of its file operations in turn: after the next
+// command, dir must have mode 0555 again and changed hold was (its bytes
+// before the rewind) or now (after it).
+func killReadOnlyRewind(t *testing.T, script, dir, changed, was, now string) {
+	t.Helper()
+	project := func() permProject { return readOnlyTurnProject(t, script, dir) }
 	killEachPerm(t, project, []string{"rewind", "1", "--yes"}, func(k int, p permProject) {
 		if lr := p.run(t, "log"); lr.Code != 0 {
 			t.Fatalf("apply:%d: log after the kill\n%s", k, lr)
 		}
-		if m := p.mode(t, "d"); m != 0o555 {
-			t.Fatalf("apply:%d: d is %v after the kill and `ckpt log`, want 0555", k, m)
+		if m := p.mode(t, dir); m != 0o555 {
+			t.Fatalf("apply:%d: %s is %v after the kill and `ckpt log`, want 0555", k, folderName(dir), m)
 		}
-		if f := readText(t, p.root, "d/f"); f != "old\n" && f != "new\n" {
-			t.Fatalf("apply:%d: d/f holds %q", k, f)
+		if f := readText(t, p.root, changed); f != was && f != now {
+			t.Fatalf("apply:%d: %s holds %q", k, changed, f)
 		}
 	})
 }
@@ -103,22 +106,5 @@ func killEachPerm(t *testing.T, project func() permProject, args []string, check
 // command the root has its mode, and n.txt the bytes before the rewind or
 // after it.
 func TestCrashWhileReadOnlyRootIsOpen(t *testing.T) {
-	project := func() permProject {
-		p := folderTurnProject(t, "echo made > made.txt && echo n2 > n.txt")
-		if err := os.Chmod(p.root, 0o555); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	killEachPerm(t, project, []string{"rewind", "1", "--yes"}, func(k int, p permProject) {
-		if lr := p.run(t, "log"); lr.Code != 0 {
-			t.Fatalf("apply:%d: log after the kill\n%s", k, lr)
-		}
-		if m := p.mode(t, "."); m != 0o555 {
-			t.Fatalf("apply:%d: the root is %v after the kill and `ckpt log`, want 0555", k, m)
-		}
-		if f := readText(t, p.root, "n.txt"); f != "n\n" && f != "n2\n" {
-			t.Fatalf("apply:%d: n.txt holds %q", k, f)
-		}
-	})
+	killReadOnlyRewind(t, "echo made > made.txt && echo n2 > n.txt", ".", "n.txt", "n\n", "n2\n")
 }

@@ -13,31 +13,57 @@ import (
 // folder its mode back; the undo does the same the other way. Before,
 // both writes failed (exit 3) and d/f kept the turn's bytes.
 func TestReadOnlyFolderKeepsItsMode(t *testing.T) {
-	p := folderTurnProject(t, "echo new > d/f && echo made > d/made && echo n2 > n.txt")
-	if err := os.Chmod(filepath.Join(p.root, "d"), 0o555); err != nil {
-		t.Fatal(err)
-	}
+	p := readOnlyTurnProject(t, "echo new > d/f && echo made > d/made && echo n2 > n.txt", "d")
+	p.rewindUndoKeepsMode(t, "d", "d/f", "old\n", "new\n", "d/made")
+}
+
+// rewindUndoKeepsMode rewinds turn 1 and undoes the rewind. After each,
+// folder dir ("." for the root) has mode 0555 still; after the rewind,
+// changed holds was and made (which the turn wrote "made" in) is gone;
+// after the undo, changed holds now and made is back.
+func (p permProject) rewindUndoKeepsMode(t *testing.T, dir, changed, was, now, made string) {
+	t.Helper()
+	name := folderName(dir)
 	if r := p.run(t, "rewind", "1", "--yes"); r.Code != 0 {
 		t.Fatalf("rewind\n%s", r)
 	}
-	if m := p.mode(t, "d"); m != 0o555 {
-		t.Errorf("d is %v after the rewind, want 0555 as before it", m)
+	if m := p.mode(t, dir); m != 0o555 {
+		t.Errorf("%s is %v after the rewind, want 0555 as before it", name, m)
 	}
-	if got := readText(t, p.root, "d/f"); got != "old\n" {
-		t.Errorf("d/f holds %q after the rewind", got)
+	if got := readText(t, p.root, changed); got != was {
+		t.Errorf("%s holds %q after the rewind", changed, got)
 	}
-	if _, err := os.Lstat(filepath.Join(p.root, "d/made")); !os.IsNotExist(err) {
-		t.Errorf("d/made after the rewind: %v, want it gone", err)
+	if _, err := os.Lstat(filepath.Join(p.root, made)); !os.IsNotExist(err) {
+		t.Errorf("%s after the rewind: %v, want it gone", made, err)
 	}
 	if r := p.run(t, "undo", "--yes"); r.Code != 0 {
 		t.Fatalf("undo\n%s", r)
 	}
-	if m := p.mode(t, "d"); m != 0o555 {
-		t.Errorf("d is %v after the undo, want 0555", m)
+	if m := p.mode(t, dir); m != 0o555 {
+		t.Errorf("%s is %v after the undo, want 0555", name, m)
 	}
-	if got := readText(t, p.root, "d/f") + readText(t, p.root, "d/made"); got != "new\nmade\n" {
-		t.Errorf("d/f and d/made hold %q after the undo", got)
+	if got := readText(t, p.root, changed) + readText(t, p.root, made); got != now+"made\n" {
+		t.Errorf("%s and %s hold %q after the undo", changed, made, got)
 	}
+}
+
+// readOnlyTurnProject is folderTurnProject(t, script) with folder dir
+// ("." for the root) then made read-only for its owner (mode 0555).
+func readOnlyTurnProject(t *testing.T, script, dir string) permProject {
+	t.Helper()
+	p := folderTurnProject(t, script)
+	if err := os.Chmod(filepath.Join(p.root, dir), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// folderName is how the failure messages name folder dir.
+func folderName(dir string) string {
+	if dir == "." {
+		return "the root"
+	}
+	return dir
 }
 
 // folderTurnProject is a project owned by the permission tests' user,
@@ -63,10 +89,7 @@ func folderTurnProject(t *testing.T, script string) permProject {
 // its mode back and drops the note. The error log names the folder once.
 // Before, the note went and the folder stayed open.
 func TestReadOnlyFolderModeGivenBackLater(t *testing.T) {
-	p := folderTurnProject(t, "echo new > d/f")
-	if err := os.Chmod(filepath.Join(p.root, "d"), 0o555); err != nil {
-		t.Fatal(err)
-	}
+	p := readOnlyTurnProject(t, "echo new > d/f", "d")
 	note := filepath.Join(p.root, ".osfoundry/checkpoints/shut-folders")
 	fail := []string{"CKPT_FAILPOINT=chmod-back"}
 	if r := p.runWith(t, fail, "rewind", "1", "--yes"); r.Code != 0 {
@@ -103,10 +126,7 @@ func TestReadOnlyFolderModeGivenBackLater(t *testing.T) {
 // number of commands, none of which fails; then the note forgets it and
 // the error log says ckpt gave up.
 func TestReadOnlyFolderModeGivenUp(t *testing.T) {
-	p := folderTurnProject(t, "echo new > d/f")
-	if err := os.Chmod(filepath.Join(p.root, "d"), 0o555); err != nil {
-		t.Fatal(err)
-	}
+	p := readOnlyTurnProject(t, "echo new > d/f", "d")
 	note := filepath.Join(p.root, ".osfoundry/checkpoints/shut-folders")
 	fail := []string{"CKPT_FAILPOINT=chmod-back"}
 	if r := p.runWith(t, fail, "rewind", "1", "--yes"); r.Code != 0 {
@@ -135,29 +155,6 @@ func TestReadOnlyFolderModeGivenUp(t *testing.T) {
 // back; the undo does the same the other way. Before, only folders below
 // the root were opened, and both failed (exit 3).
 func TestReadOnlyRootKeepsItsMode(t *testing.T) {
-	p := folderTurnProject(t, "echo made > made.txt && echo n2 > n.txt")
-	if err := os.Chmod(p.root, 0o555); err != nil {
-		t.Fatal(err)
-	}
-	if r := p.run(t, "rewind", "1", "--yes"); r.Code != 0 {
-		t.Fatalf("rewind\n%s", r)
-	}
-	if m := p.mode(t, "."); m != 0o555 {
-		t.Errorf("the root is %v after the rewind, want 0555 as before it", m)
-	}
-	if got := readText(t, p.root, "n.txt"); got != "n\n" {
-		t.Errorf("n.txt holds %q after the rewind", got)
-	}
-	if _, err := os.Lstat(filepath.Join(p.root, "made.txt")); !os.IsNotExist(err) {
-		t.Errorf("made.txt after the rewind: %v, want it gone", err)
-	}
-	if r := p.run(t, "undo", "--yes"); r.Code != 0 {
-		t.Fatalf("undo\n%s", r)
-	}
-	if m := p.mode(t, "."); m != 0o555 {
-		t.Errorf("the root is %v after the undo, want 0555", m)
-	}
-	if got := readText(t, p.root, "n.txt") + readText(t, p.root, "made.txt"); got != "n2\nmade\n" {
-		t.Errorf("n.txt and made.txt hold %q after the undo", got)
-	}
+	p := readOnlyTurnProject(t, "echo made > made.txt && echo n2 > n.txt", ".")
+	p.rewindUndoKeepsMode(t, ".", "n.txt", "n\n", "n2\n", "made.txt")
 }

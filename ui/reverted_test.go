@@ -88,23 +88,8 @@ func TestRealRevertConflictEverySize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		write := func(name, body string) {
-			t.Helper()
-			if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		write("server.js", "one\ntwo\nlisten(PORT)\n")
-		write("env", "PORT=8080\n")
-		for _, w := range [][2]string{{"server.js", "one\ntwo\nlisten(config.port)\n"}, {"env", "PORT=3000\n"}} {
-			if _, err := s.Write("1", store.TurnMeta{Label: "read the port and keys from the config file"}, filepath.Join(root, w[0]), []byte(w[1])); err != nil {
-				t.Fatal(err)
-			}
-		}
-		write("server.js", "one\ntwo\nlisten(config.port, host)\n") // changed since, on the turn's line
-		m := New(realStore{s}, Options{Poll: -1, NoWatch: true})
-		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		drive(t, m, m.Init())
+		conflictTurn(t, s, root, "read the port and keys from the config file")
+		m := realModel(t, s, size[0], size[1])
 		press(t, m, kp("R"))
 		if m.dlg == nil || m.dlg.plan == nil {
 			t.Fatalf("%v: R opened no revert preview:\n%s", size, plain(m))
@@ -140,6 +125,27 @@ func TestRealRevertConflictEverySize(t *testing.T) {
 	}
 }
 
+// conflictTurn is turn 1 on s, labelled label, which changed server.js
+// and env in root; server.js is changed since on the turn's line, so a
+// revert of the turn meets a conflict there.
+func conflictTurn(t *testing.T, s *store.Store, root, label string) {
+	t.Helper()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("server.js", "one\ntwo\nlisten(PORT)\n")
+	write("env", "PORT=8080\n")
+	for _, w := range [][2]string{{"server.js", "one\ntwo\nlisten(config.port)\n"}, {"env", "PORT=3000\n"}} {
+		if _, err := s.Write("1", store.TurnMeta{Label: label}, filepath.Join(root, w[0]), []byte(w[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("server.js", "one\ntwo\nlisten(config.port, host)\n")
+}
+
 // checkFits fails unless the screen is exactly the model's size, every
 // line its width, and the footer ends with ? help and a way out.
 func checkFits(t *testing.T, m *Model, sc string) {
@@ -166,20 +172,7 @@ func checkFits(t *testing.T, m *Model, sc string) {
 func TestRealRevertConflictUndoRedo(t *testing.T) {
 	root := t.TempDir()
 	s := openReal(t, root)
-	write := func(name, body string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("server.js", "one\ntwo\nlisten(PORT)\n")
-	write("env", "PORT=8080\n")
-	for _, w := range [][2]string{{"server.js", "one\ntwo\nlisten(config.port)\n"}, {"env", "PORT=3000\n"}} {
-		if _, err := s.Write("1", store.TurnMeta{Label: "read the port"}, filepath.Join(root, w[0]), []byte(w[1])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("server.js", "one\ntwo\nlisten(config.port, host)\n") // changed since, on the turn's line
+	conflictTurn(t, s, root, "read the port")
 	m := realModel(t, s, 120, 36)
 	turnRow := func() string {
 		for _, l := range strings.Split(plain(m), "\n") {
