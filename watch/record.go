@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -27,6 +28,14 @@ const DefaultSettle = 200 * time.Millisecond
 // maxSettle bounds the wait for a burst to settle.
 const maxSettle = 800 * time.Millisecond
 
+// DefaultFailFor is how long sweeps may keep failing before Run gives
+// up. A sweep that fails (a full disk, too many open files, a store file
+// in the way for a moment) records nothing and leaves the baseline as it
+// was, so the next one records what it missed: a watcher that stopped at
+// the first failure would record nothing more, which under ckpt ui
+// --watch no one sees until the UI quits.
+const DefaultFailFor = time.Minute
+
 // Recorder records a tree's changes into turns: ckpt watch.
 type Recorder struct {
 	Store *store.Store
@@ -36,6 +45,10 @@ type Recorder struct {
 	Every  time.Duration
 	Quiet  time.Duration // 0: DefaultQuiet
 	Settle time.Duration // 0: DefaultSettle
+	// FailFor is how long sweeps may keep failing before Run returns
+	// the error (0: DefaultFailFor); one that can never succeed (a store
+	// written by a newer ckpt) ends it at once.
+	FailFor time.Duration
 	// Say is told sentences worth a line on stderr (each once).
 	Say func(string)
 
@@ -48,6 +61,10 @@ type Recorder struct {
 	last  time.Time    // its last change
 	label string       // the label the next turn opens with
 	head  string       // git HEAD as last seen
+
+	failing time.Time   // when sweeps began failing (zero: the last one did not)
+	said    string      // the failure last said
+	retry   *time.Timer // a sweep after a failed one
 
 	once    sync.Once
 	stopped chan struct{} // closed when Run returns
@@ -95,6 +112,9 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 	if r.Every <= 0 {
 		r.Every = 2 * time.Second
 	}
+	if r.FailFor <= 0 {
+		r.FailFor = DefaultFailFor
+	}
 	if r.Say == nil {
 		r.Say = func(string) {}
 	}
@@ -118,6 +138,8 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 	}
 	quiet := time.NewTimer(time.Hour)
 	quiet.Stop()
+	r.retry = time.NewTimer(time.Hour)
+	r.retry.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -127,7 +149,7 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 		case <-changed:
 			r.settle(ctx, changed)
 			before := r.last
-			if err := r.record(); err != nil {
+			if err := r.try(); err != nil {
 				return err
 			}
 			if r.turn != "" && r.last != before {
@@ -140,7 +162,7 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 				close(c.done)
 			}
 		case <-tick:
-			if err := r.record(); err != nil {
+			if err := r.try(); err != nil {
 				return err
 			}
 			if r.turn != "" && time.Since(r.last) >= r.Quiet {
@@ -149,7 +171,7 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 				r.Store.NoteGitIdle()
 			}
 		case <-headMoved:
-			if err := r.record(); err != nil {
+			if err := r.try(); err != nil {
 				return err
 			}
 			idle := r.turn == ""
@@ -160,7 +182,7 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 				r.Store.NoteGitIdle()
 			}
 		case c := <-r.cuts:
-			if err := r.record(); err != nil {
+			if err := r.try(); err != nil {
 				return err
 			}
 			r.close()
@@ -168,6 +190,10 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 			close(c.done)
 		case <-quiet.C:
 			r.close()
+		case <-r.retry.C:
+			if err := r.try(); err != nil {
+				return err
+			}
 		case n := <-notes:
 			r.Say(n)
 		}
@@ -191,6 +217,34 @@ func (r *Recorder) settle(ctx context.Context, changed <-chan struct{}) {
 			return
 		}
 	}
+}
+
+// try records, as record does; a sweep that fails is said (once until
+// one succeeds) and tried again after Every, and only one that fails
+// for good, or sweeps failing for FailFor, is returned.
+func (r *Recorder) try() error {
+	err := r.record()
+	if err == nil {
+		if !r.failing.IsZero() {
+			r.Say("watch: recording again")
+		}
+		r.failing, r.said = time.Time{}, ""
+		return nil
+	}
+	if errors.Is(err, store.ErrNewerFormat) || errors.Is(err, store.ErrLinkInStore) {
+		return err
+	}
+	if r.failing.IsZero() {
+		r.failing = time.Now()
+	} else if time.Since(r.failing) >= r.FailFor {
+		return fmt.Errorf("%w (sweeps failed for %s)", err, time.Since(r.failing).Round(time.Second))
+	}
+	if msg := err.Error(); msg != r.said {
+		r.said = msg
+		r.Say(msg + "; trying again")
+	}
+	r.retry.Reset(r.Every)
+	return nil
 }
 
 // record sweeps what changed into the open turn, opening one if needed.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,5 +92,120 @@ func TestWatchRecordsOtherSpellingsOfTheStore(t *testing.T) {
 		if !slices.Contains(got, rel) {
 			t.Errorf("%s is in no turn; the turns hold %v", rel, got)
 		}
+	}
+}
+
+// TestWatchGoesOnAfterAFailedSweep: a sweep that fails (here the store's
+// turns folder is a file for a while) does not stop the recorder: it
+// says why, tries again, and once a sweep succeeds the change it missed
+// is in a turn.
+func TestWatchGoesOnAfterAFailedSweep(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(root, "a.txt"), "a\n")
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	said := make(chan string, 100)
+	rec := &Recorder{Store: s, Every: 20 * time.Millisecond, Say: func(m string) { said <- m }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- rec.Run(ctx, func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("the recorder stopped before it was ready: %v", err)
+	}
+	turns := filepath.Join(root, ".osfoundry", "checkpoints", "turns")
+	if err := os.Rename(turns, turns+".away"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, turns, "in the way\n")
+	write(t, filepath.Join(root, "b.txt"), "b\n")
+	wait := func(what string) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case m := <-said:
+				if strings.Contains(m, what) {
+					return
+				}
+			case err := <-done:
+				t.Fatalf("the recorder stopped (%v), before it said %q", err, what)
+			case <-deadline:
+				t.Fatalf("the recorder never said %q", what)
+			}
+		}
+	}
+	wait("trying again")
+	if err := os.Remove(turns); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(turns+".away", turns); err != nil {
+		t.Fatal(err)
+	}
+	wait("recording again")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	log, err := s.Log(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range log {
+		files, err := s.Files(e.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			got = append(got, f.Path)
+		}
+	}
+	if !slices.Equal(got, []string{"b.txt"}) {
+		t.Errorf("the turns hold %v, want b.txt", got)
+	}
+}
+
+// TestWatchStopsWhenSweepsKeepFailing: sweeps that fail for FailFor end
+// the recorder with the last one's error.
+func TestWatchStopsWhenSweepsKeepFailing(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := &Recorder{Store: s, Every: 20 * time.Millisecond, FailFor: 200 * time.Millisecond}
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- rec.Run(context.Background(), func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("the recorder stopped before it was ready: %v", err)
+	}
+	turns := filepath.Join(root, ".osfoundry", "checkpoints", "turns")
+	if err := os.Rename(turns, turns+".away"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, turns, "in the way\n")
+	write(t, filepath.Join(root, "b.txt"), "b\n")
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a folder") {
+			t.Fatalf("the recorder stopped with %v, want the sweep's error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the recorder went on with every sweep failing")
 	}
 }
