@@ -71,7 +71,9 @@ func (s *Store) claimedSince(at int64, operated bool, l *lockFile) (map[string]b
 	}
 	claimed := map[string]bool{}
 	for _, t := range v.turns {
-		if t.source != nil && t.source.Agent == WatchAgent || t.seed {
+		// A seed turn's own entries carry no time (never since at); what
+		// a hook's capture naming its id added does.
+		if t.source != nil && t.source.Agent == WatchAgent {
 			continue
 		}
 		for _, f := range t.recordedList() {

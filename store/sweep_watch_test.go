@@ -1,6 +1,8 @@
 package store
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -210,5 +212,38 @@ func TestWatchLeavesHookTurnTransientFile(t *testing.T) {
 			rewind(t, s, string(a))
 			sameTree(t, "after rewinding A", before, tree(t, root))
 		})
+	}
+}
+
+// TestWatchLeavesSeedTurnsWrite: a hook's capture naming a turn a seed
+// index holds adds to that turn, and ckpt watch leaves what it wrote to
+// it, as to any hook's turn, after the turn's end forgot its tools'
+// writes: no watched turn records x.txt.
+func TestWatchLeavesSeedTurnsWrite(t *testing.T) {
+	root := tempRoot(t)
+	wr(t, root, "a.txt", "a\n")
+	if err := os.MkdirAll(filepath.Join(root, storeDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	idx := `[{"turn": 1, "at": 1, "files": [{"path": "c.txt", "pre": {"kind": "absent"}}]}]`
+	if err := os.WriteFile(filepath.Join(root, storeDir, "index.json"), []byte(idx), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, root)
+	if _, err := s.SweepWatch("", watchMeta); err != nil { // the baseline
+		t.Fatal(err)
+	}
+	if _, err := s.Write("1", hookMeta, filepath.Join(root, "x.txt"), []byte("x by 1\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EndTurn("1"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.SweepWatch("", watchMeta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Turn != "" || len(res.Changed) > 0 {
+		t.Errorf("the watcher's sweep recorded %v in turn %q, want nothing: x.txt is turn 1's", res.Changed, res.Turn)
 	}
 }
