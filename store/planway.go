@@ -108,16 +108,56 @@ func (s *Store) emptiedBy(rel string, deletes, gone map[string]bool, dirs *dirCa
 // wayIsFolders reports whether every folder above rel (a recorded
 // name, not resolved through links) is a real folder, or missing (to be
 // made): none is a link, which an os.Root would follow to make or remove
-// a folder somewhere else, and none is a file.
+// a folder somewhere else, and none is a file. It looks at each folder
+// from the one above it, opened in turn, so a path n folders down costs n
+// lookups, not n of n folders each.
 func (s *Store) wayIsFolders(rel string) bool {
 	if path.IsAbs(rel) {
 		return false
 	}
+	r := s.root
+	defer func() {
+		if r != s.root {
+			r.Close()
+		}
+	}()
 	for i := 0; ; {
 		j := strings.IndexByte(rel[i:], '/')
 		if j < 0 {
 			return true
 		}
+		name := rel[i : i+j]
+		pathWalk.Add(int64(len(name)))
+		fi, err := r.Lstat(name)
+		switch {
+		case err != nil:
+			return true
+		case !fi.IsDir():
+			return false
+		}
+		next, err := r.OpenRoot(name)
+		if err != nil {
+			// A folder its owner may pass but not list: what is below it
+			// is looked at from the top.
+			return s.wayIsFoldersFrom(rel, i+j+1)
+		}
+		if r != s.root {
+			r.Close()
+		}
+		r = next
+		i += j + 1
+	}
+}
+
+// wayIsFoldersFrom is wayIsFolders for the folders of rel from byte i
+// on, each looked up from the root.
+func (s *Store) wayIsFoldersFrom(rel string, i int) bool {
+	for {
+		j := strings.IndexByte(rel[i:], '/')
+		if j < 0 {
+			return true
+		}
+		pathWalk.Add(int64(i + j))
 		fi, err := s.root.Lstat(rel[:i+j])
 		switch {
 		case err != nil:

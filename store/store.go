@@ -299,6 +299,12 @@ type insideStore struct{}
 func (insideStore) Error() string        { return "it is inside the checkpoint store" }
 func (insideStore) Is(target error) bool { return target == ErrOutsideRoot }
 
+// deepDir is the number of folders above which Rel resolves a path
+// folder by folder (resolveDir), from each folder opened, rather than
+// through EvalSymlinks, which hands the kernel the path up to each
+// element in turn.
+const deepDir = 32
+
 // rel is Rel with a memo of resolved folders, for a batch of paths.
 func (s *Store) rel(p string, memo map[string]string) (string, error) {
 	if p == "" || strings.IndexByte(p, 0) >= 0 {
@@ -312,6 +318,9 @@ func (s *Store) rel(p string, memo map[string]string) (string, error) {
 	clean := cleanAsKernel(abs)
 	dir, base := filepath.Split(clean)
 	dir = filepath.Clean(dir)
+	if memo == nil && strings.Count(dir, string(filepath.Separator)) > deepDir {
+		memo = map[string]string{} // folder by folder: O(depth), not O(depth²)
+	}
 	var resolved string
 	if memo != nil {
 		resolved = resolveDir(dir, memo)
@@ -493,12 +502,24 @@ func openDirPath(p string) int {
 	return fd
 }
 
+// prefixBytes is what EvalSymlinks hands the kernel to resolve p: the
+// path up to each of its elements, one after the other.
+func prefixBytes(p string) int64 {
+	var n int64
+	for i := 1; i < len(p); i++ {
+		if p[i] == filepath.Separator {
+			n += int64(i)
+		}
+	}
+	return n + int64(len(p))
+}
+
 // resolvePrefix resolves symlinks in the longest existing prefix of an
 // absolute path and appends the rest unchanged.
 func resolvePrefix(p string) string {
 	rest := ""
 	for d := p; ; {
-		pathWalk.Add(int64(len(d)))
+		pathWalk.Add(prefixBytes(d))
 		if r, err := filepath.EvalSymlinks(d); err == nil {
 			return filepath.Join(r, rest)
 		}
