@@ -98,7 +98,8 @@ func (r *Recorder) init() {
 }
 
 // Run records until ctx ends; then it records what is pending and
-// returns nil. The first sweep, before anything is recorded, takes in
+// returns nil. It returns an error when the tree stops (the store or
+// the project folder went away) or sweeps fail for good (see try). The first sweep, before anything is recorded, takes in
 // what changed while nothing watched (into the baseline, in no turn).
 func (r *Recorder) Run(ctx context.Context, ready func()) error {
 	r.init()
@@ -126,11 +127,12 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 	if ready != nil {
 		ready()
 	}
-	var changed, headMoved <-chan struct{}
+	var changed, headMoved, gone <-chan struct{}
 	var notes <-chan string
 	var tick <-chan time.Time
 	if r.Tree != nil {
 		changed, headMoved, notes = r.Tree.Changed(), r.Tree.HeadMoved(), r.Tree.Notes()
+		gone = r.Tree.Done()
 	} else {
 		t := time.NewTicker(r.Every)
 		defer t.Stop()
@@ -146,6 +148,12 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 			err := r.record()
 			r.close()
 			return err
+		case <-gone:
+			// No event comes any more (the store or the project folder
+			// went away): what can still be recorded is, and Run ends.
+			err := r.record()
+			r.close()
+			return errors.Join(fmt.Errorf("watch: stopped: %s", r.Tree.Why()), err)
 		case <-changed:
 			r.settle(ctx, changed)
 			before := r.last

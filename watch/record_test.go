@@ -209,3 +209,39 @@ func TestWatchStopsWhenSweepsKeepFailing(t *testing.T) {
 		t.Fatal("the recorder went on with every sweep failing")
 	}
 }
+
+// TestWatchEndsWhenTheStoreGoes: the store removed while the recorder
+// watches, its tree stops, and so does the recorder, saying why, where
+// it would wait for events that never come.
+func TestWatchEndsWhenTheStoreGoes(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tree := openTree(t, root)
+	defer tree.Close()
+	rec := &Recorder{Store: s, Tree: tree}
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- rec.Run(context.Background(), func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("the recorder stopped before it was ready: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, ".osfoundry")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "the store was removed") {
+			t.Fatalf("the recorder ended with %v, want it to say the store was removed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the recorder still runs with its store removed")
+	}
+}
