@@ -62,6 +62,9 @@ func earliestPres(recs []observedPre) []wanted {
 type revertChain struct {
 	files []*tfile
 	first Image
+	// during are the other turns that wrote the path while one of files
+	// was being written (see writtenDuring).
+	during []string
 }
 
 // newest is the chain's record sealed last; one never sealed counts as
@@ -133,4 +136,39 @@ func spansKept(pt observedPre, kept []observedPre) bool {
 		}
 	}
 	return false
+}
+
+// writtenDuring adds to each chain the turns not among turns (nor
+// rewound) whose record of its path was observed after one of the
+// chain's captures and before that record's newest seal, or sealed in
+// between: that seal holds the other turn's write too (an edit of
+// another session's made while this turn's was under way, or between
+// two of this turn's), so the change is not these turns' alone to take
+// out. Records that do not say when they were observed are left as
+// they are. Caller holds s.mu.
+func writtenDuring(v *view, chains map[string]revertChain, turns []string) {
+	mine := set(turns)
+	for _, t := range v.turns {
+		if mine[t.id] || v.rewound[t.id] || t.seed {
+			continue
+		}
+		t.scan(func(u *tfile) {
+			ch, ok := chains[u.path]
+			if !ok || u.refused != "" || slices.Contains(ch.during, t.id) {
+				return
+			}
+			for _, f := range ch.files {
+				if f.post == nil || f.seen == 0 {
+					continue
+				}
+				seenIn := u.seen > f.seen && u.preSeq < f.postSeq
+				sealedIn := u.post != nil && u.postSeq > f.preSeq && u.postSeq < f.postSeq
+				if seenIn || sealedIn {
+					ch.during = append(ch.during, t.id)
+					chains[u.path] = ch
+					return
+				}
+			}
+		})
+	}
 }

@@ -120,6 +120,7 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	p.Turns = turns
 	shared := sharedPaths(v, turns)
 	byPath, refused := revertRecords(v, turns, only)
+	writtenDuring(v, byPath, turns)
 	paths := make([]string, 0, len(byPath))
 	for path := range byPath {
 		paths = append(paths, path)
@@ -237,6 +238,11 @@ func (s *Store) revertStep(v *view, path string, ch revertChain, shared []string
 	}
 	if len(shared) > 0 {
 		st.Do, st.Reason = ActFail, "conflict: a command of another session changed it at the same time (the change is turn "+strings.Join(shared, ", ")+"'s too), so it is not this turn's alone to take out"
+		st.Conflicts = []LineRange{}
+		return st
+	}
+	if len(ch.during) > 0 {
+		st.Do, st.Reason = ActFail, "conflict: turn "+strings.Join(ch.during, ", ")+" wrote it while this turn's write was under way, so what this turn recorded holds that change too and is not this turn's alone to take out"
 		st.Conflicts = []LineRange{}
 		return st
 	}

@@ -121,3 +121,54 @@ func TestRevertSessionMadeAndRemovedBefore(t *testing.T) {
 		t.Fatalf("reverting session A: conflicts %+v, want p.txt's line 4", r.Conflicts)
 	}
 }
+
+// TestRevertEditDuringEdit: B's edit tool writes y.txt while A's edit of
+// it is under way (captured before B's capture, sealed after B's seal),
+// or between two edits of A's turn. The change A's turn recorded holds
+// B's: a revert of A's turn leaves y.txt as it is, a conflict naming B's
+// turn, where it took B's edit out with A's; a revert of B's turn takes
+// out B's edit alone. Undoing what each changed gives back the folder,
+// and rewinding both turns the folder before both.
+func TestRevertEditDuringEdit(t *testing.T) {
+	for _, again := range []bool{false, true} {
+		t.Run(fmt.Sprint("A writes again: ", again), func(t *testing.T) {
+			root, s, a, b, before := twoTurns(t, "x.txt", "y.txt")
+			y := root + "/y.txt"
+			if again {
+				editIn(t, s, root, a, "y.txt", "y by A\n")
+			} else {
+				if _, err := s.Capture(a, TurnMeta{}, []string{y}); err != nil {
+					t.Fatal(err)
+				}
+				put(t, root, "y.txt", "y by A\n", 0o644)
+			}
+			editIn(t, s, root, b, "y.txt", "y by A\ny by B\n")
+			if again {
+				editIn(t, s, root, a, "x.txt", "x by A\n")
+				if _, err := s.Capture(a, TurnMeta{}, []string{y}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Seal(a, []string{y}); err != nil {
+				t.Fatal(err)
+			}
+			after := tree(t, root)
+			r := revertTurn(t, s, a)
+			leftAsConflict(t, root, r, "y.txt", "y by A\ny by B\n")
+			if !strings.Contains(r.Failed[0].Reason, "turn "+string(b)) {
+				t.Fatalf("the conflict does not name B's turn: %+v", r.Failed)
+			}
+			if again { // x.txt reverted: an operation to undo
+				undo(t, s)
+			}
+			sameTree(t, "after undoing the revert of A's turn", after, tree(t, root))
+			revertTurn(t, s, b)
+			if got := rd(t, root, "y.txt"); got != "y by A\n" {
+				t.Fatalf("y.txt after reverting B's turn: %q", got)
+			}
+			undo(t, s)
+			sameTree(t, "after undoing the revert of B's turn", after, tree(t, root))
+			rewoundToBefore(t, s, root, a, before)
+		})
+	}
+}
