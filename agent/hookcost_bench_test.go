@@ -122,13 +122,21 @@ func (h *hookTurn) shell(tb testing.TB) {
 // what the turn holds of the paths it changed; it must not read the
 // whole turn to do so.
 func BenchmarkHookShellRatio(b *testing.B) {
+	twoTurnsRatio(b, 50, (*hookTurn).shell)
+}
+
+// twoTurnsRatio runs ratioLoop over call in two sessions' turns in one
+// project, each editing files files (0: a new one each call): one kept
+// near call 10 of its turn (a new prompt every 10 calls), the other first
+// taken to call late-1 of its turn, late being CKPT_BENCH_CALLS or 5,000.
+func twoTurnsRatio(b *testing.B, files int, call func(*hookTurn, testing.TB)) {
 	late := 5000
 	if n, err := fmt.Sscan(os.Getenv("CKPT_BENCH_CALLS"), &late); n != 1 || err != nil {
 		late = 5000
 	}
 	root := b.TempDir()
-	early := &hookTurn{root: root, session: "early", files: 50}
-	long := &hookTurn{root: root, session: "late", files: 50}
+	early := &hookTurn{root: root, session: "early", files: files}
+	long := &hookTurn{root: root, session: "late", files: files}
 	long.prompt(b)
 	for long.calls < late-1 {
 		long.pair(b)
@@ -140,7 +148,7 @@ func BenchmarkHookShellRatio(b *testing.B) {
 				early.pair(b)
 			}
 		}
-	}, func() { early.shell(b) }, func() { long.shell(b) })
+	}, func() { call(early, b) }, func() { call(long, b) })
 }
 
 // BenchmarkHookPairRatio measures the same as BenchmarkHookPairInTurn, but
@@ -157,25 +165,7 @@ func BenchmarkHookShellRatio(b *testing.B) {
 //	go test ./agent -run '^$' -bench HookPairRatio -benchtime 200x -cpuprofile cpu.out
 //	go tool pprof -tagfocus call=late agent.test cpu.out (or call=early)
 func BenchmarkHookPairRatio(b *testing.B) {
-	late := 5000
-	if n, err := fmt.Sscan(os.Getenv("CKPT_BENCH_CALLS"), &late); n != 1 || err != nil {
-		late = 5000
-	}
-	root := b.TempDir()
-	early := &hookTurn{root: root, session: "early"}
-	long := &hookTurn{root: root, session: "late"}
-	long.prompt(b)
-	for long.calls < late-1 {
-		long.pair(b)
-	}
-	ratioLoop(b, late, func() {
-		if early.calls == 0 || early.calls >= 10 {
-			early.prompt(b)
-			for early.calls < 9 {
-				early.pair(b)
-			}
-		}
-	}, func() { early.pair(b) }, func() { long.pair(b) })
+	twoTurnsRatio(b, 0, (*hookTurn).pair)
 }
 
 // ratioLoop times call10 and callLate one after the other each

@@ -78,31 +78,41 @@ func BenchmarkLogTurns(b *testing.B) {
 		for _, status := range []bool{false, true} {
 			for _, summary := range []bool{true, false} {
 				b.Run(fmt.Sprintf("turns=%d/status=%v/summary=%v", n, status, summary), func(b *testing.B) {
-					defer func(m int) { summaryMin = m }(summaryMin)
-					if !summary {
-						summaryMin = math.MaxInt
-					}
-					run := func() {
-						s, err := Open(root, Options{})
-						if err != nil {
-							b.Fatal(err)
-						}
+					fromOpen(b, root, summary, func(s *Store) {
 						es, err := s.Log(status)
 						if err != nil || len(es) != n {
 							b.Fatalf("%d entries, %v", len(es), err)
 						}
-						s.Close()
-					}
-					run() // writes the summary, when there is to be one
-					cpu := procCPU()
-					for b.Loop() {
-						run()
-					}
-					b.ReportMetric(float64(procCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+					})
 				})
 			}
 		}
 	}
+}
+
+// fromOpen times op on the store at root, opened for each call and
+// closed after it, with the summary or without it (every turn file read),
+// and reports the CPU time per call too. A first call, untimed, writes
+// the summary, when there is to be one.
+func fromOpen(b *testing.B, root string, summary bool, op func(s *Store)) {
+	defer func(m int) { summaryMin = m }(summaryMin)
+	if !summary {
+		summaryMin = math.MaxInt
+	}
+	run := func() {
+		s, err := Open(root, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		op(s)
+		s.Close()
+	}
+	run()
+	cpu := procCPU()
+	for b.Loop() {
+		run()
+	}
+	b.ReportMetric(float64(procCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // procCPU is the user and system time this process has used, in ns.
@@ -124,27 +134,12 @@ func BenchmarkShowTurns(b *testing.B) {
 		for _, id := range []string{strconv.Itoa(n), strconv.Itoa(n / 2)} {
 			for _, summary := range []bool{true, false} {
 				b.Run(fmt.Sprintf("turns=%d/turn=%s/summary=%v", n, id, summary), func(b *testing.B) {
-					defer func(m int) { summaryMin = m }(summaryMin)
-					if !summary {
-						summaryMin = math.MaxInt
-					}
-					run := func() {
-						s, err := Open(root, Options{})
-						if err != nil {
-							b.Fatal(err)
-						}
+					fromOpen(b, root, summary, func(s *Store) {
 						sh, err := s.Show(id, true)
 						if err != nil || len(sh.Files) != 5 {
 							b.Fatalf("%+v, %v", sh, err)
 						}
-						s.Close()
-					}
-					run()
-					cpu := procCPU()
-					for b.Loop() {
-						run()
-					}
-					b.ReportMetric(float64(procCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+					})
 				})
 			}
 		}
