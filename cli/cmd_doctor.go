@@ -68,9 +68,13 @@ func runDoctor(root, exe string, names []string, asJSON bool, version func(strin
 	var told []string
 	var left []store.LeftOpen
 	var leftErr error
+	var openErr error // why what is left open is not known, for --json
 	if s, err := store.Open(root, store.Options{Notify: func(msg string) { told = append(told, msg) }}); err == nil {
 		left, leftErr = s.LeftOpen()
+		openErr = leftErr
 		s.Close()
+	} else if !errors.Is(err, store.ErrNoStore) {
+		openErr = err
 	}
 	if !named {
 		names = agent.Agents()
@@ -102,10 +106,10 @@ func runDoctor(root, exe string, names []string, asJSON bool, version func(strin
 		failed = true
 	}
 	if asJSON {
-		if leftErr != nil {
-			fmt.Fprintln(os.Stderr, "ckpt: "+escLines(leftErr.Error()))
+		if openErr != nil {
+			fmt.Fprintln(os.Stderr, "ckpt: "+escLines(openErr.Error()))
 		}
-		if err := printJSON(doctorJSONOf(root, ds, left)); err != nil {
+		if err := printJSON(doctorJSONOf(root, ds, left, openErr == nil)); err != nil {
 			return err
 		}
 	} else {
@@ -223,9 +227,13 @@ type leftOpenJSON struct {
 	Fix       string `json:"fix"`
 }
 
-// doctorJSONOf is ds as doctor --json writes them, each with left.
-func doctorJSONOf(root string, ds []*setup.Diagnosis, left []store.LeftOpen) []doctorJSON {
-	open := make([]leftOpenJSON, len(left))
+// doctorJSONOf is ds as doctor --json writes them, each with left, or
+// with null where what is left open is not known.
+func doctorJSONOf(root string, ds []*setup.Diagnosis, left []store.LeftOpen, known bool) []doctorJSON {
+	var open []leftOpenJSON
+	if known {
+		open = make([]leftOpenJSON, len(left))
+	}
 	for i, l := range left {
 		kind := "dir"
 		if l.File {

@@ -277,3 +277,31 @@ func TestUnreadNoteKeepsFileNotGivenBack(t *testing.T) {
 	}
 	p.noUnreadNote(t)
 }
+
+// A note of files left open written by a newer ckpt, which this one
+// keeps and cannot read: doctor --json gives
+// left_open as null, not as [] (which says nothing is open), and says why
+// on stderr, naming the note.
+func TestDoctorJSONLeftOpenUnknown(t *testing.T) {
+	root := t.TempDir()
+	ckptOK(t, root, "install", "claude", "--no-first-copy")
+	ckptOK(t, root, "exec", "--turn", "1", "--", "true")
+	note := filepath.Join(root, ".osfoundry/checkpoints/shut-files")
+	if err := os.WriteFile(note, []byte(`{"v": 99, "files": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := ckptDo(t, ckptCall{Root: root, Env: []string{"HOME=" + t.TempDir()}}, "doctor", "--json")
+	var ds []map[string]json.RawMessage
+	decodeJSON(t, r, &ds)
+	if len(ds) == 0 {
+		t.Fatalf("doctor --json lists no agent\n%s", r)
+	}
+	for _, d := range ds {
+		if got := string(d["left_open"]); got != "null" {
+			t.Errorf("doctor --json object %s: left_open %s, want null", d["agent"], got)
+		}
+	}
+	if !strings.Contains(r.Stderr, "shut-files") {
+		t.Errorf("doctor --json: stderr does not name the note\n%s", r)
+	}
+}
