@@ -54,10 +54,13 @@ func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, 
 }
 
 // claimedSince lists the paths hooks' turns captured or sealed since at,
-// those a turn made and removed too (its tool wrote a file the
-// watcher's last sweep saw, and removed it: the watcher must not take
-// the tool's bytes for a pre-image of its own), and (with operated)
-// those operations since at wrote. The caller holds
+// those a turn made and removed too when it captured them before at (its
+// tool wrote a file the watcher's last sweep saw, and removed it: the
+// watcher must not take the tool's bytes for a pre-image of its own),
+// and (with operated) those operations since at wrote. One a turn
+// captured since at and made and removed is not claimed: the turn found
+// it absent, so what the last sweep saw there (a file since deleted by
+// hand) is no turn's but the watcher's. The caller holds
 // the store's lock, l: no hook's turn claims a path while the sweep
 // that asks records what it found.
 func (s *Store) claimedSince(at int64, operated bool, l *lockFile) (map[string]bool, error) {
@@ -77,6 +80,9 @@ func (s *Store) claimedSince(at int64, operated bool, l *lockFile) (map[string]b
 			continue
 		}
 		for _, f := range t.recordedList() {
+			if f.passedThrough() && f.preAt >= at {
+				continue
+			}
 			if f.preAt >= at || f.postAt >= at {
 				claimed[f.path] = true
 			}

@@ -247,3 +247,38 @@ func TestWatchLeavesSeedTurnsWrite(t *testing.T) {
 		t.Errorf("the watcher's sweep recorded %v in turn %q, want nothing: x.txt is turn 1's", res.Changed, res.Turn)
 	}
 }
+
+// TestWatchRecordsHandDeleteUnderHookTransientFile: the user deletes
+// p.txt by hand, and before ckpt watch's next sweep a hook's turn makes
+// p.txt and removes it again. The turn found p.txt absent, so the bytes
+// the watcher's last sweep saw are no turn's of a hook: the watcher's
+// sweep records their deletion in its own turn, and a rewind of that
+// turn gives them back.
+func TestWatchRecordsHandDeleteUnderHookTransientFile(t *testing.T) {
+	root := tempRoot(t)
+	wr(t, root, "p.txt", "p, the user's\n")
+	s := openStore(t, root)
+	if _, err := s.SweepWatch("", watchMeta); err != nil { // the baseline
+		t.Fatal(err)
+	}
+	before := tree(t, root)
+	removePathT(t, root, "p.txt")
+	a, err := s.NewTurn(hookMeta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	editIn(t, s, root, a, "p.txt", "p by A\n")
+	if _, err := s.Remove(a, hookMeta, []string{root + "/p.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.SweepWatch("", watchMeta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Turn == "" || !slices.Equal(res.Changed, []string{"p.txt"}) {
+		t.Fatalf("the watcher's sweep after the hand deletion recorded %v in turn %q, want p.txt in a turn of its own", res.Changed, res.Turn)
+	}
+	turnPathsAgree(t, s, string(res.Turn), []string{"p.txt"})
+	rewind(t, s, string(res.Turn))
+	sameTree(t, "after rewinding the watcher's turn", before, tree(t, root))
+}
