@@ -65,6 +65,9 @@ type revertChain struct {
 	// during are the other turns that wrote the path while one of files
 	// was being written (see writtenDuring).
 	during []string
+	// back are such writes reverted already, put back before the
+	// chain is taken out.
+	back []*tfile
 }
 
 // newest is the chain's record sealed last; one never sealed counts as
@@ -144,8 +147,11 @@ func spansKept(pt observedPre, kept []observedPre) bool {
 // between: that seal holds the other turn's write too (an edit of
 // another session's made while this turn's was under way, or between
 // two of this turn's), so the change is not these turns' alone to take
-// out. Records that do not say when they were observed are left as
-// they are. Caller holds s.mu.
+// out. Such a record whose change a revert took out already goes to the
+// chain's back instead: with it put back, the chain's seals hold the
+// disk's bytes again, and taking the chain out takes out both. Records
+// that do not say when they were observed are left as they are. Caller
+// holds s.mu.
 func writtenDuring(v *view, chains map[string]revertChain, turns []string) {
 	mine := set(turns)
 	for _, t := range v.turns {
@@ -164,7 +170,11 @@ func writtenDuring(v *view, chains map[string]revertChain, turns []string) {
 				seenIn := u.seen > f.seen && u.preSeq < f.postSeq
 				sealedIn := u.post != nil && u.postSeq > f.preSeq && u.postSeq < f.postSeq
 				if seenIn || sealedIn {
-					ch.during = append(ch.during, t.id)
+					if u.post != nil && v.revertedPath(t.id, u.path) {
+						ch.back = append(ch.back, u)
+					} else {
+						ch.during = append(ch.during, t.id)
+					}
 					chains[u.path] = ch
 					return
 				}

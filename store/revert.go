@@ -254,6 +254,12 @@ func (s *Store) revertStep(v *view, path string, ch revertChain, shared []string
 	if len(turns) > 1 {
 		label = "turns " + strings.Join(turns, ",")
 	}
+	for _, u := range ch.back {
+		r := s.revertOne(&tfile{path: path, pre: *u.post, post: &u.pre}, now, label, false)
+		if r.fail == "" && !r.conflict {
+			now = r.to
+		}
+	}
 	cur := now
 	var res revertOutcome
 	for _, f := range files {

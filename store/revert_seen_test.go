@@ -172,3 +172,36 @@ func TestRevertEditDuringEdit(t *testing.T) {
 		})
 	}
 }
+
+// TestRevertEditDuringEditReverted: B's edit tool writes y.txt while A's
+// edit of it is under way, and B's turn is reverted (its edit taken out).
+// B's change is no longer in y.txt: a revert of A's turn takes A's out
+// and gives back y.txt as before A, where it left it as a conflict
+// naming B's turn. Its undo gives back the folder as it was; with B's
+// revert undone too, the revert of A's turn names B's again.
+func TestRevertEditDuringEditReverted(t *testing.T) {
+	root, s, a, b, before := twoTurns(t, "x.txt", "y.txt")
+	y := root + "/y.txt"
+	if _, err := s.Capture(a, TurnMeta{}, []string{y}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "y.txt", "y by A\n", 0o644)
+	editIn(t, s, root, b, "y.txt", "y by A\ny by B\n")
+	if err := s.Seal(a, []string{y}); err != nil {
+		t.Fatal(err)
+	}
+	revertTurn(t, s, b)
+	after := tree(t, root)
+	if r := revertTurn(t, s, a); len(r.Failed) > 0 {
+		t.Fatalf("reverting A's turn after B's: %+v", r.Failed)
+	}
+	sameTree(t, "after reverting both turns", before, tree(t, root))
+	undo(t, s)
+	sameTree(t, "after undoing the revert of A's turn", after, tree(t, root))
+	undo(t, s) // B's edit back: a conflict naming B's turn again
+	r := revertTurn(t, s, a)
+	leftAsConflict(t, root, r, "y.txt", "y by A\ny by B\n")
+	if !strings.Contains(r.Failed[0].Reason, "turn "+string(b)) {
+		t.Fatalf("the conflict does not name B's turn: %+v", r.Failed)
+	}
+}

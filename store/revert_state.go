@@ -6,6 +6,7 @@ package store
 
 import (
 	"math"
+	"slices"
 
 	"github.com/ckpt-dev/ckpt/store/internal/record"
 )
@@ -61,6 +62,27 @@ func (v *view) markReverted() {
 			delete(v.reverted, id)
 		}
 	}
+}
+
+// revertedPath reports whether a revert in effect took turn id's
+// change to path out, as markReverted finds for the turn's paths: the
+// newest revert of the turn (or the one a retry finished) did not leave
+// the path failed.
+func (v *view) revertedPath(id, path string) bool {
+	had, left := false, false
+	for i, a := range v.undo {
+		if a.rewind.kind != KindRevert || v.suspended(i) || !slices.Contains(a.rewind.turns, id) {
+			continue
+		}
+		if a.rewind.retry != "" || !had {
+			left = false
+		}
+		had = true
+		for _, f := range v.revertLeft(a) {
+			left = left || f.Path == path
+		}
+	}
+	return had && !left
 }
 
 // revertLeft is what the revert applied as a left as it was, a path
