@@ -142,6 +142,18 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 	quiet.Stop()
 	r.retry = time.NewTimer(time.Hour)
 	r.retry.Stop()
+	// sweep records as try does; with a tree the quiet timer is all
+	// that closes a turn, and only what was recorded keeps one open.
+	sweep := func() error {
+		before := r.last
+		if err := r.try(); err != nil {
+			return err
+		}
+		if r.turn != "" && r.last != before {
+			quiet.Reset(r.Quiet)
+		}
+		return nil
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -156,12 +168,8 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 			return errors.Join(fmt.Errorf("watch: stopped: %s", r.Tree.Why()), err)
 		case <-changed:
 			r.settle(ctx, changed)
-			before := r.last
-			if err := r.try(); err != nil {
+			if err := sweep(); err != nil {
 				return err
-			}
-			if r.turn != "" && r.last != before {
-				quiet.Reset(r.Quiet) // only what was recorded keeps a turn open
 			}
 			if c := r.cut; c != nil {
 				r.cut = nil
@@ -179,7 +187,7 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 				r.Store.NoteGitIdle()
 			}
 		case <-headMoved:
-			if err := r.try(); err != nil {
+			if err := sweep(); err != nil {
 				return err
 			}
 			idle := r.turn == ""
@@ -199,7 +207,9 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 		case <-quiet.C:
 			r.close()
 		case <-r.retry.C:
-			if err := r.try(); err != nil {
+			// What a sweep after a failed one records opens or keeps a
+			// turn like any change: the quiet after it closes the turn.
+			if err := sweep(); err != nil {
 				return err
 			}
 		case n := <-notes:

@@ -245,3 +245,87 @@ func TestWatchEndsWhenTheStoreGoes(t *testing.T) {
 		t.Fatal("the recorder still runs with its store removed")
 	}
 }
+
+// TestWatchClosesATurnASweepAfterAFailedOneOpened: with a tree, what a
+// sweep after a failed one records opens a turn the quiet after it
+// closes, so a change long after is in a turn of its own.
+func TestWatchClosesATurnASweepAfterAFailedOneOpened(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tree := openTree(t, root)
+	defer tree.Close()
+	said := make(chan string, 100)
+	rec := &Recorder{Store: s, Tree: tree, Every: 50 * time.Millisecond, Quiet: 300 * time.Millisecond, Say: func(m string) { said <- m }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- rec.Run(ctx, func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("the recorder stopped before it was ready: %v", err)
+	}
+	turns := filepath.Join(root, ".osfoundry", "checkpoints", "turns")
+	if err := os.Rename(turns, turns+".away"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, turns, "in the way\n")
+	write(t, filepath.Join(root, "b.txt"), "b\n")
+	wait := func(what string) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case m := <-said:
+				if strings.Contains(m, what) {
+					return
+				}
+			case err := <-done:
+				t.Fatalf("the recorder stopped (%v), before it said %q", err, what)
+			case <-deadline:
+				t.Fatalf("the recorder never said %q", what)
+			}
+		}
+	}
+	wait("trying again")
+	if err := os.Remove(turns); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(turns+".away", turns); err != nil {
+		t.Fatal(err)
+	}
+	wait("recording again") // b.txt is recorded by a sweep after a failed one
+	time.Sleep(5 * rec.Quiet)
+	write(t, filepath.Join(root, "c.txt"), "c\n")
+	time.Sleep(5 * rec.Quiet)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	log, err := s.Log(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, e := range log {
+		files, err := s.Files(e.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, f := range files {
+			paths = append(paths, f.Path)
+		}
+		got = append(got, paths)
+	}
+	if len(got) != 2 {
+		t.Errorf("the turns hold %v, want b.txt and c.txt each in a turn of its own", got)
+	}
+}
