@@ -132,7 +132,7 @@ func runUIWatching(g *globals, f watchFlags) error {
 		cancel()
 		return err
 	}
-	uerr := openUIWith(root, func() error { rec.Cut(""); return nil })
+	uerr := openUIWith(root, func() error { return rec.Cut("") })
 	cancel()
 	if err := <-done; err != nil {
 		return err

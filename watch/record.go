@@ -73,21 +73,37 @@ type Recorder struct {
 // cut is a request to close the open turn.
 type cut struct {
 	label string
-	done  chan struct{}
+	done  chan error // told nil once cut, or why not
 }
 
 // Cut closes the open turn now, with what changed before the call in
 // it; the next change opens a turn labelled label (or by its time when
 // ""). It returns once that is done (or the recorder stopped), and is
-// safe to call from any goroutine.
-func (r *Recorder) Cut(label string) {
+// safe to call from any goroutine. When the sweep before the cut fails,
+// the turn stays open and Cut returns the sweep's error: cut then, what
+// changed before the call would be in the next turn.
+func (r *Recorder) Cut(label string) error {
 	r.init()
-	c := cut{label: label, done: make(chan struct{})}
+	c := cut{label: label, done: make(chan error, 1)}
 	r.cuts <- c
 	select {
-	case <-c.done:
+	case err := <-c.done:
+		return err
 	case <-r.stopped:
+		return nil
 	}
+}
+
+// answer closes the open turn for c, or tells c why not (the sweep
+// just before failed).
+func (r *Recorder) answer(c cut) {
+	if !r.failing.IsZero() {
+		c.done <- fmt.Errorf("%s; the turn stays open", r.said)
+		return
+	}
+	r.close()
+	r.label = c.label
+	c.done <- nil
 }
 
 func (r *Recorder) init() {
@@ -173,9 +189,7 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 			}
 			if c := r.cut; c != nil {
 				r.cut = nil
-				r.close()
-				r.label = c.label
-				close(c.done)
+				r.answer(*c)
 			}
 		case <-tick:
 			if err := r.try(); err != nil {
@@ -201,9 +215,7 @@ func (r *Recorder) Run(ctx context.Context, ready func()) error {
 			if err := r.try(); err != nil {
 				return err
 			}
-			r.close()
-			r.label = c.label
-			close(c.done)
+			r.answer(c)
 		case <-quiet.C:
 			r.close()
 		case <-r.retry.C:

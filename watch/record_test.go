@@ -309,6 +309,70 @@ func TestWatchClosesATurnASweepAfterAFailedOneOpened(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	if got := turnPaths(t, s); len(got) != 2 {
+		t.Errorf("the turns hold %v, want b.txt and c.txt each in a turn of its own", got)
+	}
+}
+
+// TestWatchCutFailsWhenTheSweepBeforeItFails: a cut whose sweep fails
+// says why and leaves the turn open, so what changed before it is in
+// that turn once a sweep succeeds, not in the next one.
+func TestWatchCutFailsWhenTheSweepBeforeItFails(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(root, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := &Recorder{Store: s, Every: 20 * time.Millisecond, Quiet: time.Hour}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- rec.Run(ctx, func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("the recorder stopped before it was ready: %v", err)
+	}
+	write(t, filepath.Join(root, "a.txt"), "a\n")
+	for deadline := time.Now().Add(10 * time.Second); !slices.EqualFunc(turnPaths(t, s), [][]string{{"a.txt"}}, slices.Equal); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a.txt was never recorded")
+		}
+	}
+	turns := filepath.Join(root, ".osfoundry", "checkpoints", "turns")
+	if err := os.Rename(turns, turns+".away"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, turns, "in the way\n")
+	write(t, filepath.Join(root, "b.txt"), "b\n")
+	if err := rec.Cut("next"); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Errorf("the cut returned %v, want the sweep's error", err)
+	}
+	if err := os.Remove(turns); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(turns+".away", turns); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Cut("next"); err != nil {
+		t.Fatalf("the cut after the store came back: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := turnPaths(t, s); !slices.EqualFunc(got, [][]string{{"a.txt", "b.txt"}}, slices.Equal) {
+		t.Errorf("the turns hold %v, want a.txt and b.txt in one", got)
+	}
+}
+
+// turnPaths is the paths each of s's turns changed.
+func turnPaths(t *testing.T, s *store.Store) [][]string {
+	t.Helper()
 	log, err := s.Log(false)
 	if err != nil {
 		t.Fatal(err)
@@ -325,7 +389,5 @@ func TestWatchClosesATurnASweepAfterAFailedOneOpened(t *testing.T) {
 		}
 		got = append(got, paths)
 	}
-	if len(got) != 2 {
-		t.Errorf("the turns hold %v, want b.txt and c.txt each in a turn of its own", got)
-	}
+	return got
 }

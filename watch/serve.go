@@ -40,9 +40,9 @@ type Server struct {
 	Mode  string // "serve" or "record", for status
 	// Idle, when set, stops the server after that long with no question.
 	Idle time.Duration
-	// Cut, when set, is called for `turn LABEL` (ckpt turn); without it
-	// the question is refused.
-	Cut func(label string)
+	// Cut, when set, is called for `turn LABEL` (ckpt turn), its error
+	// the answer; without it the question is refused.
+	Cut func(label string) error
 
 	ln   net.Listener
 	lock *os.File
@@ -200,7 +200,10 @@ func (s *Server) answer(c net.Conn) {
 			fmt.Fprintf(w, "no ckpt watch is recording here (only the background watcher)\n")
 			return
 		}
-		s.Cut(arg)
+		if err := s.Cut(arg); err != nil {
+			fmt.Fprintf(w, "%s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+			return
+		}
 		fmt.Fprintf(w, "ok\n")
 	case "stop":
 		fmt.Fprintf(w, "ok\n")
