@@ -74,20 +74,7 @@ func TestWatchRecordsOtherSpellingsOfTheStore(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	log, err := s.Log(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range log {
-		files, err := s.Files(e.ID, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			got = append(got, f.Path)
-		}
-	}
+	got := turnsPaths(t, s)
 	for _, rel := range mine {
 		if !slices.Contains(got, rel) {
 			t.Errorf("%s is in no turn; the turns hold %v", rel, got)
@@ -155,20 +142,7 @@ func TestWatchGoesOnAfterAFailedSweep(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	log, err := s.Log(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range log {
-		files, err := s.Files(e.ID, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			got = append(got, f.Path)
-		}
-	}
+	got := turnsPaths(t, s)
 	if !slices.Equal(got, []string{"b.txt"}) {
 		t.Errorf("the turns hold %v, want b.txt", got)
 	}
@@ -233,8 +207,18 @@ func TestWatchEndsWhenTheStoreGoes(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("the recorder stopped before it was ready: %v", err)
 	}
-	if err := os.RemoveAll(filepath.Join(root, ".osfoundry")); err != nil {
-		t.Fatal(err)
+	// The recorder may be writing in the store as it goes (rm -rf then
+	// says "directory not empty"): remove it until it is gone, as a
+	// person would.
+	for try := 0; ; try++ {
+		err := os.RemoveAll(filepath.Join(root, ".osfoundry"))
+		if err == nil {
+			break
+		}
+		if try == 50 {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	select {
 	case err := <-done:
@@ -388,6 +372,26 @@ func turnPaths(t *testing.T, s *store.Store) [][]string {
 			paths = append(paths, f.Path)
 		}
 		got = append(got, paths)
+	}
+	return got
+}
+
+// turnsPaths lists the paths of s's turns, turn by turn, in the log's order.
+func turnsPaths(t *testing.T, s *store.Store) []string {
+	t.Helper()
+	log, err := s.Log(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range log {
+		files, err := s.Files(e.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			got = append(got, f.Path)
+		}
 	}
 	return got
 }
