@@ -38,9 +38,9 @@ func (s *Store) recordSwept(res *SweepResult, recs []shellRec, lv *leaving, ws *
 	rest, owned := lv.split(recs)
 	var err error
 	if ws != nil && old != nil && len(rest) > 0 {
-		var claimed map[string]bool
-		if claimed, err = s.claimedSince(old.at, res.Operated, l); err == nil {
-			err = s.recordWatched(res, old, rest, claimed, self.turn, self.meta, others)
+		claimed, found, cerr := s.claimedSince(old.at, res.Operated, l)
+		if err = cerr; err == nil {
+			err = s.recordWatched(res, old, rest, claimed, found, self.turn, self.meta, others)
 		}
 	} else if ws == nil {
 		err = s.recordSweep(res, rest, selfCmd != nil, self, others)

@@ -24,15 +24,22 @@ func (s *Store) SweepWatch(turn TurnID, meta TurnMeta) (*SweepResult, error) {
 // their closing sweeps would). What a rewind, undo or redo since the
 // last sweep wrote is the operation's (it held the locks while it
 // wrote): those paths go to the baseline (claimed names them, and
-// those hooks' turns captured or sealed). The rest opens (or goes on in)
-// the watcher's own turn. Caller holds the lock.
-func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, claimed map[string]bool, turn string, meta TurnMeta, others []openCmd) error {
+// those hooks' turns captured or sealed). Of a path a hook's turn
+// found other than the last sweep saw (found: deleted or changed by
+// hand before the turn's capture), that change, the last sweep's image
+// to the turn's pre-image, is the watcher's: no turn holds the first
+// otherwise. The rest opens (or goes on in) the watcher's own turn.
+// Caller holds the lock.
+func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, claimed map[string]bool, found map[string]Image, turn string, meta TurnMeta, others []openCmd) error {
 	if len(recs) == 0 || old == nil {
 		return nil
 	}
 	kept := recs[:0]
 	for _, r := range recs {
-		if !claimed[r.path] {
+		if pre, ok := found[r.path]; ok && seenBoth(pre, r.pre) && !sameImage(pre, r.pre) {
+			r.post, r.noPost, r.with = pre, false, nil
+			kept = append(kept, r)
+		} else if !claimed[r.path] {
 			kept = append(kept, r)
 		}
 	}
@@ -60,19 +67,22 @@ func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, 
 // and (with operated) those operations since at wrote. One a turn
 // captured since at and made and removed is not claimed: the turn found
 // it absent, so what the last sweep saw there (a file since deleted by
-// hand) is no turn's but the watcher's. The caller holds
+// hand) is no turn's but the watcher's. found holds, of the claimed
+// paths no operation wrote and no turn captured before at, what the
+// first capture since at found there. The caller holds
 // the store's lock, l: no hook's turn claims a path while the sweep
 // that asks records what it found.
-func (s *Store) claimedSince(at int64, operated bool, l *lockFile) (map[string]bool, error) {
+func (s *Store) claimedSince(at int64, operated bool, l *lockFile) (claimed map[string]bool, found map[string]Image, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cache.locked = l.w
 	defer func() { s.cache.locked = nil }()
 	v, err := s.load()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	claimed := map[string]bool{}
+	claimed = map[string]bool{}
+	first := map[string]*tfile{}
 	for _, t := range v.turns {
 		// A seed turn's own entries carry no time (never since at); what
 		// a hook's capture naming its id added does.
@@ -85,6 +95,7 @@ func (s *Store) claimedSince(at int64, operated bool, l *lockFile) (map[string]b
 			}
 			if f.preAt >= at || f.postAt >= at {
 				claimed[f.path] = true
+				first[f.path] = earlierCapture(first[f.path], f, at)
 			}
 		}
 	}
@@ -95,14 +106,47 @@ func (s *Store) claimedSince(at int64, operated bool, l *lockFile) (map[string]b
 			}
 			steps, err := s.steps(o.id)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, st := range steps {
 				claimed[st.Path] = true
+				first[st.Path] = nil
 			}
 		}
 	}
-	return claimed, nil
+	found = map[string]Image{}
+	for path, f := range first {
+		if f != nil && f.preAt >= at && f.refused == "" {
+			found[path] = f.pre
+		}
+	}
+	return claimed, found, nil
+}
+
+// seenBoth says neither a nor b is an image of a path that could not be
+// read (a skipped one without a hash, or one not looked at): only then
+// does their difference say the path changed.
+func seenBoth(a, b Image) bool {
+	seen := func(img Image) bool {
+		return img.Kind != ImageOther && (img.Kind != ImageSkipped || !img.SHA256.IsZero())
+	}
+	return seen(a) && seen(b)
+}
+
+// earlierCapture is whichever of a and b, two turns' records of a path,
+// was captured first; one captured before at (its write was under way
+// at the last sweep) wins, so that what the last sweep saw is not
+// taken for a change before the turn.
+func earlierCapture(a, b *tfile, at int64) *tfile {
+	switch {
+	case a == nil:
+		return b
+	case a.preAt < at:
+		return a
+	case b.preAt < at || b.preAt < a.preAt || b.preAt == a.preAt && b.preSeq < a.preSeq:
+		return b
+	}
+	return a
 }
 
 // Relabel gives turn a new label (a later header record in its file,

@@ -10,7 +10,8 @@ import (
 // TestWatchHonoursClaimAfterItsRead: a hook's turn captures and seals
 // y.txt after ckpt watch's sweep read the tree and before it recorded
 // what it found. The claim is read under the store's lock, with the
-// records: y.txt is left to the hook's turn, not given to the watcher's.
+// records: y.txt's write is left to the hook's turn, and the watcher's
+// holds only the hand edit before it, which the turn's capture found.
 func TestWatchHonoursClaimAfterItsRead(t *testing.T) {
 	root := tempRoot(t)
 	put(t, root, "x.txt", "x before\n", 0o644)
@@ -33,8 +34,11 @@ func TestWatchHonoursClaimAfterItsRead(t *testing.T) {
 	if s.sweepRead != nil {
 		t.Fatal("the sweep never reached the point between its read and its records")
 	}
-	if !slices.Equal(res.Changed, []string{"x.txt"}) {
-		t.Fatalf("ckpt watch's sweep recorded %v, want x.txt alone", res.Changed)
+	if !slices.Equal(res.Changed, []string{"x.txt", "y.txt"}) {
+		t.Fatalf("ckpt watch's sweep recorded %v, want x.txt and y.txt's hand edit", res.Changed)
+	}
+	if f := fileOf(t, s, res.Turn, "y.txt"); f.Post == nil || readImage(t, s, f.Pre) != "y before\n" || readImage(t, s, *f.Post) != "y by hand\n" {
+		t.Errorf("the watcher's turn holds y.txt as %+v → %+v, want y before → y by hand", f.Pre, f.Post)
 	}
 	sameShares(t, "B's turn", turnShares(t, s, b), map[string][]string{"y.txt": nil})
 }
@@ -52,7 +56,7 @@ func TestClaimedUnderLockListsNoTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	listed := s.cache.listed
-	claimed, err := s.claimedSince(0, false, l)
+	claimed, _, err := s.claimedSince(0, false, l)
 	l.unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -281,4 +285,68 @@ func TestWatchRecordsHandDeleteUnderHookTransientFile(t *testing.T) {
 	turnPathsAgree(t, s, string(res.Turn), []string{"p.txt"})
 	rewind(t, s, string(res.Turn))
 	sameTree(t, "after rewinding the watcher's turn", before, tree(t, root))
+}
+
+// TestWatchRecordsHandDeleteUnderHookTurnsWrite: the user deletes p.txt
+// by hand, and before ckpt watch's next sweep a hook's turn, T, writes
+// p.txt anew. T found p.txt absent and keeps absent→X; the watcher's
+// sweep records the deletion of what its last sweep saw in its own
+// turn, so a revert of T leaves no p.txt and a rewind of both turns
+// gives the user's bytes back, each undone exactly.
+func TestWatchRecordsHandDeleteUnderHookTurnsWrite(t *testing.T) {
+	root := tempRoot(t)
+	wr(t, root, "p.txt", "p, the user's\n")
+	s := openStore(t, root)
+	if _, err := s.SweepWatch("", watchMeta); err != nil { // the baseline
+		t.Fatal(err)
+	}
+	before := tree(t, root)
+	removePathT(t, root, "p.txt")
+	deleted := tree(t, root)
+	tt, err := s.NewTurn(hookMeta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	editIn(t, s, root, tt, "p.txt", "p by T\n")
+	after := tree(t, root)
+	res, err := s.SweepWatch("", watchMeta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Turn == "" || !slices.Equal(res.Changed, []string{"p.txt"}) {
+		t.Fatalf("the watcher's sweep after the hand deletion recorded %v in turn %q, want p.txt in a turn of its own", res.Changed, res.Turn)
+	}
+	if f := fileOf(t, s, res.Turn, "p.txt"); f.Post == nil || f.Post.Kind != ImageAbsent || readImage(t, s, f.Pre) != "p, the user's\n" {
+		t.Fatalf("the watcher's turn holds p.txt as %+v → %+v, want the user's bytes → absent", f.Pre, f.Post)
+	}
+	if f := fileOf(t, s, tt, "p.txt"); f.Pre.Kind != ImageAbsent {
+		t.Fatalf("T's pre-image of p.txt is %+v, want absent", f.Pre)
+	}
+	p, err := s.PlanRevert(string(tt), RevertOptions{})
+	if r := apply(t, s, p, err); len(r.Failed) > 0 {
+		t.Fatalf("revert of T: %+v", r)
+	}
+	sameTree(t, "after reverting T", deleted, tree(t, root))
+	if r := undo(t, s); len(r.Failed) > 0 {
+		t.Fatalf("undo: %+v", r)
+	}
+	sameTree(t, "after undoing the revert of T", after, tree(t, root))
+	if r := rewind(t, s, string(tt)); len(r.Failed) > 0 {
+		t.Fatalf("rewind to before T: %+v", r)
+	}
+	sameTree(t, "after rewinding T and the watcher's turn", before, tree(t, root))
+	if r := undo(t, s); len(r.Failed) > 0 {
+		t.Fatalf("undo: %+v", r)
+	}
+	sameTree(t, "after undoing the rewind", after, tree(t, root))
+}
+
+// readImage is what img holds.
+func readImage(t *testing.T, s *Store, img Image) string {
+	t.Helper()
+	data, err := s.ReadImage(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
