@@ -19,13 +19,7 @@ func TestSeedTurnPassedThroughWeighed(t *testing.T) {
 			root := tempRoot(t)
 			wr(t, root, "a.txt", "a\n")
 			if seeded {
-				if err := os.MkdirAll(filepath.Join(root, storeDir), 0o700); err != nil {
-					t.Fatal(err)
-				}
-				idx := `[{"turn": 1, "at": 1, "files": [{"path": "c.txt", "pre": {"kind": "absent"}}]}]`
-				if err := os.WriteFile(filepath.Join(root, storeDir, "index.json"), []byte(idx), 0o600); err != nil {
-					t.Fatal(err)
-				}
+				writeSeedIndex(t, root)
 			}
 			s := openStore(t, root)
 			x := filepath.Join(root, "x.txt")
@@ -53,5 +47,18 @@ func TestSeedTurnPassedThroughWeighed(t *testing.T) {
 				t.Fatalf("after rewinding to turn 1, x.txt holds %q, want it gone", got)
 			}
 		})
+	}
+}
+
+// writeSeedIndex puts in root a seed store's index.json of one turn, 1,
+// which found c.txt absent.
+func writeSeedIndex(t *testing.T, root string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(root, storeDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	idx := `[{"turn": 1, "at": 1, "files": [{"path": "c.txt", "pre": {"kind": "absent"}}]}]`
+	if err := os.WriteFile(filepath.Join(root, storeDir, "index.json"), []byte(idx), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -226,13 +225,7 @@ func TestWatchLeavesHookTurnTransientFile(t *testing.T) {
 func TestWatchLeavesSeedTurnsWrite(t *testing.T) {
 	root := tempRoot(t)
 	wr(t, root, "a.txt", "a\n")
-	if err := os.MkdirAll(filepath.Join(root, storeDir), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	idx := `[{"turn": 1, "at": 1, "files": [{"path": "c.txt", "pre": {"kind": "absent"}}]}]`
-	if err := os.WriteFile(filepath.Join(root, storeDir, "index.json"), []byte(idx), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeSeedIndex(t, root)
 	s := openStore(t, root)
 	if _, err := s.SweepWatch("", watchMeta); err != nil { // the baseline
 		t.Fatal(err)
@@ -259,14 +252,7 @@ func TestWatchLeavesSeedTurnsWrite(t *testing.T) {
 // sweep records their deletion in its own turn, and a rewind of that
 // turn gives them back.
 func TestWatchRecordsHandDeleteUnderHookTransientFile(t *testing.T) {
-	root := tempRoot(t)
-	wr(t, root, "p.txt", "p, the user's\n")
-	s := openStore(t, root)
-	if _, err := s.SweepWatch("", watchMeta); err != nil { // the baseline
-		t.Fatal(err)
-	}
-	before := tree(t, root)
-	removePathT(t, root, "p.txt")
+	root, s, before := handDeletedSinceSweep(t)
 	a, err := s.NewTurn(hookMeta)
 	if err != nil {
 		t.Fatal(err)
@@ -275,13 +261,7 @@ func TestWatchRecordsHandDeleteUnderHookTransientFile(t *testing.T) {
 	if _, err := s.Remove(a, hookMeta, []string{root + "/p.txt"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.SweepWatch("", watchMeta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Turn == "" || !slices.Equal(res.Changed, []string{"p.txt"}) {
-		t.Fatalf("the watcher's sweep after the hand deletion recorded %v in turn %q, want p.txt in a turn of its own", res.Changed, res.Turn)
-	}
+	res := watchRecordsHandDeletion(t, s)
 	turnPathsAgree(t, s, string(res.Turn), []string{"p.txt"})
 	rewind(t, s, string(res.Turn))
 	sameTree(t, "after rewinding the watcher's turn", before, tree(t, root))
@@ -294,14 +274,7 @@ func TestWatchRecordsHandDeleteUnderHookTransientFile(t *testing.T) {
 // turn, so a revert of T leaves no p.txt and a rewind of both turns
 // gives the user's bytes back, each undone exactly.
 func TestWatchRecordsHandDeleteUnderHookTurnsWrite(t *testing.T) {
-	root := tempRoot(t)
-	wr(t, root, "p.txt", "p, the user's\n")
-	s := openStore(t, root)
-	if _, err := s.SweepWatch("", watchMeta); err != nil { // the baseline
-		t.Fatal(err)
-	}
-	before := tree(t, root)
-	removePathT(t, root, "p.txt")
+	root, s, before := handDeletedSinceSweep(t)
 	deleted := tree(t, root)
 	tt, err := s.NewTurn(hookMeta)
 	if err != nil {
@@ -309,13 +282,7 @@ func TestWatchRecordsHandDeleteUnderHookTurnsWrite(t *testing.T) {
 	}
 	editIn(t, s, root, tt, "p.txt", "p by T\n")
 	after := tree(t, root)
-	res, err := s.SweepWatch("", watchMeta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Turn == "" || !slices.Equal(res.Changed, []string{"p.txt"}) {
-		t.Fatalf("the watcher's sweep after the hand deletion recorded %v in turn %q, want p.txt in a turn of its own", res.Changed, res.Turn)
-	}
+	res := watchRecordsHandDeletion(t, s)
 	if f := fileOf(t, s, res.Turn, "p.txt"); f.Post == nil || f.Post.Kind != ImageAbsent || readImage(t, s, f.Pre) != "p, the user's\n" {
 		t.Fatalf("the watcher's turn holds p.txt as %+v → %+v, want the user's bytes → absent", f.Pre, f.Post)
 	}
@@ -349,4 +316,34 @@ func readImage(t *testing.T, s *Store, img Image) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// handDeletedSinceSweep makes a project whose p.txt ckpt watch's last
+// sweep saw and the user then deleted, and returns it, its store, and
+// the folder before the deletion.
+func handDeletedSinceSweep(t *testing.T) (string, *Store, map[string]string) {
+	t.Helper()
+	root := tempRoot(t)
+	wr(t, root, "p.txt", "p, the user's\n")
+	s := openStore(t, root)
+	if _, err := s.SweepWatch("", watchMeta); err != nil { // the baseline
+		t.Fatal(err)
+	}
+	before := tree(t, root)
+	removePathT(t, root, "p.txt")
+	return root, s, before
+}
+
+// watchRecordsHandDeletion sweeps as ckpt watch does, wanting p.txt
+// recorded in a turn of the watcher's own.
+func watchRecordsHandDeletion(t *testing.T, s *Store) *SweepResult {
+	t.Helper()
+	res, err := s.SweepWatch("", watchMeta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Turn == "" || !slices.Equal(res.Changed, []string{"p.txt"}) {
+		t.Fatalf("the watcher's sweep after the hand deletion recorded %v in turn %q, want p.txt in a turn of its own", res.Changed, res.Turn)
+	}
+	return res
 }

@@ -57,13 +57,7 @@ func TestWatchRecordsOtherSpellingsOfTheStore(t *testing.T) {
 	defer feed.t.Close()
 	rec := &Recorder{Store: s, Tree: feed.t}
 	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- rec.Run(ctx, func() { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("the recorder stopped before it was ready: %v", err)
-	}
+	done := runRecorder(t, ctx, rec)
 	for _, rel := range mine {
 		write(t, filepath.Join(root, rel), "new\n")
 	}
@@ -101,43 +95,8 @@ func TestWatchGoesOnAfterAFailedSweep(t *testing.T) {
 	rec := &Recorder{Store: s, Every: 20 * time.Millisecond, Say: func(m string) { said <- m }}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- rec.Run(ctx, func() { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("the recorder stopped before it was ready: %v", err)
-	}
-	turns := filepath.Join(root, ".osfoundry", "checkpoints", "turns")
-	if err := os.Rename(turns, turns+".away"); err != nil {
-		t.Fatal(err)
-	}
-	write(t, turns, "in the way\n")
-	write(t, filepath.Join(root, "b.txt"), "b\n")
-	wait := func(what string) {
-		t.Helper()
-		deadline := time.After(10 * time.Second)
-		for {
-			select {
-			case m := <-said:
-				if strings.Contains(m, what) {
-					return
-				}
-			case err := <-done:
-				t.Fatalf("the recorder stopped (%v), before it said %q", err, what)
-			case <-deadline:
-				t.Fatalf("the recorder never said %q", what)
-			}
-		}
-	}
-	wait("trying again")
-	if err := os.Remove(turns); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(turns+".away", turns); err != nil {
-		t.Fatal(err)
-	}
-	wait("recording again")
+	done := runRecorder(t, ctx, rec)
+	missBThenMend(t, root, said, done)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -161,13 +120,7 @@ func TestWatchStopsWhenSweepsKeepFailing(t *testing.T) {
 	}
 	defer s.Close()
 	rec := &Recorder{Store: s, Every: 20 * time.Millisecond, FailFor: 200 * time.Millisecond}
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- rec.Run(context.Background(), func() { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("the recorder stopped before it was ready: %v", err)
-	}
+	done := runRecorder(t, context.Background(), rec)
 	turns := filepath.Join(root, ".osfoundry", "checkpoints", "turns")
 	if err := os.Rename(turns, turns+".away"); err != nil {
 		t.Fatal(err)
@@ -200,13 +153,7 @@ func TestWatchEndsWhenTheStoreGoes(t *testing.T) {
 	tree := openTree(t, root)
 	defer tree.Close()
 	rec := &Recorder{Store: s, Tree: tree}
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- rec.Run(context.Background(), func() { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("the recorder stopped before it was ready: %v", err)
-	}
+	done := runRecorder(t, context.Background(), rec)
 	// The recorder may be writing in the store as it goes (rm -rf then
 	// says "directory not empty"): remove it until it is gone, as a
 	// person would.
@@ -249,43 +196,8 @@ func TestWatchClosesATurnASweepAfterAFailedOneOpened(t *testing.T) {
 	rec := &Recorder{Store: s, Tree: tree, Every: 50 * time.Millisecond, Quiet: 300 * time.Millisecond, Say: func(m string) { said <- m }}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- rec.Run(ctx, func() { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("the recorder stopped before it was ready: %v", err)
-	}
-	turns := filepath.Join(root, ".osfoundry", "checkpoints", "turns")
-	if err := os.Rename(turns, turns+".away"); err != nil {
-		t.Fatal(err)
-	}
-	write(t, turns, "in the way\n")
-	write(t, filepath.Join(root, "b.txt"), "b\n")
-	wait := func(what string) {
-		t.Helper()
-		deadline := time.After(10 * time.Second)
-		for {
-			select {
-			case m := <-said:
-				if strings.Contains(m, what) {
-					return
-				}
-			case err := <-done:
-				t.Fatalf("the recorder stopped (%v), before it said %q", err, what)
-			case <-deadline:
-				t.Fatalf("the recorder never said %q", what)
-			}
-		}
-	}
-	wait("trying again")
-	if err := os.Remove(turns); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(turns+".away", turns); err != nil {
-		t.Fatal(err)
-	}
-	wait("recording again") // b.txt is recorded by a sweep after a failed one
+	done := runRecorder(t, ctx, rec)
+	missBThenMend(t, root, said, done) // b.txt is recorded by a sweep after a failed one
 	time.Sleep(5 * rec.Quiet)
 	write(t, filepath.Join(root, "c.txt"), "c\n")
 	time.Sleep(5 * rec.Quiet)
@@ -314,13 +226,7 @@ func TestWatchCutFailsWhenTheSweepBeforeItFails(t *testing.T) {
 	rec := &Recorder{Store: s, Every: 20 * time.Millisecond, Quiet: time.Hour}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- rec.Run(ctx, func() { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("the recorder stopped before it was ready: %v", err)
-	}
+	done := runRecorder(t, ctx, rec)
 	write(t, filepath.Join(root, "a.txt"), "a\n")
 	for deadline := time.Now().Add(10 * time.Second); !slices.EqualFunc(turnPaths(t, s), [][]string{{"a.txt"}}, slices.Equal); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -394,4 +300,56 @@ func turnsPaths(t *testing.T, s *store.Store) []string {
 		}
 	}
 	return got
+}
+
+// runRecorder runs rec until ctx ends, and returns once it is ready,
+// with the channel its Run's error comes on.
+func runRecorder(t *testing.T, ctx context.Context, rec *Recorder) <-chan error {
+	t.Helper()
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- rec.Run(ctx, func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("the recorder stopped before it was ready: %v", err)
+	}
+	return done
+}
+
+// missBThenMend makes the recorder's sweeps fail (the store's turns
+// folder is a file) while b.txt is written, waits for the recorder to
+// say it tries again, puts the folder back, and waits for it to say it
+// records again.
+func missBThenMend(t *testing.T, root string, said <-chan string, done <-chan error) {
+	t.Helper()
+	turns := filepath.Join(root, ".osfoundry", "checkpoints", "turns")
+	if err := os.Rename(turns, turns+".away"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, turns, "in the way\n")
+	write(t, filepath.Join(root, "b.txt"), "b\n")
+	wait := func(what string) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case m := <-said:
+				if strings.Contains(m, what) {
+					return
+				}
+			case err := <-done:
+				t.Fatalf("the recorder stopped (%v), before it said %q", err, what)
+			case <-deadline:
+				t.Fatalf("the recorder never said %q", what)
+			}
+		}
+	}
+	wait("trying again")
+	if err := os.Remove(turns); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(turns+".away", turns); err != nil {
+		t.Fatal(err)
+	}
+	wait("recording again")
 }
