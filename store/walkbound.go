@@ -17,8 +17,11 @@ func (w *walker) over(rel string, n int) bool {
 	if total <= walkMaxEntries && time.Now().Before(w.deadline) {
 		return false
 	}
+	if total > walkMaxEntries && total-int64(n) > walkMaxEntries {
+		return true // crossed in another folder, which the error names
+	}
 	w.mu.Lock()
-	if w.tooBig == nil {
+	if w.tooBig == nil || total > walkMaxEntries {
 		where := filepath.Join(w.root, rel)
 		if total > walkMaxEntries {
 			w.tooBig = errf("sweep: stopped in %s after %d entries: the tree is too large to sweep (a pseudo file system or a loop of mounts?); add the folder to .ckptignore", where, total)
