@@ -50,14 +50,20 @@ func (s *Store) recordWatched(res *SweepResult, old *baseline, recs []shellRec, 
 		res.ToHook = true
 		return s.recordSweep(res, kept, false, owner{}, others)
 	}
-	if turn == "" || res.Operated { // an operation ended the open turn
-		id, err := s.newTurn(meta)
-		if err != nil {
-			return err
-		}
-		turn = string(id)
+	if turn != "" && !res.Operated { // an operation ends the open turn
+		return s.recordSweep(res, kept, true, owner{turn, meta, ""}, nil)
 	}
-	return s.recordSweep(res, kept, true, owner{turn, meta, ""}, nil)
+	// A new turn is written with its files in one append: no reader
+	// lists it before they are in it, and a failed append leaves none.
+	id, n, err := s.freeTurn()
+	if err != nil {
+		return err
+	}
+	if err := s.recordSweep(res, kept, true, owner{id, meta, ""}, nil); err != nil {
+		return err
+	}
+	s.writeSeq(n)
+	return nil
 }
 
 // claimedSince lists the paths hooks' turns captured or sealed since at,

@@ -1,9 +1,14 @@
 package store
 
 import (
+	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/ckpt-dev/ckpt/store/internal/storefs"
 )
 
 // TestWatchHonoursClaimAfterItsRead: a hook's turn captures and seals
@@ -346,4 +351,67 @@ func watchRecordsHandDeletion(t *testing.T, s *Store) *SweepResult {
 		t.Fatalf("the watcher's sweep after the hand deletion recorded %v in turn %q, want p.txt in a turn of its own", res.Changed, res.Turn)
 	}
 	return res
+}
+
+// TestWatchedTurnAppearsWithItsFiles: the turn ckpt watch's sweep opens
+// is written with its files in one append, so a reader (ckpt log, the
+// UI) never lists it without them; and when that append fails (a full
+// disk), no empty turn is left in the log.
+func TestWatchedTurnAppearsWithItsFiles(t *testing.T) {
+	root := tempRoot(t)
+	put(t, root, "a.txt", "a before\n", 0o644)
+	s := openStore(t, root)
+	if _, err := s.SweepWatch("", watchMeta); err != nil { // the baseline
+		t.Fatal(err)
+	}
+	reader := openStore(t, root)
+	var seen []string
+	storefs.WriteFault = func(name string) error {
+		if !strings.HasPrefix(name, "turns/") {
+			return nil
+		}
+		log, err := reader.Log(false)
+		if err != nil {
+			t.Errorf("log while %s is written: %v", name, err)
+		}
+		for _, e := range log {
+			if e.Kind == KindAgent && e.Files == 0 {
+				seen = append(seen, e.ID)
+			}
+		}
+		return nil
+	}
+	t.Cleanup(func() { storefs.WriteFault = nil })
+	put(t, root, "a.txt", "a by hand\n", 0o644)
+	res, err := s.SweepWatch("", watchMeta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Turn == "" || !slices.Equal(res.Changed, []string{"a.txt"}) {
+		t.Fatalf("the sweep recorded %v in turn %q, want a.txt in a new turn", res.Changed, res.Turn)
+	}
+	if len(seen) > 0 {
+		t.Errorf("a reader listed turn %v with no files while the sweep wrote it", seen)
+	}
+
+	put(t, root, "a.txt", "a by hand again\n", 0o644)
+	storefs.WriteFault = func(name string) error {
+		if strings.HasPrefix(name, "turns/") {
+			return syscall.ENOSPC
+		}
+		return nil
+	}
+	if _, err := s.SweepWatch("", watchMeta); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("the sweep on a full disk: %v, want no space", err)
+	}
+	storefs.WriteFault = nil
+	log, err := reader.Log(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range log {
+		if e.Kind == KindAgent && e.Files == 0 {
+			t.Errorf("after a failed sweep the log lists turn %s with no files", e.ID)
+		}
+	}
 }

@@ -97,6 +97,9 @@ func (s *Store) lockTurn(asked string) (*lockFile, string, *turn, bool, error) {
 func (s *Store) appendTurn(id string, buf []byte, created bool) error {
 	name := turnFileName(id)
 	if err := storefs.AppendDurable(s.dir, name, buf); err != nil {
+		if created {
+			_ = s.dir.Remove(name) // held nothing before: no turn is left half made
+		}
 		return errf("append to %s: %w", s.path(name), err)
 	}
 	if created {
@@ -122,7 +125,24 @@ func (s *Store) NewTurn(meta TurnMeta) (TurnID, error) {
 
 // newTurn is NewTurn with the lock held.
 func (s *Store) newTurn(meta TurnMeta) (TurnID, error) {
-	n := s.lastNumber()
+	id, n, err := s.freeTurn()
+	if err != nil {
+		return "", err
+	}
+	now := s.clock().UnixNano()
+	buf := s.appendTurnRecord(nil, id, meta.Label, meta.Source, now, s.nextSeq(now, turnFileName(id)))
+	s.writeSeq(n)
+	if err := s.appendTurnSynced(id, buf, &failpoint{}); err != nil {
+		return "", err
+	}
+	return TurnID(id), nil
+}
+
+// freeTurn finds the next short numeric id no turn file holds; the
+// caller writes the turn's first records and then the seq file (n).
+// Caller holds the lock.
+func (s *Store) freeTurn() (id string, n int, err error) {
+	n = s.lastNumber()
 	for bad := 0; ; {
 		n++
 		id := strconv.Itoa(n)
@@ -132,20 +152,13 @@ func (s *Store) newTurn(meta TurnMeta) (TurnID, error) {
 			// a store where every one fails (a folder that cannot be
 			// read) must fail the call, not spin under the lock.
 			if bad++; bad >= newTurnTries {
-				return "", errf("new turn: %d turn files in a row could not be read, the last: %w", bad, err)
+				return "", 0, errf("new turn: %d turn files in a row could not be read, the last: %w", bad, err)
 			}
 			continue
 		}
-		if exists {
-			continue
+		if !exists {
+			return id, n, nil
 		}
-		now := s.clock().UnixNano()
-		buf := s.appendTurnRecord(nil, id, meta.Label, meta.Source, now, s.nextSeq(now, turnFileName(id)))
-		s.writeSeq(n)
-		if err := s.appendTurnSynced(id, buf, &failpoint{}); err != nil {
-			return "", err
-		}
-		return TurnID(id), nil
 	}
 }
 

@@ -78,21 +78,30 @@ type cut struct {
 
 // Cut closes the open turn now, with what changed before the call in
 // it; the next change opens a turn labelled label (or by its time when
-// ""). It returns once that is done (or the recorder stopped), and is
-// safe to call from any goroutine. When the sweep before the cut fails,
-// the turn stays open and Cut returns the sweep's error: cut then, what
-// changed before the call would be in the next turn.
+// ""). It returns once that is done, and is safe to call from any
+// goroutine; once the recorder has stopped it returns ErrStopped. When
+// the sweep before the cut fails, the turn stays open and Cut returns
+// the sweep's error: cut then, what changed before the call would be in
+// the next turn.
 func (r *Recorder) Cut(label string) error {
 	r.init()
 	c := cut{label: label, done: make(chan error, 1)}
-	r.cuts <- c
+	select {
+	case r.cuts <- c:
+	case <-r.stopped:
+		return ErrStopped
+	}
 	select {
 	case err := <-c.done:
 		return err
 	case <-r.stopped:
-		return nil
+		return ErrStopped
 	}
 }
+
+// ErrStopped is Cut's answer once the recorder has stopped: no turn of
+// its follows to take the label.
+var ErrStopped = errors.New("ckpt watch stopped; it records no more turns")
 
 // answer closes the open turn for c, or tells c why not (the sweep
 // just before failed).
