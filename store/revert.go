@@ -357,14 +357,15 @@ func (s *Store) keptVersion(img Image) version {
 // sharedPaths are the paths of turns whose change no single command
 // owned and that a turn not among them holds too (see sharedWith): a
 // revert of these turns alone would take out another session's change.
-// It gives, per path, those other turns.
+// It gives, per path, those other turns. A turn a revert in effect asked
+// that change out of is not one: the change is wanted out of both.
 func sharedPaths(v *view, turns []string) map[string][]string {
 	out := map[string][]string{}
 	mine := set(turns)
 	for _, id := range turns {
 		for _, f := range v.byID[id].list() {
 			for _, o := range v.sharedWith(f) {
-				if !mine[o] && !v.rewound[o] && !slices.Contains(out[f.path], o) {
+				if !mine[o] && !v.rewound[o] && !v.revertAsked(o, f.path) && !slices.Contains(out[f.path], o) {
 					out[f.path] = append(out[f.path], o)
 				}
 			}

@@ -85,6 +85,18 @@ func (v *view) revertedPath(id, path string) bool {
 	return had && !left
 }
 
+// revertAsked reports whether a revert in effect took turn id's change
+// to path out or tried to: a conflict left it (one another turn shares,
+// say) but the turn's change is wanted out all the same.
+func (v *view) revertAsked(id, path string) bool {
+	for i, a := range v.undo {
+		if a.rewind.kind == KindRevert && !v.suspended(i) && slices.Contains(a.rewind.turns, id) {
+			return true
+		}
+	}
+	return false
+}
+
 // revertLeft is what the revert applied as a left as it was, a path
 // once: what the operation that applied it failed (and the retries that
 // finished that one), and for a redo, what the revert itself failed,
