@@ -132,7 +132,7 @@ func TestWatchStopsWhenSweepsKeepFailing(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "not a folder") {
 			t.Fatalf("the recorder stopped with %v, want the sweep's error", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("the recorder went on with every sweep failing")
 	}
 }
@@ -157,12 +157,12 @@ func TestWatchEndsWhenTheStoreGoes(t *testing.T) {
 	// The recorder may be writing in the store as it goes (rm -rf then
 	// says "directory not empty"): remove it until it is gone, as a
 	// person would.
-	for try := 0; ; try++ {
+	for deadline := time.Now().Add(time.Minute); ; {
 		err := os.RemoveAll(filepath.Join(root, ".osfoundry"))
 		if err == nil {
 			break
 		}
-		if try == 50 {
+		if time.Now().After(deadline) {
 			t.Fatal(err)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -172,7 +172,7 @@ func TestWatchEndsWhenTheStoreGoes(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "the store was removed") {
 			t.Fatalf("the recorder ended with %v, want it to say the store was removed", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("the recorder still runs with its store removed")
 	}
 }
@@ -198,7 +198,9 @@ func TestWatchClosesATurnASweepAfterAFailedOneOpened(t *testing.T) {
 	defer cancel()
 	done := runRecorder(t, ctx, rec)
 	missBThenMend(t, root, said, done) // b.txt is recorded by a sweep after a failed one
-	time.Sleep(5 * rec.Quiet)
+	// The quiet after it closes b.txt's turn, which then says how many
+	// files it holds: a change after that is long after.
+	waitForLabel(t, s, ", 1 file")
 	write(t, filepath.Join(root, "c.txt"), "c\n")
 	time.Sleep(5 * rec.Quiet)
 	cancel()
@@ -228,7 +230,7 @@ func TestWatchCutFailsWhenTheSweepBeforeItFails(t *testing.T) {
 	defer cancel()
 	done := runRecorder(t, ctx, rec)
 	write(t, filepath.Join(root, "a.txt"), "a\n")
-	for deadline := time.Now().Add(10 * time.Second); !slices.EqualFunc(turnPaths(t, s), [][]string{{"a.txt"}}, slices.Equal); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !slices.EqualFunc(turnPaths(t, s), [][]string{{"a.txt"}}, slices.Equal); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("a.txt was never recorded")
 		}
@@ -257,6 +259,26 @@ func TestWatchCutFailsWhenTheSweepBeforeItFails(t *testing.T) {
 	}
 	if got := turnPaths(t, s); !slices.EqualFunc(got, [][]string{{"a.txt", "b.txt"}}, slices.Equal) {
 		t.Errorf("the turns hold %v, want a.txt and b.txt in one", got)
+	}
+}
+
+// waitForLabel waits until the label of s's newest turn ends with
+// suffix, as the recorder's label of a turn it closed does ("watched
+// HH:MM:SS, 1 file"). A minute is a bound for a loaded machine, never a
+// measure.
+func waitForLabel(t *testing.T, s *store.Store, suffix string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		log, err := s.Log(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(log) > 0 && strings.HasSuffix(log[0].Label, suffix) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited a minute for the newest turn's label to end with %q: %+v", suffix, log)
+		}
 	}
 }
 
@@ -330,7 +352,7 @@ func missBThenMend(t *testing.T, root string, said <-chan string, done <-chan er
 	write(t, filepath.Join(root, "b.txt"), "b\n")
 	wait := func(what string) {
 		t.Helper()
-		deadline := time.After(10 * time.Second)
+		deadline := time.After(time.Minute)
 		for {
 			select {
 			case m := <-said:
