@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -180,6 +181,10 @@ func sedTemp(f showRow) bool {
 		len(f.Path) == len("sed")+6 && strings.HasPrefix(f.Path, "sed")
 }
 
+// closedLabel is the label of a watched turn closed with no name given:
+// "watched HH:MM:SS, N files".
+var closedLabel = regexp.MustCompile(`^watched \d\d:\d\d:\d\d, \d+ files?$`)
+
 // TestWatchRecordsBurstsAsTurns: with no hooks at all, a script edits,
 // creates, deletes, renames, runs sed -i and rewrites .env, in two bursts
 // parted by more than the quiet period. ckpt watch makes two turns, each
@@ -194,13 +199,16 @@ func TestWatchRecordsBurstsAsTurns(t *testing.T) {
 	snap0 := snapshotDir(t, root)
 	// A quiet period long enough that a process held up by a loaded
 	// machine does not end the turn in the middle of its burst.
-	w := startWatch(t, root, "--quiet", "1s")
+	w := startWatch(t, root, "--quiet", "3s")
 
 	sh(t, root, `echo more >> a.txt && echo new > new.txt && rm gone.txt && mv old.txt moved.txt && sed -i s/foo/baz/ s.txt && printf 'TOKEN=2\n' > .env`)
 	first := hasTurnWithBut(t, root, sedTemp, ".env", "a.txt", "gone.txt", "moved.txt", "new.txt", "old.txt", "s.txt")
 	snap1 := snapshotDir(t, root)
-	// More than the quiet period after the first burst was recorded.
-	time.Sleep(1600 * time.Millisecond)
+	// The quiet period after the first burst closes its turn, which then
+	// says how many files it holds: the next burst is past the quiet.
+	waitFor(t, func() string { return "turn " + first + " to close" }, func() bool {
+		return closedLabel.MatchString(findEntry(t, ckptLog(t, root), first).Label)
+	})
 	sh(t, root, `echo again >> a.txt && mkdir -p lib/deep && echo x > lib/deep/x.go && rm src/main.go`)
 	second := hasTurnWith(t, root, "a.txt", "lib/deep/x.go", "src/main.go")
 	if first == second {
