@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -164,12 +165,14 @@ func (b *baseline) hasDir(rel string) bool {
 	return e != nil && e.kind == baseDir
 }
 
-// racy reports whether e's stat cannot vouch for its bytes. The ctime
-// of a file its owner cannot read is left out: ckpt's own read of it
-// (openUnread) moved it after the sweep began, and the baseline holds
-// the ctime the read left (grants). What moves a ctime and none of the
-// mtime, size, mode and inode writes no bytes, unless it then sets the
-// mtime back within the same tick as that read.
+// racy reports whether e's stat cannot vouch for its bytes: its mtime or
+// ctime is within racyWindow of the sweep that took it. A ctime ckpt's
+// own read left is the exception (a file its owner cannot read, opened
+// to it for the read and given its mode back: see grants): the read
+// moved it after the sweep began, and what moves a ctime and none of
+// the mtime, size, mode and inode writes no bytes, unless it then sets
+// the mtime back within the same tick as that read. Any other ctime
+// counts, a file of mode 000's too.
 func (b *baseline) racy(e *baseEntry) bool {
 	switch {
 	case e.kind == baseDir:
@@ -177,7 +180,18 @@ func (b *baseline) racy(e *baseEntry) bool {
 	case e.mtime >= b.at-racyWindow:
 		return true
 	}
-	return e.ctime >= b.at-racyWindow && e.mode&0o400 != 0
+	return e.ctime >= b.at-racyWindow && !b.ownCtime(e)
+}
+
+// ownCtime reports whether e's ctime, if within racyWindow of the sweep
+// that took it, is the one ckpt's own read left: the baseline says so of
+// a file its owner cannot read by leaving it out of its recheck list.
+func (b *baseline) ownCtime(e *baseEntry) bool {
+	if e.kind == baseDir || e.mode&0o400 != 0 {
+		return false
+	}
+	_, listed := slices.BinarySearch(b.recheck, e.path)
+	return !listed
 }
 
 func appendStr(buf []byte, s string) []byte {

@@ -60,18 +60,19 @@ func baselineDelta(old []baseEntry, touched []int32, next []*baseEntry) (puts []
 
 // needsRecheck reports whether e's stat, taken by a sweep that began at
 // at, cannot vouch for it at the next sweep: a file or folder changed
-// within racyWindow of it, a folder whose listing left something out,
-// a file that could not be read.
-func needsRecheck(e *baseEntry, at int64) bool {
+// within racyWindow of it (but for a ctime own says ckpt's read left:
+// see ownCtime), a folder whose listing left something out, a file that
+// could not be read. own may be nil: no ctime is ckpt's.
+func needsRecheck(e *baseEntry, at int64, own func(*baseEntry) bool) bool {
 	return e.kind == baseDir && e.ino == 0 || e.kind == baseUnknown ||
-		e.mtime >= at-racyWindow || e.ctime >= at-racyWindow
+		e.mtime >= at-racyWindow || e.ctime >= at-racyWindow && (own == nil || !own(e))
 }
 
 // recheckOf lists the entries of next that need looking at again.
-func recheckOf(next []*baseEntry, at int64) []string {
+func recheckOf(next []*baseEntry, at int64, own func(*baseEntry) bool) []string {
 	var out []string
 	for _, e := range next {
-		if needsRecheck(e, at) {
+		if needsRecheck(e, at, own) {
 			out = append(out, e.path)
 		}
 	}
@@ -266,7 +267,7 @@ func (s *Store) saveBaseline(b *baseline) error {
 				next[i] = &b.entries[i]
 			}
 		}
-		b.recheck = recheckOf(next, b.at)
+		b.recheck = recheckOf(next, b.at, nil)
 	}
 	return s.writeBaseline(b, &failpoint{})
 }

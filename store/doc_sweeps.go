@@ -183,12 +183,14 @@
 // An entry whose mtime or ctime is within two seconds of "at" is racy:
 // it is hashed again whatever its stat says, as git treats racily clean
 // index entries, and kept again only when its bytes are no longer the
-// baseline's. A file its owner cannot read is the exception for its
-// ctime: the entry holds the ctime ckpt's own read left it (its read
-// permission given and its mode given back, after "at"), taken only
-// when the file read is the one listed. Such entries, folders whose listing left something out
-// and unreadable files make the recheck list, which a sweep fed by a
-// watcher looks at whatever the watcher says. The baseline is written
+// baseline's. A ctime ckpt's own read left is the exception: the entry
+// of a file its owner cannot read holds the ctime that read left it (its
+// read permission given and its mode given back, after "at"), taken only
+// when the file read is the one listed. Racy entries but those, folders
+// whose listing left something out and unreadable files make the
+// recheck list, which a sweep fed by a watcher looks at whatever the
+// watcher says; a file its owner cannot read that the list leaves out
+// has a ctime ckpt's own, and any other ctime counts. The baseline is written
 // after the blobs it names are durable and after the turn's records, and
 // is not fsynced: a sweep killed at any point leaves the old baseline or
 // the new one; a damaged or missing one is ignored, and the next sweep

@@ -129,9 +129,11 @@ func (s *Store) openUnread(r *os.Root, name, rel string, fi fs.FileInfo, denied 
 // A read by openUnread moves the file's ctime twice, with its two
 // chmods, after the sweep's listing took the stat the baseline keeps:
 // the next sweep would find it changed, and read it (and move it)
-// again. So the read notes the ctime the file has once its mode is back,
-// and the sweep's baseline takes it, when the file is the one the
-// listing saw.
+// again. So a sweep's read notes the ctime the file has once its mode is
+// back, and the sweep's baseline takes it, when the file is the one the
+// listing saw. That ctime, ckpt's own, is the one ctime a racy entry's
+// stat may leave out; the baseline says which are its own by leaving
+// them out of its recheck list (see racy).
 
 // grant is a file's stat around its read by openUnread: its inode,
 // size and mtime, the same before and after, its ctime before it was
@@ -142,16 +144,39 @@ type grant struct {
 	before, after int64
 }
 
-// grants holds, by path, the last grant of each file read and not yet
-// settled by a sweep. It is safe for concurrent use.
+// grants holds, by path, the last grant of each file a sweep under way
+// read, and the ctimes it settled. Only a sweep's own reads can settle:
+// one made before its listing left a ctime the listing saw. So grants
+// are noted only while a sweep runs, and dropped when it ends: what is
+// held is bounded by one sweep's reads. It is safe for concurrent use.
 type grants struct {
-	mu sync.Mutex
-	by map[string]grant
+	mu       sync.Mutex
+	sweeping int
+	by       map[string]grant
+	settled  map[string]int64 // path: the ctime the entry took
+}
+
+// begin starts a sweep's noting of grants; end ends it.
+func (gs *grants) begin() {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	gs.sweeping++
+}
+
+func (gs *grants) end() {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	if gs.sweeping--; gs.sweeping == 0 {
+		gs.by, gs.settled = nil, nil
+	}
 }
 
 func (gs *grants) note(rel string, g grant) {
 	gs.mu.Lock()
 	defer gs.mu.Unlock()
+	if gs.sweeping == 0 {
+		return
+	}
 	if gs.by == nil {
 		gs.by = map[string]grant{}
 	}
@@ -164,11 +189,42 @@ func (gs *grants) note(rel string, g grant) {
 // listing and the read keeps the listing's ctime, and is read again.
 func (gs *grants) settle(e *baseEntry) {
 	gs.mu.Lock()
+	defer gs.mu.Unlock()
 	g, ok := gs.by[e.path]
 	delete(gs.by, e.path)
-	gs.mu.Unlock()
 	if ok && e.ino == g.ino && e.size == g.size && e.mtime == g.mtime && e.ctime == g.before {
 		e.ctime = g.after
+		if gs.settled == nil {
+			gs.settled = map[string]int64{}
+		}
+		gs.settled[e.path] = g.after
+	}
+}
+
+// own reports whether the sweep under way gave e the ctime it has.
+func (gs *grants) own(e *baseEntry) bool {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	c, ok := gs.settled[e.path]
+	return ok && c == e.ctime
+}
+
+// ownCtimes says of an entry of the sweep's next baseline whether its
+// ctime is ckpt's own read's: one the sweep's grants settled, or old's
+// own as old has it still.
+func (s *Store) ownCtimes(old *baseline) func(*baseEntry) bool {
+	return func(e *baseEntry) bool {
+		if e.kind == baseDir || e.mode&0o400 != 0 {
+			return false
+		}
+		if s.grants.own(e) {
+			return true
+		}
+		if old == nil {
+			return false
+		}
+		o := old.find(e.path)
+		return o != nil && o.sameStat(e) && o.sum == e.sum && old.ownCtime(o)
 	}
 }
 

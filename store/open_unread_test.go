@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -181,6 +182,8 @@ func TestGrantFitsOnlyTheFileRead(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var gs grants
+			gs.begin()
+			defer gs.end()
 			gs.note("n", g)
 			e := tc.e
 			e.path, e.kind = "n", baseFile
@@ -188,9 +191,144 @@ func TestGrantFitsOnlyTheFileRead(t *testing.T) {
 			if e.ctime != tc.want {
 				t.Errorf("ctime %d, want %d", e.ctime, tc.want)
 			}
+			if own := gs.own(&e); own != (tc.want == g.after) {
+				t.Errorf("own %v, want %v", own, tc.want == g.after)
+			}
 			if gs.settle(&e); len(gs.by) != 0 {
 				t.Errorf("the grant stays after it was used: %v", gs.by)
 			}
 		})
+	}
+}
+
+// A change no stat shows (new bytes of the same size, the mtime set back,
+// in the clock tick the listing's stat was taken in) is found in a file
+// its owner cannot read as in any other: the baseline holds the stat the
+// file has now and the bytes from before, and the ctime, not one ckpt's
+// read left, makes the entry racy. Before, the ctime of every file of
+// mode 000 was left out, and the change was missed.
+func TestUnreadFileSameTickChangeFound(t *testing.T) {
+	if !asOwner(t) {
+		return
+	}
+	sameTickChangeFound(t)
+}
+
+// The same as whoever runs the tests: as root, which reads a file of mode
+// 000 without opening it up, no ctime is ckpt's own.
+func TestModeZeroSameTickChangeFound(t *testing.T) { sameTickChangeFound(t) }
+
+func sameTickChangeFound(t *testing.T) {
+	root := unreadProject(t)
+	time.Sleep(racyWindowTest())
+	s := openStore(t, root)
+	turn, err := s.NewTurn(TurnMeta{Label: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SweepBefore(turn, TurnMeta{}, "change n"); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "n")
+	was, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(p, 0o600)
+	if err := os.WriteFile(p, []byte("open\n"), 0); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(p, 0)
+	if err := os.Chtimes(p, was.ModTime(), was.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	// As if the listing had taken its stat after the change, in the same
+	// tick: the entry gets the ctime the file has now.
+	now, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.loadBaseline()
+	if err != nil || b == nil {
+		t.Fatalf("baseline: %v", err)
+	}
+	e := b.find("n")
+	if e == nil || e.size != now.Size() || e.mtime != now.ModTime().UnixNano() {
+		t.Fatalf("baseline's n: %+v; want the size and mtime n has", e)
+	}
+	e.ctime = ctimeOf(now.Sys().(*syscall.Stat_t))
+	b.recheck = nil
+	if err := s.saveBaseline(b); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.SweepAfter(turn, TurnMeta{}, "change n")
+	if err != nil || !slices.Equal(res.Changed, []string{"n"}) {
+		t.Fatalf("sweep after the change: %+v, %v; want n changed", res, err)
+	}
+	files, err := s.Files(string(turn), false)
+	if err != nil || len(files) != 1 || files[0].Pre.SHA256 != blobIDOf([]byte("shut\n")) || files[0].Post.SHA256 != blobIDOf([]byte("open\n")) {
+		t.Fatalf("the turn's files: %+v, %v; want n from shut to open", files, err)
+	}
+}
+
+// An entry's ctime within the racy window is ckpt's own only for a file
+// its owner cannot read that the recheck list leaves out: a sweep leaves
+// out only the ctimes its grants settled, and those they settled before.
+func TestRacyCtimeOwnOnlyOffRecheck(t *testing.T) {
+	b := &baseline{at: 10 * racyWindow, recheck: []string{"listed"}}
+	cases := []struct {
+		name string
+		e    baseEntry
+		want bool
+	}{
+		{"mode 000, left out", baseEntry{path: "own", kind: baseFile}, false},
+		{"mode 000, listed", baseEntry{path: "listed", kind: baseFile}, true},
+		{"readable, left out", baseEntry{path: "own", kind: baseFile, mode: 0o644}, true},
+		{"mode 000, mtime racy", baseEntry{path: "own", kind: baseFile, mtime: 10 * racyWindow}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := tc.e
+			e.ctime = 10 * racyWindow
+			if e.mtime == 0 {
+				e.mtime = racyWindow
+			}
+			if got := b.racy(&e); got != tc.want {
+				t.Errorf("racy %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// Reads of a file its owner cannot read outside a sweep note no grant,
+// and a sweep leaves none: what the store keeps of them does not grow
+// with the files a long session reads.
+func TestUnreadGrantsCleared(t *testing.T) {
+	if !asOwner(t) {
+		return
+	}
+	root := unreadProject(t)
+	for i := range 20 {
+		put(t, root, fmt.Sprintf("m%d", i), "shut\n", 0)
+		t.Cleanup(func() { os.Chmod(filepath.Join(root, fmt.Sprintf("m%d", i)), 0o600) })
+	}
+	s := openStore(t, root)
+	turn, err := s.NewTurn(TurnMeta{Label: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SweepBefore(turn, TurnMeta{}, "true"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.grants.by); n != 0 {
+		t.Fatalf("%d grants after the sweep, want none", n)
+	}
+	for i := range 20 {
+		if _, err := s.Capture(turn, TurnMeta{}, []string{filepath.Join(root, fmt.Sprintf("m%d", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(s.grants.by); n != 0 {
+		t.Fatalf("%d grants after captures, want none", n)
 	}
 }

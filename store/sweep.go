@@ -89,6 +89,8 @@ func (s *Store) sweepLocked(turn string, meta TurnMeta, cmd string, after bool, 
 		return nil, err
 	}
 	defer bl.unlock()
+	s.grants.begin()
+	defer s.grants.end()
 	fp := newFailpoint(map[bool]string{false: "sweep-before", true: "sweep-after"}[after])
 	res := &SweepResult{}
 	start := time.Now().UnixNano()

@@ -72,7 +72,8 @@ func (s *Store) listSweep(res *SweepResult, old **baseline, fed Changes, attribu
 // the entries it put and removed, its head, rules and recheck list.
 func (s *Store) saveNext(old, nb *baseline, lst *fedListing, m *sweepMerge, next []*baseEntry, fp *failpoint) error {
 	puts, dels := baselineDelta(lst.old, m.touched, next)
-	nb.recheck = recheckOf(next, nb.at)
+	own := s.ownCtimes(old)
+	nb.recheck = recheckOf(next, nb.at, own)
 	if old != nil && !lst.whole && len(old.recheck) > 0 {
 		// What the fed walk did not cover stands, and so does its need
 		// to be looked at again.
@@ -84,7 +85,7 @@ func (s *Store) saveNext(old, nb *baseline, lst *fedListing, m *sweepMerge, next
 			in[e.path] = true
 		}
 		for _, p := range old.recheck {
-			if e := old.find(p); !in[p] && e != nil && needsRecheck(e, nb.at) {
+			if e := old.find(p); !in[p] && e != nil && needsRecheck(e, nb.at, own) {
 				nb.recheck = append(nb.recheck, p)
 			}
 		}
