@@ -139,10 +139,15 @@
 // both, and reads v1 as it is.
 //
 // ops.log holds {"r":"op","v":2,"id":"op-N","kind":"rewind"|"undo"|"redo"|
-// "revert","target","turns","retry","sess","steps","rmdirs","had","hadm",
+// "revert","target","turns","retry","sess","except","steps","rmdirs","had","hadm",
 // "mkdirs","mkdirm","index_was","index_set","at","n"} when an operation begins — retry names the
 // operation whose failed paths it tries again; sess the agent session a
-// revert took out (its target is then empty); had lists the rmdirs that existed and hadm
+// revert took out (its target is then empty); except the paths a revert
+// left as they were at the user's request (its "leave" steps), whose
+// change is still in, so its turn is not reverted and a revert of it
+// again takes them out (a revert logged before except was kept counts
+// them as taken out, as the ckpt that wrote it did; an older ckpt reading
+// one ignores it, as it ignores any key it does not know); had lists the rmdirs that existed and hadm
 // their permission bits, mkdirs the folders an undo gives back and mkdirm
 // theirs; index_was and index_set, when the operation put git's index
 // file back, are images of the index before it and of what it wrote (an

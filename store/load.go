@@ -342,6 +342,7 @@ type opRec struct {
 	abandoned bool
 	retry     string    // the operation whose failed paths this one tried again
 	session   string    // the agent session a revert took out
+	except    []string  // the paths a revert kept as they were (--except)
 	none      bool      // every step failed: it changed nothing
 	fails     []Failure // paths it could not put as wanted, and why
 	indexWas  *Image    // git's index before it, when it put the index back
@@ -505,7 +506,7 @@ func (s *Store) readOps() ([]*opRec, error) {
 		switch r.R {
 		case "op":
 			n, _ := ParseOpID(r.ID)
-			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.Order(), steps: r.Steps, retry: r.Retry, session: r.Sess, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes,
+			o := &opRec{id: r.ID, n: n, kind: r.Kind, target: r.Target, turns: r.Turns, at: r.At, seq: r.Order(), steps: r.Steps, retry: r.Retry, session: r.Sess, except: r.Except, rmdirs: r.Rmdirs, had: r.Had, hadModes: r.HadModes, mkdirs: r.Mkdirs, mkdirMods: r.MkdirModes,
 				indexWas: r.IndexWas, indexSet: r.IndexSet}
 			c.ops = append(c.ops, o)
 			c.byID[o.id] = o

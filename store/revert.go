@@ -101,17 +101,18 @@ func (s *Store) planRevert(v *view, id string, opt RevertOptions) (*Plan, error)
 	if err != nil {
 		return nil, err
 	}
-	// A retry: the revert in effect of these turns left paths in conflict.
+	// A retry: the revert in effect of these turns left paths in conflict
+	// or kept them (--except).
 	var only map[string]bool
 	if a := v.revertOf(turns, opt.Session); a != nil {
-		left := v.revertLeft(*a)
+		left := v.revertOpen(*a)
 		if len(left) == 0 {
 			return nil, errf("revert %s: %s is already reverted by %s; `ckpt undo` brings it back: %w", what, what, a.rewind.id, ErrReverted)
 		}
 		p.Retry = a.via.id
 		only = map[string]bool{}
-		for _, f := range left {
-			only[f.Path] = true
+		for _, p := range left {
+			only[p] = true
 		}
 		turns = a.rewind.turns
 	} else if len(turns) == 0 {

@@ -28,11 +28,11 @@ func (v *view) suspended(i int) bool {
 }
 
 // markReverted finds the turns reverted: taken out by a revert in effect,
-// with none of their paths left as they were by it. A revert redone is
-// applied as the revert did it, without the paths it failed (a conflict
-// left as it is), so those stay out of it whatever the redo did; a
-// revert retried (the paths still in conflict tried again) leaves open
-// just what the retry failed.
+// with none of their paths left as they were by it (failed, or kept at
+// the user's request). A revert redone is applied as the revert did it,
+// without the paths it failed (a conflict left as it is), so those stay
+// out of it whatever the redo did; a revert retried (the paths it left
+// tried again) leaves open just what the retry left.
 func (v *view) markReverted() {
 	v.reverted = map[string]bool{}
 	open := map[string]map[string]bool{} // turn → its paths a revert left
@@ -40,7 +40,7 @@ func (v *view) markReverted() {
 		if a.rewind.kind != KindRevert || v.suspended(i) {
 			continue
 		}
-		left := v.revertLeft(a)
+		left := v.revertOpen(a)
 		for _, id := range a.rewind.turns {
 			t := v.byID[id]
 			if t == nil || v.rewound[id] {
@@ -50,9 +50,9 @@ func (v *view) markReverted() {
 			if a.rewind.retry != "" || open[id] == nil {
 				open[id] = map[string]bool{}
 			}
-			for _, f := range left {
-				if t.file(f.Path) != nil {
-					open[id][f.Path] = true
+			for _, p := range left {
+				if t.file(p) != nil {
+					open[id][p] = true
 				}
 			}
 		}
@@ -64,37 +64,58 @@ func (v *view) markReverted() {
 	}
 }
 
-// revertedPath reports whether a revert in effect took turn id's
-// change to path out, as markReverted finds for the turn's paths: the
-// newest revert of the turn (or the one a retry finished) did not leave
-// the path failed.
-func (v *view) revertedPath(id, path string) bool {
-	had, left := false, false
+// revertPath says what the reverts in effect of turn id did with its
+// change to path, as markReverted reads them: had, one is in effect;
+// failed, the newest of them (or the retry that finished it) left the
+// path as it was, failed; kept, it left it at the user's request.
+func (v *view) revertPath(id, path string) (had, failed, kept bool) {
 	for i, a := range v.undo {
 		if a.rewind.kind != KindRevert || v.suspended(i) || !slices.Contains(a.rewind.turns, id) {
 			continue
 		}
 		if a.rewind.retry != "" || !had {
-			left = false
+			failed, kept = false, false
 		}
 		had = true
 		for _, f := range v.revertLeft(a) {
-			left = left || f.Path == path
+			failed = failed || f.Path == path
 		}
+		kept = kept || slices.Contains(a.rewind.except, path)
 	}
-	return had && !left
+	return had, failed, kept
+}
+
+// revertedPath reports whether a revert in effect took turn id's
+// change to path out: the newest revert of the turn (or the one a retry
+// finished) neither failed the path nor kept it.
+func (v *view) revertedPath(id, path string) bool {
+	had, failed, kept := v.revertPath(id, path)
+	return had && !failed && !kept
 }
 
 // revertAsked reports whether a revert in effect took turn id's change
 // to path out or tried to: a conflict left it (one another turn shares,
-// say) but the turn's change is wanted out all the same.
+// say) but the turn's change is wanted out all the same. One that kept
+// the path (--except) did not ask it out.
 func (v *view) revertAsked(id, path string) bool {
-	for i, a := range v.undo {
-		if a.rewind.kind == KindRevert && !v.suspended(i) && slices.Contains(a.rewind.turns, id) {
-			return true
+	had, _, kept := v.revertPath(id, path)
+	return had && !kept
+}
+
+// revertOpen are the paths the revert applied as a left with its turns'
+// changes still in: those it left as they were (see revertLeft), and
+// those it kept at the user's request, which a redo keeps too.
+func (v *view) revertOpen(a application) []string {
+	var out []string
+	for _, f := range v.revertLeft(a) {
+		out = append(out, f.Path)
+	}
+	for _, p := range a.rewind.except {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
 		}
 	}
-	return false
+	return out
 }
 
 // revertLeft is what the revert applied as a left as it was, a path

@@ -27,7 +27,9 @@ const (
 	// Special files' images ("fifo", "socket", "device") came within
 	// version 3: a ckpt that predates them plans a path wanted as one as
 	// of an unknown kind, not restored, and never writes over one it
-	// finds, so no step of it misreads them.
+	// finds, so no step of it misreads them. A revert's "except" came
+	// within version 3 too: a ckpt that predates it reads the op record
+	// and counts the paths kept as taken out, as it always did.
 	formatVersion = 3
 	// baselineVersion is the last byte of baselineMagic. Version 3 added
 	// the ignore rules, version 4 folders' mtime, ctime and inode,

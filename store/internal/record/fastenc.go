@@ -75,7 +75,7 @@ func fileFieldsOnly(r *Line) bool {
 	return !(r.V != 0 || r.ID != "" || r.Label != "" || r.Source != nil || r.Head != "" ||
 		r.Ref != "" || r.Index != nil || r.IndexWas != nil || r.IndexSet != nil ||
 		r.Want != nil || r.Back != nil || r.Do != "" || r.Why != "" || r.Hand ||
-		r.Kind != "" || r.Target != "" || r.Turns != nil || r.Steps != 0 || r.Retry != "" || r.Sess != "" ||
+		r.Kind != "" || r.Target != "" || r.Turns != nil || r.Steps != 0 || r.Retry != "" || r.Sess != "" || r.Except != nil ||
 		r.Rmdirs != nil || r.Had != nil || r.Mkdirs != nil || r.HadModes != nil || r.MkdirModes != nil ||
 		r.Recovered || r.Abandoned || r.Failed != nil || r.Fails != nil || r.None || r.End)
 }

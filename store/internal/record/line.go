@@ -82,8 +82,11 @@ type Op struct {
 	Target string   `json:"target,omitempty" in:"op"`
 	Turns  []string `json:"turns,omitempty" in:"op"`
 	Steps  int      `json:"steps,omitempty" in:"op"`
-	Retry  string   `json:"retry,omitempty" in:"op"`  // the operation whose failed paths it tries again
-	Sess   string   `json:"sess,omitempty" in:"op"`   // the agent session a revert took out
+	Retry  string   `json:"retry,omitempty" in:"op"` // the operation whose failed paths it tries again
+	Sess   string   `json:"sess,omitempty" in:"op"`  // the agent session a revert took out
+	// Except lists the paths a revert left as they were at the user's
+	// request (--except): their change is still in.
+	Except []string `json:"except,omitempty" in:"op"`
 	Rmdirs []string `json:"rmdirs,omitempty" in:"op"` // folders removed if left empty
 	Had    []string `json:"had,omitempty" in:"op"`    // of those, the ones there before
 	Mkdirs []string `json:"mkdirs,omitempty" in:"op"` // folders made (an undo's give-back)

@@ -68,7 +68,7 @@ func (r *Line) mapNames(f func(string) string) Line {
 	c := *r
 	c.Path, c.ID, c.Target = f(r.Path), f(r.ID), f(r.Target)
 	c.Dirs, c.Rmdirs, c.Had, c.Mkdirs = escNames(r.Dirs, f), escNames(r.Rmdirs, f), escNames(r.Had, f), escNames(r.Mkdirs, f)
-	c.Failed, c.Turns, c.Shared = escNames(r.Failed, f), escNames(r.Turns, f), escNames(r.Shared, f)
+	c.Failed, c.Turns, c.Shared, c.Except = escNames(r.Failed, f), escNames(r.Turns, f), escNames(r.Shared, f), escNames(r.Except, f)
 	c.Img, c.Want = escImage(r.Img, f), escImage(r.Want, f)
 	copied := false
 	for i, fl := range r.Fails {
