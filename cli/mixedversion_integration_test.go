@@ -43,6 +43,7 @@ func TestLastReleaseRefusesThisStore(t *testing.T) {
 	run := func(stdin string, args ...string) (string, error) {
 		cmd := exec.Command(old, args...)
 		cmd.Dir = p.root
+		cmd.Env = ckptEnv("", nil) // no CKPT_ROOT of the caller's naming another project
 		cmd.Stdin = strings.NewReader(stdin)
 		out, err := cmd.CombinedOutput()
 		return string(out), err

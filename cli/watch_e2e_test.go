@@ -163,10 +163,13 @@ func hasTurnWithBut(t *testing.T, root string, skip func(showRow) bool, paths ..
 	return id
 }
 
+// sh runs script in root with the tests' environment: git there reads
+// no configuration of the user's or the machine's (a signing key, hooks).
 func sh(t *testing.T, root, script string) {
 	t.Helper()
 	c := exec.Command("sh", "-c", script)
 	c.Dir = root
+	c.Env = ckptEnv("", nil)
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
 	}
