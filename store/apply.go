@@ -118,10 +118,7 @@ func (s *Store) Apply(p *Plan, progress func(done, total int)) (*Result, error) 
 		return nil, errf("%s: %w", q.Kind, err)
 	}
 	at := s.clock().UnixNano()
-	var except []string // a revert's paths kept: their change is still in
-	if q.Kind == KindRevert {
-		except = q.Keep
-	}
+	except := q.revertKept()
 	op := record.Append(nil, &record.Line{R: "op", Turn: record.Turn{V: formatVersion, ID: id}, Op: record.Op{Kind: q.Kind, Target: q.Target, Turns: q.Turns, Retry: q.Retry, Sess: q.Session, Except: except, Steps: len(recs),
 		Rmdirs: rmdirs, Had: had, HadModes: hadModes, Mkdirs: mkdirs, MkdirModes: mkdirModes, IndexWas: indexWas, IndexSet: indexSet}, At: at, N: s.nextSeq(at, "")})
 	if err := storefs.AppendDurable(s.dir, "ops.log", op); err != nil {

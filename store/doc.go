@@ -143,8 +143,8 @@
 // "mkdirs","mkdirm","index_was","index_set","at","n"} when an operation begins — retry names the
 // operation whose failed paths it tries again; sess the agent session a
 // revert took out (its target is then empty); except the paths a revert
-// left as they were at the user's request (its "leave" steps), whose
-// change is still in, so its turn is not reverted and a revert of it
+// left with their change still in at the user's request, wholly (its
+// "leave" steps) or in part (hunks kept as they were), so its turn is not reverted and a revert of it
 // again takes them out (a revert logged before except was kept counts
 // them as taken out, as the ckpt that wrote it did; an older ckpt reading
 // one ignores it, as it ignores any key it does not know); had lists the rmdirs that existed and hadm

@@ -29,7 +29,7 @@ func (v *view) suspended(i int) bool {
 
 // markReverted finds the turns reverted: taken out by a revert in effect,
 // with none of their paths left as they were by it (failed, or kept at
-// the user's request). A revert redone is applied as the revert did it,
+// the user's request, wholly or in part). A revert redone is applied as the revert did it,
 // without the paths it failed (a conflict left as it is), so those stay
 // out of it whatever the redo did; a revert retried (the paths it left
 // tried again) leaves open just what the retry left.
@@ -96,15 +96,31 @@ func (v *view) revertedPath(id, path string) bool {
 // revertAsked reports whether a revert in effect took turn id's change
 // to path out or tried to: a conflict left it (one another turn shares,
 // say) but the turn's change is wanted out all the same. One that kept
-// the path (--except) did not ask it out.
+// the path (--except, or a hunk of it) did not ask it out.
 func (v *view) revertAsked(id, path string) bool {
 	had, _, kept := v.revertPath(id, path)
 	return had && !kept
 }
 
+// revertKept are the paths a revert's op record keeps in "except": those
+// it leaves with its turns' change still in at the user's request,
+// wholly (--except) or in part (hunks kept as they are now).
+func (p *Plan) revertKept() []string {
+	if p.Kind != KindRevert {
+		return nil
+	}
+	out := slices.Clone(p.Keep)
+	for _, k := range p.KeepHunks {
+		out = append(out, k.Path)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // revertOpen are the paths the revert applied as a left with its turns'
 // changes still in: those it left as they were (see revertLeft), and
-// those it kept at the user's request, which a redo keeps too.
+// those it kept at the user's request, wholly or in part, as a redo
+// keeps them too.
 func (v *view) revertOpen(a application) []string {
 	var out []string
 	for _, f := range v.revertLeft(a) {
