@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ckpt-dev/ckpt/store"
 )
 
@@ -121,11 +123,7 @@ func TestWatchStopsWhenSweepsKeepFailing(t *testing.T) {
 	defer s.Close()
 	rec := &Recorder{Store: s, Every: 20 * time.Millisecond, FailFor: 200 * time.Millisecond}
 	done := runRecorder(t, context.Background(), rec)
-	turns := filepath.Join(root, ".osfoundry", "checkpoints", "turns")
-	if err := os.Rename(turns, turns+".away"); err != nil {
-		t.Fatal(err)
-	}
-	write(t, turns, "in the way\n")
+	breakTurns(t, root)
 	write(t, filepath.Join(root, "b.txt"), "b\n")
 	select {
 	case err := <-done:
@@ -235,21 +233,12 @@ func TestWatchCutFailsWhenTheSweepBeforeItFails(t *testing.T) {
 			t.Fatal("a.txt was never recorded")
 		}
 	}
-	turns := filepath.Join(root, ".osfoundry", "checkpoints", "turns")
-	if err := os.Rename(turns, turns+".away"); err != nil {
-		t.Fatal(err)
-	}
-	write(t, turns, "in the way\n")
+	breakTurns(t, root)
 	write(t, filepath.Join(root, "b.txt"), "b\n")
 	if err := rec.Cut("next"); err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Errorf("the cut returned %v, want the sweep's error", err)
 	}
-	if err := os.Remove(turns); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(turns+".away", turns); err != nil {
-		t.Fatal(err)
-	}
+	mendTurns(t, root)
 	if err := rec.Cut("next"); err != nil {
 		t.Fatalf("the cut after the store came back: %v", err)
 	}
@@ -338,17 +327,44 @@ func runRecorder(t *testing.T, ctx context.Context, rec *Recorder) <-chan error 
 	return done
 }
 
+// breakTurns puts a file where the store's turns folder is, so sweeps
+// fail ("not a folder"), and mendTurns puts the folder back. Each swaps
+// the two in one step (renameat2's RENAME_EXCHANGE): a sweep that found
+// the folder missing in between would make it anew and succeed.
+func breakTurns(t *testing.T, root string) {
+	t.Helper()
+	write(t, turnsFolder(root)+".away", "in the way\n")
+	swapTurns(t, root)
+}
+
+func mendTurns(t *testing.T, root string) {
+	t.Helper()
+	swapTurns(t, root)
+	if err := os.Remove(turnsFolder(root) + ".away"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func turnsFolder(root string) string {
+	return filepath.Join(root, ".osfoundry", "checkpoints", "turns")
+}
+
+// swapTurns exchanges the store's turns folder and turns.away beside it.
+func swapTurns(t *testing.T, root string) {
+	t.Helper()
+	turns := turnsFolder(root)
+	if err := unix.Renameat2(unix.AT_FDCWD, turns, unix.AT_FDCWD, turns+".away", unix.RENAME_EXCHANGE); err != nil {
+		t.Fatalf("swap %s and turns.away: %v", turns, err)
+	}
+}
+
 // missBThenMend makes the recorder's sweeps fail (the store's turns
 // folder is a file) while b.txt is written, waits for the recorder to
 // say it tries again, puts the folder back, and waits for it to say it
 // records again.
 func missBThenMend(t *testing.T, root string, said <-chan string, done <-chan error) {
 	t.Helper()
-	turns := filepath.Join(root, ".osfoundry", "checkpoints", "turns")
-	if err := os.Rename(turns, turns+".away"); err != nil {
-		t.Fatal(err)
-	}
-	write(t, turns, "in the way\n")
+	breakTurns(t, root)
 	write(t, filepath.Join(root, "b.txt"), "b\n")
 	wait := func(what string) {
 		t.Helper()
@@ -367,11 +383,6 @@ func missBThenMend(t *testing.T, root string, said <-chan string, done <-chan er
 		}
 	}
 	wait("trying again")
-	if err := os.Remove(turns); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(turns+".away", turns); err != nil {
-		t.Fatal(err)
-	}
+	mendTurns(t, root)
 	wait("recording again")
 }
