@@ -28,11 +28,13 @@ func (v *view) suspended(i int) bool {
 }
 
 // markReverted finds the turns reverted: taken out by a revert in effect,
-// with none of their paths left as they were by it (failed, or kept at
-// the user's request, wholly or in part). A revert redone is applied as the revert did it,
-// without the paths it failed (a conflict left as it is), so those stay
-// out of it whatever the redo did; a revert retried (the paths it left
-// tried again) leaves open just what the retry left.
+// with none of their paths left as they were by the newest such revert
+// (failed, or kept at the user's request, wholly or in part), which
+// covers every path of its turns (a retry, every path the one it retries
+// left). A revert redone is applied as the revert did it, without the
+// paths it failed (a conflict left as it is), so those stay out of it
+// whatever the redo did; a revert retried (the paths it left tried
+// again) leaves open just what the retry left.
 func (v *view) markReverted() {
 	v.reverted = map[string]bool{}
 	open := map[string]map[string]bool{} // turn → its paths a revert left
@@ -47,9 +49,7 @@ func (v *view) markReverted() {
 				continue
 			}
 			v.reverted[id] = true
-			if a.rewind.retry != "" || open[id] == nil {
-				open[id] = map[string]bool{}
-			}
+			open[id] = map[string]bool{}
 			for _, p := range left {
 				if t.file(p) != nil {
 					open[id][p] = true
@@ -66,28 +66,25 @@ func (v *view) markReverted() {
 
 // revertPath says what the reverts in effect of turn id did with its
 // change to path, as markReverted reads them: had, one is in effect;
-// failed, the newest of them (or the retry that finished it) left the
-// path as it was, failed; kept, it left it at the user's request.
+// failed, the newest of them (a retry, or another revert covering the
+// turn) left the path as it was, failed; kept, it left it at the user's
+// request.
 func (v *view) revertPath(id, path string) (had, failed, kept bool) {
 	for i, a := range v.undo {
 		if a.rewind.kind != KindRevert || v.suspended(i) || !slices.Contains(a.rewind.turns, id) {
 			continue
 		}
-		if a.rewind.retry != "" || !had {
-			failed, kept = false, false
-		}
-		had = true
+		had, failed, kept = true, false, slices.Contains(a.rewind.except, path)
 		for _, f := range v.revertLeft(a) {
 			failed = failed || f.Path == path
 		}
-		kept = kept || slices.Contains(a.rewind.except, path)
 	}
 	return had, failed, kept
 }
 
 // revertedPath reports whether a revert in effect took turn id's
-// change to path out: the newest revert of the turn (or the one a retry
-// finished) neither failed the path nor kept it.
+// change to path out: the newest revert of the turn neither failed the
+// path nor kept it.
 func (v *view) revertedPath(id, path string) bool {
 	had, failed, kept := v.revertPath(id, path)
 	return had && !failed && !kept
