@@ -31,7 +31,7 @@ func waitText(t *testing.T, tm *teatest.TestModel, tokens ...string) {
 			}
 		}
 		return true
-	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}, teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 }
 
 func send(tm *teatest.TestModel, ks ...string) {
@@ -65,7 +65,7 @@ func TestFlowRewindUndoRedo(t *testing.T) {
 	waitText(t, tm, "redid", "↷")
 
 	send(tm, "q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
 	if f.applyN != 3 {
 		t.Fatalf("%d operations applied, want 3", f.applyN)
 	}
@@ -103,7 +103,7 @@ func TestFlowLiveTurn(t *testing.T) {
 	}
 	waitText(t, tm, "arrived-while-watching")
 	send(tm, "q")
-	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
 }
 
 // notify tells the UI's watch that the store changed.
@@ -178,5 +178,5 @@ func TestFlowKeepUndoAndLateTurn(t *testing.T) {
 		t.Fatal("the plan on screen deletes late.txt; it is still there")
 	}
 	send(tm, "q")
-	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
 }

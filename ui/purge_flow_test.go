@@ -52,7 +52,7 @@ func TestFlowPurgeSeen(t *testing.T) {
 	send(tm, "y")
 	waitText(t, tm, "could", "restored")
 	send(tm, "esc", "q")
-	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
 	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "a0\n" {
 		t.Errorf("a.txt after the rewind: %q", b)
 	}

@@ -150,7 +150,7 @@ func TestFlowTrust(t *testing.T) {
 
 	send(tm, "k") // turn 3: rewound by op-1, undone by op-2 — active again
 	send(tm, "q")
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
 	if strings.Contains(final.status, "u to undo") {
 		t.Fatalf("after ckpt undo from the CLI the status still says %q", final.status)
 	}

@@ -95,7 +95,12 @@ func (r *Recorder) Cut(label string) error {
 	case err := <-c.done:
 		return err
 	case <-r.stopped:
-		return ErrStopped
+		select {
+		case err := <-c.done: // answered just before it stopped
+			return err
+		default:
+			return ErrStopped
+		}
 	}
 }
 
